@@ -1,0 +1,47 @@
+import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import { diffEntries, entriesOfCode, entriesOfEvent, type KvsChange } from './kvs-entries';
+
+type Plain = string | number | boolean | null | Plain[] | { [key: string]: Plain };
+
+/** Just the attribute types the table's code and event items use. */
+function plain(value: AttributeValue): Plain {
+  if (value.S !== undefined) return value.S;
+  if (value.N !== undefined) return Number(value.N);
+  if (value.BOOL !== undefined) return value.BOOL;
+  if (value.L !== undefined) return value.L.map(plain);
+  if (value.M !== undefined) return Object.fromEntries(Object.entries(value.M).map(([k, v]) => [k, plain(v)]));
+  return null;
+}
+
+function entriesOfImage(image: Record<string, AttributeValue> | undefined, now: Date): Map<string, string> {
+  if (!image) return new Map();
+  const item = Object.fromEntries(Object.entries(image).map(([k, v]) => [k, plain(v)])) as Record<string, any>;
+  const pk = String(item.pk ?? '');
+  if (pk.startsWith('CODE#') && typeof item.code === 'string') {
+    return entriesOfCode(
+      {
+        code: item.code,
+        isRevoked: item.isRevoked === true,
+        revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : null,
+        endedSessions: Array.isArray(item.endedSessions) ? item.endedSessions : [],
+      },
+      now,
+    );
+  }
+  if (pk.startsWith('EVENT#') && item.sk === 'EVENT' && typeof item.id === 'string') {
+    return entriesOfEvent({ id: item.id, isActive: item.isActive !== false, activeChangedAt: String(item.activeChangedAt ?? '') }, now);
+  }
+  return new Map();
+}
+
+/**
+ * What a batch of table changes (stream view NEW_AND_OLD_IMAGES) means for the
+ * edge: the difference between the entries of the old and of the new image. A
+ * revoke adds `c:`, an unrevoke removes it, deactivation adds `e:` (a deleted
+ * event's tombstone is inactive too), a newly ended session adds `s:`.
+ */
+export function changesFromStreamRecords(records: DynamoDBRecord[], now: Date): KvsChange[] {
+  return records.flatMap((record) =>
+    diffEntries(entriesOfImage(record.dynamodb?.OldImage, now), entriesOfImage(record.dynamodb?.NewImage, now)),
+  );
+}

@@ -1,0 +1,22 @@
+import { randomString } from './random';
+
+/**
+ * Codes are typed by people: upper case and digits without the look-alikes
+ * 0/O and 1/I. 32 symbols × 12 characters = 60 bits, against a brute force
+ * slowed to 5 tries per minute per address.
+ */
+export const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+export const CODE_LENGTH = 12;
+const ALPHANUMERIC = /^[A-Za-z0-9]+$/;
+
+export function generateAccessCode(): string {
+  return randomString(CODE_ALPHABET, CODE_LENGTH);
+}
+
+/** The code as stored, or null when the input is not alphanumeric. Lower case is accepted as typed. */
+export function normalizeAccessCode(input: unknown): string | null {
+  if (typeof input !== 'string') return null;
+  const trimmed = input.trim();
+  if (trimmed.length === 0 || trimmed.length > 64 || !ALPHANUMERIC.test(trimmed)) return null;
+  return trimmed.toUpperCase();
+}

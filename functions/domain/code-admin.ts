@@ -1,0 +1,131 @@
+import { generateAccessCode } from './access-code';
+import { toCsv } from './csv';
+import { AlreadyExists, NotFound } from './errors';
+import { orNotFound, requireEvent } from './event-admin';
+import { HttpError } from './http-error';
+import { bulkRevokeInput, generateTokensInput, parseInput, tokenListQuery } from './inputs';
+import { randomId } from './random';
+import type { CodeRecord, EventRecord } from './records';
+import type { AccessDeps } from './viewer-access';
+import { tokenView, type TokenView } from './views';
+
+const COLLISION_RETRIES = 5;
+const WRITE_CONCURRENCY = 25;
+const tokenNotFound = () => new HttpError(404, 'Token not found');
+
+async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: string, createdAt: string): Promise<CodeRecord> {
+  for (let attempt = 0; attempt < COLLISION_RETRIES; attempt++) {
+    const record: CodeRecord = {
+      id: randomId(20),
+      code: generateAccessCode(),
+      eventId: event.id,
+      label,
+      isRevoked: false,
+      revokedAt: null,
+      revokedChangedAt: null,
+      redeemedAt: null,
+      redeemedIp: null,
+      createdAt,
+      eventActive: event.isActive,
+      session: null,
+      endedSessions: [],
+      revision: 0,
+    };
+    try {
+      await deps.store.createCode(record);
+      return record;
+    } catch (error) {
+      if (!(error instanceof AlreadyExists)) throw error;
+    }
+  }
+  throw new Error(`no unique code after ${COLLISION_RETRIES} tries`);
+}
+
+/** Creates 1..500 unique codes. On failure the codes already written are removed again, so nothing half-done remains. */
+export async function generateCodes(deps: AccessDeps, eventId: string, body: unknown) {
+  const { count, label } = parseInput(generateTokensInput, body);
+  const event = await requireEvent(deps, eventId);
+  const now = deps.now();
+  const createdAt = now.toISOString();
+  const created: CodeRecord[] = [];
+  try {
+    for (let i = 0; i < count; i += WRITE_CONCURRENCY) {
+      const batch = Array.from({ length: Math.min(WRITE_CONCURRENCY, count - i) }, () =>
+        createUniqueCode(deps, event, label, createdAt).then((record) => created.push(record)),
+      );
+      const results = await Promise.allSettled(batch);
+      const failed = results.find((result) => result.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+    }
+    await orNotFound(deps.store.addToTokenCount(eventId, created.length));
+  } catch (error) {
+    await deps.store.deleteCodes(created.map((record) => record.code));
+    throw error;
+  }
+  // An activation change that raced this batch would have missed the new codes' copy of the flag.
+  const latest = await requireEvent(deps, eventId);
+  if (latest.isActive !== event.isActive) await deps.store.setEventActive(eventId, latest.isActive, deps.now().toISOString());
+  const tokens = created.map((record) => tokenView({ ...record, eventActive: latest.isActive }, latest, now));
+  return { tokens, count: tokens.length };
+}
+
+function filterByStatus(tokens: TokenView[], status: string | undefined): TokenView[] {
+  if (!status) return tokens;
+  if (status === 'active') return tokens.filter((token) => token.status !== 'revoked' && token.status !== 'expired');
+  return tokens.filter((token) => token.status === status);
+}
+
+export async function listEventCodes(deps: AccessDeps, eventId: string, query: Record<string, string>) {
+  const { status } = parseInput(tokenListQuery, query);
+  const event = await requireEvent(deps, eventId);
+  const now = deps.now();
+  const codes = await deps.store.listCodes(eventId);
+  return { tokens: filterByStatus(codes.map((code) => tokenView(code, event, now)), status) };
+}
+
+/** Codes across all events (or one, with `eventId`), filtered by status. */
+export async function listAllCodes(deps: AccessDeps, query: Record<string, string>) {
+  const { status, eventId } = parseInput(tokenListQuery, query);
+  const events = eventId ? [await requireEvent(deps, eventId)] : await deps.store.listEvents();
+  const now = deps.now();
+  const perEvent = await Promise.all(
+    events.map(async (event) => (await deps.store.listCodes(event.id)).map((code) => tokenView(code, event, now))),
+  );
+  return { tokens: filterByStatus(perEvent.flat(), status) };
+}
+
+export async function exportCodesCsv(deps: AccessDeps, eventId: string): Promise<string> {
+  const { tokens } = await listEventCodes(deps, eventId, {});
+  return toCsv(
+    ['code', 'label', 'status', 'createdAt', 'expiresAt'],
+    tokens.map((token) => [token.code, token.label, token.status, token.createdAt, token.expiresAt]),
+  );
+}
+
+export async function setCodeRevoked(deps: AccessDeps, tokenId: string, revoked: boolean) {
+  const code = await orNotFound(deps.store.setCodeRevoked(tokenId, revoked, deps.now().toISOString()), tokenNotFound);
+  const event = await deps.store.getEvent(code.eventId);
+  if (!event) throw tokenNotFound();
+  return tokenView(code, event, deps.now());
+}
+
+/** Revokes every listed token that exists; `revoked` counts those that were not revoked before. */
+export async function bulkRevoke(deps: AccessDeps, body: unknown) {
+  const { tokenIds } = parseInput(bulkRevokeInput, body);
+  const now = deps.now().toISOString();
+  let revoked = 0;
+  const unique = [...new Set(tokenIds)];
+  for (let i = 0; i < unique.length; i += WRITE_CONCURRENCY) {
+    await Promise.all(
+      unique.slice(i, i + WRITE_CONCURRENCY).map(async (id) => {
+        try {
+          const after = await deps.store.setCodeRevoked(id, true, now);
+          if (after.revokedChangedAt === now) revoked++;
+        } catch (error) {
+          if (!(error instanceof NotFound)) throw error;
+        }
+      }),
+    );
+  }
+  return { revoked };
+}

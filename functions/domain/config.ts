@@ -1,0 +1,27 @@
+import type { SigningKeys } from './signing-keys';
+
+export interface AppConfig {
+  tableName: string;
+  /** Base URL of HLS delivery. When null, the request's host with `mediaPort` (local mode). */
+  playbackBaseUrl: string | null;
+  mediaPort: number;
+  /** OBS "Server" shown to admins, e.g. `rtmp://ingest.example.com/live`. */
+  ingestRtmpUrl: string | null;
+  signingKeys: SigningKeys;
+  adminPasswordHash: string;
+  adminSessionSecret: string;
+  internalApiKey: string;
+  /** When set, requests carrying it in `X-Origin-Verify` come from our CloudFront and their viewer address header is trusted. */
+  originVerifySecret: string | null;
+  /** A playback session without a heartbeat for this long no longer blocks the code. */
+  sessionTimeoutSeconds: number;
+}
+
+/** Rate limits of the spec. */
+export const RATE_LIMITS = {
+  validate: { limit: 5, windowSeconds: 60 },
+  refresh: { limit: 12, windowSeconds: 3600 },
+  login: { limit: 10, windowSeconds: 60 },
+} as const;
+
+export const SESSION_TIMEOUT_SECONDS = 60;

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { HttpError } from './http-error';
+import { TOKEN_STATUSES } from './views';
+
+const timestamp = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/, 'must be an ISO 8601 timestamp with a time zone')
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'must be a valid date')
+  .transform((value) => new Date(value).toISOString());
+
+const link = (protocols: RegExp) =>
+  z
+    .string()
+    .max(2048)
+    .refine((value) => {
+      try {
+        return protocols.test(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, 'must be a URL');
+
+const eventFields = {
+  title: z.string().trim().min(1, 'is required').max(200),
+  description: z.string().max(5000),
+  startsAt: timestamp,
+  endsAt: timestamp,
+  accessWindowHours: z.number().int().min(0).max(8760),
+  streamUrl: link(/^(https?|rtmps?):$/).nullable(),
+  posterUrl: link(/^https?:$/).nullable(),
+};
+
+const endsAfterStart = (value: { startsAt?: string; endsAt?: string }) =>
+  !value.startsAt || !value.endsAt || value.endsAt > value.startsAt;
+
+export const createEventInput = z
+  .object({
+    ...eventFields,
+    description: eventFields.description.default(''),
+    accessWindowHours: eventFields.accessWindowHours.default(48),
+    streamUrl: eventFields.streamUrl.default(null),
+    posterUrl: eventFields.posterUrl.default(null),
+  })
+  .refine(endsAfterStart, { message: 'must be after startsAt', path: ['endsAt'] });
+
+export const updateEventInput = z.object(eventFields).partial();
+
+export const generateTokensInput = z.object({
+  count: z.number().int().min(1, 'must be between 1 and 500').max(500, 'must be between 1 and 500'),
+  label: z.string().max(200).default(''),
+});
+
+export const bulkRevokeInput = z.object({
+  tokenIds: z.array(z.string().min(1).max(64)).min(1).max(1000),
+});
+
+export const tokenListQuery = z.object({
+  status: z.enum([...TOKEN_STATUSES, 'active']).optional(),
+  eventId: z.string().min(1).optional(),
+});
+
+export const loginInput = z.object({ password: z.string().min(1).max(1024) });
+
+export const liveInput = z.object({ live: z.boolean() });
+
+/** Parses or throws a 400 naming the first offending field. */
+export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.join('.');
+  const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+  throw new HttpError(400, field ? `${field}: ${message}` : message);
+}

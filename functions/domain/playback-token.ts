@@ -1,0 +1,81 @@
+import { SignJWT, jwtVerify, errors, type JWTPayload } from 'jose';
+import type { SigningKeys } from './signing-keys';
+import {
+  PLAYBACK_AUDIENCE,
+  PLAYBACK_ISSUER,
+  PLAYBACK_TOKEN_TTL_SECONDS,
+  streamPathOf,
+  type PlaybackClaims,
+} from './playback-claims';
+
+export interface PlaybackGrant {
+  code: string;
+  eventId: string;
+  sessionId: string;
+}
+
+export async function signPlaybackToken(
+  grant: PlaybackGrant,
+  keys: SigningKeys,
+  now: Date,
+): Promise<{ token: string; expiresIn: number }> {
+  const iat = Math.floor(now.getTime() / 1000);
+  const token = await new SignJWT({
+    code: grant.code,
+    eid: grant.eventId,
+    sid: grant.sessionId,
+    path: streamPathOf(grant.eventId),
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: keys.activeKid })
+    .setIssuer(PLAYBACK_ISSUER)
+    .setAudience(PLAYBACK_AUDIENCE)
+    .setIssuedAt(iat)
+    .setNotBefore(iat)
+    .setExpirationTime(iat + PLAYBACK_TOKEN_TTL_SECONDS)
+    .sign(keys.keys.get(keys.activeKid)!);
+  return { token, expiresIn: PLAYBACK_TOKEN_TTL_SECONDS };
+}
+
+export type VerifiedPlayback =
+  | { ok: true; expired: boolean; claims: PlaybackClaims }
+  | { ok: false };
+
+/**
+ * Verifies signature (HS256 with one of our keys, chosen by `kid`), issuer,
+ * audience and claim shapes. An expired token with a good signature comes
+ * back as `expired: true`, so callers can tell "expired" from "forged".
+ */
+export async function verifyPlaybackToken(token: string, keys: SigningKeys, now: Date): Promise<VerifiedPlayback> {
+  let payload: JWTPayload;
+  let expired = false;
+  try {
+    ({ payload } = await jwtVerify(token, (header) => keyFor(header.kid, keys), {
+      algorithms: ['HS256'],
+      issuer: PLAYBACK_ISSUER,
+      audience: PLAYBACK_AUDIENCE,
+      currentDate: now,
+      requiredClaims: ['exp', 'iat'],
+    }));
+  } catch (error) {
+    if (!(error instanceof errors.JWTExpired)) return { ok: false };
+    // jose raises JWTExpired only after the signature and the other claims checked out.
+    payload = error.payload;
+    expired = true;
+  }
+  const claims = payload as Partial<PlaybackClaims>;
+  if (
+    typeof claims.code !== 'string' ||
+    typeof claims.eid !== 'string' ||
+    typeof claims.sid !== 'string' ||
+    claims.path !== streamPathOf(claims.eid)
+  ) {
+    return { ok: false };
+  }
+  return { ok: true, expired, claims: claims as PlaybackClaims };
+}
+
+function keyFor(kid: string | undefined, keys: SigningKeys): Uint8Array {
+  const key = kid === undefined ? undefined : keys.keys.get(kid);
+  if (!key) throw new errors.JWKSNoMatchingKey();
+  return key;
+}

@@ -1,0 +1,57 @@
+/** What the store keeps. Timestamps are ISO 8601 UTC strings. */
+
+export interface EventRecord {
+  id: string;
+  title: string;
+  description: string;
+  streamUrl: string | null;
+  posterUrl: string | null;
+  startsAt: string;
+  endsAt: string;
+  accessWindowHours: number;
+  isActive: boolean;
+  isArchived: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** When `isActive` last changed; the revocation feed orders by it. */
+  activeChangedAt: string;
+  tokenCount: number;
+  /** Secret the streamer publishes with (OBS stream key `<eventId>?token=<ingestKey>`). */
+  ingestKey: string;
+  /** Set while a publisher is on air. */
+  liveSince: string | null;
+  /** When the last publish ended. */
+  lastLiveEndedAt: string | null;
+}
+
+export interface PlaybackSession {
+  id: string;
+  startedAt: string;
+  heartbeatAt: string;
+}
+
+export interface EndedSession {
+  sessionId: string;
+  endedAt: string;
+}
+
+export interface CodeRecord {
+  id: string;
+  code: string;
+  eventId: string;
+  label: string;
+  isRevoked: boolean;
+  revokedAt: string | null;
+  /** When `isRevoked` last changed (revoke or unrevoke). */
+  revokedChangedAt: string | null;
+  redeemedAt: string | null;
+  redeemedIp: string | null;
+  createdAt: string;
+  /** Copy of the event's `isActive`, so a heartbeat is one conditional write. */
+  eventActive: boolean;
+  session: PlaybackSession | null;
+  /** Sessions ended recently (their JWTs may still be unexpired); pruned when older than a JWT lifetime. */
+  endedSessions: EndedSession[];
+  /** Bumped on every session change: the optimistic-concurrency guard of a claim. */
+  revision: number;
+}

@@ -1,0 +1,61 @@
+import type { CodeRecord, EndedSession, EventRecord, PlaybackSession } from './records';
+
+export type EventChanges = Partial<
+  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey'>
+>;
+
+/**
+ * The port between the domain and storage. Adapters raise the errors of
+ * `errors.ts` (NotFound, AlreadyExists, CodeInUse, SessionGone, AccessRevoked,
+ * RateLimited) and nothing from their SDK.
+ */
+export interface Store {
+  createEvent(event: EventRecord): Promise<void>;
+  getEvent(id: string): Promise<EventRecord | null>;
+  listEvents(): Promise<EventRecord[]>;
+  /** Throws NotFound. */
+  updateEvent(id: string, changes: EventChanges, now: string): Promise<EventRecord>;
+  /** Sets `isActive` and copies it to every code of the event. Throws NotFound. */
+  setEventActive(id: string, active: boolean, now: string): Promise<EventRecord>;
+  /** Throws NotFound. */
+  setEventLive(id: string, live: boolean, now: string): Promise<EventRecord>;
+  /** Deletes the event's codes, then the event; leaves a deactivated tombstone for the feed. Throws NotFound. */
+  deleteEvent(id: string, now: string): Promise<void>;
+
+  /** Inserts a code unless one with the same code exists (AlreadyExists); adds to the event's token count. */
+  createCode(code: CodeRecord): Promise<void>;
+  /** Removes codes (a failed batch's compensation); missing ones are ignored. */
+  deleteCodes(codes: string[]): Promise<void>;
+  addToTokenCount(eventId: string, delta: number): Promise<void>;
+  getCode(code: string): Promise<CodeRecord | null>;
+  getCodeById(id: string): Promise<CodeRecord | null>;
+  listCodes(eventId: string): Promise<CodeRecord[]>;
+  /** Throws NotFound. */
+  setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord>;
+
+  /**
+   * Installs `session` on the code if its `revision` is still `expectedRevision`,
+   * it is not revoked and its event is active; CodeInUse when another writer won.
+   */
+  claimSession(args: {
+    code: string;
+    expectedRevision: number;
+    session: PlaybackSession;
+    endedSessions: EndedSession[];
+    redeemed: { at: string; ip: string } | null;
+    now: string;
+  }): Promise<CodeRecord>;
+  /** One conditional write. SessionGone or AccessRevoked when it does not apply. */
+  heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void>;
+  /** Ends the session if it is still the code's; no error when it is gone already. */
+  releaseSession(args: { code: string; sessionId: string; now: string; keepEndedAfter: string }): Promise<void>;
+
+  /** Counts one hit in a fixed window; RateLimited (with seconds to wait) when the window is full. */
+  hitRateLimit(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<void>;
+
+  /** Codes and events whose access state changed at or after `since`. */
+  accessChangesSince(since: string): Promise<{ codes: CodeRecord[]; events: EventRecord[] }>;
+
+  revokeAdminSession(id: string, expiresAt: string): Promise<void>;
+  isAdminSessionRevoked(id: string): Promise<boolean>;
+}

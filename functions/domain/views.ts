@@ -1,0 +1,61 @@
+import { accessEndsAt, eventStatus } from './event-status';
+import type { CodeRecord, EventRecord } from './records';
+
+export type TokenStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
+export const TOKEN_STATUSES = ['unused', 'redeemed', 'revoked', 'expired'] as const;
+
+/** The admin view of an event (spec "Event (admin view)"). */
+export function adminEventView(event: EventRecord) {
+  return {
+    id: event.id,
+    title: event.title,
+    description: event.description,
+    streamUrl: event.streamUrl,
+    posterUrl: event.posterUrl,
+    startsAt: event.startsAt,
+    endsAt: event.endsAt,
+    accessWindowHours: event.accessWindowHours,
+    isActive: event.isActive,
+    isArchived: event.isArchived,
+    createdAt: event.createdAt,
+    updatedAt: event.updatedAt,
+    _count: { tokens: event.tokenCount },
+  };
+}
+
+/** What a viewer learns about the event on validation. */
+export function viewerEventView(event: EventRecord, now: Date) {
+  return {
+    title: event.title,
+    description: event.description,
+    startsAt: event.startsAt,
+    endsAt: event.endsAt,
+    posterUrl: event.posterUrl ?? '',
+    isLive: eventStatus(event, now) === 'live',
+  };
+}
+
+export function tokenStatus(code: CodeRecord, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date): TokenStatus {
+  if (code.isRevoked) return 'revoked';
+  if (now.toISOString() >= accessEndsAt(event)) return 'expired';
+  return code.redeemedAt ? 'redeemed' : 'unused';
+}
+
+/** The admin's token record; `expiresAt` follows the event, so editing the event moves it. */
+export function tokenView(code: CodeRecord, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date) {
+  return {
+    id: code.id,
+    code: code.code,
+    eventId: code.eventId,
+    label: code.label,
+    isRevoked: code.isRevoked,
+    revokedAt: code.revokedAt,
+    redeemedAt: code.redeemedAt,
+    redeemedIp: code.redeemedIp,
+    expiresAt: accessEndsAt(event),
+    createdAt: code.createdAt,
+    status: tokenStatus(code, event, now),
+  };
+}
+
+export type TokenView = ReturnType<typeof tokenView>;

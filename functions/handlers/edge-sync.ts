@@ -1,0 +1,75 @@
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
+import type { Store } from '../domain/store';
+import type { SigningKeys } from '../domain/signing-keys';
+import { dynamoDocumentClient } from '../adapters/aws-clients';
+import { DynamoStore } from '../adapters/dynamo-store';
+import { loadConfig } from '../adapters/load-config';
+import { entriesOfCode, entriesOfEvent, signingKeyEntries } from '../adapters/kvs-entries';
+import { changesFromStreamRecords } from '../adapters/kvs-stream-changes';
+import { createKvsWriter, type KvsWriter } from '../adapters/kvs-writer';
+
+/** The schedule's event (EventBridge); only its presence matters. */
+export interface ScheduledEvent {
+  source?: string;
+  'detail-type'?: string;
+}
+
+export interface EdgeSyncDeps {
+  writer: KvsWriter;
+  store: Pick<Store, 'accessChangesSince'>;
+  signingKeys: SigningKeys;
+  now?: () => Date;
+}
+
+export interface EdgeSyncResult {
+  mode: 'stream' | 'reconcile';
+  written: number;
+}
+
+/**
+ * Keeps the CloudFront KeyValueStore that `edge/validate-request.js` reads in
+ * step with the table. Stream batches apply their own deltas within seconds;
+ * the schedule rewrites the whole picture (signing keys, every revoked code,
+ * deactivated event and recent ended session) so that a lost stream batch, a
+ * key rotation or an expired session entry is settled on the next run.
+ */
+export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
+  const now = deps.now ?? (() => new Date());
+  return async function edgeSync(event: DynamoDBStreamEvent | ScheduledEvent): Promise<EdgeSyncResult> {
+    if ('Records' in event) {
+      // Errors propagate: Lambda retries the batch, and the writes are idempotent.
+      return { mode: 'stream', written: await deps.writer.apply(changesFromStreamRecords(event.Records, now())) };
+    }
+    const at = now();
+    const desired = signingKeyEntries(deps.signingKeys);
+    // An empty `since` reads every item that ever entered the feed: the full current state.
+    const { codes, events } = await deps.store.accessChangesSince('');
+    for (const code of codes) for (const [key, value] of entriesOfCode(code, at)) desired.set(key, value);
+    for (const item of events) for (const [key, value] of entriesOfEvent(item, at)) desired.set(key, value);
+    return { mode: 'reconcile', written: await deps.writer.reconcile(desired) };
+  };
+}
+
+let wired: Promise<ReturnType<typeof createEdgeSyncHandler>> | undefined;
+
+async function wire(): Promise<ReturnType<typeof createEdgeSyncHandler>> {
+  const kvsArn = process.env.KVS_ARN;
+  if (!kvsArn) throw new Error('configuration: KVS_ARN is required');
+  const config = await loadConfig();
+  return createEdgeSyncHandler({
+    writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({}), kvsArn }),
+    store: new DynamoStore(dynamoDocumentClient(), config.tableName),
+    signingKeys: config.signingKeys,
+  });
+}
+
+/** Lambda entry point: DynamoDB stream batches and the reconciliation schedule. */
+export async function handler(event: DynamoDBStreamEvent | ScheduledEvent): Promise<EdgeSyncResult> {
+  // A failed start (secrets, config) is not cached: the next invocation tries again.
+  wired ??= wire().catch((error) => {
+    wired = undefined;
+    throw error;
+  });
+  return (await wired)(event);
+}

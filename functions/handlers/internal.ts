@@ -1,0 +1,14 @@
+import { areaHandler } from '../http/area-handler';
+import { json } from '../http/responses';
+import { buildRevocationFeed } from '../domain/revocation-feed-builder';
+import { orNotFound } from '../domain/event-admin';
+import { liveInput, parseInput } from '../domain/inputs';
+
+export const handler = areaHandler('internal', {
+  'GET /api/revocations': async ({ app, query }) => json(200, await buildRevocationFeed(app, query.since)),
+  'POST /api/internal/streams/{eventId}/live': async ({ app, params, body }) => {
+    const { live } = parseInput(liveInput, body);
+    const event = await orNotFound(app.store.setEventLive(params.eventId ?? '', live, app.now().toISOString()));
+    return json(200, { eventId: event.id, live: event.liveSince !== null });
+  },
+});

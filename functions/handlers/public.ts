@@ -1,0 +1,36 @@
+import { areaHandler } from '../http/area-handler';
+import type { ApiRequest } from '../http/api-types';
+import { bearerToken, clientIp, requestOrigin } from '../http/request-info';
+import { json } from '../http/responses';
+import { heartbeat, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
+import { eventStatus } from '../domain/event-status';
+import { HttpError } from '../domain/http-error';
+
+/** `PLAYBACK_BASE_URL` in AWS (the CloudFront host); locally the request's host on the media port (spec rule 1). */
+function playbackBaseUrl({ app, event }: ApiRequest): string {
+  if (app.config.playbackBaseUrl) return app.config.playbackBaseUrl;
+  const { proto, hostname } = requestOrigin(event);
+  return `${proto}://${hostname}:${app.config.mediaPort}`;
+}
+
+export const handler = areaHandler('public', {
+  'POST /api/tokens/validate': async (request) => {
+    const body = request.body as { code?: unknown } | undefined;
+    return json(
+      200,
+      await validateCode(request.app, {
+        code: body?.code,
+        ip: clientIp(request.event, request.app.config.originVerifySecret),
+        playbackBaseUrl: playbackBaseUrl(request),
+      }),
+    );
+  },
+  'POST /api/playback/refresh': async (request) => json(200, await refreshPlayback(request.app, bearerToken(request.event))),
+  'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event))),
+  'POST /api/playback/release': async (request) => json(200, await releasePlayback(request.app, bearerToken(request.event))),
+  'GET /api/events/{id}/status': async ({ app, params }) => {
+    const event = await app.store.getEvent(params.id ?? '');
+    if (!event) throw new HttpError(404, 'Event not found');
+    return json(200, { eventId: event.id, status: eventStatus(event, app.now()), startsAt: event.startsAt, endsAt: event.endsAt });
+  },
+});

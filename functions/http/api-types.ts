@@ -1,0 +1,26 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { AdminSession } from '../domain/admin-session';
+import type { App } from './app';
+
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+
+/** The Lambda context plus what the middlewares add. */
+export interface ApiContext extends Context {
+  app: App;
+  jsonBody: unknown;
+  admin?: AdminSession;
+}
+
+export interface ApiRequest {
+  event: ApiEvent;
+  app: App;
+  /** Parsed JSON body (undefined when the request has none). */
+  body: unknown;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** Set by the admin guard. */
+  admin?: AdminSession;
+}
+
+export type RouteHandler = (request: ApiRequest) => Promise<ApiResult>;

@@ -1,0 +1,42 @@
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { ApiContext, ApiEvent, ApiResult, RouteHandler } from './api-types';
+import { HttpError } from '../domain/http-error';
+import { appContext } from './middlewares/app-context';
+import { errorResponses } from './middlewares/error-responses';
+import { jsonBody } from './middlewares/json-body';
+import { routeGuard } from './middlewares/route-guard';
+import { routeKey, routeTable, type Area } from './route-table';
+
+export type LambdaHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
+
+/**
+ * The Lambda handler of one area: middlewares, then dispatch on API
+ * Gateway's `routeKey` to the area's route handlers. Throws at load time if
+ * the table and the handlers disagree, so a missing route never ships.
+ */
+export function areaHandler(area: Area, handlers: Record<string, RouteHandler>) {
+  const specs = new Map(routeTable.filter((spec) => spec.area === area).map((spec) => [routeKey(spec), spec]));
+  for (const key of specs.keys()) if (!handlers[key]) throw new Error(`no handler for ${key}`);
+  for (const key of Object.keys(handlers)) if (!specs.has(key)) throw new Error(`${key} is not in the route table for ${area}`);
+
+  const handler = middy<ApiEvent, ApiResult, Error, ApiContext>()
+    .use(errorResponses())
+    .use(appContext())
+    .use(jsonBody())
+    .use(routeGuard((key) => specs.get(key)?.guard))
+    .handler(async function dispatch(event, context) {
+      const handle = handlers[event.routeKey];
+      if (!handle) throw new HttpError(404, 'Not found');
+      return handle({
+        event,
+        app: context.app,
+        body: context.jsonBody,
+        params: (event.pathParameters ?? {}) as Record<string, string>,
+        query: (event.queryStringParameters ?? {}) as Record<string, string>,
+        admin: context.admin,
+      });
+    });
+  // Lambda passes a plain Context; the middlewares add ApiContext's fields before dispatch runs.
+  return handler as unknown as LambdaHandler;
+}

@@ -1,0 +1,12 @@
+import type { ApiResult } from './api-types';
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}, cookies?: string[]): ApiResult {
+  return {
+    statusCode: status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+    ...(cookies ? { cookies } : {}),
+  };
+}
+
+export const ok = (body: unknown) => json(200, body);

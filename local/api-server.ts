@@ -1,0 +1,58 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { handleApiRequest, type AreaHandlers } from './lambda-http-adapter';
+import { serveStatic } from './static-files';
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The access API on one port: `/api/*` through the Lambda handlers that ship,
+ * anything else from the built web pages. Handlers read their configuration
+ * from process.env on the first request, as a Lambda cold start would.
+ */
+export async function startApiServer(opts: { port: number; host?: string; webRoot?: string }): Promise<ApiServer> {
+  const [publicArea, admin, internal, callback] = await Promise.all([
+    import('../functions/handlers/public'),
+    import('../functions/handlers/admin'),
+    import('../functions/handlers/internal'),
+    import('../functions/handlers/rtmp-callback'),
+  ]);
+  const handlers: AreaHandlers = {
+    public: publicArea.handler,
+    admin: admin.handler,
+    internal: internal.handler,
+    'rtmp-callback': callback.handler,
+  };
+  const server = createServer((req, res) => {
+    handleApiRequest(req, res, handlers)
+      .then((handled) => {
+        if (handled) return;
+        if (opts.webRoot) return serveStatic(req, res, opts.webRoot);
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Not found' }));
+      })
+      .catch((error) => {
+        process.stderr.write(`api: ${error instanceof Error ? error.stack : error}\n`);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'Internal server error' }));
+      });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

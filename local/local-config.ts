@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hashAdminPassword } from '../functions/domain/admin-credentials';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+interface LocalSecrets {
+  adminPassword: string;
+  internalApiKey: string;
+  adminSessionSecret: string;
+  playbackSigningKeys: string;
+}
+
+export interface LocalConfig {
+  apiPort: number;
+  mediaPort: number;
+  rtmpPort: number;
+  /** LevelDB folder of the embedded DynamoDB; undefined keeps data in memory. */
+  dynamoDir: string | undefined;
+  tableName: string;
+  mediaBucket: string;
+  /** Built web pages served by the API port. */
+  webRoot: string;
+  logLevel: string;
+  internalApiKey: string;
+  adminPassword: string;
+  /** JSON of `PLAYBACK_SIGNING_KEYS` (docs/contracts.md). */
+  playbackSigningKeys: string;
+  /** Sets the env the Lambda handlers read (same names as in AWS), once the stand-ins listen. */
+  applyToEnv(endpoints: { dynamoEndpoint: string; s3Endpoint: string }): Promise<void>;
+}
+
+function port(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new Error(`${name} must be a port number (0 = any free port), got "${value}"`);
+  return parsed;
+}
+
+function generateSecrets(): LocalSecrets {
+  return {
+    adminPassword: randomBytes(12).toString('base64url'),
+    internalApiKey: randomBytes(24).toString('base64url'),
+    adminSessionSecret: randomBytes(32).toString('base64url'),
+    playbackSigningKeys: JSON.stringify({ activeKid: 'local-1', keys: { 'local-1': randomBytes(32).toString('base64url') } }),
+  };
+}
+
+/**
+ * Secrets the user did not set are generated; with a data folder they are
+ * kept in `secrets.json` (mode 600) so tokens and the password survive a
+ * restart, and printed only when first made.
+ */
+function loadSecrets(dataDir: string | undefined, env: NodeJS.ProcessEnv): { secrets: LocalSecrets; printed: string[] } {
+  const file = dataDir ? join(dataDir, 'secrets.json') : undefined;
+  const stored: Partial<LocalSecrets> = file && existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  const fresh = generateSecrets();
+  const printed: string[] = [];
+  const pick = (name: keyof LocalSecrets, fromEnv: string | undefined, label?: string) => {
+    if (fromEnv) return fromEnv;
+    if (stored[name]) return stored[name]!;
+    if (label) printed.push(`${label}: ${fresh[name]}`);
+    return fresh[name];
+  };
+  const secrets: LocalSecrets = {
+    adminPassword: pick('adminPassword', env.ADMIN_PASSWORD, 'admin password'),
+    internalApiKey: pick('internalApiKey', env.INTERNAL_API_KEY, 'internal API key (X-Internal-Api-Key)'),
+    adminSessionSecret: pick('adminSessionSecret', undefined),
+    playbackSigningKeys: pick('playbackSigningKeys', env.PLAYBACK_SIGNING_KEYS),
+  };
+  if (file) {
+    const { adminPassword, internalApiKey, ...always } = secrets;
+    // Only generated values are stored: a password given in env stays out of the file.
+    const keep = { ...always, ...(env.ADMIN_PASSWORD ? {} : { adminPassword }), ...(env.INTERNAL_API_KEY ? {} : { internalApiKey }) };
+    writeFileSync(file, JSON.stringify(keep, null, 2), { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return { secrets, printed };
+}
+
+export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConfig> {
+  const dataSetting = env.DATA_DIR || '.data';
+  const dataDir = dataSetting === 'memory' ? undefined : resolve(dataSetting);
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const { secrets, printed } = loadSecrets(dataDir, env);
+  for (const line of printed) process.stdout.write(`${line}\n`);
+  const tableName = 'stagedoor';
+  const mediaBucket = 'stagedoor-media';
+  const logLevel = env.LOG_LEVEL || 'info';
+  return {
+    apiPort: port(env.API_PORT, 3000, 'API_PORT'),
+    mediaPort: port(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
+    rtmpPort: port(env.RTMP_PORT, 1935, 'RTMP_PORT'),
+    dynamoDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
+    tableName,
+    mediaBucket,
+    webRoot: join(root, 'web', 'dist'),
+    logLevel,
+    internalApiKey: secrets.internalApiKey,
+    adminPassword: secrets.adminPassword,
+    playbackSigningKeys: secrets.playbackSigningKeys,
+    async applyToEnv({ dynamoEndpoint, s3Endpoint }) {
+      Object.assign(process.env, {
+        TABLE_NAME: tableName,
+        MEDIA_BUCKET: mediaBucket,
+        AWS_REGION: env.AWS_REGION || 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+        AWS_ENDPOINT_URL_S3: s3Endpoint,
+        S3_FORCE_PATH_STYLE: 'true',
+        PLAYBACK_SIGNING_KEYS: secrets.playbackSigningKeys,
+        ADMIN_PASSWORD_HASH: await hashAdminPassword(secrets.adminPassword),
+        ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
+        INTERNAL_API_KEY: secrets.internalApiKey,
+        POWERTOOLS_LOG_LEVEL: logLevel.toUpperCase(),
+      });
+      delete process.env.AWS_PROFILE;
+    },
+  };
+}

@@ -1,0 +1,232 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { s3 } from '../functions/adapters/aws-clients';
+import { changesFromFeed, isExpiredSessionEntry, signingKeyEntries } from '../functions/adapters/kvs-entries';
+import type { RevocationFeed } from '../functions/domain/revocation-feed';
+import { parseSigningKeys } from '../functions/domain/signing-keys';
+import { isEdgeResponse, loadEdgeValidator, type CloudFrontRequest, type CloudFrontResponse } from './media-edge-runtime';
+import { followRevocations } from './media-revocation-follower';
+import { createS3Origin } from './media-s3-origin';
+import { SegmentCache, type CachedObject } from './media-segment-cache';
+
+export interface MediaServerOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** Like the API: all interfaces, so that a device on the LAN can play what the API hands out. */
+  host?: string;
+  /** Bucket holding `streams/<eventId>/…` (MEDIA_BUCKET). */
+  bucket: string;
+  /** Defaults to the shared client, configured by AWS_ENDPOINT_URL_S3 and S3_FORCE_PATH_STYLE. */
+  s3Client?: S3Client;
+  /** Base URL of the access API, for the revocation feed. */
+  apiUrl: string;
+  internalApiKey: string;
+  /** The PLAYBACK_SIGNING_KEYS JSON of docs/contracts.md. */
+  playbackSigningKeys: string;
+  pollIntervalMs?: number;
+  /** Byte bound of the in-memory segment cache. */
+  cacheMaxBytes?: number;
+  /** `false` serves without the edge validator: only for the benchmark that measures its cost. */
+  validate?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface MediaServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const DEFAULT_POLL_INTERVAL_MS = 500;
+const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+const CONTENT_TYPES: Record<string, string> = {
+  m3u8: 'application/vnd.apple.mpegurl',
+  ts: 'video/mp2t',
+  m4s: 'video/iso.segment',
+  mp4: 'video/mp4',
+};
+// Live playlists change every segment; segments never change once written.
+const MANIFEST_CACHE_CONTROL = 'no-cache';
+const SEGMENT_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, HEAD, DELETE, OPTIONS',
+  'access-control-allow-headers': 'Authorization, Range',
+  'access-control-max-age': '600',
+};
+
+/**
+ * The local stand-in for CloudFront in front of the media bucket: every
+ * `/streams/…` request goes through `edge/validate-request.js` (the shipped
+ * CloudFront Function) against an in-memory KeyValueStore holding the signing
+ * keys and what the revocation feed reported.
+ */
+export async function startMediaServer(options: MediaServerOptions): Promise<MediaServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`media: ${line}\n`));
+  const validate = options.validate ?? true;
+  const startedAt = Date.now();
+
+  const edgeStore = signingKeyEntries(parseSigningKeys(options.playbackSigningKeys));
+  const edge = loadEdgeValidator(edgeStore);
+  const readObject = createS3Origin(options.s3Client ?? s3(), options.bucket);
+  const cache = new SegmentCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES);
+  // Concurrent misses on one segment share a single origin read.
+  const inFlight = new Map<string, Promise<CachedObject | null>>();
+
+  function applyFeed(feed: RevocationFeed): void {
+    const now = new Date();
+    for (const { key, value } of changesFromFeed(feed, now)) {
+      if (value === null) edgeStore.delete(key);
+      else edgeStore.set(key, value);
+    }
+    for (const [key, value] of edgeStore) if (isExpiredSessionEntry(key, value, now)) edgeStore.delete(key);
+  }
+
+  const follower = followRevocations({
+    apiUrl: options.apiUrl,
+    internalApiKey: options.internalApiKey,
+    intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    onFeed: applyFeed,
+    log,
+  });
+
+  function health() {
+    const lastSyncAt = follower.lastSyncAt();
+    const ageMs = Date.now() - (lastSyncAt ?? startedAt);
+    const staleAfterMs = Math.max(5_000, 10 * (options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS));
+    return {
+      status: lastSyncAt === null ? 'starting' : ageMs > staleAfterMs ? 'stale' : 'ok',
+      mode: validate ? 'validating' : 'open',
+      revocationCacheSize: [...edgeStore.keys()].filter((key) => !key.startsWith('k:')).length,
+      // Before the first sync this counts from start-up, so it grows just the same while the API is down.
+      lastSyncAgoSeconds: Math.floor(ageMs / 1000),
+    };
+  }
+
+  async function readMedia(key: string, immutable: boolean): Promise<CachedObject | null> {
+    if (!immutable) return toCached(key, await readObject(key));
+    const hit = cache.get(key);
+    if (hit) return hit;
+    let pending = inFlight.get(key);
+    if (!pending) {
+      pending = readObject(key)
+        .then((object) => {
+          const cached = toCached(key, object);
+          if (cached) cache.set(key, cached);
+          return cached;
+        })
+        .finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  async function serveStream(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    let uri = url.pathname;
+    if (validate) {
+      // Fail closed until the revocation state is known.
+      if (follower.lastSyncAt() === null) return sendJson(res, 503, { error: 'Revocation state not loaded yet' });
+      const result = await edge({ version: '1.0', request: toCloudFrontRequest(req, url) });
+      if (isEdgeResponse(result)) return sendEdgeResponse(res, result);
+      uri = result.uri;
+    } else if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return sendJson(res, 405, { error: 'Method not allowed' });
+    }
+    const extension = uri.slice(uri.lastIndexOf('.') + 1);
+    const object = await readMedia(uri.slice(1), extension !== 'm3u8');
+    if (!object) return sendJson(res, 404, { error: 'Not found' });
+    res.writeHead(200, {
+      'content-type': object.contentType,
+      'content-length': object.body.length,
+      'cache-control': extension === 'm3u8' ? MANIFEST_CACHE_CONTROL : SEGMENT_CACHE_CONTROL,
+      'access-control-allow-origin': '*',
+    });
+    res.end(req.method === 'HEAD' ? undefined : object.body);
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://media.local');
+    if (url.pathname.startsWith('/streams/')) return serveStream(req, res, url);
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, CORS_HEADERS);
+      return void res.end();
+    }
+    if (url.pathname === '/health' && (req.method === 'GET' || req.method === 'HEAD')) return sendJson(res, 200, health());
+    const clear = /^\/admin\/cache\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+    if (clear && req.method === 'DELETE') {
+      // The spec leaves this endpoint unauthenticated, to be fenced by the network: here, this machine only.
+      if (!isLoopback(req.socket.remoteAddress)) return sendJson(res, 403, { error: 'Access denied' });
+      const cleared = cache.clearPrefix(`streams/${clear[1]}/`);
+      log(`cache cleared for event ${clear[1]} (${cleared} segments)`);
+      return sendJson(res, 200, { cleared: true });
+    }
+    return sendJson(res, 404, { error: 'Not found' });
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error) => {
+      log(`request failed: ${(error as Error).stack ?? error}`);
+      if (!res.headersSent) sendJson(res, 502, { error: 'Origin unavailable' });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+  });
+  // Serve only once the first poll has been tried: with the API up, no request ever sees an empty revocation state.
+  await follower.firstPoll;
+  const { port } = server.address() as AddressInfo;
+  const host = !options.host || options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        follower.stop();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
+}
+
+function toCached(key: string, object: { body: Buffer; contentType: string | undefined } | null): CachedObject | null {
+  if (!object) return null;
+  const extension = key.slice(key.lastIndexOf('.') + 1);
+  return { body: object.body, contentType: CONTENT_TYPES[extension] ?? object.contentType ?? 'application/octet-stream' };
+}
+
+function toCloudFrontRequest(req: IncomingMessage, url: URL): CloudFrontRequest {
+  const headers: CloudFrontRequest['headers'] = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = { value: Array.isArray(value) ? value.join(', ') : value };
+  }
+  const querystring: CloudFrontRequest['querystring'] = {};
+  for (const name of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(name);
+    querystring[name] = { value: values[0]!, ...(values.length > 1 ? { multiValue: values.map((value) => ({ value })) } : {}) };
+  }
+  return { method: req.method ?? 'GET', uri: url.pathname, querystring, headers };
+}
+
+function sendEdgeResponse(res: ServerResponse, response: CloudFrontResponse): void {
+  const headers: Record<string, string> = {};
+  for (const [name, { value }] of Object.entries(response.headers ?? {})) headers[name] = value;
+  const body = response.body
+    ? Buffer.from(response.body.data, response.body.encoding === 'base64' ? 'base64' : 'utf8')
+    : undefined;
+  res.writeHead(response.statusCode, response.statusDescription, headers);
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'cache-control': 'no-store',
+    'access-control-allow-origin': '*',
+  });
+  res.end(JSON.stringify(body));
+}

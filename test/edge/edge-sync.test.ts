@@ -1,0 +1,168 @@
+import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import {
+  CloudFrontKeyValueStoreClient,
+  ConflictException,
+  DescribeKeyValueStoreCommand,
+  ListKeysCommand,
+  UpdateKeysCommand,
+} from '@aws-sdk/client-cloudfront-keyvaluestore';
+import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createEdgeSyncHandler } from '../../functions/handlers/edge-sync';
+import { createKvsWriter } from '../../functions/adapters/kvs-writer';
+import { cloudFrontMediaCache } from '../../functions/adapters/cdn-invalidation';
+import type { CodeRecord, EventRecord } from '../../functions/domain/records';
+
+const KVS_ARN = 'arn:aws:cloudfront::123456789012:key-value-store/0000';
+const NOW = new Date('2026-11-21T12:00:00.000Z');
+const kvsMock = mockClient(CloudFrontKeyValueStoreClient);
+
+const S = (value: string): AttributeValue => ({ S: value });
+const BOOL = (value: boolean): AttributeValue => ({ BOOL: value });
+
+function codeImage(fields: { isRevoked?: boolean; revokedAt?: string; ended?: { sessionId: string; endedAt: string }[] }) {
+  return {
+    pk: S('CODE#ABC123'),
+    sk: S('CODE'),
+    code: S('ABC123'),
+    eventId: S('evt-1'),
+    isRevoked: BOOL(fields.isRevoked ?? false),
+    revokedAt: fields.revokedAt ? S(fields.revokedAt) : { NULL: true as const },
+    endedSessions: { L: (fields.ended ?? []).map((e) => ({ M: { sessionId: S(e.sessionId), endedAt: S(e.endedAt) } })) },
+  };
+}
+
+function eventImage(isActive: boolean) {
+  return { pk: S('EVENT#evt-1'), sk: S('EVENT'), id: S('evt-1'), isActive: BOOL(isActive), activeChangedAt: S('2026-11-21T11:59:00.000Z') };
+}
+
+function record(oldImage?: Record<string, AttributeValue>, newImage?: Record<string, AttributeValue>): DynamoDBRecord {
+  return { eventName: newImage ? (oldImage ? 'MODIFY' : 'INSERT') : 'REMOVE', dynamodb: { OldImage: oldImage, NewImage: newImage } };
+}
+
+function handlerWith(store: { codes?: CodeRecord[]; events?: EventRecord[] } = {}) {
+  return createEdgeSyncHandler({
+    writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), kvsArn: KVS_ARN, retryDelayMs: 0 }),
+    store: { accessChangesSince: async () => ({ codes: store.codes ?? [], events: store.events ?? [] }) },
+    signingKeys: { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) },
+    now: () => NOW,
+  });
+}
+
+function updateInputs() {
+  return kvsMock.commandCalls(UpdateKeysCommand).map((call) => call.args[0].input);
+}
+
+beforeEach(() => {
+  kvsMock.reset();
+  kvsMock.on(DescribeKeyValueStoreCommand).resolves({ ETag: 'etag-1' });
+  kvsMock.on(UpdateKeysCommand).resolves({ ETag: 'etag-2', ItemCount: 1, TotalSizeInBytes: 10 });
+});
+
+describe('edge-sync: DynamoDB stream', () => {
+  it('a revoke puts c:<code>, naming the current ETag', async () => {
+    const result = await handlerWith()({
+      Records: [record(codeImage({}), codeImage({ isRevoked: true, revokedAt: '2026-11-21T11:59:30.000Z' }))],
+    });
+    expect(result).toEqual({ mode: 'stream', written: 1 });
+    expect(updateInputs()).toEqual([
+      { KvsARN: KVS_ARN, IfMatch: 'etag-1', Puts: [{ Key: 'c:ABC123', Value: String(Date.parse('2026-11-21T11:59:30.000Z') / 1000) }], Deletes: [] },
+    ]);
+  });
+
+  it('an unrevoke deletes c:<code>', async () => {
+    await handlerWith()({ Records: [record(codeImage({ isRevoked: true, revokedAt: '2026-11-21T11:00:00.000Z' }), codeImage({}))] });
+    expect(updateInputs()[0]).toMatchObject({ Puts: [], Deletes: [{ Key: 'c:ABC123' }] });
+  });
+
+  it('deactivation puts e:<eventId>, reactivation deletes it', async () => {
+    await handlerWith()({ Records: [record(eventImage(true), eventImage(false))] });
+    await handlerWith()({ Records: [record(eventImage(false), eventImage(true))] });
+    const [deactivate, reactivate] = updateInputs();
+    expect(deactivate).toMatchObject({ Puts: [{ Key: 'e:evt-1' }], Deletes: [] });
+    expect(reactivate).toMatchObject({ Puts: [], Deletes: [{ Key: 'e:evt-1' }] });
+  });
+
+  it('a newly ended session puts s:<sessionId>', async () => {
+    const ended = [{ sessionId: 'sid-1', endedAt: '2026-11-21T11:59:50.000Z' }];
+    await handlerWith()({ Records: [record(codeImage({}), codeImage({ ended }))] });
+    expect(updateInputs()[0]).toMatchObject({ Puts: [{ Key: 's:sid-1' }], Deletes: [] });
+  });
+
+  it('a change that does not touch access writes nothing', async () => {
+    const result = await handlerWith()({ Records: [record(codeImage({}), codeImage({}))] });
+    expect(result.written).toBe(0);
+    expect(kvsMock.commandCalls(UpdateKeysCommand)).toHaveLength(0);
+  });
+
+  it('retries with the new ETag when another writer got in first', async () => {
+    kvsMock.on(DescribeKeyValueStoreCommand).resolvesOnce({ ETag: 'etag-1' }).resolves({ ETag: 'etag-1b' });
+    kvsMock
+      .on(UpdateKeysCommand)
+      .rejectsOnce(new ConflictException({ message: 'etag mismatch', $metadata: {} }))
+      .resolves({ ETag: 'etag-2' });
+    await handlerWith()({ Records: [record(eventImage(true), eventImage(false))] });
+    expect(updateInputs().map((input) => input.IfMatch)).toEqual(['etag-1', 'etag-1b']);
+  });
+
+  it('splits more than 50 changes into batches chained by ETag', async () => {
+    kvsMock.on(UpdateKeysCommand).resolvesOnce({ ETag: 'etag-2' }).resolves({ ETag: 'etag-3' });
+    const ended = Array.from({ length: 60 }, (_, i) => ({ sessionId: `sid-${i}`, endedAt: '2026-11-21T11:59:00.000Z' }));
+    const result = await handlerWith()({ Records: [record(codeImage({}), codeImage({ ended }))] });
+    expect(result.written).toBe(60);
+    expect(updateInputs().map((input) => [input.IfMatch, input.Puts!.length])).toEqual([
+      ['etag-1', 50],
+      ['etag-2', 10],
+    ]);
+  });
+});
+
+describe('edge-sync: scheduled reconciliation', () => {
+  it('rewrites the store to signing keys plus current revocations, leaving foreign keys alone', async () => {
+    kvsMock.on(ListKeysCommand).resolvesOnce({
+      Items: [
+        { Key: 'k:old', Value: 'x' },
+        { Key: 'c:GONE', Value: '1' },
+        { Key: 'c:KEEP', Value: String(Date.parse('2026-11-21T10:00:00.000Z') / 1000) },
+      ],
+      NextToken: 'page-2',
+    }).resolvesOnce({ Items: [{ Key: 'other-app:key', Value: 'y' }, { Key: 's:old-session', Value: '1000' }] });
+    const keep: CodeRecord = {
+      id: 't1', code: 'KEEP', eventId: 'evt-1', label: '', isRevoked: true, revokedAt: '2026-11-21T10:00:00.000Z',
+      revokedChangedAt: null, redeemedAt: null, redeemedIp: null, createdAt: '', eventActive: true, session: null,
+      endedSessions: [{ sessionId: 'sid-recent', endedAt: '2026-11-21T11:58:00.000Z' }, { sessionId: 'sid-old', endedAt: '2026-11-21T09:00:00.000Z' }],
+      revision: 3,
+    };
+    const off = { id: 'evt-2', isActive: false, activeChangedAt: '2026-11-21T11:00:00.000Z' } as EventRecord;
+    const result = await handlerWith({ codes: [keep], events: [off] })({ source: 'aws.events' });
+
+    expect(result.mode).toBe('reconcile');
+    const [update] = updateInputs();
+    expect(update!.IfMatch).toBe('etag-1');
+    expect(update!.Puts!.map((p) => p.Key).sort()).toEqual(['e:evt-2', 'k:k1', 's:sid-recent']);
+    expect(update!.Puts!.find((p) => p.Key === 'k:k1')!.Value).toBe(Buffer.alloc(32, 7).toString('base64url'));
+    expect(update!.Deletes!.map((d) => d.Key).sort()).toEqual(['c:GONE', 'k:old', 's:old-session']);
+  });
+});
+
+describe('CDN invalidation for an admin cache clear', () => {
+  const cloudFront = mockClient(CloudFrontClient);
+  beforeEach(() => cloudFront.reset());
+
+  it('invalidates /streams/<eventId>/* with a unique caller reference', async () => {
+    cloudFront.on(CreateInvalidationCommand).resolves({ Invalidation: { Id: 'I123', Status: 'InProgress', CreateTime: NOW, InvalidationBatch: undefined } });
+    const cache = cloudFrontMediaCache('E1', new CloudFrontClient({ region: 'us-east-1' }));
+    await cache.clear('evt-1');
+    await cache.clear('evt-1');
+    const inputs = cloudFront.commandCalls(CreateInvalidationCommand).map((call) => call.args[0].input);
+    expect(inputs[0]).toMatchObject({ DistributionId: 'E1', InvalidationBatch: { Paths: { Quantity: 1, Items: ['/streams/evt-1/*'] } } });
+    expect(inputs[0]!.InvalidationBatch!.CallerReference).not.toBe(inputs[1]!.InvalidationBatch!.CallerReference);
+  });
+
+  it('refuses an event id that would widen the invalidation', async () => {
+    const cache = cloudFrontMediaCache('E1', new CloudFrontClient({ region: 'us-east-1' }));
+    await expect(cache.clear('*')).rejects.toThrow(/invalid event id/);
+    expect(cloudFront.commandCalls(CreateInvalidationCommand)).toHaveLength(0);
+  });
+});

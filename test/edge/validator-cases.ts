@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { PLAYBACK_AUDIENCE, PLAYBACK_ISSUER, streamPathOf } from '../../functions/domain/playback-claims';
+import type { CloudFrontRequest, CloudFrontResponse } from '../../local/media-edge-runtime';
+
+/**
+ * One table of requests for the edge validator, run in Node (through the same
+ * shim as the media server) and under Debian's njs, so both runtimes must agree.
+ */
+export interface ValidatorCase {
+  name: string;
+  request: CloudFrontRequest;
+  expected: Outcome;
+}
+
+/** What a handler result boils down to, comparable across runtimes. */
+export type Outcome =
+  | { pass: true; uri: string; query: string[] }
+  | { status: number; error?: string; cors: boolean };
+
+export function outcomeOf(result: CloudFrontRequest | CloudFrontResponse): Outcome {
+  if ('statusCode' in result) {
+    const body = result.body ? (JSON.parse(result.body.data) as { error?: string }) : {};
+    return {
+      status: result.statusCode,
+      ...(body.error ? { error: body.error } : {}),
+      cors: result.headers?.['access-control-allow-origin']?.value === '*',
+    };
+  }
+  return { pass: true, uri: result.uri, query: Object.keys(result.querystring).sort() };
+}
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+export interface ValidatorFixture {
+  /** KeyValueStore contents, in the key scheme of functions/adapters/kvs-entries.ts. */
+  store: Record<string, string>;
+  cases: ValidatorCase[];
+}
+
+/** Builds keys, store and signed tokens around the current time. */
+export async function buildValidatorFixture(): Promise<ValidatorFixture> {
+  const k1 = randomBytes(32);
+  const k2 = randomBytes(32);
+  const now = Math.floor(Date.now() / 1000);
+  const store = {
+    'k:k1': k1.toString('base64url'),
+    'k:k2': k2.toString('base64url'),
+    'c:REVOKED1': String(now - 10),
+    'e:evt-off': String(now - 10),
+    's:sid-ended': String(now - 10),
+  };
+
+  const base = { code: 'CODE1', eid: 'evt-a', sid: 'sid-1', path: streamPathOf('evt-a') };
+  async function sign(
+    overrides: Record<string, unknown> = {},
+    opts: { key?: Uint8Array; kid?: string; iss?: string; aud?: string; iat?: number; nbf?: number; exp?: number } = {},
+  ): Promise<string> {
+    const iat = opts.iat ?? now;
+    return new SignJWT({ ...base, ...overrides })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: opts.kid ?? 'k1' })
+      .setIssuer(opts.iss ?? PLAYBACK_ISSUER)
+      .setAudience(opts.aud ?? PLAYBACK_AUDIENCE)
+      .setIssuedAt(iat)
+      .setNotBefore(opts.nbf ?? iat)
+      .setExpirationTime(opts.exp ?? iat + 600)
+      .sign(opts.key ?? k1);
+  }
+
+  const valid = await sign();
+  const [, payload] = valid.split('.');
+  const tamperedPayload = b64({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), eid: 'evt-b', path: '/streams/evt-b/' });
+  const tampered = valid.split('.').map((part, i) => (i === 1 ? tamperedPayload : part)).join('.');
+  const algNone = `${b64({ alg: 'none', typ: 'JWT', kid: 'k1' })}.${payload}.`;
+
+  const get = (uri: string, headers: Record<string, string> = {}, query: Record<string, string> = {}, method = 'GET') => ({
+    method,
+    uri,
+    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, { value: v }])),
+    querystring: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, { value: v }])),
+  });
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  const manifest = '/streams/evt-a/index.m3u8';
+  const denied = { status: 403, error: 'Access denied', cors: true } as const;
+
+  const cases: ValidatorCase[] = [
+    { name: 'valid bearer token, manifest', request: get(manifest, bearer(valid)), expected: { pass: true, uri: manifest, query: [] } },
+    {
+      name: 'valid bearer token, HEAD of a segment',
+      request: get('/streams/evt-a/720p/seg-00001.ts', bearer(valid), {}, 'HEAD'),
+      expected: { pass: true, uri: '/streams/evt-a/720p/seg-00001.ts', query: [] },
+    },
+    {
+      name: 'token in the query parameter is accepted and stripped',
+      request: get(manifest, {}, { token: valid, v: '2' }),
+      expected: { pass: true, uri: manifest, query: ['v'] },
+    },
+    {
+      name: 'query token is stripped even when a header carries the token',
+      request: get(manifest, bearer(valid), { token: 'ignored' }),
+      expected: { pass: true, uri: manifest, query: [] },
+    },
+    { name: 'lower-case bearer scheme', request: get(manifest, { authorization: `bearer ${valid}` }), expected: { pass: true, uri: manifest, query: [] } },
+    { name: 'token signed with a second listed key', request: get(manifest, bearer(await sign({}, { key: k2, kid: 'k2' }))), expected: { pass: true, uri: manifest, query: [] } },
+    { name: 'no token', request: get(manifest), expected: { status: 401, error: 'Authorization required', cors: true } },
+    { name: 'non-bearer authorization', request: get(manifest, { authorization: 'Basic dXNlcjpwYXNz' }), expected: { status: 401, error: 'Authorization required', cors: true } },
+    { name: 'bad signature', request: get(manifest, bearer(await sign({}, { key: randomBytes(32) }))), expected: denied },
+    { name: 'payload changed after signing', request: get('/streams/evt-b/index.m3u8', bearer(tampered)), expected: denied },
+    { name: 'alg none', request: get(manifest, bearer(algNone)), expected: denied },
+    { name: 'unknown kid', request: get(manifest, bearer(await sign({}, { kid: 'k9' }))), expected: denied },
+    { name: 'expired', request: get(manifest, bearer(await sign({}, { iat: now - 700, exp: now - 100 }))), expected: denied },
+    { name: 'nbf in the future', request: get(manifest, bearer(await sign({}, { nbf: now + 120 }))), expected: denied },
+    { name: 'wrong audience', request: get(manifest, bearer(await sign({}, { aud: 'someone-else' }))), expected: denied },
+    { name: 'wrong issuer', request: get(manifest, bearer(await sign({}, { iss: 'someone-else' }))), expected: denied },
+    { name: 'token for event A on the path of event B', request: get('/streams/evt-b/index.m3u8', bearer(valid)), expected: denied },
+    { name: 'revoked code', request: get(manifest, bearer(await sign({ code: 'REVOKED1' }))), expected: denied },
+    {
+      name: 'deactivated event',
+      request: get('/streams/evt-off/index.m3u8', bearer(await sign({ eid: 'evt-off', path: '/streams/evt-off/' }))),
+      expected: denied,
+    },
+    { name: 'ended session', request: get(manifest, bearer(await sign({ sid: 'sid-ended' }))), expected: denied },
+    { name: 'malformed token', request: get(manifest, bearer('not-a-jwt')), expected: denied },
+    { name: 'not a media file', request: get('/streams/evt-a/secret.txt', bearer(valid)), expected: denied },
+    { name: 'path traversal', request: get('/streams/evt-a/../evt-b/index.m3u8', bearer(valid)), expected: denied },
+    { name: 'POST is refused', request: get(manifest, bearer(valid), {}, 'POST'), expected: { status: 405, error: 'Method not allowed', cors: true } },
+    { name: 'CORS preflight is answered without a token', request: get(manifest, {}, {}, 'OPTIONS'), expected: { status: 204, cors: true } },
+  ];
+  return { store, cases };
+}

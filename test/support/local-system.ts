@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+
+export interface LocalSystem {
+  /** URLs from the `ready` line: `api`, `media`, `rtmp`, and whatever else it prints. */
+  urls: Record<string, string>;
+  adminPassword: string;
+  internalApiKey: string;
+  /** Everything the process printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Runs `npm start`'s program as a child process, exactly as a user would, on
+ * free ports and in-memory data, and waits for its `ready` line.
+ */
+export async function startLocalSystem(env: Record<string, string> = {}): Promise<LocalSystem> {
+  const adminPassword = `pw-${randomBytes(8).toString('hex')}`;
+  const internalApiKey = `ik-${randomBytes(16).toString('hex')}`;
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      API_PORT: '0',
+      MEDIA_PORT: '0',
+      RTMP_PORT: '0',
+      DATA_DIR: 'memory',
+      LOG_LEVEL: 'warn',
+      ADMIN_PASSWORD: adminPassword,
+      INTERNAL_API_KEY: internalApiKey,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const urls = await new Promise<Record<string, string>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`local system not ready after 60 s:\n${output}`)), 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`local system exited with ${code}:\n${output}`));
+    });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      output += `${line}\n`;
+      if (line.startsWith('ready ')) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line.slice('ready '.length)));
+      }
+    });
+  });
+  return {
+    urls,
+    adminPassword,
+    internalApiKey,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(killer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
