@@ -9,7 +9,7 @@ import { tableSchema } from '../functions/adapters/table-schema';
 
 /** Creates the table of `tableSchema` unless it exists, and waits until it is ACTIVE. */
 export async function createTable(endpoint: string, tableName: string): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const attributes = new Set<string>([tableSchema.partitionKey, tableSchema.sortKey]);
   for (const index of tableSchema.indexes) {
     attributes.add(index.partitionKey);

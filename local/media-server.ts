@@ -6,7 +6,7 @@ import { changesFromFeed, isExpiredSessionEntry, signingKeyEntries } from '../fu
 import type { RevocationFeed } from '../functions/domain/revocation-feed';
 import { parseSigningKeys } from '../functions/domain/signing-keys';
 import { isEdgeResponse, loadEdgeValidator, type CloudFrontRequest, type CloudFrontResponse } from './media-edge-runtime';
-import { followRevocations } from './media-revocation-follower';
+import { followRevocations, type RevocationFollower } from './media-revocation-follower';
 import { createS3Origin } from './media-s3-origin';
 import { SegmentCache, type CachedObject } from './media-segment-cache';
 
@@ -30,6 +30,11 @@ export interface MediaServerOptions {
   /** `false` serves without the edge validator: only for the benchmark that measures its cost. */
   validate?: boolean;
   log?: (line: string) => void;
+  /**
+   * Called with the URL once the port is bound and before the first feed poll
+   * reaches the API: the API reads its config (MEDIA_PORT) on its first request.
+   */
+  onListening?: (url: string) => void;
 }
 
 export interface MediaServer {
@@ -73,6 +78,9 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
   // Concurrent misses on one segment share a single origin read.
   const inFlight = new Map<string, Promise<CachedObject | null>>();
 
+  // Started once the port is bound (see onListening); until its first success media requests get 503.
+  let follower: RevocationFollower | undefined;
+
   function applyFeed(feed: RevocationFeed): void {
     const now = new Date();
     for (const { key, value } of changesFromFeed(feed, now)) {
@@ -82,16 +90,8 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     for (const [key, value] of edgeStore) if (isExpiredSessionEntry(key, value, now)) edgeStore.delete(key);
   }
 
-  const follower = followRevocations({
-    apiUrl: options.apiUrl,
-    internalApiKey: options.internalApiKey,
-    intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-    onFeed: applyFeed,
-    log,
-  });
-
   function health() {
-    const lastSyncAt = follower.lastSyncAt();
+    const lastSyncAt = follower?.lastSyncAt() ?? null;
     const ageMs = Date.now() - (lastSyncAt ?? startedAt);
     const staleAfterMs = Math.max(5_000, 10 * (options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS));
     return {
@@ -125,7 +125,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     let uri = url.pathname;
     if (validate) {
       // Fail closed until the revocation state is known.
-      if (follower.lastSyncAt() === null) return sendJson(res, 503, { error: 'Revocation state not loaded yet' });
+      if (!follower?.lastSyncAt()) return sendJson(res, 503, { error: 'Revocation state not loaded yet' });
       const result = await edge({ version: '1.0', request: toCloudFrontRequest(req, url) });
       if (isEdgeResponse(result)) return sendEdgeResponse(res, result);
       uri = result.uri;
@@ -174,15 +174,25 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
   });
-  // Serve only once the first poll has been tried: with the API up, no request ever sees an empty revocation state.
-  await follower.firstPoll;
   const { port } = server.address() as AddressInfo;
   const host = !options.host || options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  options.onListening?.(url);
+
+  follower = followRevocations({
+    apiUrl: options.apiUrl,
+    internalApiKey: options.internalApiKey,
+    intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    onFeed: applyFeed,
+    log,
+  });
+  // Return only once the first poll has been tried: with the API up, no request ever sees an empty revocation state.
+  await follower.firstPoll;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
-        follower.stop();
+        follower?.stop();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

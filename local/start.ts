@@ -32,10 +32,10 @@ async function main(): Promise<void> {
     apiUrl: api.url,
     internalApiKey: config.internalApiKey,
     playbackSigningKeys: config.playbackSigningKeys,
+    // With MEDIA_PORT=0 the API must hand out the port actually bound; it reads env on its first request.
+    onListening: (url) => (process.env.MEDIA_PORT = new URL(url).port),
   });
   closers.push(media.close);
-  // With MEDIA_PORT=0 the API must hand out the port actually bound.
-  process.env.MEDIA_PORT = new URL(media.url).port;
   process.env.MEDIA_ADMIN_URL = media.url;
   // [rtmp ingest: issue 4]
 

@@ -173,7 +173,7 @@ export class DynamoStore implements Store {
 
   async setEventLive(id: string, live: boolean, now: string): Promise<EventRecord> {
     return live
-      ? this.updateEventItem(id, 'SET liveSince = if_not_exists(liveSince, :now), updatedAt = :now', {}, { ':now': now })
+      ? this.updateEventItem(id, 'SET liveSince = :now, updatedAt = :now', {}, { ':now': now })
       : this.updateEventItem(id, 'SET liveSince = :null, lastLiveEndedAt = :now, updatedAt = :now', {}, { ':now': now, ':null': null });
   }
 

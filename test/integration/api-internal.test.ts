@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type ApiHarness } from '../support/api-harness';
+import { call } from '../support/http';
+import type { RevocationFeed } from '../../functions/domain/revocation-feed';
+
+let api: ApiHarness;
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api?.close());
+
+let ip = 2;
+async function setup(count = 2) {
+  const event = (
+    await api.admin('POST', '/api/admin/events', {
+      title: 'Feed',
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+      endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+    })
+  ).body as { id: string };
+  const tokens = (await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count })).body.tokens as { id: string; code: string }[];
+  return { event, tokens };
+}
+
+const feed = async (since: string): Promise<RevocationFeed> => {
+  const res = await call('GET', `${api.url}/api/revocations?since=${encodeURIComponent(since)}`, {
+    headers: { 'x-internal-api-key': api.internalApiKey },
+  });
+  expect(res.status).toBe(200);
+  return res.body;
+};
+
+describe('GET /api/revocations', () => {
+  it('requires the internal key and a since parameter', async () => {
+    expect(await call('GET', `${api.url}/api/revocations?since=2020-01-01T00:00:00Z`)).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
+    expect(
+      await call('GET', `${api.url}/api/revocations?since=2020-01-01T00:00:00Z`, { headers: { 'x-internal-api-key': 'wrong' } }),
+    ).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
+    expect(
+      await call('GET', `${api.url}/api/revocations`, { headers: { 'x-internal-api-key': api.internalApiKey } }),
+    ).toMatchObject({ status: 400, body: { error: 'since parameter required' } });
+  });
+
+  it('follows revoke, unrevoke, deactivate and reactivate, polling with serverTime', async () => {
+    const { event, tokens } = await setup();
+    const [a, b] = tokens as [{ id: string; code: string }, { id: string; code: string }];
+    let since = (await feed(new Date().toISOString())).serverTime;
+
+    await api.admin('PATCH', `/api/admin/tokens/${a.id}/revoke`);
+    let page = await feed(since);
+    expect(page.revocations).toContainEqual({ code: a.code, revokedAt: expect.any(String) });
+    since = page.serverTime;
+
+    await api.admin('PATCH', `/api/admin/tokens/${a.id}/unrevoke`);
+    page = await feed(since);
+    expect(page.unrevocations).toContainEqual({ code: a.code, unrevokedAt: expect.any(String) });
+    expect(page.revocations.map((r) => r.code)).not.toContain(a.code);
+    since = page.serverTime;
+
+    await api.admin('PATCH', `/api/admin/events/${event.id}/deactivate`);
+    page = await feed(since);
+    const deactivation = page.eventDeactivations.find((d) => d.eventId === event.id)!;
+    expect(deactivation).toEqual({ eventId: event.id, deactivatedAt: expect.any(String), tokenCodes: expect.arrayContaining([a.code, b.code]) });
+    since = page.serverTime;
+
+    await api.admin('PATCH', `/api/admin/events/${event.id}/activate`);
+    page = await feed(since);
+    expect(page.eventReactivations).toContainEqual({ eventId: event.id, reactivatedAt: expect.any(String) });
+    expect(page.eventDeactivations.map((d) => d.eventId)).not.toContain(event.id);
+  });
+
+  it('lists sessions that were released, so their tokens stop working at the edge', async () => {
+    const { tokens } = await setup(1);
+    const since = new Date(Date.now() - 1000).toISOString();
+    const validated = await call('POST', `${api.url}/api/tokens/validate`, { json: { code: tokens[0]!.code }, from: `127.2.0.${ip++}` });
+    const jwt = validated.body.playbackToken as string;
+    const sid = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()).sid;
+    await call('POST', `${api.url}/api/playback/release`, { headers: { authorization: `Bearer ${jwt}` } });
+    expect((await feed(since)).endedSessions).toContainEqual({ sessionId: sid, code: tokens[0]!.code, endedAt: expect.any(String) });
+  });
+
+  it('keeps serverTime a little behind the clock, so the next poll overlaps', async () => {
+    const page = await feed('2020-01-01T00:00:00Z');
+    const lag = Date.now() - Date.parse(page.serverTime);
+    expect(lag).toBeGreaterThanOrEqual(4000);
+    expect(lag).toBeLessThan(60_000);
+  });
+
+  it('shows a deleted event as deactivated', async () => {
+    const { event } = await setup(1);
+    const since = new Date(Date.now() - 1000).toISOString();
+    await api.admin('DELETE', `/api/admin/events/${event.id}`);
+    expect((await feed(since)).eventDeactivations.map((d) => d.eventId)).toContain(event.id);
+  });
+});
+
+describe('POST /api/internal/streams/:eventId/live', () => {
+  it('requires the internal key and a boolean', async () => {
+    const { event } = await setup(1);
+    const path = `${api.url}/api/internal/streams/${event.id}/live`;
+    expect((await call('POST', path, { json: { live: true } })).status).toBe(401);
+    const headers = { 'x-internal-api-key': api.internalApiKey };
+    expect(await call('POST', path, { json: { live: 'yes' }, headers })).toMatchObject({ status: 400 });
+    expect(await call('POST', `${api.url}/api/internal/streams/nope/live`, { json: { live: true }, headers })).toMatchObject({
+      status: 404,
+      body: { error: 'Event not found' },
+    });
+  });
+});
+
+describe('POST /api/internal/rtmp-auth (the ingest callback)', () => {
+  const check = (body: Record<string, unknown>) => call('POST', `${api.url}/api/internal/rtmp-auth`, { json: body });
+  const base = { app: 'live', remote_addr: '127.0.0.1:5000' };
+
+  it('passes a publish with the ingest key and denies any other', async () => {
+    const { event } = await setup(1);
+    const details = (await api.admin('GET', `/api/admin/events/${event.id}`)).body;
+    const key = details.ingest.streamKey.split('?token=')[1];
+    const publish = (token: string) => check({ ...base, action: 'publish', stream_name: event.id, stream_key: `live/${event.id}`, token });
+    expect((await publish(key)).status).toBe(200);
+    expect((await publish('wrong')).status).toBe(403);
+    expect((await publish('')).status).toBe(403);
+    await api.admin('PATCH', `/api/admin/events/${event.id}/deactivate`);
+    expect((await publish(key)).status).toBe(403);
+  });
+
+  it('passes a play with a playback token for that event only', async () => {
+    const { event, tokens } = await setup(1);
+    const other = await setup(1);
+    const jwt = (await call('POST', `${api.url}/api/tokens/validate`, { json: { code: tokens[0]!.code }, from: `127.2.1.${ip++}` })).body
+      .playbackToken;
+    const play = (eventId: string, token: string) =>
+      check({ ...base, action: 'play', stream_name: eventId, stream_key: `live/${eventId}`, token });
+    expect((await play(event.id, jwt)).status).toBe(200);
+    expect((await play(other.event.id, jwt)).status).toBe(403);
+    expect((await play(event.id, 'garbage')).status).toBe(403);
+    await api.admin('PATCH', `/api/admin/tokens/${tokens[0]!.id}/revoke`);
+    expect((await play(event.id, jwt)).status).toBe(403);
+  });
+
+  it('answers 400 to a body that is not the callback shape and 403 for unknown events', async () => {
+    expect((await check({ action: 'dance' })).status).toBe(400);
+    expect((await check({ ...base, action: 'publish', stream_name: 'nope', stream_key: 'live/nope', token: 'x' })).status).toBe(403);
+  });
+});

@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoStore } from '../../functions/adapters/dynamo-store';
+import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
+import { randomId } from '../../functions/domain/random';
+import type { CodeRecord, EventRecord } from '../../functions/domain/records';
+
+const TABLE = 'stagedoor';
+
+export function sampleEvent(overrides: Partial<EventRecord> = {}): EventRecord {
+  const now = new Date().toISOString();
+  return {
+    id: randomId(),
+    title: 'Concert',
+    description: '',
+    streamUrl: null,
+    posterUrl: null,
+    startsAt: now,
+    endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+    accessWindowHours: 24,
+    isActive: true,
+    isArchived: false,
+    createdAt: now,
+    updatedAt: now,
+    activeChangedAt: now,
+    tokenCount: 0,
+    ingestKey: 'k'.repeat(32),
+    liveSince: null,
+    lastLiveEndedAt: null,
+    ...overrides,
+  };
+}
+
+export function sampleCode(eventId: string, overrides: Partial<CodeRecord> = {}): CodeRecord {
+  return {
+    id: randomId(20),
+    code: randomId(12).toUpperCase(),
+    eventId,
+    label: '',
+    isRevoked: false,
+    revokedAt: null,
+    revokedChangedAt: null,
+    redeemedAt: null,
+    redeemedIp: null,
+    createdAt: new Date().toISOString(),
+    eventActive: true,
+    session: null,
+    endedSessions: [],
+    revision: 0,
+    ...overrides,
+  };
+}
+
+const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
+
+/**
+ * One contract, run against every DynamoDB implementation we rely on, so that
+ * nothing depends on a stand-in's quirks.
+ */
+export function describeStoreContract(name: string, start: (table: string) => Promise<{ endpoint: string; close(): Promise<void> }>) {
+  describe(`DynamoStore contract on ${name}`, () => {
+    let server: { endpoint: string; close(): Promise<void> };
+    let store: DynamoStore;
+
+    beforeAll(async () => {
+      server = await start(TABLE);
+      const client = new DynamoDBClient({
+        endpoint: server.endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+      store = new DynamoStore(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), TABLE);
+    }, 90_000);
+    afterAll(async () => server?.close());
+
+    async function eventWithCode(codeOverrides: Partial<CodeRecord> = {}) {
+      const event = sampleEvent();
+      await store.createEvent(event);
+      const code = sampleCode(event.id, codeOverrides);
+      await store.createCode(code);
+      return { event, code };
+    }
+
+    it('creates, lists, updates and reads events', async () => {
+      const event = sampleEvent({ title: 'First' });
+      await store.createEvent(event);
+      await expect(store.createEvent(event)).rejects.toBeInstanceOf(AlreadyExists);
+      expect(await store.getEvent(event.id)).toEqual(event);
+      const updated = await store.updateEvent(event.id, { title: 'Renamed', accessWindowHours: 3 }, iso());
+      expect(updated).toMatchObject({ title: 'Renamed', accessWindowHours: 3 });
+      expect((await store.listEvents()).map((e) => e.id)).toContain(event.id);
+      await expect(store.updateEvent('missing', { title: 'x' }, iso())).rejects.toBeInstanceOf(NotFound);
+    });
+
+    it('keeps codes unique and finds them by code and by id', async () => {
+      const { event, code } = await eventWithCode();
+      await expect(store.createCode({ ...code, id: randomId(20) })).rejects.toBeInstanceOf(AlreadyExists);
+      expect(await store.getCode(code.code)).toEqual(code);
+      expect(await store.getCodeById(code.id)).toEqual(code);
+      expect((await store.listCodes(event.id)).map((c) => c.id)).toEqual([code.id]);
+      await store.addToTokenCount(event.id, 1);
+      expect((await store.getEvent(event.id))!.tokenCount).toBe(1);
+    });
+
+    it('lets exactly one of 20 concurrent claims win', async () => {
+      const { code } = await eventWithCode();
+      const now = iso();
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, () =>
+          store.claimSession({
+            code: code.code,
+            expectedRevision: 0,
+            session: { id: randomId(), startedAt: now, heartbeatAt: now },
+            endedSessions: [],
+            redeemed: { at: now, ip: '127.0.0.1' },
+            now,
+          }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(rejected).toHaveLength(19);
+      for (const r of rejected) expect(r.reason).toBeInstanceOf(CodeInUse);
+      expect((await store.getCode(code.code))!.revision).toBe(1);
+    });
+
+    it('refuses a claim on a revoked code or an inactive event', async () => {
+      const { event, code } = await eventWithCode();
+      const claim = (revision: number) =>
+        store.claimSession({
+          code: code.code,
+          expectedRevision: revision,
+          session: { id: randomId(), startedAt: iso(), heartbeatAt: iso() },
+          endedSessions: [],
+          redeemed: null,
+          now: iso(),
+        });
+      await store.setCodeRevoked(code.id, true, iso());
+      await expect(claim(0)).rejects.toBeInstanceOf(CodeInUse);
+      await store.setCodeRevoked(code.id, false, iso());
+      await store.setEventActive(event.id, false, iso());
+      expect((await store.getCode(code.code))!.eventActive).toBe(false);
+      await expect(claim(0)).rejects.toBeInstanceOf(CodeInUse);
+      await store.setEventActive(event.id, true, iso());
+      await expect(claim(0)).resolves.toMatchObject({ revision: 1 });
+    });
+
+    it('keeps a session alive by heartbeat and tells why one fails', async () => {
+      const { event, code } = await eventWithCode();
+      const sid = randomId();
+      await store.claimSession({
+        code: code.code,
+        expectedRevision: 0,
+        session: { id: sid, startedAt: iso(), heartbeatAt: iso() },
+        endedSessions: [],
+        redeemed: null,
+        now: iso(),
+      });
+      await store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) });
+      await expect(store.heartbeat({ code: code.code, sessionId: 'other', now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(SessionGone);
+      await expect(store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(1000) })).rejects.toBeInstanceOf(SessionGone);
+      await store.setEventActive(event.id, false, iso());
+      await expect(store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(AccessRevoked);
+      await store.setEventActive(event.id, true, iso());
+      await store.setCodeRevoked(code.id, true, iso());
+      await expect(store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(AccessRevoked);
+    });
+
+    it('releases a session once and records it as ended', async () => {
+      const { code } = await eventWithCode();
+      const sid = randomId();
+      await store.claimSession({
+        code: code.code,
+        expectedRevision: 0,
+        session: { id: sid, startedAt: iso(), heartbeatAt: iso() },
+        endedSessions: [],
+        redeemed: null,
+        now: iso(),
+      });
+      const at = iso();
+      await store.releaseSession({ code: code.code, sessionId: sid, now: at, keepEndedAfter: iso(-600_000) });
+      await store.releaseSession({ code: code.code, sessionId: sid, now: iso(), keepEndedAfter: iso(-600_000) });
+      const after = (await store.getCode(code.code))!;
+      expect(after.session).toBeNull();
+      expect(after.endedSessions).toEqual([{ sessionId: sid, endedAt: at }]);
+    });
+
+    it('counts rate-limit hits atomically', async () => {
+      const key = `test#${randomId()}`;
+      const now = new Date();
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, () => store.hitRateLimit({ key, limit: 5, windowSeconds: 60, now })),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
+      const limited = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!;
+      expect(limited.reason).toBeInstanceOf(RateLimited);
+      expect((limited.reason as RateLimited).retryAfterSeconds).toBeGreaterThan(0);
+      expect((limited.reason as RateLimited).retryAfterSeconds).toBeLessThanOrEqual(60);
+    });
+
+    it('reports access changes since a time, in order, including tombstones of deleted events', async () => {
+      const since = iso(-1);
+      const { event, code } = await eventWithCode();
+      const untouched = await eventWithCode();
+      await store.setCodeRevoked(code.id, true, iso());
+      const other = await eventWithCode();
+      await store.setEventActive(other.event.id, false, iso());
+      const changes = await store.accessChangesSince(since);
+      expect(changes.codes.map((c) => c.code)).toContain(code.code);
+      expect(changes.codes.map((c) => c.code)).not.toContain(untouched.code.code);
+      expect(changes.events.map((e) => e.id)).toContain(other.event.id);
+
+      await store.deleteEvent(event.id, iso());
+      expect(await store.getEvent(event.id)).toBeNull();
+      expect(await store.getCode(code.code)).toBeNull();
+      expect(await store.listCodes(event.id)).toEqual([]);
+      expect((await store.listEvents()).map((e) => e.id)).not.toContain(event.id);
+      await expect(store.deleteEvent(event.id, iso())).rejects.toBeInstanceOf(NotFound);
+      const afterDelete = await store.accessChangesSince(since);
+      expect(afterDelete.events.find((e) => e.id === event.id)).toMatchObject({ isActive: false });
+    });
+
+    it('remembers revoked admin sessions', async () => {
+      const id = randomId();
+      expect(await store.isAdminSessionRevoked(id)).toBe(false);
+      await store.revokeAdminSession(id, iso(60_000));
+      expect(await store.isAdminSessionRevoked(id)).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { startEmbeddedDynamo } from '../../local/embedded-dynamodb';
+import { startApiServer } from '../../local/api-server';
+import { hashAdminPassword } from '../../functions/domain/admin-credentials';
+import { call, type HttpResult } from './http';
+
+export interface ApiHarness {
+  url: string;
+  adminPassword: string;
+  internalApiKey: string;
+  /** Raw key of `PLAYBACK_SIGNING_KEYS` (kid `test-1`), for crafting tokens in tests. */
+  signingKey: Uint8Array;
+  /** Logs in and returns the cookie header value. */
+  login(from?: string): Promise<string>;
+  admin(method: string, path: string, json?: unknown): Promise<HttpResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * The API exactly as `npm start` serves it (the shipped Lambda handlers behind
+ * the local adapter) on the embedded DynamoDB, in this test process.
+ */
+export async function startApi(env: Record<string, string> = {}): Promise<ApiHarness> {
+  const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
+  const adminPassword = randomBytes(9).toString('base64url');
+  const internalApiKey = randomBytes(18).toString('base64url');
+  const signingKey = randomBytes(32);
+  Object.assign(process.env, {
+    TABLE_NAME: 'stagedoor',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    PLAYBACK_SIGNING_KEYS: JSON.stringify({ activeKid: 'test-1', keys: { 'test-1': signingKey.toString('base64url') } }),
+    ADMIN_PASSWORD_HASH: await hashAdminPassword(adminPassword),
+    ADMIN_SESSION_SECRET: randomBytes(32).toString('base64url'),
+    INTERNAL_API_KEY: internalApiKey,
+    MEDIA_PORT: '4000',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    ...env,
+  });
+  const api = await startApiServer({ port: 0, host: '0.0.0.0' });
+  const url = `http://127.0.0.1:${api.port}`;
+  let cookie: string | undefined;
+  const login = async (from = '127.0.0.1') => {
+    const res = await call('POST', `${url}/api/admin/login`, { json: { password: adminPassword }, from });
+    if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+    return String((res.headers['set-cookie'] as string[])[0]).split(';')[0]!;
+  };
+  return {
+    url,
+    adminPassword,
+    internalApiKey,
+    signingKey: new Uint8Array(signingKey),
+    login,
+    async admin(method, path, json) {
+      cookie ??= await login('127.0.0.250');
+      return call(method, `${url}${path}`, { json, headers: { cookie } });
+    },
+    async close() {
+      await api.close();
+      await dynamo.close();
+    },
+  };
+}

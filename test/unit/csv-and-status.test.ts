@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { csvCell, toCsv } from '../../functions/domain/csv';
+import { eventStatus } from '../../functions/domain/event-status';
+import type { EventRecord } from '../../functions/domain/records';
+
+describe('csv', () => {
+  it.each([
+    ['plain', 'plain'],
+    ['a,b', '"a,b"'],
+    ['say "hi"', '"say ""hi"""'],
+    ['line\nbreak', '"line\nbreak"'],
+    ['=SUM(A1)', "'=SUM(A1)"],
+    ['+1', "'+1"],
+    ['-1', "'-1"],
+    ['@cmd', "'@cmd"],
+    ['\tx', "'\tx"],
+  ])('%j becomes %j', (input, output) => expect(csvCell(input)).toBe(output));
+
+  it('joins rows with CRLF', () => expect(toCsv(['a', 'b'], [['1', '2']])).toBe('a,b\r\n1,2\r\n'));
+});
+
+describe('eventStatus', () => {
+  const event = (overrides: Partial<EventRecord>) =>
+    ({ startsAt: '2030-01-01T10:00:00.000Z', endsAt: '2030-01-01T12:00:00.000Z', accessWindowHours: 24, liveSince: null, lastLiveEndedAt: null, ...overrides }) as EventRecord;
+  const at = (iso: string) => new Date(iso);
+
+  it('is live only while a publisher is on air', () => {
+    expect(eventStatus(event({ liveSince: '2030-01-01T09:55:00.000Z' }), at('2030-01-01T09:56:00Z'))).toBe('live');
+    expect(eventStatus(event({}), at('2030-01-01T11:00:00Z'))).toBe('not-started');
+  });
+  it('is recording after a stream while codes still work, then ended', () => {
+    const streamed = event({ lastLiveEndedAt: '2030-01-01T12:01:00.000Z' });
+    expect(eventStatus(streamed, at('2030-01-01T13:00:00Z'))).toBe('recording');
+    expect(eventStatus(streamed, at('2030-01-02T12:00:00Z'))).toBe('ended');
+    expect(eventStatus(event({}), at('2030-01-01T12:00:00Z'))).toBe('ended');
+  });
+});

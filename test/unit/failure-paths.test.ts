@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mockClient } from 'aws-sdk-client-mock';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Context } from 'aws-lambda';
+import { randomBytes } from 'node:crypto';
+import { hashAdminPassword } from '../../functions/domain/admin-credentials';
+
+/**
+ * Failures the stand-ins cannot produce: DynamoDB throttling and Secrets
+ * Manager outages. The Lambda handlers must deny (never admit) and recover.
+ */
+const dynamo = mockClient(DynamoDBDocumentClient);
+const secrets = mockClient(SecretsManagerClient);
+
+function apiEvent(routeKey: string, body?: unknown) {
+  const [method, path] = routeKey.split(' ') as [string, string];
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: path,
+    rawQueryString: '',
+    headers: { host: 'api.example.com', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.1' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '1',
+      apiId: 'a',
+      domainName: 'api.example.com',
+      domainPrefix: 'api',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '198.51.100.7', userAgent: 'test' },
+      requestId: 'r',
+      routeKey,
+      stage: '$default',
+      time: '',
+      timeEpoch: 0,
+    },
+  };
+}
+const context = {} as Context;
+
+beforeEach(async () => {
+  dynamo.reset();
+  secrets.reset();
+  Object.assign(process.env, {
+    TABLE_NAME: 'stagedoor',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'x',
+    AWS_SECRET_ACCESS_KEY: 'x',
+    SECRETS_ARN: 'arn:aws:secretsmanager:us-east-1:1:secret:stagedoor',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  });
+});
+afterEach(() => {
+  delete process.env.SECRETS_ARN;
+});
+
+const secretValue = async () => ({
+  SecretString: JSON.stringify({
+    playbackSigningKeys: JSON.stringify({ activeKid: 'k', keys: { k: randomBytes(32).toString('base64url') } }),
+    adminPasswordHash: await hashAdminPassword('pw'),
+    adminSessionSecret: randomBytes(32).toString('base64url'),
+    internalApiKey: randomBytes(24).toString('base64url'),
+  }),
+});
+
+describe('when dependencies fail', () => {
+  it('answers 500 without details and retries the cold start after Secrets Manager was unreachable', async () => {
+    const { handler } = await import('../../functions/handlers/public');
+    secrets.on(GetSecretValueCommand).rejectsOnce(new Error('connect ETIMEDOUT')).resolves(await secretValue());
+    dynamo.on(UpdateCommand).resolves({});
+    dynamo.on(GetCommand).resolves({});
+    const first = await handler(apiEvent('POST /api/tokens/validate', { code: 'ABCDEFGHJKLM' }), context);
+    expect(first).toMatchObject({ statusCode: 500, body: JSON.stringify({ error: 'Internal server error' }) });
+    const second = await handler(apiEvent('POST /api/tokens/validate', { code: 'ABCDEFGHJKLM' }), context);
+    expect(second).toMatchObject({ statusCode: 401, body: JSON.stringify({ error: 'Invalid access code' }) });
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('denies validation when DynamoDB throttles, and rate-limits by the connection address', async () => {
+    const { handler } = await import('../../functions/handlers/public');
+    secrets.on(GetSecretValueCommand).resolves(await secretValue());
+    dynamo.on(UpdateCommand).resolves({});
+    dynamo.on(GetCommand).rejects(new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} }));
+    const res = await handler(apiEvent('POST /api/tokens/validate', { code: 'ABCDEFGHJKLM' }), context);
+    expect(res).toMatchObject({ statusCode: 500, body: JSON.stringify({ error: 'Internal server error' }) });
+    const rateKey = dynamo.commandCalls(UpdateCommand)[0]!.args[0].input.Key as { pk: string };
+    expect(rateKey.pk).toMatch(/^RATE#validate#198\.51\.100\.7#/);
+  });
+});
