@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SESSION_TIMEOUT_SECONDS, type AppConfig } from '../domain/config';
 import { parseSigningKeys } from '../domain/signing-keys';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { secretsEqual } from './constant-time';
 import { HttpError } from './http-error';
 import { parseInput } from './inputs';

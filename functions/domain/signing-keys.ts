@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** HS256 keys by `kid`; new tokens use `activeKid`, every listed key verifies (rotation without downtime). */
 export interface SigningKeys {

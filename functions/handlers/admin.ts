@@ -3,6 +3,7 @@ import type { ApiRequest } from '../http/api-types';
 import { clearedCookie, sessionCookie } from '../http/admin-cookie';
 import { clientIp, cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
+import { mediaCache } from '../http/media-cache';
 import { ADMIN_COOKIE, issueAdminSession, readAdminSession } from '../domain/admin-session';
 import { verifyAdminPassword } from '../domain/admin-credentials';
 import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/code-admin';
@@ -74,8 +75,9 @@ export const handler = areaHandler('admin', {
   'POST /api/admin/events/{id}/ingest-key': async (request) => json(200, await rotateIngestKey(request.app, id(request), ingestServer(request))),
   'DELETE /api/admin/events/{id}/cache': async (request) => {
     await requireEvent(request.app, id(request));
-    if (!request.app.mediaCache) throw new HttpError(503, 'Media cache clearing is not configured');
-    await request.app.mediaCache.clear(id(request));
+    const cache = mediaCache();
+    if (!cache) throw new HttpError(503, 'Media cache clearing is not configured');
+    await cache.clear(id(request));
     return json(200, { cleared: true });
   },
 

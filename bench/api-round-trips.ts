@@ -1,0 +1,85 @@
+/**
+ * DynamoDB round trips per request, counted (not timed): every command the
+ * handlers send is recorded with its start and end; overlapping calls form
+ * one step "in sequence". Run: npx tsx bench/api-round-trips.ts
+ */
+import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
+import { startApi } from '../test/support/api-harness';
+import { bearer, call } from '../test/support/http';
+import { table } from './lib/stats';
+
+interface Span {
+  command: string;
+  start: number;
+  end: number;
+}
+
+let spans: Span[] = [];
+dynamoDocumentClient().middlewareStack.add(
+  (next, context) => async (args) => {
+    const span: Span = { command: context.commandName ?? '?', start: performance.now(), end: 0 };
+    try {
+      return await next(args);
+    } finally {
+      span.end = performance.now();
+      spans.push(span);
+    }
+  },
+  { step: 'initialize', name: 'countRoundTrips' },
+);
+
+/** Calls whose time spans overlap ran in parallel; each group of overlapping calls is one step. */
+function stepsInSequence(recorded: Span[]): number {
+  const sorted = [...recorded].sort((a, b) => a.start - b.start);
+  let steps = 0;
+  let groupEnd = -Infinity;
+  for (const span of sorted) {
+    if (span.start >= groupEnd) steps++;
+    groupEnd = Math.max(groupEnd, span.end);
+  }
+  return steps;
+}
+
+async function measure(name: string, budget: number, request: () => Promise<unknown>) {
+  spans = [];
+  await request();
+  return {
+    request: name,
+    'calls': spans.length,
+    'in sequence': stepsInSequence(spans),
+    budget: `≤ ${budget}`,
+    commands: spans.map((s) => s.command.replace('Command', '')).join(', '),
+  };
+}
+
+async function main() {
+  const api = await startApi();
+  try {
+    const event = (
+      await api.admin('POST', '/api/admin/events', {
+        title: 'Count',
+        startsAt: new Date().toISOString(),
+        endsAt: new Date(Date.now() + 86_400_000).toISOString(),
+      })
+    ).body;
+    const [token] = (await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 1 })).body.tokens;
+    let jwt = '';
+    const rows = [
+      await measure('validate', 3, async () => {
+        const res = await call('POST', `${api.url}/api/tokens/validate`, { json: { code: token.code } });
+        jwt = res.body.playbackToken;
+      }),
+      await measure('refresh', 2, () => call('POST', `${api.url}/api/playback/refresh`, { headers: bearer(jwt) })),
+      await measure('heartbeat', 1, () => call('POST', `${api.url}/api/playback/heartbeat`, { headers: bearer(jwt) })),
+    ];
+    console.log('## DynamoDB round trips per request\n');
+    console.log(table(rows));
+  } finally {
+    await api.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,116 @@
+/**
+ * Local media server: segment GETs per second with the edge validator against
+ * the same server with validation switched off, measured in one run and given
+ * as a ratio (aim ≥ 0.9). Segments come from the in-memory cache after the
+ * first read, so the difference is the validator's cost. Loopback only.
+ *   npx tsx bench/edge-media-throughput.ts
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SignJWT } from 'jose';
+import { startEmbeddedS3 } from '../local/embedded-s3';
+import { startMediaServer } from '../local/media-server';
+import { PLAYBACK_AUDIENCE, PLAYBACK_ISSUER } from '../functions/domain/playback-claims';
+
+const BUCKET = 'stagedoor-media';
+const SEGMENTS = 20;
+/** A 2 s segment at about 1 Mbit/s, the low end of what a live ladder produces. Override: SEGMENT_KIB. */
+const SEGMENT_BYTES = Number(process.env.SEGMENT_KIB || 256) * 1024;
+const CONCURRENCY = 16;
+const ROUND_SECONDS = 0.5;
+const ROUND_MAX_REQUESTS = 20_000;
+const ROUNDS = 10;
+
+const secret = randomBytes(32);
+const signingKeys = JSON.stringify({ activeKid: 'k1', keys: { k1: secret.toString('base64url') } });
+const internalApiKey = randomBytes(16).toString('hex');
+
+const s3 = await startEmbeddedS3({ buckets: [BUCKET] });
+const s3Client = new S3Client({
+  endpoint: s3.endpoint,
+  region: 'us-east-1',
+  forcePathStyle: true,
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
+for (let i = 0; i < SEGMENTS; i++) {
+  await s3Client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `streams/evt-1/seg-${i}.ts`, Body: randomBytes(SEGMENT_BYTES) }));
+}
+
+// A minimal revocation feed: nothing revoked.
+const feed = createServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ revocations: [], eventDeactivations: [], serverTime: new Date().toISOString() }));
+});
+await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+const apiUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}`;
+
+const common = { port: 0, host: '127.0.0.1', bucket: BUCKET, s3Client, apiUrl, internalApiKey, playbackSigningKeys: signingKeys, log: () => {} };
+const validating = await startMediaServer({ ...common, validate: true });
+const open = await startMediaServer({ ...common, validate: false });
+
+const now = Math.floor(Date.now() / 1000);
+const token = await new SignJWT({ code: 'CODE1', eid: 'evt-1', sid: 'sid-1', path: '/streams/evt-1/' })
+  .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: 'k1' })
+  .setIssuer(PLAYBACK_ISSUER)
+  .setAudience(PLAYBACK_AUDIENCE)
+  .setIssuedAt(now)
+  .setNotBefore(now)
+  .setExpirationTime(now + 600)
+  .sign(secret);
+
+const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function get(baseUrl: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${baseUrl}${path}`, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** GETs per second over one round: CONCURRENCY clients in a closed loop, bounded in time and count. */
+async function round(baseUrl: string): Promise<number> {
+  let sent = 0;
+  const deadline = performance.now() + ROUND_SECONDS * 1000;
+  const start = performance.now();
+  async function client(): Promise<void> {
+    while (performance.now() < deadline && sent < ROUND_MAX_REQUESTS) {
+      const status = await get(baseUrl, `/streams/evt-1/seg-${sent++ % SEGMENTS}.ts`);
+      if (status !== 200) throw new Error(`${baseUrl} answered ${status}`);
+    }
+  }
+  await Promise.all(Array.from({ length: CONCURRENCY }, client));
+  return sent / ((performance.now() - start) / 1000);
+}
+
+try {
+  // Warm-up fills both caches and the JIT.
+  await round(validating.url);
+  await round(open.url);
+  const withValidation: number[] = [];
+  const without: number[] = [];
+  // Interleaved rounds, so drift of the shared machine hits both sides alike.
+  for (let i = 0; i < ROUNDS; i++) {
+    withValidation.push(await round(validating.url));
+    without.push(await round(open.url));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  // Each ratio compares two adjacent rounds; the median of them shrugs off rounds disturbed by other work.
+  const ratios = withValidation.map((value, i) => value / without[i]!);
+  console.log(`media server segment GETs (${SEGMENT_BYTES / 1024} KiB, ${CONCURRENCY} concurrent, ${ROUNDS} interleaved pairs of ${ROUND_SECONDS} s rounds)`);
+  console.log(`  with validation: median ${median(withValidation).toFixed(0)} GETs/s`);
+  console.log(`  validation off:  median ${median(without).toFixed(0)} GETs/s`);
+  console.log(`  ratio:           median ${median(ratios).toFixed(3)} (aim ≥ 0.9; pairs from ${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)})`);
+} finally {
+  agent.destroy();
+  await validating.close();
+  await open.close();
+  await new Promise((resolve) => feed.close(resolve));
+  await s3.close();
+}
