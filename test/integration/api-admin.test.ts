@@ -257,3 +257,19 @@ describe('dashboard', () => {
     });
   });
 });
+
+describe('local HTTP adapter', () => {
+  it('answers 404 for unknown API paths and 413 for oversized bodies', async () => {
+    expect(await call('GET', `${api.url}/api/nothing-here`)).toMatchObject({ status: 404, body: { error: 'Not found' } });
+    const huge = await call('POST', `${api.url}/api/tokens/validate`, { body: JSON.stringify({ code: 'A'.repeat(2 * 1024 * 1024) }), from: '127.1.3.1' });
+    expect(huge).toMatchObject({ status: 413, body: { error: 'Request body too large' } });
+  });
+
+  it('answers 503 to a cache clear when no media cache is configured', async () => {
+    const event = await createEvent();
+    expect(await api.admin('DELETE', `/api/admin/events/${event.id}/cache`)).toMatchObject({
+      status: 503,
+      body: { error: 'Media cache clearing is not configured' },
+    });
+  });
+});

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Runs before `npm start` and `npm test` so that the README's two commands work
+// on a fresh machine: npm dependencies, then the system tools the command needs.
+// Plain Node (no dependencies), since it runs before they exist.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+
+const purpose = process.argv[2] === 'test' ? 'test' : 'start';
+
+const lock = 'package-lock.json';
+const installed = 'node_modules/.package-lock.json';
+if (!existsSync(installed) || statSync(lock).mtimeMs > statSync(installed).mtimeMs + 1000) {
+  console.error('bootstrap: installing npm dependencies (npm ci)');
+  run('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+// Debian package -> a command or file that shows it is there.
+const tools = {
+  start: { ffmpeg: '/usr/bin/ffmpeg' },
+  test: {
+    ffmpeg: '/usr/bin/ffmpeg',
+    chromium: '/usr/bin/chromium',
+    njs: '/usr/bin/njs',
+    nginx: '/usr/sbin/nginx',
+    'libnginx-mod-rtmp': '/usr/share/nginx/modules-available/mod-rtmp.conf',
+    'default-jre-headless': 'java',
+  },
+}[purpose];
+
+const missing = Object.entries(tools)
+  .filter(([, probe]) => (probe.startsWith('/') ? !existsSync(probe) : !onPath(probe)))
+  .map(([pkg]) => pkg);
+if (missing.length && !(purpose === 'start' && process.env.FFMPEG_PATH)) {
+  const canApt = process.getuid?.() === 0 && onPath('apt-get');
+  if (!canApt) {
+    console.error(`bootstrap: missing system packages: ${missing.join(' ')}; install them (Debian: apt-get install ${missing.join(' ')})`);
+    process.exit(1);
+  }
+  console.error(`bootstrap: installing ${missing.join(' ')} with apt-get`);
+  run('apt-get', ['update', '-qq']);
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { DEBIAN_FRONTEND: 'noninteractive' });
+}
+
+function onPath(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+function run(command, args, env = {}) {
+  execFileSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+}

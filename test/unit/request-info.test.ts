@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiEvent } from '../../functions/http/api-types';
+import { clientIp, requestOrigin } from '../../functions/http/request-info';
+import { clearedCookie, sessionCookie } from '../../functions/http/admin-cookie';
+
+const event = (headers: Record<string, string>, sourceIp = '198.51.100.7') =>
+  ({ headers, requestContext: { http: { sourceIp }, domainName: 'abc.execute-api.example.com' } }) as unknown as ApiEvent;
+
+describe('clientIp', () => {
+  it('uses the connection address and ignores X-Forwarded-For', () => {
+    expect(clientIp(event({ 'x-forwarded-for': '203.0.113.1' }), null)).toBe('198.51.100.7');
+  });
+  it('believes CloudFront-Viewer-Address only with the origin secret', () => {
+    const headers = { 'cloudfront-viewer-address': '203.0.113.9:4711', 'x-origin-verify': 'origin-secret-123456' };
+    expect(clientIp(event(headers), 'origin-secret-123456')).toBe('203.0.113.9');
+    expect(clientIp(event(headers), 'another-secret-00000')).toBe('198.51.100.7');
+    expect(clientIp(event({ 'cloudfront-viewer-address': '2001:db8::1:4711', 'x-origin-verify': 's'.repeat(20) }), 's'.repeat(20))).toBe('2001:db8::1');
+  });
+});
+
+describe('admin cookie', () => {
+  it('is Secure over https and cleared with Max-Age=0', () => {
+    const https = event({ 'x-forwarded-proto': 'https', host: 'd1.cloudfront.net' });
+    expect(sessionCookie(https, 't')).toBe('stagedoor_admin=t; Path=/api; HttpOnly; SameSite=Strict; Max-Age=43200; Secure');
+    expect(clearedCookie(https)).toContain('Max-Age=0');
+    expect(requestOrigin(event({ 'x-forwarded-proto': 'http', host: '[::1]:3000' }))).toEqual({ proto: 'http', hostname: '[::1]' });
+  });
+});
