@@ -6,13 +6,17 @@ import { serveStatic } from './static-files';
 export interface ApiServer {
   url: string;
   port: number;
+  /** Starts answering; requests that arrived before wait until then. */
+  open(): void;
   close(): Promise<void>;
 }
 
 /**
  * The access API on one port: `/api/*` through the Lambda handlers that ship,
  * anything else from the built web pages. Handlers read their configuration
- * from process.env on the first request, as a Lambda cold start would.
+ * from process.env on the first request, as a Lambda cold start would, so
+ * requests are held until `open()`: the other parts start after the API (they
+ * need its URL) and put their own ports into that env first.
  */
 export async function startApiServer(opts: { port: number; host?: string; webRoot?: string }): Promise<ApiServer> {
   const [publicArea, admin, internal, callback] = await Promise.all([
@@ -27,8 +31,11 @@ export async function startApiServer(opts: { port: number; host?: string; webRoo
     internal: internal.handler,
     'rtmp-callback': callback.handler,
   };
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
   const server = createServer((req, res) => {
-    handleApiRequest(req, res, handlers)
+    opened
+      .then(() => handleApiRequest(req, res, handlers))
       .then((handled) => {
         if (handled) return;
         if (opts.webRoot) return serveStatic(req, res, opts.webRoot);
@@ -49,6 +56,7 @@ export async function startApiServer(opts: { port: number; host?: string; webRoo
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    open,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -25,21 +25,40 @@ async function main(): Promise<void> {
   const api = await startApiServer({ port: config.apiPort, webRoot: config.webRoot });
   closers.push(api.close);
 
-  process.env.MEDIA_PORT = String(config.mediaPort);
   const media = await startMediaServer({
     port: config.mediaPort,
     bucket: config.mediaBucket,
     apiUrl: api.url,
     internalApiKey: config.internalApiKey,
     playbackSigningKeys: config.playbackSigningKeys,
-    // With MEDIA_PORT=0 the API must hand out the port actually bound; it reads env on its first request.
-    onListening: (url) => (process.env.MEDIA_PORT = new URL(url).port),
   });
   closers.push(media.close);
+  // With MEDIA_PORT=0 the API must hand out the port actually bound.
+  process.env.MEDIA_PORT = new URL(media.url).port;
   process.env.MEDIA_ADMIN_URL = media.url;
-  // [rtmp ingest: issue 4]
+  // RTMP ingest (issue 4): the same server as the container, in callback mode against this API, HLS to the local S3.
+  const { startIngestServer, s3Store, isLogLevel } = await import('../ingest-container/src/index');
+  const ingest = await startIngestServer({
+    listen: { port: config.rtmpPort },
+    auth: { mode: 'callback', url: `${api.url}/api/internal/rtmp-auth`, timeoutMs: 5_000 },
+    recheckIntervalMs: 30_000,
+    hls: {
+      store: s3Store({ bucket: config.mediaBucket, forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }),
+      ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg',
+      segmentSeconds: 2,
+      listSize: 6,
+      ladder: [],
+    },
+    platform: { apiUrl: api.url, apiKey: config.internalApiKey },
+    logLevel: isLogLevel(config.logLevel) ? config.logLevel : 'info',
+  });
+  closers.push(ingest.close);
+  const rtmpUrl = `${ingest.url}/live`;
+  // The OBS "Server" the admin console shows; with RTMP_PORT=0 only now is the port known.
+  process.env.INGEST_RTMP_URL ||= rtmpUrl;
 
-  const ready = { api: api.url, media: media.url };
+  api.open();
+  const ready = { api: api.url, media: media.url, rtmp: rtmpUrl };
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
 
   let stopping = false;

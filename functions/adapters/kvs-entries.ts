@@ -9,7 +9,7 @@ import type { SigningKeys } from '../domain/signing-keys';
  * A key's presence is the fact; values stay tiny: the signing secret, or the
  * epoch seconds of the change (used only to collect old session entries).
  */
-export const kvsKey = {
+const kvsKey = {
   signingKey: (kid: string) => `k:${kid}`,
   revokedCode: (code: string) => `c:${code}`,
   deactivatedEvent: (eventId: string) => `e:${eventId}`,
@@ -17,14 +17,14 @@ export const kvsKey = {
 };
 
 /** Every key this project writes; anything else in the store is left alone. */
-export const OWN_KEY = /^[kces]:/;
+const OWN_KEY = /^[kces]:/;
 const ENDED_SESSION = /^s:/;
 
 /**
  * No JWT is issued for a session after it ended, so its entry matters only
  * until the last JWT issued before the end expires; 5 minutes cover clock skew.
  */
-export const ENDED_SESSION_RETENTION_SECONDS = PLAYBACK_TOKEN_TTL_SECONDS + 300;
+const ENDED_SESSION_RETENTION_SECONDS = PLAYBACK_TOKEN_TTL_SECONDS + 300;
 
 /** `value: null` deletes the key. */
 export interface KvsChange {
@@ -32,8 +32,11 @@ export interface KvsChange {
   value: string | null;
 }
 
-const epochSeconds = (iso: string | null | undefined, fallback: Date) =>
-  String(Math.floor((iso ? Date.parse(iso) : fallback.getTime()) / 1000));
+/** Epoch seconds as a string; a missing or unreadable time counts as `fallback`, so every entry can expire. */
+function epochSeconds(iso: string | null | undefined, fallback: Date): string {
+  const ms = iso ? Date.parse(iso) : Number.NaN;
+  return String(Math.floor((Number.isNaN(ms) ? fallback.getTime() : ms) / 1000));
+}
 
 /** `k:<kid>` entries: every verifying key, base64url as the edge decodes it. */
 export function signingKeyEntries(signingKeys: SigningKeys): Map<string, string> {

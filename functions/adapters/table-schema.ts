@@ -18,4 +18,3 @@ export const tableSchema = {
   ttlAttribute: 'ttl',
 } as const;
 
-export type TableIndexName = (typeof tableSchema.indexes)[number]['name'];

@@ -24,4 +24,8 @@ export const RATE_LIMITS = {
   login: { limit: 10, windowSeconds: 60 },
 } as const;
 
-export const SESSION_TIMEOUT_SECONDS = 60;
+/**
+ * The player beats every 30 s; browsers throttle timers of hidden tabs to about
+ * once a minute, so 90 s tolerates that without a session dropping.
+ */
+export const SESSION_TIMEOUT_SECONDS = 90;

@@ -8,5 +8,3 @@ export function json(status: number, body: unknown, headers: Record<string, stri
     ...(cookies ? { cookies } : {}),
   };
 }
-
-export const ok = (body: unknown) => json(200, body);

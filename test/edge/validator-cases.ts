@@ -120,6 +120,7 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
       expected: denied,
     },
     { name: 'ended session', request: get(manifest, bearer(await sign({ sid: 'sid-ended' }))), expected: denied },
+    { name: 'session claim missing', request: get(manifest, bearer(await sign({ sid: undefined }))), expected: denied },
     { name: 'malformed token', request: get(manifest, bearer('not-a-jwt')), expected: denied },
     { name: 'not a media file', request: get('/streams/evt-a/secret.txt', bearer(valid)), expected: denied },
     { name: 'path traversal', request: get('/streams/evt-a/../evt-b/index.m3u8', bearer(valid)), expected: denied },

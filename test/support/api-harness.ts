@@ -40,6 +40,7 @@ export async function startApi(env: Record<string, string> = {}): Promise<ApiHar
     ...env,
   });
   const api = await startApiServer({ port: 0, host: '0.0.0.0' });
+  api.open();
   const url = `http://127.0.0.1:${api.port}`;
   let cookie: string | undefined;
   const login = async (from = '127.0.0.1') => {

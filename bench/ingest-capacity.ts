@@ -1,0 +1,93 @@
+/**
+ * How many concurrent 2 Mbit/s publishers one instance packages to HLS in
+ * real time on this machine: N publishers (ffmpeg copying a pre-encoded
+ * 2 Mbit/s clip in a loop, so they cost little CPU themselves) for N = 1, 2,
+ * 4, … up to MAX; a stream falls behind when, over the measuring window, its
+ * segments cover less than 90 % of the wall-clock time (its lag grows). The
+ * first N where any stream falls behind ends the ramp. The same for
+ * nginx-rtmp (HLS on, 2 s fragments), in the same run. Both write to a folder
+ * (the embedded S3 would run inside our process and cost us CPU nginx does
+ * not pay). Bounded: MAX ≤ 12 publishers, ~20 s per step; loopback only.
+ *   npx tsx bench/ingest-capacity.ts        (MAX=12 by default)
+ */
+import { table } from './lib/stats';
+import { makeClip, readText, ratio, sleep, startNginx, startOurs, startPublisher, stopProcess, tempDir, type BenchServer } from './ingest-support';
+
+const MAX = Math.min(Number(process.env.MAX || 12), 12);
+const STEPS = [1, 2, 4, 6, 8, 10, 12].filter((n) => n <= MAX);
+const WARMUP_MS = 6_000;
+const WINDOW_MS = 14_000;
+const KEEPING_UP = 0.9;
+
+/** Media seconds listed so far: media sequence × target + the durations listed (segments leave a sliding playlist). */
+function mediaSeconds(playlist: string, seen: Map<string, number>): number {
+  for (const match of playlist.matchAll(/#EXTINF:([\d.]+),?\s*\n(\S+)/g)) seen.set(match[2]!, Number(match[1]));
+  let total = 0;
+  for (const duration of seen.values()) total += duration;
+  return total;
+}
+
+async function step(server: BenchServer, clip: string, publishers: number) {
+  const streams = Array.from({ length: publishers }, (_, i) => `cap${publishers}n${i}x${Date.now().toString(36)}`);
+  const children = streams.map((stream) => startPublisher(`${server.url}/${stream}`, { file: clip }));
+  const seen = streams.map(() => new Map<string, number>());
+  const sample = async () =>
+    Promise.all(streams.map(async (stream, i) => mediaSeconds((await readText(server.playlistPath(stream))) ?? '', seen[i]!)));
+  try {
+    await sleep(WARMUP_MS);
+    const startMedia = await sample();
+    const started = performance.now();
+    // Sample through the window so no segment slides out of the playlist unseen.
+    while (performance.now() - started < WINDOW_MS) {
+      await sleep(500);
+      await sample();
+    }
+    const endMedia = await sample();
+    const wall = (performance.now() - started) / 1000;
+    const rates = endMedia.map((end, i) => (end - startMedia[i]!) / wall);
+    return { worst: Math.min(...rates), mean: rates.reduce((a, b) => a + b, 0) / rates.length };
+  } finally {
+    await Promise.all(children.map(stopProcess));
+  }
+}
+
+async function ramp(server: BenchServer, clip: string) {
+  const results: { publishers: number; worst: number; mean: number }[] = [];
+  for (const publishers of STEPS) {
+    const result = await step(server, clip, publishers);
+    results.push({ publishers, ...result });
+    process.stderr.write(`${server.name}: ${publishers} publishers, worst stream at ${(result.worst * 100).toFixed(0)} % of real time\n`);
+    if (result.worst < KEEPING_UP) break;
+  }
+  await server.close();
+  const held = results.filter((r) => r.worst >= KEEPING_UP).map((r) => r.publishers);
+  return { results, held: held.length ? Math.max(...held) : 0, stoppedAtCap: results.at(-1)!.worst >= KEEPING_UP };
+}
+
+async function main() {
+  const work = await tempDir('capacity');
+  process.stderr.write('encoding a 2 Mbit/s clip…\n');
+  const clip = makeClip(work);
+
+  const oursDir = await tempDir('cap-ours');
+  const ours = await ramp(await startOurs({ hlsDir: oursDir }), clip);
+  const theirs = await ramp(await startNginx({ hlsDir: await tempDir('cap-nginx') }), clip);
+
+  const rows = STEPS.map((publishers) => {
+    const o = ours.results.find((r) => r.publishers === publishers);
+    const n = theirs.results.find((r) => r.publishers === publishers);
+    const pct = (value: number | undefined) => (value === undefined ? '-' : `${(value * 100).toFixed(0)} %`);
+    return { publishers, 'stagedoor worst': pct(o?.worst), 'stagedoor mean': pct(o?.mean), 'nginx worst': pct(n?.worst), 'nginx mean': pct(n?.mean) };
+  }).filter((row) => row['stagedoor worst'] !== '-' || row['nginx worst'] !== '-');
+
+  console.log(`Concurrent 2 Mbit/s publishers packaged in real time (media seconds per wall second, ${WINDOW_MS / 1000} s window)\n`);
+  console.log(table(rows));
+  const held = (r: typeof ours) => `${r.held}${r.stoppedAtCap ? ` (cap ${MAX} reached, limit not found)` : ''}`;
+  console.log(`\npublishers held: stagedoor ${held(ours)}, nginx-rtmp ${held(theirs)}`);
+  console.log(`ratio stagedoor/nginx: ${ratio(ours.held, theirs.held).toFixed(2)}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,207 @@
+/**
+ * Shared by the bench/ingest-*.ts scripts (not a benchmark itself): our
+ * ingest and nginx with Debian's libnginx-mod-rtmp side by side on loopback,
+ * publishers, and a real RTMP client that times the publish handshake.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, writeFile, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
+import { folderStore, startIngestServer, createLogger, type HlsStore } from '../ingest-container/src/index';
+
+export const SEGMENT_SECONDS = 2;
+
+export async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export const tempDir = async (prefix: string) => {
+  const dir = await mkdtemp(join(tmpdir(), `stagedoor-bench-${prefix}-`));
+  // nginx started by root drops its workers to `nobody`, which must write HLS here.
+  await chmod(dir, 0o777);
+  return dir;
+};
+
+export interface BenchServer {
+  name: string;
+  /** `rtmp://127.0.0.1:<port>/live` */
+  url: string;
+  /** Where the entry playlist of a stream shows up (folder servers). */
+  playlistPath(stream: string): string;
+  close(): Promise<void>;
+}
+
+/** Our ingest, in this process, writing HLS to a folder (or a given store), optionally in callback mode. */
+export async function startOurs(options: { hlsDir?: string; store?: HlsStore; callbackUrl?: string }): Promise<BenchServer> {
+  const store = options.store ?? (options.hlsDir ? folderStore(options.hlsDir) : undefined);
+  const server = await startIngestServer({
+    listen: { host: '127.0.0.1', port: 0 },
+    auth: options.callbackUrl ? { mode: 'callback', url: options.callbackUrl, timeoutMs: 5_000 } : { mode: 'none' },
+    hls: store ? { store, ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg', segmentSeconds: SEGMENT_SECONDS, listSize: 6, ladder: [] } : undefined,
+    publishGraceMs: 0,
+    log: createLogger('error'),
+  });
+  return {
+    name: 'stagedoor ingest',
+    url: `${server.url}/live`,
+    playlistPath: (stream) => join(options.hlsDir ?? '', 'streams', stream, 'index.m3u8'),
+    close: () => server.close(),
+  };
+}
+
+const NGINX_MODULE = ['/usr/lib/nginx/modules/ngx_rtmp_module.so', '/usr/share/nginx/modules/ngx_rtmp_module.so'].find((path) => existsSync(path));
+
+/**
+ * nginx + libnginx-mod-rtmp as our own process: temp prefix, config, pid and
+ * port on 127.0.0.1; HLS on with the same fragment length; one worker, the
+ * setup nginx-rtmp's live streams are documented for.
+ */
+export async function startNginx(options: { hlsDir: string; onPublishUrl?: string }): Promise<BenchServer> {
+  if (!NGINX_MODULE) throw new Error('libnginx-mod-rtmp not installed (ngx_rtmp_module.so not found)');
+  const prefix = await tempDir('nginx');
+  const port = await freePort();
+  const config = `
+load_module ${NGINX_MODULE};
+daemon off;
+worker_processes 1;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log warn;
+events { worker_connections 1024; }
+rtmp {
+  server {
+    listen 127.0.0.1:${port};
+    chunk_size 4096;
+    application live {
+      live on;
+      record off;
+      hls on;
+      hls_path ${options.hlsDir};
+      hls_nested on;
+      hls_fragment ${SEGMENT_SECONDS}s;
+      hls_playlist_length ${SEGMENT_SECONDS * 6}s;
+      ${options.onPublishUrl ? `on_publish ${options.onPublishUrl};` : ''}
+    }
+  }
+}
+`;
+  await writeFile(join(prefix, 'nginx.conf'), config);
+  const child = spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  await waitForPort(port, child, () => stderr);
+  return {
+    name: 'nginx-rtmp',
+    url: `rtmp://127.0.0.1:${port}/live`,
+    playlistPath: (stream) => join(options.hlsDir, stream, 'index.m3u8'),
+    close: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGQUIT'); // graceful stop of master and worker
+        await exited;
+      }
+      await rm(prefix, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${output()}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = createNetServer().listen(port, '127.0.0.1');
+      socket.once('listening', () => socket.close(() => resolve(false)));
+      socket.once('error', () => resolve(true));
+    });
+    if (open) return;
+    await sleep(50);
+  }
+  throw new Error(`nginx did not listen on ${port}: ${output()}`);
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A local auth callback that says yes at once, for both servers (nginx posts a form, we post JSON). */
+export async function startAllowCallback(): Promise<{ url: string; calls: () => number; close(): Promise<void> }> {
+  let calls = 0;
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      calls++;
+      res.end('ok');
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/auth`,
+    calls: () => calls,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** ffmpeg publishing: a test pattern encoded live, or a pre-encoded file copied in a loop. */
+export function startPublisher(url: string, source: { file: string } | { seconds: number }): ChildProcess {
+  const input =
+    'file' in source
+      ? ['-re', '-stream_loop', '-1', '-i', source.file, '-c', 'copy']
+      : [
+          '-re', '-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=25', '-f', 'lavfi', '-i', 'sine',
+          '-t', String(source.seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac',
+        ];
+  return spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...input, '-f', 'flv', url], { stdio: 'ignore' });
+}
+
+export function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGINT');
+  });
+}
+
+/** Time (ms) for connect + createStream + publish until `NetStream.Publish.Start`, with a real RTMP client. */
+export async function timePublishHandshake(url: string): Promise<number> {
+  const client = new RtmpClient();
+  const started = performance.now();
+  try {
+    const connecting = client.connect(url);
+    // Without it, delayed ACKs on small command messages dominate the figure on both servers.
+    (client as unknown as { socket: import('node:net').Socket | null }).socket?.setNoDelay(true);
+    await connecting;
+    await client.sendConnect();
+    await client.sendCreateStream();
+    await client.sendPublish(url.slice(url.lastIndexOf('/') + 1));
+    return performance.now() - started;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A 2 Mbit/s H.264 + AAC clip, 2 s GOP, made once per run. */
+export function makeClip(dir: string, seconds = 12): string {
+  const file = join(dir, 'clip-2mbit.flv');
+  execFileSync('ffmpeg', [
+    '-hide_banner', '-loglevel', 'error', '-y',
+    '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440',
+    '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '1900k', '-maxrate', '1900k', '-bufsize', '3800k',
+    '-g', '60', '-keyint_min', '60', '-sc_threshold', '0', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '96k', file,
+  ]);
+  return file;
+}
+
+export async function readText(path: string): Promise<string | undefined> {
+  return readFile(path, 'utf8').catch(() => undefined);
+}
+
+export const ratio = (ours: number, theirs: number) => (theirs === 0 ? NaN : ours / theirs);

@@ -1,0 +1,19 @@
+export type Action = 'publish' | 'play';
+
+/** What the RTMP side knows when a client issues publish or play; all an authenticator may use. */
+export interface AccessRequest {
+  action: Action;
+  /** Application name from the connect command. */
+  app: string;
+  /** Stream name without its query string. */
+  streamName: string;
+  /** The `token` query parameter; undefined when the URL carried none (or an empty one). */
+  token: string | undefined;
+  /** `<ip>:<port>` of the client. */
+  remoteAddr: string;
+}
+
+export const streamKeyOf = (request: Pick<AccessRequest, 'app' | 'streamName'>) => `${request.app}/${request.streamName}`;
+
+/** Stream keys as node-media-server accepts them (its names must match `^[A-Za-z0-9_-]+$`). */
+export const STREAM_KEY_PATTERN = /^[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+$/;

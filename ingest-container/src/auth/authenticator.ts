@@ -1,0 +1,46 @@
+import type { AccessRequest } from './access-request';
+import { askCallback } from './callback';
+import { TokenFile } from './token-file';
+import { TokenTable } from './token-table';
+
+export const AUTH_MODES = ['none', 'token', 'file', 'callback'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+export type AuthConfig =
+  | { mode: 'none' }
+  | { mode: 'token'; tokens: ReadonlyMap<string, string> }
+  | { mode: 'file'; path: string }
+  | { mode: 'callback'; url: string; timeoutMs: number };
+
+/**
+ * The one question the RTMP side asks. `check` resolves to allow, or throws
+ * ErrUnauthorized (the answer is no) or AuthServiceUnavailable (no answer);
+ * both deny.
+ */
+export interface Authenticator {
+  readonly mode: AuthMode;
+  check(request: AccessRequest): Promise<void>;
+  /** Mode `file` re-reads its file (SIGHUP); a no-op elsewhere. Throws when the file is unusable, keeping the old map. */
+  reload(): Promise<void>;
+}
+
+export async function createAuthenticator(config: AuthConfig): Promise<Authenticator> {
+  switch (config.mode) {
+    case 'none':
+      return { mode: 'none', check: async () => undefined, reload: async () => undefined };
+    case 'token': {
+      const table = new TokenTable(config.tokens);
+      return { mode: 'token', check: async (request) => table.check(request), reload: async () => undefined };
+    }
+    case 'file': {
+      const file = await TokenFile.load(config.path);
+      return { mode: 'file', check: async (request) => file.check(request), reload: () => file.reload() };
+    }
+    case 'callback':
+      return {
+        mode: 'callback',
+        check: (request) => askCallback(config.url, config.timeoutMs, request),
+        reload: async () => undefined,
+      };
+  }
+}

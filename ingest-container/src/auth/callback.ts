@@ -1,0 +1,43 @@
+import { streamKeyOf, type AccessRequest } from './access-request';
+import { AuthServiceUnavailable, invalidCredentials, tokenMissing } from './errors';
+
+/** The spec's callback body; the token travels here in clear, so use an https URL off-box. */
+export function callbackBody(request: AccessRequest) {
+  return {
+    action: request.action,
+    app: request.app,
+    stream_name: request.streamName,
+    stream_key: streamKeyOf(request),
+    token: request.token ?? '',
+    remote_addr: request.remoteAddr,
+  };
+}
+
+/**
+ * Mode `callback`: one POST per check, no state kept. Only 200 passes. Any
+ * other answer is a rejection, except 5xx, which says the service failed
+ * rather than that the credentials are wrong; it denies all the same.
+ */
+export async function askCallback(url: string, timeoutMs: number, request: AccessRequest): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(callbackBody(request)),
+      // A redirect is an answer other than 200, not something to follow.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const timedOut = error instanceof Error && error.name === 'TimeoutError';
+    throw new AuthServiceUnavailable(timedOut ? `auth callback timed out after ${timeoutMs} ms` : 'auth callback unreachable', {
+      cause: error,
+    });
+  }
+  // Free the connection whatever the body; only the status matters.
+  await response.body?.cancel().catch(() => undefined);
+  if (response.status === 200) return;
+  if (response.status >= 500) throw new AuthServiceUnavailable(`auth callback answered ${response.status}`);
+  throw request.token === undefined ? tokenMissing() : invalidCredentials();
+}

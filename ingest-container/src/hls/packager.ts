@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BaseSession from 'node-media-server/src/session/base_session.js';
+import type BroadcastServer from 'node-media-server/src/server/broadcast_server.js';
+import type { Logger } from '../log';
+import { ffmpegArgs, type PackagingOptions } from './ffmpeg-args';
+import type { HlsStore } from './store';
+import { startUploader } from './uploader';
+
+export interface HlsConfig extends PackagingOptions {
+  store: HlsStore;
+  ffmpegPath: string;
+}
+
+/** How long ffmpeg gets to write its final segment and playlist after its input ends. */
+const FFMPEG_EXIT_TIMEOUT_MS = 15_000;
+
+/**
+ * A subscriber of the broadcast that writes FLV into ffmpeg's stdin, like
+ * node-media-server's own NodeRecordSession writes a file. Its empty `ip`
+ * marks it internal: node-media-server emits no play events for it.
+ */
+class FlvPipe extends BaseSession {
+  constructor(
+    streamPath: string,
+    private readonly sink: NodeJS.WritableStream,
+  ) {
+    super();
+    this.protocol = 'flv';
+    this.streamPath = streamPath;
+  }
+
+  override sendBuffer = (buffer: Buffer) => {
+    this.outBytes += buffer.length;
+    this.sink.write(buffer);
+  };
+}
+
+export interface HlsJob {
+  /** Ends the input, lets ffmpeg write the final playlist (`#EXT-X-ENDLIST`), uploads what is left. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Packages one publish: ffmpeg fed in-process from the broadcast, output
+ * uploaded under `streams/<streamName>/` as it appears.
+ */
+export async function startHlsJob(args: {
+  broadcast: BroadcastServer;
+  streamName: string;
+  publishId: string;
+  config: HlsConfig;
+  log: Logger;
+}): Promise<HlsJob> {
+  const { broadcast, streamName, publishId, config, log } = args;
+  const workDir = await mkdtemp(join(tmpdir(), 'stagedoor-hls-'));
+  const keyPrefix = `streams/${streamName}/`;
+  const uploader = startUploader({ workDir, keyPrefix, store: config.store, log });
+  // Own process group: a Ctrl-C in the terminal must not kill ffmpeg before we close its input and it writes the
+  // final playlist. It still ends with us: our death closes its stdin.
+  const ffmpeg = spawn(config.ffmpegPath, ffmpegArgs(workDir, publishId, config), { stdio: ['pipe', 'ignore', 'pipe'], detached: true });
+
+  let stderr = '';
+  ffmpeg.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  // ffmpeg gone means writes fail with EPIPE; its exit is reported below.
+  ffmpeg.stdin.on('error', () => undefined);
+  const exited = new Promise<number | null>((resolve) => {
+    ffmpeg.once('error', (error) => {
+      log.error('ffmpeg could not start', { stream_name: streamName, ffmpeg: config.ffmpegPath, error: error.message });
+      resolve(null);
+    });
+    ffmpeg.once('close', (code, signal) => {
+      if (code !== 0) log.error('ffmpeg ended with an error', { stream_name: streamName, code, signal, stderr: stderr.trim() });
+      resolve(code);
+    });
+  });
+
+  const pipe = new FlvPipe(broadcast.streamPath, ffmpeg.stdin);
+  broadcast.postPlay(pipe);
+  log.info('hls packaging started', { stream_name: streamName, publish_id: publishId, store: config.store.location });
+
+  let stopping: Promise<void> | undefined;
+  return {
+    stop() {
+      stopping ??= (async () => {
+        broadcast.donePlay(pipe);
+        ffmpeg.stdin.end();
+        const killer = setTimeout(() => ffmpeg.kill('SIGKILL'), FFMPEG_EXIT_TIMEOUT_MS);
+        await exited;
+        clearTimeout(killer);
+        await uploader.finish();
+        await rm(workDir, { recursive: true, force: true });
+        log.info('hls packaging ended', { stream_name: streamName, publish_id: publishId });
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import type BroadcastServer from 'node-media-server/src/server/broadcast_server.js';
+import { describeError, type Logger } from './log';
+import { startHlsJob, type HlsConfig, type HlsJob } from './hls/packager';
+import type { LiveNotifier } from './platform/live-notifier';
+import type { GatedRtmpSession } from './rtmp/gated-session';
+
+interface Publication {
+  streamName: string;
+  broadcast: BroadcastServer;
+  /** The connected publisher; it changes when the same client resumes within the grace window. */
+  publisher: GatedRtmpSession;
+  hls: Promise<HlsJob | undefined>;
+}
+
+/**
+ * A publication runs from an accepted publish until node-media-server ends
+ * the publish (publisher gone and its grace window over, or ended by us). A
+ * resume within the grace window continues the same publication: same HLS
+ * job, same playlist, no status change. Starting: HLS packaging and
+ * `live: true`; ending: final playlist uploaded, then `live: false`.
+ */
+export function createPublications(deps: { hls: HlsConfig | undefined; notifier: LiveNotifier; log: Logger }) {
+  const { hls, notifier, log } = deps;
+  const live = new Map<string, Publication>();
+  const ending = new Set<Promise<void>>();
+
+  function started(session: GatedRtmpSession): void {
+    const current = live.get(session.streamPath);
+    if (current) {
+      current.publisher = session;
+      log.info('publish resumed', { stream_name: current.streamName, conn_id: session.id });
+      return;
+    }
+    const streamName = session.streamName;
+    const job = hls
+      ? startHlsJob({ broadcast: session.broadcast, streamName, publishId: session.id, config: hls, log }).catch((error) => {
+          log.error('hls packaging failed to start', { stream_name: streamName, error: describeError(error) });
+          return undefined;
+        })
+      : Promise.resolve(undefined);
+    live.set(session.streamPath, { streamName, broadcast: session.broadcast, publisher: session, hls: job });
+    void notifier.notify(streamName, true);
+  }
+
+  function ended(streamPath: string): void {
+    const publication = live.get(streamPath);
+    if (!publication) return;
+    live.delete(streamPath);
+    const done = (async () => {
+      await (await publication.hls)?.stop();
+      await notifier.notify(publication.streamName, false);
+      log.info('publication ended', { stream_name: publication.streamName });
+    })().finally(() => ending.delete(done));
+    ending.add(done);
+  }
+
+  /**
+   * Ends a publication now, without a grace window: the publisher is cut
+   * (recheck) or the server stops. Its input is dropped from here on.
+   */
+  function end(streamPath: string): void {
+    const publication = live.get(streamPath);
+    if (!publication) return;
+    publication.publisher.stopInput();
+    publication.broadcast._finishPublish();
+  }
+
+  return {
+    started,
+    ended,
+    end,
+    /** Publishers on air now (not those inside a grace window). */
+    onAir(): GatedRtmpSession[] {
+      return [...live.values()].filter((p) => p.broadcast.getPublishStatus() === 'publishing').map((p) => p.publisher);
+    },
+    streamPaths: () => [...live.keys()],
+    /** Waits for every ending publication to finish its uploads and notices. */
+    async drain(): Promise<void> {
+      while (ending.size > 0) await Promise.all([...ending]);
+    },
+  };
+}
+
+export type Publications = ReturnType<typeof createPublications>;

@@ -1,0 +1,164 @@
+import querystring from 'node:querystring';
+import type { Socket } from 'node:net';
+import RtmpSession from 'node-media-server/src/session/rtmp_session.js';
+import type { AccessRequest, Action } from '../auth/access-request';
+import { ErrUnauthorized, SERVICE_UNAVAILABLE_DESCRIPTION } from '../auth/errors';
+import type { Logger } from '../log';
+
+/** What a session asks of its server: the check, and what to do after a rejection. */
+export interface SessionGate {
+  readonly log: Logger;
+  /** Applied to the stream's broadcast on every accepted publish. */
+  readonly publishGraceMs: number;
+  /** Resolves to allow; throws to deny (ErrUnauthorized or a transport failure). */
+  check(request: AccessRequest): Promise<void>;
+  rejected(session: GatedRtmpSession, request: AccessRequest, error: unknown): void;
+}
+
+/** node-media-server's own rule for app and stream names (it ends the socket silently otherwise). */
+const SAFE_NAME = /^[A-Za-z0-9_-]+$/;
+
+/** Time a closed-by-us connection gets to flush its last status before it is destroyed. */
+const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * node-media-server's RTMP session with the publish and play commands gated.
+ *
+ * Its own hooks fire after it has already answered `NetStream.*.Start`, so
+ * the check has to sit in the protocol layer instead: `rtmp.onPublish` and
+ * `rtmp.onPlay` are replaced, the socket is paused while the check runs, and
+ * only an accepted command reaches node-media-server (Start status, broadcast
+ * registration, publish). A rejected one gets the Unauthorized status at level
+ * `error` (the level clients show) and the connection closes: it never
+ * touches a broadcast, so it leaves no publisher, no grace window and no HLS
+ * job behind.
+ */
+export class GatedRtmpSession extends RtmpSession {
+  /** Set once the publish or play command passed its check. */
+  admitted: Action | undefined;
+  /** The request that admitted this session; the callback recheck asks it again. */
+  accessRequest: AccessRequest | undefined;
+  /** Nothing the client sends after a rejection or a cut may reach a broadcast. */
+  private discardInput = false;
+  private streamCommandSeen = false;
+
+  constructor(
+    socket: Socket,
+    /** The server this session belongs to (node-media-server's events are process-wide). */
+    readonly gate: SessionGate,
+  ) {
+    super(socket);
+    this.rtmp.onPublish = (command) => this.gateStreamCommand('publish', command.streamName);
+    this.rtmp.onPlay = (command) => this.gateStreamCommand('play', command.streamName);
+  }
+
+  override onData = (data: Buffer) => {
+    if (this.discardInput) return;
+    this.inBytes += data.length;
+    const error = this.rtmp.parserData(data);
+    if (error != null) {
+      this.gate.log.warn('rtmp parse error', { conn_id: this.id, error });
+      this.socket.end();
+    }
+  };
+
+  override onClose = () => {
+    if (this.admitted === 'publish') this.broadcast.donePublish(this);
+    else if (this.admitted === 'play') this.broadcast.donePlay(this);
+    this.gate.log.debug('connection closed', { conn_id: this.id, remote_addr: this.ip });
+  };
+
+  /** Closes the connection after an `error`-level status with this description (used by the recheck too). */
+  deny(action: Action, description: string): void {
+    const code = action === 'publish' ? 'NetStream.Publish.Unauthorized' : 'NetStream.Play.Unauthorized';
+    this.refuse(code, description);
+  }
+
+  private refuse(code: string, description: string): void {
+    this.discardInput = true;
+    if (!this.socket.destroyed) this.rtmp.sendStatusMessage(this.rtmp.streamId, 'error', code, description);
+    // Resume so the client's FIN is read and the socket can close; the data itself is dropped.
+    this.socket.resume();
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref();
+  }
+
+  private gateStreamCommand(action: Action, fullName: string): void {
+    const rtmp = this.rtmp;
+    // Read now: the parser moves on to the next message as soon as this returns.
+    rtmp.streamId = rtmp.parserPacket.header.stream_id;
+    if (this.streamCommandSeen) {
+      // One stream per connection, as OBS and ffmpeg use it; a second command would bypass the check's bookkeeping.
+      return this.refuse(action === 'publish' ? 'NetStream.Publish.BadName' : 'NetStream.Play.Failed', 'one stream per connection');
+    }
+    this.streamCommandSeen = true;
+    const queryAt = fullName.indexOf('?');
+    const streamName = queryAt === -1 ? fullName : fullName.slice(0, queryAt);
+    const query = querystring.parse(queryAt === -1 ? '' : fullName.slice(queryAt + 1));
+    rtmp.streamName = streamName;
+    rtmp.streamQuery = query;
+    const app = rtmp.streamApp ?? '';
+    if (!SAFE_NAME.test(app) || !SAFE_NAME.test(streamName)) {
+      this.gate.log.info('stream name refused', { conn_id: this.id, action, remote_addr: this.ip });
+      return this.refuse(action === 'publish' ? 'NetStream.Publish.BadName' : 'NetStream.Play.StreamNotFound', 'invalid stream name');
+    }
+    const request: AccessRequest = { action, app, streamName, token: tokenOf(query.token), remoteAddr: remoteAddrOf(this.socket) };
+
+    this.socket.pause();
+    this.gate.check(request).then(
+      () => this.admit(request),
+      (error: unknown) => {
+        const description = error instanceof ErrUnauthorized ? error.message : SERVICE_UNAVAILABLE_DESCRIPTION;
+        this.deny(action, description);
+        this.gate.rejected(this, request, error);
+      },
+    );
+  }
+
+  private admit(request: AccessRequest): void {
+    // The client may have left while the check ran: then there is nothing to start.
+    if (this.socket.destroyed) return;
+    const rtmp = this.rtmp;
+    this.onConnect({ app: request.app, name: request.streamName, host: rtmp.streamHost, query: rtmp.streamQuery });
+    if (request.action === 'publish') {
+      if (this.broadcast.getPublishStatus() === 'publishing') {
+        this.gate.log.info('publish refused: stream already has a publisher', { conn_id: this.id, app: request.app, stream_name: request.streamName });
+        return this.refuse('NetStream.Publish.BadName', 'stream already publishing');
+      }
+      this.broadcast.publishGraceMs = this.gate.publishGraceMs;
+      this.admitted = 'publish';
+      this.accessRequest = request;
+      rtmp.respondPublish();
+      this.onPush();
+    } else {
+      this.admitted = 'play';
+      this.accessRequest = request;
+      rtmp.respondPlay();
+      this.onPlay();
+    }
+    this.gate.log.info(`${request.action} accepted`, {
+      conn_id: this.id,
+      stream_key: `${request.app}/${request.streamName}`,
+      remote_addr: this.ip,
+    });
+    this.socket.resume();
+  }
+
+  /** Stop feeding the broadcast and close; used when a live publisher is cut or the server shuts down. */
+  stopInput(): void {
+    this.discardInput = true;
+  }
+}
+
+/** `<ip>:<port>`; IPv4 clients of a dual-stack listener without their `::ffff:` prefix, IPv6 in brackets. */
+function remoteAddrOf(socket: Socket): string {
+  const ip = (socket.remoteAddress ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  return `${ip.includes(':') ? `[${ip}]` : ip}:${socket.remotePort ?? 0}`;
+}
+
+/** An empty `?token=` counts as missing; a repeated `token` uses its first non-empty value. */
+function tokenOf(value: string | string[] | undefined): string | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (Array.isArray(value)) return value.find((token) => token !== '');
+  return undefined;
+}

@@ -1,0 +1,217 @@
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import tls from 'node:tls';
+import Context from 'node-media-server/src/core/context.js';
+import nmsLogger from 'node-media-server/src/core/logger.js';
+import type BaseSession from 'node-media-server/src/session/base_session.js';
+import { streamKeyOf, type AccessRequest } from './auth/access-request';
+import { createAuthenticator, type AuthConfig } from './auth/authenticator';
+import { ErrUnauthorized } from './auth/errors';
+import type { HlsConfig } from './hls/packager';
+import { createHookSender, type Webhooks } from './hooks/webhooks';
+import { createLogger, describeError, type Logger, type LogLevel } from './log';
+import { createLiveNotifier, type PlatformConfig } from './platform/live-notifier';
+import { createPublications } from './publications';
+import { GatedRtmpSession, type SessionGate } from './rtmp/gated-session';
+
+export interface ListenAddress {
+  /** Omit to listen on every interface. */
+  host?: string;
+  /** 0 picks a free port. */
+  port: number;
+}
+
+export interface IngestOptions {
+  /** Plain RTMP; `null` turns it off (RTMPS only). Default: every interface, port 1935. */
+  listen?: ListenAddress | null;
+  /** RTMPS: PEM files of the certificate (chain) and its key. */
+  tls?: ListenAddress & { certFile: string; keyFile: string };
+  auth: AuthConfig;
+  /** Mode `callback` only: re-ask for every live publisher this often and cut those now denied. 0 = off. */
+  recheckIntervalMs?: number;
+  webhooks?: Webhooks;
+  webhookTimeoutMs?: number;
+  /** Without it, streams are relayed over RTMP only. */
+  hls?: HlsConfig;
+  /** Where to say a stream went live or ended; without it nobody is told. */
+  platform?: PlatformConfig;
+  /** How long a dropped publisher may reconnect and continue the same stream (node-media-server's window). Default 30 s. */
+  publishGraceMs?: number;
+  logLevel?: LogLevel;
+  log?: Logger;
+}
+
+export interface IngestServer {
+  /** `rtmp://host:port` (no app), when the plain listener is on. */
+  url: string | undefined;
+  /** `rtmps://host:port`, when RTMPS is on. */
+  tlsUrl: string | undefined;
+  /** Mode `file`: re-read the token file (what SIGHUP does). Never re-checks streams already authenticated. */
+  reloadAuth(): Promise<void>;
+  /** Stops accepting, ends every stream (final playlists), finishes uploads and notices, then closes. */
+  close(): Promise<void>;
+}
+
+/**
+ * node-media-server's RTMP server cannot be used as is: it takes no port 0,
+ * exits the process when a port is taken, and would start ungated sessions.
+ * So the listeners are ours and hand each connection to a GatedRtmpSession;
+ * the protocol and the broadcast fan-out stay node-media-server's. Its state
+ * (broadcasts by stream path) is per process, so run one server per process
+ * or keep stream names distinct.
+ */
+export async function startIngestServer(options: IngestOptions): Promise<IngestServer> {
+  const log = options.log ?? createLogger(options.logLevel ?? 'info');
+  // Its logger prints to stdout; keep it to errors unless we debug.
+  nmsLogger.level = options.logLevel === 'debug' ? 'debug' : 'error';
+
+  const authenticator = await createAuthenticator(options.auth);
+  const hooks = createHookSender(options.webhooks ?? {}, options.webhookTimeoutMs ?? 5_000, log);
+  const notifier = createLiveNotifier(options.platform, log);
+  const publications = createPublications({ hls: options.hls, notifier, log });
+  const sessions = new Set<GatedRtmpSession>();
+
+  const authFailed = (session: GatedRtmpSession, request: AccessRequest, error: unknown, recheck: boolean) => {
+    const fields = { conn_id: session.id, action: request.action, stream_key: streamKeyOf(request), remote_addr: request.remoteAddr };
+    if (error instanceof ErrUnauthorized) log.info('auth failed', { ...fields, error: error.message, recheck });
+    else log.warn('auth check could not be made, denied', { ...fields, error: describeError(error), recheck });
+    hooks.send({
+      event: 'auth_failed',
+      time: new Date().toISOString(),
+      conn_id: session.id,
+      action: request.action,
+      app: request.app,
+      stream_name: request.streamName,
+      stream_key: streamKeyOf(request),
+      error: error instanceof Error ? error.message : String(error),
+      recheck,
+      remote_addr: request.remoteAddr,
+    });
+  };
+
+  const gate: SessionGate = {
+    log,
+    publishGraceMs: options.publishGraceMs ?? 30_000,
+    check: (request) => authenticator.check(request),
+    rejected: (session, request, error) => authFailed(session, request, error, false),
+  };
+
+  // node-media-server announces publishes on one process-wide emitter; take only our own sessions.
+  const ours = (session: BaseSession): session is GatedRtmpSession => session instanceof GatedRtmpSession && session.gate === gate;
+  const onPostPublish = (session: BaseSession) => ours(session) && publications.started(session);
+  const onDonePublish = (session: BaseSession) => ours(session) && publications.ended(session.streamPath);
+  Context.eventEmitter.on('postPublish', onPostPublish);
+  Context.eventEmitter.on('donePublish', onDonePublish);
+
+  const accept = (socket: net.Socket) => {
+    // RTMP commands are small messages answered one by one; Nagle would hold each answer for a delayed ACK.
+    socket.setNoDelay(true);
+    const session = new GatedRtmpSession(socket, gate);
+    sessions.add(session);
+    socket.once('close', () => sessions.delete(session));
+    session.run();
+  };
+
+  const listeners: net.Server[] = [];
+  let url: string | undefined;
+  let tlsUrl: string | undefined;
+  try {
+    if (options.listen !== null) {
+      const server = net.createServer(accept);
+      listeners.push(server);
+      url = `rtmp://${await listen(server, options.listen ?? { port: 1935 })}`;
+    }
+    if (options.tls) {
+      const server = tls.createServer({ cert: readFileSync(options.tls.certFile), key: readFileSync(options.tls.keyFile) }, accept);
+      server.on('tlsClientError', (error) => log.debug('tls handshake failed', { error: error.message }));
+      listeners.push(server);
+      tlsUrl = `rtmps://${await listen(server, options.tls)}`;
+    }
+  } catch (error) {
+    await Promise.all(listeners.map((server) => new Promise((resolve) => server.close(resolve))));
+    throw error;
+  }
+
+  const recheck = startRecheck(options, authenticator.mode, log, async () => {
+    for (const session of publications.onAir()) {
+      const request = session.accessRequest!;
+      try {
+        await authenticator.check(request);
+      } catch (error) {
+        if (!(error instanceof ErrUnauthorized)) {
+          // Like nginx-rtmp's on_update in its default mode: no answer is not a no, the stream stays.
+          log.warn('recheck could not be made, publisher kept', { conn_id: session.id, stream_key: streamKeyOf(request), error: describeError(error) });
+          continue;
+        }
+        if (publications.onAir().includes(session)) {
+          authFailed(session, request, error, true);
+          session.deny('publish', error.message);
+          publications.end(session.streamPath);
+        }
+      }
+    }
+  });
+
+  log.info('rtmp ingest listening', { url, tls_url: tlsUrl, auth_mode: authenticator.mode, hls: options.hls?.store.location ?? 'off' });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    tlsUrl,
+    async reloadAuth() {
+      if (authenticator.mode !== 'file') return log.info('reload ignored: only mode file reloads', { auth_mode: authenticator.mode });
+      try {
+        await authenticator.reload();
+        log.info('auth file reloaded');
+      } catch (error) {
+        log.error('auth file reload failed, previous tokens kept', { error: describeError(error) });
+      }
+    },
+    close() {
+      closing ??= (async () => {
+        recheck.stop();
+        const stopped = Promise.all(listeners.map((server) => new Promise((resolve) => server.close(resolve))));
+        for (const streamPath of publications.streamPaths()) publications.end(streamPath);
+        await publications.drain();
+        await recheck.idle();
+        for (const session of sessions) session.socket.destroy();
+        await stopped;
+        await hooks.settle();
+        Context.eventEmitter.off('postPublish', onPostPublish);
+        Context.eventEmitter.off('donePublish', onDonePublish);
+        log.info('rtmp ingest stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+async function listen(server: net.Server, address: ListenAddress): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(address.port, address.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = server.address() as net.AddressInfo;
+  const host = !address.host || address.host === '0.0.0.0' || address.host === '::' ? '127.0.0.1' : address.host;
+  return `${host.includes(':') ? `[${host}]` : host}:${bound.port}`;
+}
+
+/** One recheck round at a time; a slow callback never stacks rounds. */
+function startRecheck(options: IngestOptions, mode: string, log: Logger, round: () => Promise<void>) {
+  const interval = options.recheckIntervalMs ?? 0;
+  let current: Promise<void> | undefined;
+  if (interval <= 0 || mode !== 'callback') {
+    if (interval > 0) log.warn('recheck applies to mode callback only; off', { auth_mode: mode });
+    return { stop: () => undefined, idle: async () => undefined };
+  }
+  const timer = setInterval(() => {
+    current ??= round()
+      .catch((error) => log.error('recheck round failed', { error: describeError(error) }))
+      .finally(() => (current = undefined));
+  }, interval);
+  timer.unref();
+  return { stop: () => clearInterval(timer), idle: async () => void (await current) };
+}

@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalSystem, type LocalSystem } from '../support/local-system';
+
+/**
+ * A real publish (ffmpeg → RTMP ingest → local S3) played through the media
+ * server: the keys the ingest writes are the ones the media server serves.
+ */
+let system: LocalSystem;
+let publisher: ChildProcess | undefined;
+let manifestUrl: string;
+let playbackToken: string;
+
+const withToken = (url: string | URL) => fetch(url, { headers: { authorization: `Bearer ${playbackToken}` } });
+
+beforeAll(async () => {
+  system = await startLocalSystem();
+  const api = system.urls.api!;
+  const login = await fetch(`${api}/api/admin/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ password: system.adminPassword }),
+  });
+  const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
+  const admin = (path: string, method = 'GET', body?: unknown) =>
+    fetch(`${api}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', cookie },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then((response) => response.json());
+
+  const now = Date.now();
+  const event = await admin('/api/admin/events', 'POST', {
+    title: 'Live HLS',
+    startsAt: new Date(now - 3_600_000).toISOString(),
+    endsAt: new Date(now + 3_600_000).toISOString(),
+  });
+  const details = await admin(`/api/admin/events/${event.id}`);
+  const { tokens } = await admin(`/api/admin/events/${event.id}/tokens`, 'POST', { count: 1, label: 'live' });
+  const grant = await fetch(`${api}/api/tokens/validate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: tokens[0].code }),
+  }).then((response) => response.json());
+  playbackToken = grant.playbackToken;
+  manifestUrl = `${system.urls.media}${grant.streamPath}index.m3u8`;
+
+  publisher = spawn(
+    'ffmpeg',
+    ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine',
+      '-t', '30', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-c:a', 'aac', '-f', 'flv',
+      `${system.urls.rtmp}/${details.ingest.streamKey}`],
+    { stdio: 'ignore' },
+  );
+  // The first segment appears a few seconds after publish starts; the hook timeout bounds the wait.
+  while ((await withToken(manifestUrl)).status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+});
+
+afterAll(async () => {
+  publisher?.kill('SIGKILL');
+  await system?.stop();
+});
+
+describe('live HLS through the media server', () => {
+  it('serves the entry playlist and its first segment with the right headers', async () => {
+    const manifest = await withToken(manifestUrl);
+    expect(manifest.status).toBe(200);
+    expect(manifest.headers.get('content-type')).toBe('application/vnd.apple.mpegurl');
+    expect(manifest.headers.get('cache-control')).toBe('no-cache');
+    const segmentName = (await manifest.text()).split('\n').find((line) => line.endsWith('.ts'))!;
+
+    const segment = await withToken(new URL(segmentName, manifestUrl));
+    expect(segment.status).toBe(200);
+    expect(segment.headers.get('content-type')).toBe('video/mp2t');
+    expect(segment.headers.get('cache-control')).toContain('immutable');
+    // MPEG-TS packets start with the sync byte 0x47.
+    expect(new Uint8Array(await segment.arrayBuffer())[0]).toBe(0x47);
+  });
+
+  it('accepts the token as a query parameter and refuses a request without one', async () => {
+    expect((await fetch(`${manifestUrl}?token=${playbackToken}`)).status).toBe(200);
+    expect((await fetch(manifestUrl)).status).toBe(401);
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * Issue 6, the admin console's remaining duties in a real browser against
+ * `npm start`'s program (no stream needed): keyboard sign-in, form errors,
+ * edit, codes (generate, filter, bulk revoke, unrevoke, CSV export), stream
+ * key, media cache, activate/deactivate, archive and its filter, delete with
+ * confirmation, sign out. Screenshots go to test-artifacts/web/.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalSystem, type LocalSystem } from '../support/local-system';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const artifacts = fileURLToPath(new URL('../../test-artifacts/web/', import.meta.url));
+
+describe('web: admin console', () => {
+  let system: LocalSystem;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await mkdir(artifacts, { recursive: true });
+    system = await startLocalSystem();
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  it('manages an event and its codes from sign-in to sign-out', async () => {
+    const api = system.urls.api!;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    let signedIn = false;
+    page.on('console', (message) => {
+      if (message.type() !== 'error') return;
+      // Before sign-in the session check answers 401; the browser logs that answer.
+      if (!signedIn && /status of 401/.test(message.text())) return;
+      problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(`uncaught ${error.message}`));
+    const notice = () => page.locator('#status').textContent();
+    const confirm = async (button: string) => {
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: button }).click();
+      await dialog.waitFor({ state: 'detached' });
+    };
+
+    // Sign in with the keyboard only.
+    await page.goto(`${api}/admin/`);
+    await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('password');
+    await page.keyboard.type(system.adminPassword);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    signedIn = true;
+    expect(await page.locator('.stats').textContent()).toMatch(/Events0/);
+
+    // A form error lands on its field, with focus.
+    await page.getByRole('link', { name: 'New event' }).click();
+    await page.getByRole('button', { name: 'Create event' }).click();
+    expect(await page.locator('#title-error').textContent()).toBe('Enter a title.');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('title');
+    expect(await page.getByLabel('Title').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Title').fill('Console check');
+    await page.getByRole('button', { name: 'Create event' }).click();
+    await page.getByRole('heading', { name: 'Console check' }).waitFor();
+    expect(await notice()).toMatch(/created/);
+
+    // Edit.
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByLabel('Title').fill('Console check, edited');
+    await page.getByLabel('Access window (hours)').fill('72');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'Console check, edited' }).waitFor();
+    expect(await page.locator('.event-header').textContent()).toMatch(/codes work for 72 h/);
+
+    // Codes: a batch too large is refused before the API; then 5 with a label.
+    await page.getByLabel('How many').fill('501');
+    await page.getByRole('button', { name: 'Generate codes' }).click();
+    expect(await page.locator('#code-count-error').textContent()).toMatch(/1 to 500/);
+    await page.getByLabel('How many').fill('5');
+    await page.getByLabel('Label').fill('press');
+    await page.getByRole('button', { name: 'Generate codes' }).click();
+    await expect.poll(() => page.locator('tr[data-code]').count()).toBe(5);
+    const codes = await page.locator('tr[data-code]').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.code!));
+
+    // Bulk revoke two selected codes, after confirming.
+    await page.getByRole('checkbox', { name: `Select code ${codes[0]}` }).check();
+    await page.getByRole('checkbox', { name: `Select code ${codes[1]}` }).check();
+    await page.getByRole('button', { name: 'Revoke selected (2)' }).click();
+    await confirm('Revoke 2 codes');
+    await expect.poll(notice).toBe('2 codes revoked.');
+    await page.getByLabel('Show codes').selectOption('revoked');
+    await expect.poll(() => page.locator('tr[data-code]').count()).toBe(2);
+    await page.getByLabel('Show codes').selectOption('active');
+    await expect.poll(() => page.locator('tr[data-code]').count()).toBe(3);
+    await page.getByLabel('Show codes').selectOption('');
+    await page.getByRole('button', { name: `Unrevoke code ${codes[0]}` }).click();
+    await expect.poll(notice).toBe(`Code ${codes[0]} restored.`);
+    await expect.poll(() => page.locator('.stats').textContent()).toMatch(/Revoked1/);
+    await page.screenshot({ path: `${artifacts}admin-codes.png`, fullPage: true });
+
+    // CSV export.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    const csv = await readFile((await download.path())!, 'utf8');
+    const lines = csv.trim().split(/\r?\n/);
+    expect(lines[0]).toBe('code,label,status,createdAt,expiresAt');
+    expect(lines).toHaveLength(6);
+    expect(csv).toContain(codes[1]!);
+
+    // Stream key: shown on request, replaced after confirming.
+    const key = page.getByRole('textbox', { name: 'Stream key', exact: true });
+    expect(await key.getAttribute('type')).toBe('password');
+    await page.getByRole('button', { name: 'Show Stream key' }).click();
+    expect(await key.getAttribute('type')).toBe('text');
+    const oldKey = await key.inputValue();
+    await page.getByRole('button', { name: 'New stream key' }).click();
+    await confirm('New stream key');
+    await expect.poll(() => key.inputValue()).not.toBe(oldKey);
+
+    await page.getByRole('button', { name: 'Clear media cache' }).click();
+    await confirm('Clear cache');
+    await expect.poll(notice).toBe('Media cache cleared.');
+
+    // Deactivate and activate.
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await expect.poll(() => page.locator('.badges').textContent()).toMatch(/Inactive/);
+    await page.getByRole('button', { name: 'Activate' }).click();
+    await expect.poll(() => page.locator('.badges').textContent()).toMatch(/Active/);
+
+    // Archive: gone from Current, listed under Archived; unarchive.
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await expect.poll(() => page.locator('.badges').textContent()).toMatch(/Archived/);
+    await page.getByRole('link', { name: '← All events' }).click();
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Console check, edited' }).count()).toBe(0);
+    await page.getByRole('radio', { name: 'Archived' }).check();
+    await page.getByRole('link', { name: 'Console check, edited' }).click();
+    await page.getByRole('button', { name: 'Unarchive' }).click();
+    await expect.poll(() => page.locator('.badges').textContent()).not.toMatch(/Archived/);
+
+    // Delete: Escape cancels, then confirm.
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delete');
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await confirm('Delete event');
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await expect.poll(notice).toMatch(/deleted/);
+    await page.getByRole('radio', { name: 'All' }).check();
+    expect(await page.getByRole('link', { name: 'Console check, edited' }).count()).toBe(0);
+    await page.screenshot({ path: `${artifacts}admin-dashboard-after.png`, fullPage: true });
+
+    // Sign out; the API no longer accepts the old page's requests.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+    signedIn = false;
+    const after = await page.evaluate(() => fetch('/api/admin/events').then((response) => response.status));
+    expect(after).toBe(401);
+
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+});

@@ -1,0 +1,144 @@
+/** Real clients for the ingest tests: ffmpeg as publisher and player, node-media-server's RTMP client for exact status codes, small HTTP servers. */
+import { spawn, execFile } from 'node:child_process';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { AddressInfo } from 'node:net';
+import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
+import { createLogger } from '../../ingest-container/src/log';
+
+export const tempDir = (prefix: string) => mkdtemp(join(tmpdir(), `stagedoor-${prefix}-`));
+
+export interface Run {
+  /** Exit code (null when killed by a signal) and everything printed on stderr. */
+  done: Promise<{ code: number | null; stderr: string }>;
+  running(): boolean;
+  stop(): Promise<{ code: number | null; stderr: string }>;
+}
+
+export function run(command: string, args: string[]): Run {
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+  return {
+    done,
+    running: () => child.exitCode === null && child.signalCode === null,
+    stop: () => {
+      child.kill('SIGINT');
+      return done;
+    },
+  };
+}
+
+/** ffmpeg publishing a test pattern with sound; `seconds` undefined = until stopped. */
+export function publish(url: string, seconds?: number): Run {
+  return run('ffmpeg', [
+    '-hide_banner', '-loglevel', 'error', '-re',
+    '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25',
+    '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
+    ...(seconds === undefined ? [] : ['-t', String(seconds)]),
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-pix_fmt', 'yuv420p',
+    '-c:a', 'aac', '-f', 'flv', url,
+  ]);
+}
+
+/** ffmpeg playing `seconds` of the stream and discarding it; exits 0 only if media arrived. */
+export function play(url: string, seconds = 1): Promise<{ code: number | null; stderr: string }> {
+  return run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-rw_timeout', '15000000', '-i', url, '-t', String(seconds), '-f', 'null', '-']).done;
+}
+
+export const ffprobe = (args: string[]) => promisify(execFile)('ffprobe', args, { encoding: 'utf8' });
+
+export interface Status {
+  code: string;
+  level: string;
+  description: string;
+}
+
+/** The first onStatus a publish or play gets back, read with a real RTMP client (ffmpeg prints only the description). */
+export async function firstStatus(url: string, action: 'publish' | 'play'): Promise<Status> {
+  const client = new RtmpClient();
+  const status = new Promise<Status>((resolve, reject) => {
+    client.onStatusCallback = (code: string, info: { level?: string; description?: string }) =>
+      resolve({ code, level: info.level ?? '', description: info.description ?? '' });
+    client.onCloseCallback = () => reject(new Error('closed without a status'));
+  });
+  await client.connect(url);
+  await client.sendConnect();
+  await client.sendCreateStream();
+  const name = url.slice(url.indexOf('/', url.indexOf('//') + 2) + 1).split('/').slice(1).join('/');
+  void (action === 'publish' ? client.sendPublish(name) : client.sendPlay(name)).catch(() => undefined);
+  try {
+    return await status;
+  } finally {
+    client.disconnect();
+  }
+}
+
+export interface TestHttpServer {
+  url: string;
+  requests: { path: string; headers: IncomingMessage['headers']; body: any }[];
+  close(): Promise<void>;
+}
+
+/** A real HTTP server; the handler decides the answer from the parsed JSON body. */
+export async function httpServer(
+  handle: (body: any, req: IncomingMessage, res: ServerResponse) => void = (_b, _q, res) => res.end(),
+): Promise<TestHttpServer> {
+  const requests: TestHttpServer['requests'] = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk) => (text += chunk));
+    req.on('end', () => {
+      const body = text ? JSON.parse(text) : undefined;
+      requests.push({ path: req.url ?? '', headers: req.headers, body });
+      handle(body, req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Collects the server's log entries so tests wait on events rather than on time. */
+export function logRecorder() {
+  const entries: Record<string, any>[] = [];
+  const waiters: { match: (e: Record<string, any>) => boolean; resolve: (e: Record<string, any>) => void }[] = [];
+  const log = createLogger('debug', (line) => {
+    const entry = JSON.parse(line);
+    entries.push(entry);
+    if (process.env.INGEST_TEST_LOG) process.stderr.write(line);
+    for (const waiter of [...waiters]) {
+      if (waiter.match(entry)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(entry);
+      }
+    }
+  });
+  /** Resolves with the first entry (already logged or to come) that matches. */
+  const waitFor = (match: (e: Record<string, any>) => boolean) => {
+    const seen = entries.find(match);
+    return seen ? Promise.resolve(seen) : new Promise<Record<string, any>>((resolve) => waiters.push({ match, resolve }));
+  };
+  return { log, entries, waitFor };
+}
+
+export const uniqueName = (prefix: string) => `${prefix}${Math.random().toString(36).slice(2, 8)}`;
+
+/** Polls a condition; bounded by the test's own timeout, never asserted on time. */
+export async function until<T>(probe: () => Promise<T | undefined> | T | undefined, everyMs = 100): Promise<T> {
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

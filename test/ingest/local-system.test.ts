@@ -1,0 +1,65 @@
+/**
+ * `npm start` as a user runs it: an admin creates an event, OBS-like ffmpeg
+ * publishes with the event's server and stream key, the event turns live,
+ * and a viewer's playback token plays the HLS from the local S3 through the
+ * media server (and over RTMP through the same callback).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../support/http';
+import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { ffprobe, play, publish, until, type Run } from './helpers';
+
+describe('ingest in the local system', () => {
+  let system: LocalSystem;
+  let publisher: Run | undefined;
+  let eventId: string;
+  let cookie: string;
+
+  beforeAll(async () => {
+    system = await startLocalSystem();
+    const login = await call('POST', `${system.urls.api}/api/admin/login`, { json: { password: system.adminPassword } });
+    cookie = String((login.headers['set-cookie'] as string[])[0]).split(';')[0]!;
+    const now = Date.now();
+    const created = await call('POST', `${system.urls.api}/api/admin/events`, {
+      json: { title: 'Ingest test', startsAt: new Date(now - 3_600_000).toISOString(), endsAt: new Date(now + 3_600_000).toISOString() },
+      headers: { cookie },
+    });
+    eventId = created.body.id ?? created.body.event?.id;
+  }, 90_000);
+
+  afterAll(async () => {
+    if (publisher?.running()) await publisher.stop();
+    await system?.stop();
+  });
+
+  it('prints the RTMP URL in the ready line', () => {
+    expect(system.urls.rtmp).toMatch(/^rtmp:\/\/127\.0\.0\.1:\d+\/live$/);
+  });
+
+  it('denies a publish with a wrong ingest key', async () => {
+    const result = await publish(`${system.urls.rtmp}/${eventId}?token=not-the-key`, 2).done;
+    expect(result.stderr).toContain('Server error: authentication failed: invalid credentials');
+  });
+
+  it('publishes with the stream key, goes live, and plays with a viewer token', async () => {
+    const details = await call('GET', `${system.urls.api}/api/admin/events/${eventId}`, { headers: { cookie } });
+    // The admin page's server is rtmp://<host>:1935/live unless INGEST_RTMP_URL is set; here the port is a free one.
+    publisher = publish(`${system.urls.rtmp}/${details.body.ingest.streamKey}`);
+    await until(async () => (await call('GET', `${system.urls.api}/api/events/${eventId}/status`)).body.status === 'live');
+
+    const codes = await call('POST', `${system.urls.api}/api/admin/events/${eventId}/tokens`, { json: { count: 1 }, headers: { cookie } });
+    const validated = await call('POST', `${system.urls.api}/api/tokens/validate`, { json: { code: codes.body.tokens[0].code } });
+    expect(validated.status).toBe(200);
+    const { playbackToken, playbackBaseUrl } = validated.body;
+    const playlistUrl = `${String(playbackBaseUrl).replace(/\/$/, '')}/streams/${eventId}/index.m3u8`;
+    await until(async () => (await call('GET', playlistUrl, { headers: { authorization: `Bearer ${playbackToken}` } })).status === 200, 250);
+
+    const probe = await ffprobe([
+      '-v', 'error', '-headers', `Authorization: Bearer ${playbackToken}\r\n`,
+      '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', playlistUrl,
+    ]);
+    expect([...new Set(probe.stdout.split('\n').filter(Boolean))].sort()).toEqual(['aac', 'h264']);
+    expect((await play(`${system.urls.rtmp}/${eventId}?token=${playbackToken}`)).code).toBe(0);
+    expect(publisher.running()).toBe(true);
+  });
+});

@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PlaybackSession } from '../../web/src/viewer/playback-session';
+
+type Reply = { status: number; body: unknown };
+
+/** A fetch stub answering each API path from a queue (the last answer repeats). */
+function stubApi(replies: Record<string, Reply[]>) {
+  const calls: { path: string; authorization: string | null; keepalive: boolean | undefined }[] = [];
+  const fetchStub = vi.fn(async (url: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    calls.push({ path: url, authorization: headers.get('Authorization'), keepalive: init.keepalive });
+    const queue = replies[url];
+    if (!queue?.length) throw new TypeError('Failed to fetch');
+    const reply = queue.length > 1 ? queue.shift()! : queue[0]!;
+    return new Response(JSON.stringify(reply.body), { status: reply.status });
+  });
+  vi.stubGlobal('fetch', fetchStub);
+  return calls;
+}
+
+describe('PlaybackSession', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it('refreshes at 80 % of the lifetime and sends the new token from then on', async () => {
+    const calls = stubApi({
+      '/api/playback/refresh': [{ status: 200, body: { playbackToken: 'jwt-2', tokenExpiresIn: 600 } }],
+      '/api/playback/heartbeat': [{ status: 200, body: { ok: true } }],
+    });
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost: vi.fn() });
+    session.start();
+    await vi.advanceTimersByTimeAsync(479_000);
+    expect(calls.filter((c) => c.path.endsWith('refresh'))).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls.filter((c) => c.path.endsWith('refresh'))).toEqual([
+      { path: '/api/playback/refresh', authorization: 'Bearer jwt-1', keepalive: undefined },
+    ]);
+    expect(session.token).toBe('jwt-2');
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(calls.at(-1)).toMatchObject({ path: '/api/playback/heartbeat', authorization: 'Bearer jwt-2' });
+    session.stop();
+  });
+
+  it('sends a heartbeat every 30 s and stops with a reason when it is refused', async () => {
+    const calls = stubApi({
+      '/api/playback/heartbeat': [
+        { status: 200, body: { ok: true } },
+        { status: 403, body: { error: 'Access has been revoked' } },
+      ],
+    });
+    const onLost = vi.fn();
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost });
+    session.start();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls.map((c) => c.path)).toEqual(['/api/playback/heartbeat', '/api/playback/heartbeat']);
+    expect(onLost).toHaveBeenCalledOnce();
+    expect(onLost.mock.calls[0]![0].title).toBe('Access revoked');
+    expect(session.stopped).toBe(true);
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('keeps playing through network failures of the heartbeat', async () => {
+    stubApi({});
+    const onLost = vi.fn();
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost });
+    session.start();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(onLost).not.toHaveBeenCalled();
+    session.stop();
+  });
+
+  it('retries a rate-limited refresh and gives up only when the token has run out', async () => {
+    const calls = stubApi({
+      '/api/playback/refresh': [{ status: 429, body: { error: 'Too many refresh requests' } }],
+      '/api/playback/heartbeat': [{ status: 200, body: { ok: true } }],
+    });
+    const onLost = vi.fn();
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost });
+    session.start();
+    await vi.advanceTimersByTimeAsync(480_000 + 60_000);
+    expect(calls.filter((c) => c.path.endsWith('refresh'))).toHaveLength(2);
+    expect(onLost).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(onLost).toHaveBeenCalledOnce();
+    expect(onLost.mock.calls[0]![0].message).toMatch(/too many refresh requests/i);
+  });
+
+  it('rechecks after a media refusal: a fresh token means retry, a refusal means stop', async () => {
+    stubApi({
+      '/api/playback/refresh': [
+        { status: 200, body: { playbackToken: 'jwt-2', tokenExpiresIn: 600 } },
+        { status: 410, body: { error: 'Access has expired' } },
+      ],
+    });
+    const onLost = vi.fn();
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost });
+    session.start();
+    expect(await session.recheck()).toBe(true);
+    expect(session.token).toBe('jwt-2');
+    expect(await session.recheck()).toBe(false);
+    expect(onLost).toHaveBeenCalledOnce();
+    expect(onLost.mock.calls[0]![0].title).toBe('Access expired');
+  });
+
+  it('releases once, with keepalive and the bearer token', async () => {
+    const calls = stubApi({ '/api/playback/release': [{ status: 200, body: { released: true } }] });
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost: vi.fn() });
+    session.start();
+    session.release();
+    session.release();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls).toEqual([{ path: '/api/playback/release', authorization: 'Bearer jwt-1', keepalive: true }]);
+  });
+});

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { codeFormatProblem, normalizeCode, validateErrorMessage } from '../../web/src/viewer/access-code';
+import { accessLossFor, lostRenewal } from '../../web/src/viewer/access-loss';
+import {
+  eventIdFromStreamPath,
+  manifestUrl,
+  refreshDelayMs,
+  refreshRetryDelayMs,
+  statusPollDelayMs,
+} from '../../web/src/viewer/timing';
+
+describe('access codes as typed', () => {
+  it('upper-cases and drops spaces and dashes', () => {
+    expect(normalizeCode(' abcd-efgh jkmn ')).toBe('ABCDEFGHJKMN');
+    expect(normalizeCode('ab\tcd')).toBe('ABCD');
+  });
+
+  it('asks for a code when empty and refuses other characters before calling the API', () => {
+    expect(codeFormatProblem('')).toMatch(/enter the access code/i);
+    expect(codeFormatProblem('ABC!DEF')).toMatch(/only letters and numbers/i);
+    expect(codeFormatProblem('ABCDEFGHJKMN')).toBeNull();
+  });
+});
+
+describe('validate error messages', () => {
+  const cases: [number, string, RegExp][] = [
+    [400, 'Access code is required', /enter the access code/i],
+    [401, 'Invalid access code', /isn't valid/i],
+    [403, 'Access code has been revoked', /has been revoked/i],
+    [403, 'This event is not currently available', /not available/i],
+    [409, 'This access code is currently in use on another device', /in use on another device/i],
+    [410, 'Access code has expired', /has expired/i],
+    [429, 'Too many requests. Please try again later.', /too many tries/i],
+    [0, 'Network error', /couldn't reach/i],
+    [500, 'Internal server error', /went wrong/i],
+  ];
+  it.each(cases)('%i %s', (status, error, expected) => {
+    expect(validateErrorMessage(status, error)).toMatch(expected);
+  });
+
+  it('gives each spec error its own message', () => {
+    const messages = cases.map(([status, error]) => validateErrorMessage(status, error));
+    expect(new Set(messages).size).toBe(messages.length);
+  });
+});
+
+describe('access loss during playback', () => {
+  it('maps refresh, heartbeat and media refusals to a reason', () => {
+    expect(accessLossFor(403, 'Access has been revoked')?.title).toBe('Access revoked');
+    expect(accessLossFor(403, 'Access denied')?.title).toBe('Access denied');
+    expect(accessLossFor(410, 'Access has expired')?.title).toBe('Access expired');
+    expect(accessLossFor(404, 'Session not found')?.title).toBe('Session ended');
+    expect(accessLossFor(401, 'Valid playback token required')?.message).toMatch(/enter your access code again/i);
+  });
+
+  it('treats network failures, 5xx and rate limits as transient', () => {
+    expect(accessLossFor(0)).toBeNull();
+    expect(accessLossFor(502, 'Bad gateway')).toBeNull();
+    expect(accessLossFor(429, 'Too many refresh requests')).toBeNull();
+  });
+
+  it('explains a renewal that ran out of time', () => {
+    expect(lostRenewal(429).message).toMatch(/too many refresh requests/i);
+    expect(lostRenewal(0).title).toBe('Connection lost');
+  });
+});
+
+describe('timing', () => {
+  it('refreshes at 80 % of the token lifetime', () => {
+    expect(refreshDelayMs(600)).toBe(480_000);
+    expect(refreshDelayMs(0)).toBe(1_000);
+  });
+
+  it('backs off refresh retries but always retries before expiry', () => {
+    const now = 1_000_000;
+    const expires = now + 120_000;
+    expect(refreshRetryDelayMs(1, 0, now, expires)).toBe(5_000);
+    expect(refreshRetryDelayMs(2, 503, now, expires)).toBe(10_000);
+    expect(refreshRetryDelayMs(9, 0, now, expires)).toBe(60_000);
+    expect(refreshRetryDelayMs(1, 429, now, expires)).toBe(60_000);
+    expect(refreshRetryDelayMs(1, 429, now, now + 20_000)).toBe(18_000);
+    expect(refreshRetryDelayMs(1, 0, now, now + 900)).toBeNull();
+  });
+
+  it('polls event status rarely when far, every 5 s near the start and after it', () => {
+    expect(statusPollDelayMs(3 * 3_600_000)).toBe(60_000);
+    expect(statusPollDelayMs(30 * 60_000)).toBe(30_000);
+    expect(statusPollDelayMs(3 * 60_000)).toBe(10_000);
+    expect(statusPollDelayMs(30_000)).toBe(5_000);
+    expect(statusPollDelayMs(-60_000)).toBe(5_000);
+  });
+
+  it('reads the event id from the stream path and builds the entry playlist URL', () => {
+    expect(eventIdFromStreamPath('/streams/ev123/')).toBe('ev123');
+    expect(eventIdFromStreamPath('/other/ev123/')).toBeNull();
+    expect(manifestUrl('http://127.0.0.1:4000', '/streams/ev123/')).toBe('http://127.0.0.1:4000/streams/ev123/index.m3u8');
+    expect(manifestUrl('https://cdn.example/', 'streams/ev123')).toBe('https://cdn.example/streams/ev123/index.m3u8');
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * The admin API (spec: access-gateway, admin endpoints, plus the lead's
+ * choices in docs/web.md). The session cookie rides along (same origin); a
+ * 401 anywhere but login tells the app to show the login form.
+ */
+import { ApiError, requestJson, type RequestOptions } from '../shared/http';
+
+export type EventStatus = 'not-started' | 'live' | 'ended' | 'recording';
+export type TokenStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
+export type TokenFilter = TokenStatus | 'active' | '';
+
+export interface AdminEvent {
+  id: string;
+  title: string;
+  description: string;
+  streamUrl: string | null;
+  posterUrl: string | null;
+  startsAt: string;
+  endsAt: string;
+  accessWindowHours: number;
+  isActive: boolean;
+  isArchived: boolean;
+  createdAt: string;
+  updatedAt: string;
+  _count?: { tokens: number };
+}
+
+export interface EventDetail extends AdminEvent {
+  status: EventStatus;
+  stats: { tokens: number; redeemed: number; revoked: number; activeViewers: number };
+  /** What OBS calls "Server" and "Stream key". */
+  ingest: { server: string; streamKey: string };
+}
+
+export interface EventInput {
+  title: string;
+  description: string;
+  startsAt: string;
+  endsAt: string;
+  accessWindowHours: number;
+  streamUrl: string | null;
+  posterUrl: string | null;
+}
+
+export interface TokenRecord {
+  id: string;
+  code: string;
+  eventId: string;
+  label: string;
+  isRevoked: boolean;
+  revokedAt: string | null;
+  redeemedAt: string | null;
+  redeemedIp: string | null;
+  expiresAt: string;
+  createdAt: string;
+  status: TokenStatus;
+}
+
+export interface Dashboard {
+  totalEvents: number;
+  activeEvents: number;
+  totalTokens: number;
+  redeemedTokens: number;
+  activeViewers: number;
+}
+
+export type EventTransition = 'activate' | 'deactivate' | 'archive' | 'unarchive';
+
+const unauthorizedListeners = new Set<() => void>();
+
+/** Called whenever the API answers 401 outside login (the session expired or was never there). */
+export function onUnauthorized(listener: () => void): void {
+  unauthorizedListeners.add(listener);
+}
+
+async function call<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  try {
+    return await requestJson<T>(`/api/admin${path}`, options);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401 && path !== '/login' && path !== '/session') {
+      for (const listener of unauthorizedListeners) listener();
+    }
+    throw error;
+  }
+}
+
+const id = (value: string) => encodeURIComponent(value);
+
+export const adminApi = {
+  /** Resolves true with a valid session, false without one. */
+  async hasSession(): Promise<boolean> {
+    try {
+      await call<{ authenticated: boolean }>('/session');
+      return true;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return false;
+      throw error;
+    }
+  },
+  login: (password: string) => call<{ success: true }>('/login', { json: { password } }),
+  logout: () => call<{ success: true }>('/logout', { method: 'POST' }),
+  dashboard: () => call<Dashboard>('/dashboard'),
+  listEvents: () => call<{ events: AdminEvent[] }>('/events').then((body) => body.events),
+  getEvent: (eventId: string) => call<EventDetail>(`/events/${id(eventId)}`),
+  createEvent: (input: EventInput) => call<AdminEvent>('/events', { json: input }),
+  updateEvent: (eventId: string, input: Partial<EventInput>) =>
+    call<AdminEvent>(`/events/${id(eventId)}`, { method: 'PUT', json: input }),
+  transition: (eventId: string, transition: EventTransition) =>
+    call<AdminEvent>(`/events/${id(eventId)}/${transition}`, { method: 'PATCH' }),
+  deleteEvent: (eventId: string) => call<{ deleted: true }>(`/events/${id(eventId)}`, { method: 'DELETE' }),
+  rotateIngestKey: (eventId: string) => call<EventDetail>(`/events/${id(eventId)}/ingest-key`, { method: 'POST' }),
+  clearCache: (eventId: string) => call<{ cleared: true }>(`/events/${id(eventId)}/cache`, { method: 'DELETE' }),
+  listTokens: (eventId: string, status: TokenFilter = '') =>
+    call<{ tokens: TokenRecord[] }>(`/events/${id(eventId)}/tokens${status ? `?status=${status}` : ''}`).then(
+      (body) => body.tokens,
+    ),
+  generateTokens: (eventId: string, count: number, label: string) =>
+    call<{ tokens: TokenRecord[]; count: number }>(`/events/${id(eventId)}/tokens`, { json: { count, label } }),
+  revokeToken: (tokenId: string) => call<TokenRecord>(`/tokens/${id(tokenId)}/revoke`, { method: 'PATCH' }),
+  unrevokeToken: (tokenId: string) => call<TokenRecord>(`/tokens/${id(tokenId)}/unrevoke`, { method: 'PATCH' }),
+  bulkRevoke: (tokenIds: string[]) => call<{ revoked: number }>('/tokens/bulk-revoke', { json: { tokenIds } }),
+  exportUrl: (eventId: string) => `/api/admin/events/${id(eventId)}/tokens/export`,
+};

@@ -1,0 +1,129 @@
+/** Words the console shows for API values, and the pure rules behind its forms. Unit-tested. */
+import { fromDateTimeLocal } from '../shared/time';
+import type { AdminEvent, EventInput, EventStatus, TokenFilter, TokenStatus } from './api';
+
+export const EVENT_STATUS_LABELS: Record<EventStatus, string> = {
+  'not-started': 'Not started',
+  live: 'Live',
+  ended: 'Ended',
+  recording: 'Recording',
+};
+
+export const TOKEN_STATUS_LABELS: Record<TokenStatus, string> = {
+  unused: 'Unused',
+  redeemed: 'Redeemed',
+  revoked: 'Revoked',
+  expired: 'Expired',
+};
+
+export const TOKEN_FILTERS: { value: TokenFilter; label: string }[] = [
+  { value: '', label: 'All codes' },
+  { value: 'active', label: 'Usable' },
+  { value: 'unused', label: 'Unused' },
+  { value: 'redeemed', label: 'Redeemed' },
+  { value: 'revoked', label: 'Revoked' },
+  { value: 'expired', label: 'Expired' },
+];
+
+export type EventFilter = 'current' | 'archived' | 'all';
+
+export const EVENT_FILTERS: { value: EventFilter; label: string }[] = [
+  { value: 'current', label: 'Current' },
+  { value: 'archived', label: 'Archived' },
+  { value: 'all', label: 'All' },
+];
+
+/** Current = not archived (active or deactivated); newest start first. */
+export function filterEvents<T extends Pick<AdminEvent, 'isArchived' | 'startsAt'>>(events: T[], filter: EventFilter): T[] {
+  const shown = events.filter((event) =>
+    filter === 'all' ? true : filter === 'archived' ? event.isArchived : !event.isArchived,
+  );
+  return shown.sort((a, b) => Date.parse(b.startsAt) - Date.parse(a.startsAt));
+}
+
+/** Splits the API's validation error `"<field>: <message>"`; field null when the text has no known field. */
+export function parseFieldError(error: string, fields: readonly string[]): { field: string | null; message: string } {
+  const match = /^([A-Za-z]+):\s*(.+)$/s.exec(error);
+  if (match && fields.includes(match[1]!)) return { field: match[1]!, message: match[2]! };
+  return { field: null, message: error };
+}
+
+export const EVENT_FIELDS = [
+  'title',
+  'description',
+  'startsAt',
+  'endsAt',
+  'accessWindowHours',
+  'streamUrl',
+  'posterUrl',
+] as const;
+export type EventField = (typeof EVENT_FIELDS)[number];
+
+export type EventFormValues = Record<EventField, string>;
+
+/**
+ * The API body for the event form's raw values (datetime-local in local
+ * time), or per-field messages for what the browser cannot check itself.
+ */
+export function eventInputFromForm(
+  values: EventFormValues,
+): { input: EventInput; errors?: undefined } | { input?: undefined; errors: Partial<Record<EventField, string>> } {
+  const errors: Partial<Record<EventField, string>> = {};
+  const title = values.title.trim();
+  if (!title) errors.title = 'Enter a title.';
+  const startsAt = fromDateTimeLocal(values.startsAt);
+  if (!startsAt) errors.startsAt = 'Enter when the event starts.';
+  const endsAt = fromDateTimeLocal(values.endsAt);
+  if (!endsAt) errors.endsAt = 'Enter when the event ends.';
+  else if (startsAt && Date.parse(endsAt) <= Date.parse(startsAt)) errors.endsAt = 'The end must be after the start.';
+  const hours = values.accessWindowHours.trim() === '' ? 48 : Number(values.accessWindowHours);
+  if (!Number.isInteger(hours) || hours < 0 || hours > 8760) errors.accessWindowHours = 'Enter whole hours from 0 to 8760.';
+  const url = (field: 'streamUrl' | 'posterUrl'): string | null => {
+    const value = values[field].trim();
+    if (!value) return null;
+    try {
+      const parsed = new URL(value);
+      if (!/^(https?|rtmps?):$/.test(parsed.protocol)) throw new Error('protocol');
+      return value;
+    } catch {
+      errors[field] = 'Enter a full URL, such as https://example.com/poster.jpg.';
+      return null;
+    }
+  };
+  const streamUrl = url('streamUrl');
+  const posterUrl = url('posterUrl');
+  if (Object.keys(errors).length > 0) return { errors };
+  return {
+    input: {
+      title,
+      description: values.description.trim(),
+      startsAt: startsAt!,
+      endsAt: endsAt!,
+      accessWindowHours: hours,
+      streamUrl,
+      posterUrl,
+    },
+  };
+}
+
+/** A count for the generate form: integer 1..500, or a message. */
+export function checkTokenCount(value: string): { count: number; error?: undefined } | { error: string } {
+  const count = Number(value);
+  if (value.trim() === '' || !Number.isInteger(count) || count < 1 || count > 500) {
+    return { error: 'Enter a whole number from 1 to 500.' };
+  }
+  return { count };
+}
+
+/** Words for an API failure on an admin action. */
+export function adminErrorMessage(status: number, error: string): string {
+  if (status === 0) return "Couldn't reach the server. Check your connection and try again.";
+  if (status === 401) return 'Your session has ended. Sign in again.';
+  if (status >= 500) return 'Something went wrong on the server. Try again in a moment.';
+  return error;
+}
+
+/** `1 code`, `3 codes`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,221 @@
+/** Access codes of one event: generate, filter, export, revoke/unrevoke, bulk revoke by selection. */
+import { h } from '../../shared/dom';
+import { formatDateTime } from '../../shared/time';
+import { adminApi, type TokenFilter, type TokenRecord } from '../api';
+import { checkTokenCount, plural, TOKEN_FILTERS, TOKEN_STATUS_LABELS } from '../labels';
+import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
+
+const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
+
+export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
+  let filter: TokenFilter = '';
+  let tokens: TokenRecord[] = [];
+  const selected = new Set<string>();
+
+  const list = h('div', { className: 'codes-list' });
+  const bulk = h('button', { type: 'button', className: 'danger', disabled: true, 'data-key': 'bulk' }, 'Revoke selected');
+  const count = h('input', {
+    id: 'code-count',
+    type: 'number',
+    min: 1,
+    max: 500,
+    step: 1,
+    inputmode: 'numeric',
+    value: '10',
+    required: true,
+    'aria-describedby': 'code-count-hint code-count-error',
+  });
+  const label = h('input', { id: 'code-label', type: 'text', maxlength: 100, 'aria-describedby': 'code-label-hint' });
+  const countError = h('p', { id: 'code-count-error', className: 'field-error' });
+  const generate = h('button', { type: 'submit', className: 'primary' }, 'Generate codes');
+  const statusSelect = h(
+    'select',
+    { id: 'code-filter' },
+    TOKEN_FILTERS.map((option) => h('option', { value: option.value }, option.label)),
+  );
+
+  const load = async () => {
+    tokens = await adminApi.listTokens(eventId, filter);
+    for (const id of [...selected]) if (!tokens.some((token) => token.id === id && !token.isRevoked)) selected.delete(id);
+    draw();
+  };
+  const reload = () => act(null, load);
+  const changed = async () => {
+    await reload();
+    onChanged();
+  };
+
+  const draw = () => {
+    rerender(list, () => table());
+    bulk.disabled = selected.size === 0;
+    bulk.textContent = selected.size ? `Revoke selected (${selected.size})` : 'Revoke selected';
+  };
+
+  const toggle = async (button: HTMLButtonElement, token: TokenRecord) => {
+    const done = await act(button, () =>
+      token.isRevoked ? adminApi.unrevokeToken(token.id) : adminApi.revokeToken(token.id),
+    );
+    if (!done) return;
+    notify(token.isRevoked ? `Code ${token.code} restored.` : `Code ${token.code} revoked.`);
+    await changed();
+  };
+
+  const table = () => {
+    if (tokens.length === 0) return h('p', { className: 'empty' }, filter ? 'No codes match this filter.' : 'No codes yet.');
+    const selectable = tokens.filter((token) => !token.isRevoked);
+    const all = h('input', {
+      type: 'checkbox',
+      'aria-label': 'Select all shown codes that can be revoked',
+      'data-key': 'select-all',
+      checked: selectable.length > 0 && selectable.every((token) => selected.has(token.id)),
+      indeterminate: selected.size > 0 && !selectable.every((token) => selected.has(token.id)),
+      disabled: selectable.length === 0,
+    });
+    all.addEventListener('change', () => {
+      for (const token of selectable) {
+        if (all.checked) selected.add(token.id);
+        else selected.delete(token.id);
+      }
+      draw();
+    });
+    return tableWrap(
+      'Access codes',
+      h(
+        'table',
+        { className: 'codes' },
+        h('caption', { className: 'sr-only' }, plural(tokens.length, 'code')),
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            h('th', { scope: 'col', className: 'check' }, all),
+            ['Code', 'Label', 'Status', 'Redeemed', 'Expires'].map((name) => h('th', { scope: 'col' }, name)),
+            h('th', { scope: 'col' }, h('span', { className: 'sr-only' }, 'Actions')),
+          ),
+        ),
+        h('tbody', null, tokens.map((token) => row(token))),
+      ),
+    );
+  };
+
+  const row = (token: TokenRecord) => {
+    const check = h('input', {
+      type: 'checkbox',
+      'aria-label': `Select code ${token.code}`,
+      'data-key': `select-${token.id}`,
+      checked: selected.has(token.id),
+      disabled: token.isRevoked,
+    });
+    check.addEventListener('change', () => {
+      if (check.checked) selected.add(token.id);
+      else selected.delete(token.id);
+      draw();
+    });
+    const action = h(
+      'button',
+      {
+        type: 'button',
+        className: `small${token.isRevoked ? '' : ' danger'}`,
+        'data-key': `toggle-${token.id}`,
+        'aria-label': `${token.isRevoked ? 'Unrevoke' : 'Revoke'} code ${token.code}`,
+      },
+      token.isRevoked ? 'Unrevoke' : 'Revoke',
+    );
+    action.addEventListener('click', () => void toggle(action, token));
+    return h(
+      'tr',
+      { 'data-code': token.code },
+      h('td', { className: 'check' }, check),
+      h('th', { scope: 'row', className: 'mono code' }, token.code),
+      h('td', null, token.label || '—'),
+      h('td', null, badge(TOKEN_STATUS_LABELS[token.status] ?? token.status, STATUS_TONES[token.status] ?? 'muted')),
+      h('td', null, formatDateTime(token.redeemedAt)),
+      h('td', null, formatDateTime(token.expiresAt)),
+      h('td', null, action),
+    );
+  };
+
+  const form = h(
+    'form',
+    { className: 'generate', novalidate: true, 'aria-labelledby': 'generate-title' },
+    h('h3', { id: 'generate-title' }, 'Generate codes'),
+    h(
+      'div',
+      { className: 'row' },
+      h(
+        'div',
+        { className: 'field count' },
+        h('label', { for: 'code-count' }, 'How many'),
+        count,
+        h('p', { id: 'code-count-hint', className: 'hint' }, 'From 1 to 500.'),
+      ),
+      h(
+        'div',
+        { className: 'field' },
+        h('label', { for: 'code-label' }, 'Label'),
+        label,
+        h('p', { id: 'code-label-hint', className: 'hint' }, 'Optional, e.g. the sale or guest list they belong to.'),
+      ),
+      h('div', { className: 'field submit' }, generate),
+    ),
+    countError,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const checked = checkTokenCount(count.value);
+    if (checked.error !== undefined) {
+      countError.textContent = checked.error;
+      count.setAttribute('aria-invalid', 'true');
+      count.focus();
+      return;
+    }
+    countError.textContent = '';
+    count.removeAttribute('aria-invalid');
+    void act(generate, () => adminApi.generateTokens(eventId, checked.count, label.value.trim())).then(async (result) => {
+      if (!result) return;
+      notify(`${plural(result.count ?? result.tokens.length, 'code')} generated.`);
+      await changed();
+    });
+  });
+
+  statusSelect.addEventListener('change', () => {
+    filter = statusSelect.value as TokenFilter;
+    selected.clear();
+    void reload();
+  });
+
+  bulk.addEventListener('click', () => {
+    const ids = [...selected];
+    void confirmAction({
+      title: `Revoke ${plural(ids.length, 'code')}?`,
+      message: 'Viewers using these codes lose access within seconds. You can unrevoke codes later.',
+      confirmLabel: `Revoke ${plural(ids.length, 'code')}`,
+      danger: true,
+    }).then(async (sure) => {
+      if (!sure) return;
+      const result = await act(bulk, () => adminApi.bulkRevoke(ids));
+      if (!result) return;
+      selected.clear();
+      notify(`${plural(result.revoked, 'code')} revoked.`);
+      await changed();
+    });
+  });
+
+  const element = h(
+    'section',
+    { className: 'card panel codes-panel', 'aria-labelledby': 'codes-title' },
+    h('h2', { id: 'codes-title', tabindex: -1 }, 'Access codes'),
+    form,
+    h(
+      'div',
+      { className: 'toolbar codes-toolbar' },
+      h('div', { className: 'field inline' }, h('label', { for: 'code-filter' }, 'Show codes'), statusSelect),
+      h('a', { className: 'button', href: adminApi.exportUrl(eventId), download: '' }, 'Export CSV'),
+      bulk,
+    ),
+    list,
+  );
+  return { element, load };
+}

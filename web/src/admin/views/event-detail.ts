@@ -1,0 +1,188 @@
+/**
+ * One event: its state and actions, figures, OBS settings, media cache, and
+ * the access codes panel. Sections re-render in place after each action.
+ */
+import { h, replaceChildren } from '../../shared/dom';
+import { formatDateTime } from '../../shared/time';
+import { adminApi, type EventDetail, type EventTransition } from '../api';
+import { EVENT_STATUS_LABELS } from '../labels';
+import { hrefOf } from '../router';
+import { act, badge, confirmAction, copyText, notify, rerender } from '../ui';
+import { codesPanel } from './codes';
+
+export async function renderEventDetail(
+  main: HTMLElement,
+  eventId: string,
+  current: () => boolean,
+  navigate: (href: string) => void,
+): Promise<void> {
+  replaceChildren(main, h('h1', { tabindex: -1 }, 'Event'), h('p', { className: 'muted' }, 'Loading…'));
+  let event = await adminApi.getEvent(eventId);
+  if (!current()) return;
+
+  const head = h('div');
+  const figures = h('div');
+  // A form only so that the masked stream key field sits in one (browsers expect that of password fields).
+  const obs = h('form', { className: 'card panel', 'aria-labelledby': 'obs-title', onsubmit: (e: Event) => e.preventDefault() });
+  const refresh = async () => {
+    const fresh = await act(null, () => adminApi.getEvent(eventId));
+    if (!fresh || !current()) return;
+    event = fresh;
+    rerender(head, () => header(event, actions));
+    rerender(figures, () => stats(event));
+    rerender(obs, () => obsSettings(event, actions));
+  };
+  const actions: Actions = {
+    async transition(button, transition) {
+      const done = await act(button, () => adminApi.transition(eventId, transition));
+      if (!done) return;
+      notify(TRANSITION_NOTICES[transition]);
+      await refresh();
+    },
+    async remove(button) {
+      const sure = await confirmAction({
+        title: `Delete “${event.title}”?`,
+        message: 'The event and all its access codes are deleted. Viewers lose access. This cannot be undone.',
+        confirmLabel: 'Delete event',
+        danger: true,
+      });
+      if (!sure) return;
+      const done = await act(button, () => adminApi.deleteEvent(eventId));
+      if (!done) return;
+      notify(`Event “${event.title}” deleted.`);
+      navigate(hrefOf({ view: 'dashboard' }));
+    },
+    async rotateKey(button) {
+      const sure = await confirmAction({
+        title: 'Create a new stream key?',
+        message: 'The current key stops working: OBS needs the new one before it can stream again.',
+        confirmLabel: 'New stream key',
+        danger: true,
+      });
+      if (!sure) return;
+      const done = await act(button, () => adminApi.rotateIngestKey(eventId));
+      if (!done) return;
+      notify('New stream key created. Update OBS before going live.');
+      await refresh();
+    },
+    async clearCache(button) {
+      const sure = await confirmAction({
+        title: 'Clear cached media?',
+        message: 'Stored video segments of this event are removed from the media cache. Viewers fetch fresh ones.',
+        confirmLabel: 'Clear cache',
+      });
+      if (!sure) return;
+      const done = await act(button, () => adminApi.clearCache(eventId));
+      if (done) notify('Media cache cleared.');
+    },
+    refresh,
+  };
+
+  const codes = codesPanel(eventId, () => void refresh());
+  replaceChildren(main, h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')), head, figures, obs, codes.element);
+  rerender(head, () => header(event, actions));
+  rerender(figures, () => stats(event));
+  rerender(obs, () => obsSettings(event, actions));
+  await codes.load();
+}
+
+interface Actions {
+  transition(button: HTMLButtonElement, transition: EventTransition): Promise<void>;
+  remove(button: HTMLButtonElement): Promise<void>;
+  rotateKey(button: HTMLButtonElement): Promise<void>;
+  clearCache(button: HTMLButtonElement): Promise<void>;
+  refresh(): Promise<void>;
+}
+
+const TRANSITION_NOTICES: Record<EventTransition, string> = {
+  activate: 'Event activated: its codes work again.',
+  deactivate: 'Event deactivated: all its codes stop working.',
+  archive: 'Event archived.',
+  unarchive: 'Event restored from the archive.',
+};
+
+const STATUS_TONES = { live: 'live', 'not-started': 'muted', ended: 'muted', recording: 'warn' } as const;
+
+function header(event: EventDetail, actions: Actions): HTMLElement {
+  const button = (key: string, label: string, onClick: (b: HTMLButtonElement) => void, className = '') => {
+    const element = h('button', { type: 'button', className, 'data-key': key }, label);
+    element.addEventListener('click', () => onClick(element));
+    return element;
+  };
+  return h(
+    'div',
+    { className: 'event-header' },
+    h('h1', { tabindex: -1 }, event.title),
+    h(
+      'p',
+      { className: 'badges' },
+      badge(EVENT_STATUS_LABELS[event.status] ?? event.status, STATUS_TONES[event.status] ?? 'muted'),
+      event.isActive ? badge('Active', 'ok') : badge('Inactive', 'warn'),
+      event.isArchived && badge('Archived', 'muted'),
+    ),
+    h(
+      'p',
+      { className: 'muted' },
+      `${formatDateTime(event.startsAt)} – ${formatDateTime(event.endsAt)} · codes work for ${event.accessWindowHours} h`,
+    ),
+    event.description && h('p', { className: 'description' }, event.description),
+    h(
+      'div',
+      { className: 'toolbar', role: 'group', 'aria-label': 'Event actions' },
+      h('a', { className: 'button', href: hrefOf({ view: 'edit-event', id: event.id }), 'data-key': 'edit' }, 'Edit'),
+      event.isActive
+        ? button('active', 'Deactivate', (b) => void actions.transition(b, 'deactivate'))
+        : button('active', 'Activate', (b) => void actions.transition(b, 'activate')),
+      event.isArchived
+        ? button('archived', 'Unarchive', (b) => void actions.transition(b, 'unarchive'))
+        : button('archived', 'Archive', (b) => void actions.transition(b, 'archive')),
+      button('delete', 'Delete', (b) => void actions.remove(b), 'danger'),
+    ),
+  );
+}
+
+function stats(event: EventDetail): HTMLElement {
+  const item = (label: string, value: number) => h('div', { className: 'stat' }, h('dt', null, label), h('dd', null, String(value)));
+  return h(
+    'dl',
+    { className: 'stats', 'aria-label': 'Figures' },
+    item('Codes', event.stats.tokens),
+    item('Redeemed', event.stats.redeemed),
+    item('Revoked', event.stats.revoked),
+    item('Watching now', event.stats.activeViewers),
+  );
+}
+
+function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
+  const copyField = (id: string, label: string, value: string, secret: boolean) => {
+    const input = h('input', { id, type: secret ? 'password' : 'text', readonly: true, value, spellcheck: 'false', className: 'mono' });
+    const copy = h('button', { type: 'button', className: 'small', 'data-key': `copy-${id}`, 'aria-label': `Copy ${label}` }, 'Copy');
+    copy.addEventListener('click', () => {
+      void copyText(value).then((ok) => notify(ok ? `${label} copied.` : `Couldn't copy: select the ${label} and copy it.`));
+    });
+    const controls: HTMLElement[] = [input];
+    if (secret) {
+      const show = h('button', { type: 'button', className: 'small', 'aria-pressed': 'false', 'data-key': `show-${id}`, 'aria-label': `Show ${label}` }, 'Show');
+      show.addEventListener('click', () => {
+        const visible = input.type === 'password';
+        input.type = visible ? 'text' : 'password';
+        show.setAttribute('aria-pressed', String(visible));
+        show.textContent = visible ? 'Hide' : 'Show';
+      });
+      controls.push(show);
+    }
+    controls.push(copy);
+    return h('div', { className: 'field' }, h('label', { for: id }, label), h('div', { className: 'copy-row' }, controls));
+  };
+  const rotate = h('button', { type: 'button', 'data-key': 'rotate' }, 'New stream key');
+  rotate.addEventListener('click', () => void actions.rotateKey(rotate));
+  const clear = h('button', { type: 'button', 'data-key': 'clear-cache' }, 'Clear media cache');
+  clear.addEventListener('click', () => void actions.clearCache(clear));
+  return [
+    h('h2', { id: 'obs-title', tabindex: -1 }, 'OBS settings'),
+    h('p', { className: 'hint' }, 'In OBS: Settings → Stream → Service “Custom…”, then paste these two values.'),
+    copyField('obs-server', 'Server', event.ingest.server, false),
+    copyField('obs-key', 'Stream key', event.ingest.streamKey, true),
+    h('div', { className: 'toolbar' }, rotate, clear),
+  ];
+}

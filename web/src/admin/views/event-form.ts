@@ -1,0 +1,157 @@
+/** Create or edit an event. Field errors (ours or the API's `"<field>: <message>"`) appear under their field. */
+import { h, replaceChildren } from '../../shared/dom';
+import { asApiError } from '../../shared/http';
+import { toDateTimeLocal } from '../../shared/time';
+import { adminApi, type AdminEvent } from '../api';
+import { adminErrorMessage, EVENT_FIELDS, eventInputFromForm, parseFieldError, type EventField, type EventFormValues } from '../labels';
+import { hrefOf } from '../router';
+import { alertError, notify } from '../ui';
+
+interface FieldSpec {
+  name: EventField;
+  label: string;
+  hint?: string;
+  control: HTMLInputElement | HTMLTextAreaElement;
+}
+
+export async function renderEventForm(
+  main: HTMLElement,
+  eventId: string | null,
+  current: () => boolean,
+  navigate: (href: string) => void,
+): Promise<void> {
+  const heading = eventId ? 'Edit event' : 'New event';
+  replaceChildren(main, h('h1', { tabindex: -1 }, heading), h('p', { className: 'muted' }, 'Loading…'));
+  const existing = eventId ? await adminApi.getEvent(eventId) : null;
+  if (!current()) return;
+
+  const fields = buildFields(existing);
+  const errorOf = (name: EventField) => main.querySelector<HTMLElement>(`#${name}-error`)!;
+  const submit = h('button', { type: 'submit', className: 'primary' }, eventId ? 'Save changes' : 'Create event');
+  const cancelHref = eventId ? hrefOf({ view: 'event', id: eventId }) : hrefOf({ view: 'dashboard' });
+  const form = h(
+    'form',
+    { className: 'card event-form', novalidate: true },
+    fields.map((field) =>
+      h(
+        'div',
+        { className: `field field-${field.name}` },
+        h('label', { for: field.name }, field.label),
+        field.control,
+        field.hint && h('p', { id: `${field.name}-hint`, className: 'hint' }, field.hint),
+        h('p', { id: `${field.name}-error`, className: 'field-error' }),
+      ),
+    ),
+    h('div', { className: 'actions' }, submit, h('a', { className: 'button', href: cancelHref }, 'Cancel')),
+  );
+
+  const showErrors = (errors: Partial<Record<EventField, string>>) => {
+    let first: HTMLElement | undefined;
+    for (const field of fields) {
+      const message = errors[field.name] ?? '';
+      errorOf(field.name).textContent = message;
+      if (message) {
+        field.control.setAttribute('aria-invalid', 'true');
+        first ??= field.control;
+      } else field.control.removeAttribute('aria-invalid');
+    }
+    first?.focus();
+  };
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const values = Object.fromEntries(fields.map((field) => [field.name, field.control.value])) as EventFormValues;
+    const checked = eventInputFromForm(values);
+    if (checked.errors) return showErrors(checked.errors);
+    showErrors({});
+    submit.disabled = true;
+    const saving = eventId ? adminApi.updateEvent(eventId, checked.input) : adminApi.createEvent(checked.input);
+    saving
+      .then((saved: AdminEvent) => {
+        notify(eventId ? 'Changes saved.' : `Event “${saved.title}” created.`);
+        navigate(hrefOf({ view: 'event', id: eventId ?? saved.id }));
+      })
+      .catch((thrown: unknown) => {
+        const error = asApiError(thrown);
+        if (error.status === 400) {
+          const { field, message } = parseFieldError(error.message, EVENT_FIELDS);
+          const spec = fields.find((candidate) => candidate.name === field);
+          // The API says `title: is required`; read it as `Title is required.`
+          if (spec) return showErrors({ [spec.name]: /^[a-z]/.test(message) ? `${spec.label} ${message}` : message });
+        }
+        if (error.status !== 401) alertError(adminErrorMessage(error.status, error.message));
+      })
+      .finally(() => (submit.disabled = false));
+  });
+
+  replaceChildren(
+    main,
+    h('p', null, h('a', { href: cancelHref }, eventId ? '← Back to the event' : '← All events')),
+    h('h1', { tabindex: -1 }, existing ? `Edit “${existing.title}”` : heading),
+    form,
+  );
+}
+
+function buildFields(event: AdminEvent | null): FieldSpec[] {
+  const start = event ? new Date(event.startsAt) : nextHour();
+  const end = event ? new Date(event.endsAt) : new Date(start.getTime() + 2 * 3_600_000);
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const input = (name: EventField, attrs: Record<string, unknown>, hint?: string) =>
+    h('input', { id: name, name, 'aria-describedby': `${hint ? `${name}-hint ` : ''}${name}-error`, ...attrs });
+  return [
+    { name: 'title', label: 'Title', control: input('title', { required: true, maxlength: 200, value: event?.title ?? '' }) },
+    {
+      name: 'description',
+      label: 'Description',
+      hint: 'Shown to viewers under the player. Optional.',
+      control: h('textarea', {
+        id: 'description',
+        name: 'description',
+        rows: 4,
+        'aria-describedby': 'description-hint description-error',
+        value: event?.description ?? '',
+      }),
+    },
+    {
+      name: 'startsAt',
+      label: 'Starts',
+      hint: `Your time zone (${zone}).`,
+      control: input('startsAt', { type: 'datetime-local', required: true, value: toDateTimeLocal(start.toISOString()) }, 'x'),
+    },
+    {
+      name: 'endsAt',
+      label: 'Ends',
+      hint: `Your time zone (${zone}).`,
+      control: input('endsAt', { type: 'datetime-local', required: true, value: toDateTimeLocal(end.toISOString()) }, 'x'),
+    },
+    {
+      name: 'accessWindowHours',
+      label: 'Access window (hours)',
+      hint: 'How long a code keeps working, 0 to 8760 hours.',
+      control: input(
+        'accessWindowHours',
+        { type: 'number', min: 0, max: 8760, step: 1, inputmode: 'numeric', value: String(event?.accessWindowHours ?? 48) },
+        'x',
+      ),
+    },
+    {
+      name: 'posterUrl',
+      label: 'Poster image URL',
+      hint: 'Shown before the stream starts. Optional.',
+      control: input('posterUrl', { type: 'url', value: event?.posterUrl ?? '', placeholder: 'https://' }, 'x'),
+    },
+    {
+      name: 'streamUrl',
+      label: 'Origin stream URL',
+      hint: 'Only when the video comes from elsewhere than the Stagedoor ingest. Optional.',
+      control: input('streamUrl', { type: 'url', value: event?.streamUrl ?? '' }, 'x'),
+    },
+  ];
+}
+
+function nextHour(): Date {
+  const date = new Date();
+  date.setMinutes(0, 0, 0);
+  date.setHours(date.getHours() + 1);
+  return date;
+}

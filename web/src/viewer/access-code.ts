@@ -1,0 +1,43 @@
+/**
+ * Access codes as the viewer types them, and what to tell them when the API
+ * turns one down. Pure functions: unit-tested in `test/web/`.
+ */
+
+/** Upper-cases and drops spaces and dashes, so `abcd-efgh ijkl` works as typed from a ticket. */
+export function normalizeCode(input: string): string {
+  return input.replace(/[\s-]+/g, '').toUpperCase();
+}
+
+/** A message when the (normalised) code cannot be valid, before asking the API; null when it may be. */
+export function codeFormatProblem(code: string): string | null {
+  if (code === '') return 'Enter the access code from your ticket.';
+  if (!/^[A-Z0-9]+$/.test(code)) return 'Access codes contain only letters and numbers. Check the code and try again.';
+  return null;
+}
+
+/**
+ * What the viewer reads for a failed `POST /api/tokens/validate`, from its
+ * status and `error` text (the spec's error table). Status 0 = no answer.
+ */
+export function validateErrorMessage(status: number, error = ''): string {
+  switch (status) {
+    case 0:
+      return "We couldn't reach Stagedoor. Check your connection and try again.";
+    case 400:
+      return 'Enter the access code from your ticket.';
+    case 401:
+      return "That access code isn't valid. Check it and try again.";
+    case 403:
+      return /revoked/i.test(error)
+        ? 'This access code has been revoked. Contact the organiser if you think this is a mistake.'
+        : 'This event is not available right now.';
+    case 409:
+      return 'This access code is in use on another device. Stop watching there (or wait a minute) and try again.';
+    case 410:
+      return 'This access code has expired.';
+    case 429:
+      return 'Too many tries. Wait a minute, then try again.';
+    default:
+      return 'Something went wrong on our side. Try again in a moment.';
+  }
+}

@@ -1,0 +1,61 @@
+/** The viewer page: code entry, then one `Watch` at a time. */
+import './viewer.css';
+import { asApiError, requestJson } from '../shared/http';
+import { codeFormatProblem, normalizeCode, validateErrorMessage } from './access-code';
+import type { Grant } from './types';
+import { els, setCodeError, showEntry } from './view';
+import { Watch } from './watch';
+
+let watch: Watch | undefined;
+
+function backToEntry(): void {
+  watch?.release();
+  watch = undefined;
+  showEntry();
+}
+
+async function submit(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  if (els.watch.disabled) return;
+  const code = normalizeCode(els.code.value);
+  const problem = codeFormatProblem(code);
+  if (problem) {
+    setCodeError(problem);
+    els.code.focus();
+    return;
+  }
+  setCodeError('');
+  els.watch.disabled = true;
+  els.watch.textContent = 'Checking…';
+  try {
+    const grant = await requestJson<Grant>('/api/tokens/validate', { json: { code } });
+    watch = new Watch(grant, backToEntry);
+    els.main.focus();
+    watch.start();
+  } catch (thrown) {
+    const error = asApiError(thrown);
+    setCodeError(validateErrorMessage(error.status, error.message));
+    els.code.focus();
+    els.code.select();
+  } finally {
+    els.watch.disabled = false;
+    els.watch.textContent = 'Watch';
+  }
+}
+
+function init(): void {
+  const fromLink = new URLSearchParams(location.search).get('code');
+  if (fromLink) els.code.value = normalizeCode(fromLink);
+  els.form.addEventListener('submit', (event) => void submit(event));
+  els.overlayAction.addEventListener('click', () => watch?.finish());
+  els.stop.addEventListener('click', backToEntry);
+  // Free the code when the tab closes or navigates away; a page restored from
+  // the back/forward cache starts over, because its session is gone.
+  addEventListener('pagehide', () => watch?.release());
+  addEventListener('pageshow', (event) => {
+    if (event.persisted && watch) backToEntry();
+  });
+  showEntry();
+}
+
+init();

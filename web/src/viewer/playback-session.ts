@@ -1,0 +1,147 @@
+/**
+ * One viewer's right to watch, from a successful code validation until it
+ * ends: keeps the playback token fresh (at 80 % of its life), sends a
+ * heartbeat every 30 s, and releases the session on close. When the API says
+ * access is over, it stops and reports why, once.
+ */
+import { asApiError, requestJson } from '../shared/http';
+import { accessLossFor, lostRenewal, type AccessLoss } from './access-loss';
+import { HEARTBEAT_INTERVAL_MS, refreshDelayMs, refreshRetryDelayMs } from './timing';
+
+export interface PlaybackSessionOptions {
+  playbackToken: string;
+  tokenExpiresIn: number;
+  /** Called once, when access is over. */
+  onLost: (loss: AccessLoss) => void;
+  /** Prefix of the API paths; '' for same origin. */
+  apiBase?: string;
+  now?: () => number;
+}
+
+interface RefreshAnswer {
+  playbackToken: string;
+  tokenExpiresIn: number;
+}
+
+export class PlaybackSession {
+  #token: string;
+  #expiresAt: number;
+  #refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  #heartbeatTimer: ReturnType<typeof setInterval> | undefined;
+  #refreshing: Promise<boolean> | undefined;
+  #attempt = 0;
+  #stopped = false;
+  readonly #options: Required<PlaybackSessionOptions>;
+
+  constructor(options: PlaybackSessionOptions) {
+    this.#options = { apiBase: '', now: () => Date.now(), ...options };
+    this.#token = options.playbackToken;
+    this.#expiresAt = this.#options.now() + options.tokenExpiresIn * 1000;
+  }
+
+  /** The current playback JWT, for `Authorization: Bearer`. */
+  get token(): string {
+    return this.#token;
+  }
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  start(): void {
+    this.#scheduleRefresh(refreshDelayMs(this.#options.tokenExpiresIn));
+    this.#heartbeatTimer = setInterval(() => void this.#heartbeat(), HEARTBEAT_INTERVAL_MS);
+  }
+
+  /** Stops timers without telling the API (access is already over). */
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#refreshTimer);
+    clearInterval(this.#heartbeatTimer);
+  }
+
+  /** Stops and frees the code for another device; survives page unload (`keepalive`). */
+  release(): void {
+    if (this.#stopped) return;
+    this.stop();
+    void requestJson(this.#url('release'), {
+      method: 'POST',
+      headers: this.#auth(),
+      keepalive: true,
+    }).catch(() => undefined);
+  }
+
+  /**
+   * The media server refused the token: refresh now to learn whether access
+   * is over (then `onLost` fires) or the token was merely stale. True when a
+   * fresh token is ready and playback may retry.
+   */
+  async recheck(): Promise<boolean> {
+    if (this.#stopped) return false;
+    const refreshed = await this.#refresh();
+    if (!refreshed && !this.#stopped) this.#lose(accessLossFor(403, 'Access denied')!);
+    return refreshed;
+  }
+
+  #refresh(): Promise<boolean> {
+    this.#refreshing ??= this.#doRefresh().finally(() => (this.#refreshing = undefined));
+    return this.#refreshing;
+  }
+
+  async #doRefresh(): Promise<boolean> {
+    clearTimeout(this.#refreshTimer);
+    try {
+      const answer = await requestJson<RefreshAnswer>(this.#url('refresh'), { method: 'POST', headers: this.#auth() });
+      if (this.#stopped) return false;
+      this.#token = answer.playbackToken;
+      this.#expiresAt = this.#options.now() + answer.tokenExpiresIn * 1000;
+      this.#attempt = 0;
+      this.#scheduleRefresh(refreshDelayMs(answer.tokenExpiresIn));
+      return true;
+    } catch (thrown) {
+      const error = asApiError(thrown);
+      if (this.#stopped) return false;
+      const loss = accessLossFor(error.status, error.message);
+      if (loss) {
+        this.#lose(loss);
+        return false;
+      }
+      this.#attempt += 1;
+      const delay = refreshRetryDelayMs(this.#attempt, error.status, this.#options.now(), this.#expiresAt);
+      if (delay === null) this.#lose(lostRenewal(error.status));
+      else this.#scheduleRefresh(delay);
+      return false;
+    }
+  }
+
+  async #heartbeat(): Promise<void> {
+    try {
+      await requestJson(this.#url('heartbeat'), { method: 'POST', headers: this.#auth() });
+    } catch (thrown) {
+      const error = asApiError(thrown);
+      const loss = accessLossFor(error.status, error.message);
+      // Transient failures wait for the next beat; the refresh decides when time is up.
+      if (loss) this.#lose(loss);
+    }
+  }
+
+  #scheduleRefresh(delayMs: number): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#refreshTimer);
+    this.#refreshTimer = setTimeout(() => void this.#refresh(), delayMs);
+  }
+
+  #lose(loss: AccessLoss): void {
+    if (this.#stopped) return;
+    this.stop();
+    this.#options.onLost(loss);
+  }
+
+  #url(action: 'refresh' | 'heartbeat' | 'release'): string {
+    return `${this.#options.apiBase}/api/playback/${action}`;
+  }
+
+  #auth(): Record<string, string> {
+    return { Authorization: `Bearer ${this.#token}` };
+  }
+}

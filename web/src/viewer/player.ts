@@ -1,0 +1,95 @@
+/**
+ * The video element driven by hls.js. Every manifest and segment request
+ * carries the current playback JWT as `Authorization: Bearer`; a refusal
+ * (401/403) or a stream that is not (or no longer) there is reported to the
+ * caller, which decides what the viewer sees.
+ */
+import Hls, { type ErrorData } from 'hls.js/light';
+
+export interface PlayerCallbacks {
+  /** The JWT to send now (it changes when refreshed). */
+  token(): string;
+  /** The media server refused the token. */
+  onDenied(status: number): void;
+  /** The manifest is missing or the network failed. */
+  onUnavailable(): void;
+  /** Playback reached the end of the stream (the broadcast finished). */
+  onEnded(): void;
+  /** Frames are moving. */
+  onPlaying(): void;
+}
+
+export interface Player {
+  destroy(): void;
+}
+
+export function canPlayHls(): boolean {
+  return Hls.isSupported();
+}
+
+export function startPlayer(video: HTMLVideoElement, url: string, callbacks: PlayerCallbacks): Player {
+  let done = false;
+  let mediaRecoveries = 0;
+  const hls = new Hls({
+    xhrSetup(xhr, requestUrl) {
+      if (xhr.readyState === XMLHttpRequest.UNSENT) xhr.open('GET', requestUrl, true);
+      xhr.setRequestHeader('Authorization', `Bearer ${callbacks.token()}`);
+    },
+    liveSyncDurationCount: 3,
+  });
+
+  const finish = (report: () => void) => {
+    if (done) return;
+    destroy();
+    report();
+  };
+
+  const onPlaying = () => callbacks.onPlaying();
+  const onEnded = () => finish(callbacks.onEnded);
+  video.addEventListener('playing', onPlaying);
+  video.addEventListener('ended', onEnded);
+
+  hls.on(Hls.Events.MANIFEST_PARSED, () => {
+    video.play().catch((error: unknown) => {
+      // Autoplay with sound refused: start muted, the controls let the viewer unmute.
+      if (error instanceof DOMException && error.name === 'NotAllowedError' && !video.muted) {
+        video.muted = true;
+        video.play().catch(() => undefined);
+      }
+    });
+  });
+
+  hls.on(Hls.Events.ERROR, (_event, data: ErrorData) => {
+    const status = httpStatus(data);
+    if (status === 401 || status === 403) return finish(() => callbacks.onDenied(status));
+    if (!data.fatal) return;
+    if (data.type === Hls.ErrorTypes.MEDIA_ERROR && mediaRecoveries < 2) {
+      mediaRecoveries += 1;
+      hls.recoverMediaError();
+      return;
+    }
+    finish(callbacks.onUnavailable);
+  });
+
+  hls.loadSource(url);
+  hls.attachMedia(video);
+
+  function destroy(): void {
+    if (done) return;
+    done = true;
+    video.removeEventListener('playing', onPlaying);
+    video.removeEventListener('ended', onEnded);
+    hls.destroy();
+    video.pause();
+    video.removeAttribute('src');
+    video.load();
+  }
+
+  return { destroy };
+}
+
+function httpStatus(data: ErrorData): number | undefined {
+  if (typeof data.response?.code === 'number') return data.response.code;
+  const details = data.networkDetails as { status?: unknown } | undefined;
+  return typeof details?.status === 'number' ? details.status : undefined;
+}

@@ -1,0 +1,98 @@
+/** The viewer page's elements and the few ways they change. */
+import { byId, h, replaceChildren } from '../shared/dom';
+import { countdownParts, describeCountdown, formatDateTime } from '../shared/time';
+import type { ViewerEvent } from './types';
+
+export const els = {
+  main: byId('main'),
+  entry: byId('entry'),
+  form: byId<HTMLFormElement>('code-form'),
+  code: byId<HTMLInputElement>('code'),
+  codeError: byId('code-error'),
+  watch: byId<HTMLButtonElement>('watch'),
+  event: byId('event'),
+  title: byId('event-title'),
+  when: byId('event-when'),
+  description: byId('event-description'),
+  accessUntil: byId('access-until'),
+  video: byId<HTMLVideoElement>('video'),
+  overlay: byId('overlay'),
+  overlayTitle: byId('overlay-title'),
+  overlayText: byId('overlay-text'),
+  countdown: byId('countdown'),
+  overlayAction: byId<HTMLButtonElement>('overlay-action'),
+  stop: byId<HTMLButtonElement>('stop'),
+};
+
+export function showEntry(message = ''): void {
+  els.event.hidden = true;
+  els.entry.hidden = false;
+  document.title = 'Stagedoor';
+  setCodeError(message);
+  els.watch.disabled = false;
+  els.code.focus();
+}
+
+export function setCodeError(message: string): void {
+  els.codeError.textContent = message;
+  if (message) els.code.setAttribute('aria-invalid', 'true');
+  else els.code.removeAttribute('aria-invalid');
+}
+
+export function showEvent(event: ViewerEvent, accessUntil: string): void {
+  els.entry.hidden = true;
+  els.event.hidden = false;
+  document.title = `${event.title} · Stagedoor`;
+  els.title.textContent = event.title;
+  els.when.textContent = `${formatDateTime(event.startsAt)} – ${formatDateTime(event.endsAt)}`;
+  els.description.textContent = event.description;
+  els.accessUntil.textContent = `Your access code works until ${formatDateTime(accessUntil)}.`;
+  if (event.posterUrl) els.video.poster = event.posterUrl;
+  else els.video.removeAttribute('poster');
+  els.stop.hidden = false;
+}
+
+export interface OverlayContent {
+  title: string;
+  text?: string;
+  /** Show a countdown to this instant. */
+  countdownTo?: number;
+  /** A button, e.g. back to code entry. */
+  action?: string;
+  /** Move focus to the heading (for news the viewer must not miss). */
+  focus?: boolean;
+}
+
+export function showOverlay(content: OverlayContent): void {
+  els.overlay.hidden = false;
+  // The native controls would show through and invite pressing play on nothing.
+  els.video.controls = false;
+  els.overlay.dataset.state = content.action ? 'final' : 'info';
+  els.overlayTitle.textContent = content.title;
+  els.overlayText.textContent = content.text ?? '';
+  els.countdown.hidden = content.countdownTo === undefined;
+  els.overlayAction.hidden = !content.action;
+  if (content.action) els.overlayAction.textContent = content.action;
+  if (content.focus) els.overlayTitle.focus();
+}
+
+export function hideOverlay(): void {
+  els.overlay.hidden = true;
+  els.video.controls = true;
+}
+
+/** Renders the countdown digits; returns false once the time has come. */
+export function renderCountdown(msLeft: number): boolean {
+  const parts = countdownParts(msLeft);
+  const unit = (value: number, label: string) =>
+    h('span', { className: 'unit' }, h('span', { className: 'value' }, String(value).padStart(2, '0')), h('span', { className: 'label' }, label));
+  replaceChildren(
+    els.countdown,
+    parts.days > 0 && unit(parts.days, parts.days === 1 ? 'day' : 'days'),
+    unit(parts.hours, 'hours'),
+    unit(parts.minutes, 'min'),
+    unit(parts.seconds, 'sec'),
+  );
+  els.countdown.setAttribute('aria-label', `Starts in ${describeCountdown(msLeft)}`);
+  return msLeft > 0;
+}

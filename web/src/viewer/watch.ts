@@ -1,0 +1,170 @@
+/**
+ * One viewing, from a granted code until the viewer stops or access ends:
+ * waits (countdown and status polling) until the event is live, plays it,
+ * and turns every ending into an overlay that says why.
+ */
+import { asApiError, requestJson } from '../shared/http';
+import { formatDateTime } from '../shared/time';
+import { accessLossFor, type AccessLoss } from './access-loss';
+import { PlaybackSession } from './playback-session';
+import { canPlayHls, startPlayer, type Player } from './player';
+import { eventIdFromStreamPath, manifestUrl, statusPollDelayMs } from './timing';
+import type { EventStatusAnswer, Grant } from './types';
+import { els, hideOverlay, renderCountdown, showEvent, showOverlay } from './view';
+
+/** After a refusal that a refresh cleared, another refusal this soon means access really is denied. */
+const DENIAL_GRACE_MS = 30_000;
+/** Retry delay when the stream is live but its playlist is not there (yet). */
+const STREAM_RETRY_MS = 3_000;
+/** After the broadcast ended, how often to look for a new one. */
+const AFTER_END_POLL_MS = 15_000;
+
+export class Watch {
+  readonly #grant: Grant;
+  readonly #session: PlaybackSession;
+  readonly #eventId: string | null;
+  readonly #onFinished: () => void;
+  #player: Player | undefined;
+  #pollTimer: ReturnType<typeof setTimeout> | undefined;
+  #countdownTimer: ReturnType<typeof setInterval> | undefined;
+  #lastDenial = 0;
+  #over = false;
+  /** The viewer watched to the end of a broadcast: only a new live broadcast plays again, not its recording. */
+  #watchedToEnd = false;
+
+  /** `onFinished`: the viewer chose to go back to code entry. */
+  constructor(grant: Grant, onFinished: () => void) {
+    this.#grant = grant;
+    this.#eventId = eventIdFromStreamPath(grant.streamPath);
+    this.#onFinished = onFinished;
+    this.#session = new PlaybackSession({
+      playbackToken: grant.playbackToken,
+      tokenExpiresIn: grant.tokenExpiresIn,
+      onLost: (loss) => this.#end(loss),
+    });
+  }
+
+  start(): void {
+    showEvent(this.#grant.event, this.#grant.expiresAt);
+    this.#session.start();
+    if (!canPlayHls()) {
+      this.#session.release();
+      this.#end({ title: 'Browser not supported', message: "This browser can't play the stream. Try a current Chrome, Edge, Firefox or Safari." });
+      return;
+    }
+    if (this.#grant.event.isLive) this.#play();
+    else this.#wait();
+  }
+
+  /** The viewer leaves (Stop button or page close): free the code for another device. */
+  release(): void {
+    this.#stopAll();
+    this.#session.release();
+  }
+
+  #wait(): void {
+    const startsAt = Date.parse(this.#grant.event.startsAt);
+    const tick = () => {
+      const left = startsAt - Date.now();
+      if (renderCountdown(left)) return;
+      clearInterval(this.#countdownTimer);
+      showOverlay({ title: 'Starting soon', text: 'The stream will begin shortly. Stay on this page.' });
+    };
+    if (startsAt > Date.now()) {
+      showOverlay({ title: 'Starts in', text: formatDateTime(this.#grant.event.startsAt), countdownTo: startsAt });
+      tick();
+      clearInterval(this.#countdownTimer);
+      this.#countdownTimer = setInterval(tick, 1000);
+    } else {
+      showOverlay({ title: 'Starting soon', text: 'The stream will begin shortly. Stay on this page.' });
+    }
+    // Past the start (or a recording), ask right away rather than after the first interval.
+    this.#schedulePoll(startsAt <= Date.now() ? 0 : statusPollDelayMs(startsAt - Date.now()));
+  }
+
+  #schedulePoll(delayMs: number): void {
+    clearTimeout(this.#pollTimer);
+    this.#pollTimer = setTimeout(() => void this.#poll(), delayMs);
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#over || !this.#eventId) return;
+    try {
+      const answer = await requestJson<EventStatusAnswer>(`/api/events/${encodeURIComponent(this.#eventId)}/status`);
+      if (this.#over) return;
+      if (answer.status === 'live' || (answer.status === 'recording' && !this.#watchedToEnd)) return this.#play();
+      if (answer.status === 'ended') return this.#ended();
+    } catch (thrown) {
+      const error = asApiError(thrown);
+      if (error.status === 404) {
+        return this.#end({ title: 'Event unavailable', message: 'This event is not available any more.' });
+      }
+    }
+    if (this.#over) return;
+    this.#schedulePoll(this.#watchedToEnd ? AFTER_END_POLL_MS : statusPollDelayMs(Date.parse(this.#grant.event.startsAt) - Date.now()));
+  }
+
+  #play(): void {
+    if (this.#over) return;
+    clearInterval(this.#countdownTimer);
+    clearTimeout(this.#pollTimer);
+    this.#player?.destroy();
+    if (els.overlay.hidden || els.overlay.dataset.state !== 'info') showOverlay({ title: 'Loading the stream…' });
+    const url = manifestUrl(this.#grant.playbackBaseUrl, this.#grant.streamPath);
+    this.#player = startPlayer(els.video, url, {
+      token: () => this.#session.token,
+      onPlaying: () => hideOverlay(),
+      onDenied: (status) => void this.#denied(status),
+      onUnavailable: () => {
+        if (this.#over) return;
+        showOverlay({ title: 'Waiting for the stream…', text: 'The broadcast is not running right now. It will resume here.' });
+        this.#schedulePoll(STREAM_RETRY_MS);
+      },
+      onEnded: () => {
+        if (this.#over) return;
+        this.#watchedToEnd = true;
+        showOverlay({ title: 'The broadcast has ended', text: 'Thanks for watching. If it resumes, it will play here.' });
+        this.#schedulePoll(STREAM_RETRY_MS);
+      },
+    });
+  }
+
+  /** The media server refused: ask the API whether access is over or the token was just stale. */
+  async #denied(status: number): Promise<void> {
+    const recent = Date.now() - this.#lastDenial < DENIAL_GRACE_MS;
+    this.#lastDenial = Date.now();
+    if (recent) return this.#end(accessLossFor(status === 401 ? 401 : 403, 'Access denied')!);
+    showOverlay({ title: 'Checking your access…' });
+    if (await this.#session.recheck()) this.#play();
+  }
+
+  #ended(): void {
+    this.#stopAll();
+    this.#session.release();
+    this.#over = true;
+    showOverlay({ title: 'This event has ended', text: 'Thanks for watching.', action: 'Back', focus: true });
+  }
+
+  #end(loss: AccessLoss): void {
+    if (this.#over) return;
+    this.#stopAll();
+    this.#session.stop();
+    this.#over = true;
+    showOverlay({ title: loss.title, text: loss.message, action: 'Enter a code', focus: true });
+    els.stop.hidden = true;
+  }
+
+  #stopAll(): void {
+    clearInterval(this.#countdownTimer);
+    clearTimeout(this.#pollTimer);
+    this.#player?.destroy();
+    this.#player = undefined;
+  }
+
+  /** The overlay button after an ending. */
+  finish(): void {
+    this.release();
+    this.#over = true;
+    this.#onFinished();
+  }
+}
