@@ -50,6 +50,7 @@ const apiUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}`;
 const common = { port: 0, host: '127.0.0.1', bucket: BUCKET, s3Client, apiUrl, internalApiKey, playbackSigningKeys: signingKeys, log: () => {} };
 const validating = await startMediaServer({ ...common, validate: true });
 const open = await startMediaServer({ ...common, validate: false });
+await Promise.all([validating.synced, open.synced]);
 
 const now = Math.floor(Date.now() / 1000);
 const token = await new SignJWT({ code: 'CODE1', eid: 'evt-1', sid: 'sid-1', path: '/streams/evt-1/' })

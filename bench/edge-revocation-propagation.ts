@@ -58,7 +58,7 @@ try {
     return null;
   }
 
-  if ((await probe()) !== 404) throw new Error('the playback token is not accepted before the first revoke');
+  if ((await waitFor(404)) === null) throw new Error('the playback token is not accepted before the first revoke');
   const samples: number[] = [];
   let lost = 0;
   for (let i = 0; i < TRIES; i++) {

@@ -19,13 +19,15 @@ export interface RevocationFollowerOptions {
   apiUrl: string;
   internalApiKey: string;
   intervalMs: number;
+  /** How long `firstSync` waits for a first successful poll: a cold API can take seconds to answer. */
+  startupWaitMs: number;
   onFeed(feed: RevocationFeed): void;
   log(line: string): void;
 }
 
 export interface RevocationFollower {
-  /** Resolves after the first poll, true when it succeeded. */
-  readonly firstPoll: Promise<boolean>;
+  /** Resolves true at the first successful poll, false if none succeeded within `startupWaitMs`. */
+  readonly firstSync: Promise<boolean>;
   /** `Date.now()` of the last successful poll, null before the first. */
   lastSyncAt(): number | null;
   stop(): void;
@@ -43,8 +45,11 @@ export function followRevocations(options: RevocationFollowerOptions): Revocatio
   let lastSyncAt: number | null = null;
   let failing = false;
   let timer: NodeJS.Timeout | undefined;
+  let settleFirstSync: (synced: boolean) => void = () => {};
+  const firstSync = new Promise<boolean>((resolve) => (settleFirstSync = resolve));
+  const startupTimer = setTimeout(() => settleFirstSync(false), options.startupWaitMs);
 
-  async function poll(): Promise<boolean> {
+  async function poll(): Promise<void> {
     try {
       const url = `${options.apiUrl}/api/revocations?since=${encodeURIComponent(since)}`;
       const response = await fetch(url, {
@@ -56,15 +61,15 @@ export function followRevocations(options: RevocationFollowerOptions): Revocatio
       options.onFeed(feed);
       since = feed.serverTime;
       lastSyncAt = Date.now();
+      settleFirstSync(true);
+      clearTimeout(startupTimer);
       if (failing) options.log('revocation feed reachable again');
       failing = false;
-      return true;
     } catch (error) {
-      if (stopping.signal.aborted) return false;
+      if (stopping.signal.aborted) return;
       // Logged once per outage, not once per poll.
       if (!failing) options.log(`revocation feed unreachable, keeping the last known state: ${(error as Error).message}`);
       failing = true;
-      return false;
     }
   }
 
@@ -73,14 +78,15 @@ export function followRevocations(options: RevocationFollowerOptions): Revocatio
     timer = setTimeout(() => void poll().then(scheduleNext), options.intervalMs);
   }
 
-  const firstPoll = poll();
-  void firstPoll.then(scheduleNext);
+  void poll().then(scheduleNext);
   return {
-    firstPoll,
+    firstSync,
     lastSyncAt: () => lastSyncAt,
     stop() {
       stopping.abort();
       clearTimeout(timer);
+      clearTimeout(startupTimer);
+      settleFirstSync(false);
     },
   };
 }

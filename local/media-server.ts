@@ -25,24 +25,29 @@ export interface MediaServerOptions {
   /** The PLAYBACK_SIGNING_KEYS JSON of docs/contracts.md. */
   playbackSigningKeys: string;
   pollIntervalMs?: number;
+  /** Bound of `synced`: how long to wait for the first successful feed poll. */
+  startupSyncWaitMs?: number;
   /** Byte bound of the in-memory segment cache. */
   cacheMaxBytes?: number;
   /** `false` serves without the edge validator: only for the benchmark that measures its cost. */
   validate?: boolean;
   log?: (line: string) => void;
-  /**
-   * Called with the URL once the port is bound and before the first feed poll
-   * reaches the API: the API reads its config (MEDIA_PORT) on its first request.
-   */
-  onListening?: (url: string) => void;
 }
 
 export interface MediaServer {
   url: string;
+  /**
+   * True once the revocation state is loaded, false if the feed did not answer
+   * within `startupSyncWaitMs` (media requests get 503 until it does). The API
+   * may hold requests until everything listens, so this is not awaited inside
+   * `startMediaServer`: await it after the API opens, before announcing `ready`.
+   */
+  synced: Promise<boolean>;
   close(): Promise<void>;
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 500;
+const DEFAULT_STARTUP_SYNC_WAIT_MS = 30_000;
 const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 const CONTENT_TYPES: Record<string, string> = {
   m3u8: 'application/vnd.apple.mpegurl',
@@ -78,7 +83,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
   // Concurrent misses on one segment share a single origin read.
   const inFlight = new Map<string, Promise<CachedObject | null>>();
 
-  // Started once the port is bound (see onListening); until its first success media requests get 503.
+  // Started once the port is bound; until its first success media requests get 503.
   let follower: RevocationFollower | undefined;
 
   function applyFeed(feed: RevocationFeed): void {
@@ -177,19 +182,22 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
   const { port } = server.address() as AddressInfo;
   const host = !options.host || options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  options.onListening?.(url);
 
   follower = followRevocations({
     apiUrl: options.apiUrl,
     internalApiKey: options.internalApiKey,
     intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    startupWaitMs: options.startupSyncWaitMs ?? DEFAULT_STARTUP_SYNC_WAIT_MS,
     onFeed: applyFeed,
     log,
   });
-  // Return only once the first poll has been tried: with the API up, no request ever sees an empty revocation state.
-  await follower.firstPoll;
+  const synced = follower.firstSync.then((loaded) => {
+    if (!loaded) log('no revocation state yet: media requests get 503 until the feed answers');
+    return loaded;
+  });
   return {
     url,
+    synced,
     close: () =>
       new Promise<void>((resolve) => {
         follower?.stop();

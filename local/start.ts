@@ -58,6 +58,8 @@ async function main(): Promise<void> {
   process.env.INGEST_RTMP_URL ||= rtmpUrl;
 
   api.open();
+  // The media server answers 503 until it has read the revocation feed once: only then is it ready.
+  await media.synced;
   const ready = { api: api.url, media: media.url, rtmp: rtmpUrl };
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
 

@@ -33,6 +33,10 @@ async function untilMediaAnswers(status: number): Promise<void> {
 
 beforeAll(async () => {
   system = await startLocalSystem();
+  // Until start.ts awaits the media server's first sync before `ready`, the first poll may still be under way.
+  while ((await (await fetch(`${system.urls.media}/health`)).json()).status !== 'ok') {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   const login = await api('/api/admin/login', { method: 'POST', body: { password: system.adminPassword } });
   expect(login.status).toBe(200);
   cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;

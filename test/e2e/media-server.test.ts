@@ -101,6 +101,7 @@ beforeAll(async () => {
     pollIntervalMs: 20,
     log: () => {},
   });
+  expect(await media.synced).toBe(true);
 });
 
 afterAll(async () => {
@@ -235,9 +236,10 @@ describe('media server: health and cache', () => {
     await new Promise((resolve) => closed.close(resolve));
     const cold = await startMediaServer({
       port: 0, bucket: BUCKET, s3Client, apiUrl: deadUrl, internalApiKey: INTERNAL_KEY,
-      playbackSigningKeys: signingKeys, pollIntervalMs: 20, log: () => {},
+      playbackSigningKeys: signingKeys, pollIntervalMs: 20, startupSyncWaitMs: 0, log: () => {},
     });
     try {
+      expect(await cold.synced).toBe(false);
       const response = await fetch(`${cold.url}/streams/evt-a/index.m3u8`, { headers: { authorization: `Bearer ${await token()}` } });
       expect(response.status).toBe(503);
       expect((await (await fetch(`${cold.url}/health`)).json()).status).toBe('starting');
