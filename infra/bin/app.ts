@@ -1,0 +1,56 @@
+/**
+ * The CDK app (cdk.json: `npx tsx infra/bin/app.ts`). Builds the web pages into
+ * a folder under cdk.out first, then synthesizes one env-agnostic stack.
+ *
+ * Context (`-c key=value` or cdk.json "context"), all optional:
+ *   stackName, domainName + certificateArn (us-east-1), ingestDomainName [+ ingestCertificateArn],
+ *   mediaRetentionDays (30), ingestMaxTasks (3), edgeReconcileMinutes (5),
+ *   priceClass (PriceClass_100 | PriceClass_200 | PriceClass_All; default PriceClass_100).
+ */
+import { App, Aspects } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { buildWebAssets } from '../lib/web-assets';
+import { StagedoorStack, type StagedoorConfig } from '../lib/stagedoor-stack';
+
+const app = new App();
+const context = (key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return value === undefined || value === '' ? undefined : String(value);
+};
+const number = (key: string): number | undefined => {
+  const text = context(key);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`context ${key}: expected a positive integer, got "${text}"`);
+  return value;
+};
+
+const config: StagedoorConfig = {
+  webBuildDir: await buildWebAssets(app.outdir),
+  domainName: context('domainName'),
+  certificateArn: context('certificateArn'),
+  ingestDomainName: context('ingestDomainName'),
+  ingestCertificateArn: context('ingestCertificateArn'),
+  mediaRetentionDays: number('mediaRetentionDays'),
+  ingestMaxTasks: number('ingestMaxTasks'),
+  priceClass: context('priceClass') as cloudfront.PriceClass | undefined,
+  edgeReconcileMinutes: number('edgeReconcileMinutes'),
+};
+if (Boolean(config.domainName) !== Boolean(config.certificateArn)) {
+  throw new Error('context domainName and certificateArn go together (the certificate must be in us-east-1)');
+}
+if (config.priceClass && !Object.values(cloudfront.PriceClass).includes(config.priceClass)) {
+  throw new Error(`context priceClass: one of ${Object.values(cloudfront.PriceClass).join(', ')}`);
+}
+if (config.ingestCertificateArn && !config.ingestDomainName) {
+  throw new Error('context ingestCertificateArn needs ingestDomainName (OBS checks the certificate against it)');
+}
+
+new StagedoorStack(app, context('stackName') ?? 'Stagedoor', {
+  description: 'Stagedoor: ticketed live video (access API, RTMP ingest, protected HLS delivery)',
+  config,
+});
+
+// Every synth is checked against the AWS Solutions rules; findings print as errors/warnings.
+Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));

@@ -1,0 +1,133 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import { routeTable, type Area, type Guard, type Method } from '../../../functions/http/route-table';
+import { AppFunction } from './app-function';
+
+export interface ApiProps {
+  httpApi: apigwv2.HttpApi;
+  table: dynamodb.ITable;
+  secret: secretsmanager.ISecret;
+  /** The CloudFront URL viewers fetch HLS from (`https://…`, no trailing slash). */
+  playbackBaseUrl: string;
+  /** OBS "Server" shown to admins. */
+  ingestRtmpUrl: string;
+  /** For the admin's "clear media cache" (a CloudFront invalidation). */
+  distributionId: string;
+}
+
+/** What each area's handler does to the table (functions/adapters/dynamo-store.ts), nothing more. */
+const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
+  // validate, refresh, heartbeat, release, status: reads, rate-limit counters and the session claim.
+  public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
+  // events and codes: create, edit, list, delete (batch deletes), login rate limit, session revocation.
+  admin: {
+    actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+    indexes: ['byEvent', 'byTokenId'],
+  },
+  // revocation feed (feed index, an event's codes) and live status.
+  internal: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['feed', 'byEvent'] },
+  // publish/play checks read an event and a code.
+  'rtmp-callback': { actions: ['dynamodb:GetItem'], indexes: [] },
+};
+
+/** Why a route has no API Gateway authorizer: the function checks its guard (functions/http/middlewares/route-guard.ts). */
+const GUARD_REASON: Record<Guard, string> = {
+  admin: 'Guarded in the function: a valid, unrevoked admin session cookie (HS256 JWT) or 401.',
+  internal: 'Guarded in the function: X-Internal-Api-Key compared in constant time with the secret, or 401.',
+  none: 'Public by design (access-code validation, playback-JWT endpoints, admin login, RTMP callback): each checks its own credential and is rate-limited where the spec says.',
+};
+
+const AREA_ENTRY: Record<Area, string> = {
+  public: 'functions/handlers/public.ts',
+  admin: 'functions/handlers/admin.ts',
+  internal: 'functions/handlers/internal.ts',
+  'rtmp-callback': 'functions/handlers/rtmp-callback.ts',
+};
+
+/**
+ * The access API: one Lambda function per area of `functions/http/route-table.ts`,
+ * each with its own role, and one API Gateway route per table entry, integrated
+ * with its area's function. The area handlers dispatch on the route key again.
+ */
+export class Api extends Construct {
+  readonly functions = {} as Record<Area, lambda.IFunction>;
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+
+    const common = {
+      TABLE_NAME: props.table.tableName,
+      SECRETS_ARN: props.secret.secretArn,
+    };
+    // Only what each handler reads (functions/adapters/load-config.ts, http/media-cache.ts).
+    const specific: Record<Area, Record<string, string>> = {
+      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl },
+      admin: { INGEST_RTMP_URL: props.ingestRtmpUrl, CLOUDFRONT_DISTRIBUTION_ID: props.distributionId },
+      internal: {},
+      'rtmp-callback': {},
+    };
+
+    const areas = [...new Set(routeTable.map((route) => route.area))];
+    for (const area of areas) {
+      const { fn } = new AppFunction(this, pascal(area), {
+        entry: AREA_ENTRY[area],
+        description: `Stagedoor API: ${area} routes`,
+        environment: { ...common, ...specific[area] },
+        // The admin login runs scrypt (N=2^15, 32 MiB); more memory also means more CPU for it.
+        memorySize: area === 'admin' ? 1024 : 512,
+        timeout: Duration.seconds(area === 'admin' ? 29 : 10),
+      });
+      this.functions[area] = fn;
+
+      const access = TABLE_ACCESS[area];
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: access.actions,
+          resources: [props.table.tableArn, ...access.indexes.map((index) => `${props.table.tableArn}/index/${index}`)],
+        }),
+      );
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [props.secret.secretArn] }));
+      if (access.indexes.length > 0) {
+        NagSuppressions.addResourceSuppressions(
+          fn.role!,
+          [
+            {
+              id: 'AwsSolutions-IAM5',
+              appliesTo: [{ regex: '/^Resource::.*/index/.*$/g' }],
+              reason: 'Query on the named global secondary indexes of the one table only.',
+            },
+          ],
+          true,
+        );
+      }
+
+      // One integration per area, shared by all its routes.
+      const integration = new HttpLambdaIntegration(`${pascal(area)}Integration`, fn);
+      for (const route of routeTable.filter((spec) => spec.area === area)) {
+        const routes = props.httpApi.addRoutes({ path: route.path, methods: [httpMethod(route.method)], integration });
+        NagSuppressions.addResourceSuppressions(routes, [{ id: 'AwsSolutions-APIG4', reason: GUARD_REASON[route.guard] }]);
+      }
+    }
+
+    // Clearing an event's cache is an invalidation of /streams/<eventId>/* on this distribution.
+    // No dependency cycle: the distribution needs only the HTTP API's address, not the routes or
+    // functions (admin function -> distribution -> HTTP API; routes -> admin function).
+    this.functions.admin.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['cloudfront:CreateInvalidation'],
+        resources: [Stack.of(this).formatArn({ service: 'cloudfront', region: '', resource: 'distribution', resourceName: props.distributionId })],
+      }),
+    );
+  }
+}
+
+const httpMethod = (method: Method): apigwv2.HttpMethod => apigwv2.HttpMethod[method];
+
+const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());

@@ -1,0 +1,193 @@
+import { Annotations, Duration } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct, type IDependable } from 'constructs';
+import { repoPath } from '../paths';
+
+/** The files of the two CloudFront Functions (runtime code stays out of the CDK code). */
+export const MEDIA_GUARD_FILE = repoPath('edge/validate-request.js');
+export const DIRECTORY_INDEX_FILE = repoPath('infra/edge/directory-index.js');
+
+/** Header CloudFront adds to /api/* origin requests; the API believes CloudFront-Viewer-Address only with it. */
+export const ORIGIN_VERIFY_HEADER = 'X-Origin-Verify';
+
+export interface DeliveryProps {
+  mediaBucket: s3.IBucket;
+  webBucket: s3.IBucket;
+  logsBucket: s3.IBucket;
+  /** `<id>.execute-api.<region>.<suffix>` */
+  apiDomainName: string;
+  /** Holds `originVerifySecret`. */
+  secret: secretsmanager.ISecret;
+  /** The secret's generated fields exist (the distribution resolves one at deploy time). */
+  secretReady: IDependable;
+  /** Optional custom domain with its us-east-1 ACM certificate. */
+  domainName?: string;
+  certificateArn?: string;
+  priceClass: cloudfront.PriceClass;
+}
+
+/**
+ * One CloudFront distribution for everything viewers touch: the pages (default),
+ * the API (`/api/*`, never cached) and HLS (`/streams/*`, every request checked by
+ * `edge/validate-request.js` against the playback JWT and the KeyValueStore).
+ */
+export class Delivery extends Construct {
+  readonly distribution: cloudfront.Distribution;
+  readonly keyValueStore: cloudfront.KeyValueStore;
+  readonly mediaGuard: cloudfront.Function;
+  /** `https://<domain>`, no trailing slash: PLAYBACK_BASE_URL and the viewer URL. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: DeliveryProps) {
+    super(scope, id);
+
+    // Signing keys (k:<kid>) and revocations (c:, e:, s:); written by the edge-sync function.
+    this.keyValueStore = new cloudfront.KeyValueStore(this, 'Revocations', {
+      comment: 'Stagedoor playback signing keys and revocations (docs/delivery.md)',
+    });
+    this.mediaGuard = new cloudfront.Function(this, 'MediaGuard', {
+      comment: 'Checks the playback JWT and revocations on /streams/*',
+      code: cloudfront.FunctionCode.fromFile({ filePath: MEDIA_GUARD_FILE }),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+      keyValueStore: this.keyValueStore,
+    });
+    const directoryIndex = new cloudfront.Function(this, 'DirectoryIndex', {
+      comment: 'Serves <dir>/index.html for /admin/ and other folder URLs',
+      code: cloudfront.FunctionCode.fromFile({ filePath: DIRECTORY_INDEX_FILE }),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+    });
+
+    // Path only: the token (header or ?token=) must neither split the cache nor reach S3.
+    const mediaCachePolicy = new cloudfront.CachePolicy(this, 'MediaCache', {
+      comment: 'HLS: cache key is the path; TTLs follow the objects (playlists 1 s, segments immutable)',
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(1),
+      maxTtl: Duration.days(365),
+      queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
+      headerBehavior: cloudfront.CacheHeaderBehavior.none(),
+      cookieBehavior: cloudfront.CacheCookieBehavior.none(),
+    });
+
+    // The API is never cached: every response says `Cache-Control: no-store` and the default TTL is 0.
+    // Authorization has to be in a cache key all the same, because CloudFront forwards it no other
+    // way (origin request policies may not name it, and AllViewer would also send Host, which API
+    // Gateway rejects). Cookies and query strings are in the key too, so even a response that did
+    // allow caching (for at most 1 s) could only ever be served back to the same caller.
+    const apiCachePolicy = new cloudfront.CachePolicy(this, 'ApiCache', {
+      comment: 'Stagedoor API: not cached (TTL 0, no-store); Authorization, cookies, query keyed so they are forwarded',
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(0),
+      maxTtl: Duration.seconds(1),
+      headerBehavior: cloudfront.CacheHeaderBehavior.allowList('Authorization'),
+      cookieBehavior: cloudfront.CacheCookieBehavior.all(),
+      queryStringBehavior: cloudfront.CacheQueryStringBehavior.all(),
+    });
+    // What the handlers read besides those (functions/http/request-info.ts, middlewares), plus the
+    // viewer's address, which CloudFront adds only when a policy names it. Not Host: API Gateway
+    // answers only to its own name. Not X-Forwarded-For: the API never believes it.
+    const apiOriginRequestPolicy = new cloudfront.OriginRequestPolicy(this, 'ApiOriginRequest', {
+      comment: 'Stagedoor API: the headers the handlers read, and CloudFront-Viewer-Address',
+      headerBehavior: cloudfront.OriginRequestHeaderBehavior.allowList(
+        'CloudFront-Viewer-Address',
+        'Content-Type',
+        'Accept',
+        'Origin',
+        'X-Internal-Api-Key',
+      ),
+      cookieBehavior: cloudfront.OriginRequestCookieBehavior.none(),
+      queryStringBehavior: cloudfront.OriginRequestQueryStringBehavior.none(),
+    });
+
+    const apiOrigin = new origins.HttpOrigin(props.apiDomainName, {
+      protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+      originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+      // A Secrets Manager dynamic reference: CloudFormation resolves it at deploy time, so the
+      // value is in neither the template nor cdk.out. It does end up in the distribution's
+      // configuration (readable with cloudfront:GetDistributionConfig), and a new value
+      // reaches CloudFront only when the distribution is next updated (docs/deploy.md).
+      customHeaders: { [ORIGIN_VERIFY_HEADER]: props.secret.secretValueFromJson('originVerifySecret').unsafeUnwrap() },
+    });
+
+    const custom = props.domainName && props.certificateArn;
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: 'Stagedoor: pages, /api/*, /streams/*',
+      priceClass: props.priceClass,
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      defaultRootObject: 'index.html',
+      enableLogging: true,
+      logBucket: props.logsBucket,
+      logFilePrefix: 'cloudfront/',
+      ...(custom
+        ? {
+            domainNames: [props.domainName!],
+            certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', props.certificateArn!),
+            minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+          }
+        : {}),
+      defaultBehavior: {
+        origin: origins.S3BucketOrigin.withOriginAccessControl(props.webBucket),
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+        functionAssociations: [{ function: directoryIndex, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+      },
+      additionalBehaviors: {
+        '/api/*': {
+          origin: apiOrigin,
+          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+          cachePolicy: apiCachePolicy,
+          originRequestPolicy: apiOriginRequestPolicy,
+          responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+        },
+        '/streams/*': {
+          // LIST lets S3 answer 404 (not 403) for a playlist that is not there yet, which the
+          // player reads as "waiting for the stream" rather than "access denied".
+          origin: origins.S3BucketOrigin.withOriginAccessControl(props.mediaBucket, {
+            originAccessLevels: [cloudfront.AccessLevel.READ, cloudfront.AccessLevel.LIST],
+          }),
+          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+          // OPTIONS reaches the function, which answers the CORS preflight itself.
+          allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
+          cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
+          cachePolicy: mediaCachePolicy,
+          responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.CORS_ALLOW_ALL_ORIGINS,
+          functionAssociations: [{ function: this.mediaGuard, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+        },
+      },
+      // A missing playlist is polled every few seconds by the player: do not cache the 404 long.
+      errorResponses: [{ httpStatus: 404, ttl: Duration.seconds(1) }],
+    });
+    // The origin header resolves the secret's originVerifySecret, which the seeding creates.
+    this.distribution.node.addDependency(props.secretReady);
+
+    // LIST is granted on the media bucket only, which is not behind the default behavior.
+    Annotations.of(this.distribution).acknowledgeWarning(
+      '@aws-cdk/aws-cloudfront-origins:listBucketSecurityRisk',
+      'LIST is on the media origin (/streams/*, behind the media guard), not on the default behavior.',
+    );
+
+    this.url = `https://${custom ? props.domainName : this.distribution.distributionDomainName}`;
+
+    NagSuppressions.addResourceSuppressions(this.distribution, [
+      { id: 'AwsSolutions-CFR1', reason: 'Ticketed events are sold worldwide; access is controlled per code, not per country.' },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason: 'No WAF by default (about $5/month + per request): the API rate-limits by client address in DynamoDB and the stage has a throttle. Attach a web ACL if abuse appears.',
+      },
+      ...(custom
+        ? []
+        : [
+            {
+              id: 'AwsSolutions-CFR4',
+              reason: 'Without a custom domain the distribution uses the *.cloudfront.net certificate, whose minimum protocol CloudFront fixes at TLSv1; with a domain it is TLSv1.2_2021.',
+            },
+          ]),
+    ]);
+  }
+}

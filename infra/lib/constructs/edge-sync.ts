@@ -1,0 +1,91 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import { AppFunction } from './app-function';
+
+export interface EdgeSyncProps {
+  table: dynamodb.ITable;
+  secret: secretsmanager.ISecret;
+  keyValueStore: cloudfront.IKeyValueStore;
+  /** How often the full reconciliation runs (lost stream batches, key rotation, old session entries). */
+  reconcileEvery: Duration;
+}
+
+/**
+ * Keeps the CloudFront KeyValueStore that the media guard reads in step with the
+ * table (docs/delivery.md): the table's stream for changes within seconds, and a
+ * schedule that rewrites the whole picture.
+ */
+export class EdgeSync extends Construct {
+  readonly fn: lambda.IFunction;
+
+  constructor(scope: Construct, id: string, props: EdgeSyncProps) {
+    super(scope, id);
+
+    const { fn } = new AppFunction(this, 'EdgeSync', {
+      entry: 'functions/handlers/edge-sync.ts',
+      description: 'Stagedoor edge-sync: table changes and signing keys to the CloudFront KeyValueStore',
+      environment: {
+        TABLE_NAME: props.table.tableName,
+        SECRETS_ARN: props.secret.secretArn,
+        KVS_ARN: props.keyValueStore.keyValueStoreArn,
+      },
+      memorySize: 512,
+      timeout: Duration.minutes(2),
+    });
+    this.fn = fn;
+
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['cloudfront-keyvaluestore:DescribeKeyValueStore', 'cloudfront-keyvaluestore:ListKeys', 'cloudfront-keyvaluestore:UpdateKeys'],
+        resources: [props.keyValueStore.keyValueStoreArn],
+      }),
+    );
+    // The reconciliation reads every item of the feed index; the signing keys come from the secret.
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/feed`] }));
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [props.secret.secretArn] }));
+
+    fn.addEventSource(
+      new DynamoEventSource(props.table, {
+        startingPosition: lambda.StartingPosition.LATEST,
+        batchSize: 100,
+        // No batching window: a revoke should reach the edge within seconds.
+        retryAttempts: 3,
+        bisectBatchOnError: true,
+        // Only codes and events change what the edge knows; rate-limit counters (every validation)
+        // and admin-session items would only wake the function for nothing.
+        filters: [
+          lambda.FilterCriteria.filter({
+            dynamodb: { Keys: { pk: { S: [...lambda.FilterRule.beginsWith('CODE#'), ...lambda.FilterRule.beginsWith('EVENT#')] } } },
+          }),
+        ],
+        // A batch that still fails is dropped; the next reconciliation writes its effect anyway.
+      }),
+    );
+    new events.Rule(this, 'Reconcile', {
+      description: 'Stagedoor edge-sync full reconciliation',
+      schedule: events.Schedule.rate(props.reconcileEvery),
+      targets: [new targets.LambdaFunction(fn, { retryAttempts: 2 })],
+    });
+
+    NagSuppressions.addResourceSuppressions(
+      fn.role!,
+      [
+        {
+          id: 'AwsSolutions-IAM5',
+          appliesTo: ['Resource::*'],
+          reason: 'dynamodb:ListStreams (added by the DynamoDB event source) has no resource-level permissions.',
+        },
+      ],
+      true,
+    );
+  }
+}

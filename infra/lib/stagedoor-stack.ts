@@ -1,0 +1,105 @@
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import { Construct } from 'constructs';
+import { Api } from './constructs/api';
+import { Data } from './constructs/data';
+import { Delivery } from './constructs/delivery';
+import { EdgeSync } from './constructs/edge-sync';
+import { Gateway } from './constructs/gateway';
+import { Ingest } from './constructs/ingest';
+import { Web } from './constructs/web';
+
+/** Deployment choices; `infra/bin/app.ts` reads them from CDK context (docs/deploy.md). */
+export interface StagedoorConfig {
+  /** Folder with the built pages (`buildWeb()` of web/build.ts). */
+  webBuildDir: string;
+  /** Custom domain of the distribution, with an ACM certificate in us-east-1. */
+  domainName?: string;
+  certificateArn?: string;
+  /** Custom domain of the RTMP ingest; with a regional ACM certificate, RTMPS on 443. */
+  ingestDomainName?: string;
+  ingestCertificateArn?: string;
+  mediaRetentionDays?: number;
+  ingestMaxTasks?: number;
+  priceClass?: cloudfront.PriceClass;
+  /** Minutes between full KeyValueStore reconciliations (each costs a few KVS API calls). */
+  edgeReconcileMinutes?: number;
+}
+
+export interface StagedoorStackProps extends StackProps {
+  config: StagedoorConfig;
+}
+
+/**
+ * The whole deployment. Constructs are made in dependency order and hand their
+ * outputs on as props: data -> web -> gateway -> ingest -> delivery -> api, edge-sync.
+ */
+export class StagedoorStack extends Stack {
+  constructor(scope: Construct, id: string, props: StagedoorStackProps) {
+    super(scope, id, props);
+    const config = props.config;
+
+    const data = new Data(this, 'Data', { mediaRetentionDays: config.mediaRetentionDays ?? 30 });
+    const web = new Web(this, 'Web', { builtDir: config.webBuildDir, logsBucket: data.logsBucket });
+    // A ceiling against runaway cost, well above a 1,000-viewer show (≈ 35 heartbeats/s, a start-of-show
+    // burst of validations); API Gateway's 429 carries its own body, not the API's `{ error }`.
+    const gateway = new Gateway(this, 'Gateway', { rateLimit: 500, burstLimit: 1000 });
+
+    const ingest = new Ingest(this, 'Ingest', {
+      // The ingest calls API Gateway directly: its callbacks need no CloudFront and no viewer address.
+      apiUrl: gateway.url,
+      mediaBucket: data.mediaBucket,
+      logsBucket: data.logsBucket,
+      secret: data.secret,
+      secretReady: data.secretReady,
+      domainName: config.ingestDomainName,
+      certificateArn: config.ingestCertificateArn,
+      maxTasks: config.ingestMaxTasks ?? 3,
+    });
+
+    const delivery = new Delivery(this, 'Delivery', {
+      mediaBucket: data.mediaBucket,
+      webBucket: web.bucket,
+      logsBucket: data.logsBucket,
+      apiDomainName: gateway.domainName,
+      secret: data.secret,
+      secretReady: data.secretReady,
+      domainName: config.domainName,
+      certificateArn: config.certificateArn,
+      priceClass: config.priceClass ?? cloudfront.PriceClass.PRICE_CLASS_100,
+    });
+
+    const api = new Api(this, 'Api', {
+      httpApi: gateway.httpApi,
+      table: data.table,
+      secret: data.secret,
+      playbackBaseUrl: delivery.url,
+      ingestRtmpUrl: ingest.rtmpUrl,
+      distributionId: delivery.distribution.distributionId,
+    });
+
+    const edgeSync = new EdgeSync(this, 'EdgeSync', {
+      table: data.table,
+      secret: data.secret,
+      keyValueStore: delivery.keyValueStore,
+      reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? 5),
+    });
+
+    new CfnOutput(this, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });
+    new CfnOutput(this, 'AdminUrl', { value: `${delivery.url}/admin/`, description: 'Admin console' });
+    new CfnOutput(this, 'ApiUrl', { value: `${delivery.url}/api/`, description: 'Access API through CloudFront (what the pages use)' });
+    new CfnOutput(this, 'ApiGatewayUrl', { value: gateway.url, description: 'Access API endpoint behind CloudFront (the ingest calls it directly)' });
+    new CfnOutput(this, 'RtmpEndpoint', { value: ingest.rtmpUrl, description: 'OBS "Server"' });
+    new CfnOutput(this, 'IngestLoadBalancerDns', { value: ingest.loadBalancer.loadBalancerDnsName, description: 'Point ingestDomainName here (CNAME)' });
+    new CfnOutput(this, 'DistributionDomain', { value: delivery.distribution.distributionDomainName, description: 'Point domainName here (CNAME/alias)' });
+    new CfnOutput(this, 'DistributionId', { value: delivery.distribution.distributionId });
+    new CfnOutput(this, 'SecretsArn', { value: data.secret.secretArn, description: 'Secret JSON; set the admin password with infra/scripts/set-admin-password.ts' });
+    new CfnOutput(this, 'EdgeSyncFunctionName', { value: edgeSync.fn.functionName, description: 'Invoke to fill the KeyValueStore now' });
+    new CfnOutput(this, 'ApiFunctionNames', {
+      value: Object.values(api.functions).map((fn) => fn.functionName).join(' '),
+      description: 'Recycle these after changing the secret (docs/deploy.md)',
+    });
+    new CfnOutput(this, 'TableName', { value: data.table.tableName });
+    new CfnOutput(this, 'MediaBucket', { value: data.mediaBucket.bucketName });
+  }
+}
