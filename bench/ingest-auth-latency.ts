@@ -8,7 +8,7 @@
  *   npx tsx bench/ingest-auth-latency.ts        (PUBLISHES=40 by default)
  */
 import { median, percentile, table } from './lib/stats';
-import { ratio, startAllowCallback, startNginx, startOurs, tempDir, timePublishHandshake, type BenchServer } from './ingest-support';
+import { ratio, startAllowCallback, startNginx, startOurs, removeTempDirs, tempDir, timePublishHandshake, type BenchServer } from './lib/ingest-support';
 
 const PUBLISHES = Math.min(Number(process.env.PUBLISHES || 40), 200);
 const WARMUP = 5;
@@ -58,7 +58,9 @@ async function main() {
   );
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main()
+  .then(removeTempDirs)
+  .catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

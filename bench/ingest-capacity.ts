@@ -7,11 +7,11 @@
  * first N where any stream falls behind ends the ramp. The same for
  * nginx-rtmp (HLS on, 2 s fragments), in the same run. Both write to a folder
  * (the embedded S3 would run inside our process and cost us CPU nginx does
- * not pay). Bounded: MAX ≤ 12 publishers, ~20 s per step; loopback only.
+ * not pay). Both reported with the CPU their own processes used. Bounded: MAX ≤ 12 publishers, ~20 s per step; loopback only.
  *   npx tsx bench/ingest-capacity.ts        (MAX=12 by default)
  */
 import { table } from './lib/stats';
-import { makeClip, readText, ratio, sleep, startNginx, startOurs, startPublisher, stopProcess, tempDir, type BenchServer } from './ingest-support';
+import { makeClip, readText, ratio, sleep, startNginx, startOurs, startPublisher, stopProcess, removeTempDirs, tempDir, type BenchServer } from './lib/ingest-support';
 
 const MAX = Math.min(Number(process.env.MAX || 12), 12);
 const STEPS = [1, 2, 4, 6, 8, 10, 12].filter((n) => n <= MAX);
@@ -36,6 +36,7 @@ async function step(server: BenchServer, clip: string, publishers: number) {
   try {
     await sleep(WARMUP_MS);
     const startMedia = await sample();
+    const cpuBefore = await server.cpuSeconds();
     const started = performance.now();
     // Sample through the window so no segment slides out of the playlist unseen.
     while (performance.now() - started < WINDOW_MS) {
@@ -44,15 +45,18 @@ async function step(server: BenchServer, clip: string, publishers: number) {
     }
     const endMedia = await sample();
     const wall = (performance.now() - started) / 1000;
+    const cpuAfter = await server.cpuSeconds();
     const rates = endMedia.map((end, i) => (end - startMedia[i]!) / wall);
-    return { worst: Math.min(...rates), mean: rates.reduce((a, b) => a + b, 0) / rates.length };
+    // Share of one core used by the server's processes over the window.
+    const cpu = (cpuAfter - cpuBefore) / wall;
+    return { worst: Math.min(...rates), mean: rates.reduce((a, b) => a + b, 0) / rates.length, cpu };
   } finally {
     await Promise.all(children.map(stopProcess));
   }
 }
 
 async function ramp(server: BenchServer, clip: string) {
-  const results: { publishers: number; worst: number; mean: number }[] = [];
+  const results: { publishers: number; worst: number; mean: number; cpu: number }[] = [];
   for (const publishers of STEPS) {
     const result = await step(server, clip, publishers);
     results.push({ publishers, ...result });
@@ -77,17 +81,28 @@ async function main() {
     const o = ours.results.find((r) => r.publishers === publishers);
     const n = theirs.results.find((r) => r.publishers === publishers);
     const pct = (value: number | undefined) => (value === undefined ? '-' : `${(value * 100).toFixed(0)} %`);
-    return { publishers, 'stagedoor worst': pct(o?.worst), 'stagedoor mean': pct(o?.mean), 'nginx worst': pct(n?.worst), 'nginx mean': pct(n?.mean) };
+    return {
+      publishers,
+      'stagedoor worst': pct(o?.worst),
+      'stagedoor CPU': pct(o?.cpu),
+      'nginx worst': pct(n?.worst),
+      'nginx CPU': pct(n?.cpu),
+    };
   }).filter((row) => row['stagedoor worst'] !== '-' || row['nginx worst'] !== '-');
 
-  console.log(`Concurrent 2 Mbit/s publishers packaged in real time (media seconds per wall second, ${WINDOW_MS / 1000} s window)\n`);
+  console.log(`Concurrent 2 Mbit/s publishers packaged in real time (worst stream: media seconds per wall second over ${WINDOW_MS / 1000} s;`);
+  console.log('CPU: the server\'s own processes, in % of one core (ours: node + its ffmpeg packagers; nginx: master + worker))\n');
   console.log(table(rows));
   const held = (r: typeof ours) => `${r.held}${r.stoppedAtCap ? ` (cap ${MAX} reached, limit not found)` : ''}`;
   console.log(`\npublishers held: stagedoor ${held(ours)}, nginx-rtmp ${held(theirs)}`);
-  console.log(`ratio stagedoor/nginx: ${ratio(ours.held, theirs.held).toFixed(2)}`);
+  console.log(`ratio stagedoor/nginx (publishers held): ${ratio(ours.held, theirs.held).toFixed(2)}`);
+  const top = (r: typeof ours) => r.results.find((x) => x.publishers === Math.min(ours.held, theirs.held))?.cpu ?? NaN;
+  console.log(`ratio stagedoor/nginx (server CPU at ${Math.min(ours.held, theirs.held)} publishers): ${ratio(top(ours), top(theirs)).toFixed(2)}`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main()
+  .then(removeTempDirs)
+  .catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

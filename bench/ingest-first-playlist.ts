@@ -9,7 +9,7 @@ import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startEmbeddedS3 } from '../local/embedded-s3';
 import { s3Store } from '../ingest-container/src/index';
 import { median, percentile, table } from './lib/stats';
-import { readText, ratio, sleep, startNginx, startOurs, startPublisher, stopProcess, tempDir, type BenchServer } from './ingest-support';
+import { readText, ratio, sleep, startNginx, startOurs, startPublisher, stopProcess, removeTempDirs, tempDir, type BenchServer } from './lib/ingest-support';
 
 const RUNS = Math.min(Number(process.env.RUNS || 5), 20);
 const GIVE_UP_MS = 15_000;
@@ -76,7 +76,9 @@ async function main() {
   console.log(`ratio stagedoor S3/nginx folder (median): ${ratio(oursBucket.median, theirs.median).toFixed(2)}`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main()
+  .then(removeTempDirs)
+  .catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

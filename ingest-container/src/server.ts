@@ -6,7 +6,7 @@ import nmsLogger from 'node-media-server/src/core/logger.js';
 import type BaseSession from 'node-media-server/src/session/base_session.js';
 import { streamKeyOf, type AccessRequest } from './auth/access-request';
 import { createAuthenticator, type AuthConfig } from './auth/authenticator';
-import { ErrUnauthorized } from './auth/errors';
+import { AuthServiceUnavailable, ErrUnauthorized } from './auth/errors';
 import type { HlsConfig } from './hls/packager';
 import { createHookSender, type Webhooks } from './hooks/webhooks';
 import { createLogger, describeError, type Logger, type LogLevel } from './log';
@@ -89,10 +89,15 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     });
   };
 
+  let closing: Promise<void> | undefined;
   const gate: SessionGate = {
     log,
     publishGraceMs: options.publishGraceMs ?? 30_000,
-    check: (request) => authenticator.check(request),
+    check: async (request) => {
+      await authenticator.check(request);
+      // A check that ends during shutdown must not start a stream nobody will end.
+      if (closing) throw new AuthServiceUnavailable('ingest server shutting down');
+    },
     rejected: (session, request, error) => authFailed(session, request, error, false),
   };
 
@@ -154,7 +159,6 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
 
   log.info('rtmp ingest listening', { url, tls_url: tlsUrl, auth_mode: authenticator.mode, hls: options.hls?.store.location ?? 'off' });
 
-  let closing: Promise<void> | undefined;
   return {
     url,
     tlsUrl,

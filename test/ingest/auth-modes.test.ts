@@ -122,3 +122,25 @@ describe('auth mode none', () => {
     }
   });
 });
+
+describe('a second publisher for a stream on air', () => {
+  it('is refused with BadName and leaves the first one on air', async () => {
+    const recorder = logRecorder();
+    const server = await startIngestServer({ listen: { host: '127.0.0.1', port: 0 }, auth: { mode: 'none' }, log: recorder.log });
+    const url = `${server.url}/live/${uniqueName('d')}`;
+    const first = publish(url);
+    try {
+      await recorder.waitFor((e) => e.msg === 'publish accepted');
+      expect(await firstStatus(url, 'publish')).toEqual({
+        code: 'NetStream.Publish.BadName',
+        level: 'error',
+        description: 'stream already publishing',
+      });
+      expect((await play(url)).code).toBe(0);
+      expect(first.running()).toBe(true);
+    } finally {
+      await first.stop();
+      await server.close();
+    }
+  });
+});

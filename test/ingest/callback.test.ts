@@ -117,6 +117,8 @@ describe('recheck of live publishers', () => {
     allowed = false; // e.g. the event was deactivated or its ingest key rotated
     const result = await publisher.done;
     expect(result.code).not.toBe(0);
+    // The cut publisher is told why, like a rejected one.
+    expect(result.stderr).toContain('Server error: authentication failed: invalid credentials');
     const cut = await recorder.waitFor((e) => e.msg === 'auth failed' && e.recheck === true);
     expect(cut.error).toBe('authentication failed: invalid credentials');
     await recorder.waitFor((e) => e.msg === 'publication ended');

@@ -1,7 +1,8 @@
 /** Real clients for the ingest tests: ffmpeg as publisher and player, node-media-server's RTMP client for exact status codes, small HTTP servers. */
 import { spawn, execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,7 +10,16 @@ import type { AddressInfo } from 'node:net';
 import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
 import { createLogger } from '../../ingest-container/src/log';
 
-export const tempDir = (prefix: string) => mkdtemp(join(tmpdir(), `stagedoor-${prefix}-`));
+const tempDirs: string[] = [];
+/** A fresh folder under the OS temp dir, removed when the test file is done. */
+export async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `stagedoor-${prefix}-`));
+  tempDirs.push(dir);
+  return dir;
+}
+afterAll(async () => {
+  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
 
 export interface Run {
   /** Exit code (null when killed by a signal) and everything printed on stderr. */

@@ -32,8 +32,10 @@ describe('ingest in the local system', () => {
     await system?.stop();
   });
 
-  it('prints the RTMP URL in the ready line', () => {
+  it('prints the RTMP URL in the ready line and shows it to admins as the OBS server', async () => {
     expect(system.urls.rtmp).toMatch(/^rtmp:\/\/127\.0\.0\.1:\d+\/live$/);
+    const details = await call('GET', `${system.urls.api}/api/admin/events/${eventId}`, { headers: { cookie } });
+    expect(details.body.ingest.server).toBe(system.urls.rtmp);
   });
 
   it('denies a publish with a wrong ingest key', async () => {
@@ -43,8 +45,7 @@ describe('ingest in the local system', () => {
 
   it('publishes with the stream key, goes live, and plays with a viewer token', async () => {
     const details = await call('GET', `${system.urls.api}/api/admin/events/${eventId}`, { headers: { cookie } });
-    // The admin page's server is rtmp://<host>:1935/live unless INGEST_RTMP_URL is set; here the port is a free one.
-    publisher = publish(`${system.urls.rtmp}/${details.body.ingest.streamKey}`);
+    publisher = publish(`${details.body.ingest.server}/${details.body.ingest.streamKey}`);
     await until(async () => (await call('GET', `${system.urls.api}/api/events/${eventId}/status`)).body.status === 'live');
 
     const codes = await call('POST', `${system.urls.api}/api/admin/events/${eventId}/tokens`, { json: { count: 1 }, headers: { cookie } });

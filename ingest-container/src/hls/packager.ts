@@ -55,7 +55,7 @@ export async function startHlsJob(args: {
   log: Logger;
 }): Promise<HlsJob> {
   const { broadcast, streamName, publishId, config, log } = args;
-  const workDir = await mkdtemp(join(tmpdir(), 'stagedoor-hls-'));
+  const workDir = await mkdtemp(join(tmpdir(), 'stagedoor-ingest-work-'));
   const keyPrefix = `streams/${streamName}/`;
   const uploader = startUploader({ workDir, keyPrefix, store: config.store, log });
   // Own process group: a Ctrl-C in the terminal must not kill ffmpeg before we close its input and it writes the

@@ -65,7 +65,7 @@ export class GatedRtmpSession extends RtmpSession {
   override onClose = () => {
     if (this.admitted === 'publish') this.broadcast.donePublish(this);
     else if (this.admitted === 'play') this.broadcast.donePlay(this);
-    this.gate.log.debug('connection closed', { conn_id: this.id, remote_addr: this.ip });
+    this.gate.log.debug('connection closed', { conn_id: this.id });
   };
 
   /** Closes the connection after an `error`-level status with this description (used by the recheck too). */
@@ -99,7 +99,7 @@ export class GatedRtmpSession extends RtmpSession {
     rtmp.streamQuery = query;
     const app = rtmp.streamApp ?? '';
     if (!SAFE_NAME.test(app) || !SAFE_NAME.test(streamName)) {
-      this.gate.log.info('stream name refused', { conn_id: this.id, action, remote_addr: this.ip });
+      this.gate.log.info('stream name refused', { conn_id: this.id, action, remote_addr: remoteAddrOf(this.socket) });
       return this.refuse(action === 'publish' ? 'NetStream.Publish.BadName' : 'NetStream.Play.StreamNotFound', 'invalid stream name');
     }
     const request: AccessRequest = { action, app, streamName, token: tokenOf(query.token), remoteAddr: remoteAddrOf(this.socket) };
@@ -116,8 +116,8 @@ export class GatedRtmpSession extends RtmpSession {
   }
 
   private admit(request: AccessRequest): void {
-    // The client may have left while the check ran: then there is nothing to start.
-    if (this.socket.destroyed) return;
+    // The client may have left while the check ran, or we closed the connection meanwhile: nothing to start.
+    if (this.socket.destroyed || this.discardInput) return;
     const rtmp = this.rtmp;
     this.onConnect({ app: request.app, name: request.streamName, host: rtmp.streamHost, query: rtmp.streamQuery });
     if (request.action === 'publish') {
@@ -139,12 +139,12 @@ export class GatedRtmpSession extends RtmpSession {
     this.gate.log.info(`${request.action} accepted`, {
       conn_id: this.id,
       stream_key: `${request.app}/${request.streamName}`,
-      remote_addr: this.ip,
+      remote_addr: request.remoteAddr,
     });
     this.socket.resume();
   }
 
-  /** Stop feeding the broadcast and close; used when a live publisher is cut or the server shuts down. */
+  /** From now on nothing this client sends reaches the broadcast; used when its stream is ended from our side. */
   stopInput(): void {
     this.discardInput = true;
   }

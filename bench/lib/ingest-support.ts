@@ -4,14 +4,14 @@
  * publishers, and a real RTMP client that times the publish handshake.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmod, mkdtemp, writeFile, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, writeFile, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
-import { folderStore, startIngestServer, createLogger, type HlsStore } from '../ingest-container/src/index';
+import { folderStore, startIngestServer, createLogger, type HlsStore } from '../../ingest-container/src/index';
 
 export const SEGMENT_SECONDS = 2;
 
@@ -23,15 +23,24 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+const tempDirs: string[] = [];
 export const tempDir = async (prefix: string) => {
   const dir = await mkdtemp(join(tmpdir(), `stagedoor-bench-${prefix}-`));
+  tempDirs.push(dir);
   // nginx started by root drops its workers to `nobody`, which must write HLS here.
   await chmod(dir, 0o777);
   return dir;
 };
 
+/** Removes every folder made by tempDir; call at the end of a bench. */
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
 export interface BenchServer {
   name: string;
+  /** CPU seconds used so far by the server's own processes (ours: this process and its ffmpeg packagers). */
+  cpuSeconds(): Promise<number>;
   /** `rtmp://127.0.0.1:<port>/live` */
   url: string;
   /** Where the entry playlist of a stream shows up (folder servers). */
@@ -51,6 +60,11 @@ export async function startOurs(options: { hlsDir?: string; store?: HlsStore; ca
   });
   return {
     name: 'stagedoor ingest',
+    cpuSeconds: async () => {
+      const own = process.cpuUsage();
+      const packagers = await processes((p) => p.ppid === process.pid && p.cmdline.includes('pipe:0'));
+      return (own.user + own.system) / 1e6 + packagers.reduce((sum, p) => sum + p.cpuSeconds, 0);
+    },
     url: `${server.url}/live`,
     playlistPath: (stream) => join(options.hlsDir ?? '', 'streams', stream, 'index.m3u8'),
     close: () => server.close(),
@@ -99,6 +113,8 @@ rtmp {
   await waitForPort(port, child, () => stderr);
   return {
     name: 'nginx-rtmp',
+    cpuSeconds: async () =>
+      (await processes((p) => p.pid === child.pid || p.ppid === child.pid)).reduce((sum, p) => sum + p.cpuSeconds, 0),
     url: `rtmp://127.0.0.1:${port}/live`,
     playlistPath: (stream) => join(options.hlsDir, stream, 'index.m3u8'),
     close: async () => {
@@ -124,6 +140,34 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
     await sleep(50);
   }
   throw new Error(`nginx did not listen on ${port}: ${output()}`);
+}
+
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  cmdline: string;
+  cpuSeconds: number;
+}
+
+/** Processes from /proc that match, with their user + system CPU time (the machine is shared, so whole-machine load says nothing). */
+async function processes(match: (p: ProcessInfo) => boolean): Promise<ProcessInfo[]> {
+  const found: ProcessInfo[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readText(`/proc/${entry}/stat`);
+    if (!stat) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const info = {
+      pid: Number(entry),
+      ppid: Number(fields[1]),
+      cmdline: ((await readText(`/proc/${entry}/cmdline`)) ?? '').replaceAll('\0', ' '),
+      cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS,
+    };
+    if (match(info)) found.push(info);
+  }
+  return found;
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
