@@ -5,7 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 
-const purpose = process.argv[2] === 'test' ? 'test' : 'start';
+const purpose = ['test', 'bench'].includes(process.argv[2]) ? process.argv[2] : 'start';
 
 const lock = 'package-lock.json';
 const installed = 'node_modules/.package-lock.json';
@@ -17,13 +17,18 @@ if (!existsSync(installed) || statSync(lock).mtimeMs > statSync(installed).mtime
 // Debian package -> a command or file that shows it is there.
 const tools = {
   start: { ffmpeg: '/usr/bin/ffmpeg' },
+  // chromium: browser tests; njs: the edge function under its runtime; a JRE: DynamoDB Local.
   test: {
     ffmpeg: '/usr/bin/ffmpeg',
     chromium: '/usr/bin/chromium',
     njs: '/usr/bin/njs',
+    'default-jre-headless': 'java',
+  },
+  // nginx with its RTMP module: the baseline the ingest benchmarks compare against.
+  bench: {
+    ffmpeg: '/usr/bin/ffmpeg',
     nginx: '/usr/sbin/nginx',
     'libnginx-mod-rtmp': '/usr/share/nginx/modules-available/mod-rtmp.conf',
-    'default-jre-headless': 'java',
   },
 }[purpose];
 
