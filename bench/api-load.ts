@@ -13,19 +13,16 @@ async function main() {
   const system = await startLocalSystem({ LOG_LEVEL: 'error' });
   const api = system.urls.api!;
   try {
-    const login = await call('POST', `${api}/api/admin/login`, { json: { password: system.adminPassword } });
-    const cookie = String((login.headers['set-cookie'] as string[])[0]).split(';')[0]!;
-    const event = (
-      await call('POST', `${api}/api/admin/events`, {
-        json: { title: 'Bench', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 86_400_000).toISOString() },
-        headers: { cookie },
-      })
-    ).body;
+    const event = await system.admin('POST', '/api/admin/events', {
+      title: 'Bench',
+      startsAt: new Date().toISOString(),
+      endsAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
     const codes: string[] = [];
     const needed = REQUESTS_PER_CLIENT[1] + 16 * REQUESTS_PER_CLIENT[16] + 200;
     while (codes.length < needed) {
-      const batch = await call('POST', `${api}/api/admin/events/${event.id}/tokens`, { json: { count: 500 }, headers: { cookie } });
-      codes.push(...batch.body.tokens.map((t: { code: string }) => t.code));
+      const batch = await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 500 });
+      codes.push(...batch.tokens.map((t: { code: string }) => t.code));
     }
 
     let ipCounter = 0;

@@ -10,10 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { SignJWT } from 'jose';
 import { startEmbeddedS3 } from '../local/embedded-s3';
 import { startMediaServer } from '../local/media-server';
-import { PLAYBACK_AUDIENCE, PLAYBACK_ISSUER } from '../functions/domain/playback-claims';
+import { signPlaybackToken } from '../functions/domain/playback-token';
 
 const BUCKET = 'stagedoor-media';
 const SEGMENTS = 20;
@@ -52,15 +51,11 @@ const validating = await startMediaServer({ ...common, validate: true });
 const open = await startMediaServer({ ...common, validate: false });
 await Promise.all([validating.synced, open.synced]);
 
-const now = Math.floor(Date.now() / 1000);
-const token = await new SignJWT({ code: 'CODE1', eid: 'evt-1', sid: 'sid-1', path: '/streams/evt-1/' })
-  .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: 'k1' })
-  .setIssuer(PLAYBACK_ISSUER)
-  .setAudience(PLAYBACK_AUDIENCE)
-  .setIssuedAt(now)
-  .setNotBefore(now)
-  .setExpirationTime(now + 600)
-  .sign(secret);
+const { token } = await signPlaybackToken(
+  { code: 'CODE1', eventId: 'evt-1', sessionId: 'sid-1' },
+  { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) },
+  new Date(),
+);
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 

@@ -6,6 +6,7 @@
  *   npx tsx bench/edge-revocation-propagation.ts
  */
 import { startLocalSystem } from '../test/support/local-system';
+import { viewerOfNewEvent } from '../test/support/viewer-scenario';
 
 const TRIES = 20;
 const PROBE_EVERY_MS = 10;
@@ -16,38 +17,9 @@ const POLL_INTERVAL_MS = 500;
 
 const system = await startLocalSystem();
 try {
-  const api = system.urls.api!;
-  const login = await fetch(`${api}/api/admin/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ password: system.adminPassword }),
-  });
-  const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
-  const admin = (path: string, method: string, body?: unknown) =>
-    fetch(`${api}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', cookie },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }).then(async (response) => {
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response.json();
-    });
-
-  const now = Date.now();
-  const event = await admin('/api/admin/events', 'POST', {
-    title: 'Propagation bench',
-    startsAt: new Date(now - 3_600_000).toISOString(),
-    endsAt: new Date(now + 7_200_000).toISOString(),
-  });
-  const { tokens } = await admin(`/api/admin/events/${event.id}/tokens`, 'POST', { count: 1, label: 'bench' });
-  const grant = await fetch(`${api}/api/tokens/validate`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code: tokens[0].code }),
-  }).then((response) => response.json());
+  const viewer = await viewerOfNewEvent(system, 'Propagation bench');
   // Nothing is published, so an allowed request ends in 404 and a denied one in 403.
-  const manifest = `${system.urls.media}${grant.streamPath}index.m3u8`;
-  const probe = async () => (await fetch(manifest, { headers: { authorization: `Bearer ${grant.playbackToken}` } })).status;
+  const probe = async () => (await fetch(viewer.manifestUrl, { headers: { authorization: `Bearer ${viewer.playbackToken}` } })).status;
 
   async function waitFor(status: number): Promise<number | null> {
     const start = performance.now();
@@ -64,11 +36,11 @@ try {
   for (let i = 0; i < TRIES; i++) {
     // The previous wait ended right after a poll; a random pause keeps tries from locking onto the poll cycle.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * POLL_INTERVAL_MS));
-    await admin(`/api/admin/tokens/${tokens[0].id}/revoke`, 'PATCH');
+    await system.admin('PATCH', `/api/admin/tokens/${viewer.tokenId}/revoke`);
     const elapsed = await waitFor(403);
     if (elapsed === null) lost++;
     else samples.push(elapsed);
-    await admin(`/api/admin/tokens/${tokens[0].id}/unrevoke`, 'PATCH');
+    await system.admin('PATCH', `/api/admin/tokens/${viewer.tokenId}/unrevoke`);
     if ((await waitFor(404)) === null) throw new Error('unrevoke did not reach the media server');
   }
   samples.sort((a, b) => a - b);

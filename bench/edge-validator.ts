@@ -6,9 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { SignJWT } from 'jose';
 import { EDGE_VALIDATOR_FILE, loadEdgeValidator, type CloudFrontRequest } from '../local/media-edge-runtime';
-import { PLAYBACK_AUDIENCE, PLAYBACK_ISSUER } from '../functions/domain/playback-claims';
+import { signPlaybackToken } from '../functions/domain/playback-token';
 
 const BATCH = 200;
 const MAX_BATCHES = 200;
@@ -20,15 +19,11 @@ const secret = randomBytes(32);
 const store = new Map<string, string>([['k:k1', secret.toString('base64url')]]);
 for (let i = 0; i < 10_000; i++) store.set(`c:REVOKED${i}`, '1763700000');
 
-const now = Math.floor(Date.now() / 1000);
-const token = await new SignJWT({ code: 'CODE1', eid: 'evt-1', sid: 'sid-1', path: '/streams/evt-1/' })
-  .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: 'k1' })
-  .setIssuer(PLAYBACK_ISSUER)
-  .setAudience(PLAYBACK_AUDIENCE)
-  .setIssuedAt(now)
-  .setNotBefore(now)
-  .setExpirationTime(now + 600)
-  .sign(secret);
+const { token } = await signPlaybackToken(
+  { code: 'CODE1', eventId: 'evt-1', sessionId: 'sid-1' },
+  { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) },
+  new Date(),
+);
 
 const handler = loadEdgeValidator(store);
 const request = (): CloudFrontRequest => ({

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { viewerOfNewEvent } from '../support/viewer-scenario';
 
 /**
  * A real publish (ffmpeg → RTMP ingest → local S3) played through the media
@@ -15,41 +16,15 @@ const withToken = (url: string | URL) => fetch(url, { headers: { authorization: 
 
 beforeAll(async () => {
   system = await startLocalSystem();
-  const api = system.urls.api!;
-  const login = await fetch(`${api}/api/admin/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ password: system.adminPassword }),
-  });
-  const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
-  const admin = (path: string, method = 'GET', body?: unknown) =>
-    fetch(`${api}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', cookie },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }).then((response) => response.json());
-
-  const now = Date.now();
-  const event = await admin('/api/admin/events', 'POST', {
-    title: 'Live HLS',
-    startsAt: new Date(now - 3_600_000).toISOString(),
-    endsAt: new Date(now + 3_600_000).toISOString(),
-  });
-  const details = await admin(`/api/admin/events/${event.id}`);
-  const { tokens } = await admin(`/api/admin/events/${event.id}/tokens`, 'POST', { count: 1, label: 'live' });
-  const grant = await fetch(`${api}/api/tokens/validate`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code: tokens[0].code }),
-  }).then((response) => response.json());
-  playbackToken = grant.playbackToken;
-  manifestUrl = `${system.urls.media}${grant.streamPath}index.m3u8`;
+  const viewer = await viewerOfNewEvent(system, 'Live HLS');
+  playbackToken = viewer.playbackToken;
+  manifestUrl = viewer.manifestUrl;
 
   publisher = spawn(
     'ffmpeg',
     ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine',
       '-t', '30', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-c:a', 'aac', '-f', 'flv',
-      `${system.urls.rtmp}/${details.ingest.streamKey}`],
+      `${system.urls.rtmp}/${viewer.ingest.streamKey}`],
     { stdio: 'ignore' },
   );
   // The first segment appears a few seconds after publish starts; the hook timeout bounds the wait.

@@ -2,12 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startMediaServer, type MediaServer } from '../../local/media-server';
 import type { RevocationFeed } from '../../functions/domain/revocation-feed';
-import { PLAYBACK_AUDIENCE, PLAYBACK_ISSUER } from '../../functions/domain/playback-claims';
+import { signPlaybackToken } from '../../functions/domain/playback-token';
 
 /**
  * The media server on its own: real embedded S3, and a small HTTP server
@@ -49,16 +48,9 @@ async function feedApplied(): Promise<void> {
 }
 
 async function token(claims: { code?: string; eid?: string; sid?: string } = {}): Promise<string> {
-  const eid = claims.eid ?? 'evt-a';
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ code: claims.code ?? 'CODE1', eid, sid: claims.sid ?? 'sid-1', path: `/streams/${eid}/` })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: 'k1' })
-    .setIssuer(PLAYBACK_ISSUER)
-    .setAudience(PLAYBACK_AUDIENCE)
-    .setIssuedAt(now)
-    .setNotBefore(now)
-    .setExpirationTime(now + 600)
-    .sign(secret);
+  const grant = { code: claims.code ?? 'CODE1', eventId: claims.eid ?? 'evt-a', sessionId: claims.sid ?? 'sid-1' };
+  const keys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) };
+  return (await signPlaybackToken(grant, keys, new Date())).token;
 }
 
 const get = (path: string, jwt?: string, init: RequestInit = {}) =>

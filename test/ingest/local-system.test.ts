@@ -13,18 +13,16 @@ describe('ingest in the local system', () => {
   let system: LocalSystem;
   let publisher: Run | undefined;
   let eventId: string;
-  let cookie: string;
 
   beforeAll(async () => {
     system = await startLocalSystem();
-    const login = await call('POST', `${system.urls.api}/api/admin/login`, { json: { password: system.adminPassword } });
-    cookie = String((login.headers['set-cookie'] as string[])[0]).split(';')[0]!;
     const now = Date.now();
-    const created = await call('POST', `${system.urls.api}/api/admin/events`, {
-      json: { title: 'Ingest test', startsAt: new Date(now - 3_600_000).toISOString(), endsAt: new Date(now + 3_600_000).toISOString() },
-      headers: { cookie },
+    const created = await system.admin('POST', '/api/admin/events', {
+      title: 'Ingest test',
+      startsAt: new Date(now - 3_600_000).toISOString(),
+      endsAt: new Date(now + 3_600_000).toISOString(),
     });
-    eventId = created.body.id ?? created.body.event?.id;
+    eventId = created.id;
   }, 90_000);
 
   afterAll(async () => {
@@ -34,8 +32,8 @@ describe('ingest in the local system', () => {
 
   it('prints the RTMP URL in the ready line and shows it to admins as the OBS server', async () => {
     expect(system.urls.rtmp).toMatch(/^rtmp:\/\/127\.0\.0\.1:\d+\/live$/);
-    const details = await call('GET', `${system.urls.api}/api/admin/events/${eventId}`, { headers: { cookie } });
-    expect(details.body.ingest.server).toBe(system.urls.rtmp);
+    const details = await system.admin('GET', `/api/admin/events/${eventId}`);
+    expect(details.ingest.server).toBe(system.urls.rtmp);
   });
 
   it('denies a publish with a wrong ingest key', async () => {
@@ -44,12 +42,12 @@ describe('ingest in the local system', () => {
   });
 
   it('publishes with the stream key, goes live, and plays with a viewer token', async () => {
-    const details = await call('GET', `${system.urls.api}/api/admin/events/${eventId}`, { headers: { cookie } });
-    publisher = publish(`${details.body.ingest.server}/${details.body.ingest.streamKey}`);
+    const { ingest } = await system.admin('GET', `/api/admin/events/${eventId}`);
+    publisher = publish(`${ingest.server}/${ingest.streamKey}`);
     await until(async () => (await call('GET', `${system.urls.api}/api/events/${eventId}/status`)).body.status === 'live');
 
-    const codes = await call('POST', `${system.urls.api}/api/admin/events/${eventId}/tokens`, { json: { count: 1 }, headers: { cookie } });
-    const validated = await call('POST', `${system.urls.api}/api/tokens/validate`, { json: { code: codes.body.tokens[0].code } });
+    const { tokens } = await system.admin('POST', `/api/admin/events/${eventId}/tokens`, { count: 1 });
+    const validated = await call('POST', `${system.urls.api}/api/tokens/validate`, { json: { code: tokens[0].code } });
     expect(validated.status).toBe(200);
     const { playbackToken, playbackBaseUrl } = validated.body;
     const playlistUrl = `${String(playbackBaseUrl).replace(/\/$/, '')}/streams/${eventId}/index.m3u8`;

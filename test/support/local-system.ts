@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { call } from './http';
 
 export interface LocalSystem {
   /** URLs from the `ready` line: `api`, `media`, `rtmp`, and whatever else it prints. */
@@ -10,6 +11,8 @@ export interface LocalSystem {
   internalApiKey: string;
   /** Everything the process printed so far. */
   output(): string;
+  /** An admin API call with a session (logs in on first use); throws unless the answer is 2xx, returns the JSON body. */
+  admin(method: string, path: string, json?: unknown): Promise<any>;
   stop(): Promise<void>;
 }
 
@@ -53,11 +56,23 @@ export async function startLocalSystem(env: Record<string, string> = {}): Promis
       }
     });
   });
+  let cookie: string | undefined;
+  const admin = async (method: string, path: string, json?: unknown) => {
+    if (!cookie) {
+      const login = await call('POST', `${urls.api}/api/admin/login`, { json: { password: adminPassword } });
+      if (login.status !== 200) throw new Error(`admin login: ${login.status} ${login.text}`);
+      cookie = String((login.headers['set-cookie'] as string[])[0]).split(';')[0]!;
+    }
+    const res = await call(method, `${urls.api}${path}`, { json, headers: { cookie } });
+    if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return res.body;
+  };
   return {
     urls,
     adminPassword,
     internalApiKey,
     output: () => output,
+    admin,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
