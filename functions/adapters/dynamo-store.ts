@@ -178,8 +178,6 @@ export class DynamoStore implements Store {
   }
 
   async deleteEvent(id: string, now: string): Promise<void> {
-    const event = await this.getEvent(id);
-    if (!event) throw new NotFound(`event ${id}`);
     // Tombstone first: from here on validation, refresh and the feed treat the event as gone.
     const { pk } = eventKey(id);
     await conditional(
@@ -195,7 +193,7 @@ export class DynamoStore implements Store {
               isActive: false,
               activeChangedAt: now,
               ...feedKeys(now, pk),
-              ttl: epochSeconds(now) + TOMBSTONE_SECONDS,
+              [tableSchema.ttlAttribute]: epochSeconds(now) + TOMBSTONE_SECONDS,
             },
             ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted)',
           }),

@@ -5,32 +5,20 @@
  * key, media cache, activate/deactivate, archive and its filter, delete with
  * confirmation, sign out. Screenshots go to test-artifacts/web/.
  */
-import { mkdir, readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { artifacts, launchBrowser } from '../support/browser';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const artifacts = fileURLToPath(new URL('../../test-artifacts/web/', import.meta.url));
 
 describe('web: admin console', () => {
   let system: LocalSystem;
   let browser: Browser;
 
   beforeAll(async () => {
-    await mkdir(artifacts, { recursive: true });
     system = await startLocalSystem();
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
   }, 90_000);
 
   afterAll(async () => {

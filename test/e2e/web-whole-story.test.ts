@@ -7,23 +7,11 @@
  * Screenshots go to test-artifacts/web/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { artifacts, launchBrowser } from '../support/browser';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const artifacts = fileURLToPath(new URL('../../test-artifacts/web/', import.meta.url));
 /** How long after the revoke click the viewer's overlay must appear. */
 const REVOCATION_BUDGET_MS = 20_000;
 
@@ -92,9 +80,8 @@ describe('web: the whole story', () => {
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    await mkdir(artifacts, { recursive: true });
     system = await startLocalSystem();
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
   }, 90_000);
 
   afterAll(async () => {

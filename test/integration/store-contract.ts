@@ -74,6 +74,17 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
     }, 90_000);
     afterAll(async () => server?.close());
 
+    /** Installs session `sid` on a code nobody has claimed yet. */
+    const claimFresh = (code: string, sid: string) =>
+      store.claimSession({
+        code,
+        expectedRevision: 0,
+        session: { id: sid, startedAt: iso(), heartbeatAt: iso() },
+        endedSessions: [],
+        redeemed: null,
+        now: iso(),
+      });
+
     async function eventWithCode(codeOverrides: Partial<CodeRecord> = {}) {
       const event = sampleEvent();
       await store.createEvent(event);
@@ -149,14 +160,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
     it('keeps a session alive by heartbeat and tells why one fails', async () => {
       const { event, code } = await eventWithCode();
       const sid = randomId();
-      await store.claimSession({
-        code: code.code,
-        expectedRevision: 0,
-        session: { id: sid, startedAt: iso(), heartbeatAt: iso() },
-        endedSessions: [],
-        redeemed: null,
-        now: iso(),
-      });
+      await claimFresh(code.code, sid);
       await store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) });
       await expect(store.heartbeat({ code: code.code, sessionId: 'other', now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(SessionGone);
       await expect(store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(1000) })).rejects.toBeInstanceOf(SessionGone);
@@ -170,14 +174,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
     it('releases a session once and records it as ended', async () => {
       const { code } = await eventWithCode();
       const sid = randomId();
-      await store.claimSession({
-        code: code.code,
-        expectedRevision: 0,
-        session: { id: sid, startedAt: iso(), heartbeatAt: iso() },
-        endedSessions: [],
-        redeemed: null,
-        now: iso(),
-      });
+      await claimFresh(code.code, sid);
       const at = iso();
       await store.releaseSession({ code: code.code, sessionId: sid, now: at, keepEndedAfter: iso(-600_000) });
       await store.releaseSession({ code: code.code, sessionId: sid, now: iso(), keepEndedAfter: iso(-600_000) });

@@ -4,33 +4,17 @@
  * 401 anywhere but login tells the app to show the login form.
  */
 import { ApiError, requestJson, type RequestOptions } from '../shared/http';
+import type { TokenStatus, TokenView, adminEventView } from '../../../functions/domain/views';
+import type { dashboard, eventDetails } from '../../../functions/domain/event-admin';
 
-export type EventStatus = 'not-started' | 'live' | 'ended' | 'recording';
-export type TokenStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
+// Response shapes are the API's own view types (type-only: nothing of the server is bundled).
+export type { EventStatus } from '../../../functions/domain/event-status';
+export type { TokenStatus } from '../../../functions/domain/views';
 export type TokenFilter = TokenStatus | 'active' | '';
-
-export interface AdminEvent {
-  id: string;
-  title: string;
-  description: string;
-  streamUrl: string | null;
-  posterUrl: string | null;
-  startsAt: string;
-  endsAt: string;
-  accessWindowHours: number;
-  isActive: boolean;
-  isArchived: boolean;
-  createdAt: string;
-  updatedAt: string;
-  _count?: { tokens: number };
-}
-
-export interface EventDetail extends AdminEvent {
-  status: EventStatus;
-  stats: { tokens: number; redeemed: number; revoked: number; activeViewers: number };
-  /** What OBS calls "Server" and "Stream key". */
-  ingest: { server: string; streamKey: string };
-}
+export type AdminEvent = ReturnType<typeof adminEventView>;
+export type EventDetail = Awaited<ReturnType<typeof eventDetails>>;
+export type TokenRecord = TokenView;
+export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 
 export interface EventInput {
   title: string;
@@ -40,28 +24,6 @@ export interface EventInput {
   accessWindowHours: number;
   streamUrl: string | null;
   posterUrl: string | null;
-}
-
-export interface TokenRecord {
-  id: string;
-  code: string;
-  eventId: string;
-  label: string;
-  isRevoked: boolean;
-  revokedAt: string | null;
-  redeemedAt: string | null;
-  redeemedIp: string | null;
-  expiresAt: string;
-  createdAt: string;
-  status: TokenStatus;
-}
-
-export interface Dashboard {
-  totalEvents: number;
-  activeEvents: number;
-  totalTokens: number;
-  redeemedTokens: number;
-  activeViewers: number;
 }
 
 export type EventTransition = 'activate' | 'deactivate' | 'archive' | 'unarchive';
