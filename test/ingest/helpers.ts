@@ -44,14 +44,16 @@ export function run(command: string, args: string[]): Run {
 }
 
 /** ffmpeg publishing a test pattern with sound; `seconds` undefined = until stopped. */
-export function publish(url: string, seconds?: number): Run {
+export function publish(url: string, seconds?: number, options: { audio?: boolean } = {}): Run {
+  const audio = options.audio ?? true;
   return run('ffmpeg', [
     '-hide_banner', '-loglevel', 'error', '-re',
     '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25',
-    '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
+    ...(audio ? ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100'] : []),
     ...(seconds === undefined ? [] : ['-t', String(seconds)]),
     '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-pix_fmt', 'yuv420p',
-    '-c:a', 'aac', '-f', 'flv', url,
+    ...(audio ? ['-c:a', 'aac'] : []),
+    '-f', 'flv', url,
   ]);
 }
 

@@ -75,6 +75,24 @@ describe('HLS packaging', () => {
     expect([...new Set(probe.stdout.split('\n').filter(Boolean))].sort()).toEqual(['aac', 'h264']);
   });
 
+  it('gives a publisher without audio a live playlist while it is still on air', async () => {
+    const recorder = logRecorder();
+    const dir = await tempDir('hls-video-only');
+    const { store, puts } = recording(folderStore(dir));
+    const server = await startIngestServer({
+      listen: { host: '127.0.0.1', port: 0 },
+      auth: { mode: 'none' },
+      hls: { store, ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg', segmentSeconds: 2, listSize: 6, ladder: [] },
+      publishGraceMs: 0,
+      log: recorder.log,
+    });
+    cleanups.push(() => server.close());
+    const publisher = publish(`${server.url}/live/${uniqueName('v')}`, 60, { audio: false });
+    cleanups.push(() => publisher.stop());
+    while (!puts.some((put) => put.key.endsWith('.m3u8'))) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(publisher.running()).toBe(true);
+  });
+
   it('uploads to S3 with Content-Type and Cache-Control, segment before playlist', async () => {
     const s3 = await startEmbeddedS3({ buckets: ['media-test'] });
     cleanups.push(() => s3.close());

@@ -22,7 +22,10 @@ export interface PackagingOptions {
  * same stream, which lets segments be cached as immutable.
  */
 export function ffmpegArgs(workDir: string, publishId: string, options: PackagingOptions): string[] {
-  const input = ['-hide_banner', '-loglevel', 'error', '-f', 'flv', '-i', 'pipe:0'];
+  // node-media-server's FLV header always announces audio and video, and for FLV ffmpeg's default analysis
+  // window is 90 s: a publisher without audio would get no HLS for that long. 3 s bounds the wait for a
+  // missing stream; a stream with both ends the analysis as soon as both have shown up.
+  const input = ['-hide_banner', '-loglevel', 'error', '-analyzeduration', '3000000', '-f', 'flv', '-i', 'pipe:0'];
   const hls = [
     '-f', 'hls',
     '-hls_time', String(options.segmentSeconds),
