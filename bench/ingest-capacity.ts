@@ -7,14 +7,14 @@
  * first N where any stream falls behind ends the ramp. The same for
  * nginx-rtmp (HLS on, 2 s fragments), in the same run. Both write to a folder
  * (the embedded S3 would run inside our process and cost us CPU nginx does
- * not pay). Both reported with the CPU their own processes used. Bounded: MAX ≤ 12 publishers, ~20 s per step; loopback only.
- *   npx tsx bench/ingest-capacity.ts        (MAX=12 by default)
+ * not pay). Both reported with the CPU their own processes used. Bounded: MAX ≤ 48 publishers, ~20 s per step; loopback only.
+ *   npx tsx bench/ingest-capacity.ts        (MAX=48 by default)
  */
 import { table } from './lib/stats';
 import { makeClip, readText, ratio, sleep, startNginx, startOurs, startPublisher, stopProcess, removeTempDirs, tempDir, type BenchServer } from './lib/ingest-support';
 
-const MAX = Math.min(Number(process.env.MAX || 12), 12);
-const STEPS = [1, 2, 4, 6, 8, 10, 12].filter((n) => n <= MAX);
+const MAX = Math.min(Number(process.env.MAX || 48), 48);
+const STEPS = [1, 4, 8, 16, 32, 48].filter((n) => n <= MAX);
 const WARMUP_MS = 6_000;
 const WINDOW_MS = 14_000;
 const KEEPING_UP = 0.9;

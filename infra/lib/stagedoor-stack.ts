@@ -83,6 +83,7 @@ export class StagedoorStack extends Stack {
       secret: data.secret,
       keyValueStore: delivery.keyValueStore,
       reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? 5),
+      secretReady: data.secretReady,
     });
 
     new CfnOutput(this, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });

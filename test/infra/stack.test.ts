@@ -411,6 +411,17 @@ describe('edge-sync', () => {
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionOf('edge-sync'), 'Arn'] } })],
     });
   });
+
+  it('fills the KeyValueStore once on the first deploy, after the secret is seeded', () => {
+    const [initial] = idsOf(s.json, 'Custom::AWS');
+    expect(initial).toBeDefined();
+    const create = JSON.stringify(resource(initial!).Properties.Create);
+    expect(create).toContain('\\"action\\":\\"invoke\\"');
+    expect(create).toContain('\\"InvocationType\\":\\"Event\\"');
+    expect(create).toContain(functionOf('edge-sync'));
+    const seed = only(idsOf(s.json, 'AWS::CloudFormation::CustomResource'));
+    expect([resource(initial!).DependsOn].flat()).toContain(seed);
+  });
 });
 
 describe('ingest', () => {

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -7,6 +7,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as cr from 'aws-cdk-lib/custom-resources';
+import type { IDependable } from 'constructs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { AppFunction } from './app-function';
@@ -17,6 +19,8 @@ export interface EdgeSyncProps {
   keyValueStore: cloudfront.IKeyValueStore;
   /** How often the full reconciliation runs (lost stream batches, key rotation, old session entries). */
   reconcileEvery: Duration;
+  /** Done when the secret holds the signing keys: the first reconciliation needs them. */
+  secretReady: IDependable;
 }
 
 /**
@@ -75,6 +79,36 @@ export class EdgeSync extends Construct {
       schedule: events.Schedule.rate(props.reconcileEvery),
       targets: [new targets.LambdaFunction(fn, { retryAttempts: 2 })],
     });
+    // The store is empty after the first deploy: without this, every video request would be denied
+    // (no signing key at the edge) until the schedule first fires. Asynchronous, so a failure never
+    // blocks the deploy; the schedule retries anyway.
+    const initialSync = new cr.AwsCustomResource(this, 'InitialSync', {
+      onCreate: {
+        service: 'Lambda',
+        action: 'invoke',
+        parameters: {
+          FunctionName: fn.functionName,
+          InvocationType: 'Event',
+          Payload: JSON.stringify({ source: 'stagedoor.deploy', 'detail-type': 'Initial reconciliation' }),
+        },
+        physicalResourceId: cr.PhysicalResourceId.of('edge-sync-initial-reconciliation'),
+      },
+      policy: cr.AwsCustomResourcePolicy.fromStatements([
+        new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }),
+      ]),
+      installLatestAwsSdk: false,
+    });
+    initialSync.node.addDependency(props.secretReady);
+    // AwsCustomResource runs in a stack-level singleton function that aws-cdk-lib creates.
+    const singleton = Stack.of(this).node.findChild(`AWS${cr.AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`);
+    NagSuppressions.addResourceSuppressions(
+      singleton,
+      [
+        { id: 'AwsSolutions-IAM4', reason: 'CDK AwsCustomResource handler: AWSLambdaBasicExecutionRole only grants writing its own logs.' },
+        { id: 'AwsSolutions-L1', reason: 'Runtime of the CDK AwsCustomResource handler is chosen by aws-cdk-lib.' },
+      ],
+      true,
+    );
 
     NagSuppressions.addResourceSuppressions(
       fn.role!,
