@@ -44,13 +44,20 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
   return {
     tableName: env.TABLE_NAME,
     playbackBaseUrl: env.PLAYBACK_BASE_URL || null,
-    mediaPort: Number(env.MEDIA_PORT || 4000),
+    mediaPort: positiveInteger(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
     ingestRtmpUrl: env.INGEST_RTMP_URL || null,
     signingKeys: parseSigningKeys(secrets.playbackSigningKeys),
     adminPasswordHash: secrets.adminPasswordHash,
     adminSessionSecret: secrets.adminSessionSecret,
     internalApiKey: secrets.internalApiKey,
     originVerifySecret: secrets.originVerifySecret ?? null,
-    sessionTimeoutSeconds: Number(env.SESSION_TIMEOUT_SECONDS || SESSION_TIMEOUT_SECONDS),
+    sessionTimeoutSeconds: positiveInteger(env.SESSION_TIMEOUT_SECONDS, SESSION_TIMEOUT_SECONDS, 'SESSION_TIMEOUT_SECONDS'),
   };
+}
+
+function positiveInteger(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`configuration: ${name} must be a positive whole number, got "${value}"`);
+  return parsed;
 }
