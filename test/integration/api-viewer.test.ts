@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { bearer, call } from '../support/http';
+import { withinOneWindow } from '../support/rate-window';
 
 let api: ApiHarness;
 let nextIp = 10;
@@ -142,6 +143,7 @@ describe('POST /api/tokens/validate', () => {
   });
 
   it('limits validation to 5 a minute per client address, with Retry-After, ignoring X-Forwarded-For', async () => {
+    await withinOneWindow(60);
     const from = freshIp();
     for (let i = 0; i < 5; i++) {
       expect((await validate('NOSUCHCODE22', from, { 'x-forwarded-for': `10.0.0.${i}` })).status).toBe(401);
@@ -223,6 +225,7 @@ describe('playback refresh, heartbeat and release', () => {
   });
 
   it('limits refresh to 12 an hour per code', async () => {
+    await withinOneWindow(3600);
     const { jwt } = await watching();
     for (let i = 0; i < 12; i++) expect((await post('refresh', jwt)).status).toBe(200);
     const limited = await post('refresh', jwt);
