@@ -32,7 +32,7 @@ export function validateErrorMessage(status: number, error = ''): string {
         ? 'This access code has been revoked. Contact the organiser if you think this is a mistake.'
         : 'This event is not available right now.';
     case 409:
-      return 'This access code is in use on another device. Stop watching there (or wait a minute) and try again.';
+      return 'This access code is in use on another device. Stop watching there (or wait two minutes) and try again.';
     case 410:
       return 'This access code has expired.';
     case 429:
