@@ -24,9 +24,10 @@ const tools = {
     njs: '/usr/bin/njs',
     'default-jre-headless': 'java',
   },
-  // nginx with its RTMP module: the baseline the ingest benchmarks compare against.
+  // nginx with its RTMP module: the baseline the ingest benchmarks compare against; wrk: load generator.
   bench: {
     ffmpeg: '/usr/bin/ffmpeg',
+    wrk: '/usr/bin/wrk',
     nginx: '/usr/sbin/nginx',
     'libnginx-mod-rtmp': '/usr/share/nginx/modules-available/mod-rtmp.conf',
   },
