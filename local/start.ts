@@ -8,6 +8,8 @@ import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { startEmbeddedS3 } from './embedded-s3';
 import { startApiServer } from './api-server';
 import { startMediaServer } from './media-server';
+import { buildWeb } from '../web/build';
+import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
 
 async function main(): Promise<void> {
   // Local mode runs on the Node it finds; the SDK's notice about future Node 22 releases is noise here.
@@ -21,7 +23,8 @@ async function main(): Promise<void> {
   closers.push(s3.close);
   await config.applyToEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint });
 
-  await (await import('../web/build')).buildWeb(config.webRoot); // web pages (issue 6), served by the API
+  // The viewer and the console, served by the API port.
+  await buildWeb(config.webRoot);
   const api = await startApiServer({ port: config.apiPort, webRoot: config.webRoot });
   closers.push(api.close);
 
@@ -37,7 +40,6 @@ async function main(): Promise<void> {
   process.env.MEDIA_PORT = new URL(media.url).port;
   process.env.MEDIA_ADMIN_URL = media.url;
   // RTMP ingest (issue 4): the same server as the container, in callback mode against this API, HLS to the local S3.
-  const { startIngestServer, s3Store, isLogLevel } = await import('../ingest-container/src/index');
   const ingest = await startIngestServer({
     listen: { port: config.rtmpPort },
     auth: { mode: 'callback', url: `${api.url}/api/internal/rtmp-auth`, timeoutMs: 5_000 },
