@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   // RTMP ingest (issue 4): the same server as the container, in callback mode against this API, HLS to the local S3.
   const ingest = await startIngestServer({
     listen: { port: config.rtmpPort },
-    auth: { mode: 'callback', url: `${api.url}/api/internal/rtmp-auth`, timeoutMs: 5_000 },
+    auth: { mode: 'callback', url: `${api.url}/api/internal/rtmp-auth`, timeoutMs: 5_000, apiKey: config.internalApiKey },
     recheckIntervalMs: 30_000,
     hls: {
       store: s3Store({ bucket: config.mediaBucket, forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }),

@@ -17,6 +17,9 @@ export interface AppConfig {
   sessionTimeoutSeconds: number;
 }
 
+/** The RTMP application name streamers publish to (`rtmp://host/live`); the callback refuses any other. */
+export const RTMP_APP = 'live';
+
 /** Rate limits of the spec. */
 export const RATE_LIMITS = {
   validate: { limit: 5, windowSeconds: 60 },

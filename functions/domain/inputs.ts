@@ -50,13 +50,20 @@ export const generateTokensInput = z.object({
   label: z.string().max(200).default(''),
 });
 
+/**
+ * Event and code ids as the API issues them (`randomId`), with room to spare;
+ * anything else cannot name a record, so it is a 400/404 before it reaches
+ * the table (where a 3,000-character key is a ValidationException, a 500).
+ */
+export const recordId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a valid id');
+
 export const bulkRevokeInput = z.object({
-  tokenIds: z.array(z.string().min(1).max(64)).min(1).max(1000),
+  tokenIds: z.array(recordId).min(1).max(1000),
 });
 
 export const tokenListQuery = z.object({
   status: z.enum([...TOKEN_STATUSES, 'active']).optional(),
-  eventId: z.string().min(1).optional(),
+  eventId: recordId.optional(),
 });
 
 export const loginInput = z.object({ password: z.string().min(1).max(1024) });

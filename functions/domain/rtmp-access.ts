@@ -1,37 +1,68 @@
 import * as z from 'zod';
+import { RTMP_APP } from './config';
 import { secretsEqual } from './constant-time';
+import { AccessRevoked, SessionGone } from './errors';
+import { accessEndsAt } from './event-status';
 import { HttpError } from './http-error';
-import { parseInput } from './inputs';
+import { parseInput, recordId } from './inputs';
 import { verifyPlaybackToken } from './playback-token';
 import type { AccessDeps } from './viewer-access';
 
-/** The RTMP server's callback body (spec/rtmp-auth.md). */
+/** The RTMP server's callback body (spec/rtmp-auth.md), plus `recheck` that our ingest adds when it re-asks for a live session. */
 const rtmpAuthInput = z.object({
   action: z.enum(['publish', 'play']),
-  app: z.string(),
-  stream_name: z.string().min(1),
-  stream_key: z.string(),
-  token: z.string(),
-  remote_addr: z.string(),
+  app: z.string().max(64),
+  stream_name: z.string().min(1).max(256),
+  stream_key: z.string().max(512),
+  token: z.string().max(4096),
+  remote_addr: z.string().max(64),
+  recheck: z.boolean().optional(),
 });
 
 /**
- * The platform's answer to the ingest server's callback: a publish passes
- * with the event's ingest key, a play with a playback JWT for that event;
- * an unknown or inactive event denies both.
+ * One refusal for every "no": the ingest tells its client only "invalid
+ * credentials" anyway, and distinct reasons would let a caller probe which
+ * event ids exist.
  */
-export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<{ ok: true }> {
+const DENIED = 'Access denied';
+
+export type RtmpGrant = { ok: true } | { ok: true; session: string };
+
+/**
+ * The platform's answer to the ingest server's callback: a publish passes
+ * with the event's ingest key; a play with a playback JWT for that event
+ * whose session is still the code's live one. A play counts as the
+ * session's heartbeat (an RTMP player sends none), so the single-device rule
+ * holds while it plays, and the ingest's recheck, which re-asks on its
+ * interval with `recheck: true`, cuts it once the code is revoked, the event
+ * deactivated or another device took the code over. The answer names the
+ * session so the ingest can admit one RTMP play connection per session.
+ */
+export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<RtmpGrant> {
   const input = parseInput(rtmpAuthInput, body);
-  const deny = (reason: string) => new HttpError(403, reason);
+  const deny = () => new HttpError(403, DENIED);
+  if (input.app !== RTMP_APP || !recordId.safeParse(input.stream_name).success) throw deny();
   const event = await deps.store.getEvent(input.stream_name);
-  if (!event || !event.isActive) throw deny('Event not available');
+  if (!event || !event.isActive) throw deny();
   if (input.action === 'publish') {
-    if (!input.token || !secretsEqual(input.token, event.ingestKey)) throw deny('Invalid ingest key');
+    if (!input.token || !secretsEqual(input.token, event.ingestKey)) throw deny();
     return { ok: true };
   }
-  const verified = input.token ? await verifyPlaybackToken(input.token, deps.config.signingKeys, deps.now()) : null;
-  if (!verified?.ok || verified.expired || verified.claims.eid !== event.id) throw deny('Invalid playback token');
-  const code = await deps.store.getCode(verified.claims.code);
-  if (!code || code.isRevoked) throw deny('Access has been revoked');
-  return { ok: true };
+  const now = deps.now();
+  const verified = input.token ? await verifyPlaybackToken(input.token, deps.config.signingKeys, now) : null;
+  // A recheck re-asks with the token the player connected with; it has usually expired by then, the session has not.
+  if (!verified?.ok || (verified.expired && !input.recheck) || verified.claims.eid !== event.id) throw deny();
+  if (now.toISOString() >= accessEndsAt(event)) throw deny();
+  try {
+    await deps.store.heartbeat({
+      code: verified.claims.code,
+      sessionId: verified.claims.sid,
+      now: now.toISOString(),
+      staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
+    });
+  } catch (error) {
+    if (error instanceof SessionGone || error instanceof AccessRevoked) throw deny();
+    throw error;
+  }
+  return { ok: true, session: verified.claims.sid };
 }

@@ -49,8 +49,8 @@ export const routeTable: RouteSpec[] = [
 
   route('GET', '/api/revocations', 'internal', 'internal'),
   route('POST', '/api/internal/streams/{eventId}/live', 'internal', 'internal'),
-  // The RTMP server's callback sends only the spec's JSON body, so this route has no key; it only answers pass/deny.
-  route('POST', '/api/internal/rtmp-auth', 'rtmp-callback', 'none'),
+  // The RTMP server's callback: our ingest sends the internal key with the spec's JSON body.
+  route('POST', '/api/internal/rtmp-auth', 'rtmp-callback', 'internal'),
 ];
 
 export const routeKey = (spec: Pick<RouteSpec, 'method' | 'path'>) => `${spec.method} ${spec.path}`;

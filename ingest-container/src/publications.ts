@@ -19,8 +19,15 @@ interface Publication {
  * job, same playlist, no status change. Starting: HLS packaging and
  * `live: true`; ending: final playlist uploaded, then `live: false`.
  */
-export function createPublications(deps: { hls: HlsConfig | undefined; notifier: LiveNotifier; log: Logger }) {
+export function createPublications(deps: {
+  hls: HlsConfig | undefined;
+  notifier: LiveNotifier;
+  log: Logger;
+  /** The folder under `streams/` a publication's HLS goes to (default: its stream name). */
+  hlsNameOf?: (session: GatedRtmpSession) => string;
+}) {
   const { hls, notifier, log } = deps;
+  const hlsNameOf = deps.hlsNameOf ?? ((session: GatedRtmpSession) => session.streamName);
   const live = new Map<string, Publication>();
   const ending = new Set<Promise<void>>();
 
@@ -33,7 +40,7 @@ export function createPublications(deps: { hls: HlsConfig | undefined; notifier:
     }
     const streamName = session.streamName;
     const job = hls
-      ? startHlsJob({ broadcast: session.broadcast, streamName, publishId: session.id, config: hls, log }).catch((error) => {
+      ? startHlsJob({ broadcast: session.broadcast, streamName: hlsNameOf(session), publishId: session.id, config: hls, log }).catch((error) => {
           log.error('hls packaging failed to start', { stream_name: streamName, error: describeError(error) });
           return undefined;
         })

@@ -4,7 +4,7 @@ import tls from 'node:tls';
 import Context from 'node-media-server/src/core/context.js';
 import nmsLogger from 'node-media-server/src/core/logger.js';
 import type BaseSession from 'node-media-server/src/session/base_session.js';
-import { streamKeyOf, type AccessRequest } from './auth/access-request';
+import { streamKeyOf, type AccessGrant, type AccessRequest } from './auth/access-request';
 import { createAuthenticator, type AuthConfig } from './auth/authenticator';
 import { AuthServiceUnavailable, ErrUnauthorized } from './auth/errors';
 import type { HlsConfig } from './hls/packager';
@@ -12,6 +12,7 @@ import { createHookSender, type Webhooks } from './hooks/webhooks';
 import { createLogger, describeError, type Logger, type LogLevel } from './log';
 import { createLiveNotifier, type PlatformConfig } from './platform/live-notifier';
 import { createPublications } from './publications';
+import { createFailureBrake, type FailureBrakeOptions } from './rtmp/failure-brake';
 import { GatedRtmpSession, type SessionGate } from './rtmp/gated-session';
 
 export interface ListenAddress {
@@ -27,8 +28,16 @@ export interface IngestOptions {
   /** RTMPS: PEM files of the certificate (chain) and its key. */
   tls?: ListenAddress & { certFile: string; keyFile: string };
   auth: AuthConfig;
-  /** Mode `callback` only: re-ask for every live publisher this often and cut those now denied. 0 = off. */
+  /** Mode `callback` only: re-ask for every live publisher and player this often and cut those now denied. 0 = off. */
   recheckIntervalMs?: number;
+  /** RTMP play at all (default true); off, every play is refused and viewers use HLS. */
+  allowPlay?: boolean;
+  /** A connection must be admitted to publish or play within this (default 15 s). */
+  handshakeTimeoutMs?: number;
+  /** A connection with no traffic for this long is closed (default 60 s). */
+  idleTimeoutMs?: number;
+  /** The pause before answering repeated auth failures from one address (tests shorten it). */
+  failureBrake?: FailureBrakeOptions;
   webhooks?: Webhooks;
   webhookTimeoutMs?: number;
   /** Without it, streams are relayed over RTMP only. */
@@ -68,8 +77,18 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const authenticator = await createAuthenticator(options.auth);
   const hooks = createHookSender(options.webhooks ?? {}, options.webhookTimeoutMs ?? 5_000, log);
   const notifier = createLiveNotifier(options.platform, log);
-  const publications = createPublications({ hls: options.hls, notifier, log });
+  const publications = createPublications({
+    hls: options.hls,
+    notifier,
+    log,
+    // Tokens of modes token and file are per stream key `<app>/<name>`: the app must be in the output path too,
+    // or the holder of a/foo could overwrite b/foo's HLS. Callback mode has one app (the platform checks it).
+    hlsNameOf: authenticator.mode === 'token' || authenticator.mode === 'file' ? (session) => `${session.streamApp}/${session.streamName}` : undefined,
+  });
   const sessions = new Set<GatedRtmpSession>();
+  const brake = createFailureBrake(options.failureBrake);
+  /** Viewer session (from the callback's grant) → the one connection playing it, per stream. */
+  const playing = new Map<string, GatedRtmpSession>();
 
   const authFailed = (session: GatedRtmpSession, request: AccessRequest, error: unknown, recheck: boolean) => {
     const fields = { conn_id: session.id, action: request.action, stream_key: streamKeyOf(request), remote_addr: request.remoteAddr };
@@ -93,12 +112,37 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const gate: SessionGate = {
     log,
     publishGraceMs: options.publishGraceMs ?? 30_000,
+    allowPlay: options.allowPlay ?? true,
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 15_000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
     check: async (request) => {
-      await authenticator.check(request);
+      let grant: AccessGrant;
+      try {
+        grant = await authenticator.check(request);
+      } catch (error) {
+        if (error instanceof ErrUnauthorized) {
+          const delayMs = brake.failed(request.remoteAddr);
+          if (delayMs > 0) {
+            log.info('auth failure answered late', { remote_addr: request.remoteAddr, delay_ms: delayMs });
+            await new Promise((resolve) => setTimeout(resolve, delayMs));
+          }
+        }
+        throw error;
+      }
       // A check that ends during shutdown must not start a stream nobody will end.
       if (closing) throw new AuthServiceUnavailable('ingest server shutting down');
+      return grant;
     },
     rejected: (session, request, error) => authFailed(session, request, error, false),
+    claimPlay: (session, grant) => {
+      if (!grant.session) return true;
+      const key = `${session.streamPath}#${grant.session}`;
+      const holder = playing.get(key);
+      if (holder && holder !== session && !holder.socket.destroyed) return false;
+      playing.set(key, session);
+      session.socket.once('close', () => playing.get(key) === session && playing.delete(key));
+      return true;
+    },
   };
 
   // node-media-server announces publishes on one process-wide emitter; take only our own sessions.
@@ -138,17 +182,22 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   }
 
   const recheck = startRecheck(options, authenticator.mode, log, async () => {
-    for (const session of publications.onAir()) {
+    const players = [...sessions].filter((session) => session.admitted === 'play' && !session.socket.destroyed);
+    for (const session of [...publications.onAir(), ...players]) {
       const request = session.accessRequest!;
       try {
-        await authenticator.check(request);
+        await authenticator.check({ ...request, recheck: true });
       } catch (error) {
         if (!(error instanceof ErrUnauthorized)) {
           // Like nginx-rtmp's on_update in its default mode: no answer is not a no, the stream stays.
-          log.warn('recheck could not be made, publisher kept', { conn_id: session.id, stream_key: streamKeyOf(request), error: describeError(error) });
+          log.warn('recheck could not be made, session kept', { conn_id: session.id, stream_key: streamKeyOf(request), error: describeError(error) });
           continue;
         }
-        if (publications.onAir().includes(session)) {
+        if (request.action === 'play') {
+          if (session.socket.destroyed) continue;
+          authFailed(session, request, error, true);
+          session.deny('play', error.message);
+        } else if (publications.onAir().includes(session)) {
           authFailed(session, request, error, true);
           session.deny('publish', error.message);
           publications.end(session.streamPath);

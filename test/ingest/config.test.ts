@@ -37,7 +37,7 @@ describe('flags', () => {
       INGEST_LISTEN: ':1935',
     };
     const options = parseCli(['-auth-callback-timeout', '2s'], env);
-    expect(options.auth).toEqual({ mode: 'callback', url: 'http://api/api/internal/rtmp-auth', timeoutMs: 2000 });
+    expect(options.auth).toEqual({ mode: 'callback', url: 'http://api/api/internal/rtmp-auth', timeoutMs: 2000, apiKey: 'k' });
     expect(options.recheckIntervalMs).toBe(30_000);
     expect(options.webhooks).toEqual({ auth_failed: ['http://a', 'http://b'] });
     expect(options.hls?.store.location).toBe('s3://media');
@@ -59,7 +59,10 @@ describe('flags', () => {
     [['-tls-listen', ':1936'], /needs -tls-cert and -tls-key/],
     [['-auth-mode', 'callback', '-auth-callback', 'http://x', '-auth-callback-timeout', '5'], /not a duration/],
     [['-bogus', '1'], /unknown flag -bogus/],
-    [['-api-url', 'http://x'], /go together/],
+    [['-api-url', 'http://x'], /needs -internal-api-key/],
+    [['-internal-api-key', 'k'], /needs -api-url or -auth-mode callback/],
+    [['-allow-play', 'maybe'], /not true or false/],
+    [['-idle-timeout', '0'], /must be more than 0/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCli(argv, {})).toThrow(UsageError);
     expect(() => parseCli(argv, {})).toThrow(message);
@@ -75,7 +78,7 @@ describe('flags', () => {
 describe('authenticator', () => {
   it('token mode: sentinels for missing and wrong tokens, and for keys without a token', async () => {
     const auth = await createAuthenticator({ mode: 'token', tokens: new Map([['live/a', 'right']]) });
-    await expect(auth.check(request('right'))).resolves.toBeUndefined();
+    await expect(auth.check(request('right'))).resolves.toEqual({});
     await expect(auth.check(request(undefined))).rejects.toThrow(new ErrUnauthorized(TOKEN_MISSING));
     await expect(auth.check(request('wrong'))).rejects.toThrow(new ErrUnauthorized(INVALID_CREDENTIALS));
     await expect(auth.check(request('right', 'b'))).rejects.toThrow(new ErrUnauthorized(INVALID_CREDENTIALS));
@@ -88,10 +91,10 @@ describe('authenticator', () => {
     await writeFile(path, JSON.stringify({ 'live/a': 'two' }));
     await auth.reload();
     await expect(auth.check(request('one'))).rejects.toBeInstanceOf(ErrUnauthorized);
-    await expect(auth.check(request('two'))).resolves.toBeUndefined();
+    await expect(auth.check(request('two'))).resolves.toEqual({});
     await writeFile(path, JSON.stringify({ 'live/a': '' }));
     await expect(auth.reload()).rejects.toThrow(/must not be empty/);
-    await expect(auth.check(request('two'))).resolves.toBeUndefined();
+    await expect(auth.check(request('two'))).resolves.toEqual({});
   });
 
   it('callback mode: a redirect is a denial, not something to follow', async () => {

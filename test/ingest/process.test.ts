@@ -80,10 +80,10 @@ describe('ingest program', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const playlist = await readFile(join(hlsDir, 'streams', 'a', 'index.m3u8'), 'utf8');
+    const playlist = await readFile(join(hlsDir, 'streams', 'live', 'a', 'index.m3u8'), 'utf8');
     expect(playlist).toMatch(/#EXT-X-ENDLIST\s*$/);
     for (const segment of playlist.split('\n').filter((line) => line.endsWith('.ts'))) {
-      await expect(readFile(join(hlsDir, 'streams', 'a', segment))).resolves.toBeInstanceOf(Buffer);
+      await expect(readFile(join(hlsDir, 'streams', 'live', 'a', segment))).resolves.toBeInstanceOf(Buffer);
     }
     // The publisher was disconnected by the shutdown.
     expect((await publisher.done).code).not.toBeNull();

@@ -109,37 +109,78 @@ describe('POST /api/internal/streams/:eventId/live', () => {
 });
 
 describe('POST /api/internal/rtmp-auth (the ingest callback)', () => {
-  const check = (body: Record<string, unknown>) => call('POST', `${api.url}/api/internal/rtmp-auth`, { json: body });
+  const check = (body: Record<string, unknown>, key: string | null = api.internalApiKey) =>
+    call('POST', `${api.url}/api/internal/rtmp-auth`, { json: body, headers: key === null ? {} : { 'x-internal-api-key': key } });
   const base = { app: 'live', remote_addr: '127.0.0.1:5000' };
+  const denied = { status: 403, body: { error: 'Access denied' } };
+  const viewerToken = async (code: string) =>
+    (await call('POST', `${api.url}/api/tokens/validate`, { json: { code }, from: `127.2.1.${ip++}` })).body.playbackToken as string;
 
-  it('passes a publish with the ingest key and denies any other', async () => {
+  it('passes a publish with the ingest key and denies any other, with one uniform refusal', async () => {
     const { event } = await setup(1);
     const details = (await api.admin('GET', `/api/admin/events/${event.id}`)).body;
     const key = details.ingest.streamKey.split('?token=')[1];
-    const publish = (token: string) => check({ ...base, action: 'publish', stream_name: event.id, stream_key: `live/${event.id}`, token });
-    expect((await publish(key)).status).toBe(200);
-    expect((await publish('wrong')).status).toBe(403);
-    expect((await publish('')).status).toBe(403);
+    const publish = (token: string, extra: Record<string, unknown> = {}) =>
+      check({ ...base, action: 'publish', stream_name: event.id, stream_key: `live/${event.id}`, token, ...extra });
+    expect(await publish(key)).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await publish('wrong')).toMatchObject(denied);
+    expect(await publish('')).toMatchObject(denied);
+    // The key of event a does not open app b: only the configured app exists.
+    expect(await publish(key, { app: 'other', stream_key: `other/${event.id}` })).toMatchObject(denied);
+    expect(await check({ ...base, action: 'publish', stream_name: 'nope', stream_key: 'live/nope', token: 'x' })).toMatchObject(denied);
     await api.admin('PATCH', `/api/admin/events/${event.id}/deactivate`);
-    expect((await publish(key)).status).toBe(403);
+    expect(await publish(key)).toMatchObject(denied);
   });
 
-  it('passes a play with a playback token for that event only', async () => {
+  it('answers only the ingest: the internal key is required', async () => {
+    const { event } = await setup(1);
+    const body = { ...base, action: 'publish', stream_name: event.id, stream_key: `live/${event.id}`, token: 'x' };
+    expect(await check(body, null)).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
+    expect(await check(body, 'not-the-key')).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
+  });
+
+  it("passes a play only for that event's live session, and names the session", async () => {
     const { event, tokens } = await setup(1);
     const other = await setup(1);
-    const jwt = (await call('POST', `${api.url}/api/tokens/validate`, { json: { code: tokens[0]!.code }, from: `127.2.1.${ip++}` })).body
-      .playbackToken;
+    const jwt = await viewerToken(tokens[0]!.code);
     const play = (eventId: string, token: string) =>
       check({ ...base, action: 'play', stream_name: eventId, stream_key: `live/${eventId}`, token });
-    expect((await play(event.id, jwt)).status).toBe(200);
-    expect((await play(other.event.id, jwt)).status).toBe(403);
-    expect((await play(event.id, 'garbage')).status).toBe(403);
+    const passed = await play(event.id, jwt);
+    expect(passed).toMatchObject({ status: 200, body: { ok: true, session: expect.any(String) } });
+    expect(await play(other.event.id, jwt)).toMatchObject(denied);
+    expect(await play(event.id, 'garbage')).toMatchObject(denied);
     await api.admin('PATCH', `/api/admin/tokens/${tokens[0]!.id}/revoke`);
-    expect((await play(event.id, jwt)).status).toBe(403);
+    expect(await play(event.id, jwt)).toMatchObject(denied);
   });
 
-  it('answers 400 to a body that is not the callback shape and 403 for unknown events', async () => {
+  it('denies a play whose session was released, and counts a play as the session heartbeat', async () => {
+    const { event, tokens } = await setup(1);
+    const jwt = await viewerToken(tokens[0]!.code);
+    const play = (token: string) => check({ ...base, action: 'play', stream_name: event.id, stream_key: `live/${event.id}`, token });
+    expect((await play(jwt)).status).toBe(200);
+    // While it plays over RTMP, another device cannot take the code.
+    expect((await call('POST', `${api.url}/api/tokens/validate`, { json: { code: tokens[0]!.code }, from: `127.2.1.${ip++}` })).status).toBe(409);
+    await call('POST', `${api.url}/api/playback/release`, { headers: { authorization: `Bearer ${jwt}` } });
+    expect(await play(jwt)).toMatchObject(denied);
+  });
+
+  it('a recheck accepts the expired token of a session that is still live; a new play does not', async () => {
+    const { event, tokens } = await setup(1);
+    const jwt = await viewerToken(tokens[0]!.code);
+    const [header, payload] = jwt.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    const { SignJWT } = await import('jose');
+    const expired = await new SignJWT({ ...claims, iat: claims.iat - 3600, nbf: claims.nbf - 3600, exp: claims.iat - 60 })
+      .setProtectedHeader(JSON.parse(Buffer.from(header!, 'base64url').toString()))
+      .sign(api.signingKey);
+    const body = { ...base, action: 'play', stream_name: event.id, stream_key: `live/${event.id}`, token: expired };
+    expect(await check(body)).toMatchObject(denied);
+    expect(await check({ ...body, recheck: true })).toMatchObject({ status: 200 });
+    await api.admin('PATCH', `/api/admin/events/${event.id}/deactivate`);
+    expect(await check({ ...body, recheck: true })).toMatchObject(denied);
+  });
+
+  it('answers 400 to a body that is not the callback shape', async () => {
     expect((await check({ action: 'dance' })).status).toBe(400);
-    expect((await check({ ...base, action: 'publish', stream_name: 'nope', stream_key: 'live/nope', token: 'x' })).status).toBe(403);
   });
 });

@@ -11,6 +11,17 @@ export interface AccessRequest {
   token: string | undefined;
   /** `<ip>:<port>` of the client. */
   remoteAddr: string;
+  /** Set when a live session is asked about again (the callback recheck), not a new publish or play. */
+  recheck?: boolean;
+}
+
+/**
+ * What a passed check may say about the client. `session` (callback mode,
+ * from the 200 answer's JSON) names the viewer session a play belongs to:
+ * the server admits one play connection per session.
+ */
+export interface AccessGrant {
+  session?: string;
 }
 
 export const streamKeyOf = (request: Pick<AccessRequest, 'app' | 'streamName'>) => `${request.app}/${request.streamName}`;

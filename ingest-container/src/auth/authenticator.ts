@@ -1,4 +1,4 @@
-import type { AccessRequest } from './access-request';
+import type { AccessGrant, AccessRequest } from './access-request';
 import { askCallback } from './callback';
 import { TokenFile } from './token-file';
 import { TokenTable } from './token-table';
@@ -10,7 +10,13 @@ export type AuthConfig =
   | { mode: 'none' }
   | { mode: 'token'; tokens: ReadonlyMap<string, string> }
   | { mode: 'file'; path: string }
-  | { mode: 'callback'; url: string; timeoutMs: number };
+  | {
+      mode: 'callback';
+      url: string;
+      timeoutMs: number;
+      /** Sent as `X-Internal-Api-Key` so the platform answers only its own ingest. */
+      apiKey?: string;
+    };
 
 /**
  * The one question the RTMP side asks. `check` resolves to allow, or throws
@@ -19,7 +25,7 @@ export type AuthConfig =
  */
 export interface Authenticator {
   readonly mode: AuthMode;
-  check(request: AccessRequest): Promise<void>;
+  check(request: AccessRequest): Promise<AccessGrant>;
   /** Mode `file` re-reads its file (SIGHUP); a no-op elsewhere. Throws when the file is unusable, keeping the old map. */
   reload(): Promise<void>;
 }
@@ -27,19 +33,19 @@ export interface Authenticator {
 export async function createAuthenticator(config: AuthConfig): Promise<Authenticator> {
   switch (config.mode) {
     case 'none':
-      return { mode: 'none', check: async () => undefined, reload: async () => undefined };
+      return { mode: 'none', check: async () => ({}), reload: async () => undefined };
     case 'token': {
       const table = new TokenTable(config.tokens);
-      return { mode: 'token', check: async (request) => table.check(request), reload: async () => undefined };
+      return { mode: 'token', check: async (request) => (table.check(request), {}), reload: async () => undefined };
     }
     case 'file': {
       const file = await TokenFile.load(config.path);
-      return { mode: 'file', check: async (request) => file.check(request), reload: () => file.reload() };
+      return { mode: 'file', check: async (request) => (file.check(request), {}), reload: () => file.reload() };
     }
     case 'callback':
       return {
         mode: 'callback',
-        check: (request) => askCallback(config.url, config.timeoutMs, request),
+        check: (request) => askCallback(config, request),
         reload: async () => undefined,
       };
   }

@@ -1,4 +1,4 @@
-import { streamKeyOf, type AccessRequest } from './access-request';
+import { streamKeyOf, type AccessGrant, type AccessRequest } from './access-request';
 import { AuthServiceUnavailable, invalidCredentials, tokenMissing } from './errors';
 
 /** The spec's callback body; the token travels here in clear, so use an https URL off-box. */
@@ -10,6 +10,7 @@ export function callbackBody(request: AccessRequest) {
     stream_key: streamKeyOf(request),
     token: request.token ?? '',
     remote_addr: request.remoteAddr,
+    ...(request.recheck ? { recheck: true } : {}),
   };
 }
 
@@ -18,12 +19,16 @@ export function callbackBody(request: AccessRequest) {
  * other answer is a rejection, except 5xx, which says the service failed
  * rather than that the credentials are wrong; it denies all the same.
  */
-export async function askCallback(url: string, timeoutMs: number, request: AccessRequest): Promise<void> {
+export async function askCallback(
+  config: { url: string; timeoutMs: number; apiKey?: string },
+  request: AccessRequest,
+): Promise<AccessGrant> {
+  const { url, timeoutMs } = config;
   let response: Response;
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(config.apiKey ? { 'x-internal-api-key': config.apiKey } : {}) },
       body: JSON.stringify(callbackBody(request)),
       // A redirect is an answer other than 200, not something to follow.
       redirect: 'manual',
@@ -35,9 +40,20 @@ export async function askCallback(url: string, timeoutMs: number, request: Acces
       cause: error,
     });
   }
+  if (response.status === 200) return grantOf(await response.text().catch(() => ''));
   // Free the connection whatever the body; only the status matters.
   await response.body?.cancel().catch(() => undefined);
-  if (response.status === 200) return;
   if (response.status >= 500) throw new AuthServiceUnavailable(`auth callback answered ${response.status}`);
   throw request.token === undefined ? tokenMissing() : invalidCredentials();
+}
+
+/** The 200 answer's optional `session`; any other body (or none) grants without one. */
+function grantOf(text: string): AccessGrant {
+  try {
+    const body: unknown = JSON.parse(text);
+    const session = (body as { session?: unknown } | null)?.session;
+    return typeof session === 'string' && session !== '' ? { session } : {};
+  } catch {
+    return {};
+  }
 }

@@ -6,7 +6,7 @@ import { folderStore, s3Store } from '../hls/store';
 import { HOOK_EVENTS, type HookEvent } from '../hooks/webhooks';
 import { isLogLevel } from '../log';
 import type { IngestOptions } from '../server';
-import { parseDuration, parseListen, splitList, splitPair } from './values';
+import { parseBoolean, parseDuration, parseListen, positiveDuration, splitList, splitPair } from './values';
 
 interface FlagSpec {
   env: string;
@@ -26,7 +26,10 @@ export const FLAGS = {
   'auth-file': { env: 'INGEST_AUTH_FILE', help: 'JSON token file {"<app>/<stream>": "<token>"} (mode file; SIGHUP re-reads it)' },
   'auth-callback': { env: 'INGEST_AUTH_CALLBACK', help: 'URL the check is POSTed to (mode callback)' },
   'auth-callback-timeout': { env: 'INGEST_AUTH_CALLBACK_TIMEOUT', default: '5s', help: 'timeout of the callback request' },
-  'auth-recheck-interval': { env: 'INGEST_AUTH_RECHECK_INTERVAL', default: '0', help: 're-check live publishers this often, cut those denied (mode callback; 0 = off)' },
+  'auth-recheck-interval': { env: 'INGEST_AUTH_RECHECK_INTERVAL', default: '0', help: 're-check live publishers and players this often, cut those denied (mode callback; 0 = off)' },
+  'allow-play': { env: 'INGEST_ALLOW_PLAY', default: 'true', help: 'true | false: RTMP play at all (false refuses every play; viewers use HLS)' },
+  'handshake-timeout': { env: 'INGEST_HANDSHAKE_TIMEOUT', default: '15s', help: 'close a connection not admitted to publish or play within this' },
+  'idle-timeout': { env: 'INGEST_IDLE_TIMEOUT', default: '60s', help: 'close a connection with no traffic for this long' },
   'hook-webhook': { env: 'INGEST_HOOK_WEBHOOKS', repeatable: true, help: '<event>=<url>, event: auth_failed (repeatable; env: comma-separated)' },
   'hook-timeout': { env: 'INGEST_HOOK_TIMEOUT', default: '5s', help: 'timeout of each webhook delivery' },
   'hls-dir': { env: 'INGEST_HLS_DIR', help: 'write HLS under this folder (streams/<name>/index.m3u8) instead of S3' },
@@ -35,7 +38,7 @@ export const FLAGS = {
   'hls-segment': { env: 'INGEST_HLS_SEGMENT', default: '2s', help: 'target segment duration' },
   'publish-grace': { env: 'INGEST_PUBLISH_GRACE', default: '30s', help: 'a dropped publisher may reconnect within this and continue the stream' },
   'api-url': { env: 'INGEST_API_URL', help: 'access API base URL, told when a stream goes live or ends' },
-  'internal-api-key': { env: 'INTERNAL_API_KEY', help: 'X-Internal-Api-Key for -api-url (prefer the env var: argv is visible in ps)' },
+  'internal-api-key': { env: 'INTERNAL_API_KEY', help: 'X-Internal-Api-Key for -api-url and the auth callback (prefer the env var: argv is visible in ps)' },
   'log-level': { env: 'INGEST_LOG_LEVEL', default: 'info', help: 'debug | info | warn | error' },
 } satisfies Record<string, FlagSpec>;
 
@@ -124,13 +127,18 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Inges
 
   const apiUrl = one('api-url');
   const apiKey = one('internal-api-key');
-  if (Boolean(apiUrl) !== Boolean(apiKey)) throw new UsageError('-api-url and -internal-api-key go together');
+  if (apiUrl && !apiKey) throw new UsageError('-api-url needs -internal-api-key');
+  if (apiKey && !apiUrl && auth.mode !== 'callback') throw new UsageError('-internal-api-key needs -api-url or -auth-mode callback');
+  if (auth.mode === 'callback' && apiKey) auth.apiKey = apiKey;
 
   return {
     listen,
     tls,
     auth,
     recheckIntervalMs,
+    allowPlay: wrap('allow-play', () => parseBoolean(one('allow-play')!)),
+    handshakeTimeoutMs: wrap('handshake-timeout', () => positiveDuration(one('handshake-timeout')!)),
+    idleTimeoutMs: wrap('idle-timeout', () => positiveDuration(one('idle-timeout')!)),
     webhooks,
     webhookTimeoutMs: wrap('hook-timeout', () => parseDuration(one('hook-timeout')!)),
     hls: hlsConfig(one, env),

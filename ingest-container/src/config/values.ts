@@ -29,3 +29,16 @@ export function splitPair(text: string, what: string): [string, string] {
 
 /** Env vars holding several values: separated by commas or whitespace. */
 export const splitList = (text: string | undefined) => (text ?? '').split(/[\s,]+/).filter((item) => item !== '');
+
+/** A duration that must not be 0 (a timeout of 0 would close every connection at once). */
+export function positiveDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new Error(`"${text}" must be more than 0`);
+  return ms;
+}
+
+export function parseBoolean(text: string): boolean {
+  if (/^(true|1|yes|on)$/i.test(text.trim())) return true;
+  if (/^(false|0|no|off)$/i.test(text.trim())) return false;
+  throw new Error(`"${text}" is not true or false`);
+}

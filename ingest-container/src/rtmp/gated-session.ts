@@ -1,7 +1,7 @@
 import querystring from 'node:querystring';
 import type { Socket } from 'node:net';
 import RtmpSession from 'node-media-server/src/session/rtmp_session.js';
-import type { AccessRequest, Action } from '../auth/access-request';
+import type { AccessGrant, AccessRequest, Action } from '../auth/access-request';
 import { ErrUnauthorized, SERVICE_UNAVAILABLE_DESCRIPTION } from '../auth/errors';
 import type { Logger } from '../log';
 
@@ -10,9 +10,17 @@ export interface SessionGate {
   readonly log: Logger;
   /** Applied to the stream's broadcast on every accepted publish. */
   readonly publishGraceMs: number;
+  /** Off: every play command is refused before any check (viewers use HLS). */
+  readonly allowPlay: boolean;
+  /** A connection not admitted to publish or play within this is closed. */
+  readonly handshakeTimeoutMs: number;
+  /** A connection with no traffic either way for this long is closed. */
+  readonly idleTimeoutMs: number;
   /** Resolves to allow; throws to deny (ErrUnauthorized or a transport failure). */
-  check(request: AccessRequest): Promise<void>;
+  check(request: AccessRequest): Promise<AccessGrant>;
   rejected(session: GatedRtmpSession, request: AccessRequest, error: unknown): void;
+  /** Takes the grant's viewer session for this play connection; false when another connection plays it. */
+  claimPlay(session: GatedRtmpSession, grant: AccessGrant): boolean;
 }
 
 /** node-media-server's own rule for app and stream names (it ends the socket silently otherwise). */
@@ -41,6 +49,7 @@ export class GatedRtmpSession extends RtmpSession {
   /** Nothing the client sends after a rejection or a cut may reach a broadcast. */
   private discardInput = false;
   private streamCommandSeen = false;
+  private readonly admitTimer: NodeJS.Timeout;
 
   constructor(
     socket: Socket,
@@ -50,6 +59,14 @@ export class GatedRtmpSession extends RtmpSession {
     super(socket);
     this.rtmp.onPublish = (command) => this.gateStreamCommand('publish', command.streamName);
     this.rtmp.onPlay = (command) => this.gateStreamCommand('play', command.streamName);
+    // Without these a client that connects and never publishes or plays (or goes silent) holds a socket forever.
+    this.admitTimer = setTimeout(() => this.drop('handshake timeout'), gate.handshakeTimeoutMs).unref();
+    socket.setTimeout(gate.idleTimeoutMs, () => this.drop('idle timeout'));
+  }
+
+  private drop(reason: string): void {
+    this.gate.log.info(`connection closed: ${reason}`, { conn_id: this.id, remote_addr: remoteAddrOf(this.socket) });
+    this.socket.destroy();
   }
 
   override onData = (data: Buffer) => {
@@ -63,6 +80,7 @@ export class GatedRtmpSession extends RtmpSession {
   };
 
   override onClose = () => {
+    clearTimeout(this.admitTimer);
     if (this.admitted === 'publish') this.broadcast.donePublish(this);
     else if (this.admitted === 'play') this.broadcast.donePlay(this);
     this.gate.log.debug('connection closed', { conn_id: this.id });
@@ -103,10 +121,14 @@ export class GatedRtmpSession extends RtmpSession {
       return this.refuse(action === 'publish' ? 'NetStream.Publish.BadName' : 'NetStream.Play.StreamNotFound', 'invalid stream name');
     }
     const request: AccessRequest = { action, app, streamName, token: tokenOf(query.token), remoteAddr: remoteAddrOf(this.socket) };
+    if (action === 'play' && !this.gate.allowPlay) {
+      this.gate.log.info('play refused: RTMP play is off', { conn_id: this.id, remote_addr: request.remoteAddr });
+      return this.deny('play', 'playback over RTMP is disabled on this server');
+    }
 
     this.socket.pause();
     this.gate.check(request).then(
-      () => this.admit(request),
+      (grant) => this.admit(request, grant),
       (error: unknown) => {
         const description = error instanceof ErrUnauthorized ? error.message : SERVICE_UNAVAILABLE_DESCRIPTION;
         this.deny(action, description);
@@ -115,9 +137,14 @@ export class GatedRtmpSession extends RtmpSession {
     );
   }
 
-  private admit(request: AccessRequest): void {
+  private admit(request: AccessRequest, grant: AccessGrant): void {
     // The client may have left while the check ran, or we closed the connection meanwhile: nothing to start.
     if (this.socket.destroyed || this.discardInput) return;
+    if (request.action === 'play' && !this.gate.claimPlay(this, grant)) {
+      this.gate.log.info('play refused: session already plays on another connection', { conn_id: this.id, remote_addr: request.remoteAddr });
+      return this.deny('play', 'this access is already playing on another connection');
+    }
+    clearTimeout(this.admitTimer);
     const rtmp = this.rtmp;
     this.onConnect({ app: request.app, name: request.streamName, host: rtmp.streamHost, query: rtmp.streamQuery });
     if (request.action === 'publish') {
