@@ -5,7 +5,8 @@
  * Context (`-c key=value` or cdk.json "context"), all optional:
  *   stackName, domainName + certificateArn (us-east-1), ingestDomainName [+ ingestCertificateArn],
  *   mediaRetentionDays (30), ingestMaxTasks (3), edgeReconcileMinutes (5),
- *   priceClass (PriceClass_100 | PriceClass_200 | PriceClass_All; default PriceClass_100).
+ *   priceClass (PriceClass_100 | PriceClass_200 | PriceClass_All; default PriceClass_100),
+ *   rtmpsOnly (false; needs ingestCertificateArn), rtmpPlay (false).
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -26,6 +27,13 @@ const number = (key: string): number | undefined => {
   return value;
 };
 
+const flag = (key: string): boolean => {
+  const text = context(key);
+  if (text === undefined) return false;
+  if (text !== 'true' && text !== 'false') throw new Error(`context ${key}: expected true or false, got "${text}"`);
+  return text === 'true';
+};
+
 const config: StagedoorConfig = {
   webBuildDir: await buildWebAssets(app.outdir),
   domainName: context('domainName'),
@@ -36,12 +44,17 @@ const config: StagedoorConfig = {
   ingestMaxTasks: number('ingestMaxTasks'),
   priceClass: context('priceClass') as cloudfront.PriceClass | undefined,
   edgeReconcileMinutes: number('edgeReconcileMinutes'),
+  rtmpsOnly: flag('rtmpsOnly'),
+  rtmpPlay: flag('rtmpPlay'),
 };
 if (Boolean(config.domainName) !== Boolean(config.certificateArn)) {
   throw new Error('context domainName and certificateArn go together (the certificate must be in us-east-1)');
 }
 if (config.priceClass && !Object.values(cloudfront.PriceClass).includes(config.priceClass)) {
   throw new Error(`context priceClass: one of ${Object.values(cloudfront.PriceClass).join(', ')}`);
+}
+if (config.rtmpsOnly && !config.ingestCertificateArn) {
+  throw new Error('context rtmpsOnly needs ingestDomainName and ingestCertificateArn (RTMPS)');
 }
 if (config.ingestCertificateArn && !config.ingestDomainName) {
   throw new Error('context ingestCertificateArn needs ingestDomainName (OBS checks the certificate against it)');

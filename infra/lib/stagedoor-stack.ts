@@ -19,6 +19,10 @@ export interface StagedoorConfig {
   /** Custom domain of the RTMP ingest; with a regional ACM certificate, RTMPS on 443. */
   ingestDomainName?: string;
   ingestCertificateArn?: string;
+  /** With `ingestCertificateArn`: RTMPS only, no plain RTMP listener. */
+  rtmpsOnly?: boolean;
+  /** Let viewers play over RTMP (default off: HLS only). */
+  rtmpPlay?: boolean;
   mediaRetentionDays?: number;
   ingestMaxTasks?: number;
   priceClass?: cloudfront.PriceClass;
@@ -54,6 +58,8 @@ export class StagedoorStack extends Stack {
       secretReady: data.secretReady,
       domainName: config.ingestDomainName,
       certificateArn: config.ingestCertificateArn,
+      rtmpsOnly: config.rtmpsOnly,
+      rtmpPlay: config.rtmpPlay,
       maxTasks: config.ingestMaxTasks ?? 3,
     });
 

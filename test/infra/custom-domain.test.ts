@@ -62,6 +62,25 @@ describe('with custom domains', () => {
     s.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(15 minutes)' });
   });
 
+  it('RTMPS only: no plain RTMP listener and no port 1935 open to the internet; RTMP play on request', async () => {
+    const only = await synthesize({ ingestDomainName: 'ingest.example.com', ingestCertificateArn: INGEST_CERT, rtmpsOnly: true, rtmpPlay: true });
+    try {
+      only.template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 1);
+      only.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 443, Protocol: 'TLS' });
+      const balancer = Object.values(only.json.Resources).find(
+        (r) => r.Type === 'AWS::EC2::SecurityGroup' && r.Properties.GroupDescription === 'RTMP ingest load balancer',
+      )!;
+      expect(balancer.Properties.SecurityGroupIngress.map((rule: { FromPort: number }) => rule.FromPort)).toEqual([443]);
+      only.template.hasResourceProperties('AWS::ECS::TaskDefinition', {
+        ContainerDefinitions: [Match.objectLike({ Environment: Match.arrayWith([{ Name: 'INGEST_ALLOW_PLAY', Value: 'true' }]) })],
+      });
+      expect(only.annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+    } finally {
+      rmSync(only.outdir, { recursive: true, force: true });
+    }
+    await expect(synthesize({ rtmpsOnly: true })).rejects.toThrow(/rtmpsOnly needs an ingest certificate/);
+  }, 120_000);
+
   it('still passes cdk-nag AwsSolutions', () => {
     expect(s.annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
   });

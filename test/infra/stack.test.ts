@@ -194,7 +194,7 @@ describe('least privilege', () => {
         resources: [table(), index('byEvent'), index('byTokenId')],
       },
       internal: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('feed'), index('byEvent')] },
-      'rtmp-callback': { actions: ['dynamodb:GetItem'], resources: [table()] },
+      'rtmp-callback': { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [table()] },
     };
     for (const area of AREAS) {
       const statements = statementsOf(roleOf(functionOf(area)));
@@ -464,6 +464,7 @@ describe('ingest', () => {
             { Name: 'INGEST_AUTH_MODE', Value: 'callback' },
             { Name: 'INGEST_AUTH_CALLBACK', Value: { 'Fn::Join': ['', [...apiUrl, '/api/internal/rtmp-auth']] } },
             { Name: 'INGEST_AUTH_RECHECK_INTERVAL', Value: '30s' },
+            { Name: 'INGEST_ALLOW_PLAY', Value: 'false' },
             { Name: 'INGEST_API_URL', Value: { 'Fn::Join': ['', [...apiUrl, '/']] } },
             { Name: 'MEDIA_BUCKET', Value: { Ref: media } },
           ]),

@@ -33,8 +33,8 @@ const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
   },
   // revocation feed (feed index, an event's codes) and live status.
   internal: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['feed', 'byEvent'] },
-  // publish/play checks read an event and a code.
-  'rtmp-callback': { actions: ['dynamodb:GetItem'], indexes: [] },
+  // publish/play checks read an event; a play is its session's heartbeat (a conditional update).
+  'rtmp-callback': { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
 };
 
 /** Why a route has no API Gateway authorizer: the function checks its guard (functions/http/middlewares/route-guard.ts). */

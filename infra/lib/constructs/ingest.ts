@@ -29,6 +29,10 @@ export interface IngestProps {
   domainName?: string;
   /** Regional ACM certificate for `domainName`: adds an RTMPS (TLS) listener on 443. */
   certificateArn?: string;
+  /** With RTMPS: no plain RTMP listener at all, so ingest keys never travel in clear. */
+  rtmpsOnly?: boolean;
+  /** RTMP play for viewers (off: every play is refused; viewers watch HLS through CloudFront). */
+  rtmpPlay?: boolean;
   maxTasks: number;
 }
 
@@ -46,6 +50,8 @@ export class Ingest extends Construct {
 
   constructor(scope: Construct, id: string, props: IngestProps) {
     super(scope, id);
+    if (props.rtmpsOnly && !props.certificateArn) throw new Error('rtmpsOnly needs an ingest certificate (RTMPS)');
+    const plainRtmp = !props.rtmpsOnly;
 
     // Public subnets only and no NAT gateway (about $32/month each): tasks reach S3, ECR and the
     // API through their public IP; their security group admits only the load balancer.
@@ -62,7 +68,7 @@ export class Ingest extends Construct {
     });
 
     const balancerSg = new ec2.SecurityGroup(this, 'BalancerSg', { vpc, description: 'RTMP ingest load balancer', allowAllOutbound: false });
-    balancerSg.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(RTMP_PORT), 'RTMP from streamers anywhere');
+    if (plainRtmp) balancerSg.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(RTMP_PORT), 'RTMP from streamers anywhere');
     if (props.certificateArn) balancerSg.addIngressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(RTMPS_PORT), 'RTMPS from streamers anywhere');
     NagSuppressions.addResourceSuppressions(balancerSg, [
       { id: 'AwsSolutions-EC23', reason: 'An ingest endpoint: OBS connects from wherever the streamer is. Publishing is authorized per stream key by the API callback.' },
@@ -104,6 +110,8 @@ export class Ingest extends Construct {
         INGEST_AUTH_CALLBACK: `${props.apiUrl}api/internal/rtmp-auth`,
         // A rotated stream key or a deactivated event cuts a live publisher within this.
         INGEST_AUTH_RECHECK_INTERVAL: '30s',
+        // The NLB exposes the ingest to everyone: play only when the deployment asks for it.
+        INGEST_ALLOW_PLAY: props.rtmpPlay ? 'true' : 'false',
         INGEST_API_URL: props.apiUrl,
         MEDIA_BUCKET: props.mediaBucket.bucketName,
         AWS_REGION: Stack.of(this).region,
@@ -190,7 +198,7 @@ export class Ingest extends Construct {
       healthCheck: { protocol: elbv2.Protocol.TCP, interval: Duration.seconds(10), healthyThresholdCount: 2, unhealthyThresholdCount: 2 },
     });
     this.service.attachToNetworkTargetGroup(targets);
-    this.loadBalancer.addListener('Rtmp', { port: RTMP_PORT, protocol: elbv2.Protocol.TCP, defaultTargetGroups: [targets] });
+    if (plainRtmp) this.loadBalancer.addListener('Rtmp', { port: RTMP_PORT, protocol: elbv2.Protocol.TCP, defaultTargetGroups: [targets] });
     if (props.certificateArn) {
       this.loadBalancer.addListener('Rtmps', {
         port: RTMPS_PORT,
