@@ -16,8 +16,12 @@ const BATCH_SIZE = 50;
 export interface KvsWriter {
   /** Applies changes (last one per key wins); returns how many keys were written. */
   apply(changes: KvsChange[]): Promise<number>;
-  /** Makes the store hold exactly `desired` among this project's keys; returns how many keys changed. */
-  reconcile(desired: ReadonlyMap<string, string>): Promise<number>;
+  /**
+   * Makes the store hold exactly the desired entries among this project's keys; returns how many keys changed.
+   * `desired` is read in every attempt after the ETag is taken: a stream write that lands before the ETag is
+   * in the table already (so in `desired`), and one that lands after it makes our write fail and retry.
+   */
+  reconcile(desired: () => Promise<ReadonlyMap<string, string>>): Promise<number>;
 }
 
 export interface KvsWriterOptions {
@@ -97,7 +101,8 @@ export function createKvsWriter(options: KvsWriterOptions): KvsWriter {
       let count = 0;
       await retryOnConflict(async () => {
         const etag = await currentETag();
-        const changes = diffEntries(await listAll(), desired);
+        const wanted = await desired();
+        const changes = diffEntries(await listAll(), wanted);
         count += changes.length;
         await writeBatches(changes, etag);
       });

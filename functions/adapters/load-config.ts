@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import * as z from 'zod';
 import { SESSION_TIMEOUT_SECONDS, type AppConfig } from '../domain/config';
 import { parseSigningKeys } from '../domain/signing-keys';
@@ -12,12 +12,22 @@ const secretsSchema = z.object({
 });
 type Secrets = z.infer<typeof secretsSchema>;
 
+/**
+ * How long every entry point (the API functions and edge-sync alike) keeps
+ * the secrets it read: a new admin password or a signing-key rotation
+ * reaches warm instances within this, without a redeploy.
+ */
+export const CONFIG_MAX_AGE_SECONDS = 300;
+
+let provider: SecretsProvider | undefined;
+/** The parsed configuration of the secret value currently cached (Powertools hands back the same object until it expires). */
+const parsedSecrets = new WeakMap<object, Secrets>();
+
 async function secretsFromManager(arn: string): Promise<unknown> {
-  const client = new SecretsManagerClient({});
-  const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: arn }));
-  client.destroy();
-  return JSON.parse(SecretString ?? '{}');
+  provider ??= new SecretsProvider();
+  return provider.get(arn, { maxAge: CONFIG_MAX_AGE_SECONDS, transform: 'json' });
 }
+
 
 function secretsFromEnv(env: NodeJS.ProcessEnv): unknown {
   return {
@@ -30,16 +40,12 @@ function secretsFromEnv(env: NodeJS.ProcessEnv): unknown {
 }
 
 /**
- * Reads the function's configuration once per process: plain settings from
- * env, secrets from Secrets Manager (`SECRETS_ARN`, in AWS) or from env (locally).
+ * The function's configuration, for every invocation: plain settings from
+ * env, secrets from Secrets Manager (`SECRETS_ARN`, in AWS; cached for
+ * CONFIG_MAX_AGE_SECONDS) or from env (locally).
  */
 export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<AppConfig> {
-  const parsed = secretsSchema.safeParse(env.SECRETS_ARN ? await secretsFromManager(env.SECRETS_ARN) : secretsFromEnv(env));
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
-    throw new Error(`configuration: missing or invalid secrets: ${fields}`);
-  }
-  const secrets: Secrets = parsed.data;
+  const secrets = parseSecrets(env.SECRETS_ARN ? await secretsFromManager(env.SECRETS_ARN) : secretsFromEnv(env));
   if (!env.TABLE_NAME) throw new Error('configuration: TABLE_NAME is required');
   return {
     tableName: env.TABLE_NAME,
@@ -53,6 +59,18 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     originVerifySecret: secrets.originVerifySecret ?? null,
     sessionTimeoutSeconds: positiveInteger(env.SESSION_TIMEOUT_SECONDS, SESSION_TIMEOUT_SECONDS, 'SESSION_TIMEOUT_SECONDS'),
   };
+}
+
+function parseSecrets(raw: unknown): Secrets {
+  const cached = raw && typeof raw === 'object' ? parsedSecrets.get(raw) : undefined;
+  if (cached) return cached;
+  const parsed = secretsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
+    throw new Error(`configuration: missing or invalid secrets: ${fields}`);
+  }
+  if (raw && typeof raw === 'object') parsedSecrets.set(raw, parsed.data);
+  return parsed.data;
 }
 
 function positiveInteger(value: string | undefined, fallback: number, name: string): number {

@@ -18,7 +18,8 @@ export interface ScheduledEvent {
 export interface EdgeSyncDeps {
   writer: KvsWriter;
   store: Pick<Store, 'accessChangesSince'>;
-  signingKeys: SigningKeys;
+  /** Asked on every reconciliation: a rotated key reaches the edge without a cold start. */
+  signingKeys(): Promise<SigningKeys>;
   now?: () => Date;
 }
 
@@ -41,35 +42,36 @@ export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
       // Errors propagate: Lambda retries the batch, and the writes are idempotent.
       return { mode: 'stream', written: await deps.writer.apply(changesFromStreamRecords(event.Records, now())) };
     }
-    const at = now();
-    const desired = signingKeyEntries(deps.signingKeys);
-    // An empty `since` reads every item that ever entered the feed: the full current state.
-    const { codes, events } = await deps.store.accessChangesSince('');
-    for (const code of codes) for (const [key, value] of entriesOfCode(code, at)) desired.set(key, value);
-    for (const item of events) for (const [key, value] of entriesOfEvent(item, at)) desired.set(key, value);
+    const signingKeys = await deps.signingKeys();
+    const desired = async () => {
+      const at = now();
+      const entries = signingKeyEntries(signingKeys);
+      // An empty `since` reads every item that ever entered the feed: the full current state.
+      const { codes, events } = await deps.store.accessChangesSince('');
+      for (const code of codes) for (const [key, value] of entriesOfCode(code, at)) entries.set(key, value);
+      for (const item of events) for (const [key, value] of entriesOfEvent(item, at)) entries.set(key, value);
+      return entries;
+    };
     return { mode: 'reconcile', written: await deps.writer.reconcile(desired) };
   };
 }
 
-let wired: Promise<ReturnType<typeof createEdgeSyncHandler>> | undefined;
+let wired: ReturnType<typeof createEdgeSyncHandler> | undefined;
 
-async function wire(): Promise<ReturnType<typeof createEdgeSyncHandler>> {
+function wire(): ReturnType<typeof createEdgeSyncHandler> {
   const kvsArn = process.env.KVS_ARN;
-  if (!kvsArn) throw new Error('configuration: KVS_ARN is required');
-  const config = await loadConfig();
+  const tableName = process.env.TABLE_NAME;
+  if (!kvsArn || !tableName) throw new Error('configuration: KVS_ARN and TABLE_NAME are required');
   return createEdgeSyncHandler({
     writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({}), kvsArn }),
-    store: new DynamoStore(dynamoDocumentClient(), config.tableName),
-    signingKeys: config.signingKeys,
+    store: new DynamoStore(dynamoDocumentClient(), tableName),
+    // The configuration cache of every entry point (load-config.ts): secrets are re-read once they are older than its maximum age.
+    signingKeys: async () => (await loadConfig()).signingKeys,
   });
 }
 
 /** Lambda entry point: DynamoDB stream batches and the reconciliation schedule. */
 export async function handler(event: DynamoDBStreamEvent | ScheduledEvent): Promise<EdgeSyncResult> {
-  // A failed start (secrets, config) is not cached: the next invocation tries again.
-  wired ??= wire().catch((error) => {
-    wired = undefined;
-    throw error;
-  });
-  return (await wired)(event);
+  wired ??= wire();
+  return wired(event);
 }

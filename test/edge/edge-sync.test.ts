@@ -13,6 +13,7 @@ import { createEdgeSyncHandler } from '../../functions/handlers/edge-sync';
 import { createKvsWriter } from '../../functions/adapters/kvs-writer';
 import { cloudFrontMediaCache } from '../../functions/adapters/cdn-invalidation';
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
+import { memoryKvs } from '../support/memory-kvs';
 
 const KVS_ARN = 'arn:aws:cloudfront::123456789012:key-value-store/0000';
 const NOW = new Date('2026-11-21T12:00:00.000Z');
@@ -45,7 +46,7 @@ function handlerWith(store: { codes?: CodeRecord[]; events?: EventRecord[] } = {
   return createEdgeSyncHandler({
     writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), kvsArn: KVS_ARN, retryDelayMs: 0 }),
     store: { accessChangesSince: async () => ({ codes: store.codes ?? [], events: store.events ?? [] }) },
-    signingKeys: { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) },
+    signingKeys: async () => ({ activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) }),
     now: () => NOW,
   });
 }
@@ -143,6 +144,32 @@ describe('edge-sync: scheduled reconciliation', () => {
     expect(update!.Puts!.map((p) => p.Key).sort()).toEqual(['e:evt-2', 'k:k1', 's:sid-recent']);
     expect(update!.Puts!.find((p) => p.Key === 'k:k1')!.Value).toBe(Buffer.alloc(32, 7).toString('base64url'));
     expect(update!.Deletes!.map((d) => d.Key).sort()).toEqual(['c:GONE', 'k:old', 's:old-session']);
+  });
+});
+
+describe('edge-sync: reconciliation racing a stream batch', () => {
+  it('keeps a revocation the stream wrote while the reconciliation was under way', async () => {
+    const kvs = memoryKvs(kvsMock);
+    const codes: CodeRecord[] = [];
+    const revoked = {
+      id: 't9', code: 'FRESH', eventId: 'evt-1', label: '', isRevoked: true, revokedAt: '2026-11-21T11:59:59.000Z',
+      revokedChangedAt: '2026-11-21T11:59:59.000Z', redeemedAt: null, redeemedIp: null, createdAt: '', eventActive: true,
+      session: null, endedSessions: [], revision: 1,
+    } satisfies CodeRecord;
+    const handler = createEdgeSyncHandler({
+      writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), kvsArn: KVS_ARN, retryDelayMs: 0 }),
+      store: { accessChangesSince: async () => ({ codes: [...codes], events: [] }) },
+      signingKeys: async () => ({ activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) }),
+      now: () => NOW,
+    });
+    // While the reconciliation lists the store, an admin revokes FRESH: the table changes, then the stream writes c:FRESH.
+    kvs.onList = () => {
+      kvs.onList = undefined;
+      codes.push(revoked);
+      kvs.write({ 'c:FRESH': String(Date.parse(revoked.revokedAt) / 1000) });
+    };
+    await handler({ source: 'aws.events' });
+    expect([...kvs.entries.keys()].sort()).toEqual(['c:FRESH', 'k:k1']);
   });
 });
 
