@@ -46,6 +46,7 @@ export type VerifiedPlayback =
  * back as `expired: true`, so callers can tell "expired" from "forged".
  */
 export async function verifyPlaybackToken(token: string, keys: SigningKeys, now: Date): Promise<VerifiedPlayback> {
+  if (!hasCanonicalSignature(token)) return { ok: false };
   let payload: JWTPayload;
   let expired = false;
   try {
@@ -72,6 +73,17 @@ export async function verifyPlaybackToken(token: string, keys: SigningKeys, now:
     return { ok: false };
   }
   return { ok: true, expired, claims: claims as PlaybackClaims };
+}
+
+/**
+ * The edge compares the signature as the canonical base64url text of the MAC,
+ * so it refuses a signature with padding or with other values in the last
+ * character's unused bits; the decoder here would accept them. Refusing them
+ * too keeps one token valid in one spelling only, everywhere.
+ */
+function hasCanonicalSignature(token: string): boolean {
+  const signature = token.slice(token.lastIndexOf('.') + 1);
+  return /^[A-Za-z0-9_-]+$/.test(signature) && Buffer.from(signature, 'base64url').toString('base64url') === signature;
 }
 
 function keyFor(kid: string | undefined, keys: SigningKeys): Uint8Array {

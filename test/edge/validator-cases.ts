@@ -121,6 +121,8 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
     },
     { name: 'ended session', request: get(manifest, bearer(await sign({ sid: 'sid-ended' }))), expected: denied },
     { name: 'session claim missing', request: get(manifest, bearer(await sign({ sid: undefined }))), expected: denied },
+    { name: 'signature with a trailing =', request: get(manifest, bearer(`${valid}=`)), expected: denied },
+    { name: 'signature with a last character that decodes to the same bytes', request: get(manifest, bearer(nonCanonical(valid))), expected: denied },
     { name: 'malformed token', request: get(manifest, bearer('not-a-jwt')), expected: denied },
     { name: 'not a media file', request: get('/streams/evt-a/secret.txt', bearer(valid)), expected: denied },
     { name: 'path traversal', request: get('/streams/evt-a/../evt-b/index.m3u8', bearer(valid)), expected: denied },
@@ -128,4 +130,16 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
     { name: 'CORS preflight is answered without a token', request: get(manifest, {}, {}, 'OPTIONS'), expected: { status: 204, cors: true } },
   ];
   return { store, cases };
+}
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * The same JWT with its HS256 signature's last character changed in the bits
+ * base64url leaves unused (a 32-byte MAC uses only 4 of the last character's
+ * 6 bits): lenient decoders read the same MAC from it.
+ */
+export function nonCanonical(token: string): string {
+  const last = BASE64URL.indexOf(token.at(-1)!);
+  return token.slice(0, -1) + BASE64URL[last ^ 1]!;
 }
