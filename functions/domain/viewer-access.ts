@@ -6,6 +6,7 @@ import { HttpError } from './http-error';
 import { PLAYBACK_TOKEN_TTL_SECONDS, streamPathOf, type PlaybackClaims } from './playback-claims';
 import { signPlaybackToken, verifyPlaybackToken } from './playback-token';
 import { randomId } from './random';
+import { rateLimitSubject } from './rate-limit-subject';
 import type { CodeRecord, EndedSession, EventRecord } from './records';
 import type { Store } from './store';
 import { viewerEventView } from './views';
@@ -67,7 +68,7 @@ export async function validateCode(
   const now = deps.now();
   const normalized = normalizeAccessCode(input.code);
   const [, code] = await Promise.all([
-    limit(deps.store, `validate#${input.ip}`, RATE_LIMITS.validate, now, 'Too many requests. Please try again later.'),
+    limit(deps.store, `validate#${rateLimitSubject(input.ip)}`, RATE_LIMITS.validate, now, 'Too many requests. Please try again later.'),
     normalized ? deps.store.getCode(normalized) : Promise.resolve(null),
   ]);
   if (!normalized) throw new HttpError(400, 'Access code is required');

@@ -19,6 +19,7 @@ import {
   updateEvent,
 } from '../domain/event-admin';
 import { RateLimited } from '../domain/errors';
+import { rateLimitSubject } from '../domain/rate-limit-subject';
 import { HttpError } from '../domain/http-error';
 import { loginInput, parseInput } from '../domain/inputs';
 import { adminEventView } from '../domain/views';
@@ -34,7 +35,8 @@ export const handler = areaHandler('admin', {
   'POST /api/admin/login': async ({ app, event, body }) => {
     const now = app.now();
     try {
-      await app.store.hitRateLimit({ key: `login#${clientIp(event, app.config.originVerifySecret)}`, ...RATE_LIMITS.login, now });
+      const subject = rateLimitSubject(clientIp(event, app.config.originVerifySecret));
+      await app.store.hitRateLimit({ key: `login#${subject}`, ...RATE_LIMITS.login, now });
     } catch (error) {
       if (error instanceof RateLimited) {
         throw new HttpError(429, 'Too many login attempts', { headers: { 'retry-after': String(error.retryAfterSeconds) } });

@@ -14,6 +14,14 @@ describe('csv', () => {
     ['-1', "'-1"],
     ['@cmd', "'@cmd"],
     ['\tx', "'\tx"],
+    [' =1+1', "' =1+1"],
+    ['  @SUM(A1)', "'  @SUM(A1)"],
+    ['\u3000=1', "'\u3000=1"],
+    ['＝1+1', "'＝1+1"],
+    ['＋1', "'＋1"],
+    ['－1', "'－1"],
+    ['＠cmd', "'＠cmd"],
+    [' plain', ' plain'],
   ])('%j becomes %j', (input, output) => expect(csvCell(input)).toBe(output));
 
   it('joins rows with CRLF', () => expect(toCsv(['a', 'b'], [['1', '2']])).toBe('a,b\r\n1,2\r\n'));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiEvent } from '../../functions/http/api-types';
 import { clientIp, requestOrigin } from '../../functions/http/request-info';
 import { clearedCookie, sessionCookie } from '../../functions/http/admin-cookie';
+import { rateLimitSubject } from '../../functions/domain/rate-limit-subject';
 
 const event = (headers: Record<string, string>, sourceIp = '198.51.100.7') =>
   ({ headers, requestContext: { http: { sourceIp }, domainName: 'abc.execute-api.example.com' } }) as unknown as ApiEvent;
@@ -24,5 +25,17 @@ describe('admin cookie', () => {
     expect(sessionCookie(https, 't')).toBe('stagedoor_admin=t; Path=/api; HttpOnly; SameSite=Strict; Max-Age=43200; Secure');
     expect(clearedCookie(https)).toContain('Max-Age=0');
     expect(requestOrigin(event({ 'x-forwarded-proto': 'http', host: '[::1]:3000' }))).toEqual({ proto: 'http', hostname: '[::1]' });
+  });
+});
+
+describe('rate-limit subject', () => {
+  it('counts IPv4 per address and IPv6 per /64', () => {
+    expect(rateLimitSubject('198.51.100.7')).toBe('198.51.100.7');
+    expect(rateLimitSubject('::ffff:198.51.100.7')).toBe('198.51.100.7');
+    expect(rateLimitSubject('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(rateLimitSubject('2001:0db8:0001:0002::1')).toBe('2001:db8:1:2::/64');
+    expect(rateLimitSubject('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(rateLimitSubject('::1')).toBe('0:0:0:0::/64');
+    expect(rateLimitSubject('2001:db8:1:2::')).toBe('2001:db8:1:2::/64');
   });
 });
