@@ -24,7 +24,10 @@ const compiled: CompiledRoute[] = routeTable.map((spec) => {
   return { spec, pattern: new RegExp(`^${source}$`), names };
 });
 
-/** Finds the route as API Gateway would: method and path template, path parameters decoded. */
+/**
+ * Finds the route as API Gateway would: method and path template, path
+ * parameters decoded. Throws URIError for a malformed `%` escape.
+ */
 export function matchRoute(method: string, path: string): { spec: RouteSpec; params: Record<string, string> } | null {
   for (const route of compiled) {
     if (route.spec.method !== method) continue;
@@ -117,9 +120,17 @@ function send(res: ServerResponse, status: number, body: unknown) {
  * them. Returns false when the path is not under `/api/`.
  */
 export async function handleApiRequest(req: IncomingMessage, res: ServerResponse, handlers: AreaHandlers): Promise<boolean> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  if (!url.pathname.startsWith('/api/')) return false;
-  const match = matchRoute(req.method ?? 'GET', url.pathname);
+  let url: URL;
+  let match: ReturnType<typeof matchRoute>;
+  try {
+    url = new URL(req.url ?? '/', 'http://localhost');
+    if (!url.pathname.startsWith('/api/')) return false;
+    match = matchRoute(req.method ?? 'GET', url.pathname);
+  } catch {
+    // A malformed `%` escape (or URL) names no resource; API Gateway answers such requests with a 4xx too.
+    send(res, 400, { error: 'Malformed request path' });
+    return true;
+  }
   if (!match) {
     send(res, 404, { error: 'Not found' });
     return true;

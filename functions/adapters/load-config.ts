@@ -52,6 +52,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     playbackBaseUrl: env.PLAYBACK_BASE_URL || null,
     mediaPort: positiveInteger(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
     ingestRtmpUrl: env.INGEST_RTMP_URL || null,
+    siteOrigin: env.SITE_ORIGIN || null,
     signingKeys: parseSigningKeys(secrets.playbackSigningKeys),
     adminPasswordHash: secrets.adminPasswordHash,
     adminSessionSecret: secrets.adminSessionSecret,

@@ -13,6 +13,8 @@ export interface AppConfig {
   internalApiKey: string;
   /** When set, requests carrying it in `X-Origin-Verify` come from our CloudFront and their viewer address header is trusted. */
   originVerifySecret: string | null;
+  /** The site's own origin (`https://…`, the CloudFront URL in AWS): admin mutations from a browser must come from it. */
+  siteOrigin: string | null;
   /** A playback session without a heartbeat for this long no longer blocks the code. */
   sessionTimeoutSeconds: number;
 }

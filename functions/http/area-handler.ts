@@ -5,8 +5,10 @@ import { HttpError } from '../domain/http-error';
 import { appContext } from './middlewares/app-context';
 import { errorResponses } from './middlewares/error-responses';
 import { jsonBody } from './middlewares/json-body';
+import { sameOriginMutations } from './middlewares/same-origin-mutations';
 import { routeGuard } from './middlewares/route-guard';
 import { routeKey, routeTable, type Area } from './route-table';
+import { recordId } from '../domain/inputs';
 
 export type LambdaHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 
@@ -20,23 +22,30 @@ export function areaHandler(area: Area, handlers: Record<string, RouteHandler>) 
   for (const key of specs.keys()) if (!handlers[key]) throw new Error(`no handler for ${key}`);
   for (const key of Object.keys(handlers)) if (!specs.has(key)) throw new Error(`${key} is not in the route table for ${area}`);
 
-  const handler = middy<ApiEvent, ApiResult, Error, ApiContext>()
-    .use(errorResponses())
-    .use(appContext())
+  const handler = middy<ApiEvent, ApiResult, Error, ApiContext>().use(errorResponses()).use(appContext());
+  if (area === 'admin') handler.use(sameOriginMutations());
+  handler
     .use(jsonBody())
     .use(routeGuard((key) => specs.get(key)?.guard))
     .handler(async function dispatch(event, context) {
       const handle = handlers[event.routeKey];
       if (!handle) throw new HttpError(404, 'Not found');
+      const params = (event.pathParameters ?? {}) as Record<string, string>;
+      // No record has such an id: answer as for an unknown one, before the table sees a key it would refuse.
+      if (Object.values(params).some((value) => !recordId.safeParse(value).success)) throw notFound(event.routeKey);
       return handle({
         event,
         app: context.app,
         body: context.jsonBody,
-        params: (event.pathParameters ?? {}) as Record<string, string>,
+        params,
         query: (event.queryStringParameters ?? {}) as Record<string, string>,
         admin: context.admin,
       });
     });
   // Lambda passes a plain Context; the middlewares add ApiContext's fields before dispatch runs.
   return handler as unknown as LambdaHandler;
+}
+
+function notFound(key: string): HttpError {
+  return new HttpError(404, key.includes('/tokens/{id}') ? 'Token not found' : 'Event not found');
 }

@@ -140,6 +140,7 @@ describe('functions', () => {
     const nlb = only(idsOf(s.json, 'AWS::ElasticLoadBalancingV2::LoadBalancer'));
     expect(env('admin').INGEST_RTMP_URL).toEqual({ 'Fn::Join': ['', ['rtmp://', { 'Fn::GetAtt': [nlb, 'DNSName'] }, ':1935/live']] });
     expect(env('admin').CLOUDFRONT_DISTRIBUTION_ID).toEqual({ Ref: distributionId() });
+    expect(env('admin').SITE_ORIGIN).toEqual(env('public').PLAYBACK_BASE_URL);
     expect(env('edge-sync').KVS_ARN).toEqual({ 'Fn::GetAtt': [only(idsOf(s.json, 'AWS::CloudFront::KeyValueStore')), 'Arn'] });
     // What a handler does not read, it does not get.
     for (const area of ['internal', 'rtmp-callback', 'edge-sync'] as const) {

@@ -69,7 +69,7 @@ export class Api extends Construct {
     // Only what each handler reads (functions/adapters/load-config.ts, http/media-cache.ts).
     const specific: Record<Area, Record<string, string>> = {
       public: { PLAYBACK_BASE_URL: props.playbackBaseUrl },
-      admin: { INGEST_RTMP_URL: props.ingestRtmpUrl, CLOUDFRONT_DISTRIBUTION_ID: props.distributionId },
+      admin: { INGEST_RTMP_URL: props.ingestRtmpUrl, CLOUDFRONT_DISTRIBUTION_ID: props.distributionId, SITE_ORIGIN: props.playbackBaseUrl },
       internal: {},
       'rtmp-callback': {},
     };
