@@ -1,0 +1,135 @@
+/**
+ * Property-based requests over the whole route table (fast-check), sent as
+ * raw HTTP to the API as `npm start` serves it (the local adapter in front of
+ * the shipped handlers). Shared by the bounded test in `npm test` and the
+ * 10,000-case run in bench/.
+ */
+import { request as httpRequest } from 'node:http';
+import * as fc from 'fast-check';
+import { routeTable, type RouteSpec } from '../../functions/http/route-table';
+
+export interface FuzzTargets {
+  url: string;
+  /** A valid admin cookie (`name=value`). */
+  cookie: string;
+  internalApiKey: string;
+  /** Ids that exist, so some cases get past the lookups. */
+  eventId: string;
+  tokenId: string;
+}
+
+export interface FuzzRequest {
+  route: RouteSpec;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+export interface FuzzAnswer {
+  status: number;
+  body: string;
+}
+
+const oddText = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.constantFrom('', ' ', '..', '%', '%zz', '%E0%A4%A', '%00', '%2F', 'a/b', '😀', '\u0000', 'null', '-1', '__proto__', 'constructor'),
+  fc.integer({ min: 0, max: 5000 }).map((n) => 'a'.repeat(n)),
+);
+
+/** A path parameter: real ids, plausible ids, odd text; sometimes sent with raw (unescaped) `%`. */
+const pathValue = (targets: FuzzTargets) =>
+  fc.tuple(
+    fc.oneof(fc.constantFrom(targets.eventId, targets.tokenId), fc.stringMatching(/^[a-z0-9]{1,64}$/), oddText),
+    fc.boolean(),
+  ).map(([value, raw]) => (raw && /^[\x21-\x7e]*$/.test(value) && !/[/?#]/.test(value) ? value : encodeURIComponent(value)));
+
+const jsonValue = fc.jsonValue({ maxDepth: 3 });
+
+/** Bodies the routes expect, with odd values in them, and bodies nobody expects. */
+const body = fc.oneof(
+  fc.constant(undefined),
+  jsonValue.map((value) => JSON.stringify(value)),
+  fc
+    .record(
+      {
+        code: oddText, password: oddText, title: oddText, startsAt: oddText, endsAt: oddText, count: fc.oneof(fc.integer(), oddText),
+        label: oddText, tokenIds: fc.array(oddText, { maxLength: 5 }), live: fc.oneof(fc.boolean(), oddText),
+        action: fc.constantFrom('publish', 'play', 'x'), app: fc.constantFrom('live', 'other', ''), stream_name: oddText,
+        stream_key: oddText, token: oddText, remote_addr: oddText, recheck: fc.oneof(fc.boolean(), oddText),
+        accessWindowHours: fc.oneof(fc.integer(), fc.double()), description: oddText,
+      },
+      { requiredKeys: [] },
+    )
+    .map((value) => JSON.stringify(value)),
+  oddText,
+  fc.constantFrom('{', '[1,', '{"a":', '\u0000', '{"__proto__":{"x":1}}', 'x'.repeat(1_100_000)),
+);
+
+const headers = (targets: FuzzTargets) =>
+  fc
+    .record(
+      {
+        'content-type': fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-8', ''),
+        cookie: fc.oneof(fc.constant(targets.cookie), fc.constant('stagedoor_admin=forged.jwt.value'), oddText.map((v) => `stagedoor_admin=${encodeURIComponent(v)}`)),
+        'x-internal-api-key': fc.oneof(fc.constant(targets.internalApiKey), oddText.map(encodeURIComponent)),
+        authorization: fc.oneof(oddText.map((v) => `Bearer ${encodeURIComponent(v)}`), fc.constant('Bearer a.b.c'), fc.constant('Basic x')),
+        origin: fc.constantFrom('https://evil.example', 'null', targets.url, 'not a url'),
+        'x-origin-verify': oddText.map(encodeURIComponent),
+        'cloudfront-viewer-address': fc.constantFrom('203.0.113.9:1', '2001:db8::1:2', 'garbage', ''),
+      },
+      { requiredKeys: [] },
+    )
+    .map((picked) => Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== '')) as Record<string, string>);
+
+export function fuzzRequests(targets: FuzzTargets): fc.Arbitrary<FuzzRequest> {
+  return fc
+    .record({
+      route: fc.constantFrom(...routeTable),
+      params: fc.array(pathValue(targets), { minLength: 2, maxLength: 2 }),
+      query: fc.array(fc.tuple(fc.constantFrom('status', 'eventId', 'since', 'x', '%'), oddText), { maxLength: 3 }),
+      headers: headers(targets),
+      body,
+      otherMethod: fc.constantFrom(undefined, undefined, undefined, 'GET', 'PUT', 'OPTIONS'),
+    })
+    .map(({ route, params, query, headers: picked, body: text, otherMethod }) => {
+      let n = 0;
+      const path = route.path.replace(/\{\w+\}/g, () => params[n++] ?? 'x');
+      const search = query.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+      // Logout would revoke the one admin session the other cases use.
+      const finalHeaders = route.path === '/api/admin/logout' ? { ...picked, cookie: 'stagedoor_admin=x' } : picked;
+      return { route, method: otherMethod ?? route.method, path: search ? `${path}?${search}` : path, headers: finalHeaders, body: text };
+    });
+}
+
+export function send(url: string, request: FuzzRequest): Promise<FuzzAnswer> {
+  return new Promise((resolve, reject) => {
+    const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
+    const req = httpRequest(`${url}${request.path}`, { method: request.method, headers, localAddress: randomLoopback() }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(request.body);
+  });
+}
+
+/** Spreads cases over many client addresses, so the validate/login rate limits do not answer everything. */
+function randomLoopback(): string {
+  return `127.3.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+}
+
+/** What every answer must be: below 500, and `{ "error": "…" }` when it is an error. */
+export function contractProblem(answer: FuzzAnswer): string | null {
+  if (answer.status >= 500) return `status ${answer.status}`;
+  if (answer.status < 400) return null;
+  try {
+    const parsed = JSON.parse(answer.body) as { error?: unknown };
+    return typeof parsed?.error === 'string' ? null : 'error body without an error string';
+  } catch {
+    return 'error body is not JSON';
+  }
+}
