@@ -29,7 +29,10 @@ export async function createTable(endpoint: string, tableName: string): Promise<
         { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
         ...('sortKey' in index ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' as const }] : []),
       ],
-      Projection: { ProjectionType: 'ALL' },
+      Projection:
+        index.projection === 'ALL'
+          ? { ProjectionType: 'ALL' as const }
+          : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projection] },
     })),
   };
   try {

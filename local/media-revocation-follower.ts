@@ -7,11 +7,13 @@ const REQUEST_TIMEOUT_MS = 5_000;
 
 // The spec's fields are required; the contract's extra lists default to empty so an older API still works.
 const feedSchema = z.object({
-  revocations: z.array(z.object({ code: z.string(), revokedAt: z.string() })),
-  eventDeactivations: z.array(z.object({ eventId: z.string(), deactivatedAt: z.string(), tokenCodes: z.array(z.string()) })),
+  revocations: z.array(z.object({ code: z.string(), revokedAt: z.string(), until: z.string().optional() })),
+  eventDeactivations: z.array(
+    z.object({ eventId: z.string(), deactivatedAt: z.string(), tokenCodes: z.array(z.string()), until: z.string().optional() }),
+  ),
   unrevocations: z.array(z.object({ code: z.string(), unrevokedAt: z.string() })).default([]),
   eventReactivations: z.array(z.object({ eventId: z.string(), reactivatedAt: z.string() })).default([]),
-  endedSessions: z.array(z.object({ sessionId: z.string(), code: z.string(), endedAt: z.string() })).default([]),
+  endedSessions: z.array(z.object({ sessionId: z.string(), code: z.string(), endedAt: z.string(), until: z.string().optional() })).default([]),
   serverTime: z.string().min(1),
 });
 

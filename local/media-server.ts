@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { s3 } from '../functions/adapters/aws-clients';
-import { changesFromFeed, isExpiredSessionEntry, signingKeyEntries } from '../functions/adapters/kvs-entries';
+import { changesFromFeed, isExpiredDenyEntry, signingKeyEntries } from '../functions/adapters/kvs-entries';
 import type { RevocationFeed } from '../functions/domain/revocation-feed';
 import { parseSigningKeys } from '../functions/domain/signing-keys';
 import { isEdgeResponse, loadEdgeValidator, type CloudFrontRequest, type CloudFrontResponse } from './media-edge-runtime';
@@ -92,7 +92,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
       if (value === null) edgeStore.delete(key);
       else edgeStore.set(key, value);
     }
-    for (const [key, value] of edgeStore) if (isExpiredSessionEntry(key, value, now)) edgeStore.delete(key);
+    for (const [key, value] of edgeStore) if (isExpiredDenyEntry(key, value, now)) edgeStore.delete(key);
   }
 
   function health() {

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   GetCommand,
   PutCommand,
@@ -9,18 +10,35 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../domain/errors';
-import type { CodeRecord, EventRecord } from '../domain/records';
-import type { EventChanges, Store } from '../domain/store';
-import { tableSchema } from './table-schema';
+import { codeDenyUntil, endedSessionOf, endedSessionsToKeep, releaseNeedsEdge } from '../domain/edge-deny';
+import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord } from '../domain/records';
+import type { EventChanges, EventCounters, Store } from '../domain/store';
+import { CODE_SHARDS, FEED_SHARDS, tableSchema } from './table-schema';
 
-const FEED = 'FEED';
 /** Deleted events stay as tombstones long enough for every poller and the edge to see the deactivation. */
 const TOMBSTONE_SECONDS = 24 * 60 * 60;
 const FAN_OUT = 16;
+/** Counter items are spread like the codes, so that a crowd's validations never meet on one key. */
+const COUNTER_SHARDS = 16;
+/** Presence is counted in buckets of this many seconds; old buckets are collected by TTL. */
+const PRESENCE_BUCKET_SECONDS = 10;
+const PRESENCE_KEEP_SECONDS = 24 * 60 * 60;
+
+/** FNV-1a: a stable, well-spread shard number for a key (same key, same shard, on every instance). */
+export function shardOf(key: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % shards;
+}
+const pad = (n: number) => String(n).padStart(2, '0');
 
 const eventKey = (id: string) => ({ pk: `EVENT#${id}`, sk: 'EVENT' });
 const codeKey = (code: string) => ({ pk: `CODE#${code}`, sk: 'CODE' });
-const feedKeys = (at: string, pk: string) => ({ feedPk: FEED, feedSk: `${at}#${pk}` });
+const eventCodesPk = (eventId: string, shard: number) => `EVENT#${eventId}#${pad(shard)}`;
+const feedPk = (shard: number) => `FEED#${pad(shard)}`;
+const feedKeys = (at: string, pk: string) => ({ feedPk: feedPk(shardOf(pk, FEED_SHARDS)), feedSk: `${at}#${pk}` });
+const countersPk = (eventId: string, shard: number) => `STATS#${eventId}#${pad(shard)}`;
+const presenceSk = (bucket: number) => `PRESENCE#${String(bucket).padStart(12, '0')}`;
 const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 type Item = Record<string, unknown>;
@@ -31,8 +49,46 @@ function toEvent(item: Item): EventRecord {
 }
 
 function toCode(item: Item): CodeRecord {
-  const { pk, sk, entity, gsi1pk, gsi1sk, feedPk, feedSk, ttl, tokenId, ...rest } = item;
+  const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, ttl, tokenId, ...rest } = item;
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
+}
+
+/** From the `codesByEvent` projection: the admin-facing fields only. */
+function toCodeSummary(item: Item): CodeSummary {
+  return {
+    id: item.tokenId as string,
+    code: item.code as string,
+    eventId: item.eventId as string,
+    label: item.label as string,
+    isRevoked: item.isRevoked as boolean,
+    revokedAt: (item.revokedAt as string | null) ?? null,
+    revokedChangedAt: (item.revokedChangedAt as string | null) ?? null,
+    redeemedAt: (item.redeemedAt as string | null) ?? null,
+    redeemedIp: (item.redeemedIp as string | null) ?? null,
+    createdAt: item.createdAt as string,
+  };
+}
+
+/** From the `accessFeed` projection. */
+function toCodeAccess(item: Item): CodeAccessState {
+  return {
+    code: item.code as string,
+    isRevoked: item.isRevoked as boolean,
+    revokedAt: (item.revokedAt as string | null) ?? null,
+    revokedChangedAt: (item.revokedChangedAt as string | null) ?? null,
+    endedSessions: (item.endedSessions as CodeRecord['endedSessions'] | undefined) ?? [],
+    denyUntil: (item.denyUntil as string | null | undefined) ?? null,
+  };
+}
+
+function toEventAccess(item: Item): EventAccessState {
+  return {
+    id: item.id as string,
+    isActive: item.isActive as boolean,
+    activeChangedAt: item.activeChangedAt as string,
+    endsAt: item.endsAt as string,
+    accessWindowHours: item.accessWindowHours as number,
+  };
 }
 
 function isConditionFailure(error: unknown): boolean {
@@ -178,24 +234,26 @@ export class DynamoStore implements Store {
   }
 
   async deleteEvent(id: string, now: string): Promise<void> {
-    // Tombstone first: from here on validation, refresh and the feed treat the event as gone.
+    // Tombstone first: from here on validation, refresh and the feed treat the event as gone. It keeps
+    // `endsAt` and `accessWindowHours`, which say how long the edge must deny the event's credentials.
     const { pk } = eventKey(id);
     await conditional(
       () =>
         this.client.send(
-          new PutCommand({
+          new UpdateCommand({
             TableName: this.table,
-            Item: {
-              ...eventKey(id),
-              entity: 'event',
-              deleted: true,
-              id,
-              isActive: false,
-              activeChangedAt: now,
-              ...feedKeys(now, pk),
-              [tableSchema.ttlAttribute]: epochSeconds(now) + TOMBSTONE_SECONDS,
-            },
+            Key: eventKey(id),
+            UpdateExpression:
+              'SET deleted = :true, isActive = :false, activeChangedAt = :now, feedPk = :feedPk, feedSk = :feedSk, #ttl = :ttl REMOVE gsi1pk, gsi1sk',
             ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted)',
+            ExpressionAttributeNames: { '#ttl': tableSchema.ttlAttribute },
+            ExpressionAttributeValues: {
+              ':true': true,
+              ':false': false,
+              ':now': now,
+              ':ttl': epochSeconds(now) + TOMBSTONE_SECONDS,
+              ...prefixed(feedKeys(now, pk)),
+            },
           }),
         ),
       () => new NotFound(`event ${id}`),
@@ -227,8 +285,8 @@ export class DynamoStore implements Store {
               ...codeKey(code.code),
               entity: 'code',
               tokenId: id,
-              gsi1pk: eventKey(code.eventId).pk,
-              gsi1sk: `${code.createdAt}#${id}`,
+              codesPk: eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS)),
+              codesSk: `${code.createdAt}#${id}`,
               ...rest,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
@@ -257,42 +315,58 @@ export class DynamoStore implements Store {
     return item ? this.getCode(item.code as string) : null;
   }
 
-  async listCodes(eventId: string): Promise<CodeRecord[]> {
-    const items = await this.queryAll({
-      IndexName: 'byEvent',
-      KeyConditionExpression: 'gsi1pk = :event',
-      ExpressionAttributeValues: { ':event': eventKey(eventId).pk },
-      ScanIndexForward: false,
-    });
-    return items.map(toCode);
+  async listCodes(eventId: string): Promise<CodeSummary[]> {
+    const shards = await Promise.all(
+      Array.from({ length: CODE_SHARDS }, (_, shard) =>
+        this.queryAll({
+          IndexName: 'codesByEvent',
+          KeyConditionExpression: 'codesPk = :shard',
+          ExpressionAttributeValues: { ':shard': eventCodesPk(eventId, shard) },
+        }),
+      ),
+    );
+    // Newest first, as one listing: the shards are merged on the sort key.
+    return shards
+      .flat()
+      .sort((a, b) => ((a.codesSk as string) < (b.codesSk as string) ? 1 : -1))
+      .map(toCodeSummary);
   }
 
   async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord> {
-    const current = await this.getCodeById(id);
-    if (!current) throw new NotFound(`token ${id}`);
-    if (current.isRevoked === revoked) return current;
-    const { pk } = codeKey(current.code);
-    const { Attributes } = await conditional(
-      () =>
-        this.client.send(
+    // The session state read first decides how long the edge denies the code, so the write
+    // requires it unchanged (no claim in between); a lost race reads again.
+    for (let attempt = 0; ; attempt++) {
+      const byId = await this.getCodeById(id);
+      if (!byId) throw new NotFound(`token ${id}`);
+      const current = byId;
+      if (current.isRevoked === revoked) return current;
+      const { pk } = codeKey(current.code);
+      try {
+        const { Attributes } = await this.client.send(
           new UpdateCommand({
             TableName: this.table,
             Key: codeKey(current.code),
             UpdateExpression:
-              'SET isRevoked = :revoked, revokedAt = :revokedAt, revokedChangedAt = :now, feedPk = :feedPk, feedSk = :feedSk',
-            ConditionExpression: 'attribute_exists(pk)',
+              'SET isRevoked = :revoked, revokedAt = :revokedAt, revokedChangedAt = :now, denyUntil = :denyUntil, feedPk = :feedPk, feedSk = :feedSk',
+            ConditionExpression: 'attribute_exists(pk) AND revision = :revision AND isRevoked = :was',
             ExpressionAttributeValues: {
               ':revoked': revoked,
+              ':was': current.isRevoked,
               ':revokedAt': revoked ? now : null,
               ':now': now,
+              ':denyUntil': revoked ? codeDenyUntil(current, now) : null,
+              ':revision': current.revision,
               ...prefixed(feedKeys(now, pk)),
             },
             ReturnValues: 'ALL_NEW',
           }),
-        ),
-      () => new NotFound(`token ${id}`),
-    );
-    return toCode(Attributes!);
+        );
+        await this.addToCounters(current.eventId, current.code, { revoked: revoked ? 1 : -1 });
+        return toCode(Attributes!);
+      } catch (error) {
+        if (!isConditionFailure(error) || attempt >= 8) throw error;
+      }
+    }
   }
 
   async claimSession(args: Parameters<Store['claimSession']>[0]): Promise<CodeRecord> {
@@ -330,6 +404,7 @@ export class DynamoStore implements Store {
         ),
       () => new CodeInUse('the code changed while claiming it'),
     );
+    if (args.redeemed) await this.addToCounters(Attributes!.eventId as string, args.code, { redeemed: 1 });
     return toCode(Attributes!);
   }
 
@@ -362,30 +437,26 @@ export class DynamoStore implements Store {
     );
   }
 
-  async releaseSession(args: { code: string; sessionId: string; now: string; keepEndedAfter: string }): Promise<void> {
+  async releaseSession(args: { code: string; sessionId: string; now: string }): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const code = await this.getCode(args.code);
-      if (!code || code.session?.id !== args.sessionId) return;
-      const ended = [
-        ...code.endedSessions.filter((entry) => entry.endedAt >= args.keepEndedAfter),
-        { sessionId: args.sessionId, endedAt: args.now },
-      ];
+      if (!code?.session || code.session.id !== args.sessionId) return;
+      // A plain session's JWT simply expires: its release touches neither the feed nor the edge.
+      // One that holds a long-lived URL is remembered (and enters the feed) until that URL expires.
+      const toEdge = releaseNeedsEdge(code.session, args.now);
+      const ended = endedSessionsToKeep(code.endedSessions, args.now);
+      if (toEdge) ended.push(endedSessionOf(code.session, args.now));
+      const values: Record<string, unknown> = { ':null': null, ':ended': ended, ':one': 1, ':expected': code.revision };
+      if (toEdge) Object.assign(values, prefixed(feedKeys(args.now, codeKey(args.code).pk)));
       try {
         await this.client.send(
           new UpdateCommand({
             TableName: this.table,
             Key: codeKey(args.code),
-            UpdateExpression:
-              'SET #session = :null, endedSessions = :ended, revision = revision + :one, feedPk = :feedPk, feedSk = :feedSk',
+            UpdateExpression: `SET #session = :null, endedSessions = :ended, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''}`,
             ConditionExpression: 'revision = :expected',
             ExpressionAttributeNames: { '#session': 'session' },
-            ExpressionAttributeValues: {
-              ':null': null,
-              ':ended': ended,
-              ':one': 1,
-              ':expected': code.revision,
-              ...prefixed(feedKeys(args.now, codeKey(args.code).pk)),
-            },
+            ExpressionAttributeValues: values,
           }),
         );
         return;
@@ -395,16 +466,20 @@ export class DynamoStore implements Store {
     }
   }
 
+  async rateLimitRetryAfter(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<number | null> {
+    const { key, windowEnd, nowSeconds } = rateWindow(args);
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+    return Item && (Item.hits as number) >= args.limit ? Math.max(1, windowEnd - nowSeconds) : null;
+  }
+
   async hitRateLimit(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<void> {
-    const nowSeconds = Math.floor(args.now.getTime() / 1000);
-    const windowStart = nowSeconds - (nowSeconds % args.windowSeconds);
-    const windowEnd = windowStart + args.windowSeconds;
+    const { key, windowEnd, nowSeconds } = rateWindow(args);
     await conditional(
       () =>
         this.client.send(
           new UpdateCommand({
             TableName: this.table,
-            Key: { pk: `RATE#${args.key}#${windowStart}`, sk: 'RATE' },
+            Key: key,
             UpdateExpression: 'ADD hits :one SET #ttl = :ttl',
             ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
             ExpressionAttributeNames: { '#ttl': tableSchema.ttlAttribute },
@@ -415,15 +490,78 @@ export class DynamoStore implements Store {
     );
   }
 
-  async accessChangesSince(since: string): Promise<{ codes: CodeRecord[]; events: EventRecord[] }> {
-    const items = await this.queryAll({
-      IndexName: 'feed',
-      KeyConditionExpression: 'feedPk = :feed AND feedSk >= :since',
-      ExpressionAttributeValues: { ':feed': FEED, ':since': since },
-    });
+  async accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }> {
+    const shards = await Promise.all(
+      Array.from({ length: FEED_SHARDS }, (_, shard) =>
+        this.queryAll({
+          IndexName: 'accessFeed',
+          KeyConditionExpression: 'feedPk = :shard AND feedSk >= :since',
+          ExpressionAttributeValues: { ':shard': feedPk(shard), ':since': since },
+        }),
+      ),
+    );
+    const items = shards.flat();
     return {
-      codes: items.filter((item) => item.entity === 'code').map(toCode),
-      events: items.filter((item) => item.entity === 'event').map(toEvent),
+      codes: items.filter((item) => item.entity === 'code').map(toCodeAccess),
+      events: items.filter((item) => item.entity === 'event').map(toEventAccess),
+    };
+  }
+
+  /**
+   * Sharded counters are estimates: a counter write that fails after the write it counts
+   * is dropped rather than failing a viewer's request whose real work is done.
+   */
+  private async addToCounters(eventId: string, seed: string, add: { redeemed?: number; revoked?: number }): Promise<void> {
+    const names = Object.keys(add).filter((name) => add[name as keyof typeof add]);
+    if (names.length === 0) return;
+    await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: countersPk(eventId, shardOf(seed, COUNTER_SHARDS)), sk: 'TOTALS' },
+          UpdateExpression: `ADD ${names.map((name) => `${name} :${name}`).join(', ')}`,
+          ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, add[name as keyof typeof add]])),
+        }),
+      )
+      .catch(() => undefined);
+  }
+
+  async countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void> {
+    const bucket = Math.floor(epochSeconds(args.at) / PRESENCE_BUCKET_SECONDS);
+    await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: countersPk(args.eventId, shardOf(args.seed, COUNTER_SHARDS)), sk: presenceSk(bucket) },
+          UpdateExpression: 'ADD viewers :delta SET #ttl = :ttl',
+          ExpressionAttributeNames: { '#ttl': tableSchema.ttlAttribute },
+          ExpressionAttributeValues: { ':delta': args.delta, ':ttl': epochSeconds(args.at) + PRESENCE_KEEP_SECONDS },
+        }),
+      )
+      .catch(() => undefined);
+  }
+
+  async eventCounters(args: { eventId: string; presenceSince: string }): Promise<EventCounters> {
+    const shards = Array.from({ length: COUNTER_SHARDS }, (_, shard) => countersPk(args.eventId, shard));
+    const fromSk = presenceSk(Math.floor(epochSeconds(args.presenceSince) / PRESENCE_BUCKET_SECONDS));
+    const [totals, presence] = await Promise.all([
+      this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: shards.map((pk) => ({ pk, sk: 'TOTALS' })) } } })),
+      Promise.all(
+        shards.map((pk) =>
+          this.queryAll({
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': pk, ':from': fromSk, ':to': 'PRESENCE#~' },
+          }),
+        ),
+      ),
+    ]);
+    // 16 small keys fit one BatchGet; a throttled remainder only makes the estimate smaller.
+    const sum = (items: Item[], name: string) => items.reduce((total, item) => total + ((item[name] as number | undefined) ?? 0), 0);
+    const totalItems = (totals.Responses?.[this.table] ?? []) as Item[];
+    return {
+      redeemed: sum(totalItems, 'redeemed'),
+      revoked: sum(totalItems, 'revoked'),
+      presence: Math.max(0, sum(presence.flat(), 'viewers')),
     };
   }
 
@@ -442,6 +580,12 @@ export class DynamoStore implements Store {
     );
     return Item !== undefined;
   }
+}
+
+function rateWindow(args: { key: string; windowSeconds: number; now: Date }) {
+  const nowSeconds = Math.floor(args.now.getTime() / 1000);
+  const windowStart = nowSeconds - (nowSeconds % args.windowSeconds);
+  return { key: { pk: `RATE#${args.key}#${windowStart}`, sk: 'RATE' }, windowEnd: windowStart + args.windowSeconds, nowSeconds };
 }
 
 function prefixed(values: Record<string, unknown>): Record<string, unknown> {

@@ -1,13 +1,14 @@
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../domain/playback-claims';
 import type { RevocationFeed } from '../domain/revocation-feed';
-import type { CodeRecord, EventRecord } from '../domain/records';
+import { eventDenyUntil, sessionDenyUntil } from '../domain/edge-deny';
+import type { CodeAccessState, EventAccessState } from '../domain/records';
 import type { SigningKeys } from '../domain/signing-keys';
 
 /**
  * The KeyValueStore key scheme read by `edge/validate-request.js`, written by
  * the edge-sync Lambda (AWS) and by the local media server (in memory).
  * A key's presence is the fact; values stay tiny: the signing secret, or the
- * epoch seconds of the change (used only to collect old session entries).
+ * epoch second until which a deny entry is needed (after it, it is collected).
  */
 const kvsKey = {
   signingKey: (kid: string) => `k:${kid}`,
@@ -18,13 +19,11 @@ const kvsKey = {
 
 /** Every key this project writes; anything else in the store is left alone. */
 const OWN_KEY = /^[kces]:/;
-const ENDED_SESSION = /^s:/;
+/** Keys that deny something; each carries, as its value, the epoch second after which it is no longer needed. */
+const DENY_KEY = /^[ces]:/;
 
-/**
- * No JWT is issued for a session after it ended, so its entry matters only
- * until the last JWT issued before the end expires; 5 minutes cover clock skew.
- */
-const ENDED_SESSION_RETENTION_SECONDS = PLAYBACK_TOKEN_TTL_SECONDS + 300;
+/** Clocks of the API, the edge and this writer may differ; a deny entry outlives its credentials by this much. */
+const CLOCK_SKEW_SECONDS = 300;
 
 /** `value: null` deletes the key. */
 export interface KvsChange {
@@ -36,6 +35,11 @@ export interface KvsChange {
 function epochSeconds(iso: string | null | undefined, fallback: Date): string {
   const ms = iso ? Date.parse(iso) : Number.NaN;
   return String(Math.floor((Number.isNaN(ms) ? fallback.getTime() : ms) / 1000));
+}
+
+/** An older feed without `until`: the change's time plus one JWT life. */
+function untilOr(until: string | undefined, changedAt: string, now: Date): string {
+  return until ?? new Date((Date.parse(changedAt) || now.getTime()) + PLAYBACK_TOKEN_TTL_SECONDS * 1000).toISOString();
 }
 
 /** `k:<kid>` entries: every verifying key, base64url as the edge decodes it. */
@@ -50,39 +54,43 @@ export function signingKeyEntries(signingKeys: SigningKeys): Map<string, string>
 /** The changes one revocation-feed page asks for (each entry carries its subject's latest state). */
 export function changesFromFeed(feed: RevocationFeed, now: Date): KvsChange[] {
   return [
-    ...feed.revocations.map((r) => ({ key: kvsKey.revokedCode(r.code), value: epochSeconds(r.revokedAt, now) })),
+    ...feed.revocations.map((r) => ({ key: kvsKey.revokedCode(r.code), value: epochSeconds(untilOr(r.until, r.revokedAt, now), now) })),
     ...feed.unrevocations.map((u) => ({ key: kvsKey.revokedCode(u.code), value: null })),
-    ...feed.eventDeactivations.map((d) => ({ key: kvsKey.deactivatedEvent(d.eventId), value: epochSeconds(d.deactivatedAt, now) })),
+    ...feed.eventDeactivations.map((d) => ({
+      key: kvsKey.deactivatedEvent(d.eventId),
+      value: epochSeconds(untilOr(d.until, d.deactivatedAt, now), now),
+    })),
     ...feed.eventReactivations.map((r) => ({ key: kvsKey.deactivatedEvent(r.eventId), value: null })),
-    ...feed.endedSessions.map((s) => ({ key: kvsKey.endedSession(s.sessionId), value: epochSeconds(s.endedAt, now) })),
-  ];
+    ...feed.endedSessions.map((s) => ({ key: kvsKey.endedSession(s.sessionId), value: epochSeconds(untilOr(s.until, s.endedAt, now), now) })),
+  ].filter((change) => change.value === null || !isExpiredDenyEntry(change.key, change.value, now));
 }
 
-export type CodeAccess = Pick<CodeRecord, 'code' | 'isRevoked' | 'revokedAt' | 'endedSessions'>;
-export type EventAccess = Pick<EventRecord, 'id' | 'isActive' | 'activeChangedAt'>;
-
-/** The entries a code should have: revoked, and its recently ended sessions. */
-export function entriesOfCode(code: CodeAccess, now: Date): Map<string, string> {
+/** The entries a code should have: revoked, and its ended sessions whose credentials may still work. */
+export function entriesOfCode(code: CodeAccessState, now: Date): Map<string, string> {
   const entries = new Map<string, string>();
-  if (code.isRevoked) entries.set(kvsKey.revokedCode(code.code), epochSeconds(code.revokedAt, now));
-  for (const ended of code.endedSessions) {
-    const value = epochSeconds(ended.endedAt, now);
-    const key = kvsKey.endedSession(ended.sessionId);
-    if (!isExpiredSessionEntry(key, value, now)) entries.set(key, value);
+  if (code.isRevoked) {
+    const revokedAt = code.revokedAt ?? code.revokedChangedAt ?? '';
+    entries.set(kvsKey.revokedCode(code.code), epochSeconds(code.denyUntil ?? untilOr(undefined, revokedAt, now), now));
   }
-  return entries;
+  for (const ended of code.endedSessions) entries.set(kvsKey.endedSession(ended.sessionId), epochSeconds(sessionDenyUntil(ended), now));
+  return withoutExpired(entries, now);
 }
 
 /** The entry an event should have: present while it is deactivated (or deleted: its tombstone is inactive). */
-export function entriesOfEvent(event: EventAccess, now: Date): Map<string, string> {
+export function entriesOfEvent(event: EventAccessState, now: Date): Map<string, string> {
   const entries = new Map<string, string>();
-  if (!event.isActive) entries.set(kvsKey.deactivatedEvent(event.id), epochSeconds(event.activeChangedAt, now));
+  if (!event.isActive) entries.set(kvsKey.deactivatedEvent(event.id), epochSeconds(eventDenyUntil(event), now));
+  return withoutExpired(entries, now);
+}
+
+function withoutExpired(entries: Map<string, string>, now: Date): Map<string, string> {
+  for (const [key, value] of entries) if (isExpiredDenyEntry(key, value, now)) entries.delete(key);
   return entries;
 }
 
-/** Session entries past their retention are useless to the edge: every JWT they could deny has expired. */
-export function isExpiredSessionEntry(key: string, value: string, now: Date): boolean {
-  return ENDED_SESSION.test(key) && Number(value) + ENDED_SESSION_RETENTION_SECONDS < now.getTime() / 1000;
+/** A deny entry past its `until` (plus clock skew) is useless to the edge: every credential it could deny has expired. */
+export function isExpiredDenyEntry(key: string, value: string, now: Date): boolean {
+  return DENY_KEY.test(key) && Number(value) + CLOCK_SKEW_SECONDS < now.getTime() / 1000;
 }
 
 /** What turns `before` into `after`, restricted to this project's keys. */

@@ -17,19 +17,31 @@ function entriesOfImage(image: Record<string, AttributeValue> | undefined, now: 
   if (!image) return new Map();
   const item = Object.fromEntries(Object.entries(image).map(([k, v]) => [k, plain(v)])) as Record<string, any>;
   const pk = String(item.pk ?? '');
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
   if (pk.startsWith('CODE#') && typeof item.code === 'string') {
     return entriesOfCode(
       {
         code: item.code,
         isRevoked: item.isRevoked === true,
-        revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : null,
+        revokedAt: text(item.revokedAt),
+        revokedChangedAt: text(item.revokedChangedAt),
+        denyUntil: text(item.denyUntil),
         endedSessions: Array.isArray(item.endedSessions) ? item.endedSessions : [],
       },
       now,
     );
   }
   if (pk.startsWith('EVENT#') && item.sk === 'EVENT' && typeof item.id === 'string') {
-    return entriesOfEvent({ id: item.id, isActive: item.isActive !== false, activeChangedAt: String(item.activeChangedAt ?? '') }, now);
+    return entriesOfEvent(
+      {
+        id: item.id,
+        isActive: item.isActive !== false,
+        activeChangedAt: String(item.activeChangedAt ?? ''),
+        endsAt: String(item.endsAt ?? ''),
+        accessWindowHours: typeof item.accessWindowHours === 'number' ? item.accessWindowHours : 0,
+      },
+      now,
+    );
   }
   return new Map();
 }
@@ -38,7 +50,8 @@ function entriesOfImage(image: Record<string, AttributeValue> | undefined, now: 
  * What a batch of table changes (stream view NEW_AND_OLD_IMAGES) means for the
  * edge: the difference between the entries of the old and of the new image. A
  * revoke adds `c:`, an unrevoke removes it, deactivation adds `e:` (a deleted
- * event's tombstone is inactive too), a newly ended session adds `s:`.
+ * event's tombstone is inactive too), a takeover or the release of a session
+ * holding a long-lived URL adds `s:`. A plain release changes no entry.
  */
 export function changesFromStreamRecords(records: DynamoDBRecord[], now: Date): KvsChange[] {
   return records.flatMap((record) =>

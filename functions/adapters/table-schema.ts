@@ -1,20 +1,56 @@
 /**
  * The single DynamoDB table's key schema, shared by the CDK app, the local
  * stand-ins and the tests so that all three create the same table.
+ *
+ * No partition key, of the table or of an index, may take what changes per
+ * viewer (sessions, heartbeats) from a whole event: at a million viewers that
+ * is 33,000 writes/s against DynamoDB's 1,000 per key. So codes (which hold
+ * their session) are indexed by event in shards, and the indexes project only
+ * attributes that change at admin pace or once per code; DynamoDB writes an
+ * index only when a write changes one of its projected attributes.
  */
 export const tableSchema = {
   partitionKey: 'pk',
   sortKey: 'sk',
   /** Sparse global secondary indexes; an item appears only where it sets the key attributes. */
   indexes: [
-    /** An event's codes, newest first: gsi1pk = `EVENT#<eventId>`, gsi1sk = `<createdAt>#<tokenId>`; all events: gsi1pk = `EVENTS`. */
-    { name: 'byEvent', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    /** All events, newest first: gsi1pk = `EVENTS`, gsi1sk = `<createdAt>#<eventId>`. */
+    { name: 'byEvent', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
     /** A code's item by its admin-facing id. */
-    { name: 'byTokenId', partitionKey: 'tokenId' },
-    /** Revocation feed: every code and event whose access state changed, ordered by time of change. */
-    { name: 'feed', partitionKey: 'feedPk', sortKey: 'feedSk' },
+    { name: 'byTokenId', partitionKey: 'tokenId', projection: 'ALL' },
+    /**
+     * An event's codes in shards: codesPk = `EVENT#<eventId>#<shard>`, codesSk = `<createdAt>#<tokenId>`.
+     * Session fields are not projected, so heartbeats and releases never write it.
+     */
+    {
+      name: 'codesByEvent',
+      partitionKey: 'codesPk',
+      sortKey: 'codesSk',
+      projection: ['entity', 'tokenId', 'code', 'eventId', 'label', 'isRevoked', 'revokedAt', 'revokedChangedAt', 'redeemedAt', 'redeemedIp', 'createdAt'],
+    },
+    /**
+     * The access feed in shards: feedPk = `FEED#<shard>`, feedSk = `<changedAt>#<pk>`. Codes enter it when
+     * revoked, unrevoked, taken over or when a long-lived session of theirs ends; events when (de)activated.
+     */
+    {
+      name: 'accessFeed',
+      partitionKey: 'feedPk',
+      sortKey: 'feedSk',
+      projection: [
+        'entity', 'code', 'isRevoked', 'revokedAt', 'revokedChangedAt', 'endedSessions', 'denyUntil',
+        'id', 'isActive', 'activeChangedAt', 'endsAt', 'accessWindowHours',
+      ],
+    },
   ],
   /** Epoch seconds; DynamoDB's TTL only collects garbage, correctness never depends on it. */
   ttlAttribute: 'ttl',
-} as const;
+} as const satisfies {
+  partitionKey: string;
+  sortKey: string;
+  indexes: readonly { name: string; partitionKey: string; sortKey?: string; projection: 'ALL' | readonly string[] }[];
+  ttlAttribute: string;
+};
 
+/** How many partitions an event's codes and the access feed are spread over. */
+export const CODE_SHARDS = 16;
+export const FEED_SHARDS = 16;

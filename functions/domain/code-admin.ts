@@ -65,7 +65,7 @@ export async function generateCodes(deps: AccessDeps, eventId: string, body: unk
   // An activation change that raced this batch would have missed the new codes' copy of the flag.
   const latest = await requireEvent(deps, eventId);
   if (latest.isActive !== event.isActive) await deps.store.setEventActive(eventId, latest.isActive, deps.now().toISOString());
-  const tokens = created.map((record) => tokenView({ ...record, eventActive: latest.isActive }, latest, now));
+  const tokens = created.map((record) => tokenView(record, latest, now));
   return { tokens, count: tokens.length };
 }
 

@@ -1,12 +1,12 @@
-import type { AccessDeps } from './viewer-access';
-import { eventStatus } from './event-status';
+import { PRESENCE_WINDOW_SECONDS, type AccessDeps } from './viewer-access';
+import { accessEndsAt, eventStatus } from './event-status';
 import { NotFound } from './errors';
 import { HttpError } from './http-error';
 import { createEventInput, parseInput, updateEventInput } from './inputs';
 import { randomId, randomString } from './random';
 import type { EventRecord } from './records';
 import type { EventChanges } from './store';
-import { adminEventView, tokenStatus } from './views';
+import { adminEventView } from './views';
 
 const INGEST_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -79,41 +79,44 @@ export async function rotateIngestKey(deps: AccessDeps, id: string, ingestServer
   return eventDetails(deps, event, ingestServer);
 }
 
+/**
+ * Code statistics from counters, never from reading every code: the token count is kept on the
+ * event, redemptions and revocations in sharded counters, and active viewers are estimated from
+ * the claims and refreshes of the last refresh period (each present viewer makes one per period).
+ */
+async function codeStats(deps: AccessDeps, event: EventRecord, now: Date) {
+  const presenceSince = new Date(now.getTime() - PRESENCE_WINDOW_SECONDS * 1000).toISOString();
+  const counters = await deps.store.eventCounters({ eventId: event.id, presenceSince });
+  const watchable = event.isActive && now.toISOString() < accessEndsAt(event);
+  return {
+    tokens: event.tokenCount,
+    redeemed: counters.redeemed,
+    revoked: counters.revoked,
+    activeViewers: watchable ? Math.min(counters.presence, event.tokenCount) : 0,
+  };
+}
+
 /** GET of one event: the admin view plus status, code statistics and the OBS settings. */
 export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestServer: string) {
   const now = deps.now();
-  const codes = await deps.store.listCodes(event.id);
-  const cutoff = now.getTime() - deps.config.sessionTimeoutSeconds * 1000;
   return {
     ...adminEventView(event),
     status: eventStatus(event, now),
-    stats: {
-      tokens: codes.length,
-      redeemed: codes.filter((code) => code.redeemedAt).length,
-      revoked: codes.filter((code) => code.isRevoked).length,
-      activeViewers: codes.filter((code) => code.session && Date.parse(code.session.heartbeatAt) > cutoff).length,
-    },
+    stats: await codeStats(deps, event, now),
     ingest: { server: ingestServer, streamKey: `${event.id}?token=${event.ingestKey}` },
   };
 }
 
 export async function dashboard(deps: AccessDeps) {
   const now = deps.now();
-  const cutoff = now.getTime() - deps.config.sessionTimeoutSeconds * 1000;
   const events = await deps.store.listEvents();
-  const codes = (await Promise.all(events.map((event) => deps.store.listCodes(event.id)))).flat();
-  const eventsById = new Map(events.map((event) => [event.id, event]));
+  const stats = await Promise.all(events.map((event) => codeStats(deps, event, now)));
+  const total = (pick: (s: (typeof stats)[number]) => number) => stats.reduce((sum, s) => sum + pick(s), 0);
   return {
     totalEvents: events.length,
     activeEvents: events.filter((event) => event.isActive && !event.isArchived).length,
-    totalTokens: codes.length,
-    redeemedTokens: codes.filter((code) => code.redeemedAt).length,
-    activeViewers: codes.filter(
-      (code) =>
-        code.session &&
-        Date.parse(code.session.heartbeatAt) > cutoff &&
-        tokenStatus(code, eventsById.get(code.eventId)!, now) !== 'revoked' &&
-        eventsById.get(code.eventId)!.isActive,
-    ).length,
+    totalTokens: total((s) => s.tokens),
+    redeemedTokens: total((s) => s.redeemed),
+    activeViewers: total((s) => s.activeViewers),
   };
 }

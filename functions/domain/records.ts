@@ -28,11 +28,15 @@ export interface PlaybackSession {
   id: string;
   startedAt: string;
   heartbeatAt: string;
+  /** Set once the session was handed a long-lived playback URL: until when that URL could work. */
+  longLivedUntil?: string;
 }
 
 export interface EndedSession {
   sessionId: string;
   endedAt: string;
+  /** Carried over from the session: its end must reach the edge and stay there until then. */
+  longLivedUntil?: string;
 }
 
 export interface CodeRecord {
@@ -54,4 +58,18 @@ export interface CodeRecord {
   endedSessions: EndedSession[];
   /** Bumped on every session change: the optimistic-concurrency guard of a claim. */
   revision: number;
+  /** While revoked: until when a credential issued before the revocation could still work (the edge denies the code until then). */
+  denyUntil?: string | null;
 }
+
+/** What listings of an event's codes carry: the admin-facing fields, none of the session state. */
+export type CodeSummary = Pick<
+  CodeRecord,
+  'id' | 'code' | 'eventId' | 'label' | 'isRevoked' | 'revokedAt' | 'revokedChangedAt' | 'redeemedAt' | 'redeemedIp' | 'createdAt'
+>;
+
+/** A code as the access feed sees it: its revocation and the ended sessions the edge must deny. */
+export type CodeAccessState = Pick<CodeRecord, 'code' | 'isRevoked' | 'revokedAt' | 'revokedChangedAt' | 'endedSessions' | 'denyUntil'>;
+
+/** An event as the access feed sees it. */
+export type EventAccessState = Pick<EventRecord, 'id' | 'isActive' | 'activeChangedAt' | 'endsAt' | 'accessWindowHours'>;

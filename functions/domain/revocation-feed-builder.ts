@@ -1,3 +1,4 @@
+import { eventDenyUntil, sessionDenyUntil } from './edge-deny';
 import { HttpError } from './http-error';
 import type { RevocationFeed } from './revocation-feed';
 import type { Store } from './store';
@@ -31,11 +32,16 @@ export async function buildRevocationFeed(deps: { store: Store; now(): Date }, s
   };
   for (const code of codes) {
     if (code.revokedChangedAt && code.revokedChangedAt >= since) {
-      if (code.isRevoked) feed.revocations.push({ code: code.code, revokedAt: code.revokedAt ?? code.revokedChangedAt });
+      if (code.isRevoked) {
+        const revokedAt = code.revokedAt ?? code.revokedChangedAt;
+        feed.revocations.push({ code: code.code, revokedAt, until: code.denyUntil ?? revokedAt });
+      }
       else feed.unrevocations.push({ code: code.code, unrevokedAt: code.revokedChangedAt });
     }
     for (const ended of code.endedSessions) {
-      if (ended.endedAt >= since) feed.endedSessions.push({ sessionId: ended.sessionId, code: code.code, endedAt: ended.endedAt });
+      if (ended.endedAt >= since) {
+        feed.endedSessions.push({ sessionId: ended.sessionId, code: code.code, endedAt: ended.endedAt, until: sessionDenyUntil(ended) });
+      }
     }
   }
   const deactivated = events.filter((event) => !event.isActive);
@@ -45,6 +51,7 @@ export async function buildRevocationFeed(deps: { store: Store; now(): Date }, s
       eventId: event.id,
       deactivatedAt: event.activeChangedAt,
       tokenCodes: tokenCodes[i]!.map((code) => code.code),
+      until: eventDenyUntil(event),
     }),
   );
   for (const event of events) {

@@ -6,14 +6,18 @@
  * in any order is safe because each carries the latest state of its subject.
  */
 export interface RevocationFeed {
-  revocations: { code: string; revokedAt: string }[];
-  eventDeactivations: { eventId: string; deactivatedAt: string; tokenCodes: string[] }[];
+  /** `until`: when no credential issued before the revocation can still work; the edge may forget the entry then. */
+  revocations: { code: string; revokedAt: string; until?: string }[];
+  eventDeactivations: { eventId: string; deactivatedAt: string; tokenCodes: string[]; until?: string }[];
   /** Codes revoked earlier and now valid again. */
   unrevocations: { code: string; unrevokedAt: string }[];
   /** Events deactivated earlier and now active again. */
   eventReactivations: { eventId: string; reactivatedAt: string }[];
-  /** Playback sessions ended by release or by another device taking the code over; their JWTs must stop working. */
-  endedSessions: { sessionId: string; code: string; endedAt: string }[];
+  /**
+   * Playback sessions taken over by another device, or released while holding a long-lived playback URL;
+   * their credentials must stop working. A plain release is not listed: its short-lived JWT simply expires.
+   */
+  endedSessions: { sessionId: string; code: string; endedAt: string; until?: string }[];
   /** Use as the next `since`. It lags the clock a little, so a poller may see an entry twice but never misses one. */
   serverTime: string;
 }

@@ -1,8 +1,16 @@
-import type { CodeRecord, EndedSession, EventRecord, PlaybackSession } from './records';
+import type { CodeAccessState, CodeRecord, CodeSummary, EndedSession, EventAccessState, EventRecord, PlaybackSession } from './records';
 
 export type EventChanges = Partial<
   Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey'>
 >;
+
+/** Sharded counters of an event, kept by the store as codes are redeemed and revoked, and by the domain for presence. */
+export interface EventCounters {
+  redeemed: number;
+  revoked: number;
+  /** Sum of `countPresence` deltas since `presenceSince`. */
+  presence: number;
+}
 
 /**
  * The port between the domain and storage. Adapters raise the errors of
@@ -29,8 +37,9 @@ export interface Store {
   addToTokenCount(eventId: string, delta: number): Promise<void>;
   getCode(code: string): Promise<CodeRecord | null>;
   getCodeById(id: string): Promise<CodeRecord | null>;
-  listCodes(eventId: string): Promise<CodeRecord[]>;
-  /** Throws NotFound. */
+  /** The event's codes, newest first, without their session state. */
+  listCodes(eventId: string): Promise<CodeSummary[]>;
+  /** Throws NotFound. Revoking records until when the edge must deny the code (`denyUntil`). */
   setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord>;
 
   /**
@@ -47,14 +56,23 @@ export interface Store {
   }): Promise<CodeRecord>;
   /** One conditional write. SessionGone or AccessRevoked when it does not apply. */
   heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void>;
-  /** Ends the session if it is still the code's; no error when it is gone already. */
-  releaseSession(args: { code: string; sessionId: string; now: string; keepEndedAfter: string }): Promise<void>;
+  /**
+   * Ends the session if it is still the code's; no error when it is gone already. Only a session
+   * holding a long-lived URL is remembered in `endedSessions` and enters the access feed.
+   */
+  releaseSession(args: { code: string; sessionId: string; now: string }): Promise<void>;
 
   /** Counts one hit in a fixed window; RateLimited (with seconds to wait) when the window is full. */
   hitRateLimit(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<void>;
+  /** Seconds until the window has room again when it is full, else null. Counts nothing. */
+  rateLimitRetryAfter(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<number | null>;
 
-  /** Codes and events whose access state changed at or after `since`. */
-  accessChangesSince(since: string): Promise<{ codes: CodeRecord[]; events: EventRecord[] }>;
+  /** Codes and events whose access state changed at or after `since` (revocations, takeovers, (de)activations). */
+  accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }>;
+
+  /** Adds `delta` to the event's presence in the time bucket of `at` (`seed` spreads writes over shards). Best effort. */
+  countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void>;
+  eventCounters(args: { eventId: string; presenceSince: string }): Promise<EventCounters>;
 
   revokeAdminSession(id: string, expiresAt: string): Promise<void>;
   isAdminSessionRevoked(id: string): Promise<boolean>;

@@ -1,5 +1,6 @@
 import { normalizeAccessCode } from './access-code';
 import { RATE_LIMITS, type AppConfig } from './config';
+import { endedSessionOf, endedSessionsToKeep } from './edge-deny';
 import { AccessRevoked, CodeInUse, RateLimited, SessionGone } from './errors';
 import { accessEndsAt } from './event-status';
 import { HttpError } from './http-error';
@@ -19,25 +20,42 @@ export interface AccessDeps {
 
 const INVALID_PLAYBACK = 'Valid playback token required';
 
+const tooMany = (message: string, retryAfterSeconds: number) =>
+  new HttpError(429, message, { headers: { 'retry-after': String(retryAfterSeconds) } });
+
 /** Runs a rate-limit hit; a full window becomes the spec's 429 with `Retry-After`. */
 async function limit(store: Store, key: string, rule: { limit: number; windowSeconds: number }, now: Date, message: string) {
   try {
     await store.hitRateLimit({ key, ...rule, now });
   } catch (error) {
-    if (error instanceof RateLimited) {
-      throw new HttpError(429, message, { headers: { 'retry-after': String(error.retryAfterSeconds) } });
-    }
+    if (error instanceof RateLimited) throw tooMany(message, error.retryAfterSeconds);
     throw error;
   }
 }
 
-function sessionIsLive(code: CodeRecord, now: Date, timeoutSeconds: number): boolean {
-  return !!code.session && Date.parse(code.session.heartbeatAt) > now.getTime() - timeoutSeconds * 1000;
+const VALIDATE_LIMITED = 'Too many requests. Please try again later.';
+
+/**
+ * The validation limit exists to stop code guessing, so it counts failed attempts only
+ * (malformed or unknown codes): many honest viewers behind one address (carrier NAT,
+ * venue Wi-Fi) each validate their own code without filling it. Once it is full, every
+ * validation from the address waits, a correct guess included.
+ */
+async function failedValidation(store: Store, subject: string, now: Date, error: HttpError): Promise<never> {
+  await limit(store, `validate#${subject}`, RATE_LIMITS.validate, now, VALIDATE_LIMITED);
+  throw error;
 }
 
-/** Ended sessions matter only while a JWT issued to them could still be unexpired. */
-function keepEndedAfter(now: Date): string {
-  return new Date(now.getTime() - PLAYBACK_TOKEN_TTL_SECONDS * 1000).toISOString();
+/** A viewer counts as present from a claim or refresh until the next refresh is due (80 % of the JWT's life). */
+export const PRESENCE_WINDOW_SECONDS = Math.round(PLAYBACK_TOKEN_TTL_SECONDS * 0.8);
+
+/** Counter writes are best effort: a lost one only skews the admin's estimate. */
+function countPresence(store: Store, claims: { eid: string; code: string }, at: Date, delta: number): Promise<void> {
+  return store.countPresence({ eventId: claims.eid, seed: claims.code, at: at.toISOString(), delta }).catch(() => undefined);
+}
+
+function sessionIsLive(code: CodeRecord, now: Date, timeoutSeconds: number): boolean {
+  return !!code.session && Date.parse(code.session.heartbeatAt) > now.getTime() - timeoutSeconds * 1000;
 }
 
 /**
@@ -67,13 +85,15 @@ export async function validateCode(
 ) {
   const now = deps.now();
   const normalized = normalizeAccessCode(input.code);
-  const [, code] = await Promise.all([
-    limit(deps.store, `validate#${rateLimitSubject(input.ip)}`, RATE_LIMITS.validate, now, 'Too many requests. Please try again later.'),
+  const subject = rateLimitSubject(input.ip);
+  const [retryAfter, code] = await Promise.all([
+    deps.store.rateLimitRetryAfter({ key: `validate#${subject}`, ...RATE_LIMITS.validate, now }),
     normalized ? deps.store.getCode(normalized) : Promise.resolve(null),
   ]);
-  if (!normalized) throw new HttpError(400, 'Access code is required');
+  if (retryAfter !== null) throw tooMany(VALIDATE_LIMITED, retryAfter);
+  if (!normalized) return failedValidation(deps.store, subject, now, new HttpError(400, 'Access code is required'));
   const event = code ? await deps.store.getEvent(code.eventId) : null;
-  if (!code || !event) throw new HttpError(401, 'Invalid access code');
+  if (!code || !event) return failedValidation(deps.store, subject, now, new HttpError(401, 'Invalid access code'));
 
   const problem = accessProblem(code, event, now);
   if (problem) throw validateError(problem);
@@ -81,8 +101,9 @@ export async function validateCode(
   if (sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) throw inUse();
 
   const at = now.toISOString();
-  const ended: EndedSession[] = code.endedSessions.filter((entry) => entry.endedAt >= keepEndedAfter(now));
-  if (code.session) ended.push({ sessionId: code.session.id, endedAt: at });
+  // A session still on the code timed out: another device takes over, and the edge must deny it.
+  const ended: EndedSession[] = endedSessionsToKeep(code.endedSessions, at);
+  if (code.session) ended.push(endedSessionOf(code.session, at));
   const session = { id: randomId(24), startedAt: at, heartbeatAt: at };
   try {
     await deps.store.claimSession({
@@ -101,6 +122,7 @@ export async function validateCode(
     if (!latest.eventActive) throw validateError('inactive');
     throw inUse();
   }
+  await countPresence(deps.store, { eid: event.id, code: code.code }, now, 1);
 
   const { token, expiresIn } = await signPlaybackToken({ code: code.code, eventId: event.id, sessionId: session.id }, deps.config.signingKeys, now);
   return {
@@ -147,6 +169,7 @@ export async function refreshPlayback(deps: AccessDeps, token: string | null) {
     deps.config.signingKeys,
     now,
   );
+  await countPresence(deps.store, claims, now, 1);
   return { playbackToken, tokenExpiresIn: expiresIn };
 }
 
@@ -173,11 +196,9 @@ export async function heartbeat(deps: AccessDeps, token: string | null) {
 export async function releasePlayback(deps: AccessDeps, token: string | null) {
   const now = deps.now();
   const claims = await playbackClaims(deps, token, now, true);
-  await deps.store.releaseSession({
-    code: claims.code,
-    sessionId: claims.sid,
-    now: now.toISOString(),
-    keepEndedAfter: keepEndedAfter(now),
-  });
+  await deps.store.releaseSession({ code: claims.code, sessionId: claims.sid, now: now.toISOString() });
+  // The viewer was counted when this JWT was issued; uncount it there, while that still lies in the window.
+  const issuedAt = new Date(claims.iat * 1000);
+  if (issuedAt.getTime() > now.getTime() - PRESENCE_WINDOW_SECONDS * 1000) await countPresence(deps.store, claims, issuedAt, -1);
   return { released: true as const };
 }

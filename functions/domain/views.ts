@@ -1,5 +1,5 @@
 import { accessEndsAt, eventStatus } from './event-status';
-import type { CodeRecord, EventRecord } from './records';
+import type { CodeSummary, EventRecord } from './records';
 
 export type TokenStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
 export const TOKEN_STATUSES = ['unused', 'redeemed', 'revoked', 'expired'] as const;
@@ -35,14 +35,14 @@ export function viewerEventView(event: EventRecord, now: Date) {
   };
 }
 
-export function tokenStatus(code: CodeRecord, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date): TokenStatus {
+export function tokenStatus(code: CodeSummary, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date): TokenStatus {
   if (code.isRevoked) return 'revoked';
   if (now.toISOString() >= accessEndsAt(event)) return 'expired';
   return code.redeemedAt ? 'redeemed' : 'unused';
 }
 
 /** The admin's token record; `expiresAt` follows the event, so editing the event moves it. */
-export function tokenView(code: CodeRecord, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date) {
+export function tokenView(code: CodeSummary, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date) {
   return {
     id: code.id,
     code: code.code,

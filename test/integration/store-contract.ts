@@ -172,16 +172,143 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
       await expect(store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(AccessRevoked);
     });
 
-    it('releases a session once and records it as ended', async () => {
+    it('releases a plain session without a trace in the feed', async () => {
+      const since = iso(-1);
       const { code } = await eventWithCode();
       const sid = randomId();
       await claimFresh(code.code, sid);
-      const at = iso();
-      await store.releaseSession({ code: code.code, sessionId: sid, now: at, keepEndedAfter: iso(-600_000) });
-      await store.releaseSession({ code: code.code, sessionId: sid, now: iso(), keepEndedAfter: iso(-600_000) });
+      await store.releaseSession({ code: code.code, sessionId: sid, now: iso() });
+      await store.releaseSession({ code: code.code, sessionId: sid, now: iso() });
       const after = (await store.getCode(code.code))!;
       expect(after.session).toBeNull();
-      expect(after.endedSessions).toEqual([{ sessionId: sid, endedAt: at }]);
+      expect(after.endedSessions).toEqual([]);
+      expect((await store.accessChangesSince(since)).codes.map((c) => c.code)).not.toContain(code.code);
+    });
+
+    it('remembers the release of a session holding a long-lived URL, in the feed, until that URL expires', async () => {
+      const since = iso(-1);
+      const { code } = await eventWithCode();
+      const sid = randomId();
+      const longLivedUntil = iso(3 * 3_600_000);
+      await store.claimSession({
+        code: code.code,
+        expectedRevision: 0,
+        session: { id: sid, startedAt: iso(), heartbeatAt: iso(), longLivedUntil },
+        endedSessions: [],
+        redeemed: null,
+        now: iso(),
+      });
+      const at = iso();
+      await store.releaseSession({ code: code.code, sessionId: sid, now: at });
+      expect((await store.getCode(code.code))!.endedSessions).toEqual([{ sessionId: sid, endedAt: at, longLivedUntil }]);
+      const fed = (await store.accessChangesSince(since)).codes.find((c) => c.code === code.code);
+      expect(fed?.endedSessions).toEqual([{ sessionId: sid, endedAt: at, longLivedUntil }]);
+    });
+
+    it('puts a takeover in the feed', async () => {
+      const since = iso(-1);
+      const { code } = await eventWithCode();
+      const old = randomId();
+      await claimFresh(code.code, old);
+      const at = iso();
+      await store.claimSession({
+        code: code.code,
+        expectedRevision: 1,
+        session: { id: randomId(), startedAt: at, heartbeatAt: at },
+        endedSessions: [{ sessionId: old, endedAt: at }],
+        redeemed: null,
+        now: at,
+      });
+      const fed = (await store.accessChangesSince(since)).codes.find((c) => c.code === code.code);
+      expect(fed?.endedSessions).toEqual([{ sessionId: old, endedAt: at }]);
+    });
+
+    it('lists an event\'s codes from every shard, newest first, without session state', async () => {
+      const event = sampleEvent();
+      await store.createEvent(event);
+      const codes = Array.from({ length: 40 }, (_, i) => sampleCode(event.id, { createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }));
+      await Promise.all(codes.map((code) => store.createCode(code)));
+      const listed = await store.listCodes(event.id);
+      expect(listed.map((c) => c.id)).toEqual([...codes].reverse().map((c) => c.id));
+      expect(listed[0]).toEqual({
+        id: codes[39]!.id,
+        code: codes[39]!.code,
+        eventId: event.id,
+        label: '',
+        isRevoked: false,
+        revokedAt: null,
+        revokedChangedAt: null,
+        redeemedAt: null,
+        redeemedIp: null,
+        createdAt: codes[39]!.createdAt,
+      });
+    });
+
+    it('feeds revocations of many codes, whatever shard they land in', async () => {
+      const since = iso(-1);
+      const event = sampleEvent();
+      await store.createEvent(event);
+      const codes = Array.from({ length: 30 }, () => sampleCode(event.id));
+      await Promise.all(codes.map((code) => store.createCode(code)));
+      await Promise.all(codes.map((code) => store.setCodeRevoked(code.id, true, iso())));
+      const fed = new Set((await store.accessChangesSince(since)).codes.map((c) => c.code));
+      for (const code of codes) expect(fed.has(code.code)).toBe(true);
+    });
+
+    it('denies a revoked code at the edge past its longest credential', async () => {
+      const { code } = await eventWithCode();
+      const longLivedUntil = iso(5 * 3_600_000);
+      await store.claimSession({
+        code: code.code,
+        expectedRevision: 0,
+        session: { id: randomId(), startedAt: iso(), heartbeatAt: iso(), longLivedUntil },
+        endedSessions: [],
+        redeemed: null,
+        now: iso(),
+      });
+      expect((await store.setCodeRevoked(code.id, true, iso())).denyUntil).toBe(longLivedUntil);
+      expect((await store.setCodeRevoked(code.id, false, iso())).denyUntil).toBeNull();
+      const plain = await eventWithCode();
+      const at = iso();
+      const revoked = await store.setCodeRevoked(plain.code.id, true, at);
+      expect(Date.parse(revoked.denyUntil!) - Date.parse(at)).toBe(600_000);
+    });
+
+    it('keeps sharded counters of redemptions, revocations and presence', async () => {
+      const { event, code } = await eventWithCode();
+      const now = iso();
+      await store.claimSession({
+        code: code.code,
+        expectedRevision: 0,
+        session: { id: randomId(), startedAt: now, heartbeatAt: now },
+        endedSessions: [],
+        redeemed: { at: now, ip: '192.0.2.1' },
+        now,
+      });
+      const second = sampleCode(event.id);
+      await store.createCode(second);
+      await store.setCodeRevoked(second.id, true, iso());
+      await store.setCodeRevoked(code.id, true, iso());
+      await store.setCodeRevoked(code.id, false, iso());
+      const seeds = Array.from({ length: 20 }, () => randomId());
+      await Promise.all(seeds.map((seed) => store.countPresence({ eventId: event.id, seed, at: now, delta: 1 })));
+      await store.countPresence({ eventId: event.id, seed: seeds[0]!, at: now, delta: -1 });
+      await store.countPresence({ eventId: event.id, seed: 'old', at: iso(-3_600_000), delta: 1 });
+      expect(await store.eventCounters({ eventId: event.id, presenceSince: iso(-60_000) })).toEqual({ redeemed: 1, revoked: 1, presence: 19 });
+      expect((await store.eventCounters({ eventId: event.id, presenceSince: iso(-7_200_000) })).presence).toBe(20);
+    });
+
+    it('reads a rate-limit window without counting', async () => {
+      await withinOneWindow(60);
+      const key = `test#${randomId()}`;
+      const now = new Date();
+      expect(await store.rateLimitRetryAfter({ key, limit: 2, windowSeconds: 60, now })).toBeNull();
+      await store.hitRateLimit({ key, limit: 2, windowSeconds: 60, now });
+      expect(await store.rateLimitRetryAfter({ key, limit: 2, windowSeconds: 60, now })).toBeNull();
+      await store.hitRateLimit({ key, limit: 2, windowSeconds: 60, now });
+      const wait = await store.rateLimitRetryAfter({ key, limit: 2, windowSeconds: 60, now });
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(60);
     });
 
     it('counts rate-limit hits atomically', async () => {

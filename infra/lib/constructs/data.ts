@@ -46,7 +46,9 @@ export class Data extends Construct {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
         ...('sortKey' in index ? { sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING } } : {}),
-        projectionType: dynamodb.ProjectionType.ALL,
+        ...(index.projection === 'ALL'
+          ? { projectionType: dynamodb.ProjectionType.ALL }
+          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
       });
     }
 
