@@ -147,8 +147,9 @@ export class DynamoStore implements Store {
     );
   }
 
-  async getEvent(id: string): Promise<EventRecord | null> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: eventKey(id), ConsistentRead: true }));
+  async getEvent(id: string, options: { consistent?: boolean } = {}): Promise<EventRecord | null> {
+    const ConsistentRead = options.consistent ?? true;
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: eventKey(id), ConsistentRead }));
     return Item && !Item.deleted ? toEvent(Item) : null;
   }
 
@@ -404,7 +405,6 @@ export class DynamoStore implements Store {
         ),
       () => new CodeInUse('the code changed while claiming it'),
     );
-    if (args.redeemed) await this.addToCounters(Attributes!.eventId as string, args.code, { redeemed: 1 });
     return toCode(Attributes!);
   }
 
@@ -524,6 +524,10 @@ export class DynamoStore implements Store {
         }),
       )
       .catch(() => undefined);
+  }
+
+  async countRedemption(args: { eventId: string; code: string }): Promise<void> {
+    await this.addToCounters(args.eventId, args.code, { redeemed: 1 });
   }
 
   async countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void> {

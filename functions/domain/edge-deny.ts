@@ -1,4 +1,3 @@
-import { accessEndsAt } from './event-status';
 import { PLAYBACK_TOKEN_TTL_SECONDS } from './playback-claims';
 import type { CodeRecord, EndedSession, EventAccessState, PlaybackSession } from './records';
 
@@ -46,5 +45,9 @@ export function codeDenyUntil(code: Pick<CodeRecord, 'session' | 'endedSessions'
  * the access window), nor the deactivation by more than that.
  */
 export function eventDenyUntil(event: EventAccessState): string {
-  return plusTokenLife(later(event.activeChangedAt, accessEndsAt(event)));
+  const accessEnd = Date.parse(event.endsAt) + event.accessWindowHours * 3_600_000;
+  const changed = Date.parse(event.activeChangedAt);
+  // An unreadable time (an image written by an older version) counts as the deactivation itself.
+  const from = Math.max(Number.isNaN(changed) ? 0 : changed, Number.isNaN(accessEnd) ? 0 : accessEnd);
+  return new Date(from + PLAYBACK_TOKEN_TTL_SECONDS * 1000).toISOString();
 }

@@ -19,7 +19,11 @@ export interface EventCounters {
  */
 export interface Store {
   createEvent(event: EventRecord): Promise<void>;
-  getEvent(id: string): Promise<EventRecord | null>;
+  /**
+   * `consistent: false` reads eventually consistent (half the read units): the viewer paths read one
+   * event item for every validation and refresh, thousands a second on one key at a large show.
+   */
+  getEvent(id: string, options?: { consistent?: boolean }): Promise<EventRecord | null>;
   listEvents(): Promise<EventRecord[]>;
   /** Throws NotFound. */
   updateEvent(id: string, changes: EventChanges, now: string): Promise<EventRecord>;
@@ -70,6 +74,8 @@ export interface Store {
   /** Codes and events whose access state changed at or after `since` (revocations, takeovers, (de)activations). */
   accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }>;
 
+  /** Counts a code's first redemption in the event's counters. Best effort. */
+  countRedemption(args: { eventId: string; code: string }): Promise<void>;
   /** Adds `delta` to the event's presence in the time bucket of `at` (`seed` spreads writes over shards). Best effort. */
   countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void>;
   eventCounters(args: { eventId: string; presenceSince: string }): Promise<EventCounters>;

@@ -19,6 +19,11 @@ export interface AccessDeps {
 }
 
 const INVALID_PLAYBACK = 'Valid playback token required';
+/**
+ * The event item is one key read by every validation and refresh: eventually consistent reads halve
+ * its load. A (de)activation reaches them within a second; the claim's condition and the edge hold meanwhile.
+ */
+const VIEWER_READ = { consistent: false };
 
 const tooMany = (message: string, retryAfterSeconds: number) =>
   new HttpError(429, message, { headers: { 'retry-after': String(retryAfterSeconds) } });
@@ -92,7 +97,7 @@ export async function validateCode(
   ]);
   if (retryAfter !== null) throw tooMany(VALIDATE_LIMITED, retryAfter);
   if (!normalized) return failedValidation(deps.store, subject, now, new HttpError(400, 'Access code is required'));
-  const event = code ? await deps.store.getEvent(code.eventId) : null;
+  const event = code ? await deps.store.getEvent(code.eventId, VIEWER_READ) : null;
   if (!code || !event) return failedValidation(deps.store, subject, now, new HttpError(401, 'Invalid access code'));
 
   const problem = accessProblem(code, event, now);
@@ -122,9 +127,12 @@ export async function validateCode(
     if (!latest.eventActive) throw validateError('inactive');
     throw inUse();
   }
-  await countPresence(deps.store, { eid: event.id, code: code.code }, now, 1);
 
-  const { token, expiresIn } = await signPlaybackToken({ code: code.code, eventId: event.id, sessionId: session.id }, deps.config.signingKeys, now);
+  const [{ token, expiresIn }] = await Promise.all([
+    signPlaybackToken({ code: code.code, eventId: event.id, sessionId: session.id }, deps.config.signingKeys, now),
+    countPresence(deps.store, { eid: event.id, code: code.code }, now, 1),
+    code.redeemedAt ? null : deps.store.countRedemption({ eventId: event.id, code: code.code }).catch(() => undefined),
+  ]);
   return {
     event: viewerEventView(event, now),
     playbackToken: token,
@@ -155,7 +163,7 @@ export async function refreshPlayback(deps: AccessDeps, token: string | null) {
   const [, code, event] = await Promise.all([
     limit(deps.store, `refresh#${claims.code}`, RATE_LIMITS.refresh, now, 'Too many refresh requests'),
     deps.store.getCode(claims.code),
-    deps.store.getEvent(claims.eid),
+    deps.store.getEvent(claims.eid, VIEWER_READ),
   ]);
   if (!code || !event || code.eventId !== event.id) throw new HttpError(403, 'Access has been revoked');
   const problem = accessProblem(code, event, now);
@@ -164,12 +172,10 @@ export async function refreshPlayback(deps: AccessDeps, token: string | null) {
   if (code.session?.id !== claims.sid || !sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) {
     throw new HttpError(401, INVALID_PLAYBACK);
   }
-  const { token: playbackToken, expiresIn } = await signPlaybackToken(
-    { code: code.code, eventId: event.id, sessionId: claims.sid },
-    deps.config.signingKeys,
-    now,
-  );
-  await countPresence(deps.store, claims, now, 1);
+  const [{ token: playbackToken, expiresIn }] = await Promise.all([
+    signPlaybackToken({ code: code.code, eventId: event.id, sessionId: claims.sid }, deps.config.signingKeys, now),
+    countPresence(deps.store, claims, now, 1),
+  ]);
   return { playbackToken, tokenExpiresIn: expiresIn };
 }
 

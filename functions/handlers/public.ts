@@ -6,6 +6,9 @@ import { heartbeat, refreshPlayback, releasePlayback, validateCode } from '../do
 import { eventStatus } from '../domain/event-status';
 import { HttpError } from '../domain/http-error';
 
+/** How long shared caches may keep an event status: the player polls every 5 s near the start. */
+export const STATUS_SHARED_CACHE_SECONDS = 5;
+
 /** `PLAYBACK_BASE_URL` in AWS (the CloudFront host); locally the request's host on the media port (spec rule 1). */
 function playbackBaseUrl({ app, event }: ApiRequest): string {
   if (app.config.playbackBaseUrl) return app.config.playbackBaseUrl;
@@ -31,6 +34,12 @@ export const handler = areaHandler('public', {
   'GET /api/events/{id}/status': async ({ app, params }) => {
     const event = await app.store.getEvent(params.id ?? '');
     if (!event) throw new HttpError(404, 'Event not found');
-    return json(200, { eventId: event.id, status: eventStatus(event, app.now()), startsAt: event.startsAt, endsAt: event.endsAt });
+    // Every waiting page polls this: CloudFront (the `/api/*` behavior caches this route only) answers
+    // them for a few seconds per edge, so a million pages cost the origin a few requests a second.
+    return json(
+      200,
+      { eventId: event.id, status: eventStatus(event, app.now()), startsAt: event.startsAt, endsAt: event.endsAt },
+      { 'cache-control': `public, max-age=0, s-maxage=${STATUS_SHARED_CACHE_SECONDS}` },
+    );
   },
 });

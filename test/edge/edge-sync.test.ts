@@ -22,7 +22,7 @@ const kvsMock = mockClient(CloudFrontKeyValueStoreClient);
 const S = (value: string): AttributeValue => ({ S: value });
 const BOOL = (value: boolean): AttributeValue => ({ BOOL: value });
 
-function codeImage(fields: { isRevoked?: boolean; revokedAt?: string; ended?: { sessionId: string; endedAt: string }[] }) {
+function codeImage(fields: { isRevoked?: boolean; revokedAt?: string; denyUntil?: string; ended?: { sessionId: string; endedAt: string }[] }) {
   return {
     pk: S('CODE#ABC123'),
     sk: S('CODE'),
@@ -30,12 +30,21 @@ function codeImage(fields: { isRevoked?: boolean; revokedAt?: string; ended?: { 
     eventId: S('evt-1'),
     isRevoked: BOOL(fields.isRevoked ?? false),
     revokedAt: fields.revokedAt ? S(fields.revokedAt) : { NULL: true as const },
+    denyUntil: fields.denyUntil ? S(fields.denyUntil) : { NULL: true as const },
     endedSessions: { L: (fields.ended ?? []).map((e) => ({ M: { sessionId: S(e.sessionId), endedAt: S(e.endedAt) } })) },
   };
 }
 
 function eventImage(isActive: boolean) {
-  return { pk: S('EVENT#evt-1'), sk: S('EVENT'), id: S('evt-1'), isActive: BOOL(isActive), activeChangedAt: S('2026-11-21T11:59:00.000Z') };
+  return {
+    pk: S('EVENT#evt-1'),
+    sk: S('EVENT'),
+    id: S('evt-1'),
+    isActive: BOOL(isActive),
+    activeChangedAt: S('2026-11-21T11:59:00.000Z'),
+    endsAt: S('2026-11-21T13:00:00.000Z'),
+    accessWindowHours: { N: '2' },
+  };
 }
 
 function record(oldImage?: Record<string, AttributeValue>, newImage?: Record<string, AttributeValue>): DynamoDBRecord {
@@ -62,33 +71,41 @@ beforeEach(() => {
 });
 
 describe('edge-sync: DynamoDB stream', () => {
-  it('a revoke puts c:<code>, naming the current ETag', async () => {
-    const result = await handlerWith()({
-      Records: [record(codeImage({}), codeImage({ isRevoked: true, revokedAt: '2026-11-21T11:59:30.000Z' }))],
-    });
+  it('a revoke puts c:<code> until its credentials expire, naming the current ETag', async () => {
+    const revoked = { isRevoked: true, revokedAt: '2026-11-21T11:59:30.000Z', denyUntil: '2026-11-21T14:00:00.000Z' };
+    const result = await handlerWith()({ Records: [record(codeImage({}), codeImage(revoked))] });
     expect(result).toEqual({ mode: 'stream', written: 1 });
     expect(updateInputs()).toEqual([
-      { KvsARN: KVS_ARN, IfMatch: 'etag-1', Puts: [{ Key: 'c:ABC123', Value: String(Date.parse('2026-11-21T11:59:30.000Z') / 1000) }], Deletes: [] },
+      { KvsARN: KVS_ARN, IfMatch: 'etag-1', Puts: [{ Key: 'c:ABC123', Value: String(Date.parse('2026-11-21T14:00:00.000Z') / 1000) }], Deletes: [] },
     ]);
   });
 
   it('an unrevoke deletes c:<code>', async () => {
-    await handlerWith()({ Records: [record(codeImage({ isRevoked: true, revokedAt: '2026-11-21T11:00:00.000Z' }), codeImage({}))] });
+    const revoked = { isRevoked: true, revokedAt: '2026-11-21T11:58:00.000Z', denyUntil: '2026-11-21T12:08:00.000Z' };
+    await handlerWith()({ Records: [record(codeImage(revoked), codeImage({}))] });
     expect(updateInputs()[0]).toMatchObject({ Puts: [], Deletes: [{ Key: 'c:ABC123' }] });
   });
 
-  it('deactivation puts e:<eventId>, reactivation deletes it', async () => {
+  it('deactivation puts e:<eventId> until the access window and one JWT life are over, reactivation deletes it', async () => {
     await handlerWith()({ Records: [record(eventImage(true), eventImage(false))] });
     await handlerWith()({ Records: [record(eventImage(false), eventImage(true))] });
     const [deactivate, reactivate] = updateInputs();
-    expect(deactivate).toMatchObject({ Puts: [{ Key: 'e:evt-1' }], Deletes: [] });
+    const until = Date.parse('2026-11-21T15:10:00.000Z') / 1000;
+    expect(deactivate).toMatchObject({ Puts: [{ Key: 'e:evt-1', Value: String(until) }], Deletes: [] });
     expect(reactivate).toMatchObject({ Puts: [], Deletes: [{ Key: 'e:evt-1' }] });
   });
 
-  it('a newly ended session puts s:<sessionId>', async () => {
+  it('a takeover puts s:<sessionId> for one JWT life', async () => {
     const ended = [{ sessionId: 'sid-1', endedAt: '2026-11-21T11:59:50.000Z' }];
     await handlerWith()({ Records: [record(codeImage({}), codeImage({ ended }))] });
-    expect(updateInputs()[0]).toMatchObject({ Puts: [{ Key: 's:sid-1' }], Deletes: [] });
+    expect(updateInputs()[0]).toMatchObject({ Puts: [{ Key: 's:sid-1', Value: String(Date.parse('2026-11-21T12:09:50.000Z') / 1000) }], Deletes: [] });
+  });
+
+  it('the end of a session holding a long-lived URL puts s:<sessionId> until that URL expires', async () => {
+    const longLived: AttributeValue = { M: { sessionId: S('sid-tv'), endedAt: S('2026-11-21T11:59:50.000Z'), longLivedUntil: S('2026-11-21T16:00:00.000Z') } };
+    const image = { ...codeImage({}), endedSessions: { L: [longLived] } };
+    await handlerWith()({ Records: [record(codeImage({}), image)] });
+    expect(updateInputs()[0]).toMatchObject({ Puts: [{ Key: 's:sid-tv', Value: String(Date.parse('2026-11-21T16:00:00.000Z') / 1000) }] });
   });
 
   it('a change that does not touch access writes nothing', async () => {
@@ -131,19 +148,21 @@ describe('edge-sync: scheduled reconciliation', () => {
     }).resolvesOnce({ Items: [{ Key: 'other-app:key', Value: 'y' }, { Key: 's:old-session', Value: '1000' }] });
     const keep: CodeRecord = {
       id: 't1', code: 'KEEP', eventId: 'evt-1', label: '', isRevoked: true, revokedAt: '2026-11-21T10:00:00.000Z',
-      revokedChangedAt: null, redeemedAt: null, redeemedIp: null, createdAt: '', eventActive: true, session: null,
+      denyUntil: '2026-11-21T10:10:00.000Z', revokedChangedAt: null, redeemedAt: null, redeemedIp: null, createdAt: '', eventActive: true, session: null,
       endedSessions: [{ sessionId: 'sid-recent', endedAt: '2026-11-21T11:58:00.000Z' }, { sessionId: 'sid-old', endedAt: '2026-11-21T09:00:00.000Z' }],
       revision: 3,
     };
-    const off = { id: 'evt-2', isActive: false, activeChangedAt: '2026-11-21T11:00:00.000Z' } as EventRecord;
-    const result = await handlerWith({ codes: [keep], events: [off] })({ source: 'aws.events' });
+    const stillDenied: CodeRecord = { ...keep, id: 't2', code: 'LONG', denyUntil: '2026-11-21T18:00:00.000Z', endedSessions: [] };
+    const off = { id: 'evt-2', isActive: false, activeChangedAt: '2026-11-21T11:00:00.000Z', endsAt: '2026-11-21T13:00:00.000Z', accessWindowHours: 0 } as EventRecord;
+    const result = await handlerWith({ codes: [keep, stillDenied], events: [off] })({ source: 'aws.events' });
 
     expect(result.mode).toBe('reconcile');
     const [update] = updateInputs();
     expect(update!.IfMatch).toBe('etag-1');
-    expect(update!.Puts!.map((p) => p.Key).sort()).toEqual(['e:evt-2', 'k:k1', 's:sid-recent']);
+    // c:KEEP's credentials have all expired (denyUntil plus clock skew is past): collected like an old session.
+    expect(update!.Puts!.map((p) => p.Key).sort()).toEqual(['c:LONG', 'e:evt-2', 'k:k1', 's:sid-recent']);
     expect(update!.Puts!.find((p) => p.Key === 'k:k1')!.Value).toBe(Buffer.alloc(32, 7).toString('base64url'));
-    expect(update!.Deletes!.map((d) => d.Key).sort()).toEqual(['c:GONE', 'k:old', 's:old-session']);
+    expect(update!.Deletes!.map((d) => d.Key).sort()).toEqual(['c:GONE', 'c:KEEP', 'k:old', 's:old-session']);
   });
 });
 

@@ -108,18 +108,6 @@ describe('POST /api/tokens/validate', () => {
     expect(await validate(expired!.code)).toMatchObject({ status: 410, body: { error: 'Access code has expired' } });
   });
 
-  it('gives exactly one of 20 parallel validations of one code a 200, the rest 409 inUse', async () => {
-    const event = await newEvent();
-    const [token] = await newCodes(event.id);
-    const results = await Promise.all(Array.from({ length: 20 }, () => validate(token!.code)));
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 409)).toHaveLength(19);
-    for (const r of results.filter((r) => r.status === 409)) {
-      expect(r.body).toEqual({ error: 'This access code is currently in use on another device', inUse: true });
-    }
-  });
-
   it('lets another device in once the session times out, and the old device loses it', async () => {
     const { token, jwt } = await watching();
     expect((await validate(token.code)).status).toBe(409);
@@ -153,6 +141,29 @@ describe('POST /api/tokens/validate', () => {
     expect(limited.body).toEqual({ error: 'Too many requests. Please try again later.' });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect((await validate('NOSUCHCODE22', freshIp())).status).toBe(401);
+  });
+
+  it('counts only failed validations: a crowd behind one address all get in', async () => {
+    await withinOneWindow(60);
+    const from = freshIp();
+    const event = await newEvent();
+    const tokens = await newCodes(event.id, 12);
+    for (const token of tokens) expect((await validate(token.code, from)).status).toBe(200);
+    // Malformed and unknown codes do count; the fifth failure fills the window.
+    expect((await validate('!!', from)).status).toBe(400);
+    for (let i = 0; i < 4; i++) expect((await validate('NOSUCHCODE22', from)).status).toBe(401);
+    expect((await validate('NOSUCHCODE22', from)).status).toBe(429);
+  });
+
+  it('refuses even a valid code from an address whose failures filled the window', async () => {
+    await withinOneWindow(60);
+    const from = freshIp();
+    const event = await newEvent();
+    const [token] = await newCodes(event.id);
+    for (let i = 0; i < 5; i++) expect((await validate('NOSUCHCODE22', from)).status).toBe(401);
+    const refused = await validate(token!.code, from);
+    expect(refused).toMatchObject({ status: 429, body: { error: 'Too many requests. Please try again later.' } });
+    expect((await validate(token!.code, freshIp())).status).toBe(200);
   });
 
   it('records the connection address as redeemedIp, not a forwarded header', async () => {
@@ -227,7 +238,11 @@ describe('playback refresh, heartbeat and release', () => {
   it('limits refresh to 12 an hour per code', async () => {
     await withinOneWindow(3600);
     const { jwt } = await watching();
-    for (let i = 0; i < 12; i++) expect((await post('refresh', jwt)).status).toBe(200);
+    // A heartbeat before each refresh keeps the session (2 s timeout in this file) live on a slow machine.
+    for (let i = 0; i < 12; i++) {
+      expect((await post('heartbeat', jwt)).status).toBe(200);
+      expect((await post('refresh', jwt)).status).toBe(200);
+    }
     const limited = await post('refresh', jwt);
     expect(limited).toMatchObject({ status: 429, body: { error: 'Too many refresh requests' } });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
@@ -291,6 +306,14 @@ describe('GET /api/events/:id/status', () => {
     const res = await call('GET', `${api.url}/api/events/${event.id}/status`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ eventId: event.id, status: 'not-started', startsAt: expect.any(String), endsAt: expect.any(String) });
+  });
+
+  it('lets shared caches keep the status for a few seconds, and never an unknown event', async () => {
+    const event = await newEvent();
+    const res = await call('GET', `${api.url}/api/events/${event.id}/status`);
+    expect(res.headers['cache-control']).toBe('public, max-age=0, s-maxage=5');
+    const missing = await call('GET', `${api.url}/api/events/nope/status`);
+    expect(missing.headers['cache-control']).toBe('no-store');
   });
 
   it('follows the ingest: live while on air, recording after', async () => {
