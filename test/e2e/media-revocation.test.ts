@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { call } from '../support/http';
 import { viewerOfNewEvent, type Viewer } from '../support/viewer-scenario';
 
 /**
@@ -11,17 +12,20 @@ import { viewerOfNewEvent, type Viewer } from '../support/viewer-scenario';
 let system: LocalSystem;
 let viewer: Viewer;
 
-async function mediaStatus(): Promise<number> {
-  return (await fetch(viewer.manifestUrl, { headers: { authorization: `Bearer ${viewer.playbackToken}` } })).status;
+async function mediaStatus(of: Pick<Viewer, 'manifestUrl' | 'playbackToken'> = viewer): Promise<number> {
+  return (await fetch(of.manifestUrl, { headers: { authorization: `Bearer ${of.playbackToken}` } })).status;
 }
 
+const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+
 /** Polls until the media server answers `status`; the test's own timeout bounds the wait. */
-async function untilMediaAnswers(status: number): Promise<void> {
-  while ((await mediaStatus()) !== status) await new Promise((resolve) => setTimeout(resolve, 50));
+async function untilMediaAnswers(status: number, of?: Pick<Viewer, 'manifestUrl' | 'playbackToken'>): Promise<void> {
+  while ((await mediaStatus(of)) !== status) await pause();
 }
 
 beforeAll(async () => {
-  system = await startLocalSystem();
+  // A short session timeout lets the takeover case happen without a long wait.
+  system = await startLocalSystem({ SESSION_TIMEOUT_SECONDS: '2' });
   viewer = await viewerOfNewEvent(system, 'Media revocation');
   expect(new URL(viewer.playbackBaseUrl).port).toBe(new URL(system.urls.media!).port);
 });
@@ -57,13 +61,30 @@ describe('media server in the local system', () => {
     await untilMediaAnswers(404);
   });
 
-  it('release ends the session: its token stops working', async () => {
+  it('a plain release costs the edge nothing: its short-lived token runs out on its own', async () => {
     const released = await fetch(`${system.urls.api}/api/playback/release`, {
       method: 'POST',
       headers: { authorization: `Bearer ${viewer.playbackToken}` },
     });
     expect(released.status).toBe(200);
-    await untilMediaAnswers(403);
+    // Once a later change (another viewer's revocation) has reached the media server, so has everything before it.
+    const other = await viewerOfNewEvent(system, 'Media revocation, later change');
+    await system.admin('PATCH', `/api/admin/tokens/${other.tokenId}/revoke`);
+    await untilMediaAnswers(403, other);
+    expect(await mediaStatus()).toBe(404);
+  });
+
+  it('a takeover by another device stops the old device\'s token', async () => {
+    const first = await viewerOfNewEvent(system, 'Media takeover');
+    let second: { status: number; body: { playbackToken?: string } };
+    // In use (409) until the first session times out without heartbeats; then the second device gets it.
+    do {
+      await pause();
+      second = await call('POST', `${system.urls.api}/api/tokens/validate`, { json: { code: first.code } });
+    } while (second.status === 409);
+    expect(second.status).toBe(200);
+    await untilMediaAnswers(403, first);
+    expect(await mediaStatus({ manifestUrl: first.manifestUrl, playbackToken: second.body.playbackToken! })).toBe(404);
   });
 
   it('clears an event\'s cache, directly and through the admin API', async () => {
