@@ -6,7 +6,8 @@
  *   stackName, domainName + certificateArn (us-east-1), ingestDomainName [+ ingestCertificateArn],
  *   mediaRetentionDays (30), ingestMaxTasks (3), edgeReconcileMinutes (5),
  *   priceClass (PriceClass_100 | PriceClass_200 | PriceClass_All; default PriceClass_100),
- *   rtmpsOnly (false; needs ingestCertificateArn), rtmpPlay (false).
+ *   rtmpsOnly (false; needs ingestCertificateArn), rtmpPlay (false),
+ *   operatorConcurrency (reserved Lambda concurrency per operator function; none by default).
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -46,6 +47,7 @@ const config: StagedoorConfig = {
   edgeReconcileMinutes: number('edgeReconcileMinutes'),
   rtmpsOnly: flag('rtmpsOnly'),
   rtmpPlay: flag('rtmpPlay'),
+  operatorConcurrency: number('operatorConcurrency'),
 };
 if (Boolean(config.domainName) !== Boolean(config.certificateArn)) {
   throw new Error('context domainName and certificateArn go together (the certificate must be in us-east-1)');

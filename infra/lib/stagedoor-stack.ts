@@ -28,6 +28,8 @@ export interface StagedoorConfig {
   priceClass?: cloudfront.PriceClass;
   /** Minutes between full KeyValueStore reconciliations (each costs a few KVS API calls). */
   edgeReconcileMinutes?: number;
+  /** Reserved Lambda concurrency for each operator function (admin, internal, RTMP callback); none by default. */
+  operatorConcurrency?: number;
 }
 
 export interface StagedoorStackProps extends StackProps {
@@ -45,9 +47,11 @@ export class StagedoorStack extends Stack {
 
     const data = new Data(this, 'Data', { mediaRetentionDays: config.mediaRetentionDays ?? 30 });
     const web = new Web(this, 'Web', { builtDir: config.webBuildDir, logsBucket: data.logsBucket });
-    // A ceiling against runaway cost, well above a 1,000-viewer show (≈ 35 heartbeats/s, a start-of-show
-    // burst of validations); API Gateway's 429 carries its own body, not the API's `{ error }`.
-    const gateway = new Gateway(this, 'Gateway', { rateLimit: 500, burstLimit: 1000 });
+    // The stage's default throttle must never be what cuts an audience off: 1M viewers send 33,334
+    // heartbeats/s plus refreshes and departures (docs/deploy.md, capacity). The account's API Gateway
+    // quota (10,000/s by default) is the real ceiling and is raised with AWS; abuse is held by the
+    // per-route throttles (validate, login), the per-address limits in DynamoDB and the optional WAF rule.
+    const gateway = new Gateway(this, 'Gateway', { rateLimit: 50_000, burstLimit: 50_000 });
 
     const ingest = new Ingest(this, 'Ingest', {
       // The ingest calls API Gateway directly: its callbacks need no CloudFront and no viewer address.
@@ -77,11 +81,13 @@ export class StagedoorStack extends Stack {
 
     const api = new Api(this, 'Api', {
       httpApi: gateway.httpApi,
+      stage: gateway.stage,
       table: data.table,
       secret: data.secret,
       playbackBaseUrl: delivery.url,
       ingestRtmpUrl: ingest.rtmpUrl,
       distributionId: delivery.distribution.distributionId,
+      operatorConcurrency: config.operatorConcurrency,
     });
 
     const edgeSync = new EdgeSync(this, 'EdgeSync', {

@@ -6,7 +6,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routeTable, type Area } from '../../functions/http/route-table';
 import { tableSchema } from '../../functions/adapters/table-schema';
-import { MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE } from '../../infra/lib/constructs/delivery';
+import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE } from '../../infra/lib/constructs/delivery';
+import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { idsOf, referencesIn, synthesize, type Synthesized } from './synth';
 
 let s: Synthesized;
@@ -62,6 +63,10 @@ describe('data', () => {
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             ...('sortKey' in index ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' }] : []),
           ],
+          Projection:
+            index.projection === 'ALL'
+              ? { ProjectionType: 'ALL' }
+              : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] },
         }),
       ),
     });
@@ -191,10 +196,13 @@ describe('least privilege', () => {
     const expected: Record<Area, { actions: string[]; resources: unknown[] }> = {
       public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [table()] },
       admin: {
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-        resources: [table(), index('byEvent'), index('byTokenId')],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+        resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent')],
       },
-      internal: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('feed'), index('byEvent')] },
+      internal: {
+        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+        resources: [table(), index('accessFeed'), index('codesByEvent')],
+      },
       'rtmp-callback': { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [table()] },
     };
     for (const area of AREAS) {
@@ -240,7 +248,7 @@ describe('least privilege', () => {
         Resource: kvs,
       }),
     );
-    expect(statements).toContainEqual(expect.objectContaining({ Action: 'dynamodb:Query', Resource: index('feed') }));
+    expect(statements).toContainEqual(expect.objectContaining({ Action: 'dynamodb:Query', Resource: index('accessFeed') }));
     expect(statements).toContainEqual(
       expect.objectContaining({
         Action: expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator']),
@@ -279,13 +287,30 @@ describe('api gateway', () => {
     expect(idsOf(s.json, 'AWS::ApiGatewayV2::Integration')).toHaveLength(AREAS.length);
   });
 
-  it('deploys the $default stage with access logs and a throttle', () => {
+  it('deploys the $default stage with access logs, a default throttle above 1M viewers\' heartbeats, and route throttles on validate and login', () => {
     s.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
       AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
-      DefaultRouteSettings: { ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 },
+      DefaultRouteSettings: { ThrottlingRateLimit: 50_000, ThrottlingBurstLimit: 50_000 },
+      RouteSettings: {
+        'POST /api/tokens/validate': { ThrottlingRateLimit: 5000, ThrottlingBurstLimit: 5000 },
+        'POST /api/admin/login': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+      },
     });
+    const stage = resource(only(idsOf(s.json, 'AWS::ApiGatewayV2::Stage')));
+    const stageProps = stage.Properties;
+    // No route setting may hold the playback routes below 1M viewers' heartbeats (33,334/s).
+    expect(stageProps.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThanOrEqual(33_334);
+    for (const key of Object.keys(stageProps.RouteSettings)) expect(key).toMatch(/validate|login/);
+    // Route settings name existing routes: the stage waits for them.
+    const routeIds = idsOf(s.json, 'AWS::ApiGatewayV2::Route', (p) => p.RouteKey === 'POST /api/tokens/validate' || p.RouteKey === 'POST /api/admin/login');
+    expect(routeIds).toHaveLength(2);
+    for (const id of routeIds) expect(stage.DependsOn).toContain(id);
+  });
+
+  it('reserves no Lambda concurrency unless asked to (new accounts could not deploy it)', () => {
+    for (const area of AREAS) expect(resource(functionOf(area)).Properties.ReservedConcurrentExecutions, area).toBeUndefined();
   });
 });
 
@@ -336,7 +361,9 @@ describe('delivery', () => {
     });
     // Not cached; Authorization (bearer JWT), cookies (admin session) and query keyed, which is how they reach the origin.
     const cache = resource(api.CachePolicyId.Ref).Properties.CachePolicyConfig;
-    expect(cache).toMatchObject({ MinTTL: 0, DefaultTTL: 0, MaxTTL: 1 });
+    // Cached only where the response allows it (the event status's s-maxage), never longer than that.
+    expect(API_MAX_SHARED_CACHE_SECONDS).toBe(STATUS_SHARED_CACHE_SECONDS);
+    expect(cache).toMatchObject({ MinTTL: 0, DefaultTTL: 0, MaxTTL: STATUS_SHARED_CACHE_SECONDS });
     expect(cache.ParametersInCacheKeyAndForwardedToOrigin).toMatchObject({
       HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['Authorization'] },
       CookiesConfig: { CookieBehavior: 'all' },
@@ -550,5 +577,21 @@ describe('the template as a whole', () => {
     const suppressions = Object.values(s.json.Resources).flatMap((res: any) => res.Metadata?.cdk_nag?.rules_to_suppress ?? []);
     expect(suppressions.length).toBeGreaterThan(0);
     for (const suppression of suppressions) expect(suppression.reason.length, suppression.id).toBeGreaterThanOrEqual(40);
+  });
+});
+
+describe('optional WAF rule', () => {
+  it('is a stack parameter, off by default, counting only validate and login per address', () => {
+    expect(s.json.Parameters?.WafValidateRequestsPer5Min).toMatchObject({ Type: 'Number', Default: 0, MinValue: 0 });
+    const aclId = only(idsOf(s.json, 'AWS::WAFv2::WebACL'));
+    const acl = resource(aclId);
+    expect(acl.Condition).toBeDefined();
+    expect(acl.Properties).toMatchObject({ Scope: 'CLOUDFRONT', DefaultAction: { Allow: {} } });
+    const rule = acl.Properties.Rules[0];
+    expect(rule.Action).toEqual({ Block: {} });
+    expect(rule.Statement.RateBasedStatement).toMatchObject({ Limit: { Ref: 'WafValidateRequestsPer5Min' }, AggregateKeyType: 'IP' });
+    const paths = rule.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements.map((st: any) => st.ByteMatchStatement.SearchString);
+    expect(paths).toEqual(['/api/tokens/validate', '/api/admin/login']);
+    expect(distributionConfig().WebACLId).toEqual({ 'Fn::If': [acl.Condition, { 'Fn::GetAtt': [aclId, 'Arn'] }, { Ref: 'AWS::NoValue' }] });
   });
 });

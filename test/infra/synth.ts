@@ -14,7 +14,11 @@ export interface Synthesized {
   template: Template;
   annotations: Annotations;
   /** The raw template, for walks that assertions do not offer. */
-  json: { Resources: Record<string, { Type: string; Properties?: any; DependsOn?: string | string[] }>; Outputs?: Record<string, any> };
+  json: {
+    Resources: Record<string, { Type: string; Properties?: any; DependsOn?: string | string[]; Condition?: string }>;
+    Outputs?: Record<string, any>;
+    Parameters?: Record<string, any>;
+  };
 }
 
 /**

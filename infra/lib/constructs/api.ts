@@ -12,6 +12,8 @@ import { AppFunction } from './app-function';
 
 export interface ApiProps {
   httpApi: apigwv2.HttpApi;
+  /** The stage whose per-route throttles this construct sets (the routes must exist first). */
+  stage: apigwv2.HttpStage;
   table: dynamodb.ITable;
   secret: secretsmanager.ISecret;
   /** The CloudFront URL viewers fetch HLS from (`https://…`, no trailing slash). */
@@ -20,22 +22,44 @@ export interface ApiProps {
   ingestRtmpUrl: string;
   /** For the admin's "clear media cache" (a CloudFront invalidation). */
   distributionId: string;
+  /**
+   * Reserved concurrency of each operator function (admin, internal, RTMP callback), so that a viewer
+   * storm at the account's limit cannot refuse a revoke or a publish. Off by default: reserving needs
+   * an account concurrency quota above 10 + the reservations (new accounts start lower; docs/deploy.md).
+   */
+  operatorConcurrency?: number;
 }
 
 /** What each area's handler does to the table (functions/adapters/dynamo-store.ts), nothing more. */
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
-  // validate, refresh, heartbeat, release, status: reads, rate-limit counters and the session claim.
+  // validate, refresh, heartbeat, release, status: reads, rate-limit and presence counters, the session claim.
   public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
-  // events and codes: create, edit, list, delete (batch deletes), login rate limit, session revocation.
+  // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, session revocation.
   admin: {
-    actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-    indexes: ['byEvent', 'byTokenId'],
+    actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+    indexes: ['byEvent', 'byTokenId', 'codesByEvent'],
   },
-  // revocation feed (feed index, an event's codes) and live status.
-  internal: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['feed', 'byEvent'] },
+  // revocation feed (its index, an event's codes) and live status.
+  internal: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['accessFeed', 'codesByEvent'] },
   // publish/play checks read an event; a play is its session's heartbeat (a conditional update).
   'rtmp-callback': { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
 };
+
+/**
+ * Per-route throttles (API Gateway's token bucket, over all callers) where a flood is abuse, not an
+ * audience: code guessing and password guessing. Validation allows a sold-out start (a million
+ * arrivals over 10 minutes are 1,700/s on average, a few times that at the doors' opening); the
+ * per-address limit in DynamoDB and the optional WAF rule stop a single guesser long before.
+ * Heartbeat, refresh and release keep the stage's default, which must stay above 1M viewers'
+ * heartbeats (33,334/s) plus departures (docs/deploy.md).
+ */
+export const ROUTE_THROTTLES: Record<string, { rateLimit: number; burstLimit: number }> = {
+  'POST /api/tokens/validate': { rateLimit: 5000, burstLimit: 5000 },
+  'POST /api/admin/login': { rateLimit: 10, burstLimit: 20 },
+};
+
+/** The areas an audience must not starve of Lambda concurrency: the operator's and the ingest's. */
+const OPERATOR_AREAS: Area[] = ['admin', 'internal', 'rtmp-callback'];
 
 /** Why a route has no API Gateway authorizer: the function checks its guard (functions/http/middlewares/route-guard.ts). */
 const GUARD_REASON: Record<Guard, string> = {
@@ -83,6 +107,7 @@ export class Api extends Construct {
         // The admin login runs scrypt (N=2^15, 32 MiB); more memory also means more CPU for it.
         memorySize: area === 'admin' ? 1024 : 512,
         timeout: Duration.seconds(area === 'admin' ? 29 : 10),
+        reservedConcurrentExecutions: OPERATOR_AREAS.includes(area) ? props.operatorConcurrency : undefined,
       });
       this.functions[area] = fn;
 
@@ -113,8 +138,14 @@ export class Api extends Construct {
       for (const route of routeTable.filter((spec) => spec.area === area)) {
         const routes = props.httpApi.addRoutes({ path: route.path, methods: [httpMethod(route.method)], integration });
         NagSuppressions.addResourceSuppressions(routes, [{ id: 'AwsSolutions-APIG4', reason: GUARD_REASON[route.guard] }]);
+        // Route settings name routes by key: the stage can carry them only once they exist.
+        if (ROUTE_THROTTLES[`${route.method} ${route.path}`]) props.stage.node.addDependency(...routes);
       }
     }
+    (props.stage.node.defaultChild as apigwv2.CfnStage).routeSettings = Object.fromEntries(
+      // A JSON map in CloudFormation: its keys are written as is, hence the CloudFormation spelling.
+      Object.entries(ROUTE_THROTTLES).map(([key, limit]) => [key, { ThrottlingRateLimit: limit.rateLimit, ThrottlingBurstLimit: limit.burstLimit }]),
+    );
 
     // Clearing an event's cache is an invalidation of /streams/<eventId>/* on this distribution.
     // No dependency cycle: the distribution needs only the HTTP API's address, not the routes or

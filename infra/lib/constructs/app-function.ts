@@ -16,6 +16,8 @@ export interface AppFunctionProps {
   timeout?: Duration;
   /** Alarms on errors and throttles (default true). */
   alarms?: boolean;
+  /** Executions kept for (and the most allowed to) this function; none by default. */
+  reservedConcurrentExecutions?: number;
 }
 
 /**
@@ -45,6 +47,7 @@ export class AppFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logGroup,
       // Powertools already writes JSON lines; JSON here makes the platform's own lines match.
       loggingFormat: lambda.LoggingFormat.JSON,

@@ -1,9 +1,10 @@
-import { Annotations, Duration } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnCondition, CfnParameter, Duration, Fn, Token } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IDependable } from 'constructs';
 import { repoPath } from '../paths';
@@ -11,6 +12,9 @@ import { repoPath } from '../paths';
 /** The files of the two CloudFront Functions (runtime code stays out of the CDK code). */
 export const MEDIA_GUARD_FILE = repoPath('edge/validate-request.js');
 export const DIRECTORY_INDEX_FILE = repoPath('infra/edge/directory-index.js');
+
+/** The longest any API response may be kept by CloudFront: the event status's `s-maxage` (functions/handlers/public.ts). */
+export const API_MAX_SHARED_CACHE_SECONDS = 5;
 
 /** Header CloudFront adds to /api/* origin requests; the API believes CloudFront-Viewer-Address only with it. */
 export const ORIGIN_VERIFY_HEADER = 'X-Origin-Verify';
@@ -73,16 +77,19 @@ export class Delivery extends Construct {
       cookieBehavior: cloudfront.CacheCookieBehavior.none(),
     });
 
-    // The API is never cached: every response says `Cache-Control: no-store` and the default TTL is 0.
-    // Authorization has to be in a cache key all the same, because CloudFront forwards it no other
-    // way (origin request policies may not name it, and AllViewer would also send Host, which API
-    // Gateway rejects). Cookies and query strings are in the key too, so even a response that did
-    // allow caching (for at most 1 s) could only ever be served back to the same caller.
+    // The API is cached only where a response allows it: every route answers `Cache-Control: no-store`
+    // except the public event status (`s-maxage=5`, polled by every waiting page: a million pages cost
+    // the origin a few requests a second per edge instead of 200,000/s). The default TTL is 0, so a
+    // response without the header (API Gateway's own errors) is not cached either. Authorization has
+    // to be in the cache key all the same, because CloudFront forwards it no other way (origin request
+    // policies may not name it, and AllViewer would also send Host, which API Gateway rejects). Cookies
+    // and query strings are in the key too, so a cached answer only ever goes to callers that sent the
+    // same ones (waiting pages send none).
     const apiCachePolicy = new cloudfront.CachePolicy(this, 'ApiCache', {
-      comment: 'Stagedoor API: not cached (TTL 0, no-store); Authorization, cookies, query keyed so they are forwarded',
+      comment: 'Stagedoor API: cached only as responses allow (event status s-maxage=5; the rest no-store)',
       minTtl: Duration.seconds(0),
       defaultTtl: Duration.seconds(0),
-      maxTtl: Duration.seconds(1),
+      maxTtl: Duration.seconds(API_MAX_SHARED_CACHE_SECONDS),
       headerBehavior: cloudfront.CacheHeaderBehavior.allowList('Authorization'),
       cookieBehavior: cloudfront.CacheCookieBehavior.all(),
       queryStringBehavior: cloudfront.CacheQueryStringBehavior.all(),
@@ -165,6 +172,7 @@ export class Delivery extends Construct {
     });
     // The origin header resolves the secret's originVerifySecret, which the seeding creates.
     this.distribution.node.addDependency(props.secretReady);
+    this.addOptionalRateRule();
 
     // LIST is granted on the media bucket only, which is not behind the default behavior.
     Annotations.of(this.distribution).acknowledgeWarning(
@@ -178,7 +186,7 @@ export class Delivery extends Construct {
       { id: 'AwsSolutions-CFR1', reason: 'Ticketed events are sold worldwide; access is controlled per code, not per country.' },
       {
         id: 'AwsSolutions-CFR2',
-        reason: 'No WAF by default (about $5/month + per request): the API rate-limits by client address in DynamoDB and the stage has a throttle. Attach a web ACL if abuse appears.',
+        reason: 'WAF is optional (stack parameter WafValidateRequestsPer5Min; about $5/month + per request): the API rate-limits failed validations and logins by client address in DynamoDB, and validate/login have route throttles.',
       },
       ...(custom
         ? []
@@ -190,4 +198,57 @@ export class Delivery extends Construct {
           ]),
     ]);
   }
+
+  /**
+   * Stack parameter `WafValidateRequestsPer5Min`: when above 0, an AWS WAF web ACL on the distribution
+   * blocks an address that sends more validations or admin logins than that in 5 minutes, before they
+   * reach API Gateway. Only those two paths count: heartbeats of a thousand viewers behind one carrier
+   * NAT are legitimate. A CloudFront web ACL lives in us-east-1, so the stack must be deployed there.
+   */
+  private addOptionalRateRule(): void {
+    const limit = new CfnParameter(this, 'WafValidateRequestsPer5Min', {
+      type: 'Number',
+      default: 0,
+      minValue: 0,
+      description:
+        'AWS WAF rate-based rule on the distribution: most POST /api/tokens/validate and /api/admin/login per client address in 5 minutes (0 = no WAF; otherwise at least 10). Needs the stack in us-east-1.',
+    });
+    limit.overrideLogicalId('WafValidateRequestsPer5Min');
+    const enabled = new CfnCondition(this, 'WafEnabled', { expression: Fn.conditionNot(Fn.conditionEquals(limit.valueAsNumber, 0)) });
+    const path = (suffix: string): wafv2.CfnWebACL.StatementProperty => ({
+      byteMatchStatement: {
+        fieldToMatch: { uriPath: {} },
+        positionalConstraint: 'EXACTLY',
+        searchString: suffix,
+        textTransformations: [{ priority: 0, type: 'NONE' }],
+      },
+    });
+    const acl = new wafv2.CfnWebACL(this, 'RateLimitAcl', {
+      scope: 'CLOUDFRONT',
+      defaultAction: { allow: {} },
+      visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'StagedoorEdge', sampledRequestsEnabled: true },
+      rules: [
+        {
+          name: 'validate-and-login-per-address',
+          priority: 0,
+          action: { block: {} },
+          statement: {
+            rateBasedStatement: {
+              limit: limit.valueAsNumber,
+              aggregateKeyType: 'IP',
+              scopeDownStatement: { orStatement: { statements: [path('/api/tokens/validate'), path('/api/admin/login')] } },
+            },
+          },
+          visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'StagedoorValidateRate', sampledRequestsEnabled: true },
+        },
+      ],
+    });
+    acl.cfnOptions.condition = enabled;
+    const distribution = this.distribution.node.defaultChild as cloudfront.CfnDistribution;
+    distribution.addPropertyOverride('DistributionConfig.WebACLId', Fn.conditionIf(enabled.logicalId, acl.attrArn, Aws.NO_VALUE));
+    if (!Token.isUnresolved(this.distribution.stack.region) && this.distribution.stack.region !== 'us-east-1') {
+      Annotations.of(this).addWarningV2('stagedoor:waf-region', 'WafValidateRequestsPer5Min works only with the stack in us-east-1 (CloudFront web ACLs live there).');
+    }
+  }
+
 }

@@ -53,8 +53,8 @@ export class EdgeSync extends Construct {
         resources: [props.keyValueStore.keyValueStoreArn],
       }),
     );
-    // The reconciliation reads every item of the feed index; the signing keys come from the secret.
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/feed`] }));
+    // The reconciliation reads every item of the access feed index (all its shards); the signing keys come from the secret.
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/accessFeed`] }));
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [props.secret.secretArn] }));
 
     fn.addEventSource(
