@@ -19,7 +19,7 @@ import { CODE_SHARDS, FEED_SHARDS, tableSchema } from './table-schema';
 const TOMBSTONE_SECONDS = 24 * 60 * 60;
 const FAN_OUT = 16;
 /** Counter items are spread like the codes, so that a crowd's validations never meet on one key. */
-const COUNTER_SHARDS = 16;
+const COUNTER_SHARDS = 32;
 /** Presence is counted in buckets of this many seconds; old buckets are collected by TTL. */
 const PRESENCE_BUCKET_SECONDS = 10;
 const PRESENCE_KEEP_SECONDS = 24 * 60 * 60;
@@ -559,7 +559,7 @@ export class DynamoStore implements Store {
         ),
       ),
     ]);
-    // 16 small keys fit one BatchGet; a throttled remainder only makes the estimate smaller.
+    // 32 small keys fit one BatchGet (100 at most); a throttled remainder only makes the estimate smaller.
     const sum = (items: Item[], name: string) => items.reduce((total, item) => total + ((item[name] as number | undefined) ?? 0), 0);
     const totalItems = (totals.Responses?.[this.table] ?? []) as Item[];
     return {

@@ -1,0 +1,190 @@
+/**
+ * Partition load at a million viewers of one event. The shipped API handlers
+ * run in this process on the embedded DynamoDB behind a recording proxy
+ * (bench/lib/dynamo-recorder.ts), which attributes every request's capacity to
+ * its partition key in the table and in each index. N viewers go through the
+ * show one operation at a time (so each DynamoDB request belongs to one
+ * viewer's operation): validate -> heartbeat -> refresh -> release, with the
+ * waiting page's status poll and an admin looking at the event and dashboard.
+ *
+ * Extrapolation to 1M viewers of the load model (arrivals over 10 min, a
+ * heartbeat every 30 s, a refresh at 80 % of the JWT's 600 s, departures over
+ * 5 min): a key touched by one viewer's operation only is that viewer's own
+ * (its rate is one viewer's rate); a key shared by several keeps its share of
+ * all viewers, so its rate is (units / N) x the phase's total operations/s.
+ * Run: npm run bench -- partition-load   (N: PARTITION_LOAD_VIEWERS, default 400)
+ */
+import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
+import { startApiServer } from '../local/api-server';
+import { hashAdminPassword } from '../functions/domain/admin-credentials';
+import { PLAYBACK_TOKEN_TTL_SECONDS } from '../functions/domain/playback-claims';
+import { randomBytes } from 'node:crypto';
+import { bearer, call } from '../test/support/http';
+import { startDynamoRecorder, type Charge } from './lib/dynamo-recorder';
+import { table } from './lib/stats';
+
+const VIEWERS = Number(process.env.PARTITION_LOAD_VIEWERS ?? 400);
+const AUDIENCE = 1_000_000;
+const LIMIT_WCU = 1000;
+const LIMIT_RCU = 3000;
+
+/** Per phase: seconds between one viewer's operations, and the audience's operations per second. */
+const PHASES = {
+  arrivals: { perViewerSeconds: 600, total: AUDIENCE / 600, model: '1M validations over 10 min' },
+  heartbeats: { perViewerSeconds: 30, total: AUDIENCE / 30, model: 'one heartbeat per viewer every 30 s' },
+  refreshes: { perViewerSeconds: PLAYBACK_TOKEN_TTL_SECONDS * 0.8, total: AUDIENCE / (PLAYBACK_TOKEN_TTL_SECONDS * 0.8), model: 'a refresh at 80 % of the JWT life' },
+  departures: { perViewerSeconds: 300, total: AUDIENCE / 300, model: '1M releases over 5 min' },
+} as const;
+type Phase = keyof typeof PHASES;
+
+interface Tally {
+  units: number;
+  operations: Set<number>;
+}
+
+async function main() {
+  const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
+  const recorder = await startDynamoRecorder(dynamo.endpoint);
+  const adminPassword = randomBytes(9).toString('base64url');
+  Object.assign(process.env, {
+    TABLE_NAME: 'stagedoor',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: recorder.endpoint,
+    PLAYBACK_SIGNING_KEYS: JSON.stringify({ activeKid: 'b1', keys: { b1: randomBytes(32).toString('base64url') } }),
+    ADMIN_PASSWORD_HASH: await hashAdminPassword(adminPassword),
+    ADMIN_SESSION_SECRET: randomBytes(32).toString('base64url'),
+    INTERNAL_API_KEY: randomBytes(18).toString('base64url'),
+    MEDIA_PORT: '4000',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    LOG_LEVEL: 'error',
+  });
+  const server = await startApiServer({ port: 0, host: '127.0.0.1' });
+  server.open();
+  const api = `http://127.0.0.1:${server.port}`;
+
+  // Charges go to the phase and operation under way; setup is not counted.
+  let phase: Phase | 'status' | 'admin' | null = null;
+  let operation = 0;
+  const tallies = new Map<string, Map<string, Tally>>();
+  recorder.onCharge((charge: Charge) => {
+    if (!phase) return;
+    const byKey = tallies.get(phase) ?? new Map<string, Tally>();
+    tallies.set(phase, byKey);
+    const id = `${charge.kind} ${charge.where} ${charge.key}`;
+    const tally = byKey.get(id) ?? { units: 0, operations: new Set<number>() };
+    tally.units += charge.units;
+    tally.operations.add(operation);
+    byKey.set(id, tally);
+  });
+
+  try {
+    const login = await call('POST', `${api}/api/admin/login`, { json: { password: adminPassword } });
+    const cookie = String((login.headers['set-cookie'] as string[])[0]).split(';')[0]!;
+    const admin = async (method: string, path: string, json?: unknown) => {
+      const res = await call(method, `${api}${path}`, { json, headers: { cookie } });
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+      return res.body;
+    };
+    const event = await admin('POST', '/api/admin/events', {
+      title: 'Sold out',
+      startsAt: new Date().toISOString(),
+      endsAt: new Date(Date.now() + 3 * 3_600_000).toISOString(),
+    });
+    const codes: string[] = [];
+    while (codes.length < VIEWERS) {
+      const batch = await admin('POST', `/api/admin/events/${event.id}/tokens`, { count: Math.min(500, VIEWERS - codes.length) });
+      codes.push(...batch.tokens.map((t: { code: string }) => t.code));
+    }
+
+    const jwts: string[] = [];
+    const each = async (name: Phase | 'status' | 'admin', count: number, run: (i: number) => Promise<void>) => {
+      phase = name;
+      for (let i = 0; i < count; i++) {
+        operation = i;
+        await run(i);
+      }
+      phase = null;
+    };
+    const expectOk = (what: string, res: { status: number; text: string }) => {
+      if (res.status !== 200) throw new Error(`${what}: ${res.status} ${res.text}`);
+    };
+
+    await each('arrivals', VIEWERS, async (i) => {
+      // Every viewer behind one address: carrier NAT. Only failed attempts count towards its limit.
+      const res = await call('POST', `${api}/api/tokens/validate`, { json: { code: codes[i] }, from: '127.77.0.7' });
+      expectOk('validate', res);
+      jwts[i] = res.body.playbackToken;
+    });
+    await each('status', VIEWERS, async () => expectOk('status', await call('GET', `${api}/api/events/${event.id}/status`)));
+    await each('heartbeats', VIEWERS, async (i) => expectOk('heartbeat', await call('POST', `${api}/api/playback/heartbeat`, { headers: bearer(jwts[i]!) })));
+    await each('refreshes', VIEWERS, async (i) => {
+      const res = await call('POST', `${api}/api/playback/refresh`, { headers: bearer(jwts[i]!) });
+      expectOk('refresh', res);
+      jwts[i] = res.body.playbackToken;
+    });
+    await each('admin', 1, async () => {
+      await admin('GET', `/api/admin/events/${event.id}`);
+      await admin('GET', '/api/admin/dashboard');
+      await admin('GET', '/api/admin/events');
+    });
+    await each('departures', VIEWERS, async (i) => expectOk('release', await call('POST', `${api}/api/playback/release`, { headers: bearer(jwts[i]!) })));
+
+    report(tallies);
+  } finally {
+    await server.close();
+    await recorder.close();
+    await dynamo.close();
+  }
+}
+
+function report(tallies: Map<string, Map<string, Tally>>) {
+  const rows: Record<string, string | number>[] = [];
+  const combined = new Map<string, number>();
+  let worst = 0;
+  for (const name of Object.keys(PHASES) as Phase[]) {
+    const model = PHASES[name];
+    const byKey = tallies.get(name) ?? new Map<string, Tally>();
+    const rated = [...byKey].map(([id, tally]) => {
+      // One viewer's own key runs at that viewer's pace; a shared key keeps its share of the audience.
+      const own = tally.operations.size === 1;
+      const rate = own ? tally.units / model.perViewerSeconds : (tally.units / VIEWERS) * model.total;
+      return { id, rate, own };
+    });
+    for (const { id, rate } of rated) combined.set(id, (combined.get(id) ?? 0) + rate);
+    for (const kind of ['write', 'read'] as const) {
+      const hottest = rated.filter((r) => r.id.startsWith(kind)).sort((a, b) => b.rate - a.rate)[0];
+      if (!hottest) continue;
+      const limit = kind === 'write' ? LIMIT_WCU : LIMIT_RCU;
+      worst = Math.max(worst, hottest.rate / limit);
+      const units = [...byKey].filter(([id]) => id.startsWith(kind)).reduce((sum, [, t]) => sum + t.units, 0);
+      rows.push({
+        phase: name,
+        'at 1M': model.model,
+        kind,
+        'units/op': (units / VIEWERS).toFixed(2),
+        'hottest key': hottest.id.slice(kind.length + 1).replace(/CODE#\w+/, 'CODE#<code>').replace(/RATE#refresh#\w+/, 'RATE#refresh#<code>'),
+        'units/s on it': Math.round(hottest.rate),
+        'of the key limit': `${((hottest.rate / limit) * 100).toFixed(1)} % of ${limit}`,
+      });
+    }
+  }
+  console.log(`## Partition load at 1M viewers of one event (measured with ${VIEWERS} viewers, extrapolated)\n`);
+  console.log(table(rows));
+  const [hotId, hotRate] = [...combined].filter(([id]) => id.startsWith('write')).sort((a, b) => b[1] - a[1])[0] ?? ['-', 0];
+  console.log(`\nAll four phases at once (an upper bound): hottest write key ${hotId.slice(6)} at ${Math.round(hotRate)} WCU/s.`);
+  const statusReads = [...(tallies.get('status') ?? new Map<string, Tally>())].reduce((sum, [, t]) => sum + t.units, 0) / VIEWERS;
+  console.log(
+    `Status poll: ${statusReads.toFixed(2)} RCU per origin request on the event item; CloudFront keeps it 5 s per edge, so ~600 edges cost ${Math.round((600 / 5) * statusReads)} RCU/s (uncached, 1M pages every 5 s would be ${Math.round((AUDIENCE / 5) * statusReads)}).`,
+  );
+  const adminUnits = [...(tallies.get('admin') ?? new Map<string, Tally>())];
+  const adminReads = adminUnits.filter(([id]) => id.startsWith('read')).reduce((sum, [, t]) => sum + t.units, 0);
+  console.log(`Admin event details + dashboard + event list: ${adminReads.toFixed(1)} RCU in total (counters; no code is read).`);
+  console.log(`\nEvery key under ${LIMIT_WCU} WCU/s and ${LIMIT_RCU} RCU/s in every phase: ${worst < 1 ? 'yes' : 'NO'} (worst ${(worst * 100).toFixed(1)} % of a limit).`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
