@@ -22,11 +22,11 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  * Runs `npm start`'s program as a child process, exactly as a user would, on
  * free ports and in-memory data, and waits for its `ready` line.
  */
-export async function startLocalSystem(env: Record<string, string> = {}): Promise<LocalSystem> {
+export async function startLocalSystem(env: Record<string, string> = {}, options: { root?: string } = {}): Promise<LocalSystem> {
   const adminPassword = `pw-${randomBytes(8).toString('hex')}`;
   const internalApiKey = `ik-${randomBytes(16).toString('hex')}`;
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
-    cwd: root,
+    cwd: options.root ?? root,
     env: {
       ...process.env,
       API_PORT: '0',

@@ -1,0 +1,108 @@
+/**
+ * Heartbeat and validate throughput with 64 concurrent clients, this tree
+ * against a baseline (default: the merge base with `main`, i.e. before this
+ * branch), each the local system (`npm start`'s program) in its own process.
+ * Runs alternate baseline/current twice and report medians and the ratio.
+ * Run: npm run bench -- api-throughput   (BASELINE_REF=<git ref> to choose)
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startLocalSystem } from '../test/support/local-system';
+import { bearer, call } from '../test/support/http';
+import { median, percentile, table } from './lib/stats';
+
+const CLIENTS = 64;
+const PER_CLIENT = 15;
+const ROUNDS = 2;
+
+function checkoutBaseline(): { root: string; ref: string; remove(): void } {
+  const ref = process.env.BASELINE_REF ?? execFileSync('git', ['merge-base', 'HEAD', 'main']).toString().trim();
+  const root = mkdtempSync(join(tmpdir(), 'stagedoor-baseline-'));
+  execFileSync('sh', ['-c', `git archive ${ref} | tar -x -C ${root}`]);
+  symlinkSync(resolve('node_modules'), join(root, 'node_modules'));
+  return { root, ref: ref.slice(0, 10), remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+async function measure(root: string | undefined): Promise<Record<'validate' | 'heartbeat', { rate: number; p50: number; p99: number }>> {
+  const system = await startLocalSystem({ LOG_LEVEL: 'error' }, { root });
+  const api = system.urls.api!;
+  try {
+    const event = await system.admin('POST', '/api/admin/events', {
+      title: 'Throughput',
+      startsAt: new Date().toISOString(),
+      endsAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const codes: string[] = [];
+    while (codes.length < CLIENTS * PER_CLIENT) {
+      const batch = await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 500 });
+      codes.push(...batch.tokens.map((t: { code: string }) => t.code));
+    }
+    let n = 0;
+    // Distinct addresses: the baseline counted every validation against its address's 5 a minute.
+    const nextIp = () => `127.${20 + ((n >> 16) & 0xff)}.${(n >> 8) & 0xff}.${(n++ & 0xff) || 1}`;
+    const jwts: string[] = [];
+    const run = async (op: () => Promise<void>) => {
+      const latencies: number[] = [];
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          for (let i = 0; i < PER_CLIENT; i++) {
+            const t0 = performance.now();
+            await op();
+            latencies.push(performance.now() - t0);
+          }
+        }),
+      );
+      latencies.sort((a, b) => a - b);
+      return { rate: latencies.length / ((performance.now() - started) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+    };
+    const validate = await run(async () => {
+      const res = await call('POST', `${api}/api/tokens/validate`, { json: { code: codes.pop() }, from: nextIp() });
+      if (res.status !== 200) throw new Error(`validate ${res.status} ${res.text}`);
+      jwts.push(res.body.playbackToken);
+    });
+    let k = 0;
+    const heartbeat = await run(async () => {
+      const res = await call('POST', `${api}/api/playback/heartbeat`, { headers: bearer(jwts[k++ % jwts.length]!) });
+      if (res.status !== 200) throw new Error(`heartbeat ${res.status} ${res.text}`);
+    });
+    return { validate, heartbeat };
+  } finally {
+    await system.stop();
+  }
+}
+
+async function main() {
+  const baseline = checkoutBaseline();
+  const results = { baseline: [] as Awaited<ReturnType<typeof measure>>[], current: [] as Awaited<ReturnType<typeof measure>>[] };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      results.baseline.push(await measure(baseline.root));
+      results.current.push(await measure(undefined));
+    }
+  } finally {
+    baseline.remove();
+  }
+  const rows = (['validate', 'heartbeat'] as const).map((endpoint) => {
+    const rate = (which: 'baseline' | 'current') => median(results[which].map((r) => r[endpoint].rate));
+    const p50 = (which: 'baseline' | 'current') => median(results[which].map((r) => r[endpoint].p50));
+    return {
+      endpoint,
+      clients: CLIENTS,
+      [`req/s before (${baseline.ref})`]: rate('baseline'),
+      'req/s after': rate('current'),
+      'after/before': `${(rate('current') / rate('baseline')).toFixed(2)}x`,
+      'p50 ms before': p50('baseline'),
+      'p50 ms after': p50('current'),
+    };
+  });
+  console.log(`## Heartbeat and validate throughput, ${CLIENTS} clients (local system, medians of ${ROUNDS} alternating runs)\n`);
+  console.log(table(rows));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
