@@ -63,9 +63,11 @@ async function measure(root: string | undefined): Promise<Record<'validate' | 'h
       if (res.status !== 200) throw new Error(`validate ${res.status} ${res.text}`);
       jwts.push(res.body.playbackToken);
     });
+    // The newest sessions: on a loaded machine the first ones could near the 90 s timeout.
+    const live = jwts.slice(-256);
     let k = 0;
     const heartbeat = await run(async () => {
-      const res = await call('POST', `${api}/api/playback/heartbeat`, { headers: bearer(jwts[k++ % jwts.length]!) });
+      const res = await call('POST', `${api}/api/playback/heartbeat`, { headers: bearer(live[k++ % live.length]!) });
       if (res.status !== 200) throw new Error(`heartbeat ${res.status} ${res.text}`);
     });
     return { validate, heartbeat };

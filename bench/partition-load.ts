@@ -80,6 +80,7 @@ async function main() {
   });
 
   try {
+    recorder.setRecording(false);
     const login = await call('POST', `${api}/api/admin/login`, { json: { password: adminPassword } });
     const cookie = String((login.headers['set-cookie'] as string[])[0]).split(';')[0]!;
     const admin = async (method: string, path: string, json?: unknown) => {
@@ -98,6 +99,7 @@ async function main() {
       codes.push(...batch.tokens.map((t: { code: string }) => t.code));
     }
 
+    recorder.setRecording(true);
     const jwts: string[] = [];
     const each = async (name: Phase | 'status' | 'admin', count: number, run: (i: number) => Promise<void>) => {
       phase = name;

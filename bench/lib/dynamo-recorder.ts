@@ -31,6 +31,8 @@ export interface Recorder {
   endpoint: string;
   /** Called with every charge; the bench attributes it to the operation under way. */
   onCharge(listener: (charge: Charge) => void): void;
+  /** While false (e.g. during setup) requests pass straight through, uncounted. */
+  setRecording(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,7 @@ export async function startDynamoRecorder(target: string): Promise<Recorder> {
   const listeners: ((charge: Charge) => void)[] = [];
   const emit = (charges: Charge[]) => charges.forEach((charge) => listeners.forEach((listener) => listener(charge)));
   const locks = new Map<string, Promise<unknown>>();
+  let recording = true;
 
   const direct = new DynamoDBClient({ endpoint: target, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const asAttributes = (item: Item) => item as unknown as Record<string, AttributeValue>;
@@ -161,7 +164,9 @@ export async function startDynamoRecorder(target: string): Promise<Recorder> {
       const operation = String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
       const payload = JSON.parse(raw.toString() || '{}');
       let result: { status: number; headers?: Record<string, string>; text: string };
-      if (operation === 'PutItem' || operation === 'UpdateItem' || operation === 'DeleteItem') {
+      if (!recording) {
+        result = await forward(request, raw);
+      } else if (operation === 'PutItem' || operation === 'UpdateItem' || operation === 'DeleteItem') {
         const key: Item = operation === 'PutItem' ? { pk: payload.Item.pk, sk: payload.Item.sk } : payload.Key;
         result = await recordedWrite(payload.TableName, key, () => forward(request, raw));
       } else if (operation === 'BatchWriteItem') {
@@ -195,6 +200,9 @@ export async function startDynamoRecorder(target: string): Promise<Recorder> {
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     onCharge: (listener) => listeners.push(listener),
+    setRecording: (on) => {
+      recording = on;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         direct.destroy();
