@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../domain/errors';
 import { codeDenyUntil, endedSessionOf, endedSessionsToKeep, releaseNeedsEdge } from '../domain/edge-deny';
-import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord } from '../domain/records';
+import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, LiveSession } from '../domain/records';
 import type { EventChanges, EventCounters, Store } from '../domain/store';
 import { CODE_SHARDS, FEED_SHARDS, tableSchema } from './table-schema';
 
@@ -23,6 +23,24 @@ const COUNTER_SHARDS = 32;
 /** Presence is counted in buckets of this many seconds; old buckets are collected by TTL. */
 const PRESENCE_BUCKET_SECONDS = 10;
 const PRESENCE_KEEP_SECONDS = 24 * 60 * 60;
+
+/** A page of live sessions reads at most this many times its limit in codes. */
+const LIVE_SCAN_FACTOR = 5;
+
+function encodeCursor(shard: number, key: Item | undefined): string {
+  return Buffer.from(JSON.stringify({ shard, key })).toString('base64url');
+}
+
+/** An unreadable cursor starts from the beginning rather than failing the listing. */
+function decodeCursor(cursor: string | null | undefined): { shard: number; key: Item | undefined } {
+  if (!cursor) return { shard: 0, key: undefined };
+  try {
+    const { shard, key } = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { shard: number; key?: Item };
+    return Number.isInteger(shard) && shard >= 0 ? { shard, key } : { shard: 0, key: undefined };
+  } catch {
+    return { shard: 0, key: undefined };
+  }
+}
 
 /** FNV-1a: a stable, well-spread shard number for a key (same key, same shard, on every instance). */
 export function shardOf(key: string, shards: number): number {
@@ -331,6 +349,55 @@ export class DynamoStore implements Store {
       .flat()
       .sort((a, b) => ((a.codesSk as string) < (b.codesSk as string) ? 1 : -1))
       .map(toCodeSummary);
+  }
+
+  async listLiveSessions(args: { eventId: string; staleBefore: string; limit: number; cursor?: string | null }) {
+    let { shard, key } = decodeCursor(args.cursor);
+    const sessions: LiveSession[] = [];
+    let scanned = 0;
+    while (shard < CODE_SHARDS && sessions.length < args.limit && scanned < args.limit * LIVE_SCAN_FACTOR) {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: 'codesByEvent',
+          KeyConditionExpression: 'codesPk = :shard',
+          ExpressionAttributeValues: { ':shard': eventCodesPk(args.eventId, shard) },
+          Limit: Math.min(100, args.limit),
+          ExclusiveStartKey: key,
+        }),
+      );
+      const codes = ((page.Items ?? []) as Item[]).map((item) => item.code as string);
+      scanned += codes.length;
+      for (const item of await this.getCodeItems(codes, ['code', 'tokenId', '#session'])) {
+        const session = item.session as LiveSession['session'] | null | undefined;
+        if (session && session.heartbeatAt >= args.staleBefore) sessions.push({ code: item.code as string, tokenId: item.tokenId as string, session });
+      }
+      key = page.LastEvaluatedKey as Item | undefined;
+      if (!key) shard++;
+    }
+    return { sessions, cursor: shard < CODE_SHARDS ? encodeCursor(shard, key) : null };
+  }
+
+  /** Code items by code, 100 per BatchGet, retrying what DynamoDB left unprocessed. */
+  private async getCodeItems(codes: string[], attributes: string[]): Promise<Item[]> {
+    const items: Item[] = [];
+    for (let i = 0; i < codes.length; i += 100) {
+      let keys: Item[] | undefined = codes.slice(i, i + 100).map(codeKey);
+      for (let attempt = 0; keys && keys.length > 0; attempt++) {
+        if (attempt > 8) throw new Error('could not read all codes');
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+        const { Responses, UnprocessedKeys } = await this.client.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [this.table]: { Keys: keys, ProjectionExpression: attributes.join(', '), ExpressionAttributeNames: { '#session': 'session' } },
+            },
+          }),
+        );
+        items.push(...((Responses?.[this.table] ?? []) as Item[]));
+        keys = UnprocessedKeys?.[this.table]?.Keys as Item[] | undefined;
+      }
+    }
+    return items;
   }
 
   async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord> {

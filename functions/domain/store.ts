@@ -1,4 +1,4 @@
-import type { CodeAccessState, CodeRecord, CodeSummary, EndedSession, EventAccessState, EventRecord, PlaybackSession } from './records';
+import type { CodeAccessState, CodeRecord, CodeSummary, EndedSession, EventAccessState, EventRecord, LiveSession, PlaybackSession } from './records';
 
 export type EventChanges = Partial<
   Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey'>
@@ -43,6 +43,16 @@ export interface Store {
   getCodeById(id: string): Promise<CodeRecord | null>;
   /** The event's codes, newest first, without their session state. */
   listCodes(eventId: string): Promise<CodeSummary[]>;
+  /**
+   * One page of the event's live sessions (heartbeat at or after `staleBefore`), walking its code
+   * shards in order and reading the code items in batches: no hot partition at any audience size.
+   * A page reads at most a few times `limit` codes, so it may hold fewer sessions; `cursor` is null
+   * once every code was seen.
+   */
+  listLiveSessions(args: { eventId: string; staleBefore: string; limit: number; cursor?: string | null }): Promise<{
+    sessions: LiveSession[];
+    cursor: string | null;
+  }>;
   /** Throws NotFound. Revoking records until when the edge must deny the code (`denyUntil`). */
   setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord>;
 

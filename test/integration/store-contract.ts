@@ -299,6 +299,36 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
       expect((await store.eventCounters({ eventId: event.id, presenceSince: iso(-7_200_000) })).presence).toBe(20);
     });
 
+    it('lists an event\'s live sessions page by page across its shards', async () => {
+      const event = sampleEvent();
+      await store.createEvent(event);
+      const codes = Array.from({ length: 30 }, () => sampleCode(event.id));
+      await Promise.all(codes.map((code) => store.createCode(code)));
+      const live = codes.slice(0, 12);
+      await Promise.all(live.map((code, i) => claimFresh(code.code, `sid-${i}`)));
+      const stale = codes[12]!;
+      await store.claimSession({
+        code: stale.code,
+        expectedRevision: 0,
+        session: { id: 'stale', startedAt: iso(-600_000), heartbeatAt: iso(-600_000) },
+        endedSessions: [],
+        redeemed: null,
+        now: iso(),
+      });
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page = await store.listLiveSessions({ eventId: event.id, staleBefore: iso(-60_000), limit: 5, cursor });
+        expect(page.sessions.length).toBeLessThan(10);
+        seen.push(...page.sessions.map((s) => s.code));
+        cursor = page.cursor;
+        pages++;
+      } while (cursor && pages < 100);
+      expect(cursor).toBeNull();
+      expect(seen.sort()).toEqual(live.map((c) => c.code).sort());
+    });
+
     it('reads a rate-limit window without counting', async () => {
       await withinOneWindow(60);
       const key = `test#${randomId()}`;
