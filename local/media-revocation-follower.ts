@@ -11,7 +11,9 @@ const feedSchema = z.object({
   eventDeactivations: z.array(z.object({ eventId: z.string(), deactivatedAt: z.string(), tokenCodes: z.array(z.string()) })),
   unrevocations: z.array(z.object({ code: z.string(), unrevokedAt: z.string() })).default([]),
   eventReactivations: z.array(z.object({ eventId: z.string(), reactivatedAt: z.string() })).default([]),
-  endedSessions: z.array(z.object({ sessionId: z.string(), code: z.string(), endedAt: z.string() })).default([]),
+  endedSessions: z
+    .array(z.object({ sessionId: z.string(), code: z.string(), endedAt: z.string(), longLivedUntil: z.string().optional() }))
+    .default([]),
   serverTime: z.string().min(1),
 });
 

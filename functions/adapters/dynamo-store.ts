@@ -9,6 +9,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../domain/errors';
+import { endedSessionMatters, endOf } from '../domain/ended-sessions';
 import type { CodeRecord, EventRecord } from '../domain/records';
 import type { EventChanges, Store } from '../domain/store';
 import { tableSchema } from './table-schema';
@@ -362,13 +363,44 @@ export class DynamoStore implements Store {
     );
   }
 
+  async markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: codeKey(args.code),
+          UpdateExpression: 'SET #session.longLivedUntil = :until',
+          ConditionExpression:
+            '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true' +
+            ' AND (attribute_not_exists(#session.longLivedUntil) OR #session.longLivedUntil < :until)',
+          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeValues: {
+            ':until': args.until,
+            ':sid': args.sessionId,
+            ':staleBefore': args.staleBefore,
+            ':false': false,
+            ':true': true,
+          },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const code = await this.getCode(args.code);
+      if (!code || code.isRevoked || !code.eventActive) throw new AccessRevoked('code or event no longer active');
+      const session = code.session;
+      const live = session?.id === args.sessionId && session.heartbeatAt >= args.staleBefore;
+      // Marked already with a later time: nothing to do.
+      if (!live || (session.longLivedUntil ?? '') < args.until) throw new SessionGone('session ended');
+    }
+  }
+
   async releaseSession(args: { code: string; sessionId: string; now: string; keepEndedAfter: string }): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const code = await this.getCode(args.code);
       if (!code || code.session?.id !== args.sessionId) return;
       const ended = [
-        ...code.endedSessions.filter((entry) => entry.endedAt >= args.keepEndedAfter),
-        { sessionId: args.sessionId, endedAt: args.now },
+        ...code.endedSessions.filter((entry) => endedSessionMatters(entry, args.keepEndedAfter, args.now)),
+        endOf(code.session, args.now),
       ];
       try {
         await this.client.send(

@@ -6,8 +6,8 @@ import type { SigningKeys } from '../domain/signing-keys';
 /**
  * The KeyValueStore key scheme read by `edge/validate-request.js`, written by
  * the edge-sync Lambda (AWS) and by the local media server (in memory).
- * A key's presence is the fact; values stay tiny: the signing secret, or the
- * epoch seconds of the change (used only to collect old session entries).
+ * A key's presence is the fact; values stay tiny: the signing secret, the
+ * epoch seconds of the change, or for `s:` until when the entry is needed.
  */
 const kvsKey = {
   signingKey: (kid: string) => `k:${kid}`,
@@ -21,10 +21,18 @@ const OWN_KEY = /^[kces]:/;
 const ENDED_SESSION = /^s:/;
 
 /**
- * No JWT is issued for a session after it ended, so its entry matters only
- * until the last JWT issued before the end expires; 5 minutes cover clock skew.
+ * No credential is issued for a session after it ended, so its entry matters
+ * only until the last one issued before the end expires: its last JWT, or its
+ * long-lived playback URL (`longLivedUntil`); 5 minutes cover clock skew.
  */
-const ENDED_SESSION_RETENTION_SECONDS = PLAYBACK_TOKEN_TTL_SECONDS + 300;
+const CLOCK_SKEW_SECONDS = 300;
+
+/** The `s:` value: epoch seconds until which the edge must deny the session. */
+function endedSessionKeptUntil(ended: { endedAt: string; longLivedUntil?: string }, now: Date): string {
+  const jwtsExpire = Number(epochSeconds(ended.endedAt, now)) + PLAYBACK_TOKEN_TTL_SECONDS;
+  const urlExpires = ended.longLivedUntil ? Number(epochSeconds(ended.longLivedUntil, now)) : 0;
+  return String(Math.max(jwtsExpire, urlExpires) + CLOCK_SKEW_SECONDS);
+}
 
 /** `value: null` deletes the key. */
 export interface KvsChange {
@@ -54,7 +62,7 @@ export function changesFromFeed(feed: RevocationFeed, now: Date): KvsChange[] {
     ...feed.unrevocations.map((u) => ({ key: kvsKey.revokedCode(u.code), value: null })),
     ...feed.eventDeactivations.map((d) => ({ key: kvsKey.deactivatedEvent(d.eventId), value: epochSeconds(d.deactivatedAt, now) })),
     ...feed.eventReactivations.map((r) => ({ key: kvsKey.deactivatedEvent(r.eventId), value: null })),
-    ...feed.endedSessions.map((s) => ({ key: kvsKey.endedSession(s.sessionId), value: epochSeconds(s.endedAt, now) })),
+    ...feed.endedSessions.map((s) => ({ key: kvsKey.endedSession(s.sessionId), value: endedSessionKeptUntil(s, now) })),
   ];
 }
 
@@ -66,7 +74,7 @@ export function entriesOfCode(code: CodeAccess, now: Date): Map<string, string> 
   const entries = new Map<string, string>();
   if (code.isRevoked) entries.set(kvsKey.revokedCode(code.code), epochSeconds(code.revokedAt, now));
   for (const ended of code.endedSessions) {
-    const value = epochSeconds(ended.endedAt, now);
+    const value = endedSessionKeptUntil(ended, now);
     const key = kvsKey.endedSession(ended.sessionId);
     if (!isExpiredSessionEntry(key, value, now)) entries.set(key, value);
   }
@@ -80,9 +88,9 @@ export function entriesOfEvent(event: EventAccess, now: Date): Map<string, strin
   return entries;
 }
 
-/** Session entries past their retention are useless to the edge: every JWT they could deny has expired. */
+/** Session entries past their retention are useless to the edge: every credential they could deny has expired. */
 export function isExpiredSessionEntry(key: string, value: string, now: Date): boolean {
-  return ENDED_SESSION.test(key) && Number(value) + ENDED_SESSION_RETENTION_SECONDS < now.getTime() / 1000;
+  return ENDED_SESSION.test(key) && Number(value) < now.getTime() / 1000;
 }
 
 /** What turns `before` into `after`, restricted to this project's keys. */

@@ -28,11 +28,15 @@ export interface PlaybackSession {
   id: string;
   startedAt: string;
   heartbeatAt: string;
+  /** Set once the session was handed a long-lived playback URL: until when that URL could work. */
+  longLivedUntil?: string;
 }
 
 export interface EndedSession {
   sessionId: string;
   endedAt: string;
+  /** Carried over from the session: its end must reach the edge and stay there until then. */
+  longLivedUntil?: string;
 }
 
 export interface CodeRecord {

@@ -35,7 +35,7 @@ export async function buildRevocationFeed(deps: { store: Store; now(): Date }, s
       else feed.unrevocations.push({ code: code.code, unrevokedAt: code.revokedChangedAt });
     }
     for (const ended of code.endedSessions) {
-      if (ended.endedAt >= since) feed.endedSessions.push({ sessionId: ended.sessionId, code: code.code, endedAt: ended.endedAt });
+      if (ended.endedAt >= since) feed.endedSessions.push({ ...ended, code: code.code });
     }
   }
   const deactivated = events.filter((event) => !event.isActive);

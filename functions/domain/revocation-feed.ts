@@ -12,8 +12,11 @@ export interface RevocationFeed {
   unrevocations: { code: string; unrevokedAt: string }[];
   /** Events deactivated earlier and now active again. */
   eventReactivations: { eventId: string; reactivatedAt: string }[];
-  /** Playback sessions ended by release or by another device taking the code over; their JWTs must stop working. */
-  endedSessions: { sessionId: string; code: string; endedAt: string }[];
+  /**
+   * Playback sessions ended by release or by another device taking the code over; their JWTs must stop
+   * working, and so must a long-lived playback URL, which may work until `longLivedUntil`.
+   */
+  endedSessions: { sessionId: string; code: string; endedAt: string; longLivedUntil?: string }[];
   /** Use as the next `since`. It lags the clock a little, so a poller may see an entry twice but never misses one. */
   serverTime: string;
 }

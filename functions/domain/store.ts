@@ -47,6 +47,11 @@ export interface Store {
   }): Promise<CodeRecord>;
   /** One conditional write. SessionGone or AccessRevoked when it does not apply. */
   heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void>;
+  /**
+   * Records that the live session was handed a long-lived playback URL valid until `until`
+   * (kept if later already). SessionGone or AccessRevoked as for a heartbeat.
+   */
+  markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void>;
   /** Ends the session if it is still the code's; no error when it is gone already. */
   releaseSession(args: { code: string; sessionId: string; now: string; keepEndedAfter: string }): Promise<void>;
 

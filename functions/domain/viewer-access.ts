@@ -4,7 +4,9 @@ import { AccessRevoked, CodeInUse, RateLimited, SessionGone } from './errors';
 import { accessEndsAt } from './event-status';
 import { HttpError } from './http-error';
 import { PLAYBACK_TOKEN_TTL_SECONDS, streamPathOf, type PlaybackClaims } from './playback-claims';
+import { endedSessionMatters, endOf } from './ended-sessions';
 import { signPlaybackToken, verifyPlaybackToken } from './playback-token';
+import { playbackUrlOf } from './playback-url';
 import { randomId } from './random';
 import { rateLimitSubject } from './rate-limit-subject';
 import type { CodeRecord, EndedSession, EventRecord } from './records';
@@ -18,6 +20,12 @@ export interface AccessDeps {
 }
 
 const INVALID_PLAYBACK = 'Valid playback token required';
+/**
+ * Upper bound of a long-lived playback URL (for players that cannot refresh):
+ * longer than any show, short enough that the edge's deny key of its session,
+ * kept until then, does not pile up.
+ */
+export const LONG_LIVED_URL_MAX_SECONDS = 12 * 3600;
 
 /** Runs a rate-limit hit; a full window becomes the spec's 429 with `Retry-After`. */
 async function limit(store: Store, key: string, rule: { limit: number; windowSeconds: number }, now: Date, message: string) {
@@ -81,8 +89,8 @@ export async function validateCode(
   if (sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) throw inUse();
 
   const at = now.toISOString();
-  const ended: EndedSession[] = code.endedSessions.filter((entry) => entry.endedAt >= keepEndedAfter(now));
-  if (code.session) ended.push({ sessionId: code.session.id, endedAt: at });
+  const ended: EndedSession[] = code.endedSessions.filter((entry) => endedSessionMatters(entry, keepEndedAfter(now), at));
+  if (code.session) ended.push(endOf(code.session, at));
   const session = { id: randomId(24), startedAt: at, heartbeatAt: at };
   try {
     await deps.store.claimSession({
@@ -102,15 +110,29 @@ export async function validateCode(
     throw inUse();
   }
 
-  const { token, expiresIn } = await signPlaybackToken({ code: code.code, eventId: event.id, sessionId: session.id }, deps.config.signingKeys, now);
+  const grant = { code: code.code, eventId: event.id, sessionId: session.id };
+  const { token, expiresIn } = await signPlaybackToken(grant, deps.config.signingKeys, now);
   return {
     event: viewerEventView(event, now),
     playbackToken: token,
+    playbackUrl: shortPlaybackUrl(deps, input.playbackBaseUrl, grant, now, expiresIn),
     playbackBaseUrl: input.playbackBaseUrl,
     streamPath: streamPathOf(event.id),
     expiresAt: accessEndsAt(event),
     tokenExpiresIn: expiresIn,
   };
+}
+
+/** The header-less URL that lives as long as the JWT issued with it. */
+function shortPlaybackUrl(
+  deps: AccessDeps,
+  playbackBaseUrl: string,
+  grant: { code: string; eventId: string; sessionId: string },
+  now: Date,
+  expiresIn: number,
+): string {
+  const expiresAt = Math.floor(now.getTime() / 1000) + expiresIn;
+  return playbackUrlOf(playbackBaseUrl, { ...grant, expiresAt }, deps.config.signingKeys);
 }
 
 async function playbackClaims(deps: AccessDeps, token: string | null, now: Date, allowExpired: boolean): Promise<PlaybackClaims> {
@@ -124,8 +146,19 @@ async function playbackClaims(deps: AccessDeps, token: string | null, now: Date,
  * A new JWT for the same session, while that session is still the code's
  * live one. Round trips: (rate limit ‖ code ‖ event), all in parallel.
  */
-export async function refreshPlayback(deps: AccessDeps, token: string | null) {
+export async function refreshPlayback(deps: AccessDeps, token: string | null, playbackBaseUrl: string) {
   const now = deps.now();
+  const { code, event, claims } = await liveSessionOf(deps, token, now);
+  const grant = { code: code.code, eventId: event.id, sessionId: claims.sid };
+  const { token: playbackToken, expiresIn } = await signPlaybackToken(grant, deps.config.signingKeys, now);
+  return { playbackToken, playbackUrl: shortPlaybackUrl(deps, playbackBaseUrl, grant, now, expiresIn), tokenExpiresIn: expiresIn };
+}
+
+/**
+ * The checks of refresh (rate limit included): the token's session must be its
+ * code's live one, the code not revoked, the event active and not over.
+ */
+async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) {
   const verified = token ? await verifyPlaybackToken(token, deps.config.signingKeys, now) : { ok: false as const };
   if (!verified.ok) throw new HttpError(401, INVALID_PLAYBACK);
   if (verified.expired) throw new HttpError(410, 'Access has expired');
@@ -142,12 +175,39 @@ export async function refreshPlayback(deps: AccessDeps, token: string | null) {
   if (code.session?.id !== claims.sid || !sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) {
     throw new HttpError(401, INVALID_PLAYBACK);
   }
-  const { token: playbackToken, expiresIn } = await signPlaybackToken(
-    { code: code.code, eventId: event.id, sessionId: claims.sid },
-    deps.config.signingKeys,
-    now,
-  );
-  return { playbackToken, tokenExpiresIn: expiresIn };
+  return { code, event, claims };
+}
+
+/**
+ * A playback URL for a player that cannot refresh (the page's native video,
+ * AirPlay, a TV, VLC): it lasts until the code's access ends, at most
+ * `LONG_LIVED_URL_MAX_SECONDS`. The session is marked, so that its end
+ * (release, takeover) is pushed to the edge and kept there until the URL
+ * expires. Counts against the refresh rate limit; same errors as refresh.
+ */
+export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | null, playbackBaseUrl: string) {
+  const now = deps.now();
+  const { code, event, claims } = await liveSessionOf(deps, token, now);
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const expiresAt = Math.min(Math.floor(Date.parse(accessEndsAt(event)) / 1000), nowSeconds + LONG_LIVED_URL_MAX_SECONDS);
+  try {
+    await deps.store.markSessionLongLived({
+      code: code.code,
+      sessionId: claims.sid,
+      until: new Date(expiresAt * 1000).toISOString(),
+      staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
+    });
+  } catch (error) {
+    if (error instanceof SessionGone) throw new HttpError(401, INVALID_PLAYBACK);
+    if (error instanceof AccessRevoked) throw new HttpError(403, 'Access has been revoked');
+    throw error;
+  }
+  const grant = { code: code.code, eventId: event.id, sessionId: claims.sid, expiresAt };
+  return {
+    playbackUrl: playbackUrlOf(playbackBaseUrl, grant, deps.config.signingKeys),
+    expiresAt: new Date(expiresAt * 1000).toISOString(),
+    expiresIn: expiresAt - nowSeconds,
+  };
 }
 
 /** Keeps the session alive: one conditional write. */

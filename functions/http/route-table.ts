@@ -20,6 +20,7 @@ const route = (method: Method, path: string, area: Area, guard: Guard): RouteSpe
 export const routeTable: RouteSpec[] = [
   route('POST', '/api/tokens/validate', 'public', 'none'),
   route('POST', '/api/playback/refresh', 'public', 'none'),
+  route('POST', '/api/playback/url', 'public', 'none'),
   route('POST', '/api/playback/heartbeat', 'public', 'none'),
   route('POST', '/api/playback/release', 'public', 'none'),
   route('GET', '/api/events/{id}/status', 'public', 'none'),

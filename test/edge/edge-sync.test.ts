@@ -22,7 +22,11 @@ const kvsMock = mockClient(CloudFrontKeyValueStoreClient);
 const S = (value: string): AttributeValue => ({ S: value });
 const BOOL = (value: boolean): AttributeValue => ({ BOOL: value });
 
-function codeImage(fields: { isRevoked?: boolean; revokedAt?: string; ended?: { sessionId: string; endedAt: string }[] }) {
+function codeImage(fields: {
+  isRevoked?: boolean;
+  revokedAt?: string;
+  ended?: { sessionId: string; endedAt: string; longLivedUntil?: string }[];
+}) {
   return {
     pk: S('CODE#ABC123'),
     sk: S('CODE'),
@@ -30,7 +34,11 @@ function codeImage(fields: { isRevoked?: boolean; revokedAt?: string; ended?: { 
     eventId: S('evt-1'),
     isRevoked: BOOL(fields.isRevoked ?? false),
     revokedAt: fields.revokedAt ? S(fields.revokedAt) : { NULL: true as const },
-    endedSessions: { L: (fields.ended ?? []).map((e) => ({ M: { sessionId: S(e.sessionId), endedAt: S(e.endedAt) } })) },
+    endedSessions: {
+      L: (fields.ended ?? []).map((e) => ({
+        M: { sessionId: S(e.sessionId), endedAt: S(e.endedAt), ...(e.longLivedUntil ? { longLivedUntil: S(e.longLivedUntil) } : {}) },
+      })),
+    },
   };
 }
 
@@ -89,6 +97,17 @@ describe('edge-sync: DynamoDB stream', () => {
     const ended = [{ sessionId: 'sid-1', endedAt: '2026-11-21T11:59:50.000Z' }];
     await handlerWith()({ Records: [record(codeImage({}), codeImage({ ended }))] });
     expect(updateInputs()[0]).toMatchObject({ Puts: [{ Key: 's:sid-1' }], Deletes: [] });
+  });
+
+  it('an ended session keeps s: until its last JWT, or its long-lived playback URL, expired (plus 5 min of skew)', async () => {
+    const endedAt = '2026-11-21T11:59:50.000Z';
+    const longLivedUntil = '2026-11-21T20:00:00.000Z';
+    const ended = [{ sessionId: 'sid-1', endedAt }, { sessionId: 'sid-tv', endedAt, longLivedUntil }];
+    await handlerWith()({ Records: [record(codeImage({}), codeImage({ ended }))] });
+    expect(updateInputs()[0]!.Puts).toEqual([
+      { Key: 's:sid-1', Value: String(Date.parse(endedAt) / 1000 + 600 + 300) },
+      { Key: 's:sid-tv', Value: String(Date.parse(longLivedUntil) / 1000 + 300) },
+    ]);
   });
 
   it('a change that does not touch access writes nothing', async () => {

@@ -184,6 +184,41 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
       expect(after.endedSessions).toEqual([{ sessionId: sid, endedAt: at }]);
     });
 
+    it('marks a session long-lived (only later), carries the mark into its end and keeps that end until then', async () => {
+      const { event, code } = await eventWithCode();
+      const sid = randomId();
+      await claimFresh(code.code, sid);
+      const later = iso(3_600_000);
+      await store.markSessionLongLived({ code: code.code, sessionId: sid, until: later, staleBefore: iso(-60_000) });
+      await store.markSessionLongLived({ code: code.code, sessionId: sid, until: iso(60_000), staleBefore: iso(-60_000) });
+      expect((await store.getCode(code.code))!.session?.longLivedUntil).toBe(later);
+      await expect(
+        store.markSessionLongLived({ code: code.code, sessionId: 'other', until: later, staleBefore: iso(-60_000) }),
+      ).rejects.toBeInstanceOf(SessionGone);
+      await store.setEventActive(event.id, false, iso());
+      await expect(
+        store.markSessionLongLived({ code: code.code, sessionId: sid, until: iso(7_200_000), staleBefore: iso(-60_000) }),
+      ).rejects.toBeInstanceOf(AccessRevoked);
+      await store.setEventActive(event.id, true, iso());
+
+      const at = iso();
+      await store.releaseSession({ code: code.code, sessionId: sid, now: at, keepEndedAfter: iso(-600_000) });
+      expect((await store.getCode(code.code))!.endedSessions).toEqual([{ sessionId: sid, endedAt: at, longLivedUntil: later }]);
+      // A later release of another session prunes plain ended sessions older than a JWT, not this one.
+      const next = randomId();
+      const released = (await store.getCode(code.code))!;
+      await store.claimSession({
+        code: code.code,
+        expectedRevision: released.revision,
+        session: { id: next, startedAt: iso(), heartbeatAt: iso() },
+        endedSessions: released.endedSessions,
+        redeemed: null,
+        now: iso(),
+      });
+      await store.releaseSession({ code: code.code, sessionId: next, now: iso(), keepEndedAfter: iso(60_000) });
+      expect((await store.getCode(code.code))!.endedSessions.map((ended) => ended.sessionId)).toEqual([sid, next]);
+    });
+
     it('counts rate-limit hits atomically', async () => {
       await withinOneWindow(60);
       const key = `test#${randomId()}`;
