@@ -10,6 +10,7 @@ import { startApiServer } from './api-server';
 import { startMediaServer } from './media-server';
 import { buildWeb } from '../web/build';
 import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
+import { parseLadder } from '../ingest-container/src/hls/ffmpeg-args';
 
 async function main(): Promise<void> {
   // Local mode runs on the Node it finds; the SDK's notice about future Node 22 releases is noise here.
@@ -49,7 +50,8 @@ async function main(): Promise<void> {
       ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg',
       segmentSeconds: 2,
       listSize: 6,
-      ladder: [],
+      // Same variable as the ingest container's -hls-ladder: an adaptive ladder instead of copied codecs.
+      ladder: parseLadder(process.env.INGEST_HLS_LADDER ?? ''),
     },
     platform: { apiUrl: api.url, apiKey: config.internalApiKey },
     logLevel: isLogLevel(config.logLevel) ? config.logLevel : 'info',
