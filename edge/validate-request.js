@@ -18,7 +18,8 @@ const NBF_LEEWAY_SECONDS = 5;
 const MEDIA_URI = /^\/streams\/([A-Za-z0-9_-]+)\/[A-Za-z0-9_.\/-]*\.(m3u8|ts|m4s|mp4)$/;
 // Ids end up in KVS keys: a strict alphabet keeps them short and unambiguous.
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
-const PATH_CREDENTIAL = /^\/streams\/([A-Za-z0-9_-]+)\/~([^\/]+)(\/.*)$/;
+// `~` may arrive percent-encoded from a client that escapes it.
+const PATH_CREDENTIAL = /^\/streams\/([A-Za-z0-9_-]+)\/(?:~|%7[Ee])([^\/]+)(\/.*)$/;
 const B64URL = /^[A-Za-z0-9_-]+$/;
 const CORS = {
   'access-control-allow-origin': { value: '*' },

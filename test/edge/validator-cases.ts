@@ -146,6 +146,7 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
       { name: 'path credential: entry playlist, credential cut from the URI', request: get(at(good)), expected: pass(manifest) },
       { name: 'path credential: variant of the ladder', request: get(at(good, '720p/index.m3u8')), expected: pass('/streams/evt-a/720p/index.m3u8') },
       { name: 'path credential: HEAD of a segment', request: get(at(good, '720p/seg-00001.ts'), {}, {}, 'HEAD'), expected: pass('/streams/evt-a/720p/seg-00001.ts') },
+      { name: 'path credential: a percent-encoded ~ is the same', request: get(at(good).replace('/~', '/%7E')), expected: pass(manifest) },
       { name: 'path credential: token query is stripped too', request: get(at(good), {}, { token: 'x', v: '1' }), expected: pass(manifest, ['v']) },
       { name: 'path credential wins over a Bearer header', request: get(at(good), bearer('not-a-jwt')), expected: pass(manifest) },
       { name: 'path credential signed with a second listed key', request: get(at(credential({}, k2, 'k2'))), expected: pass(manifest) },
