@@ -153,7 +153,8 @@ export class Watch {
   /** The element plays the long-lived URL; when it fails, a heartbeat tells lost access from a missing stream. */
   async #playNatively(outcomes: { onPlaying(): void; onUnavailable(): void; onEnded(): void }): Promise<void> {
     const url = await this.#session.longLivedUrl();
-    if (this.#over) return;
+    // The viewer may have stopped (or access ended) while the URL was on its way.
+    if (this.#over || this.#session.stopped) return;
     if (!url) return outcomes.onUnavailable();
     this.#player?.destroy();
     this.#player = startNativePlayer(els.video, url.playbackUrl, {
