@@ -9,12 +9,19 @@ import type { Player } from './player';
 
 /** The HLS type an element names when it can play it natively. */
 const HLS_TYPE = 'application/vnd.apple.mpegurl';
+/**
+ * A refused playlist often makes the element wait rather than fail: stalled
+ * this long, the caller is told, so a revoke shows before the next heartbeat.
+ */
+const STALL_REPORT_MS = 8_000;
 
 export interface NativePlayerCallbacks {
   /** The element gave up: access may be over, or the stream is not there. */
   onFailed(): void;
   onEnded(): void;
   onPlaying(): void;
+  /** No progress for a while: worth asking whether access is over. */
+  onStalled(): void;
 }
 
 export function canPlayHlsNatively(video: HTMLVideoElement): boolean {
@@ -28,10 +35,22 @@ export function startNativePlayer(video: HTMLVideoElement, url: string, callback
     destroy();
     report();
   };
-  const onPlaying = () => callbacks.onPlaying();
+  let stallTimer: ReturnType<typeof setTimeout> | undefined;
+  const onPlaying = () => {
+    clearTimeout(stallTimer);
+    stallTimer = undefined;
+    callbacks.onPlaying();
+  };
+  const onWaiting = () => {
+    stallTimer ??= setTimeout(() => {
+      stallTimer = undefined;
+      callbacks.onStalled();
+    }, STALL_REPORT_MS);
+  };
   const onEnded = () => finish(callbacks.onEnded);
   const onError = () => finish(callbacks.onFailed);
   video.addEventListener('playing', onPlaying);
+  video.addEventListener('waiting', onWaiting);
   video.addEventListener('ended', onEnded);
   video.addEventListener('error', onError);
   video.src = url;
@@ -46,7 +65,9 @@ export function startNativePlayer(video: HTMLVideoElement, url: string, callback
   function destroy(): void {
     if (done) return;
     done = true;
+    clearTimeout(stallTimer);
     video.removeEventListener('playing', onPlaying);
+    video.removeEventListener('waiting', onWaiting);
     video.removeEventListener('ended', onEnded);
     video.removeEventListener('error', onError);
     video.pause();

@@ -160,6 +160,7 @@ export class Watch {
     this.#player = startNativePlayer(els.video, url.playbackUrl, {
       onPlaying: outcomes.onPlaying,
       onEnded: outcomes.onEnded,
+      onStalled: () => void this.#session.verify(),
       onFailed: async () => {
         showOverlay({ title: 'Checking your access…' });
         if (await this.#session.verify()) outcomes.onUnavailable();
