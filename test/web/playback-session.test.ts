@@ -131,6 +131,18 @@ describe('PlaybackSession', () => {
     expect(onLost).not.toHaveBeenCalled();
   });
 
+  it('asks for a new long-lived URL when the one it has is about to expire', async () => {
+    const soon = { playbackUrl: 'https://media.test/long-1', expiresAt: new Date(Date.now() + 10 * 60_000).toISOString() };
+    const later = { playbackUrl: 'https://media.test/long-2', expiresAt: new Date(Date.now() + 12 * 3_600_000).toISOString() };
+    stubApi({ '/api/playback/url': [{ status: 200, body: soon }, { status: 200, body: later }] });
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost: vi.fn() });
+    expect(await session.longLivedUrl()).toEqual(soon);
+    await vi.advanceTimersByTimeAsync(4 * 60_000);
+    expect(await session.longLivedUrl()).toEqual(soon);
+    await vi.advanceTimersByTimeAsync(2 * 60_000);
+    expect(await session.longLivedUrl()).toEqual(later);
+  });
+
   it('reports lost access when the long-lived URL is refused, and when a verifying heartbeat is', async () => {
     stubApi({
       '/api/playback/url': [{ status: 403, body: { error: 'Access has been revoked' } }],

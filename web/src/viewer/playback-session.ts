@@ -32,10 +32,15 @@ export interface LongLivedUrl {
   expiresAt: string;
 }
 
+/** A long-lived URL this close to its expiry is not handed out again: a player would lose it mid-show. */
+const LONG_LIVED_RENEW_BEFORE_MS = 5 * 60_000;
+
 export class PlaybackSession {
   #token: string;
   #playbackUrl: string;
   #longLived: Promise<LongLivedUrl | null> | undefined;
+  /** When the reused long-lived URL expires (ms); a new one is asked for shortly before. */
+  #longLivedExpiresAt: number | undefined;
   #expiresAt: number;
   #refreshTimer: ReturnType<typeof setTimeout> | undefined;
   #heartbeatTimer: ReturnType<typeof setInterval> | undefined;
@@ -68,8 +73,12 @@ export class PlaybackSession {
    * said access is over, `onLost` has fired.
    */
   longLivedUrl(): Promise<LongLivedUrl | null> {
+    if (this.#longLivedExpiresAt !== undefined && this.#longLivedExpiresAt - this.#options.now() < LONG_LIVED_RENEW_BEFORE_MS) {
+      this.#longLived = this.#longLivedExpiresAt = undefined;
+    }
     this.#longLived ??= this.#askLongLivedUrl().then((answer) => {
       if (!answer) this.#longLived = undefined;
+      else this.#longLivedExpiresAt = Date.parse(answer.expiresAt);
       return answer;
     });
     return this.#longLived;
