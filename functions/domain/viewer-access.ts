@@ -25,7 +25,7 @@ const INVALID_PLAYBACK = 'Valid playback token required';
  * longer than any show, short enough that the edge's deny key of its session,
  * kept until then, does not pile up.
  */
-export const LONG_LIVED_URL_MAX_SECONDS = 12 * 3600;
+const LONG_LIVED_URL_MAX_SECONDS = 12 * 3600;
 
 /** Runs a rate-limit hit; a full window becomes the spec's 429 with `Retry-After`. */
 async function limit(store: Store, key: string, rule: { limit: number; windowSeconds: number }, now: Date, message: string) {
