@@ -1,3 +1,4 @@
+import type { AccountStore } from './account-store';
 import type { CodeRecord, EndedSession, EventRecord, PlaybackSession } from './records';
 
 export type EventChanges = Partial<
@@ -9,7 +10,7 @@ export type EventChanges = Partial<
  * `errors.ts` (NotFound, AlreadyExists, CodeInUse, SessionGone, AccessRevoked,
  * RateLimited) and nothing from their SDK.
  */
-export interface Store {
+export interface Store extends AccountStore {
   createEvent(event: EventRecord): Promise<void>;
   getEvent(id: string): Promise<EventRecord | null>;
   listEvents(): Promise<EventRecord[]>;
