@@ -50,6 +50,9 @@ describe('web: admin console', () => {
     // Sign in with the keyboard only.
     await page.goto(`${api}/admin/`);
     await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('username');
+    await page.keyboard.type('owner');
+    await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('password');
     await page.keyboard.type(system.adminPassword);
     await page.keyboard.press('Enter');

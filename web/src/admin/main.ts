@@ -5,7 +5,7 @@ import { asApiError } from '../shared/http';
 import { adminApi, onUnauthorized } from './api';
 import { can, session, setSession } from './session';
 import { adminErrorMessage } from './labels';
-import { parseRoute } from './router';
+import { parseRoute, type Route } from './router';
 import { alertError, clearNotices, notify } from './ui';
 import { renderAccount } from './views/account';
 import { renderAccounts } from './views/accounts';
@@ -13,6 +13,13 @@ import { renderDashboard } from './views/dashboard';
 import { renderEventDetail } from './views/event-detail';
 import { renderEventForm } from './views/event-form';
 import { renderLogin } from './views/login';
+
+/** A view the role cannot use falls back to the events list (say, after someone else signed out on this page). */
+function allowedRoute(route: Route): Route {
+  if (route.view === 'accounts' && !can('accounts:manage')) return { view: 'dashboard' };
+  if ((route.view === 'new-event' || route.view === 'edit-event') && !can('events:edit')) return { view: 'dashboard' };
+  return route;
+}
 
 const main = byId('main');
 const nav = byId('nav');
@@ -43,7 +50,7 @@ async function show(): Promise<void> {
   accountsLink.hidden = !can('accounts:manage');
   accountLink.textContent = info.username;
   // Until a required second factor is set up, the account page is all there is.
-  const route = info.enrolmentRequired ? ({ view: 'account' } as const) : parseRoute(location.hash);
+  const route = info.enrolmentRequired ? ({ view: 'account' } as const) : allowedRoute(parseRoute(location.hash));
   try {
     switch (route.view) {
       case 'account':

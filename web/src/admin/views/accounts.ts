@@ -27,7 +27,7 @@ export async function renderAccounts(main: HTMLElement, current: () => boolean, 
   replaceChildren(
     main,
     h('h1', { tabindex: -1 }, 'Staff accounts'),
-    h('p', { className: 'field checkbox' }, requireAll, h('label', { for: 'require-2fa' }, ' Require two-factor sign-in for every account')),
+    h('p', null, h('label', { className: 'inline-check' }, requireAll, ' Require two-factor sign-in for every account')),
     h('p', { className: 'hint' }, 'Accounts without it set it up at their next sign-in; until then they can do nothing else.'),
     tableWrap('Staff accounts', accountTable(accounts, self, reload)),
     createForm(reload),
