@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { AccountRecord } from './account-store';
-import { hashAdminPassword } from './admin-credentials';
+import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { AdminSession } from './admin-session';
 import { AlreadyExists, NotFound } from './errors';
 import { HttpError } from './http-error';
@@ -33,6 +33,7 @@ export const changeAccountInput = z
   .object({ role: role.optional(), disabled: z.boolean().optional() })
   .refine((value) => value.role !== undefined || value.disabled !== undefined, 'give role or disabled');
 export const resetPasswordInput = z.object({ password });
+export const changeOwnPasswordInput = z.object({ currentPassword: z.string().min(1).max(1024), newPassword: password });
 export const accountPolicyInput = z.object({ requireTwoFactor: z.boolean() });
 
 export function newAccount(name: string, accountRole: Role, passwordHash: string | null, now: string): AccountRecord {
@@ -150,4 +151,16 @@ export async function setAccountPolicy(deps: AccessDeps, body: unknown) {
   const policy = parseInput(accountPolicyInput, body);
   await deps.store.setAccountPolicy(policy, deps.now().toISOString());
   return policy;
+}
+
+/** Staff change their own password (the owner's is set with set-admin-password); their other sessions end. */
+export async function changeOwnPassword(deps: AccessDeps, actor: AdminSession, body: unknown): Promise<AccountRecord> {
+  const input = parseInput(changeOwnPasswordInput, body);
+  if (actor.username === OWNER_USERNAME) throw new HttpError(409, 'The owner password is set with set-admin-password');
+  const account = await deps.store.getAccount(actor.username);
+  if (!account?.passwordHash || !(await verifyAdminPassword(input.currentPassword, account.passwordHash))) {
+    throw new HttpError(400, 'currentPassword: is not right');
+  }
+  const passwordHash = await hashAdminPassword(input.newPassword);
+  return deps.store.updateAccount(actor.username, { passwordHash }, { now: deps.now().toISOString(), endSessions: true });
 }

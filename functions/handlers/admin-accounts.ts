@@ -14,7 +14,7 @@ import { loginInput, parseInput, secondFactorInput } from '../domain/inputs';
 import { rateLimitSubject } from '../domain/rate-limit-subject';
 import { permissionsOf } from '../domain/roles';
 import { checkPassword, checkSecondFactor, SignInFailed } from '../domain/sign-in';
-import { changeAccount, createAccount, listAccounts, resetPassword, resetTwoFactor, setAccountPolicy } from '../domain/staff-accounts';
+import { changeAccount, changeOwnPassword, createAccount, listAccounts, OWNER_USERNAME, resetPassword, resetTwoFactor, setAccountPolicy } from '../domain/staff-accounts';
 
 /** Every password and second-factor attempt counts against the spec's login limit (per client address). */
 async function hitLoginLimit(app: App, event: ApiEvent): Promise<void> {
@@ -38,14 +38,20 @@ async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Pro
   }
 }
 
-async function signedIn(app: App, event: ApiEvent, account: AccountRecord, enrolOnly: boolean, extraCookies: string[] = []) {
+/** The session cookie of `account` at its current generation. */
+async function sessionCookieFor(app: App, event: ApiEvent, account: AccountRecord, enrolOnly: boolean): Promise<string> {
   const { token } = await issueAdminSession(app.config.adminSessionSecret, app.now(), {
     username: account.username,
     generation: account.sessionGeneration,
     enrolOnly,
   });
+  return sessionCookie(event, token);
+}
+
+async function signedIn(app: App, event: ApiEvent, account: AccountRecord, enrolOnly: boolean, extraCookies: string[] = []) {
+  const cookie = await sessionCookieFor(app, event, account, enrolOnly);
   await auditAccount(app, event, { actor: account.username, action: 'sign-in', detail: { twoFactor: account.totpSecret !== null } });
-  return json(200, { success: true, ...(enrolOnly ? { enrolmentRequired: true } : {}) }, {}, [sessionCookie(event, token), ...extraCookies]);
+  return json(200, { success: true, ...(enrolOnly ? { enrolmentRequired: true } : {}) }, {}, [cookie, ...extraCookies]);
 }
 
 const actorOf = (request: ApiRequest) => request.admin!.username;
@@ -78,6 +84,7 @@ export const accountRoutes: Record<string, RouteHandler> = {
       authenticated: true,
       username: account!.username,
       role: account!.role,
+      bootstrap: account!.username === OWNER_USERNAME,
       permissions: admin!.enrolOnly ? ['self'] : permissionsOf(account!.role),
       twoFactorEnabled: account!.totpSecret !== null,
       recoveryCodesLeft: account!.recoveryCodeHashes.length,
@@ -90,11 +97,13 @@ export const accountRoutes: Record<string, RouteHandler> = {
     const { account, recoveryCodes } = await confirmEnrolment(app, admin!, body);
     await auditAccount(app, event, { actor: account.username, action: 'two-factor-enabled' });
     // Every session of the account ended with the enrolment; this one goes on, now complete.
-    const { token } = await issueAdminSession(app.config.adminSessionSecret, app.now(), {
-      username: account.username,
-      generation: account.sessionGeneration,
-    });
-    return json(200, { recoveryCodes }, {}, [sessionCookie(event, token)]);
+    return json(200, { recoveryCodes }, {}, [await sessionCookieFor(app, event, account, false)]);
+  },
+  'POST /api/admin/account/password': async ({ app, event, admin, body }) => {
+    const account = await changeOwnPassword(app, admin!, body);
+    await auditAccount(app, event, { actor: account.username, action: 'password-changed' });
+    // The other sessions ended; this one goes on.
+    return json(200, { success: true }, {}, [await sessionCookieFor(app, event, account, admin!.enrolOnly)]);
   },
 
   'GET /api/admin/accounts': async ({ app }) => json(200, await listAccounts(app)),

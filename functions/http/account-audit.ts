@@ -8,6 +8,7 @@ export type AccountAuditAction =
   | 'sign-in-failed'
   | 'sign-out'
   | 'two-factor-enabled'
+  | 'password-changed'
   | 'account-created'
   | 'account-changed'
   | 'password-reset'

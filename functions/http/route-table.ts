@@ -56,6 +56,7 @@ export const routeTable: RouteSpec[] = [
   route('PATCH', '/api/admin/tokens/{id}/unrevoke', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/account/two-factor', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/two-factor/confirm', 'admin', 'admin', 'self'),
+  route('POST', '/api/admin/account/password', 'admin', 'admin', 'self'),
   route('GET', '/api/admin/accounts', 'admin', 'admin', 'accounts:manage'),
   route('POST', '/api/admin/accounts', 'admin', 'admin', 'accounts:manage'),
   route('PATCH', '/api/admin/accounts/{username}', 'admin', 'admin', 'accounts:manage'),

@@ -237,6 +237,24 @@ describe('account management', () => {
     expect((await login('dan', 'a brand new password')).status).toBe(200);
   });
 
+  it('lets staff change their own password, ending their other sessions', async () => {
+    await createAccount('sam', 'stream-tech');
+    const other = await signIn('sam');
+    const here = await signIn('sam');
+    const wrong = await as(here, 'POST', '/api/admin/account/password', { currentPassword: 'nope', newPassword: 'sam has a new password' });
+    expect(wrong).toMatchObject({ status: 400, body: { error: 'currentPassword: is not right' } });
+    const changed = await as(here, 'POST', '/api/admin/account/password', { currentPassword: PASSWORD, newPassword: 'sam has a new password' });
+    expect(changed).toMatchObject({ status: 200, body: { success: true } });
+    expect((await as(other, 'GET', '/api/admin/session')).status).toBe(401);
+    expect((await as(cookieOf(changed), 'GET', '/api/admin/session')).body.username).toBe('sam');
+    expect((await login('sam', 'sam has a new password')).status).toBe(200);
+    const owner = await as(await api.login(nextClient()), 'POST', '/api/admin/account/password', {
+      currentPassword: api.adminPassword,
+      newPassword: 'the owner uses the script',
+    });
+    expect(owner.status).toBe(409);
+  });
+
   it('refuses bad input, taken names and changes to the bootstrap owner', async () => {
     expect(await api.admin('POST', '/api/admin/accounts', { username: 'x', role: 'owner', password: PASSWORD })).toMatchObject({
       status: 400,

@@ -24,6 +24,8 @@ export interface SessionInfo {
   authenticated: true;
   username: string;
   role: Role;
+  /** The owner account whose password is the admin password. */
+  bootstrap: boolean;
   permissions: Permission[];
   twoFactorEnabled: boolean;
   recoveryCodesLeft: number;
@@ -84,6 +86,8 @@ export const adminApi = {
     call<{ success: true }>('/login/second-factor', { json: answer }),
   startEnrolment: () => call<{ secret: string; otpauthUrl: string; qrCode: string }>('/account/two-factor', { json: {} }),
   confirmEnrolment: (code: string) => call<{ recoveryCodes: string[] }>('/account/two-factor/confirm', { json: { code } }),
+  changeOwnPassword: (currentPassword: string, newPassword: string) =>
+    call<{ success: true }>('/account/password', { json: { currentPassword, newPassword } }),
   listAccounts: () => call<{ accounts: AccountView[]; policy: { requireTwoFactor: boolean } }>('/accounts'),
   createAccount: (input: { username: string; role: Role; password: string }) => call<AccountView>('/accounts', { json: input }),
   changeAccount: (username: string, change: { role?: Role; disabled?: boolean }) =>

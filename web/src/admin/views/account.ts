@@ -13,6 +13,7 @@ export async function renderAccount(main: HTMLElement, info: SessionInfo, onEnro
     info.enrolmentRequired &&
       h('p', { className: 'notice error', role: 'alert' }, 'The owner requires two-factor sign-in. Set it up to use the console.'),
     panel,
+    !info.bootstrap ? passwordForm() : h('p', { className: 'hint' }, 'The owner password is set with infra/scripts/set-admin-password.ts (or ADMIN_PASSWORD locally).'),
   );
   const start = h('button', { type: 'button', className: 'primary', 'data-key': 'enrol' }, info.twoFactorEnabled ? 'Move to a new phone' : 'Set up two-factor sign-in');
   start.addEventListener('click', () => void enrol());
@@ -74,4 +75,28 @@ export async function renderAccount(main: HTMLElement, info: SessionInfo, onEnro
     notify('Two-factor sign-in is on.');
     panel.querySelector<HTMLElement>('h2')?.focus();
   }
+}
+
+/** Staff change the password the owner handed them; their other sessions end. */
+function passwordForm(): HTMLFormElement {
+  const current = h('input', { id: 'current-password', type: 'password', autocomplete: 'current-password' });
+  const next = h('input', { id: 'new-password', type: 'password', autocomplete: 'new-password', minlength: 12, 'aria-describedby': 'new-password-hint' });
+  const submit = h('button', { type: 'submit' }, 'Change password');
+  const form = h(
+    'form',
+    { className: 'card panel', novalidate: true, 'aria-labelledby': 'password-title' },
+    h('h2', { id: 'password-title' }, 'Password'),
+    h('div', { className: 'field' }, h('label', { for: 'current-password' }, 'Current password'), current),
+    h('div', { className: 'field' }, h('label', { for: 'new-password' }, 'New password'), next, h('p', { id: 'new-password-hint', className: 'hint' }, 'At least 12 characters. Your other sessions end.')),
+    submit,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act(submit, () => adminApi.changeOwnPassword(current.value, next.value)).then((done) => {
+      if (!done) return;
+      form.reset();
+      notify('Password changed.');
+    });
+  });
+  return form;
 }

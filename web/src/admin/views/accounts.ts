@@ -62,7 +62,7 @@ function accountRow(account: AccountView, self: string, reload: () => Promise<vo
       });
     });
     const password = h('button', { type: 'button', className: 'small' }, 'Reset password');
-    password.addEventListener('click', () => void resetPassword(account, password));
+    password.addEventListener('click', () => resetPassword(account, password));
     actions.push(toggle, password);
     if (account.twoFactorEnabled) {
       const reset = h('button', { type: 'button', className: 'small' }, 'Reset two-factor');
@@ -92,11 +92,27 @@ function accountRow(account: AccountView, self: string, reload: () => Promise<vo
   );
 }
 
-async function resetPassword(account: AccountView, button: HTMLButtonElement): Promise<void> {
-  const password = window.prompt(`New password for ${account.username} (at least 12 characters). Their sessions end.`);
-  if (!password) return;
-  const done = await act(button, () => adminApi.resetPassword(account.username, password));
-  if (done) notify(`Password of ${account.username} reset; their sessions ended.`);
+/** An inline form in the row: the new password never shows in clear text. */
+function resetPassword(account: AccountView, button: HTMLButtonElement): void {
+  const cell = button.closest('td')!;
+  const before = [...cell.childNodes];
+  const id = `reset-${account.username}`;
+  const input = h('input', { id, type: 'password', autocomplete: 'new-password', minlength: 12, 'aria-label': `New password for ${account.username}` });
+  const save = h('button', { type: 'submit', className: 'small primary' }, 'Set password');
+  const cancel = h('button', { type: 'button', className: 'small' }, 'Cancel');
+  const restore = () => cell.replaceChildren(...before);
+  cancel.addEventListener('click', restore);
+  const form = h('form', { className: 'toolbar', novalidate: true }, input, save, cancel);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act(save, () => adminApi.resetPassword(account.username, input.value)).then((done) => {
+      if (!done) return;
+      notify(`Password of ${account.username} reset; their sessions ended.`);
+      restore();
+    });
+  });
+  cell.replaceChildren(form);
+  input.focus();
 }
 
 function createForm(reload: () => Promise<void>): HTMLFormElement {
