@@ -129,6 +129,29 @@ describe('web: staff accounts and two-factor sign-in', () => {
     for (const answer of refused) expect(answer).toEqual({ status: 403, body: { error: 'Forbidden' } });
     expect((await system.admin('GET', `/api/admin/events/${event.id}`)).title).toBe('Staff night');
 
+    // The owner, in another browser, disables the account: the box office's open page is signed out at its next request.
+    const ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ownerPage = await ownerContext.newPage();
+    await ownerPage.goto(`${system.urls.api}/admin/#/accounts`);
+    await signIn(ownerPage, 'owner', system.adminPassword);
+    const boxRow = ownerPage.locator('tr[data-account="boxoffice"]');
+    await boxRow.waitFor();
+    expect(await boxRow.textContent()).toContain('On (10 recovery codes)');
+    await boxRow.getByRole('button', { name: 'Reset password' }).click();
+    await ownerPage.getByLabel('New password for boxoffice').fill('a new box office password');
+    await ownerPage.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => ownerPage.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/Password of boxoffice reset/);
+    // The reset ended the box office's session already; disabling keeps it out.
+    await boxRow.getByRole('button', { name: 'Disable' }).click();
+    await ownerPage.locator('tr[data-account="boxoffice"]').getByText('Disabled').waitFor();
+    await ownerContext.close();
+
+    await page.getByRole('button', { name: 'Generate codes' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+    expect(await page.locator('#alert').textContent()).toBe('Your session has ended. Sign in again.');
+    await signIn(page, 'boxoffice', 'a new box office password');
+    await expect.poll(() => page.locator('#password-error').textContent(), { timeout: 30_000 }).toMatch(/not right/);
+
     expect(problems).toEqual([]);
     await context.close();
   }, 150_000);
