@@ -1,5 +1,6 @@
 import { areaHandler } from '../http/area-handler';
 import type { ApiRequest } from '../http/api-types';
+import { auditAccount } from '../http/account-audit';
 import { clearedCookie } from '../http/admin-cookie';
 import { cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
@@ -34,7 +35,10 @@ export const handler = areaHandler('admin', {
     const token = cookie(event, ADMIN_COOKIE);
     const session = token ? await readAdminSession(token, app.config.adminSessionSecret, app.now()) : null;
     // The cookie is signed, not stored; logout revokes its id until it would have expired anyway.
-    if (session) await app.store.revokeAdminSession(session.id, session.expiresAt.toISOString());
+    if (session) {
+      await app.store.revokeAdminSession(session.id, session.expiresAt.toISOString());
+      await auditAccount(app, event, { actor: session.username, action: 'sign-out' });
+    }
     return json(200, { success: true }, {}, [clearedCookie(event)]);
   },
   'GET /api/admin/dashboard': async ({ app }) => json(200, await dashboard(app)),
