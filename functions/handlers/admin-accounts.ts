@@ -14,7 +14,16 @@ import { loginInput, parseInput, secondFactorInput } from '../domain/inputs';
 import { rateLimitSubject } from '../domain/rate-limit-subject';
 import { permissionsOf } from '../domain/roles';
 import { checkPassword, checkSecondFactor, SignInFailed } from '../domain/sign-in';
-import { changeAccount, changeOwnPassword, createAccount, listAccounts, OWNER_USERNAME, resetPassword, resetTwoFactor, setAccountPolicy } from '../domain/staff-accounts';
+import {
+  changeAccount,
+  changeOwnPassword,
+  createAccount,
+  listAccounts,
+  OWNER_USERNAME,
+  resetPassword,
+  resetTwoFactor,
+  setAccountPolicy,
+} from '../domain/staff-accounts';
 
 /** Every password and second-factor attempt counts against the spec's login limit (per client address). */
 async function hitLoginLimit(app: App, event: ApiEvent): Promise<void> {
@@ -33,7 +42,9 @@ async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Pro
   try {
     return await work;
   } catch (error) {
-    if (error instanceof SignInFailed) await auditAccount(app, event, { actor: error.username, action: 'sign-in-failed', detail: { step, reason: error.message } });
+    if (error instanceof SignInFailed) {
+      await auditAccount(app, event, { actor: error.username, action: 'sign-in-failed', detail: { step, reason: error.message } });
+    }
     throw error;
   }
 }
