@@ -107,7 +107,7 @@ describe('web: the whole story', () => {
     await shot(admin, '01-admin-sign-in');
     await admin.getByLabel('Password').fill('not-the-password');
     await admin.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => admin.locator('#password-error').textContent()).toMatch(/not right/);
+    await expect.poll(() => admin.locator('#password-error').textContent(), { timeout: 20_000 }).toMatch(/not right/);
     await admin.getByLabel('Password').fill(system.adminPassword);
     await admin.getByRole('button', { name: 'Sign in' }).click();
     await admin.getByRole('heading', { name: 'Events' }).waitFor();
