@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
+import { renderSVG } from 'uqr';
 import { CODE_ALPHABET } from './access-code';
 import { randomString } from './random';
 
@@ -20,10 +20,10 @@ export function newTotpSecret(): string {
   return new Secret({ size: 20 }).base32;
 }
 
-/** What the console shows while enrolling: the secret as text, its `otpauth://` URI and that URI as a QR code (SVG data URL). */
-export async function enrolmentOffer(secret: string, username: string) {
+/** What the console shows while enrolling: the secret as text, its `otpauth://` URI and that URI as a QR code (SVG data URL, drawn by uqr with no network). */
+export function enrolmentOffer(secret: string, username: string) {
   const uri = totp(secret, username).toString();
-  const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  const svg = renderSVG(uri, { ecc: 'M', border: 2 });
   return { secret, otpauthUrl: uri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
 }
 
