@@ -6,8 +6,7 @@ import { diffEntries, entriesOfCode, entriesOfEvent, type KvsChange } from './kv
 function entriesOfImage(image: Record<string, AttributeValue> | undefined, now: Date): Map<string, string> {
   if (!image) return new Map();
   // The stream's image and the SDK's item share the wire format; only their typings differ.
-  // Numbers stay wrapped: none is read here, and a large one must not fail the batch.
-  const item = unmarshall(image as Record<string, SdkAttributeValue>, { wrapNumbers: true });
+  const item = unmarshall(image as Record<string, SdkAttributeValue>);
   const pk = String(item.pk ?? '');
   if (pk.startsWith('CODE#') && typeof item.code === 'string') {
     return entriesOfCode(
