@@ -1,6 +1,6 @@
 /**
- * The admin API (spec: access-gateway, admin endpoints, plus the lead's
- * choices in docs/web.md). The session cookie rides along (same origin); a
+ * The admin API (spec: access-gateway, admin endpoints, plus the choices
+ * written down in docs/web.md). The session cookie rides along (same origin); a
  * 401 anywhere but login tells the app to show the login form.
  */
 import { ApiError, requestJson, type RequestOptions } from '../shared/http';
