@@ -261,6 +261,18 @@ describe('dashboard', () => {
       activeViewers: before.activeViewers + 1,
     });
   });
+
+  it('counts a viewer as active in the event and on the dashboard alike, and no longer once the code is revoked', async () => {
+    const event = await createEvent();
+    const { body } = await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 2 });
+    const [watching, revoked] = body.tokens as { id: string; code: string }[];
+    await call('POST', `${api.url}/api/tokens/validate`, { json: { code: watching!.code }, from: '127.1.2.2' });
+    await call('POST', `${api.url}/api/tokens/validate`, { json: { code: revoked!.code }, from: '127.1.2.3' });
+    const before = (await api.admin('GET', '/api/admin/dashboard')).body.activeViewers;
+    expect((await api.admin('PATCH', `/api/admin/tokens/${revoked!.id}/revoke`)).status).toBe(200);
+    expect((await api.admin('GET', `/api/admin/events/${event.id}`)).body.stats.activeViewers).toBe(1);
+    expect((await api.admin('GET', '/api/admin/dashboard')).body.activeViewers).toBe(before - 1);
+  });
 });
 
 describe('local HTTP adapter', () => {
