@@ -14,7 +14,7 @@ import { idsOf, referencesIn, synthesize, type Synthesized } from './synth';
 let s: Synthesized;
 beforeAll(async () => {
   s = await synthesize();
-}, 120_000);
+}, 300_000);
 // The assembly holds every bundle and the deployment layer (tens of MB): do not leave it in /tmp.
 afterAll(() => rmSync(s.outdir, { recursive: true, force: true }));
 
