@@ -1,13 +1,16 @@
 /**
  * Cost of the edge validator per request in Node (the shipped file through the
- * cloudfront shim, as the media server runs it), and the shipped file's size
- * against the 10 KB CloudFront Functions limit.
+ * cloudfront shim, as the media server runs it), for the Bearer JWT and for
+ * the header-less credential in the path (batches of both interleaved in one
+ * run, ratio path/Bearer), and the shipped file's size against the 10 KB
+ * CloudFront Functions limit.
  *   npx tsx bench/edge-validator.ts
  */
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { EDGE_VALIDATOR_FILE, loadEdgeValidator, type CloudFrontRequest } from '../local/media-edge-runtime';
 import { signPlaybackToken } from '../functions/domain/playback-token';
+import { playbackCredential } from '../functions/domain/playback-url';
 
 const BATCH = 200;
 const MAX_BATCHES = 200;
@@ -19,36 +22,46 @@ const secret = randomBytes(32);
 const store = new Map<string, string>([['k:k1', secret.toString('base64url')]]);
 for (let i = 0; i < 10_000; i++) store.set(`c:REVOKED${i}`, '1763700000');
 
-const { token } = await signPlaybackToken(
-  { code: 'CODE1', eventId: 'evt-1', sessionId: 'sid-1' },
-  { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) },
-  new Date(),
-);
+const keys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) };
+const grant = { code: 'CODE1', eventId: 'evt-1', sessionId: 'sid-1' };
+const { token } = await signPlaybackToken(grant, keys, new Date());
+const credential = playbackCredential({ ...grant, expiresAt: Math.floor(Date.now() / 1000) + 3600 }, keys);
 
 const handler = loadEdgeValidator(store);
-const request = (): CloudFrontRequest => ({
-  method: 'GET',
-  uri: '/streams/evt-1/720p/seg-00042.ts',
-  querystring: {},
-  headers: { authorization: { value: `Bearer ${token}` } },
-});
+const requests = {
+  bearer: (): CloudFrontRequest => ({
+    method: 'GET',
+    uri: '/streams/evt-1/720p/seg-00042.ts',
+    querystring: {},
+    headers: { authorization: { value: `Bearer ${token}` } },
+  }),
+  path: (): CloudFrontRequest => ({ method: 'GET', uri: `/streams/evt-1/~${credential}/720p/seg-00042.ts`, querystring: {}, headers: {} }),
+};
 
-for (let i = 0; i < 2_000; i++) await handler({ version: '1.0', request: request() });
-const check = await handler({ version: '1.0', request: request() });
-if ('statusCode' in check) throw new Error(`benchmark request was denied: ${check.statusCode}`);
+for (const request of Object.values(requests)) {
+  for (let i = 0; i < 2_000; i++) await handler({ version: '1.0', request: request() });
+  const check = await handler({ version: '1.0', request: request() });
+  if ('statusCode' in check) throw new Error(`benchmark request was denied: ${check.statusCode}`);
+}
 
-const perRequestMicros: number[] = [];
-const deadline = performance.now() + MAX_SECONDS * 1000;
-while (perRequestMicros.length < MAX_BATCHES && performance.now() < deadline) {
+async function batch(request: () => CloudFrontRequest): Promise<number> {
   const start = performance.now();
   for (let i = 0; i < BATCH; i++) await handler({ version: '1.0', request: request() });
-  perRequestMicros.push(((performance.now() - start) * 1000) / BATCH);
+  return ((performance.now() - start) * 1000) / BATCH;
 }
-perRequestMicros.sort((a, b) => a - b);
-const median = perRequestMicros[Math.floor(perRequestMicros.length / 2)]!;
-const p90 = perRequestMicros[Math.floor(perRequestMicros.length * 0.9)]!;
+
+const micros = { bearer: [] as number[], path: [] as number[] };
+const deadline = performance.now() + MAX_SECONDS * 1000;
+while (micros.bearer.length < MAX_BATCHES && performance.now() < deadline) {
+  micros.bearer.push(await batch(requests.bearer));
+  micros.path.push(await batch(requests.path));
+}
+const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.floor(values.length * q)]!;
 const size = statSync(EDGE_VALIDATOR_FILE).size;
 
-console.log(`edge validator (Node ${process.version}, ${perRequestMicros.length} batches of ${BATCH} allowed requests)`);
-console.log(`  per request: median ${median.toFixed(1)} µs, p90 ${p90.toFixed(1)} µs`);
+console.log(`edge validator (Node ${process.version}, ${micros.bearer.length} batches of ${BATCH} allowed requests per credential)`);
+for (const [name, values] of Object.entries(micros)) {
+  console.log(`  ${name === 'bearer' ? 'Bearer JWT' : 'path credential'}: median ${quantile(values, 0.5).toFixed(1)} µs, p90 ${quantile(values, 0.9).toFixed(1)} µs`);
+}
+console.log(`  ratio path/Bearer (medians): ${(quantile(micros.path, 0.5) / quantile(micros.bearer, 0.5)).toFixed(2)}`);
 console.log(`  code size: ${size} bytes (${((size / CODE_LIMIT_BYTES) * 100).toFixed(0)} % of the 10 KB limit)`);

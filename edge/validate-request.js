@@ -3,6 +3,11 @@ import cf from 'cloudfront';
 // Viewer-request CloudFront Function (runtime cloudfront-js-2.0) guarding /streams/*.
 // The local media server runs this very file. KeyValueStore keys (docs/delivery.md):
 //   k:<kid> -> base64url HMAC key; c:<code>, e:<eventId>, s:<sessionId> -> present = revoked.
+// Two credentials: the playback JWT (Bearer header or `token` query), and for players
+// that send no header, one in the path: /streams/<eid>/~<kid>.<sid>.<exp>.<code>.<mac>/…
+// (exp base36; code XOR an HMAC keystream, so the URL does not show it; mac = first 22
+// base64url chars of HMAC(key, "p1.<eid>.<sid>.<exp>.<code>")). It is removed from the
+// URI before the cache key and the origin, so every viewer shares one cached copy.
 const crypto = require('crypto');
 const kvs = cf.kvs();
 
@@ -13,6 +18,9 @@ const NBF_LEEWAY_SECONDS = 5;
 const MEDIA_URI = /^\/streams\/([A-Za-z0-9_-]+)\/[A-Za-z0-9_.\/-]*\.(m3u8|ts|m4s|mp4)$/;
 // Ids end up in KVS keys: a strict alphabet keeps them short and unambiguous.
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
+// `~` may arrive percent-encoded from a client that escapes it.
+const PATH_CREDENTIAL = /^\/streams\/([A-Za-z0-9_-]+)\/(?:~|%7[Ee])([^\/]+)(\/.*)$/;
+const B64URL = /^[A-Za-z0-9_-]+$/;
 const CORS = {
   'access-control-allow-origin': { value: '*' },
   'access-control-allow-methods': { value: 'GET, HEAD, OPTIONS' },
@@ -26,9 +34,10 @@ async function handler(event) {
   if (request.method !== 'GET' && request.method !== 'HEAD') return reply(405, 'Method not allowed');
 
   const token = takeToken(request);
-  if (!token) return reply(401, 'Authorization required');
+  const inPath = PATH_CREDENTIAL.exec(request.uri);
+  if (!token && !inPath) return reply(401, 'Authorization required');
   try {
-    if (await isAllowed(token, request.uri)) return request;
+    if (inPath ? await isPathAllowed(inPath, request) : await isAllowed(token, request.uri)) return request;
   } catch (e) {
     // A malformed token or an unreadable KeyValueStore: fail closed.
   }
@@ -54,13 +63,8 @@ async function isAllowed(token, uri) {
   if (parts.length !== 3) return false;
   const header = decodeJson(parts[0]);
   if (header.alg !== 'HS256' || !isId(header.kid)) return false;
-  // get() rejects for a missing key, so an unknown kid ends in the caller's catch: denied.
-  const key = await kvs.get('k:' + header.kid);
-  const expected = crypto
-    .createHmac('sha256', Buffer.from(key, 'base64url'))
-    .update(parts[0] + '.' + parts[1])
-    .digest('base64url');
-  if (!safeEqual(expected, parts[2])) return false;
+  const key = await keyOf(header.kid);
+  if (!safeEqual(hmac(key, parts[0] + '.' + parts[1]).toString('base64url'), parts[2])) return false;
 
   const claims = decodeJson(parts[1]);
   const now = Math.floor(Date.now() / 1000);
@@ -70,10 +74,47 @@ async function isAllowed(token, uri) {
   if (!isId(claims.eid) || !isId(claims.code) || !isId(claims.sid)) return false;
   if (claims.eid !== match[1] || claims.path !== '/streams/' + claims.eid + '/') return false;
 
-  // Sequential awaits: CloudFront advises against Promise.all on KVS reads (memory quota).
-  if (await kvs.exists('c:' + claims.code)) return false;
-  if (await kvs.exists('e:' + claims.eid)) return false;
-  if (await kvs.exists('s:' + claims.sid)) return false;
+  return isLive(claims.code, claims.eid, claims.sid);
+}
+
+// The path credential: checked, then cut out of the URI (relative playlist URIs keep it).
+async function isPathAllowed(match, request) {
+  const eid = match[1];
+  const uri = '/streams/' + eid + match[3];
+  const p = match[2].split('.');
+  if (p.length !== 5 || !MEDIA_URI.test(uri) || uri.indexOf('..') !== -1) return false;
+  if (!isId(p[0]) || !isId(p[1]) || !/^[0-9a-z]{1,10}$/.test(p[2]) || !B64URL.test(p[3])) return false;
+  const key = await keyOf(p[0]);
+  const mac = hmac(key, 'p1.' + eid + '.' + p[1] + '.' + p[2] + '.' + p[3]).toString('base64url');
+  if (!safeEqual(mac.slice(0, 22), p[4])) return false;
+  if (parseInt(p[2], 36) <= Math.floor(Date.now() / 1000)) return false;
+  const sealed = Buffer.from(p[3], 'base64url');
+  const stream = hmac(key, 'pc.' + p[1] + '.' + p[2]);
+  if (sealed.length > stream.length) return false;
+  let code = '';
+  for (let i = 0; i < sealed.length; i++) code += String.fromCharCode(sealed[i] ^ stream[i]);
+  if (!isId(code)) return false;
+  const live = await isLive(code, eid, p[1]);
+  if (live) request.uri = uri;
+  return live;
+}
+
+// get() rejects for a missing key, so an unknown kid ends in the caller's catch: denied.
+async function keyOf(kid) {
+  const key = await kvs.get('k:' + kid);
+  return Buffer.from(key, 'base64url');
+}
+
+function hmac(key, data) {
+  return crypto.createHmac('sha256', key).update(data).digest();
+}
+
+// Neither the code revoked, the event deactivated nor the session ended.
+// Sequential awaits: CloudFront advises against Promise.all on KVS reads (memory quota).
+async function isLive(code, eid, sid) {
+  if (await kvs.exists('c:' + code)) return false;
+  if (await kvs.exists('e:' + eid)) return false;
+  if (await kvs.exists('s:' + sid)) return false;
   return true;
 }
 

@@ -13,7 +13,11 @@ const feedSchema = z.object({
   ),
   unrevocations: z.array(z.object({ code: z.string(), unrevokedAt: z.string() })).default([]),
   eventReactivations: z.array(z.object({ eventId: z.string(), reactivatedAt: z.string() })).default([]),
-  endedSessions: z.array(z.object({ sessionId: z.string(), code: z.string(), endedAt: z.string(), until: z.string().optional() })).default([]),
+  endedSessions: z
+    .array(
+      z.object({ sessionId: z.string(), code: z.string(), endedAt: z.string(), longLivedUntil: z.string().optional(), until: z.string().optional() }),
+    )
+    .default([]),
   serverTime: z.string().min(1),
 });
 

@@ -10,6 +10,7 @@ import { startApiServer } from './api-server';
 import { startMediaServer } from './media-server';
 import { buildWeb } from '../web/build';
 import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
+import { parseLadder } from '../ingest-container/src/hls/ffmpeg-args';
 
 async function main(): Promise<void> {
   // Local mode runs on the Node it finds; the SDK's notice about future Node 22 releases is noise here.
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
   // With MEDIA_PORT=0 the API must hand out the port actually bound.
   process.env.MEDIA_PORT = new URL(media.url).port;
   process.env.MEDIA_ADMIN_URL = media.url;
-  // RTMP ingest (issue 4): the same server as the container, in callback mode against this API, HLS to the local S3.
+  // RTMP ingest: the same server as the container, in callback mode against this API, HLS to the local S3.
   const ingest = await startIngestServer({
     listen: { port: config.rtmpPort },
     auth: { mode: 'callback', url: `${api.url}/api/internal/rtmp-auth`, timeoutMs: 5_000, apiKey: config.internalApiKey },
@@ -49,7 +50,8 @@ async function main(): Promise<void> {
       ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg',
       segmentSeconds: 2,
       listSize: 6,
-      ladder: [],
+      // Same variable as the ingest container's -hls-ladder: an adaptive ladder instead of copied codecs.
+      ladder: parseLadder(process.env.INGEST_HLS_LADDER ?? ''),
     },
     platform: { apiUrl: api.url, apiKey: config.internalApiKey },
     logLevel: isLogLevel(config.logLevel) ? config.logLevel : 'info',

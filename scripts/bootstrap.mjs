@@ -17,12 +17,15 @@ if (!existsSync(installed) || statSync(lock).mtimeMs > statSync(installed).mtime
 // Debian package -> a command or file that shows it is there.
 const tools = {
   start: { ffmpeg: '/usr/bin/ffmpeg' },
-  // chromium: browser tests; njs: the edge function under its runtime; a JRE: DynamoDB Local.
+  // chromium: browser tests; njs: the edge function under its runtime; a JRE: DynamoDB Local;
+  // VLC (headless, with its demuxers and decoders): a header-less player of the playback URL.
   test: {
     ffmpeg: '/usr/bin/ffmpeg',
     chromium: '/usr/bin/chromium',
     njs: '/usr/bin/njs',
     'default-jre-headless': 'java',
+    'vlc-bin': '/usr/bin/cvlc',
+    'vlc-plugin-base': '/usr/share/doc/vlc-plugin-base',
   },
   // nginx with its RTMP module: the baseline the ingest benchmarks compare against; wrk: load generator.
   bench: {

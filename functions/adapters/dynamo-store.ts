@@ -9,6 +9,7 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { DynamoAccountStore } from './dynamo-account-store';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../domain/errors';
 import { codeDenyUntil, endedSessionOf, endedSessionsToKeep, releaseNeedsEdge } from '../domain/edge-deny';
 import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, LiveSession } from '../domain/records';
@@ -134,11 +135,13 @@ async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<
  * The Store on DynamoDB. Only single-item conditional writes, queries and
  * batch writes: operations that DynamoDB, DynamoDB Local and dynalite all accept.
  */
-export class DynamoStore implements Store {
+export class DynamoStore extends DynamoAccountStore implements Store {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
-  ) {}
+  ) {
+    super(client, table);
+  }
 
   private async queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
     const items: Item[] = [];
@@ -502,6 +505,39 @@ export class DynamoStore implements Store {
         return new SessionGone('session ended');
       },
     );
+  }
+
+  async markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void> {
+    // The revision moves too: a revoke sizes the code's deny from the session it read, so it must read again.
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: codeKey(args.code),
+          UpdateExpression: 'SET #session.longLivedUntil = :until, revision = revision + :one',
+          ConditionExpression:
+            '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true' +
+            ' AND (attribute_not_exists(#session.longLivedUntil) OR #session.longLivedUntil < :until)',
+          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeValues: {
+            ':until': args.until,
+            ':one': 1,
+            ':sid': args.sessionId,
+            ':staleBefore': args.staleBefore,
+            ':false': false,
+            ':true': true,
+          },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const code = await this.getCode(args.code);
+      if (!code || code.isRevoked || !code.eventActive) throw new AccessRevoked('code or event no longer active');
+      const session = code.session;
+      const live = session?.id === args.sessionId && session.heartbeatAt >= args.staleBefore;
+      // Marked already with a later time: nothing to do.
+      if (!live || (session.longLivedUntil ?? '') < args.until) throw new SessionGone('session ended');
+    }
   }
 
   async releaseSession(args: { code: string; sessionId: string; now: string }): Promise<void> {

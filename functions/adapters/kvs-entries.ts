@@ -61,7 +61,7 @@ export function changesFromFeed(feed: RevocationFeed, now: Date): KvsChange[] {
       value: epochSeconds(untilOr(d.until, d.deactivatedAt, now), now),
     })),
     ...feed.eventReactivations.map((r) => ({ key: kvsKey.deactivatedEvent(r.eventId), value: null })),
-    ...feed.endedSessions.map((s) => ({ key: kvsKey.endedSession(s.sessionId), value: epochSeconds(untilOr(s.until, s.endedAt, now), now) })),
+    ...feed.endedSessions.map((s) => ({ key: kvsKey.endedSession(s.sessionId), value: epochSeconds(s.until ?? sessionDenyUntil(s), now) })),
   ].filter((change) => change.value === null || !isExpiredDenyEntry(change.key, change.value, now));
 }
 

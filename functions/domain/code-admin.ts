@@ -6,7 +6,7 @@ import { HttpError } from './http-error';
 import { bulkRevokeInput, generateTokensInput, parseInput, tokenListQuery } from './inputs';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
-import type { AccessDeps } from './viewer-access';
+import { countRevocationPresence, type AccessDeps } from './viewer-access';
 import { tokenView, type TokenView } from './views';
 
 const COLLISION_RETRIES = 5;
@@ -103,7 +103,9 @@ export async function exportCodesCsv(deps: AccessDeps, eventId: string): Promise
 }
 
 export async function setCodeRevoked(deps: AccessDeps, tokenId: string, revoked: boolean) {
-  const code = await orNotFound(deps.store.setCodeRevoked(tokenId, revoked, deps.now().toISOString()), tokenNotFound);
+  const now = deps.now();
+  const code = await orNotFound(deps.store.setCodeRevoked(tokenId, revoked, now.toISOString()), tokenNotFound);
+  if (code.revokedChangedAt === now.toISOString()) await countRevocationPresence(deps, code, now);
   const event = await deps.store.getEvent(code.eventId);
   if (!event) throw tokenNotFound();
   return tokenView(code, event, deps.now());
@@ -112,7 +114,8 @@ export async function setCodeRevoked(deps: AccessDeps, tokenId: string, revoked:
 /** Revokes every listed token that exists; `revoked` counts those that were not revoked before. */
 export async function bulkRevoke(deps: AccessDeps, body: unknown) {
   const { tokenIds } = parseInput(bulkRevokeInput, body);
-  const now = deps.now().toISOString();
+  const at = deps.now();
+  const now = at.toISOString();
   let revoked = 0;
   const unique = [...new Set(tokenIds)];
   for (let i = 0; i < unique.length; i += WRITE_CONCURRENCY) {
@@ -120,7 +123,9 @@ export async function bulkRevoke(deps: AccessDeps, body: unknown) {
       unique.slice(i, i + WRITE_CONCURRENCY).map(async (id) => {
         try {
           const after = await deps.store.setCodeRevoked(id, true, now);
-          if (after.revokedChangedAt === now) revoked++;
+          if (after.revokedChangedAt !== now) return;
+          revoked++;
+          await countRevocationPresence(deps, after, at);
         } catch (error) {
           if (!(error instanceof NotFound)) throw error;
         }

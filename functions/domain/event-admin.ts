@@ -4,7 +4,7 @@ import { NotFound } from './errors';
 import { HttpError } from './http-error';
 import { createEventInput, parseInput, updateEventInput } from './inputs';
 import { randomId, randomString } from './random';
-import type { EventRecord } from './records';
+import type { CodeRecord, EventRecord } from './records';
 import type { EventChanges } from './store';
 import { adminEventView } from './views';
 

@@ -39,9 +39,7 @@ export async function buildRevocationFeed(deps: { store: Store; now(): Date }, s
       else feed.unrevocations.push({ code: code.code, unrevokedAt: code.revokedChangedAt });
     }
     for (const ended of code.endedSessions) {
-      if (ended.endedAt >= since) {
-        feed.endedSessions.push({ sessionId: ended.sessionId, code: code.code, endedAt: ended.endedAt, until: sessionDenyUntil(ended) });
-      }
+      if (ended.endedAt >= since) feed.endedSessions.push({ ...ended, code: code.code, until: sessionDenyUntil(ended) });
     }
   }
   const deactivated = events.filter((event) => !event.isActive);

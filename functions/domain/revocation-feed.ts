@@ -14,10 +14,11 @@ export interface RevocationFeed {
   /** Events deactivated earlier and now active again. */
   eventReactivations: { eventId: string; reactivatedAt: string }[];
   /**
-   * Playback sessions taken over by another device, or released while holding a long-lived playback URL;
-   * their credentials must stop working. A plain release is not listed: its short-lived JWT simply expires.
+   * Playback sessions taken over by another device, or released while holding a long-lived playback URL
+   * (`longLivedUntil`); their credentials must stop working until `until`. A plain release is not listed:
+   * its short-lived JWT simply expires.
    */
-  endedSessions: { sessionId: string; code: string; endedAt: string; until?: string }[];
+  endedSessions: { sessionId: string; code: string; endedAt: string; longLivedUntil?: string; until?: string }[];
   /** Use as the next `since`. It lags the clock a little, so a poller may see an entry twice but never misses one. */
   serverTime: string;
 }

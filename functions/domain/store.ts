@@ -1,3 +1,4 @@
+import type { AccountStore } from './account-store';
 import type { CodeAccessState, CodeRecord, CodeSummary, EndedSession, EventAccessState, EventRecord, LiveSession, PlaybackSession } from './records';
 
 export type EventChanges = Partial<
@@ -17,7 +18,7 @@ export interface EventCounters {
  * `errors.ts` (NotFound, AlreadyExists, CodeInUse, SessionGone, AccessRevoked,
  * RateLimited) and nothing from their SDK.
  */
-export interface Store {
+export interface Store extends AccountStore {
   createEvent(event: EventRecord): Promise<void>;
   /**
    * `consistent: false` reads eventually consistent (half the read units): the viewer paths read one
@@ -70,6 +71,11 @@ export interface Store {
   }): Promise<CodeRecord>;
   /** One conditional write. SessionGone or AccessRevoked when it does not apply. */
   heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void>;
+  /**
+   * Records that the live session was handed a long-lived playback URL valid until `until`
+   * (kept if later already). SessionGone or AccessRevoked as for a heartbeat.
+   */
+  markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void>;
   /**
    * Ends the session if it is still the code's; no error when it is gone already. Only a session
    * holding a long-lived URL is remembered in `endedSessions` and enters the access feed.

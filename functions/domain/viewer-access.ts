@@ -6,6 +6,7 @@ import { accessEndsAt } from './event-status';
 import { HttpError } from './http-error';
 import { PLAYBACK_TOKEN_TTL_SECONDS, streamPathOf, type PlaybackClaims } from './playback-claims';
 import { signPlaybackToken, verifyPlaybackToken } from './playback-token';
+import { playbackUrlOf } from './playback-url';
 import { randomId } from './random';
 import { rateLimitSubject } from './rate-limit-subject';
 import type { CodeRecord, EndedSession, EventRecord } from './records';
@@ -27,6 +28,13 @@ const VIEWER_READ = { consistent: false };
 
 const tooMany = (message: string, retryAfterSeconds: number) =>
   new HttpError(429, message, { headers: { 'retry-after': String(retryAfterSeconds) } });
+
+/**
+ * Upper bound of a long-lived playback URL (for players that cannot refresh):
+ * longer than any show, short enough that the edge's deny key of its session,
+ * kept until then, does not pile up.
+ */
+const LONG_LIVED_URL_MAX_SECONDS = 12 * 3600;
 
 /** Runs a rate-limit hit; a full window becomes the spec's 429 with `Retry-After`. */
 async function limit(store: Store, key: string, rule: { limit: number; windowSeconds: number }, now: Date, message: string) {
@@ -57,6 +65,19 @@ export const PRESENCE_WINDOW_SECONDS = Math.round(PLAYBACK_TOKEN_TTL_SECONDS * 0
 /** Counter writes are best effort: a lost one only skews the admin's estimate. */
 function countPresence(store: Store, claims: { eid: string; code: string }, at: Date, delta: number): Promise<void> {
   return store.countPresence({ eventId: claims.eid, seed: claims.code, at: at.toISOString(), delta }).catch(() => undefined);
+}
+
+/**
+ * Revoking a code takes its live viewer off the presence estimate (unrevoking puts it back), so a
+ * revoked code is never counted. The delta lands where that viewer was last counted: it claimed at
+ * `startedAt` and refreshes once per presence window.
+ */
+export function countRevocationPresence(deps: AccessDeps, code: CodeRecord, now: Date): Promise<void> {
+  if (!code.session || !sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) return Promise.resolve();
+  const startedAt = Date.parse(code.session.startedAt);
+  const period = PRESENCE_WINDOW_SECONDS * 1000;
+  const lastCounted = startedAt + Math.floor((now.getTime() - startedAt) / period) * period;
+  return countPresence(deps.store, { eid: code.eventId, code: code.code }, new Date(lastCounted), code.isRevoked ? -1 : 1);
 }
 
 function sessionIsLive(code: CodeRecord, now: Date, timeoutSeconds: number): boolean {
@@ -128,19 +149,33 @@ export async function validateCode(
     throw inUse();
   }
 
+  const grant = { code: code.code, eventId: event.id, sessionId: session.id };
   const [{ token, expiresIn }] = await Promise.all([
-    signPlaybackToken({ code: code.code, eventId: event.id, sessionId: session.id }, deps.config.signingKeys, now),
+    signPlaybackToken(grant, deps.config.signingKeys, now),
     countPresence(deps.store, { eid: event.id, code: code.code }, now, 1),
     code.redeemedAt ? null : deps.store.countRedemption({ eventId: event.id, code: code.code }).catch(() => undefined),
   ]);
   return {
     event: viewerEventView(event, now),
     playbackToken: token,
+    playbackUrl: shortPlaybackUrl(deps, input.playbackBaseUrl, grant, now, expiresIn),
     playbackBaseUrl: input.playbackBaseUrl,
     streamPath: streamPathOf(event.id),
     expiresAt: accessEndsAt(event),
     tokenExpiresIn: expiresIn,
   };
+}
+
+/** The header-less URL that lives as long as the JWT issued with it. */
+function shortPlaybackUrl(
+  deps: AccessDeps,
+  playbackBaseUrl: string,
+  grant: { code: string; eventId: string; sessionId: string },
+  now: Date,
+  expiresIn: number,
+): string {
+  const expiresAt = Math.floor(now.getTime() / 1000) + expiresIn;
+  return playbackUrlOf(playbackBaseUrl, { ...grant, expiresAt }, deps.config.signingKeys);
 }
 
 async function playbackClaims(deps: AccessDeps, token: string | null, now: Date, allowExpired: boolean): Promise<PlaybackClaims> {
@@ -154,8 +189,22 @@ async function playbackClaims(deps: AccessDeps, token: string | null, now: Date,
  * A new JWT for the same session, while that session is still the code's
  * live one. Round trips: (rate limit ‖ code ‖ event), all in parallel.
  */
-export async function refreshPlayback(deps: AccessDeps, token: string | null) {
+export async function refreshPlayback(deps: AccessDeps, token: string | null, playbackBaseUrl: string) {
   const now = deps.now();
+  const { code, event, claims } = await liveSessionOf(deps, token, now);
+  const grant = { code: code.code, eventId: event.id, sessionId: claims.sid };
+  const [{ token: playbackToken, expiresIn }] = await Promise.all([
+    signPlaybackToken(grant, deps.config.signingKeys, now),
+    countPresence(deps.store, claims, now, 1),
+  ]);
+  return { playbackToken, playbackUrl: shortPlaybackUrl(deps, playbackBaseUrl, grant, now, expiresIn), tokenExpiresIn: expiresIn };
+}
+
+/**
+ * The checks of refresh (rate limit included): the token's session must be its
+ * code's live one, the code not revoked, the event active and not over.
+ */
+async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) {
   const verified = token ? await verifyPlaybackToken(token, deps.config.signingKeys, now) : { ok: false as const };
   if (!verified.ok) throw new HttpError(401, INVALID_PLAYBACK);
   if (verified.expired) throw new HttpError(410, 'Access has expired');
@@ -172,11 +221,39 @@ export async function refreshPlayback(deps: AccessDeps, token: string | null) {
   if (code.session?.id !== claims.sid || !sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) {
     throw new HttpError(401, INVALID_PLAYBACK);
   }
-  const [{ token: playbackToken, expiresIn }] = await Promise.all([
-    signPlaybackToken({ code: code.code, eventId: event.id, sessionId: claims.sid }, deps.config.signingKeys, now),
-    countPresence(deps.store, claims, now, 1),
-  ]);
-  return { playbackToken, tokenExpiresIn: expiresIn };
+  return { code, event, claims };
+}
+
+/**
+ * A playback URL for a player that cannot refresh (the page's native video,
+ * AirPlay, a TV, VLC): it lasts until the code's access ends, at most
+ * `LONG_LIVED_URL_MAX_SECONDS`. The session is marked, so that its end
+ * (release, takeover) is pushed to the edge and kept there until the URL
+ * expires. Counts against the refresh rate limit; same errors as refresh.
+ */
+export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | null, playbackBaseUrl: string) {
+  const now = deps.now();
+  const { code, event, claims } = await liveSessionOf(deps, token, now);
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const expiresAt = Math.min(Math.floor(Date.parse(accessEndsAt(event)) / 1000), nowSeconds + LONG_LIVED_URL_MAX_SECONDS);
+  try {
+    await deps.store.markSessionLongLived({
+      code: code.code,
+      sessionId: claims.sid,
+      until: new Date(expiresAt * 1000).toISOString(),
+      staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
+    });
+  } catch (error) {
+    if (error instanceof SessionGone) throw new HttpError(401, INVALID_PLAYBACK);
+    if (error instanceof AccessRevoked) throw new HttpError(403, 'Access has been revoked');
+    throw error;
+  }
+  const grant = { code: code.code, eventId: event.id, sessionId: claims.sid, expiresAt };
+  return {
+    playbackUrl: playbackUrlOf(playbackBaseUrl, grant, deps.config.signingKeys),
+    expiresAt: new Date(expiresAt * 1000).toISOString(),
+    expiresIn: expiresAt - nowSeconds,
+  };
 }
 
 /** Keeps the session alive: one conditional write. */

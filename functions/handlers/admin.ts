@@ -1,13 +1,12 @@
 import { areaHandler } from '../http/area-handler';
 import type { ApiRequest } from '../http/api-types';
-import { clearedCookie, sessionCookie } from '../http/admin-cookie';
-import { clientIp, cookie, requestOrigin } from '../http/request-info';
+import { auditAccount } from '../http/account-audit';
+import { clearedCookie } from '../http/admin-cookie';
+import { cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { mediaCache } from '../http/media-cache';
-import { ADMIN_COOKIE, issueAdminSession, readAdminSession } from '../domain/admin-session';
-import { verifyAdminPassword } from '../domain/admin-credentials';
+import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
 import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/code-admin';
-import { RATE_LIMITS } from '../domain/config';
 import {
   createEvent,
   dashboard,
@@ -18,11 +17,10 @@ import {
   setEventFlag,
   updateEvent,
 } from '../domain/event-admin';
-import { RateLimited } from '../domain/errors';
-import { rateLimitSubject } from '../domain/rate-limit-subject';
 import { HttpError } from '../domain/http-error';
-import { loginInput, parseInput } from '../domain/inputs';
+import { allows } from '../domain/roles';
 import { adminEventView } from '../domain/views';
+import { accountRoutes } from './admin-accounts';
 
 /** The OBS "Server": `INGEST_RTMP_URL`, else the API's host on the standard RTMP port. */
 function ingestServer({ app, event }: ApiRequest): string {
@@ -32,30 +30,17 @@ function ingestServer({ app, event }: ApiRequest): string {
 const id = (request: ApiRequest) => request.params.id ?? '';
 
 export const handler = areaHandler('admin', {
-  'POST /api/admin/login': async ({ app, event, body }) => {
-    const now = app.now();
-    try {
-      const subject = rateLimitSubject(clientIp(event, app.config.originVerifySecret));
-      await app.store.hitRateLimit({ key: `login#${subject}`, ...RATE_LIMITS.login, now });
-    } catch (error) {
-      if (error instanceof RateLimited) {
-        throw new HttpError(429, 'Too many login attempts', { headers: { 'retry-after': String(error.retryAfterSeconds) } });
-      }
-      throw error;
-    }
-    const { password } = parseInput(loginInput, body);
-    if (!(await verifyAdminPassword(password, app.config.adminPasswordHash))) throw new HttpError(401, 'Invalid password');
-    const { token } = await issueAdminSession(app.config.adminSessionSecret, now);
-    return json(200, { success: true }, {}, [sessionCookie(event, token)]);
-  },
+  ...accountRoutes,
   'POST /api/admin/logout': async ({ app, event }) => {
     const token = cookie(event, ADMIN_COOKIE);
     const session = token ? await readAdminSession(token, app.config.adminSessionSecret, app.now()) : null;
     // The cookie is signed, not stored; logout revokes its id until it would have expired anyway.
-    if (session) await app.store.revokeAdminSession(session.id, session.expiresAt.toISOString());
+    if (session) {
+      await app.store.revokeAdminSession(session.id, session.expiresAt.toISOString());
+      await auditAccount(app, event, { actor: session.username, action: 'sign-out' });
+    }
     return json(200, { success: true }, {}, [clearedCookie(event)]);
   },
-  'GET /api/admin/session': async () => json(200, { authenticated: true }),
   'GET /api/admin/dashboard': async ({ app }) => json(200, await dashboard(app)),
 
   'GET /api/admin/events': async ({ app }) => {
@@ -63,8 +48,11 @@ export const handler = areaHandler('admin', {
     return json(200, { events: events.map(adminEventView) });
   },
   'POST /api/admin/events': async ({ app, body }) => json(201, await createEvent(app, body)),
-  'GET /api/admin/events/{id}': async (request) =>
-    json(200, await eventDetails(request.app, await requireEvent(request.app, id(request)), ingestServer(request))),
+  'GET /api/admin/events/{id}': async (request) => {
+    const details = await eventDetails(request.app, await requireEvent(request.app, id(request)), ingestServer(request));
+    // The stream key lets anyone publish to the event: only roles that run the stream see it.
+    return json(200, allows(request.account!.role, 'stream:manage') ? details : { ...details, ingest: null });
+  },
   'PUT /api/admin/events/{id}': async (request) => json(200, await updateEvent(request.app, id(request), request.body)),
   'DELETE /api/admin/events/{id}': async (request) => {
     await orNotFound(request.app.store.deleteEvent(id(request), request.app.now().toISOString()));

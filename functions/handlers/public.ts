@@ -2,7 +2,7 @@ import { areaHandler } from '../http/area-handler';
 import type { ApiRequest } from '../http/api-types';
 import { bearerToken, clientIp, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
-import { heartbeat, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
+import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
 import { eventStatus } from '../domain/event-status';
 import { HttpError } from '../domain/http-error';
 
@@ -28,7 +28,10 @@ export const handler = areaHandler('public', {
       }),
     );
   },
-  'POST /api/playback/refresh': async (request) => json(200, await refreshPlayback(request.app, bearerToken(request.event))),
+  'POST /api/playback/refresh': async (request) =>
+    json(200, await refreshPlayback(request.app, bearerToken(request.event), playbackBaseUrl(request))),
+  'POST /api/playback/url': async (request) =>
+    json(200, await longLivedPlaybackUrl(request.app, bearerToken(request.event), playbackBaseUrl(request))),
   'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event))),
   'POST /api/playback/release': async (request) => json(200, await releasePlayback(request.app, bearerToken(request.event))),
   'GET /api/events/{id}/status': async ({ app, params }) => {

@@ -22,7 +22,12 @@ const kvsMock = mockClient(CloudFrontKeyValueStoreClient);
 const S = (value: string): AttributeValue => ({ S: value });
 const BOOL = (value: boolean): AttributeValue => ({ BOOL: value });
 
-function codeImage(fields: { isRevoked?: boolean; revokedAt?: string; denyUntil?: string; ended?: { sessionId: string; endedAt: string }[] }) {
+function codeImage(fields: {
+  isRevoked?: boolean;
+  revokedAt?: string;
+  denyUntil?: string;
+  ended?: { sessionId: string; endedAt: string; longLivedUntil?: string }[];
+}) {
   return {
     pk: S('CODE#ABC123'),
     sk: S('CODE'),
@@ -31,7 +36,11 @@ function codeImage(fields: { isRevoked?: boolean; revokedAt?: string; denyUntil?
     isRevoked: BOOL(fields.isRevoked ?? false),
     revokedAt: fields.revokedAt ? S(fields.revokedAt) : { NULL: true as const },
     denyUntil: fields.denyUntil ? S(fields.denyUntil) : { NULL: true as const },
-    endedSessions: { L: (fields.ended ?? []).map((e) => ({ M: { sessionId: S(e.sessionId), endedAt: S(e.endedAt) } })) },
+    endedSessions: {
+      L: (fields.ended ?? []).map((e) => ({
+        M: { sessionId: S(e.sessionId), endedAt: S(e.endedAt), ...(e.longLivedUntil ? { longLivedUntil: S(e.longLivedUntil) } : {}) },
+      })),
+    },
   };
 }
 
@@ -101,11 +110,15 @@ describe('edge-sync: DynamoDB stream', () => {
     expect(updateInputs()[0]).toMatchObject({ Puts: [{ Key: 's:sid-1', Value: String(Date.parse('2026-11-21T12:09:50.000Z') / 1000) }], Deletes: [] });
   });
 
-  it('the end of a session holding a long-lived URL puts s:<sessionId> until that URL expires', async () => {
-    const longLived: AttributeValue = { M: { sessionId: S('sid-tv'), endedAt: S('2026-11-21T11:59:50.000Z'), longLivedUntil: S('2026-11-21T16:00:00.000Z') } };
-    const image = { ...codeImage({}), endedSessions: { L: [longLived] } };
-    await handlerWith()({ Records: [record(codeImage({}), image)] });
-    expect(updateInputs()[0]).toMatchObject({ Puts: [{ Key: 's:sid-tv', Value: String(Date.parse('2026-11-21T16:00:00.000Z') / 1000) }] });
+  it('an ended session keeps s: until its last JWT, or its long-lived playback URL, expires (the skew is added when collecting)', async () => {
+    const endedAt = '2026-11-21T11:59:50.000Z';
+    const longLivedUntil = '2026-11-21T20:00:00.000Z';
+    const ended = [{ sessionId: 'sid-1', endedAt }, { sessionId: 'sid-tv', endedAt, longLivedUntil }];
+    await handlerWith()({ Records: [record(codeImage({}), codeImage({ ended }))] });
+    expect(updateInputs()[0]!.Puts).toEqual([
+      { Key: 's:sid-1', Value: String(Date.parse(endedAt) / 1000 + 600) },
+      { Key: 's:sid-tv', Value: String(Date.parse(longLivedUntil) / 1000) },
+    ]);
   });
 
   it('a change that does not touch access writes nothing', async () => {

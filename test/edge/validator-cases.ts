@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { PLAYBACK_AUDIENCE, PLAYBACK_ISSUER, streamPathOf } from '../../functions/domain/playback-claims';
+import { playbackCredential, type PlaybackUrlGrant } from '../../functions/domain/playback-url';
 import type { CloudFrontRequest, CloudFrontResponse } from '../../local/media-edge-runtime';
 
 /**
@@ -128,7 +129,51 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
     { name: 'path traversal', request: get('/streams/evt-a/../evt-b/index.m3u8', bearer(valid)), expected: denied },
     { name: 'POST is refused', request: get(manifest, bearer(valid), {}, 'POST'), expected: { status: 405, error: 'Method not allowed', cors: true } },
     { name: 'CORS preflight is answered without a token', request: get(manifest, {}, {}, 'OPTIONS'), expected: { status: 204, cors: true } },
+    ...pathCredentialCases(),
   ];
+
+  /** The header-less credential in the path (functions/domain/playback-url.ts). */
+  function pathCredentialCases(): ValidatorCase[] {
+    const grant: PlaybackUrlGrant = { code: 'CODE1', eventId: 'evt-a', sessionId: 'sid-1', expiresAt: now + 3600 };
+    const credential = (overrides: Partial<PlaybackUrlGrant> = {}, key: Uint8Array = k1, kid = 'k1') =>
+      playbackCredential({ ...grant, ...overrides }, { activeKid: kid, keys: new Map([[kid, key]]) });
+    const good = credential();
+    const [kid, sid, exp, sealed, mac] = good.split('.');
+    const at = (cred: string, rest = 'index.m3u8', event = 'evt-a') => `/streams/${event}/~${cred}/${rest}`;
+    const flip = (text: string) => (text[0] === 'A' ? 'B' : 'A') + text.slice(1);
+    const pass = (uri: string, query: string[] = []) => ({ pass: true as const, uri, query });
+    return [
+      { name: 'path credential: entry playlist, credential cut from the URI', request: get(at(good)), expected: pass(manifest) },
+      { name: 'path credential: variant of the ladder', request: get(at(good, '720p/index.m3u8')), expected: pass('/streams/evt-a/720p/index.m3u8') },
+      { name: 'path credential: HEAD of a segment', request: get(at(good, '720p/seg-00001.ts'), {}, {}, 'HEAD'), expected: pass('/streams/evt-a/720p/seg-00001.ts') },
+      { name: 'path credential: a percent-encoded ~ is the same', request: get(at(good).replace('/~', '/%7E')), expected: pass(manifest) },
+      { name: 'path credential: token query is stripped too', request: get(at(good), {}, { token: 'x', v: '1' }), expected: pass(manifest, ['v']) },
+      { name: 'path credential wins over a Bearer header', request: get(at(good), bearer('not-a-jwt')), expected: pass(manifest) },
+      { name: 'path credential signed with a second listed key', request: get(at(credential({}, k2, 'k2'))), expected: pass(manifest) },
+      { name: 'path credential of event A on the path of event B', request: get(at(good, 'index.m3u8', 'evt-b')), expected: denied },
+      { name: 'path credential expired', request: get(at(credential({ expiresAt: now - 1 }))), expected: denied },
+      { name: 'path credential with an unknown kid', request: get(at(credential({}, k1, 'k9'))), expected: denied },
+      { name: 'path credential signed with another key', request: get(at(credential({}, randomBytes(32)))), expected: denied },
+      { name: 'path credential: session id changed', request: get(at([kid, 'sid-2', exp, sealed, mac].join('.'))), expected: denied },
+      { name: 'path credential: expiry pushed later', request: get(at([kid, sid, (now + 99999).toString(36), sealed, mac].join('.'))), expected: denied },
+      { name: 'path credential: sealed code changed', request: get(at([kid, sid, exp, flip(sealed!), mac].join('.'))), expected: denied },
+      { name: 'path credential: mac changed', request: get(at([kid, sid, exp, sealed, flip(mac!)].join('.'))), expected: denied },
+      { name: 'path credential: a part missing', request: get(at([kid, sid, exp, mac].join('.'))), expected: denied },
+      { name: 'path credential: exp not base36', request: get(at([kid, sid, 'ZZ!', sealed, mac].join('.'))), expected: denied },
+      { name: 'path credential: empty is no credential', request: get('/streams/evt-a/~/index.m3u8'), expected: { status: 401, error: 'Authorization required', cors: true } },
+      { name: 'path credential: garbage', request: get(at('%00%2e%2e')), expected: denied },
+      { name: 'path credential: path traversal after it', request: get(at(good, '../evt-b/index.m3u8')), expected: denied },
+      { name: 'path credential: not a media file', request: get(at(good, 'secret.txt')), expected: denied },
+      { name: 'path credential: revoked code', request: get(at(credential({ code: 'REVOKED1' }))), expected: denied },
+      { name: 'path credential: ended session', request: get(at(credential({ sessionId: 'sid-ended' }))), expected: denied },
+      {
+        name: 'path credential: deactivated event',
+        request: get(at(credential({ eventId: 'evt-off' }), 'index.m3u8', 'evt-off')),
+        expected: denied,
+      },
+      { name: 'path credential not right after the event id is no credential', request: get(`/streams/evt-a/720p/~${good}/index.m3u8`), expected: { status: 401, error: 'Authorization required', cors: true } },
+    ];
+  }
   return { store, cases };
 }
 

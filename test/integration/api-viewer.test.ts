@@ -36,6 +36,16 @@ async function newCodes(eventId: string, count = 1) {
 const validate = (code: unknown, from = freshIp(), headers: Record<string, string> = {}) =>
   call('POST', `${api.url}/api/tokens/validate`, { json: { code }, from, headers });
 
+/** Splits a `playbackUrl`: `<origin>/streams/<eventId>/~<kid>.<sid>.<exp base36>.<sealed code>.<mac>/index.m3u8`. */
+function credentialOf(playbackUrl: string, eventId: string) {
+  const url = new URL(playbackUrl);
+  const match = new RegExp(`^/streams/${eventId}/~([^/]+)/index\\.m3u8$`).exec(url.pathname);
+  expect(match, playbackUrl).not.toBeNull();
+  const [kid, sid, exp, sealed, mac] = match![1]!.split('.');
+  expect(mac).toHaveLength(22);
+  return { origin: url.origin, kid, sid, exp: parseInt(exp!, 36), sealed, length: match![1]!.length };
+}
+
 async function watching(overrides: Record<string, unknown> = {}) {
   const event = await newEvent(overrides);
   const [token] = await newCodes(event.id);
@@ -62,6 +72,12 @@ describe('POST /api/tokens/validate', () => {
     const claims = decodeJwt(res.body.playbackToken);
     expect(claims).toMatchObject({ code: token!.code, eid: event.id, path: `/streams/${event.id}/`, aud: 'stagedoor-playback' });
     expect(claims.exp! - claims.iat!).toBe(600);
+    expect(credentialOf(res.body.playbackUrl, event.id)).toMatchObject({
+      origin: 'http://localhost:4000',
+      kid: 'test-1',
+      sid: claims.sid,
+      exp: claims.exp,
+    });
   });
 
   it('accepts the code in lower case', async () => {
@@ -185,8 +201,38 @@ describe('playback refresh, heartbeat and release', () => {
     const { jwt } = await watching();
     const res = await post('refresh', jwt);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ playbackToken: expect.any(String), tokenExpiresIn: 600 });
-    expect(decodeJwt(res.body.playbackToken).sid).toBe(decodeJwt(jwt).sid);
+    expect(res.body).toEqual({ playbackToken: expect.any(String), playbackUrl: expect.any(String), tokenExpiresIn: 600 });
+    const claims = decodeJwt(res.body.playbackToken);
+    expect(claims.sid).toBe(decodeJwt(jwt).sid);
+    expect(credentialOf(res.body.playbackUrl, claims.eid as string)).toMatchObject({ sid: claims.sid, exp: claims.exp });
+  });
+
+  it('hands out a long-lived playback URL for the session: until access ends, at most 12 h, code not readable', async () => {
+    const endsAt = new Date(Date.now() + 3_600_000).toISOString();
+    const { event, token, jwt } = await watching({ endsAt, accessWindowHours: 2 });
+    const res = await post('url', jwt);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ playbackUrl: expect.any(String), expiresAt: expect.any(String), expiresIn: expect.any(Number) });
+    const credential = credentialOf(res.body.playbackUrl, event.id);
+    expect(credential).toMatchObject({ sid: decodeJwt(jwt).sid, exp: Math.floor(Date.parse(res.body.expiresAt) / 1000) });
+    expect(Date.parse(res.body.expiresAt)).toBe(Date.parse(endsAt) + 2 * 3_600_000 - (Date.parse(endsAt) % 1000));
+    expect(credential.length).toBeLessThan(100);
+    expect(res.body.playbackUrl).not.toContain(token.code);
+
+    const farEvent = await watching({ endsAt: new Date(Date.now() + 48 * 3_600_000).toISOString() });
+    const far = await post('url', farEvent.jwt);
+    expect(far.body.expiresIn).toBeGreaterThan(12 * 3600 - 5);
+    expect(far.body.expiresIn).toBeLessThanOrEqual(12 * 3600);
+  });
+
+  it('refuses a long-lived URL without a live session, for a revoked code and without a token', async () => {
+    expect(await post('url')).toMatchObject({ status: 401, body: { error: 'Valid playback token required' } });
+    const released = await watching();
+    await post('release', released.jwt);
+    expect(await post('url', released.jwt)).toMatchObject({ status: 401, body: { error: 'Valid playback token required' } });
+    const revoked = await watching();
+    expect((await api.admin('PATCH', `/api/admin/tokens/${revoked.token.id}/revoke`)).status).toBe(200);
+    expect(await post('url', revoked.jwt)).toMatchObject({ status: 403, body: { error: 'Access has been revoked' } });
   });
 
   it('keeps the session alive by heartbeat', async () => {

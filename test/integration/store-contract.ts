@@ -5,6 +5,7 @@ import { DynamoStore } from '../../functions/adapters/dynamo-store';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
+import { newAccount } from '../../functions/domain/staff-accounts';
 import { withinOneWindow } from '../support/rate-window';
 
 const TABLE = 'stagedoor';
@@ -342,6 +343,41 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
       expect(wait).toBeLessThanOrEqual(60);
     });
 
+    it('marks a session long-lived (only later), carries the mark into its end and keeps that end until then', async () => {
+      const { event, code } = await eventWithCode();
+      const sid = randomId();
+      await claimFresh(code.code, sid);
+      const later = iso(3_600_000);
+      await store.markSessionLongLived({ code: code.code, sessionId: sid, until: later, staleBefore: iso(-60_000) });
+      await store.markSessionLongLived({ code: code.code, sessionId: sid, until: iso(60_000), staleBefore: iso(-60_000) });
+      expect((await store.getCode(code.code))!.session?.longLivedUntil).toBe(later);
+      await expect(
+        store.markSessionLongLived({ code: code.code, sessionId: 'other', until: later, staleBefore: iso(-60_000) }),
+      ).rejects.toBeInstanceOf(SessionGone);
+      await store.setEventActive(event.id, false, iso());
+      await expect(
+        store.markSessionLongLived({ code: code.code, sessionId: sid, until: iso(7_200_000), staleBefore: iso(-60_000) }),
+      ).rejects.toBeInstanceOf(AccessRevoked);
+      await store.setEventActive(event.id, true, iso());
+
+      const at = iso();
+      await store.releaseSession({ code: code.code, sessionId: sid, now: at });
+      expect((await store.getCode(code.code))!.endedSessions).toEqual([{ sessionId: sid, endedAt: at, longLivedUntil: later }]);
+      // A later plain release leaves no trace of its own and keeps this end until its URL expires.
+      const next = randomId();
+      const released = (await store.getCode(code.code))!;
+      await store.claimSession({
+        code: code.code,
+        expectedRevision: released.revision,
+        session: { id: next, startedAt: iso(), heartbeatAt: iso() },
+        endedSessions: released.endedSessions,
+        redeemed: null,
+        now: iso(),
+      });
+      await store.releaseSession({ code: code.code, sessionId: next, now: iso(60_000) });
+      expect((await store.getCode(code.code))!.endedSessions.map((ended) => ended.sessionId)).toEqual([sid]);
+    });
+
     it('counts rate-limit hits atomically', async () => {
       await withinOneWindow(60);
       const key = `test#${randomId()}`;
@@ -383,6 +419,44 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
       expect(await store.isAdminSessionRevoked(id)).toBe(false);
       await store.revokeAdminSession(id, iso(60_000));
       expect(await store.isAdminSessionRevoked(id)).toBe(true);
+    });
+
+    it('creates, reads, lists and updates staff accounts; raising the session generation', async () => {
+      const account = newAccount(`acct-${randomId(8)}`, 'box-office', 'scrypt$hash', iso());
+      await store.createAccount(account);
+      await expect(store.createAccount(account)).rejects.toBeInstanceOf(AlreadyExists);
+      expect(await store.getAccount(account.username)).toEqual(account);
+      expect(await store.getAccount('missing-account')).toBeNull();
+      expect((await store.listAccounts()).map((a) => a.username)).toContain(account.username);
+      const updated = await store.updateAccount(account.username, { role: 'read-only', recoveryCodeHashes: ['aa', 'bb'] }, { now: iso(), endSessions: true });
+      expect(updated).toMatchObject({ role: 'read-only', sessionGeneration: 1, recoveryCodeHashes: expect.arrayContaining(['aa', 'bb']) });
+      expect((await store.updateAccount(account.username, { disabled: true }, { now: iso() })).sessionGeneration).toBe(1);
+      await expect(store.updateAccount('missing-account', { disabled: true }, { now: iso() })).rejects.toBeInstanceOf(NotFound);
+    });
+
+    it('uses each TOTP step and each recovery code once, even when raced', async () => {
+      const account = newAccount(`acct-${randomId(8)}`, 'manager', 'scrypt$hash', iso());
+      await store.createAccount({ ...account, recoveryCodeHashes: ['c1', 'c2'] });
+      const steps = await Promise.all(Array.from({ length: 8 }, () => store.useTotpStep(account.username, 1000, iso())));
+      expect(steps.filter(Boolean)).toHaveLength(1);
+      expect(await store.useTotpStep(account.username, 999, iso())).toBe(false);
+      expect(await store.useTotpStep(account.username, 1001, iso())).toBe(true);
+      const uses = await Promise.all(Array.from({ length: 8 }, () => store.useRecoveryCode(account.username, 'c1', iso())));
+      expect(uses.filter(Boolean)).toHaveLength(1);
+      expect(await store.useRecoveryCode(account.username, 'never-issued', iso())).toBe(false);
+      expect((await store.getAccount(account.username))!.recoveryCodeHashes).toEqual(['c2']);
+    });
+
+    it('counts failed attempts atomically and keeps the account policy', async () => {
+      const account = newAccount(`acct-${randomId(8)}`, 'stream-tech', 'scrypt$hash', iso());
+      await store.createAccount(account);
+      const counts = await Promise.all(Array.from({ length: 6 }, () => store.countFailedAttempt(account.username, iso())));
+      expect(counts.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+      await expect(store.countFailedAttempt('missing-account', iso())).rejects.toBeInstanceOf(NotFound);
+      expect(await store.getAccountPolicy()).toEqual({ requireTwoFactor: false });
+      await store.setAccountPolicy({ requireTwoFactor: true }, iso());
+      expect(await store.getAccountPolicy()).toEqual({ requireTwoFactor: true });
+      await store.setAccountPolicy({ requireTwoFactor: false }, iso());
     });
   });
 }

@@ -85,6 +85,8 @@ describe('routes', () => {
       { view: 'new-event' },
       { view: 'event', id: 'ev 1' },
       { view: 'edit-event', id: 'ev1' },
+      { view: 'accounts' },
+      { view: 'account' },
     ] as const) {
       expect(parseRoute(hrefOf(route))).toEqual(route);
     }

@@ -27,10 +27,10 @@ describe('PlaybackSession', () => {
 
   it('refreshes at 80 % of the lifetime and sends the new token from then on', async () => {
     const calls = stubApi({
-      '/api/playback/refresh': [{ status: 200, body: { playbackToken: 'jwt-2', tokenExpiresIn: 600 } }],
+      '/api/playback/refresh': [{ status: 200, body: { playbackToken: 'jwt-2', playbackUrl: 'https://media.test/u2', tokenExpiresIn: 600 } }],
       '/api/playback/heartbeat': [{ status: 200, body: { ok: true } }],
     });
-    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost: vi.fn() });
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost: vi.fn() });
     session.start();
     await vi.advanceTimersByTimeAsync(479_000);
     expect(calls.filter((c) => c.path.endsWith('refresh'))).toHaveLength(0);
@@ -39,6 +39,7 @@ describe('PlaybackSession', () => {
       { path: '/api/playback/refresh', authorization: 'Bearer jwt-1', keepalive: undefined },
     ]);
     expect(session.token).toBe('jwt-2');
+    expect(session.playbackUrl).toBe('https://media.test/u2');
     await vi.advanceTimersByTimeAsync(30_000);
     expect(calls.at(-1)).toMatchObject({ path: '/api/playback/heartbeat', authorization: 'Bearer jwt-2' });
     session.stop();
@@ -52,7 +53,7 @@ describe('PlaybackSession', () => {
       ],
     });
     const onLost = vi.fn();
-    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost });
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost });
     session.start();
     await vi.advanceTimersByTimeAsync(60_000);
     expect(calls.map((c) => c.path)).toEqual(['/api/playback/heartbeat', '/api/playback/heartbeat']);
@@ -66,7 +67,7 @@ describe('PlaybackSession', () => {
   it('keeps playing through network failures of the heartbeat', async () => {
     stubApi({});
     const onLost = vi.fn();
-    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost });
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost });
     session.start();
     await vi.advanceTimersByTimeAsync(120_000);
     expect(onLost).not.toHaveBeenCalled();
@@ -79,7 +80,7 @@ describe('PlaybackSession', () => {
       '/api/playback/heartbeat': [{ status: 200, body: { ok: true } }],
     });
     const onLost = vi.fn();
-    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost });
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost });
     session.start();
     await vi.advanceTimersByTimeAsync(480_000 + 60_000);
     expect(calls.filter((c) => c.path.endsWith('refresh'))).toHaveLength(2);
@@ -97,7 +98,7 @@ describe('PlaybackSession', () => {
       ],
     });
     const onLost = vi.fn();
-    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost });
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost });
     session.start();
     expect(await session.recheck()).toBe(true);
     expect(session.token).toBe('jwt-2');
@@ -108,11 +109,52 @@ describe('PlaybackSession', () => {
 
   it('releases once, with keepalive and the bearer token', async () => {
     const calls = stubApi({ '/api/playback/release': [{ status: 200, body: { released: true } }] });
-    const session = new PlaybackSession({ playbackToken: 'jwt-1', tokenExpiresIn: 600, onLost: vi.fn() });
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost: vi.fn() });
     session.start();
     session.release();
     session.release();
     await vi.advanceTimersByTimeAsync(0);
     expect(calls).toEqual([{ path: '/api/playback/release', authorization: 'Bearer jwt-1', keepalive: true }]);
+  });
+
+  it('asks for the long-lived URL once and reuses it; a failure is asked again next time', async () => {
+    const answer = { playbackUrl: 'https://media.test/long', expiresAt: '2026-11-23T01:00:00.000Z' };
+    const calls = stubApi({
+      '/api/playback/url': [{ status: 503, body: { error: 'Internal server error' } }, { status: 200, body: answer }],
+    });
+    const onLost = vi.fn();
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost });
+    expect(await session.longLivedUrl()).toBeNull();
+    expect(await session.longLivedUrl()).toEqual(answer);
+    expect(await session.longLivedUrl()).toEqual(answer);
+    expect(calls.map((c) => `${c.path} ${c.authorization}`)).toEqual(['/api/playback/url Bearer jwt-1', '/api/playback/url Bearer jwt-1']);
+    expect(onLost).not.toHaveBeenCalled();
+  });
+
+  it('asks for a new long-lived URL when the one it has is about to expire', async () => {
+    const soon = { playbackUrl: 'https://media.test/long-1', expiresAt: new Date(Date.now() + 10 * 60_000).toISOString() };
+    const later = { playbackUrl: 'https://media.test/long-2', expiresAt: new Date(Date.now() + 12 * 3_600_000).toISOString() };
+    stubApi({ '/api/playback/url': [{ status: 200, body: soon }, { status: 200, body: later }] });
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost: vi.fn() });
+    expect(await session.longLivedUrl()).toEqual(soon);
+    await vi.advanceTimersByTimeAsync(4 * 60_000);
+    expect(await session.longLivedUrl()).toEqual(soon);
+    await vi.advanceTimersByTimeAsync(2 * 60_000);
+    expect(await session.longLivedUrl()).toEqual(later);
+  });
+
+  it('reports lost access when the long-lived URL is refused, and when a verifying heartbeat is', async () => {
+    stubApi({
+      '/api/playback/url': [{ status: 403, body: { error: 'Access has been revoked' } }],
+      '/api/playback/heartbeat': [{ status: 404, body: { error: 'Session not found' } }],
+    });
+    const revoked = vi.fn();
+    const first = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost: revoked });
+    expect(await first.longLivedUrl()).toBeNull();
+    expect(revoked.mock.calls[0]![0].title).toBe('Access revoked');
+    const gone = vi.fn();
+    const second = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost: gone });
+    expect(await second.verify()).toBe(false);
+    expect(gone.mock.calls[0]![0].title).toBe('Session ended');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeFormatProblem, normalizeCode, validateErrorMessage } from '../../web/src/viewer/access-code';
+import { addressWithoutCode, codeFormatProblem, normalizeCode, validateErrorMessage } from '../../web/src/viewer/access-code';
 import { accessLossFor, lostRenewal } from '../../web/src/viewer/access-loss';
 import {
   eventIdFromStreamPath,
@@ -19,6 +19,17 @@ describe('access codes as typed', () => {
     expect(codeFormatProblem('')).toMatch(/enter the access code/i);
     expect(codeFormatProblem('ABC!DEF')).toMatch(/only letters and numbers/i);
     expect(codeFormatProblem('ABCDEFGHJKMN')).toBeNull();
+  });
+});
+
+describe('the address bar after a link with ?code=', () => {
+  it('drops the code and keeps the rest', () => {
+    expect(addressWithoutCode('https://watch.example/?code=ABCD&lang=de#top')).toBe('/?lang=de#top');
+    expect(addressWithoutCode('https://watch.example/show/?code=ABCD')).toBe('/show/');
+  });
+
+  it('leaves an address without a code alone', () => {
+    expect(addressWithoutCode('https://watch.example/?lang=de')).toBeNull();
   });
 });
 

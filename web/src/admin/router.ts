@@ -1,13 +1,17 @@
-/** The console's hash routes: `#/`, `#/events/new`, `#/events/<id>`, `#/events/<id>/edit`. Pure. */
+/** The console's hash routes: `#/`, `#/events/new`, `#/events/<id>`, `#/events/<id>/edit`, `#/accounts`, `#/account`. Pure. */
 export type Route =
   | { view: 'dashboard' }
   | { view: 'new-event' }
   | { view: 'event'; id: string }
-  | { view: 'edit-event'; id: string };
+  | { view: 'edit-event'; id: string }
+  | { view: 'accounts' }
+  | { view: 'account' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').replace(/\/+$/, '');
   if (path === '/events/new') return { view: 'new-event' };
+  if (path === '/accounts') return { view: 'accounts' };
+  if (path === '/account') return { view: 'account' };
   const match = /^\/events\/([^/]+)(\/edit)?$/.exec(path);
   if (match) {
     const id = decodeURIComponent(match[1]!);
@@ -26,5 +30,9 @@ export function hrefOf(route: Route): string {
       return `#/events/${encodeURIComponent(route.id)}`;
     case 'edit-event':
       return `#/events/${encodeURIComponent(route.id)}/edit`;
+    case 'accounts':
+      return '#/accounts';
+    case 'account':
+      return '#/account';
   }
 }

@@ -41,3 +41,15 @@ export function validateErrorMessage(status: number, error = ''): string {
       return 'Something went wrong on our side. Try again in a moment.';
   }
 }
+
+/**
+ * The page address without its `code` parameter (path, other parameters and
+ * fragment kept), or null when it has none: a code read from a link must not
+ * stay in the history or travel with a copied address.
+ */
+export function addressWithoutCode(href: string): string | null {
+  const url = new URL(href);
+  if (!url.searchParams.has('code')) return null;
+  url.searchParams.delete('code');
+  return `${url.pathname}${url.search}${url.hash}`;
+}

@@ -1,7 +1,7 @@
 /** The viewer page: code entry, then one `Watch` at a time. */
 import './viewer.css';
 import { asApiError, requestJson } from '../shared/http';
-import { codeFormatProblem, normalizeCode, validateErrorMessage } from './access-code';
+import { addressWithoutCode, codeFormatProblem, normalizeCode, validateErrorMessage } from './access-code';
 import type { Grant } from './types';
 import { els, setCodeError, showEntry } from './view';
 import { Watch } from './watch';
@@ -46,6 +46,8 @@ async function submit(event: SubmitEvent): Promise<void> {
 function init(): void {
   const fromLink = new URLSearchParams(location.search).get('code');
   if (fromLink) els.code.value = normalizeCode(fromLink);
+  const address = addressWithoutCode(location.href);
+  if (address !== null) history.replaceState(history.state, '', address);
   els.form.addEventListener('submit', (event) => void submit(event));
   els.overlayAction.addEventListener('click', () => watch?.finish());
   els.stop.addEventListener('click', backToEntry);

@@ -10,6 +10,8 @@ import { HEARTBEAT_INTERVAL_MS, refreshDelayMs, refreshRetryDelayMs } from './ti
 
 export interface PlaybackSessionOptions {
   playbackToken: string;
+  /** The header-less URL issued with the token (same life). */
+  playbackUrl: string;
   tokenExpiresIn: number;
   /** Called once, when access is over. */
   onLost: (loss: AccessLoss) => void;
@@ -20,11 +22,25 @@ export interface PlaybackSessionOptions {
 
 interface RefreshAnswer {
   playbackToken: string;
+  playbackUrl: string;
   tokenExpiresIn: number;
 }
 
+/** `POST /api/playback/url`: a URL for players that cannot refresh. */
+export interface LongLivedUrl {
+  playbackUrl: string;
+  expiresAt: string;
+}
+
+/** A long-lived URL this close to its expiry is not handed out again: a player would lose it mid-show. */
+const LONG_LIVED_RENEW_BEFORE_MS = 5 * 60_000;
+
 export class PlaybackSession {
   #token: string;
+  #playbackUrl: string;
+  #longLived: Promise<LongLivedUrl | null> | undefined;
+  /** When the reused long-lived URL expires (ms); a new one is asked for shortly before. */
+  #longLivedExpiresAt: number | undefined;
   #expiresAt: number;
   #refreshTimer: ReturnType<typeof setTimeout> | undefined;
   #heartbeatTimer: ReturnType<typeof setInterval> | undefined;
@@ -36,12 +52,48 @@ export class PlaybackSession {
   constructor(options: PlaybackSessionOptions) {
     this.#options = { apiBase: '', now: () => Date.now(), ...options };
     this.#token = options.playbackToken;
+    this.#playbackUrl = options.playbackUrl;
     this.#expiresAt = this.#options.now() + options.tokenExpiresIn * 1000;
   }
 
   /** The current playback JWT, for `Authorization: Bearer`. */
   get token(): string {
     return this.#token;
+  }
+
+  /** The current header-less URL of the same life as the token (fresh after each refresh). */
+  get playbackUrl(): string {
+    return this.#playbackUrl;
+  }
+
+  /**
+   * The session's long-lived playback URL (asked once, then reused): for the
+   * native player, AirPlay and other players, which cannot refresh. It stops
+   * working when this session ends. Null when it could not be had; if the API
+   * said access is over, `onLost` has fired.
+   */
+  longLivedUrl(): Promise<LongLivedUrl | null> {
+    if (this.#longLivedExpiresAt !== undefined && this.#longLivedExpiresAt - this.#options.now() < LONG_LIVED_RENEW_BEFORE_MS) {
+      this.#longLived = this.#longLivedExpiresAt = undefined;
+    }
+    this.#longLived ??= this.#askLongLivedUrl().then((answer) => {
+      if (!answer) this.#longLived = undefined;
+      else this.#longLivedExpiresAt = Date.parse(answer.expiresAt);
+      return answer;
+    });
+    return this.#longLived;
+  }
+
+  async #askLongLivedUrl(): Promise<LongLivedUrl | null> {
+    if (this.#stopped) return null;
+    try {
+      return await requestJson<LongLivedUrl>(this.#url('url'), { method: 'POST', headers: this.#auth() });
+    } catch (thrown) {
+      const error = asApiError(thrown);
+      const loss = accessLossFor(error.status, error.message);
+      if (loss) this.#lose(loss);
+      return null;
+    }
   }
 
   get stopped(): boolean {
@@ -94,6 +146,7 @@ export class PlaybackSession {
       const answer = await requestJson<RefreshAnswer>(this.#url('refresh'), { method: 'POST', headers: this.#auth() });
       if (this.#stopped) return false;
       this.#token = answer.playbackToken;
+      this.#playbackUrl = answer.playbackUrl;
       this.#expiresAt = this.#options.now() + answer.tokenExpiresIn * 1000;
       this.#attempt = 0;
       this.#scheduleRefresh(refreshDelayMs(answer.tokenExpiresIn));
@@ -112,6 +165,17 @@ export class PlaybackSession {
       else this.#scheduleRefresh(delay);
       return false;
     }
+  }
+
+  /**
+   * A native player failed without saying why: a heartbeat now tells whether
+   * access is over (then `onLost` fires and this is false). Unlike `recheck`
+   * it does not spend the refresh rate limit, so it may run on every failure.
+   */
+  async verify(): Promise<boolean> {
+    if (this.#stopped) return false;
+    await this.#heartbeat();
+    return !this.#stopped;
   }
 
   async #heartbeat(): Promise<void> {
@@ -137,7 +201,7 @@ export class PlaybackSession {
     this.#options.onLost(loss);
   }
 
-  #url(action: 'refresh' | 'heartbeat' | 'release'): string {
+  #url(action: 'refresh' | 'heartbeat' | 'release' | 'url'): string {
     return `${this.#options.apiBase}/api/playback/${action}`;
   }
 

@@ -5,6 +5,7 @@
  * caller, which decides what the viewer sees.
  */
 import Hls, { type ErrorData } from 'hls.js/light';
+import { offerRemotePlayback, usesManagedMediaSource, type RemotePlaybackOffer } from './remote-playback';
 
 export interface PlayerCallbacks {
   /** The JWT to send now (it changes when refreshed). */
@@ -17,6 +18,8 @@ export interface PlayerCallbacks {
   onEnded(): void;
   /** Frames are moving. */
   onPlaying(): void;
+  /** For AirPlay under ManagedMediaSource: the session's current header-less URL, and what to do when AirPlay starts. */
+  remote?: { playbackUrl(): string; onConnecting(): void };
 }
 
 export interface Player {
@@ -38,11 +41,18 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
     liveSyncDurationCount: 3,
   });
 
+  let remoteOffer: RemotePlaybackOffer | undefined;
   const finish = (report: () => void) => {
     if (done) return;
     destroy();
     report();
   };
+
+  // Runs after hls.js's own handler, which has just put its blob <source> in place.
+  hls.on(Hls.Events.MEDIA_ATTACHING, () => {
+    const remote = callbacks.remote;
+    if (remote && usesManagedMediaSource(video)) remoteOffer = offerRemotePlayback(video, remote.playbackUrl, remote.onConnecting);
+  });
 
   const onPlaying = () => callbacks.onPlaying();
   const onEnded = () => finish(callbacks.onEnded);
@@ -79,6 +89,7 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
     done = true;
     video.removeEventListener('playing', onPlaying);
     video.removeEventListener('ended', onEnded);
+    remoteOffer?.stop();
     hls.destroy();
     video.pause();
     video.removeAttribute('src');

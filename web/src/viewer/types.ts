@@ -13,6 +13,8 @@ export interface ViewerEvent {
 export interface Grant {
   event: ViewerEvent;
   playbackToken: string;
+  /** Header-less entry playlist URL with a credential in the path, as long-lived as `playbackToken`. */
+  playbackUrl: string;
   playbackBaseUrl: string;
   streamPath: string;
   /** When the access code itself stops working. */

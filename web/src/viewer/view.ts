@@ -22,6 +22,14 @@ export const els = {
   countdown: byId('countdown'),
   overlayAction: byId<HTMLButtonElement>('overlay-action'),
   stop: byId<HTMLButtonElement>('stop'),
+  otherPlayerToggle: byId<HTMLButtonElement>('other-player-toggle'),
+  otherPlayer: byId('other-player'),
+  otherPlayerLink: byId('other-player-link'),
+  otherPlayerQr: byId('other-player-qr'),
+  otherPlayerUrl: byId<HTMLInputElement>('other-player-url'),
+  otherPlayerCopy: byId<HTMLButtonElement>('other-player-copy'),
+  otherPlayerUntil: byId('other-player-until'),
+  otherPlayerStatus: byId('other-player-status'),
 };
 
 export function showEntry(message = ''): void {

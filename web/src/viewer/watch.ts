@@ -6,6 +6,8 @@
 import { asApiError, requestJson } from '../shared/http';
 import { formatDateTime } from '../shared/time';
 import { accessLossFor, type AccessLoss } from './access-loss';
+import { canPlayHlsNatively, startNativePlayer } from './native-player';
+import { OtherPlayerPanel } from './other-player';
 import { PlaybackSession } from './playback-session';
 import { canPlayHls, startPlayer, type Player } from './player';
 import { eventIdFromStreamPath, manifestUrl, statusPollDelayMs } from './timing';
@@ -29,6 +31,9 @@ export class Watch {
   #countdownTimer: ReturnType<typeof setInterval> | undefined;
   #lastDenial = 0;
   #over = false;
+  /** The element plays HLS itself from the long-lived URL: no MSE, or AirPlay took over. */
+  #native = false;
+  readonly #otherPlayer: OtherPlayerPanel;
   /** The viewer watched to the end of a broadcast: only a new live broadcast plays again, not its recording. */
   #watchedToEnd = false;
 
@@ -39,19 +44,23 @@ export class Watch {
     this.#onFinished = onFinished;
     this.#session = new PlaybackSession({
       playbackToken: grant.playbackToken,
+      playbackUrl: grant.playbackUrl,
       tokenExpiresIn: grant.tokenExpiresIn,
       onLost: (loss) => this.#end(loss),
     });
+    this.#otherPlayer = new OtherPlayerPanel(() => this.#session.longLivedUrl());
   }
 
   start(): void {
     showEvent(this.#grant.event, this.#grant.expiresAt);
     this.#session.start();
-    if (!canPlayHls()) {
+    this.#native = !canPlayHls();
+    if (this.#native && !canPlayHlsNatively(els.video)) {
       this.#session.release();
       this.#end({ title: 'Browser not supported', message: "This browser can't play the stream. Try a current Chrome, Edge, Firefox or Safari." });
       return;
     }
+    this.#otherPlayer.offer();
     if (this.#grant.event.isLive) this.#play();
     else this.#wait();
   }
@@ -110,11 +119,8 @@ export class Watch {
     clearTimeout(this.#pollTimer);
     this.#player?.destroy();
     if (els.overlay.hidden || els.overlay.dataset.state !== 'info') showOverlay({ title: 'Loading the stream…' });
-    const url = manifestUrl(this.#grant.playbackBaseUrl, this.#grant.streamPath);
-    this.#player = startPlayer(els.video, url, {
-      token: () => this.#session.token,
+    const outcomes = {
       onPlaying: () => hideOverlay(),
-      onDenied: (status) => void this.#denied(status),
       onUnavailable: () => {
         if (this.#over) return;
         showOverlay({ title: 'Waiting for the stream…', text: 'The broadcast is not running right now. It will resume here.' });
@@ -125,6 +131,39 @@ export class Watch {
         this.#watchedToEnd = true;
         showOverlay({ title: 'The broadcast has ended', text: 'Thanks for watching. If it resumes, it will play here.' });
         this.#schedulePoll(STREAM_RETRY_MS);
+      },
+    };
+    if (this.#native) return void this.#playNatively(outcomes);
+    const url = manifestUrl(this.#grant.playbackBaseUrl, this.#grant.streamPath);
+    this.#player = startPlayer(els.video, url, {
+      ...outcomes,
+      token: () => this.#session.token,
+      onDenied: (status) => void this.#denied(status),
+      remote: {
+        playbackUrl: () => this.#session.playbackUrl,
+        // A receiver cannot refresh: from now on the element plays the long-lived URL itself.
+        onConnecting: () => {
+          this.#native = true;
+          this.#play();
+        },
+      },
+    });
+  }
+
+  /** The element plays the long-lived URL; when it fails, a heartbeat tells lost access from a missing stream. */
+  async #playNatively(outcomes: { onPlaying(): void; onUnavailable(): void; onEnded(): void }): Promise<void> {
+    const url = await this.#session.longLivedUrl();
+    // The viewer may have stopped (or access ended) while the URL was on its way.
+    if (this.#over || this.#session.stopped) return;
+    if (!url) return outcomes.onUnavailable();
+    this.#player?.destroy();
+    this.#player = startNativePlayer(els.video, url.playbackUrl, {
+      onPlaying: outcomes.onPlaying,
+      onEnded: outcomes.onEnded,
+      onStalled: () => void this.#session.verify(),
+      onFailed: async () => {
+        showOverlay({ title: 'Checking your access…' });
+        if (await this.#session.verify()) outcomes.onUnavailable();
       },
     });
   }
@@ -155,6 +194,7 @@ export class Watch {
   }
 
   #stopAll(): void {
+    this.#otherPlayer.withdraw();
     clearInterval(this.#countdownTimer);
     clearTimeout(this.#pollTimer);
     this.#player?.destroy();
