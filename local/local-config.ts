@@ -19,6 +19,8 @@ export interface LocalConfig {
   rtmpPort: number;
   /** LevelDB folder of the embedded DynamoDB; undefined keeps data in memory. */
   dynamoDir: string | undefined;
+  /** Folder of the embedded S3 (HLS); undefined keeps objects in memory. */
+  s3Dir: string | undefined;
   tableName: string;
   mediaBucket: string;
   /** Built web pages served by the API port. */
@@ -94,6 +96,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     mediaPort: port(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
     rtmpPort: port(env.RTMP_PORT, 1935, 'RTMP_PORT'),
     dynamoDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
+    s3Dir: dataDir ? join(dataDir, 's3') : undefined,
     tableName,
     mediaBucket,
     webRoot: join(root, 'web', 'dist'),

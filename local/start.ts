@@ -20,7 +20,7 @@ async function main(): Promise<void> {
 
   const dynamo = await startEmbeddedDynamo({ dataDir: config.dynamoDir, tableName: config.tableName });
   closers.push(dynamo.close);
-  const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket] });
+  const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket], dataDir: config.s3Dir });
   closers.push(s3.close);
   await config.applyToEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint });
 
