@@ -13,8 +13,9 @@ interface Publication {
 }
 
 /**
- * A publication runs from an accepted publish until node-media-server ends
- * the publish (publisher gone and its grace window over, or ended by us). A
+ * A publication runs from an accepted publish until the publisher stops
+ * cleanly (FCUnpublish/deleteStream), or node-media-server ends the publish
+ * (connection dropped and its grace window over), or we end it. A
  * resume within the grace window continues the same publication: same HLS
  * job, same playlist, no status change. Starting: HLS packaging and
  * `live: true`; ending: final playlist uploaded, then `live: false`.
@@ -72,10 +73,19 @@ export function createPublications(deps: {
     publication.broadcast._finishPublish();
   }
 
+  /** The publisher said it is done (FCUnpublish/deleteStream): the show ends now, no reconnect window. */
+  function stopped(session: GatedRtmpSession): void {
+    const publication = live.get(session.streamPath);
+    if (publication?.publisher !== session) return;
+    log.info('publish stopped by the publisher', { stream_name: publication.streamName, conn_id: session.id });
+    end(session.streamPath);
+  }
+
   return {
     started,
     ended,
     end,
+    stopped,
     /** Publishers on air now (not those inside a grace window). */
     onAir(): GatedRtmpSession[] {
       return [...live.values()].filter((p) => p.broadcast.getPublishStatus() === 'publishing').map((p) => p.publisher);

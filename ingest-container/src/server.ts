@@ -143,6 +143,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
       session.socket.once('close', () => playing.get(key) === session && playing.delete(key));
       return true;
     },
+    publishStopped: (session) => publications.stopped(session),
   };
 
   // node-media-server announces publishes on one process-wide emitter; take only our own sessions.

@@ -95,7 +95,7 @@ describe('recheck of live publishers', () => {
     const { server, recorder } = await startWithCallback(callback.url, {
       recheckIntervalMs: 200,
       platform: { apiUrl: platform.url, apiKey: 'internal-key' },
-      hls: { store: folderStore(hlsDir), ffmpegPath: 'ffmpeg', segmentSeconds: 1, listSize: 6, ladder: [] },
+      hls: { store: folderStore(hlsDir), ffmpegPath: 'ffmpeg', segmentSeconds: 1, ladder: [] },
     });
     const name = uniqueName('r');
     const publisher = publish(`${server.url}/live/${name}?token=ingest-key`);
