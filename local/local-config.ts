@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashAdminPassword } from '../functions/domain/admin-credentials';
+import { parseDuration } from '../ingest-container/src/config/values';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,6 +27,10 @@ export interface LocalConfig {
   /** Built web pages served by the API port. */
   webRoot: string;
   logLevel: string;
+  /** The ingest's reconnect window after a dropped connection (`INGEST_PUBLISH_GRACE`). */
+  reconnectWindowMs: number;
+  /** Seekable time behind the live edge (`INGEST_HLS_DVR_WINDOW`). */
+  dvrWindowMs: number;
   internalApiKey: string;
   adminPassword: string;
   /** JSON of `PLAYBACK_SIGNING_KEYS` (docs/contracts.md). */
@@ -39,6 +44,14 @@ function port(value: string | undefined, fallback: number, name: string): number
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new Error(`${name} must be a port number (0 = any free port), got "${value}"`);
   return parsed;
+}
+
+function duration(value: string | undefined, fallback: string, name: string): number {
+  try {
+    return parseDuration(value || fallback);
+  } catch (error) {
+    throw new Error(`${name}: ${(error as Error).message}`);
+  }
 }
 
 function generateSecrets(): LocalSecrets {
@@ -101,6 +114,8 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     mediaBucket,
     webRoot: join(root, 'web', 'dist'),
     logLevel,
+    reconnectWindowMs: duration(env.INGEST_PUBLISH_GRACE, '30s', 'INGEST_PUBLISH_GRACE'),
+    dvrWindowMs: duration(env.INGEST_HLS_DVR_WINDOW, '2m', 'INGEST_HLS_DVR_WINDOW'),
     internalApiKey: secrets.internalApiKey,
     adminPassword: secrets.adminPassword,
     playbackSigningKeys: secrets.playbackSigningKeys,

@@ -49,9 +49,11 @@ async function main(): Promise<void> {
       store: s3Store({ bucket: config.mediaBucket, forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }),
       ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg',
       segmentSeconds: 2,
+      dvrWindowSeconds: config.dvrWindowMs / 1000,
       // Same variable as the ingest container's -hls-ladder: an adaptive ladder instead of copied codecs.
       ladder: parseLadder(process.env.INGEST_HLS_LADDER ?? ''),
     },
+    publishGraceMs: config.reconnectWindowMs,
     platform: { apiUrl: api.url, apiKey: config.internalApiKey },
     logLevel: isLogLevel(config.logLevel) ? config.logLevel : 'info',
   });

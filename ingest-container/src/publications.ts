@@ -47,7 +47,8 @@ export function createPublications(deps: {
         })
       : Promise.resolve(undefined);
     live.set(session.streamPath, { streamName, broadcast: session.broadcast, publisher: session, hls: job });
-    void notifier.notify(streamName, true);
+    // After the job has put the playlists back to live: a viewer told "live" must not get last part's ENDLIST.
+    void job.then(() => notifier.notify(streamName, true));
   }
 
   function ended(streamPath: string): void {

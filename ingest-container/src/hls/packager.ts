@@ -69,6 +69,7 @@ export async function startHlsJob(args: {
   const recording = await Recording.open(config.store, streamName, log, publishId);
   const workDir = await mkdtemp(join(tmpdir(), 'stagedoor-ingest-work-'));
   const dvrWindowSeconds = config.dvrWindowSeconds ?? DEFAULT_DVR_WINDOW_SECONDS;
+  await recording.putLivePlaylists(dvrWindowSeconds);
   const uploader = startUploader({ workDir, recording, store: config.store, dvrWindowSeconds, log });
   // Own process group: a Ctrl-C in the terminal must not kill ffmpeg before we close its input and it writes the
   // final playlist. It still ends with us: our death closes its stdin.

@@ -103,6 +103,17 @@ export class Recording {
   }
 
   /**
+   * A publish starts: an event whose show had ended goes back to a live
+   * playlist at once (its tail, no `#EXT-X-ENDLIST`), so that a player opened
+   * now waits at the live edge for the new part instead of replaying the show.
+   */
+  async putLivePlaylists(liveWindowSeconds: number): Promise<void> {
+    for (const rendition of this.renditions()) {
+      if (this.segmentCount(rendition) > 0) await this.putPlaylist(rendition, liveWindowSeconds);
+    }
+  }
+
+  /**
    * After the show: every rendition as VOD over every publish, then the
    * master playlist (it names the renditions, so it goes last).
    */
