@@ -41,25 +41,39 @@ export interface PlaylistWindow {
 export function renderMediaPlaylist({ runs: given, liveWindowSeconds }: PlaylistWindow): string {
   // A publish that never produced a segment leaves no break behind.
   const runs = given.filter((run) => run.length > 0);
-  const all = runs.flatMap((run, index) => run.map((segment, at) => ({ ...segment, breakBefore: index > 0 && at === 0, run: index })));
-  let first = 0;
-  if (liveWindowSeconds !== undefined) {
-    let covered = 0;
-    first = all.length;
-    while (first > 0 && covered < liveWindowSeconds) covered += all[--first]!.duration;
-  }
-  const shown = all.slice(first);
-  const breaksBefore = first < all.length ? all[first]!.run : 0;
   // Over the whole recording, so it never changes while live (RFC 8216 4.3.3.1).
-  const target = Math.max(1, ...all.map((segment) => Math.round(segment.duration)));
-  const lines = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, `#EXT-X-MEDIA-SEQUENCE:${first}`];
+  let target = 1;
+  let total = 0;
+  for (const run of runs) {
+    total += run.length;
+    for (const segment of run) target = Math.max(target, Math.round(segment.duration));
+  }
+  // The first segment shown: run `fromRun`, index `fromAt`; live walks back from the end only.
+  let fromRun = 0;
+  let fromAt = 0;
+  let shown = total;
+  if (liveWindowSeconds !== undefined && runs.length > 0) {
+    let covered = 0;
+    shown = 0;
+    fromRun = runs.length - 1;
+    fromAt = runs[fromRun]!.length;
+    while (covered < liveWindowSeconds && (fromRun > 0 || fromAt > 0)) {
+      if (fromAt === 0) fromAt = runs[--fromRun]!.length;
+      covered += runs[fromRun]![--fromAt]!.duration;
+      shown++;
+    }
+  }
+  const lines = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, `#EXT-X-MEDIA-SEQUENCE:${total - shown}`];
   if (liveWindowSeconds === undefined) lines.push('#EXT-X-PLAYLIST-TYPE:VOD');
-  else if (breaksBefore > 0) lines.push(`#EXT-X-DISCONTINUITY-SEQUENCE:${breaksBefore}`);
+  else if (fromRun > 0) lines.push(`#EXT-X-DISCONTINUITY-SEQUENCE:${fromRun}`);
   lines.push('#EXT-X-INDEPENDENT-SEGMENTS');
-  shown.forEach((segment, index) => {
-    if (segment.breakBefore && index > 0) lines.push('#EXT-X-DISCONTINUITY');
-    lines.push(`#EXTINF:${segment.duration.toFixed(6)},`, segment.uri);
-  });
+  for (let r = fromRun; r < runs.length; r++) {
+    const run = runs[r]!;
+    for (let at = r === fromRun ? fromAt : 0; at < run.length; at++) {
+      if (at === 0 && r > fromRun) lines.push('#EXT-X-DISCONTINUITY');
+      lines.push(`#EXTINF:${run[at]!.duration.toFixed(6)},`, run[at]!.uri);
+    }
+  }
   if (liveWindowSeconds === undefined) lines.push('#EXT-X-ENDLIST');
   return `${lines.join('\n')}\n`;
 }

@@ -30,6 +30,9 @@ const INDEX_CACHE_CONTROL = 'no-store';
  * rewritten after its segments are stored, and only then do playlists name them.
  */
 export class Recording {
+  private readonly previousRuns = new Map<string, SegmentRun[]>();
+  private readonly currentRuns = new Map<string, Segment[]>();
+
   private constructor(
     private readonly store: HlsStore,
     readonly streamName: string,
@@ -61,6 +64,9 @@ export class Recording {
   add(rendition: string, segments: readonly Segment[]): void {
     const list = (this.current!.renditions[rendition] ??= []);
     for (const { uri, duration } of segments) list.push([uri, duration]);
+    const run = this.currentRuns.get(rendition) ?? [];
+    this.currentRuns.set(rendition, run);
+    run.push(...segments);
   }
 
   setMaster(text: string): void {
@@ -89,8 +95,14 @@ export class Recording {
     return this.parts.map((part) => part.master).filter(Boolean).at(-1);
   }
 
+  /** One run per publish; earlier publishes never change, so theirs are built once. */
   runs(rendition: string): SegmentRun[] {
-    return this.parts.map((part) => (part.renditions[rendition] ?? []).map(([uri, duration]) => ({ uri, duration })));
+    let earlier = this.previousRuns.get(rendition);
+    if (!earlier) {
+      earlier = this.previous.map((part) => (part.renditions[rendition] ?? []).map(([uri, duration]) => ({ uri, duration })));
+      this.previousRuns.set(rendition, earlier);
+    }
+    return this.current ? [...earlier, this.currentRuns.get(rendition) ?? []] : earlier;
   }
 
   segmentCount(rendition: string): number {
