@@ -23,8 +23,8 @@ const platform = createServer((req, res) => {
   let body = '';
   req.on('data', (chunk) => (body += chunk));
   req.on('end', () => {
-    const eventId = decodeURIComponent(/streams\/([^/]+)\/live/.exec(req.url ?? '')?.[1] ?? '');
-    if (JSON.parse(body).live === false) endedAt.set(eventId, performance.now());
+    const eventId = decodeURIComponent(/streams\/([^/]+)\/lease/.exec(req.url ?? '')?.[1] ?? '');
+    if (JSON.parse(body).action === 'release') endedAt.set(eventId, performance.now());
     res.end('{}');
   });
 });

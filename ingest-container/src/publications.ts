@@ -10,15 +10,23 @@ interface Publication {
   /** The connected publisher; it changes when the same client resumes within the grace window. */
   publisher: GatedRtmpSession;
   hls: Promise<HlsJob | undefined>;
+  /** Renews the event's lease while the show is on (also through a reconnect window). */
+  renewal: NodeJS.Timeout;
+  /** Another process took the show over: this one must not write the final playlists or end the lease. */
+  leaseLost: boolean;
 }
+
+/** Well inside the API's 15 s lease (functions/domain/stream-lease.ts): two renewals may fail before it runs out. */
+export const LEASE_RENEW_MS = 5_000;
 
 /**
  * A publication runs from an accepted publish until the publisher stops
  * cleanly (FCUnpublish/deleteStream), or node-media-server ends the publish
  * (connection dropped and its grace window over), or we end it. A
  * resume within the grace window continues the same publication: same HLS
- * job, same playlist, no status change. Starting: HLS packaging and
- * `live: true`; ending: final playlist uploaded, then `live: false`.
+ * job, same playlist, no status change. Starting: the event's lease was
+ * taken by the publish check (server.ts), HLS packaging starts and the lease
+ * is renewed; ending: final playlists stored, then the lease released.
  */
 export function createPublications(deps: {
   hls: HlsConfig | undefined;
@@ -46,18 +54,28 @@ export function createPublications(deps: {
           return undefined;
         })
       : Promise.resolve(undefined);
-    live.set(session.streamPath, { streamName, broadcast: session.broadcast, publisher: session, hls: job });
-    // After the job has put the playlists back to live: a viewer told "live" must not get last part's ENDLIST.
-    void job.then(() => notifier.notify(streamName, true));
+    const publication: Publication = { streamName, broadcast: session.broadcast, publisher: session, hls: job, leaseLost: false, renewal: setInterval(() => void renew(session.streamPath, publication), LEASE_RENEW_MS) };
+    publication.renewal.unref();
+    live.set(session.streamPath, publication);
+  }
+
+  async function renew(streamPath: string, publication: Publication): Promise<void> {
+    const answer = await notifier.acquire(publication.streamName);
+    if (answer !== 'held' || live.get(streamPath) !== publication) return;
+    // Our lease ran out (we could not renew in time) and another process has the show now: stop writing it.
+    log.error('stream lease lost to another ingest, publish ended', { stream_name: publication.streamName });
+    publication.leaseLost = true;
+    end(streamPath);
   }
 
   function ended(streamPath: string): void {
     const publication = live.get(streamPath);
     if (!publication) return;
     live.delete(streamPath);
+    clearInterval(publication.renewal);
     const done = (async () => {
-      await (await publication.hls)?.stop();
-      await notifier.notify(publication.streamName, false);
+      await (await publication.hls)?.stop({ final: !publication.leaseLost });
+      if (!publication.leaseLost) await notifier.release(publication.streamName);
       log.info('publication ended', { stream_name: publication.streamName });
     })().finally(() => ending.delete(done));
     ending.add(done);
@@ -92,6 +110,8 @@ export function createPublications(deps: {
       return [...live.values()].filter((p) => p.broadcast.getPublishStatus() === 'publishing').map((p) => p.publisher);
     },
     streamPaths: () => [...live.keys()],
+    /** This process holds the show of this stream path (on air or inside its reconnect window). */
+    has: (streamPath: string) => live.has(streamPath),
     /** Waits for every ending publication to finish its uploads and notices. */
     async drain(): Promise<void> {
       while (ending.size > 0) await Promise.all([...ending]);

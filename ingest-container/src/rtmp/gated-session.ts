@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import RtmpSession from 'node-media-server/src/session/rtmp_session.js';
 import { decodeAmf0Cmd } from 'node-media-server/src/protocol/amf.js';
 import type { AccessGrant, AccessRequest, Action } from '../auth/access-request';
-import { ErrUnauthorized, SERVICE_UNAVAILABLE_DESCRIPTION } from '../auth/errors';
+import { ErrUnauthorized, SERVICE_UNAVAILABLE_DESCRIPTION, StreamBusy } from '../auth/errors';
 import type { Logger } from '../log';
 
 /** What a session asks of its server: the check, and what to do after a rejection. */
@@ -149,6 +149,10 @@ export class GatedRtmpSession extends RtmpSession {
     this.gate.check(request).then(
       (grant) => this.admit(request, grant),
       (error: unknown) => {
+        if (error instanceof StreamBusy) {
+          this.gate.log.info('publish refused: on air on another ingest', { conn_id: this.id, stream_key: `${app}/${streamName}` });
+          return this.refuse('NetStream.Publish.BadName', error.message);
+        }
         const description = error instanceof ErrUnauthorized ? error.message : SERVICE_UNAVAILABLE_DESCRIPTION;
         this.deny(action, description);
         this.gate.rejected(this, request, error);
