@@ -65,7 +65,8 @@ async function main(): Promise<void> {
   api.open();
   // The media server answers 503 until it has read the revocation feed once: only then is it ready.
   await media.synced;
-  const ready = { api: api.url, media: media.url, rtmp: rtmpUrl };
+  // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`).
+  const ready = { api: api.url, media: media.url, rtmp: rtmpUrl, s3: s3.endpoint };
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
 
   let stopping = false;
