@@ -9,13 +9,15 @@ import { ffmpegArgs, type PackagingOptions } from './ffmpeg-args';
 import { describeError } from '../log';
 import { Recording } from './recording';
 import type { HlsStore } from './store';
-import { startUploader } from './uploader';
+import { DEFAULT_BUFFER_LIMIT_BYTES, startUploader } from './uploader';
 
 export interface HlsConfig extends PackagingOptions {
   store: HlsStore;
   ffmpegPath: string;
   /** Seconds of the live playlist behind the live edge (the DVR window). Default 120. */
   dvrWindowSeconds?: number;
+  /** Bound of the local buffer of unstored segments while storage fails. Default 2 GiB. */
+  bufferLimitBytes?: number;
 }
 
 export const DEFAULT_DVR_WINDOW_SECONDS = 120;
@@ -71,7 +73,8 @@ export async function startHlsJob(args: {
   const workDir = await mkdtemp(join(tmpdir(), 'stagedoor-ingest-work-'));
   const dvrWindowSeconds = config.dvrWindowSeconds ?? DEFAULT_DVR_WINDOW_SECONDS;
   await recording.putLivePlaylists(dvrWindowSeconds);
-  const uploader = startUploader({ workDir, recording, store: config.store, dvrWindowSeconds, log });
+  const bufferLimitBytes = config.bufferLimitBytes ?? DEFAULT_BUFFER_LIMIT_BYTES;
+  const uploader = startUploader({ workDir, recording, store: config.store, dvrWindowSeconds, bufferLimitBytes, log });
   // Own process group: a Ctrl-C in the terminal must not kill ffmpeg before we close its input and it writes the
   // final playlist. It still ends with us: our death closes its stdin.
   const ffmpeg = spawn(config.ffmpegPath, ffmpegArgs(workDir, publishId, config), { stdio: ['pipe', 'ignore', 'pipe'], detached: true });

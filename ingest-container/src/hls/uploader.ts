@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, readFile, unlink } from 'node:fs/promises';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, type Logger } from '../log';
 import { isMasterPlaylist, parseMediaPlaylist, type Segment } from './media-playlist';
@@ -14,8 +14,13 @@ export interface UploaderOptions {
   store: HlsStore;
   /** Seconds of the live playlist behind the live edge. */
   dvrWindowSeconds: number;
+  /** Bytes of unstored segments kept on local disk while storage fails; past it the oldest are dropped. */
+  bufferLimitBytes: number;
   log: Logger;
 }
+
+/** Default bound of the local buffer: with 2 GiB of a Fargate task's 20 GiB, about 45 minutes of a 6 Mbit/s stream. */
+export const DEFAULT_BUFFER_LIMIT_BYTES = 2 * 1024 ** 3;
 
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 5_000;
@@ -31,10 +36,11 @@ const FINISH_RETRY_MS = 60_000;
  * retried with backoff while its segment waits on local disk; a segment's
  * local copy is deleted once stored.
  */
-export function startUploader({ workDir, recording, store, dvrWindowSeconds, log }: UploaderOptions) {
+export function startUploader({ workDir, recording, store, dvrWindowSeconds, bufferLimitBytes, log }: UploaderOptions) {
   const prefix = streamPrefix(recording.streamName);
   const seen = new Map<string, Set<string>>();
-  const queued = new Map<string, Segment[]>();
+  const queued = new Map<string, (Segment & { bytes: number })[]>();
+  let queuedBytes = 0;
   const livePut = new Set<string>();
   /** Renditions with stored segments that the index and live playlist do not name yet (kept across failed passes). */
   const unnamed = new Set<string>();
@@ -60,9 +66,31 @@ export function startUploader({ workDir, recording, store, dvrWindowSeconds, log
       for (const segment of parseMediaPlaylist(text)) {
         if (known.has(segment.uri)) continue;
         known.add(segment.uri);
-        queue.push(segment);
+        const bytes = (await stat(join(workDir, segment.uri)).catch(() => undefined))?.size ?? 0;
+        queue.push({ ...segment, bytes });
+        queuedBytes += bytes;
       }
     }
+    while (queuedBytes > bufferLimitBytes) dropOldest();
+  }
+
+  /**
+   * Past the bound, the oldest unstored segment goes (in copy mode every
+   * segment is the recording's: there is no live-only data to drop first).
+   * Never silent: an error log and a CloudWatch metric (embedded metric format).
+   */
+  function dropOldest(): void {
+    const queue = [...queued.values()].reduce((longest, next) => (next.length > longest.length ? next : longest));
+    const segment = queue.shift()!;
+    queuedBytes -= segment.bytes;
+    void unlink(join(workDir, segment.uri)).catch(() => undefined);
+    log.error('hls buffer full while storage fails, oldest unstored segment dropped from the recording', {
+      stream_name: recording.streamName,
+      segment: segment.uri,
+      buffer_limit_bytes: bufferLimitBytes,
+      _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: 'Stagedoor/Ingest', Dimensions: [[]], Metrics: [{ Name: 'RecordingSegmentsDropped', Unit: 'Count' }] }] },
+      RecordingSegmentsDropped: 1,
+    });
   }
 
   async function storeSegment(uri: string): Promise<boolean> {
@@ -86,8 +114,10 @@ export function startUploader({ workDir, recording, store, dvrWindowSeconds, log
       const stored: Segment[] = [];
       try {
         while (queue.length > 0) {
-          if (await storeSegment(queue[0]!.uri)) stored.push(queue[0]!);
+          const next = queue[0]!;
+          if (await storeSegment(next.uri)) stored.push({ uri: next.uri, duration: next.duration });
           queue.shift();
+          queuedBytes -= next.bytes;
         }
       } finally {
         if (stored.length > 0) {
