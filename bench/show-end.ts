@@ -1,6 +1,6 @@
 /**
  * How soon a show ends after its publisher is gone: publisher gone → the
- * platform told `live: false` (after the final VOD playlist is stored). A
+ * platform told the show ended (lease released, after the final VOD playlist is stored). A
  * clean stop (ffmpeg's normal exit: FCUnpublish + deleteStream) against a
  * dropped connection (SIGKILL), which waits out the reconnect window
  * (RECONNECT_S, default 5 s here; 30 s in production) as the baseline, in the
@@ -65,7 +65,7 @@ platform.close();
 await removeTempDirs();
 const clean = median(results['clean stop']!);
 const dropped = median(results.dropped!);
-console.log(`publisher gone → live: false, median of ${RUNS} (reconnect window ${RECONNECT_S} s)`);
+console.log(`publisher gone → lease released, median of ${RUNS} (reconnect window ${RECONNECT_S} s)`);
 console.log(table([
   { publisher: 'clean stop (FCUnpublish/deleteStream)', 'median ms': Math.round(clean), 'max ms': Math.round(Math.max(...results['clean stop']!)), 'vs dropped': `${(clean / dropped).toFixed(2)}x` },
   { publisher: 'dropped connection (baseline)', 'median ms': Math.round(dropped), 'max ms': Math.round(Math.max(...results.dropped!)), 'vs dropped': '1.00x' },
