@@ -75,7 +75,8 @@ export function createPublications(deps: {
     clearInterval(publication.renewal);
     const done = (async () => {
       await (await publication.hls)?.stop({ final: !publication.leaseLost });
-      if (!publication.leaseLost) await notifier.release(publication.streamName);
+      // A new publish of the stream on this process (another client took over the name) keeps the lease.
+      if (!publication.leaseLost && !live.has(streamPath)) await notifier.release(publication.streamName);
       log.info('publication ended', { stream_name: publication.streamName });
     })().finally(() => ending.delete(done));
     ending.add(done);
