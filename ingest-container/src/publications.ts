@@ -74,7 +74,10 @@ export function createPublications(deps: {
     live.delete(streamPath);
     clearInterval(publication.renewal);
     const done = (async () => {
-      await (await publication.hls)?.stop({ final: !publication.leaseLost });
+      // Final playlists only if nobody else writes this show now: not another process (lease lost), not a new
+      // publish of the same stream on this one.
+      const ownsShow = () => !publication.leaseLost && !live.has(streamPath);
+      await (await publication.hls)?.stop({ final: ownsShow });
       // A new publish of the stream on this process (another client took over the name) keeps the lease.
       if (!publication.leaseLost && !live.has(streamPath)) await notifier.release(publication.streamName);
       log.info('publication ended', { stream_name: publication.streamName });

@@ -50,10 +50,10 @@ class FlvPipe extends BaseSession {
 export interface HlsJob {
   /**
    * Ends the input, lets ffmpeg write its last segment, stores what is left,
-   * then the whole show's playlists as VOD (`#EXT-X-ENDLIST`). `final: false`
-   * (another process has taken the show over) leaves the playlists to it.
+   * then the whole show's playlists as VOD (`#EXT-X-ENDLIST`), unless `final`
+   * (asked once the uploads are done) says another publish has the show now.
    */
-  stop(options?: { final?: boolean }): Promise<void>;
+  stop(options?: { final?: () => boolean }): Promise<void>;
 }
 
 /**
@@ -100,7 +100,7 @@ export async function startHlsJob(args: {
 
   let stopping: Promise<void> | undefined;
   return {
-    stop({ final = true } = {}) {
+    stop({ final = () => true } = {}) {
       stopping ??= (async () => {
         broadcast.donePlay(pipe);
         ffmpeg.stdin.end();
@@ -108,7 +108,7 @@ export async function startHlsJob(args: {
         await exited;
         clearTimeout(killer);
         await uploader.finish();
-        if (final) await putFinalPlaylists(recording, log);
+        if (final()) await putFinalPlaylists(recording, log);
         await rm(workDir, { recursive: true, force: true });
         log.info('hls packaging ended', { stream_name: streamName, publish_id: publishId });
       })();
