@@ -1,7 +1,7 @@
 import type BroadcastServer from 'node-media-server/src/server/broadcast_server.js';
 import { describeError, type Logger } from './log';
 import { startHlsJob, type HlsConfig, type HlsJob } from './hls/packager';
-import type { LiveNotifier } from './platform/live-notifier';
+import type { LeaseClient } from './platform/live-notifier';
 import type { GatedRtmpSession } from './rtmp/gated-session';
 
 interface Publication {
@@ -30,7 +30,7 @@ export const LEASE_RENEW_MS = 5_000;
  */
 export function createPublications(deps: {
   hls: HlsConfig | undefined;
-  notifier: LiveNotifier;
+  notifier: LeaseClient;
   log: Logger;
   /** The folder under `streams/` a publication's HLS goes to (default: its stream name). */
   hlsNameOf?: (session: GatedRtmpSession) => string;

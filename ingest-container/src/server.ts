@@ -10,7 +10,7 @@ import { AuthServiceUnavailable, ErrUnauthorized, StreamBusy } from './auth/erro
 import type { HlsConfig } from './hls/packager';
 import { createHookSender, type Webhooks } from './hooks/webhooks';
 import { createLogger, describeError, type Logger, type LogLevel } from './log';
-import { createLiveNotifier, type PlatformConfig } from './platform/live-notifier';
+import { createLeaseClient, type PlatformConfig } from './platform/live-notifier';
 import { createPublications } from './publications';
 import { createFailureBrake, type FailureBrakeOptions } from './rtmp/failure-brake';
 import { GatedRtmpSession, type SessionGate } from './rtmp/gated-session';
@@ -76,7 +76,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
 
   const authenticator = await createAuthenticator(options.auth);
   const hooks = createHookSender(options.webhooks ?? {}, options.webhookTimeoutMs ?? 5_000, log);
-  const notifier = createLiveNotifier(options.platform, log);
+  const notifier = createLeaseClient(options.platform, log);
   const publications = createPublications({
     hls: options.hls,
     notifier,

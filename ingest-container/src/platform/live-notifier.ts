@@ -25,7 +25,7 @@ const RELEASE_ATTEMPTS = 6;
  * The release is retried in the background and never blocks the stream; a
  * lost release only makes the status wait for the lease to run out.
  */
-export function createLiveNotifier(config: PlatformConfig | undefined, log: Logger) {
+export function createLeaseClient(config: PlatformConfig | undefined, log: Logger) {
   /** This process, as the API sees it; a restarted process is a new holder. */
   const holder = `${hostname().replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 60)}:${process.pid}:${randomBytes(6).toString('hex')}`;
   const releases = new Set<Promise<void>>();
@@ -79,6 +79,6 @@ export function createLiveNotifier(config: PlatformConfig | undefined, log: Logg
   };
 }
 
-export type LiveNotifier = ReturnType<typeof createLiveNotifier>;
+export type LeaseClient = ReturnType<typeof createLeaseClient>;
 
 const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
