@@ -38,7 +38,7 @@ export const FLAGS = {
   'hls-segment': { env: 'INGEST_HLS_SEGMENT', default: '2s', help: 'target segment duration' },
   'hls-dvr-window': { env: 'INGEST_HLS_DVR_WINDOW', default: '2m', help: 'seekable time behind the live edge in the live playlist' },
   'publish-grace': { env: 'INGEST_PUBLISH_GRACE', default: '30s', help: 'reconnect window: a dropped publisher may come back within this and continue the show' },
-  'api-url': { env: 'INGEST_API_URL', help: 'access API base URL, told when a stream goes live or ends' },
+  'api-url': { env: 'INGEST_API_URL', help: 'access API base URL: the publish lease (one process on air per event)' },
   'internal-api-key': { env: 'INTERNAL_API_KEY', help: 'X-Internal-Api-Key for -api-url and the auth callback (prefer the env var: argv is visible in ps)' },
   'log-level': { env: 'INGEST_LOG_LEVEL', default: 'info', help: 'debug | info | warn | error' },
 } satisfies Record<string, FlagSpec>;
