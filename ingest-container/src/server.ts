@@ -7,7 +7,7 @@ import type BaseSession from 'node-media-server/src/session/base_session.js';
 import { streamKeyOf, type AccessGrant, type AccessRequest } from './auth/access-request';
 import { createAuthenticator, type AuthConfig } from './auth/authenticator';
 import { AuthServiceUnavailable, ErrUnauthorized, StreamBusy } from './auth/errors';
-import type { HlsConfig } from './hls/packager';
+import { reopenForLive, type HlsConfig } from './hls/packager';
 import { createHookSender, type Webhooks } from './hooks/webhooks';
 import { createLogger, describeError, type Logger, type LogLevel } from './log';
 import { createLeaseClient, type PlatformConfig } from './platform/live-notifier';
@@ -137,6 +137,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
       const lease = await notifier.acquire(request.streamName);
       if (lease === 'held') throw new StreamBusy();
       if (lease === 'unavailable') throw new AuthServiceUnavailable('the platform did not answer the stream lease');
+      if (options.hls) await reopenForLive(options.hls, request.streamName, log);
       return grant;
     },
     rejected: (session, request, error) => authFailed(session, request, error, false),

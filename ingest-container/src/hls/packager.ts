@@ -117,6 +117,21 @@ export async function startHlsJob(args: {
   };
 }
 
+/**
+ * The event's playlists back to live before a publish is admitted: the lease
+ * makes the status `live` at once, and a player told so must not get the last
+ * part's VOD playlist. The job does it again when it starts; a failure here
+ * is only logged.
+ */
+export async function reopenForLive(config: HlsConfig, streamName: string, log: Logger): Promise<void> {
+  try {
+    const recording = await Recording.open(config.store, streamName, log);
+    await recording.putLivePlaylists(config.dvrWindowSeconds ?? DEFAULT_DVR_WINDOW_SECONDS);
+  } catch (error) {
+    log.warn('playlists not reopened before the publish', { stream_name: streamName, error: describeError(error) });
+  }
+}
+
 /** The recording's VOD playlists, retried like segments are while storage fails. */
 async function putFinalPlaylists(recording: Recording, log: Logger): Promise<void> {
   const giveUpAt = Date.now() + FINAL_PLAYLIST_RETRY_MS;
