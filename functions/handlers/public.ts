@@ -4,6 +4,7 @@ import { bearerToken, clientIp, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
 import { eventStatus } from '../domain/event-status';
+import { settleExpiredLease } from '../domain/stream-lease';
 import { HttpError } from '../domain/http-error';
 
 /** How long shared caches may keep an event status: the player polls every 5 s near the start. */
@@ -35,8 +36,9 @@ export const handler = areaHandler('public', {
   'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event))),
   'POST /api/playback/release': async (request) => json(200, await releasePlayback(request.app, bearerToken(request.event))),
   'GET /api/events/{id}/status': async ({ app, params }) => {
-    const event = await app.store.getEvent(params.id ?? '');
-    if (!event) throw new HttpError(404, 'Event not found');
+    const found = await app.store.getEvent(params.id ?? '');
+    if (!found) throw new HttpError(404, 'Event not found');
+    const event = await settleExpiredLease(app, found);
     // Every waiting page polls this: CloudFront (the `/api/*` behavior caches this route only) answers
     // them for a few seconds per edge, so a million pages cost the origin a few requests a second.
     return json(

@@ -88,6 +88,7 @@ export class StagedoorStack extends Stack {
       ingestRtmpUrl: ingest.rtmpUrl,
       distributionId: delivery.distribution.distributionId,
       operatorConcurrency: config.operatorConcurrency,
+      mediaBucket: data.mediaBucket,
     });
 
     const edgeSync = new EdgeSync(this, 'EdgeSync', {
