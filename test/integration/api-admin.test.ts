@@ -262,7 +262,7 @@ describe('dashboard', () => {
     });
   });
 
-  it('counts a viewer as active in the event and on the dashboard alike, and no longer once the code is revoked', async () => {
+  it('counts a viewer as active in the event and on the dashboard alike, and no longer once the code is revoked (again once unrevoked)', async () => {
     const event = await createEvent();
     const { body } = await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 2 });
     const [watching, revoked] = body.tokens as { id: string; code: string }[];
@@ -272,6 +272,9 @@ describe('dashboard', () => {
     expect((await api.admin('PATCH', `/api/admin/tokens/${revoked!.id}/revoke`)).status).toBe(200);
     expect((await api.admin('GET', `/api/admin/events/${event.id}`)).body.stats.activeViewers).toBe(1);
     expect((await api.admin('GET', '/api/admin/dashboard')).body.activeViewers).toBe(before - 1);
+    // Unrevoked while its session is still fresh: counted again, as before the revoke.
+    expect((await api.admin('PATCH', `/api/admin/tokens/${revoked!.id}/unrevoke`)).status).toBe(200);
+    expect((await api.admin('GET', `/api/admin/events/${event.id}`)).body.stats.activeViewers).toBe(2);
   });
 });
 
