@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashAdminPassword } from '../functions/domain/admin-credentials';
+import { parseDuration } from '../ingest-container/src/config/values';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -17,6 +18,8 @@ export interface LocalConfig {
   apiPort: number;
   mediaPort: number;
   rtmpPort: number;
+  /** HLS segment length the ingest cuts (`INGEST_HLS_SEGMENT`, default 1 s: README "Latency"). */
+  segmentSeconds: number;
   /** LevelDB folder of the embedded DynamoDB; undefined keeps data in memory. */
   dynamoDir: string | undefined;
   tableName: string;
@@ -80,6 +83,19 @@ function loadSecrets(dataDir: string | undefined, env: NodeJS.ProcessEnv): { sec
   return { secrets, printed };
 }
 
+function segmentSeconds(value: string | undefined): number {
+  if (value === undefined || value === '') return 1;
+  const ms = (() => {
+    try {
+      return parseDuration(value);
+    } catch (error) {
+      throw new Error(`INGEST_HLS_SEGMENT: ${(error as Error).message}`);
+    }
+  })();
+  if (ms < 500 || ms > 10_000) throw new Error(`INGEST_HLS_SEGMENT must be between 500ms and 10s, got "${value}"`);
+  return ms / 1000;
+}
+
 export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConfig> {
   const dataSetting = env.DATA_DIR || '.data';
   const dataDir = dataSetting === 'memory' ? undefined : resolve(dataSetting);
@@ -93,6 +109,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     apiPort: port(env.API_PORT, 3000, 'API_PORT'),
     mediaPort: port(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
     rtmpPort: port(env.RTMP_PORT, 1935, 'RTMP_PORT'),
+    segmentSeconds: segmentSeconds(env.INGEST_HLS_SEGMENT),
     dynamoDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
     tableName,
     mediaBucket,

@@ -53,6 +53,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     mediaPort: positiveInteger(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
     ingestRtmpUrl: env.INGEST_RTMP_URL || null,
     siteOrigin: env.SITE_ORIGIN || null,
+    ingestRtmpPort: positiveInteger(env.INGEST_RTMP_PORT, 1935, 'INGEST_RTMP_PORT'),
     signingKeys: parseSigningKeys(secrets.playbackSigningKeys),
     adminPasswordHash: secrets.adminPasswordHash,
     adminSessionSecret: secrets.adminSessionSecret,

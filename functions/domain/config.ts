@@ -7,6 +7,8 @@ export interface AppConfig {
   mediaPort: number;
   /** OBS "Server" shown to admins, e.g. `rtmp://ingest.example.com/live`. */
   ingestRtmpUrl: string | null;
+  /** Without `ingestRtmpUrl`: the console's own host on this port (local mode: whatever address the admin used). */
+  ingestRtmpPort: number;
   signingKeys: SigningKeys;
   adminPasswordHash: string;
   adminSessionSecret: string;

@@ -22,9 +22,12 @@ import { allows } from '../domain/roles';
 import { adminEventView } from '../domain/views';
 import { accountRoutes } from './admin-accounts';
 
-/** The OBS "Server": `INGEST_RTMP_URL`, else the API's host on the standard RTMP port. */
+/**
+ * The OBS "Server": `INGEST_RTMP_URL`, else the host the console was opened with on `INGEST_RTMP_PORT`, so a
+ * streamer on another machine gets an address that reaches this one (not 127.0.0.1).
+ */
 function ingestServer({ app, event }: ApiRequest): string {
-  return app.config.ingestRtmpUrl ?? `rtmp://${requestOrigin(event).hostname}:1935/live`;
+  return app.config.ingestRtmpUrl ?? `rtmp://${requestOrigin(event).hostname}:${app.config.ingestRtmpPort}/live`;
 }
 
 const id = (request: ApiRequest) => request.params.id ?? '';

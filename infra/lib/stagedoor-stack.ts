@@ -28,6 +28,8 @@ export interface StagedoorConfig {
   priceClass?: cloudfront.PriceClass;
   /** Minutes between full KeyValueStore reconciliations (each costs a few KVS API calls). */
   edgeReconcileMinutes?: number;
+  /** HLS segment length in whole seconds (default 1): shorter is closer to live, longer means fewer requests per viewer. */
+  hlsSegmentSeconds?: number;
 }
 
 export interface StagedoorStackProps extends StackProps {
@@ -61,6 +63,7 @@ export class StagedoorStack extends Stack {
       rtmpsOnly: config.rtmpsOnly,
       rtmpPlay: config.rtmpPlay,
       maxTasks: config.ingestMaxTasks ?? 3,
+      segmentSeconds: config.hlsSegmentSeconds ?? 1,
     });
 
     const delivery = new Delivery(this, 'Delivery', {

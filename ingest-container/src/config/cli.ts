@@ -35,7 +35,7 @@ export const FLAGS = {
   'hls-dir': { env: 'INGEST_HLS_DIR', help: 'write HLS under this folder (streams/<name>/index.m3u8) instead of S3' },
   's3-bucket': { env: 'MEDIA_BUCKET', help: 'S3 bucket for HLS (streams/<name>/…); endpoint from AWS_ENDPOINT_URL_S3' },
   'hls-ladder': { env: 'INGEST_HLS_LADDER', default: '', help: 'adaptive ladder <height>:<kbps>,… (transcodes); empty = copy codecs' },
-  'hls-segment': { env: 'INGEST_HLS_SEGMENT', default: '2s', help: 'target segment duration' },
+  'hls-segment': { env: 'INGEST_HLS_SEGMENT', default: '1s', help: 'target segment duration; publishers need a keyframe at least this often' },
   'publish-grace': { env: 'INGEST_PUBLISH_GRACE', default: '30s', help: 'a dropped publisher may reconnect within this and continue the stream' },
   'api-url': { env: 'INGEST_API_URL', help: 'access API base URL, told when a stream goes live or ends' },
   'internal-api-key': { env: 'INTERNAL_API_KEY', help: 'X-Internal-Api-Key for -api-url and the auth callback (prefer the env var: argv is visible in ps)' },

@@ -38,7 +38,10 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
       if (xhr.readyState === XMLHttpRequest.UNSENT) xhr.open('GET', requestUrl, true);
       xhr.setRequestHeader('Authorization', `Bearer ${callbacks.token()}`);
     },
-    liveSyncDurationCount: 3,
+    // Two segments behind the live edge (≈ 2.7 s glass-to-glass with 1 s segments, README "Latency"); a
+    // player that fell further behind catches up at up to 1.2× speed, which viewers hardly notice.
+    liveSyncDurationCount: 2,
+    maxLiveSyncPlaybackRate: 1.2,
   });
 
   let remoteOffer: RemotePlaybackOffer | undefined;
