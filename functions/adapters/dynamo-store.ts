@@ -11,7 +11,7 @@ import {
 import { DynamoAccountStore } from './dynamo-account-store';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../domain/errors';
 import { endedSessionMatters, endOf } from '../domain/ended-sessions';
-import type { CodeRecord, EventRecord } from '../domain/records';
+import type { CodeRecord, EventRecord, PublishRefusal } from '../domain/records';
 import type { EventChanges, Store } from '../domain/store';
 import { tableSchema } from './table-schema';
 
@@ -173,6 +173,31 @@ export class DynamoStore extends DynamoAccountStore implements Store {
         }),
     );
     return event;
+  }
+
+  async appendPublishRefusal(id: string, refusal: PublishRefusal, keep: number): Promise<void> {
+    const event = await this.updateEventItem(
+      id,
+      'SET publishRefusals = list_append(if_not_exists(publishRefusals, :none), :one)',
+      {},
+      { ':none': [], ':one': [refusal] },
+    );
+    const all = event.publishRefusals ?? [];
+    if (all.length <= keep * 2) return;
+    // Trim only if nobody appended meanwhile (the append itself is atomic); a lost race leaves it to the next one.
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: eventKey(id),
+          UpdateExpression: 'SET publishRefusals = :kept',
+          ConditionExpression: 'size(publishRefusals) = :count',
+          ExpressionAttributeValues: { ':kept': all.slice(-keep), ':count': all.length },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   async setEventLive(id: string, live: boolean, now: string): Promise<EventRecord> {

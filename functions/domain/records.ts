@@ -22,6 +22,30 @@ export interface EventRecord {
   liveSince: string | null;
   /** When the last publish ended. */
   lastLiveEndedAt: string | null;
+  /** The latest publisher's video as the ingest measured it (absent before the first measurement). */
+  ingestVideo?: IngestVideo | null;
+  /** Refused publish attempts, oldest first; trimmed by the store (see `appendPublishRefusal`). */
+  publishRefusals?: PublishRefusal[];
+  /** SHA-256 (hex) of the last few replaced ingest keys: a publish with one is "rotated key", not "wrong key". */
+  retiredIngestKeyHashes?: string[];
+}
+
+export interface IngestVideo {
+  /** Longest gap between keyframes seen recently. */
+  keyframeIntervalSeconds: number;
+  frameRate: number;
+  /** The ingest's segment length: segments can only be cut at keyframes. */
+  segmentSeconds: number;
+  measuredAt: string;
+}
+
+export type PublishRefusalReason = 'no-key' | 'wrong-key' | 'rotated-key' | 'event-inactive' | 'already-publishing';
+
+export interface PublishRefusal {
+  at: string;
+  reason: PublishRefusalReason;
+  /** The publisher's `<ip>:<port>` as the ingest saw it. */
+  remoteAddr: string;
 }
 
 export interface PlaybackSession {

@@ -1,8 +1,8 @@
 import type { AccountStore } from './account-store';
-import type { CodeRecord, EndedSession, EventRecord, PlaybackSession } from './records';
+import type { CodeRecord, EndedSession, EventRecord, PlaybackSession, PublishRefusal } from './records';
 
 export type EventChanges = Partial<
-  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey'>
+  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo'>
 >;
 
 /**
@@ -18,6 +18,8 @@ export interface Store extends AccountStore {
   updateEvent(id: string, changes: EventChanges, now: string): Promise<EventRecord>;
   /** Sets `isActive` and copies it to every code of the event. Throws NotFound. */
   setEventActive(id: string, active: boolean, now: string): Promise<EventRecord>;
+  /** Appends atomically; keeps at least the last `keep` (older ones are trimmed now and then). Throws NotFound. */
+  appendPublishRefusal(id: string, refusal: PublishRefusal, keep: number): Promise<void>;
   /** Throws NotFound. */
   setEventLive(id: string, live: boolean, now: string): Promise<EventRecord>;
   /** Deletes the event's codes, then the event; leaves a deactivated tombstone for the feed. Throws NotFound. */

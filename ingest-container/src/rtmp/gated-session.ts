@@ -21,6 +21,8 @@ export interface SessionGate {
   rejected(session: GatedRtmpSession, request: AccessRequest, error: unknown): void;
   /** Takes the grant's viewer session for this play connection; false when another connection plays it. */
   claimPlay(session: GatedRtmpSession, grant: AccessGrant): boolean;
+  /** A publish that passed its check was refused because the stream already has a publisher. */
+  alreadyPublishing?(request: AccessRequest): void;
 }
 
 /** node-media-server's own rule for app and stream names (it ends the socket silently otherwise). */
@@ -150,6 +152,7 @@ export class GatedRtmpSession extends RtmpSession {
     if (request.action === 'publish') {
       if (this.broadcast.getPublishStatus() === 'publishing') {
         this.gate.log.info('publish refused: stream already has a publisher', { conn_id: this.id, app: request.app, stream_name: request.streamName });
+        this.gate.alreadyPublishing?.(request);
         return this.refuse('NetStream.Publish.BadName', 'stream already publishing');
       }
       this.broadcast.publishGraceMs = this.gate.publishGraceMs;
