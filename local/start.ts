@@ -62,6 +62,7 @@ async function main(): Promise<void> {
   // of the LAN needs that, not 127.0.0.1) on this port, unless INGEST_RTMP_URL names one; with RTMP_PORT=0
   // only now is the port known.
   process.env.INGEST_RTMP_PORT = new URL(ingest.url!).port;
+  process.env.INGEST_HLS_SEGMENT = `${config.segmentSeconds}s`;
 
   api.open();
   // The media server answers 503 until it has read the revocation feed once: only then is it ready.

@@ -106,7 +106,13 @@ export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestS
       revoked: codes.filter((code) => code.isRevoked).length,
       activeViewers: countActiveViewers(deps, event, codes, now),
     },
-    ingest: { server: ingestServer, streamKey: `${event.id}?token=${event.ingestKey}`, ...ingestReportView(event) },
+    ingest: {
+      server: ingestServer,
+      streamKey: `${event.id}?token=${event.ingestKey}`,
+      // OBS takes whole seconds; a keyframe at least every segment lets the ingest cut segments on time.
+      keyframeIntervalSeconds: Math.max(1, Math.floor(deps.config.segmentSeconds)),
+      ...ingestReportView(event),
+    },
   };
 }
 

@@ -84,6 +84,7 @@ export class StagedoorStack extends Stack {
       secret: data.secret,
       playbackBaseUrl: delivery.url,
       ingestRtmpUrl: ingest.rtmpUrl,
+      segmentSeconds: config.hlsSegmentSeconds ?? 1,
       distributionId: delivery.distribution.distributionId,
     });
 

@@ -28,7 +28,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     required: true,
     'aria-describedby': 'code-count-hint code-count-error',
   });
-  const label = h('input', { id: 'code-label', type: 'text', maxlength: 100, 'aria-describedby': 'code-label-hint' });
+  const label = h('input', { id: 'code-label', type: 'text', maxlength: 200, 'aria-describedby': 'code-label-hint' });
   const countError = h('p', { id: 'code-count-error', className: 'field-error' });
   const generate = h('button', { type: 'submit', className: 'primary' }, 'Generate codes');
   const statusSelect = h(

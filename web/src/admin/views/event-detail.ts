@@ -2,13 +2,13 @@
  * One event: its state and actions, figures, OBS settings, media cache, and
  * the access codes panel. Sections re-render in place after each action.
  */
-import { h, replaceChildren } from '../../shared/dom';
+import { h, replaceChildren, type Child } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type EventDetail, type EventTransition } from '../api';
 import { EVENT_STATUS_LABELS } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
-import { act, badge, confirmAction, copyText, notify, rerender } from '../ui';
+import { act, badge, confirmAction, copyText, notify, rerender, tableWrap } from '../ui';
 import { codesPanel } from './codes';
 
 export async function renderEventDetail(
@@ -23,6 +23,7 @@ export async function renderEventDetail(
 
   const head = h('div');
   const figures = h('div');
+  const encoder = h('section', { className: 'card panel', 'aria-labelledby': 'encoder-title' });
   // A form only so that the masked stream key field sits in one (browsers expect that of password fields).
   const obs = h('form', { className: 'card panel', 'aria-labelledby': 'obs-title', onsubmit: (e: Event) => e.preventDefault() });
   const refresh = async () => {
@@ -32,7 +33,24 @@ export async function renderEventDetail(
     rerender(head, () => header(event, actions));
     rerender(figures, () => stats(event));
     rerender(obs, () => obsSettings(event, actions));
+    rerender(encoder, () => encoderReport(event));
   };
+  // On-air state, figures and the encoder report change while the page is open; the OBS fields are left
+  // alone (a revealed key or a selection would be lost).
+  const poll = setInterval(() => {
+    if (!current()) return clearInterval(poll);
+    if (document.hidden) return;
+    void adminApi.getEvent(eventId).then(
+      (fresh) => {
+        if (!current()) return;
+        event = fresh;
+        rerender(head, () => header(event, actions));
+        rerender(figures, () => stats(event));
+        rerender(encoder, () => encoderReport(event));
+      },
+      () => undefined,
+    );
+  }, EVENT_REFRESH_MS);
   const actions: Actions = {
     async transition(button, transition) {
       const done = await act(button, () => adminApi.transition(eventId, transition));
@@ -81,10 +99,12 @@ export async function renderEventDetail(
 
   const codes = can('codes:read') ? codesPanel(eventId, () => void refresh()) : null;
   obs.hidden = event.ingest === null;
-  replaceChildren(main, h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')), head, figures, obs, codes?.element);
+  encoder.hidden = event.ingest === null;
+  replaceChildren(main, h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')), head, figures, obs, encoder, codes?.element);
   rerender(head, () => header(event, actions));
   rerender(figures, () => stats(event));
   rerender(obs, () => obsSettings(event, actions));
+  rerender(encoder, () => encoderReport(event));
   await codes?.load();
 }
 
@@ -102,6 +122,9 @@ const TRANSITION_NOTICES: Record<EventTransition, string> = {
   archive: 'Event archived.',
   unarchive: 'Event restored from the archive.',
 };
+
+/** How often an open event page re-reads the event (status, figures, encoder report). */
+const EVENT_REFRESH_MS = 10_000;
 
 const STATUS_TONES = { live: 'live', 'not-started': 'muted', ended: 'muted', recording: 'warn' } as const;
 
@@ -189,6 +212,68 @@ function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
     h('p', { className: 'hint' }, 'In OBS: Settings → Stream → Service “Custom…”, then paste these two values.'),
     copyField('obs-server', 'Server', ingest.server, false),
     copyField('obs-key', 'Stream key', ingest.streamKey, true),
+    h('h3', null, 'Output'),
+    h(
+      'p',
+      { className: 'hint' },
+      'In OBS: Settings → Output → Output Mode “Advanced”, tab Streaming (Simple mode has no keyframe setting and sends one only every 8 s or so, which puts viewers that far behind):',
+    ),
+    h(
+      'ul',
+      { className: 'obs-output', 'data-key': 'obs-output' },
+      h('li', null, h('strong', null, 'Keyframe Interval'), ` ${ingest.keyframeIntervalSeconds} s`),
+      h('li', null, h('strong', null, 'Rate Control'), ' CBR'),
+      h('li', null, h('strong', null, 'Profile'), ' high (or main)'),
+    ),
     h('div', { className: 'toolbar' }, rotate, clear),
+  ];
+}
+
+const REFUSAL_LABELS: Record<string, string> = {
+  'no-key': 'No key',
+  'wrong-key': 'Wrong key',
+  'rotated-key': 'Old (rotated) key',
+  'event-inactive': 'Event inactive',
+  'already-publishing': 'Already publishing elsewhere',
+};
+
+/** What the ingest saw of the encoder: measured video (and a warning) and refused publish attempts. */
+function encoderReport(event: EventDetail): Child[] {
+  if (!event.ingest) return [];
+  const { video, keyframeWarning, refusals } = event.ingest;
+  return [
+    h('h2', { id: 'encoder-title', tabindex: -1 }, 'Encoder'),
+    keyframeWarning ? h('p', { className: 'callout warn', role: 'status', 'data-key': 'keyframe-warning' }, keyframeWarning) : null,
+    video
+      ? h(
+          'p',
+          { className: 'muted', 'data-key': 'video-measured' },
+          `Measured ${formatDateTime(video.measuredAt)}: a keyframe every ${video.keyframeIntervalSeconds} s, ${video.frameRate} frames/s; segments are ${video.segmentSeconds} s.`,
+        )
+      : h('p', { className: 'muted' }, 'Nothing measured yet: the keyframe interval and frame rate appear a few seconds after OBS starts streaming.'),
+    h('h3', null, 'Refused publish attempts'),
+    refusals.length === 0
+      ? h('p', { className: 'muted' }, 'None. OBS shows only “Could not access the specified channel or stream key”; the reason appears here.')
+      : tableWrap(
+          'Refused publish attempts',
+          h(
+            'table',
+            { className: 'refusals' },
+            h('thead', null, h('tr', null, ['Time', 'Reason', 'From'].map((name) => h('th', { scope: 'col' }, name)))),
+            h(
+              'tbody',
+              null,
+              refusals.map((refusal) =>
+                h(
+                  'tr',
+                  null,
+                  h('td', null, formatDateTime(refusal.at)),
+                  h('td', null, h('strong', null, REFUSAL_LABELS[refusal.reason] ?? refusal.reason), h('br'), h('span', { className: 'muted' }, refusal.message)),
+                  h('td', { className: 'mono' }, refusal.remoteAddr),
+                ),
+              ),
+            ),
+          ),
+        ),
   ];
 }
