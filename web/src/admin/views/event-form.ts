@@ -143,7 +143,7 @@ function buildFields(event: AdminEvent | null): FieldSpec[] {
     {
       name: 'streamUrl',
       label: 'Origin stream URL',
-      hint: 'A note for your records, e.g. the source feed OBS takes. Stagedoor does not use it: viewers always watch what OBS sends to this event's Server (OBS settings on the event page). Optional.',
+      hint: 'A note for your records, e.g. the source feed OBS takes. Stagedoor does not use it: viewers always watch what OBS sends to the Server in this event’s OBS settings. Optional.',
       control: input('streamUrl', { type: 'url', value: event?.streamUrl ?? '' }, 'x'),
     },
   ];
