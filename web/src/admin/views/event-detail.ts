@@ -268,7 +268,11 @@ function encoderReport(event: EventDetail): Child[] {
                   'tr',
                   null,
                   h('td', null, formatDateTime(refusal.at)),
-                  h('td', null, h('strong', null, REFUSAL_LABELS[refusal.reason] ?? refusal.reason), h('br'), h('span', { className: 'muted' }, refusal.message)),
+                  h(
+                    'td',
+                    null,
+                    h('div', null, h('strong', null, REFUSAL_LABELS[refusal.reason] ?? refusal.reason), h('br'), h('span', { className: 'muted' }, refusal.message)),
+                  ),
                   h('td', { className: 'mono' }, refusal.remoteAddr),
                 ),
               ),
