@@ -26,7 +26,10 @@ export async function renderEventDetail(
   const encoder = h('section', { className: 'card panel', 'aria-labelledby': 'encoder-title' });
   // A form only so that the masked stream key field sits in one (browsers expect that of password fields).
   const obs = h('form', { className: 'card panel', 'aria-labelledby': 'obs-title', onsubmit: (e: Event) => e.preventDefault() });
+  // Bumped by every action's refresh: a poll answer that started before it is stale and dropped.
+  let generation = 0;
   const refresh = async () => {
+    generation += 1;
     const fresh = await act(null, () => adminApi.getEvent(eventId));
     if (!fresh || !current()) return;
     event = fresh;
@@ -35,18 +38,21 @@ export async function renderEventDetail(
     rerender(obs, () => obsSettings(event, actions));
     rerender(encoder, () => encoderReport(event));
   };
-  // On-air state, figures and the encoder report change while the page is open; the OBS fields are left
-  // alone (a revealed key or a selection would be lost).
+  // On-air state, figures and the encoder report change while the page is open. Only a part whose data
+  // changed is redrawn, so a button is never swapped under a pointer; the OBS fields are left alone (a
+  // revealed key or a selection would be lost).
   const poll = setInterval(() => {
     if (!current()) return clearInterval(poll);
     if (document.hidden) return;
+    const asked = generation;
     void adminApi.getEvent(eventId).then(
       (fresh) => {
-        if (!current()) return;
+        if (!current() || asked !== generation) return;
+        const previous = event;
         event = fresh;
-        rerender(head, () => header(event, actions));
-        rerender(figures, () => stats(event));
-        rerender(encoder, () => encoderReport(event));
+        if (headerData(previous) !== headerData(fresh)) rerender(head, () => header(event, actions));
+        if (JSON.stringify(previous.stats) !== JSON.stringify(fresh.stats)) rerender(figures, () => stats(event));
+        if (reportData(previous) !== reportData(fresh)) rerender(encoder, () => encoderReport(event));
       },
       () => undefined,
     );
@@ -125,6 +131,10 @@ const TRANSITION_NOTICES: Record<EventTransition, string> = {
 
 /** How often an open event page re-reads the event (status, figures, encoder report). */
 const EVENT_REFRESH_MS = 10_000;
+
+const headerData = (e: EventDetail) =>
+  JSON.stringify([e.title, e.status, e.isActive, e.isArchived, e.startsAt, e.endsAt, e.accessWindowHours, e.description]);
+const reportData = (e: EventDetail) => JSON.stringify([e.ingest.video, e.ingest.keyframeWarning, e.ingest.refusals]);
 
 const STATUS_TONES = { live: 'live', 'not-started': 'muted', ended: 'muted', recording: 'warn' } as const;
 
