@@ -221,6 +221,7 @@ describe('POST /api/internal/streams/:eventId/video and /refusals', () => {
     const rtmp = (token: string, action = 'publish') =>
       call('POST', `${api.url}/api/internal/rtmp-auth`, {
         json: { action, app: 'live', stream_name: event.id, stream_key: `live/${event.id}`, token, remote_addr: '192.0.2.7:40000' },
+        headers: { 'x-internal-api-key': api.internalApiKey },
       });
     const oldKey = /token=(.+)$/.exec((await ingestOf(event.id)).streamKey)![1]!;
     await api.admin('POST', `/api/admin/events/${event.id}/ingest-key`);
