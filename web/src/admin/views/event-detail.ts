@@ -134,7 +134,7 @@ const EVENT_REFRESH_MS = 10_000;
 
 const headerData = (e: EventDetail) =>
   JSON.stringify([e.title, e.status, e.isActive, e.isArchived, e.startsAt, e.endsAt, e.accessWindowHours, e.description]);
-const reportData = (e: EventDetail) => JSON.stringify([e.ingest.video, e.ingest.keyframeWarning, e.ingest.refusals]);
+const reportData = (e: EventDetail) => JSON.stringify([e.ingest?.video, e.ingest?.keyframeWarning, e.ingest?.refusals]);
 
 const STATUS_TONES = { live: 'live', 'not-started': 'muted', ended: 'muted', recording: 'warn' } as const;
 
