@@ -109,7 +109,7 @@ describe('web: live edge and encoder report', () => {
   it('the event page shows the keyframe warning, the refused publish and the OBS output settings, at 1280 and 390 px', async () => {
     const admin = await newPage(1280, 900);
     await admin.goto(`${system.urls.api}/admin/`);
-    await admin.getByLabel('Admin password').fill(system.adminPassword);
+    await admin.getByLabel('Password').fill(system.adminPassword);
     await admin.getByRole('button', { name: 'Sign in' }).click();
     await admin.getByRole('heading', { name: 'Events' }).waitFor();
     await admin.goto(`${system.urls.api}/admin/#/events/${eventId}`);
