@@ -28,6 +28,10 @@ export interface EventRecord {
   publishRefusals?: PublishRefusal[];
   /** SHA-256 (hex) of the last few replaced ingest keys: a publish with one is "rotated key", not "wrong key". */
   retiredIngestKeyHashes?: string[];
+  /** The ingest process that holds the event's publish lease (absent on events never leased). */
+  leaseHolder?: string | null;
+  /** Until when the lease holds unless renewed; an expired lease means the holder died mid-show. */
+  leaseExpiresAt?: string | null;
 }
 
 export interface IngestVideo {

@@ -2,7 +2,8 @@ import { areaHandler } from '../http/area-handler';
 import { json } from '../http/responses';
 import { buildRevocationFeed } from '../domain/revocation-feed-builder';
 import { orNotFound } from '../domain/event-admin';
-import { liveInput, parseInput } from '../domain/inputs';
+import { leaseInput, liveInput, parseInput } from '../domain/inputs';
+import { acquireLease, releaseLease } from '../domain/stream-lease';
 import { recordRefusalReport, recordVideoReport } from '../domain/stream-reports';
 
 export const handler = areaHandler('internal', {
@@ -16,4 +17,9 @@ export const handler = areaHandler('internal', {
     json(200, await orNotFound(recordVideoReport(app.store, params.eventId ?? '', body, app.now()))),
   'POST /api/internal/streams/{eventId}/refusals': async ({ app, params, body }) =>
     json(200, await orNotFound(recordRefusalReport(app.store, params.eventId ?? '', body, app.now()))),
+  'POST /api/internal/streams/{eventId}/lease': async ({ app, params, body }) => {
+    const { holder, action } = parseInput(leaseInput, body);
+    const eventId = params.eventId ?? '';
+    return json(200, action === 'acquire' ? await acquireLease(app, eventId, holder) : await releaseLease(app, eventId, holder));
+  },
 });

@@ -4,6 +4,7 @@ import { bearerToken, clientIp, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
 import { eventStatus } from '../domain/event-status';
+import { settleExpiredLease } from '../domain/stream-lease';
 import { HttpError } from '../domain/http-error';
 
 /** `PLAYBACK_BASE_URL` in AWS (the CloudFront host); locally the request's host on the media port (spec rule 1). */
@@ -32,8 +33,9 @@ export const handler = areaHandler('public', {
   'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event))),
   'POST /api/playback/release': async (request) => json(200, await releasePlayback(request.app, bearerToken(request.event))),
   'GET /api/events/{id}/status': async ({ app, params }) => {
-    const event = await app.store.getEvent(params.id ?? '');
-    if (!event) throw new HttpError(404, 'Event not found');
+    const found = await app.store.getEvent(params.id ?? '');
+    if (!found) throw new HttpError(404, 'Event not found');
+    const event = await settleExpiredLease(app, found);
     return json(200, { eventId: event.id, status: eventStatus(event, app.now()), startsAt: event.startsAt, endsAt: event.endsAt });
   },
 });

@@ -86,6 +86,7 @@ export class StagedoorStack extends Stack {
       ingestRtmpUrl: ingest.rtmpUrl,
       segmentSeconds: config.hlsSegmentSeconds ?? 1,
       distributionId: delivery.distribution.distributionId,
+      mediaBucket: data.mediaBucket,
     });
 
     const edgeSync = new EdgeSync(this, 'EdgeSync', {
