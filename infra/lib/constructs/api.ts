@@ -69,7 +69,13 @@ export class Api extends Construct {
     // Only what each handler reads (functions/adapters/load-config.ts, http/media-cache.ts).
     const specific: Record<Area, Record<string, string>> = {
       public: { PLAYBACK_BASE_URL: props.playbackBaseUrl },
-      admin: { INGEST_RTMP_URL: props.ingestRtmpUrl, CLOUDFRONT_DISTRIBUTION_ID: props.distributionId, SITE_ORIGIN: props.playbackBaseUrl },
+      admin: {
+        INGEST_RTMP_URL: props.ingestRtmpUrl,
+        CLOUDFRONT_DISTRIBUTION_ID: props.distributionId,
+        // The site's origin (same-origin checks, watch links) and the preview player's HLS: one distribution.
+        SITE_ORIGIN: props.playbackBaseUrl,
+        PLAYBACK_BASE_URL: props.playbackBaseUrl,
+      },
       internal: {},
       'rtmp-callback': {},
     };
