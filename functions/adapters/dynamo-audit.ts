@@ -63,6 +63,7 @@ export async function listAuditEntries(
         perEvent ? key.pk === auditPk(args.eventId!) : key.gsi1pk === ALL && key.pk!.startsWith('AUDIT#'),
       )
     : undefined;
+  // One entry more than asked for tells whether another page exists.
   const entries: Item[] = [];
   for (let page = 0; page < (args.action ? MAX_FILTERED_PAGES : 1); page++) {
     const result = await client.send(
@@ -70,17 +71,15 @@ export async function listAuditEntries(
         ...base,
         TableName: table,
         ScanIndexForward: false,
-        Limit: args.action ? FILTERED_PAGE_SIZE : args.limit,
+        Limit: args.action ? FILTERED_PAGE_SIZE : args.limit + 1,
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of (result.Items ?? []) as Item[]) {
-      if (entries.length === args.limit) break;
-      entries.push(item);
-    }
+    entries.push(...((result.Items ?? []) as Item[]).slice(0, args.limit + 1 - entries.length));
     start = result.LastEvaluatedKey as Item | undefined;
-    if (entries.length === args.limit) {
+    if (entries.length > args.limit) {
       // Carry on after the last entry returned, not after the last one read.
+      entries.length = args.limit;
       const last = entries[entries.length - 1]!;
       start = Object.fromEntries(keyFields.map((field) => [field, last[field]]));
       break;
