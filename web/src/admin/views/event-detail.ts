@@ -8,7 +8,10 @@ import { adminApi, type EventDetail, type EventTransition } from '../api';
 import { EVENT_STATUS_LABELS } from '../labels';
 import { hrefOf } from '../router';
 import { act, badge, confirmAction, copyText, notify, rerender } from '../ui';
+import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
+import { previewPanel } from './preview';
+import { sessionsPanel } from './sessions';
 
 export async function renderEventDetail(
   main: HTMLElement,
@@ -24,6 +27,8 @@ export async function renderEventDetail(
   const figures = h('div');
   // A form only so that the masked stream key field sits in one (browsers expect that of password fields).
   const obs = h('form', { className: 'card panel', 'aria-labelledby': 'obs-title', onsubmit: (e: Event) => e.preventDefault() });
+  // Every change made on this page is in the event's audit log at once.
+  const audit = auditPanel(eventId);
   const refresh = async () => {
     const fresh = await act(null, () => adminApi.getEvent(eventId));
     if (!fresh || !current()) return;
@@ -31,6 +36,7 @@ export async function renderEventDetail(
     rerender(head, () => header(event, actions));
     rerender(figures, () => stats(event));
     rerender(obs, () => obsSettings(event, actions));
+    await act(null, audit.load);
   };
   const actions: Actions = {
     async transition(button, transition) {
@@ -73,17 +79,30 @@ export async function renderEventDetail(
       });
       if (!sure) return;
       const done = await act(button, () => adminApi.clearCache(eventId));
-      if (done) notify('Media cache cleared.');
+      if (!done) return;
+      notify('Media cache cleared.');
+      await act(null, audit.load);
     },
     refresh,
   };
 
-  const codes = codesPanel(eventId, () => void refresh());
-  replaceChildren(main, h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')), head, figures, obs, codes.element);
+  const changed = () => void refresh();
+  const codes = codesPanel(eventId, changed);
+  const sessions = sessionsPanel(eventId, changed);
+  replaceChildren(
+    main,
+    h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')),
+    head,
+    figures,
+    h('div', { className: 'obs-preview' }, obs, previewPanel(eventId, event.status)),
+    sessions.element,
+    codes.element,
+    audit.element,
+  );
   rerender(head, () => header(event, actions));
   rerender(figures, () => stats(event));
   rerender(obs, () => obsSettings(event, actions));
-  await codes.load();
+  await Promise.all([codes.load(), sessions.load(), audit.load()]);
 }
 
 interface Actions {
