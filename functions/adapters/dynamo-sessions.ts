@@ -27,10 +27,11 @@ export async function listEventSessions(
         TableName: table,
         IndexName: 'byEvent',
         KeyConditionExpression: 'gsi1pk = :event',
-        FilterExpression: '#session.heartbeatAt > :after',
+        // A revoked code's session is over whatever its last heartbeat says: the edge refuses it.
+        FilterExpression: '#session.heartbeatAt > :after AND isRevoked = :false',
         ProjectionExpression: 'tokenId, code, label, #session',
         ExpressionAttributeNames: { '#session': 'session' },
-        ExpressionAttributeValues: { ':event': `EVENT#${args.eventId}`, ':after': args.liveAfter },
+        ExpressionAttributeValues: { ':event': `EVENT#${args.eventId}`, ':after': args.liveAfter, ':false': false },
         ExclusiveStartKey: start,
       }),
     );

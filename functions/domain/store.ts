@@ -60,7 +60,7 @@ export interface Store {
   releaseSession(args: { code: string; sessionId: string; now: string; keepEndedAfter: string; by?: 'admin' }): Promise<boolean>;
 
   /**
-   * An event's live sessions (heartbeat after `liveAfter`), newest start
+   * An event's live sessions (heartbeat after `liveAfter`, code not revoked), newest start
    * first, `limit` per page; `cursor` is the previous page's `nextCursor`
    * (InvalidCursor when it is not one). `total` counts every live session.
    */

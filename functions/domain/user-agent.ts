@@ -9,7 +9,8 @@ const BROWSERS: [string, RegExp][] = [
   ['Opera', /\bOPR\/(\d+)/],
   ['Samsung Internet', /\bSamsungBrowser\/(\d+)/],
   ['Firefox', /\b(?:Firefox|FxiOS)\/(\d+)/],
-  ['Chrome', /\b(?:Chrome|CriOS)\/(\d+)/],
+  // Also "HeadlessChrome/…".
+  ['Chrome', /(?:Chrome|CriOS)\/(\d+)/],
   ['Safari', /\bVersion\/(\d+)[^ ]* (?:Mobile\/\S+ )?Safari\//],
   ['VLC', /\bVLC\/(\d+)/],
   ['Apple player', /\bAppleCoreMedia\/(\d+)/],

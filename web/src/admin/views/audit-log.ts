@@ -108,8 +108,9 @@ export function auditPanel(eventId: string | null): { element: HTMLElement; load
 
   const element = h(
     'section',
-    { className: 'card panel audit-panel', 'aria-labelledby': `${idPrefix}-title` },
-    h('h2', { id: `${idPrefix}-title`, tabindex: -1, className: eventId ? '' : 'sr-only' }, 'Audit log'),
+    { className: 'card panel audit-panel', ...(eventId ? { 'aria-labelledby': `${idPrefix}-title` } : { 'aria-label': 'Entries' }) },
+    // On its own page the log is under the page's heading.
+    eventId && h('h2', { id: `${idPrefix}-title`, tabindex: -1 }, 'Audit log'),
     h('div', { className: 'toolbar' }, h('div', { className: 'field inline' }, h('label', { for: `${idPrefix}-filter` }, 'Show'), filter)),
     list,
     more,

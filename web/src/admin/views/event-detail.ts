@@ -88,7 +88,13 @@ export async function renderEventDetail(
 
   const changed = () => void refresh();
   const codes = codesPanel(eventId, changed);
-  const sessions = sessionsPanel(eventId, changed);
+  const sessions = sessionsPanel(eventId, changed, () => {
+    void act(null, () => adminApi.getEvent(eventId)).then((fresh) => {
+      if (!fresh || !current()) return;
+      event = fresh;
+      rerender(figures, () => stats(event));
+    });
+  });
   replaceChildren(
     main,
     h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')),

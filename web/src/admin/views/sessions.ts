@@ -12,7 +12,11 @@ import { act, confirmAction, notify, rerender, tableWrap } from '../ui';
 /** How often the list refreshes itself while shown. */
 export const SESSIONS_REFRESH_MS = 5_000;
 
-export function sessionsPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
+export function sessionsPanel(
+  eventId: string,
+  onChanged: () => void,
+  onCountChanged: () => void,
+): { element: HTMLElement; load: () => Promise<void> } {
   /** Cursors of the pages before the shown one; the shown page's own cursor is last. */
   const cursors: (string | null)[] = [null];
   let page: SessionsPage = { sessions: [], total: 0, nextCursor: null };
@@ -27,9 +31,12 @@ export function sessionsPanel(eventId: string, onChanged: () => void): { element
 
   const load = async () => {
     clearTimeout(timer);
+    const before = page.total;
     page = await adminApi.listSessions(eventId, cursors[cursors.length - 1]!);
     draw();
     schedule();
+    // Keeps the page's "Watching now" figure in step with the list.
+    if (page.total !== before) onCountChanged();
   };
   /** Refreshes while the panel is on screen; a hidden tab waits until it is shown again. */
   const schedule = () => {
@@ -87,11 +94,11 @@ export function sessionsPanel(eventId: string, onChanged: () => void): { element
             button.addEventListener('click', () => void end(button, session));
             return h(
               'tr',
-              { 'data-session': session.sessionId, 'data-code': session.code },
+              { 'data-session': session.sessionId, 'data-session-code': session.code },
               h('th', { scope: 'row', className: 'mono code' }, session.code),
               h('td', null, session.label || '—'),
               h('td', null, formatDateTime(session.startedAt)),
-              h('td', null, formatDateTime(session.lastHeartbeatAt)),
+              h('td', null, h('time', { datetime: session.lastHeartbeatAt }, secondsAgo(session.lastHeartbeatAt))),
               h('td', { className: 'mono' }, session.clientIp ?? '—'),
               h('td', null, session.userAgent),
               h('td', null, button),
@@ -136,4 +143,10 @@ export function sessionsPanel(eventId: string, onChanged: () => void): { element
     pager,
   );
   return { element, load };
+}
+
+/** `12 s ago`, `3 min ago`: a heartbeat's age at a glance (the list refreshes every few seconds). */
+function secondsAgo(iso: string): string {
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  return seconds < 90 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
 }
