@@ -17,6 +17,7 @@ const BROWSERS: [string, RegExp][] = [
 ];
 
 const SYSTEMS: [string, RegExp][] = [
+  ['Apple TV', /\bApple TV\b/],
   ['iPhone', /\biPhone\b/],
   ['iPad', /\biPad\b/],
   ['Android', /\bAndroid\b/],

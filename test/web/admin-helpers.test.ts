@@ -85,6 +85,9 @@ describe('routes', () => {
       { view: 'new-event' },
       { view: 'event', id: 'ev 1' },
       { view: 'edit-event', id: 'ev1' },
+      { view: 'tickets', id: 'ev1', ids: [] },
+      { view: 'tickets', id: 'ev1', ids: ['t1', 't2'] },
+      { view: 'audit' },
     ] as const) {
       expect(parseRoute(hrefOf(route))).toEqual(route);
     }

@@ -8,7 +8,6 @@ import Hls, { type ErrorData, type LevelLoadedData } from 'hls.js/light';
 import { h } from '../../shared/dom';
 import { requestJson } from '../../shared/http';
 import { adminApi, type EventStatus, type Preview } from '../api';
-import { EVENT_STATUS_LABELS } from '../labels';
 import { act, badge } from '../ui';
 
 const STATUS_POLL_MS = 5_000;
@@ -46,7 +45,7 @@ export function previewPanel(eventId: string, initialStatus: EventStatus): HTMLE
 
   const drawState = () => {
     const { text, tone } = ON_AIR[status];
-    state.replaceChildren(badge(text, tone), badge(EVENT_STATUS_LABELS[status], 'muted'));
+    state.replaceChildren(badge(text, tone));
   };
   const drawFreshness = () => {
     if (!active) return;
