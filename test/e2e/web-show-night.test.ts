@@ -37,6 +37,11 @@ async function decodeQr(page: Page, png: Buffer): Promise<string | null> {
   }, `data:image/png;base64,${png.toString('base64')}`);
 }
 
+/** Page objects in a PDF that Chromium wrote (one `/Type /Page` each). */
+function pdfPages(pdf: Buffer): number {
+  return pdf.toString('latin1').match(/\/Type\s*\/Page\b(?!s)/g)?.length ?? 0;
+}
+
 describe('web: show night', () => {
   let system: LocalSystem;
   let browser: Browser;
@@ -181,6 +186,17 @@ describe('web: show night', () => {
     await decoder.close();
     expect(link).toBe(`${api}/?code=${third}`);
 
+    // --- Eight tickets fill exactly one A4 and one Letter page when printed.
+    await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 5, label: 'more' });
+    await admin.reload();
+    await expect.poll(() => admin.locator('.ticket').count()).toBe(8);
+    for (const format of ['A4', 'Letter']) {
+      await admin.emulateMedia({ media: 'print' });
+      const pdf = await admin.pdf({ format });
+      await admin.emulateMedia({ media: 'screen' });
+      expect(pdfPages(pdf), `${format} pages for 8 tickets`).toBe(1);
+    }
+
     // --- Following the decoded link on a phone: the code is filled in and the video plays.
     const ticketHolder = await (await newContext(PHONE)).newPage();
     watchConsole(ticketHolder, 'ticket holder', problems, () => [404]);
@@ -195,6 +211,7 @@ describe('web: show night', () => {
     await admin.getByRole('heading', { name: title }).waitFor();
     const eventLog = admin.locator('.audit-panel');
     await expect.poll(() => eventLog.locator('tr[data-action]').evaluateAll((list) => list.map((row) => (row as HTMLElement).dataset.action))).toEqual([
+      'codes.generate',
       'session.end',
       'codes.generate',
       'event.create',
