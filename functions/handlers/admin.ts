@@ -25,7 +25,7 @@ import {
 import { RateLimited } from '../domain/errors';
 import { rateLimitSubject } from '../domain/rate-limit-subject';
 import { HttpError } from '../domain/http-error';
-import { loginInput, parseInput } from '../domain/inputs';
+import { loginInput, parseInput, updateEventInput } from '../domain/inputs';
 import { adminEventView } from '../domain/views';
 
 /** The OBS "Server": `INGEST_RTMP_URL`, else the API's host on the standard RTMP port. */
@@ -107,7 +107,7 @@ export const handler = areaHandler('admin', {
     json(200, await eventDetails(request.app, await requireEvent(request.app, id(request)), ingestServer(request))),
   'PUT /api/admin/events/{id}': async (request) => {
     const event = await updateEvent(request.app, id(request), request.body);
-    const fields = Object.keys((request.body ?? {}) as object);
+    const fields = Object.keys((request.body ?? {}) as object).filter((field) => field in updateEventInput.shape);
     await audit(request, 'event.update', event.id, event.title, { fields });
     return json(200, event);
   },
