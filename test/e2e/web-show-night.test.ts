@@ -37,6 +37,9 @@ async function decodeQr(page: Page, png: Buffer): Promise<string | null> {
   }, `data:image/png;base64,${png.toString('base64')}`);
 }
 
+/** Waits for a condition; generous, because the machine is shared and a browser step may take seconds under load. */
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 250 });
+
 /** Page objects in a PDF that Chromium wrote (one `/Type /Page` each). */
 function pdfPages(pdf: Buffer): number {
   return pdf.toString('latin1').match(/\/Type\s*\/Page\b(?!s)/g)?.length ?? 0;
@@ -92,7 +95,7 @@ describe('web: show night', () => {
     await admin.getByLabel('How many').fill('3');
     await admin.getByLabel('Label').fill('door sales');
     await admin.getByRole('button', { name: 'Generate codes' }).click();
-    await expect.poll(() => admin.locator('tr[data-code]').count()).toBe(3);
+    await poll(() => admin.locator('tr[data-code]').count()).toBe(3);
     const codes = await admin.locator('tr[data-code]').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.code!));
     const [first, second, third] = codes as [string, string, string];
 
@@ -117,9 +120,9 @@ describe('web: show night', () => {
     exited.catch(() => undefined);
     await admin.getByRole('button', { name: 'Start preview' }).click();
     await Promise.race([exited, videoAdvances(admin, '.preview-video', 90_000)]);
-    await expect.poll(() => admin.locator('.preview-panel .badges').textContent(), { timeout: 15_000 }).toMatch(/On air/);
-    await expect.poll(() => admin.locator('.preview-freshness').textContent()).toMatch(/(Last new segment|No new segment since the preview started) \d+ s ago/);
-    await expect.poll(() => admin.locator('.preview-freshness').textContent(), { timeout: 20_000 }).toMatch(/^Last new segment \d+ s ago/);
+    await poll(() => admin.locator('.preview-panel .preview-state').textContent()).toMatch(/On air/);
+    await poll(() => admin.locator('.preview-freshness').textContent()).toMatch(/(Last new segment|No new segment since the preview started) \d+ s ago/);
+    await poll(() => admin.locator('.preview-freshness').textContent()).toMatch(/^Last new segment \d+ s ago/);
     await shot(admin, 'show-night-02-preview');
     // The preview is not a viewer.
     expect((await system.admin('GET', `/api/admin/events/${event.id}`)).stats.activeViewers).toBe(0);
@@ -137,7 +140,7 @@ describe('web: show night', () => {
       await videoAdvances(viewer);
       viewers.push(viewer);
     }
-    await expect.poll(() => admin.locator('.sessions-count').textContent(), { timeout: 20_000 }).toBe('2 devices watching now.');
+    await poll(() => admin.locator('.sessions-count').textContent()).toBe('2 devices watching now.');
     const rows = await admin.locator('tr[data-session-code]').evaluateAll((list) => list.map((row) => (row as HTMLElement).dataset.sessionCode));
     expect(rows).toEqual([second, first]);
     expect(await admin.locator(`tr[data-session-code="${first}"]`).textContent()).toMatch(/door sales.*127\.0\.0\.1.*Chrome \d+ on Linux/);
@@ -151,14 +154,14 @@ describe('web: show night', () => {
     console.log(`viewer overlay ${Date.now() - endedAt} ms after "End session"`);
     expect(await viewers[0]!.locator('#overlay-text').textContent()).toMatch(/organiser ended/);
     await shot(viewers[0]!, 'show-night-04-viewer-session-ended');
-    await expect.poll(() => admin.locator('.sessions-count').textContent(), { timeout: 20_000 }).toBe('1 device watching now.');
+    await poll(() => admin.locator('.sessions-count').textContent()).toBe('1 device watching now.');
     const phoneContext = await newContext(PHONE);
     const newDevice = await phoneContext.newPage();
     watchConsole(newDevice, 'new device', problems, () => [404]);
     await newDevice.goto(`${api}/?code=${first}`);
     await newDevice.getByRole('button', { name: 'Watch' }).click();
     await videoAdvances(newDevice);
-    await expect.poll(() => admin.locator('.sessions-count').textContent(), { timeout: 20_000 }).toBe('2 devices watching now.');
+    await poll(() => admin.locator('.sessions-count').textContent()).toBe('2 devices watching now.');
     await admin.setViewportSize(PHONE.viewport);
     await shot(admin, 'show-night-05-event-page-phone');
     await noHorizontalScroll(admin);
@@ -167,7 +170,7 @@ describe('web: show night', () => {
     // --- The ticket sheet: every usable code, with a QR code that the print view renders.
     await admin.getByRole('link', { name: 'Print tickets' }).click();
     await admin.getByRole('heading', { name: 'Print tickets' }).waitFor();
-    await expect.poll(() => admin.locator('.ticket').count()).toBe(3);
+    await poll(() => admin.locator('.ticket').count()).toBe(3);
     await admin.setViewportSize(PHONE.viewport);
     await shot(admin, 'show-night-06-tickets-phone');
     await noHorizontalScroll(admin);
@@ -189,7 +192,7 @@ describe('web: show night', () => {
     // --- Eight tickets fill exactly one A4 and one Letter page when printed.
     await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 5, label: 'more' });
     await admin.reload();
-    await expect.poll(() => admin.locator('.ticket').count()).toBe(8);
+    await poll(() => admin.locator('.ticket').count()).toBe(8);
     for (const format of ['A4', 'Letter']) {
       await admin.emulateMedia({ media: 'print' });
       const pdf = await admin.pdf({ format });
@@ -210,7 +213,7 @@ describe('web: show night', () => {
     await admin.goto(`${api}/admin/#/events/${event.id}`);
     await admin.getByRole('heading', { name: title }).waitFor();
     const eventLog = admin.locator('.audit-panel');
-    await expect.poll(() => eventLog.locator('tr[data-action]').evaluateAll((list) => list.map((row) => (row as HTMLElement).dataset.action))).toEqual([
+    await poll(() => eventLog.locator('tr[data-action]').evaluateAll((list) => list.map((row) => (row as HTMLElement).dataset.action))).toEqual([
       'codes.generate',
       'session.end',
       'codes.generate',
@@ -218,10 +221,10 @@ describe('web: show night', () => {
     ]);
     await admin.goto(`${api}/admin/#/audit`);
     await admin.getByRole('heading', { name: 'Audit log' }).waitFor();
-    await expect.poll(() => admin.locator('tr[data-action="admin.login"]').count()).toBeGreaterThan(0);
+    await poll(() => admin.locator('tr[data-action="admin.login"]').count()).toBeGreaterThan(0);
     expect(await admin.locator('tr[data-action="session.end"]').textContent()).toContain(first);
     await admin.getByLabel('Show').selectOption('session.end');
-    await expect.poll(() => admin.locator('tr[data-action]').count()).toBe(1);
+    await poll(() => admin.locator('tr[data-action]').count()).toBe(1);
     await admin.setViewportSize(PHONE.viewport);
     await shot(admin, 'show-night-09-audit-phone');
     await noHorizontalScroll(admin);

@@ -36,7 +36,7 @@ export function previewPanel(eventId: string, initialStatus: EventStatus): HTMLE
   let firstSeenOnly = true;
   let finished = false;
 
-  const state = h('p', { className: 'badges' });
+  const state = h('p', { className: 'preview-state' });
   const freshness = h('p', { className: 'preview-freshness', 'aria-live': 'off' }, 'Start the preview to see the stream.');
   const message = h('p', { className: 'hint', role: 'status' });
   const video = h('video', { className: 'preview-video', muted: true, playsinline: true, controls: true, 'aria-label': 'Stream preview' });
