@@ -72,6 +72,7 @@ describe('POST /api/admin/events/:id/preview', () => {
     }
     const play = await call('POST', `${api.url}/api/internal/rtmp-auth`, {
       json: { action: 'play', app: 'live', stream_name: event.id, stream_key: event.id, token: body.playbackToken, remote_addr: '127.0.0.1' },
+      headers: { 'x-internal-api-key': api.internalApiKey },
     });
     expect(play.status).toBe(403);
     const details = await api.admin('GET', `/api/admin/events/${event.id}`);
