@@ -1,7 +1,6 @@
 /** A code's ticket in the codes list: a small QR that opens a large one with its watch link and a copy button. */
 import { h } from '../../shared/dom';
-import { qrSvg } from '../qr';
-import { consoleWatchLink, groupedCode } from '../tickets';
+import { consoleWatchLink, groupedCode, qrSvg } from '../tickets';
 import { copyText, notify } from '../ui';
 
 /** The thumbnail button of a row. */

@@ -8,9 +8,8 @@ import { h, replaceChildren } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type EventDetail, type TokenRecord } from '../api';
 import { plural } from '../labels';
-import { qrSvg } from '../qr';
 import { hrefOf } from '../router';
-import { consoleWatchLink, groupedCode } from '../tickets';
+import { consoleWatchLink, groupedCode, qrSvg } from '../tickets';
 
 interface Choice {
   value: string;
