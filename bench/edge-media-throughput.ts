@@ -61,9 +61,16 @@ const { token } = await signPlaybackToken(
 
 const script = fileURLToPath(new URL('./lib/segments.lua', import.meta.url));
 
-/** GETs per second over one round: wrk with CONCURRENCY connections on one thread, bounded in time. */
-function round(baseUrl: string): Promise<number> {
+interface Round {
+  getsPerSecond: number;
+  /** This process's CPU time per GET (wrk runs in its own): unlike the rate, it holds up when other work shares the cores. */
+  cpuMicrosPerGet: number;
+}
+
+/** One round: wrk with CONCURRENCY connections on one thread, bounded in time. */
+function round(baseUrl: string): Promise<Round> {
   return new Promise((resolve, reject) => {
+    const cpuBefore = process.cpuUsage();
     const wrk = spawn(
       'wrk',
       ['-t1', `-c${CONCURRENCY}`, `-d${ROUND_SECONDS}s`, '-s', script, '-H', `Authorization: Bearer ${token}`, baseUrl],
@@ -73,11 +80,13 @@ function round(baseUrl: string): Promise<number> {
     wrk.stdout.on('data', (chunk) => (output += chunk));
     wrk.once('error', reject);
     wrk.once('close', (code) => {
+      const cpu = process.cpuUsage(cpuBefore);
       const rate = /Requests\/sec:\s+([\d.]+)/.exec(output)?.[1];
+      const requests = /(\d+) requests in/.exec(output)?.[1];
       const failed = /Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1];
-      if (code !== 0 || !rate) return reject(new Error(`wrk exited ${code}: ${output}`));
+      if (code !== 0 || !rate || !requests) return reject(new Error(`wrk exited ${code}: ${output}`));
       if (failed) return reject(new Error(`${baseUrl} answered ${failed} requests with an error`));
-      resolve(Number(rate));
+      resolve({ getsPerSecond: Number(rate), cpuMicrosPerGet: (cpu.user + cpu.system) / Number(requests) });
     });
   });
 }
@@ -86,8 +95,8 @@ try {
   // Warm-up fills both caches and the JIT.
   await round(validating.url);
   await round(open.url);
-  const withValidation: number[] = [];
-  const without: number[] = [];
+  const withValidation: Round[] = [];
+  const without: Round[] = [];
   // Interleaved rounds, so drift of the shared machine hits both sides alike, in
   // alternating order: the first round of a pair runs measurably slower (an A/A run
   // of two validating servers showed 0.90 in plain A-B order).
@@ -101,12 +110,16 @@ try {
     }
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const rates = (rounds: Round[]) => rounds.map((r) => r.getsPerSecond);
+  const cpu = (rounds: Round[]) => rounds.map((r) => r.cpuMicrosPerGet);
   // Each ratio compares two adjacent rounds; the median of them shrugs off rounds disturbed by other work.
-  const ratios = withValidation.map((value, i) => value / without[i]!);
+  const ratios = withValidation.map((value, i) => value.getsPerSecond / without[i]!.getsPerSecond);
+  const cpuRatios = withValidation.map((value, i) => without[i]!.cpuMicrosPerGet / value.cpuMicrosPerGet);
   console.log(`media server segment GETs (${SEGMENT_BYTES / 1024} KiB, ${CONCURRENCY} concurrent, ${ROUNDS} interleaved pairs of ${ROUND_SECONDS} s rounds)`);
-  console.log(`  with validation: median ${median(withValidation).toFixed(0)} GETs/s`);
-  console.log(`  validation off:  median ${median(without).toFixed(0)} GETs/s`);
+  console.log(`  with validation: median ${median(rates(withValidation)).toFixed(0)} GETs/s, ${median(cpu(withValidation)).toFixed(1)} µs CPU per GET`);
+  console.log(`  validation off:  median ${median(rates(without)).toFixed(0)} GETs/s, ${median(cpu(without)).toFixed(1)} µs CPU per GET`);
   console.log(`  ratio:           median ${median(ratios).toFixed(3)} (aim ≥ 0.9; pairs from ${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)})`);
+  console.log(`  CPU ratio (off ÷ on per GET): median ${median(cpuRatios).toFixed(3)} (pairs from ${Math.min(...cpuRatios).toFixed(2)} to ${Math.max(...cpuRatios).toFixed(2)})`);
 } finally {
   await validating.close();
   await open.close();

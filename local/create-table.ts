@@ -1,8 +1,8 @@
 import {
   CreateTableCommand,
-  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
+  waitUntilTableExists,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { tableSchema } from '../functions/adapters/table-schema';
@@ -37,10 +37,10 @@ export async function createTable(endpoint: string, tableName: string): Promise<
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    // The stand-ins answer within milliseconds; the waiter's default 20 s first delay would dominate start-up.
+    await waitUntilTableExists({ client, minDelay: 0.1, maxDelay: 1, maxWaitTime: 60 }, { TableName: tableName });
+  } finally {
+    client.destroy();
   }
-  client.destroy();
 }

@@ -28,7 +28,7 @@ const compiled: CompiledRoute[] = routeTable.map((spec) => {
  * Finds the route as API Gateway would: method and path template, path
  * parameters decoded. Throws URIError for a malformed `%` escape.
  */
-export function matchRoute(method: string, path: string): { spec: RouteSpec; params: Record<string, string> } | null {
+function matchRoute(method: string, path: string): { spec: RouteSpec; params: Record<string, string> } | null {
   for (const route of compiled) {
     if (route.spec.method !== method) continue;
     const match = route.pattern.exec(path);
@@ -55,7 +55,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
 }
 
 /** An API Gateway HTTP API (payload 2.0) event for a Node request, as API Gateway would build it. */
-export function toApiEvent(req: IncomingMessage, url: URL, spec: RouteSpec, params: Record<string, string>, body: Buffer): ApiEvent {
+function toApiEvent(req: IncomingMessage, url: URL, spec: RouteSpec, params: Record<string, string>, body: Buffer): ApiEvent {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name === 'cookie') continue;

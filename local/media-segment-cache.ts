@@ -1,59 +1,46 @@
+import { LRUCache } from 'lru-cache';
+
 export interface CachedObject {
   body: Buffer;
   contentType: string;
 }
 
+/** `null` when the object does not exist. */
+export type ReadSegment = (key: string) => Promise<CachedObject | null>;
+
+export interface SegmentCache {
+  /** The segment, from memory or else from `read`; concurrent misses on one key share a single read. */
+  get(key: string): Promise<CachedObject | null>;
+  /** Drops every cached segment whose key starts with `prefix`; returns how many. */
+  clearPrefix(prefix: string): number;
+  readonly size: number;
+}
+
 /**
- * In-memory LRU of immutable media segments, bounded in bytes. A Map keeps
- * insertion order, so re-inserting on every hit makes its first key the least
- * recently used one.
+ * In-memory LRU of immutable media segments, bounded in bytes (an object larger
+ * than the bound is served but not kept). Missing objects and failed reads are
+ * not cached, so the next request asks the origin again.
  */
-export class SegmentCache {
-  private readonly entries = new Map<string, CachedObject>();
-  private totalBytes = 0;
-
-  constructor(private readonly maxBytes: number) {}
-
-  get(key: string): CachedObject | undefined {
-    const entry = this.entries.get(key);
-    if (entry) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-    }
-    return entry;
-  }
-
-  set(key: string, entry: CachedObject): void {
-    if (entry.body.length > this.maxBytes) return;
-    this.remove(key);
-    this.entries.set(key, entry);
-    this.totalBytes += entry.body.length;
-    for (const oldest of this.entries.keys()) {
-      if (this.totalBytes <= this.maxBytes) break;
-      this.remove(oldest);
-    }
-  }
-
-  /** Drops every entry whose key starts with `prefix`; returns how many. */
-  clearPrefix(prefix: string): number {
-    let cleared = 0;
-    for (const key of [...this.entries.keys()]) {
-      if (key.startsWith(prefix)) {
-        this.remove(key);
-        cleared++;
+export function createSegmentCache(maxBytes: number, read: ReadSegment): SegmentCache {
+  const cache = new LRUCache<string, CachedObject>({
+    maxSize: maxBytes,
+    sizeCalculation: (entry) => Math.max(1, entry.body.length),
+    fetchMethod: async (key) => (await read(key)) ?? undefined,
+  });
+  return {
+    async get(key) {
+      return (await cache.fetch(key)) ?? null;
+    },
+    clearPrefix(prefix) {
+      let cleared = 0;
+      // keys() skips reads still in flight: those finish and answer their waiting viewers.
+      for (const key of [...cache.keys()]) {
+        if (key.startsWith(prefix) && cache.delete(key)) cleared++;
       }
-    }
-    return cleared;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  private remove(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.totalBytes -= entry.body.length;
-  }
+      return cleared;
+    },
+    get size() {
+      return cache.size;
+    },
+  };
 }

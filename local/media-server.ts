@@ -5,10 +5,10 @@ import { s3 } from '../functions/adapters/aws-clients';
 import { changesFromFeed, isExpiredSessionEntry, signingKeyEntries } from '../functions/adapters/kvs-entries';
 import type { RevocationFeed } from '../functions/domain/revocation-feed';
 import { parseSigningKeys } from '../functions/domain/signing-keys';
-import { isEdgeResponse, loadEdgeValidator, type CloudFrontRequest, type CloudFrontResponse } from './media-edge-runtime';
+import { isEdgeResponse, loadEdgeValidator, type CloudFrontRequest, type CloudFrontResponse, type CloudFrontValue } from './media-edge-runtime';
 import { followRevocations, type RevocationFollower } from './media-revocation-follower';
 import { createS3Origin } from './media-s3-origin';
-import { SegmentCache, type CachedObject } from './media-segment-cache';
+import { createSegmentCache, type CachedObject } from './media-segment-cache';
 
 export interface MediaServerOptions {
   /** 0 picks a free port. */
@@ -79,9 +79,8 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
   const edgeStore = signingKeyEntries(parseSigningKeys(options.playbackSigningKeys));
   const edge = loadEdgeValidator(edgeStore);
   const readObject = createS3Origin(options.s3Client ?? s3(), options.bucket);
-  const cache = new SegmentCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES);
-  // Concurrent misses on one segment share a single origin read.
-  const inFlight = new Map<string, Promise<CachedObject | null>>();
+  const readMedia = async (key: string) => toCached(key, await readObject(key));
+  const segments = createSegmentCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES, readMedia);
 
   // Started once the port is bound; until its first success media requests get 503.
   let follower: RevocationFollower | undefined;
@@ -108,24 +107,6 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     };
   }
 
-  async function readMedia(key: string, immutable: boolean): Promise<CachedObject | null> {
-    if (!immutable) return toCached(key, await readObject(key));
-    const hit = cache.get(key);
-    if (hit) return hit;
-    let pending = inFlight.get(key);
-    if (!pending) {
-      pending = readObject(key)
-        .then((object) => {
-          const cached = toCached(key, object);
-          if (cached) cache.set(key, cached);
-          return cached;
-        })
-        .finally(() => inFlight.delete(key));
-      inFlight.set(key, pending);
-    }
-    return pending;
-  }
-
   async function serveStream(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     let uri = url.pathname;
     if (validate) {
@@ -138,7 +119,8 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
       return sendJson(res, 405, { error: 'Method not allowed' });
     }
     const extension = uri.slice(uri.lastIndexOf('.') + 1);
-    const object = await readMedia(uri.slice(1), extension !== 'm3u8');
+    // Playlists change with every segment; segments never change once written.
+    const object = await (extension === 'm3u8' ? readMedia(uri.slice(1)) : segments.get(uri.slice(1)));
     if (!object) return sendJson(res, 404, { error: 'Not found' });
     res.writeHead(200, {
       'content-type': object.contentType,
@@ -161,7 +143,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     if (clear && req.method === 'DELETE') {
       // The spec leaves this endpoint unauthenticated, to be fenced by the network: here, this machine only.
       if (!isLoopback(req.socket.remoteAddress)) return sendJson(res, 403, { error: 'Access denied' });
-      const cleared = cache.clearPrefix(`streams/${clear[1]}/`);
+      const cleared = segments.clearPrefix(`streams/${clear[1]}/`);
       log(`cache cleared for event ${clear[1]} (${cleared} segments)`);
       return sendJson(res, 200, { cleared: true });
     }
@@ -217,17 +199,29 @@ function toCached(key: string, object: { body: Buffer; contentType: string | und
   return { body: object.body, contentType: CONTENT_TYPES[extension] ?? object.contentType ?? 'application/octet-stream' };
 }
 
+/**
+ * The request as CloudFront hands it to a function: lower-case header names,
+ * and for a repeated header or query parameter the first value plus `multiValue`.
+ * Read from `rawHeaders`, so Node never assembles `req.headers` for it.
+ */
 function toCloudFrontRequest(req: IncomingMessage, url: URL): CloudFrontRequest {
-  const headers: CloudFrontRequest['headers'] = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = { value: Array.isArray(value) ? value.join(', ') : value };
-  }
-  const querystring: CloudFrontRequest['querystring'] = {};
-  for (const name of new Set(url.searchParams.keys())) {
-    const values = url.searchParams.getAll(name);
-    querystring[name] = { value: values[0]!, ...(values.length > 1 ? { multiValue: values.map((value) => ({ value })) } : {}) };
-  }
+  const headers = valueMap();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) addValue(headers, raw[i]!.toLowerCase(), raw[i + 1]!);
+  const querystring = valueMap();
+  if (url.search) for (const [name, value] of url.searchParams) addValue(querystring, name, value);
   return { method: req.method ?? 'GET', uri: url.pathname, querystring, headers };
+}
+
+// No prototype: a header or parameter called `constructor` or `__proto__` is just a name.
+function valueMap(): Record<string, CloudFrontValue> {
+  return Object.create(null) as Record<string, CloudFrontValue>;
+}
+
+function addValue(values: Record<string, CloudFrontValue>, name: string, value: string): void {
+  const seen = values[name];
+  if (!seen) values[name] = { value };
+  else (seen.multiValue ??= [{ value: seen.value }]).push({ value });
 }
 
 function sendEdgeResponse(res: ServerResponse, response: CloudFrontResponse): void {

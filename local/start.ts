@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   // With MEDIA_PORT=0 the API must hand out the port actually bound.
   process.env.MEDIA_PORT = new URL(media.url).port;
   process.env.MEDIA_ADMIN_URL = media.url;
-  // RTMP ingest (issue 4): the same server as the container, in callback mode against this API, HLS to the local S3.
+  // RTMP ingest: the same server as the container, in callback mode against this API, HLS to the local S3.
   const ingest = await startIngestServer({
     listen: { port: config.rtmpPort },
     auth: { mode: 'callback', url: `${api.url}/api/internal/rtmp-auth`, timeoutMs: 5_000, apiKey: config.internalApiKey },

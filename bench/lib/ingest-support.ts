@@ -6,22 +6,15 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, readdir, writeFile, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
 import { folderStore, startIngestServer, createLogger, type HlsStore } from '../../ingest-container/src/index';
+import { freePort } from '../../test/support/free-port';
+import { httpServer } from '../../test/support/http-server';
 
 export const SEGMENT_SECONDS = 2;
-
-export async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 const tempDirs: string[] = [];
 export const tempDir = async (prefix: string) => {
@@ -174,24 +167,8 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /** A local auth callback that says yes at once, for both servers (nginx posts a form, we post JSON). */
 export async function startAllowCallback(): Promise<{ url: string; calls: () => number; close(): Promise<void> }> {
-  let calls = 0;
-  const server = createHttpServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      calls++;
-      res.end('ok');
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/auth`,
-    calls: () => calls,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
+  const server = await httpServer((_body, _req, res) => res.end('ok'));
+  return { url: `${server.url}/auth`, calls: () => server.requests.length, close: server.close };
 }
 
 /** ffmpeg publishing: a test pattern encoded live, or a pre-encoded file copied in a loop. */

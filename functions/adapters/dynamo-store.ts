@@ -8,6 +8,7 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { DynamoAccountStore } from './dynamo-account-store';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../domain/errors';
 import { endedSessionMatters, endOf } from '../domain/ended-sessions';
 import type { AuditEntry, AuditScope } from '../domain/audit-log';
@@ -64,11 +65,13 @@ async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<
  * The Store on DynamoDB. Only single-item conditional writes, queries and
  * batch writes: operations that DynamoDB, DynamoDB Local and dynalite all accept.
  */
-export class DynamoStore implements Store {
+export class DynamoStore extends DynamoAccountStore implements Store {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
-  ) {}
+  ) {
+    super(client, table);
+  }
 
   private async queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
     const items: Item[] = [];

@@ -1,21 +1,12 @@
+import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { diffEntries, entriesOfCode, entriesOfEvent, type KvsChange } from './kvs-entries';
 
-type Plain = string | number | boolean | null | Plain[] | { [key: string]: Plain };
-
-/** Just the attribute types the table's code and event items use. */
-function plain(value: AttributeValue): Plain {
-  if (value.S !== undefined) return value.S;
-  if (value.N !== undefined) return Number(value.N);
-  if (value.BOOL !== undefined) return value.BOOL;
-  if (value.L !== undefined) return value.L.map(plain);
-  if (value.M !== undefined) return Object.fromEntries(Object.entries(value.M).map(([k, v]) => [k, plain(v)]));
-  return null;
-}
-
 function entriesOfImage(image: Record<string, AttributeValue> | undefined, now: Date): Map<string, string> {
   if (!image) return new Map();
-  const item = Object.fromEntries(Object.entries(image).map(([k, v]) => [k, plain(v)])) as Record<string, any>;
+  // The stream's image and the SDK's item share the wire format; only their typings differ.
+  const item = unmarshall(image as Record<string, SdkAttributeValue>);
   const pk = String(item.pk ?? '');
   if (pk.startsWith('CODE#') && typeof item.code === 'string') {
     return entriesOfCode(

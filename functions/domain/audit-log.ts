@@ -1,8 +1,8 @@
 /**
  * The admin audit log: every admin action that changes something, with time,
- * action, target and client address. Entries of an event live as long as the
- * event and are deleted with it; sign-ins, sign-outs and event deletions are
- * kept in the console-wide log.
+ * action, acting account, target and client address. Entries of an event live
+ * as long as the event and are deleted with it; sign-ins, sign-outs, account
+ * changes and event deletions are kept in the console-wide log.
  */
 import * as z from 'zod';
 import { InvalidCursor } from './errors';
@@ -13,7 +13,15 @@ import type { Store } from './store';
 
 export const AUDIT_ACTIONS = [
   'admin.login',
+  'admin.login-failed',
   'admin.logout',
+  'account.create',
+  'account.update',
+  'account.password-change',
+  'account.password-reset',
+  'account.two-factor-enable',
+  'account.two-factor-reset',
+  'account.policy-change',
   'event.create',
   'event.update',
   'event.activate',
@@ -37,7 +45,9 @@ export interface AuditEntry {
   /** ISO 8601 UTC. */
   at: string;
   action: AuditAction;
-  /** The event the action concerns, or null for sign-in and sign-out. */
+  /** The staff account that acted (for a failed sign-in: the login name tried). */
+  actor: string;
+  /** The event the action concerns, or null for sign-ins and account changes. */
   eventId: string | null;
   /** What was acted on, in words an admin recognises: an event title, a code, "12 codes". */
   target: string;

@@ -4,9 +4,9 @@ import { NotFound } from './errors';
 import { HttpError } from './http-error';
 import { createEventInput, parseInput, updateEventInput } from './inputs';
 import { randomId, randomString } from './random';
-import type { EventRecord } from './records';
+import type { CodeRecord, EventRecord } from './records';
 import type { EventChanges } from './store';
-import { adminEventView, tokenStatus } from './views';
+import { adminEventView } from './views';
 
 const INGEST_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -79,11 +79,21 @@ export async function rotateIngestKey(deps: AccessDeps, id: string, ingestServer
   return eventDetails(deps, event, ingestServer);
 }
 
+/**
+ * Viewers watching now: codes of an active event, not revoked, whose session sent
+ * a heartbeat within the session timeout (a revoked code's session cannot watch,
+ * even while its heartbeats are still recent).
+ */
+function countActiveViewers(deps: AccessDeps, event: EventRecord, codes: CodeRecord[], now: Date): number {
+  if (!event.isActive) return 0;
+  const cutoff = now.getTime() - deps.config.sessionTimeoutSeconds * 1000;
+  return codes.filter((code) => !code.isRevoked && code.session && Date.parse(code.session.heartbeatAt) > cutoff).length;
+}
+
 /** GET of one event: the admin view plus status, code statistics and the OBS settings. */
 export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestServer: string) {
   const now = deps.now();
   const codes = await deps.store.listCodes(event.id);
-  const cutoff = now.getTime() - deps.config.sessionTimeoutSeconds * 1000;
   return {
     ...adminEventView(event),
     status: eventStatus(event, now),
@@ -91,7 +101,7 @@ export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestS
       tokens: codes.length,
       redeemed: codes.filter((code) => code.redeemedAt).length,
       revoked: codes.filter((code) => code.isRevoked).length,
-      activeViewers: codes.filter((code) => code.session && Date.parse(code.session.heartbeatAt) > cutoff).length,
+      activeViewers: countActiveViewers(deps, event, codes, now),
     },
     ingest: { server: ingestServer, streamKey: `${event.id}?token=${event.ingestKey}` },
   };
@@ -99,21 +109,14 @@ export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestS
 
 export async function dashboard(deps: AccessDeps) {
   const now = deps.now();
-  const cutoff = now.getTime() - deps.config.sessionTimeoutSeconds * 1000;
   const events = await deps.store.listEvents();
-  const codes = (await Promise.all(events.map((event) => deps.store.listCodes(event.id)))).flat();
-  const eventsById = new Map(events.map((event) => [event.id, event]));
+  const codesByEvent = await Promise.all(events.map((event) => deps.store.listCodes(event.id)));
+  const codes = codesByEvent.flat();
   return {
     totalEvents: events.length,
     activeEvents: events.filter((event) => event.isActive && !event.isArchived).length,
     totalTokens: codes.length,
     redeemedTokens: codes.filter((code) => code.redeemedAt).length,
-    activeViewers: codes.filter(
-      (code) =>
-        code.session &&
-        Date.parse(code.session.heartbeatAt) > cutoff &&
-        tokenStatus(code, eventsById.get(code.eventId)!, now) !== 'revoked' &&
-        eventsById.get(code.eventId)!.isActive,
-    ).length,
+    activeViewers: events.reduce((sum, event, i) => sum + countActiveViewers(deps, event, codesByEvent[i]!, now), 0),
   };
 }

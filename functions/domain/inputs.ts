@@ -66,7 +66,12 @@ export const tokenListQuery = z.object({
   eventId: recordId.optional(),
 });
 
-export const loginInput = z.object({ password: z.string().min(1).max(1024) });
+/** Without `username` the spec's login: the bootstrap owner. */
+export const loginInput = z.object({ username: z.string().min(1).max(200).optional(), password: z.string().min(1).max(1024) });
+
+export const secondFactorInput = z
+  .object({ code: z.string().min(1).max(32).optional(), recoveryCode: z.string().min(1).max(64).optional() })
+  .refine((value) => (value.code === undefined) !== (value.recoveryCode === undefined), 'give code or recoveryCode');
 
 export const liveInput = z.object({ live: z.boolean() });
 

@@ -1,3 +1,4 @@
+import type { AccountStore } from './account-store';
 import type { AuditAction, AuditEntry, AuditPage, AuditScope } from './audit-log';
 import type { CodeRecord, EndedSession, EventRecord, LiveSessionRecord, PlaybackSession } from './records';
 
@@ -10,7 +11,7 @@ export type EventChanges = Partial<
  * `errors.ts` (NotFound, AlreadyExists, CodeInUse, SessionGone, AccessRevoked,
  * RateLimited) and nothing from their SDK.
  */
-export interface Store {
+export interface Store extends AccountStore {
   createEvent(event: EventRecord): Promise<void>;
   getEvent(id: string): Promise<EventRecord | null>;
   listEvents(): Promise<EventRecord[]>;

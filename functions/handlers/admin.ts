@@ -1,6 +1,7 @@
 import { areaHandler } from '../http/area-handler';
 import type { ApiRequest } from '../http/api-types';
-import { clearedCookie, sessionCookie } from '../http/admin-cookie';
+import { auditAccount } from '../http/account-audit';
+import { clearedCookie } from '../http/admin-cookie';
 import { clientIp, cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { mediaCache } from '../http/media-cache';
@@ -8,10 +9,8 @@ import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
 import { listAudit, recordAudit, type AuditAction } from '../domain/audit-log';
 import { issuePreview } from '../domain/preview';
 import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
-import { ADMIN_COOKIE, issueAdminSession, readAdminSession } from '../domain/admin-session';
-import { verifyAdminPassword } from '../domain/admin-credentials';
+import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
 import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/code-admin';
-import { RATE_LIMITS } from '../domain/config';
 import {
   createEvent,
   dashboard,
@@ -22,11 +21,11 @@ import {
   setEventFlag,
   updateEvent,
 } from '../domain/event-admin';
-import { RateLimited } from '../domain/errors';
-import { rateLimitSubject } from '../domain/rate-limit-subject';
 import { HttpError } from '../domain/http-error';
-import { loginInput, parseInput, updateEventInput } from '../domain/inputs';
+import { updateEventInput } from '../domain/inputs';
+import { allows } from '../domain/roles';
 import { adminEventView } from '../domain/views';
+import { accountRoutes } from './admin-accounts';
 
 /** The OBS "Server": `INGEST_RTMP_URL`, else the API's host on the standard RTMP port. */
 function ingestServer({ app, event }: ApiRequest): string {
@@ -35,7 +34,7 @@ function ingestServer({ app, event }: ApiRequest): string {
 
 const id = (request: ApiRequest) => request.params.id ?? '';
 
-/** Records an admin action that changed something, with the client's address. */
+/** Records an admin action that changed something, with the signed-in account and the client's address. */
 function audit(
   request: ApiRequest,
   action: AuditAction,
@@ -43,8 +42,15 @@ function audit(
   target: string,
   details?: Record<string, unknown>,
 ) {
-  const { app, event } = request;
-  return recordAudit(app, { action, eventId, target, clientIp: clientIp(event, app.config.originVerifySecret), ...(details ? { details } : {}) });
+  const { app, event, account } = request;
+  return recordAudit(app, {
+    action,
+    eventId,
+    target,
+    actor: account!.username,
+    clientIp: clientIp(event, app.config.originVerifySecret),
+    ...(details ? { details } : {}),
+  });
 }
 
 const TRANSITION_ACTIONS = {
@@ -62,36 +68,17 @@ async function transition(request: ApiRequest, name: keyof typeof TRANSITION_ACT
 }
 
 export const handler = areaHandler('admin', {
-  'POST /api/admin/login': async (request) => {
-    const { app, event, body } = request;
-    const now = app.now();
-    try {
-      const subject = rateLimitSubject(clientIp(event, app.config.originVerifySecret));
-      await app.store.hitRateLimit({ key: `login#${subject}`, ...RATE_LIMITS.login, now });
-    } catch (error) {
-      if (error instanceof RateLimited) {
-        throw new HttpError(429, 'Too many login attempts', { headers: { 'retry-after': String(error.retryAfterSeconds) } });
-      }
-      throw error;
-    }
-    const { password } = parseInput(loginInput, body);
-    if (!(await verifyAdminPassword(password, app.config.adminPasswordHash))) throw new HttpError(401, 'Invalid password');
-    const { token } = await issueAdminSession(app.config.adminSessionSecret, now);
-    await audit(request, 'admin.login', null, 'Admin console');
-    return json(200, { success: true }, {}, [sessionCookie(event, token)]);
-  },
-  'POST /api/admin/logout': async (request) => {
-    const { app, event } = request;
+  ...accountRoutes,
+  'POST /api/admin/logout': async ({ app, event }) => {
     const token = cookie(event, ADMIN_COOKIE);
     const session = token ? await readAdminSession(token, app.config.adminSessionSecret, app.now()) : null;
     // The cookie is signed, not stored; logout revokes its id until it would have expired anyway.
     if (session) {
       await app.store.revokeAdminSession(session.id, session.expiresAt.toISOString());
-      await audit(request, 'admin.logout', null, 'Admin console');
+      await auditAccount(app, event, { actor: session.username, action: 'sign-out' });
     }
     return json(200, { success: true }, {}, [clearedCookie(event)]);
   },
-  'GET /api/admin/session': async () => json(200, { authenticated: true }),
   'GET /api/admin/dashboard': async ({ app }) => json(200, await dashboard(app)),
 
   'GET /api/admin/events': async ({ app }) => {
@@ -103,8 +90,11 @@ export const handler = areaHandler('admin', {
     await audit(request, 'event.create', event.id, event.title);
     return json(201, event);
   },
-  'GET /api/admin/events/{id}': async (request) =>
-    json(200, await eventDetails(request.app, await requireEvent(request.app, id(request)), ingestServer(request))),
+  'GET /api/admin/events/{id}': async (request) => {
+    const details = await eventDetails(request.app, await requireEvent(request.app, id(request)), ingestServer(request));
+    // The stream key lets anyone publish to the event: only roles that run the stream see it.
+    return json(200, allows(request.account!.role, 'stream:manage') ? details : { ...details, ingest: null });
+  },
   'PUT /api/admin/events/{id}': async (request) => {
     const event = await updateEvent(request.app, id(request), request.body);
     const fields = Object.keys((request.body ?? {}) as object).filter((field) => field in updateEventInput.shape);

@@ -1,12 +1,18 @@
-import { ADMIN_COOKIE, ADMIN_SESSION_SECONDS } from '../domain/admin-session';
+import { ADMIN_COOKIE, ADMIN_SESSION_SECONDS, SECOND_FACTOR_COOKIE, SECOND_FACTOR_SECONDS } from '../domain/admin-session';
 import type { ApiEvent } from './api-types';
 import { requestOrigin } from './request-info';
 
 /** `Secure` whenever the client came over https (always, behind API Gateway and CloudFront). */
-function attributes(event: ApiEvent, maxAge: number): string {
+function attributes(event: ApiEvent, maxAge: number, path = '/api'): string {
   const secure = requestOrigin(event).proto === 'https' ? '; Secure' : '';
-  return `Path=/api; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
+  return `Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
 }
 
 export const sessionCookie = (event: ApiEvent, token: string) => `${ADMIN_COOKIE}=${token}; ${attributes(event, ADMIN_SESSION_SECONDS)}`;
 export const clearedCookie = (event: ApiEvent) => `${ADMIN_COOKIE}=; ${attributes(event, 0)}`;
+
+/** Sent only to the login routes, between the password and the second factor. */
+const SECOND_FACTOR_PATH = '/api/admin/login';
+export const secondFactorCookie = (event: ApiEvent, token: string) =>
+  `${SECOND_FACTOR_COOKIE}=${token}; ${attributes(event, SECOND_FACTOR_SECONDS, SECOND_FACTOR_PATH)}`;
+export const clearedSecondFactorCookie = (event: ApiEvent) => `${SECOND_FACTOR_COOKIE}=; ${attributes(event, 0, SECOND_FACTOR_PATH)}`;

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { AccountRecord } from '../domain/account-store';
 import type { AdminSession } from '../domain/admin-session';
 import type { App } from './app';
 
@@ -10,6 +11,7 @@ export interface ApiContext extends Context {
   app: App;
   jsonBody: unknown;
   admin?: AdminSession;
+  account?: AccountRecord;
 }
 
 export interface ApiRequest {
@@ -19,8 +21,9 @@ export interface ApiRequest {
   body: unknown;
   params: Record<string, string>;
   query: Record<string, string>;
-  /** Set by the admin guard. */
+  /** Set by the admin guard: the session and its account as stored now. */
   admin?: AdminSession;
+  account?: AccountRecord;
 }
 
 export type RouteHandler = (request: ApiRequest) => Promise<ApiResult>;

@@ -26,7 +26,7 @@ export function areaHandler(area: Area, handlers: Record<string, RouteHandler>) 
   if (area === 'admin') handler.use(sameOriginMutations());
   handler
     .use(jsonBody())
-    .use(routeGuard((key) => specs.get(key)?.guard))
+    .use(routeGuard((key) => specs.get(key)))
     .handler(async function dispatch(event, context) {
       const handle = handlers[event.routeKey];
       if (!handle) throw new HttpError(404, 'Not found');
@@ -40,6 +40,7 @@ export function areaHandler(area: Area, handlers: Record<string, RouteHandler>) 
         params,
         query: (event.queryStringParameters ?? {}) as Record<string, string>,
         admin: context.admin,
+        account: context.account,
       });
     });
   // Lambda passes a plain Context; the middlewares add ApiContext's fields before dispatch runs.

@@ -1,21 +1,27 @@
+import type { Permission } from '../domain/roles';
+
 /**
  * Every API route, with the Lambda (area) that serves it and the guard in
  * front of it. The CDK app builds API Gateway routes from this table, the
  * local adapter matches requests against it, each area's handler dispatches on it.
+ * An admin route cannot be written without the permission its guard checks.
  */
 export type Area = 'public' | 'admin' | 'internal' | 'rtmp-callback';
 export type Guard = 'none' | 'admin' | 'internal';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface RouteSpec {
+export type RouteSpec = {
   method: Method;
   /** API Gateway path template: `{name}` is a path parameter. */
   path: string;
   area: Area;
-  guard: Guard;
-}
+} & ({ guard: 'none' | 'internal'; permission?: undefined } | { guard: 'admin'; permission: Permission });
 
-const route = (method: Method, path: string, area: Area, guard: Guard): RouteSpec => ({ method, path, area, guard });
+function route(method: Method, path: string, area: Area, guard: 'none' | 'internal'): RouteSpec;
+function route(method: Method, path: string, area: Area, guard: 'admin', permission: Permission): RouteSpec;
+function route(method: Method, path: string, area: Area, guard: Guard, permission?: Permission): RouteSpec {
+  return (guard === 'admin' ? { method, path, area, guard, permission } : { method, path, area, guard }) as RouteSpec;
+}
 
 export const routeTable: RouteSpec[] = [
   route('POST', '/api/tokens/validate', 'public', 'none'),
@@ -26,33 +32,43 @@ export const routeTable: RouteSpec[] = [
   route('GET', '/api/events/{id}/status', 'public', 'none'),
 
   route('POST', '/api/admin/login', 'admin', 'none'),
+  route('POST', '/api/admin/login/second-factor', 'admin', 'none'),
   route('POST', '/api/admin/logout', 'admin', 'none'),
-  route('GET', '/api/admin/session', 'admin', 'admin'),
-  route('GET', '/api/admin/dashboard', 'admin', 'admin'),
-  route('GET', '/api/admin/events', 'admin', 'admin'),
-  route('POST', '/api/admin/events', 'admin', 'admin'),
-  route('GET', '/api/admin/events/{id}', 'admin', 'admin'),
-  route('PUT', '/api/admin/events/{id}', 'admin', 'admin'),
-  route('DELETE', '/api/admin/events/{id}', 'admin', 'admin'),
-  route('PATCH', '/api/admin/events/{id}/activate', 'admin', 'admin'),
-  route('PATCH', '/api/admin/events/{id}/deactivate', 'admin', 'admin'),
-  route('PATCH', '/api/admin/events/{id}/archive', 'admin', 'admin'),
-  route('PATCH', '/api/admin/events/{id}/unarchive', 'admin', 'admin'),
-  route('POST', '/api/admin/events/{id}/ingest-key', 'admin', 'admin'),
-  route('DELETE', '/api/admin/events/{id}/cache', 'admin', 'admin'),
-  route('POST', '/api/admin/events/{id}/preview', 'admin', 'admin'),
-  route('GET', '/api/admin/events/{id}/sessions', 'admin', 'admin'),
-  route('POST', '/api/admin/events/{id}/sessions/end', 'admin', 'admin'),
-  route('POST', '/api/admin/events/{id}/sessions/end-all', 'admin', 'admin'),
-  route('GET', '/api/admin/events/{id}/audit', 'admin', 'admin'),
-  route('GET', '/api/admin/audit', 'admin', 'admin'),
-  route('GET', '/api/admin/events/{id}/tokens', 'admin', 'admin'),
-  route('POST', '/api/admin/events/{id}/tokens', 'admin', 'admin'),
-  route('GET', '/api/admin/events/{id}/tokens/export', 'admin', 'admin'),
-  route('GET', '/api/admin/tokens', 'admin', 'admin'),
-  route('POST', '/api/admin/tokens/bulk-revoke', 'admin', 'admin'),
-  route('PATCH', '/api/admin/tokens/{id}/revoke', 'admin', 'admin'),
-  route('PATCH', '/api/admin/tokens/{id}/unrevoke', 'admin', 'admin'),
+  route('GET', '/api/admin/session', 'admin', 'admin', 'self'),
+  route('GET', '/api/admin/dashboard', 'admin', 'admin', 'events:read'),
+  route('GET', '/api/admin/events', 'admin', 'admin', 'events:read'),
+  route('POST', '/api/admin/events', 'admin', 'admin', 'events:edit'),
+  route('GET', '/api/admin/events/{id}', 'admin', 'admin', 'events:read'),
+  route('PUT', '/api/admin/events/{id}', 'admin', 'admin', 'events:edit'),
+  route('DELETE', '/api/admin/events/{id}', 'admin', 'admin', 'events:edit'),
+  route('PATCH', '/api/admin/events/{id}/activate', 'admin', 'admin', 'events:edit'),
+  route('PATCH', '/api/admin/events/{id}/deactivate', 'admin', 'admin', 'events:edit'),
+  route('PATCH', '/api/admin/events/{id}/archive', 'admin', 'admin', 'events:edit'),
+  route('PATCH', '/api/admin/events/{id}/unarchive', 'admin', 'admin', 'events:edit'),
+  route('POST', '/api/admin/events/{id}/ingest-key', 'admin', 'admin', 'stream:manage'),
+  route('DELETE', '/api/admin/events/{id}/cache', 'admin', 'admin', 'stream:manage'),
+  route('POST', '/api/admin/events/{id}/preview', 'admin', 'admin', 'stream:manage'),
+  route('GET', '/api/admin/events/{id}/sessions', 'admin', 'admin', 'codes:read'),
+  route('POST', '/api/admin/events/{id}/sessions/end', 'admin', 'admin', 'codes:manage'),
+  route('POST', '/api/admin/events/{id}/sessions/end-all', 'admin', 'admin', 'codes:manage'),
+  route('GET', '/api/admin/events/{id}/audit', 'admin', 'admin', 'events:read'),
+  route('GET', '/api/admin/audit', 'admin', 'admin', 'events:read'),
+  route('GET', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:read'),
+  route('POST', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:manage'),
+  route('GET', '/api/admin/events/{id}/tokens/export', 'admin', 'admin', 'codes:manage'),
+  route('GET', '/api/admin/tokens', 'admin', 'admin', 'codes:read'),
+  route('POST', '/api/admin/tokens/bulk-revoke', 'admin', 'admin', 'codes:manage'),
+  route('PATCH', '/api/admin/tokens/{id}/revoke', 'admin', 'admin', 'codes:manage'),
+  route('PATCH', '/api/admin/tokens/{id}/unrevoke', 'admin', 'admin', 'codes:manage'),
+  route('POST', '/api/admin/account/two-factor', 'admin', 'admin', 'self'),
+  route('POST', '/api/admin/account/two-factor/confirm', 'admin', 'admin', 'self'),
+  route('POST', '/api/admin/account/password', 'admin', 'admin', 'self'),
+  route('GET', '/api/admin/accounts', 'admin', 'admin', 'accounts:manage'),
+  route('POST', '/api/admin/accounts', 'admin', 'admin', 'accounts:manage'),
+  route('PATCH', '/api/admin/accounts/{username}', 'admin', 'admin', 'accounts:manage'),
+  route('POST', '/api/admin/accounts/{username}/password', 'admin', 'admin', 'accounts:manage'),
+  route('POST', '/api/admin/accounts/{username}/two-factor/reset', 'admin', 'admin', 'accounts:manage'),
+  route('PUT', '/api/admin/account-policy', 'admin', 'admin', 'accounts:manage'),
 
   route('GET', '/api/revocations', 'internal', 'internal'),
   route('POST', '/api/internal/streams/{eventId}/live', 'internal', 'internal'),

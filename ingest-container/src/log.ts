@@ -1,3 +1,6 @@
+import { LogFormatter, LogItem, Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
+
 /**
  * One JSON object per line on stderr: ECS ships it to CloudWatch as is, and
  * stdout stays free for the `ready` line of `npm start`. Secrets (tokens, the
@@ -17,13 +20,36 @@ export function isLogLevel(value: string): value is LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(value);
 }
 
+/**
+ * Powertools' Logger (it runs outside Lambda too) with this server's line shape,
+ * `{"time","level","msg",…fields}`, written whole to `write`: Powertools itself
+ * would print info and debug to stdout.
+ */
+class LineLogger extends PowertoolsLogger {
+  constructor(level: LogLevel, private readonly write: (line: string) => void) {
+    super({ logLevel: level.toUpperCase() as Uppercase<LogLevel>, logFormatter: new LineFormatter() });
+  }
+
+  protected override printLog(_level: number, log: LogItem): void {
+    this.write(`${JSON.stringify(log.getAttributes(), this.getJsonReplacer())}\n`);
+  }
+}
+
+class LineFormatter extends LogFormatter {
+  override formatAttributes(attributes: UnformattedAttributes, fields: LogAttributes): LogItem {
+    const base = { time: attributes.timestamp.toISOString(), level: attributes.logLevel.toLowerCase(), msg: attributes.message };
+    return new LogItem({ attributes: { ...base, ...fields } });
+  }
+}
+
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
-  const threshold = LOG_LEVELS.indexOf(level);
-  const at = (entryLevel: LogLevel) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (LOG_LEVELS.indexOf(entryLevel) < threshold) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: entryLevel, msg, ...fields })}\n`);
+  const logger = new LineLogger(level, write);
+  return {
+    debug: (msg, fields) => logger.debug(msg, fields ?? {}),
+    info: (msg, fields) => logger.info(msg, fields ?? {}),
+    warn: (msg, fields) => logger.warn(msg, fields ?? {}),
+    error: (msg, fields) => logger.error(msg, fields ?? {}),
   };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 /** Error text for logs without stack noise; keeps the cause chain readable. */

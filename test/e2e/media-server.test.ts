@@ -7,6 +7,7 @@ import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startMediaServer, type MediaServer } from '../../local/media-server';
 import type { RevocationFeed } from '../../functions/domain/revocation-feed';
 import { signPlaybackToken } from '../../functions/domain/playback-token';
+import { freePort } from '../support/free-port';
 
 /**
  * The media server on its own: real embedded S3, and a small HTTP server
@@ -222,10 +223,7 @@ describe('media server: health and cache', () => {
   });
 
   it('denies media (503) until the revocation state was loaded once', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-    await new Promise((resolve) => closed.close(resolve));
+    const deadUrl = `http://127.0.0.1:${await freePort()}`;
     const cold = await startMediaServer({
       port: 0, bucket: BUCKET, s3Client, apiUrl: deadUrl, internalApiKey: INTERNAL_KEY,
       playbackSigningKeys: signingKeys, pollIntervalMs: 20, startupSyncWaitMs: 0, log: () => {},

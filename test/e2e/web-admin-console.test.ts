@@ -50,6 +50,9 @@ describe('web: admin console', () => {
     // Sign in with the keyboard only.
     await page.goto(`${api}/admin/`);
     await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('username');
+    await page.keyboard.type('owner');
+    await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('password');
     await page.keyboard.type(system.adminPassword);
     await page.keyboard.press('Enter');
@@ -83,7 +86,7 @@ describe('web: admin console', () => {
     await page.getByLabel('How many').fill('5');
     await page.getByLabel('Label').fill('press');
     await page.getByRole('button', { name: 'Generate codes' }).click();
-    await expect.poll(() => page.locator('tr[data-code]').count()).toBe(5);
+    await expect.poll(() => page.locator('tr[data-code]').count(), { timeout: 20_000 }).toBe(5);
     const codes = await page.locator('tr[data-code]').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.code!));
 
     // Bulk revoke two selected codes, after confirming.

@@ -81,7 +81,8 @@ describe('web: show night', () => {
     // Before sign-in the session check answers 401; the preview may meet a 404 before the first segment.
     watchConsole(admin, 'admin', problems, () => (signedIn ? [404] : [401, 404]));
     await admin.goto(`${api}/admin/`);
-    await admin.getByLabel('Admin password').fill(system.adminPassword);
+    await admin.getByLabel('Login name').fill('owner');
+    await admin.getByLabel('Password').fill(system.adminPassword);
     await admin.getByRole('button', { name: 'Sign in' }).click();
     await admin.getByRole('heading', { name: 'Events' }).waitFor();
     signedIn = true;
@@ -222,6 +223,9 @@ describe('web: show night', () => {
     await admin.goto(`${api}/admin/#/audit`);
     await admin.getByRole('heading', { name: 'Audit log' }).waitFor();
     await poll(() => admin.locator('tr[data-action="admin.login"]').count()).toBeGreaterThan(0);
+    // Every entry names the staff account that acted.
+    expect(await admin.locator('tr[data-action="admin.login"] .audit-actor').first().textContent()).toBe('owner');
+    expect(await admin.locator('tr[data-action="session.end"] .audit-actor').textContent()).toBe('owner');
     expect(await admin.locator('tr[data-action="session.end"]').textContent()).toContain(first);
     await admin.getByLabel('Show').selectOption('session.end');
     await poll(() => admin.locator('tr[data-action]').count()).toBe(1);

@@ -105,10 +105,10 @@ describe('web: the whole story', () => {
     await admin.goto(`${api}/admin/`);
     await admin.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
     await shot(admin, '01-admin-sign-in');
-    await admin.getByLabel('Admin password').fill('not-the-password');
+    await admin.getByLabel('Password').fill('not-the-password');
     await admin.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => admin.locator('#password-error').textContent()).toMatch(/not right/);
-    await admin.getByLabel('Admin password').fill(system.adminPassword);
+    await expect.poll(() => admin.locator('#password-error').textContent(), { timeout: 20_000 }).toMatch(/not right/);
+    await admin.getByLabel('Password').fill(system.adminPassword);
     await admin.getByRole('button', { name: 'Sign in' }).click();
     await admin.getByRole('heading', { name: 'Events' }).waitFor();
     adminSignedIn = true;

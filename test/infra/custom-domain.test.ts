@@ -18,7 +18,7 @@ beforeAll(async () => {
     mediaRetentionDays: 7,
     edgeReconcileMinutes: 15,
   });
-}, 120_000);
+}, 300_000);
 // The assembly holds every bundle and the deployment layer (tens of MB): do not leave it in /tmp.
 afterAll(() => rmSync(s.outdir, { recursive: true, force: true }));
 

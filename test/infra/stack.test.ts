@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { SynthesisMessage } from 'aws-cdk-lib/cx-api';
@@ -7,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routeTable, type Area } from '../../functions/http/route-table';
 import { tableSchema } from '../../functions/adapters/table-schema';
 import { MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE } from '../../infra/lib/constructs/delivery';
+import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
 import { idsOf, referencesIn, synthesize, type Synthesized } from './synth';
 
 let s: Synthesized;
 beforeAll(async () => {
   s = await synthesize();
-}, 120_000);
+}, 300_000);
 // The assembly holds every bundle and the deployment layer (tens of MB): do not leave it in /tmp.
 afterAll(() => rmSync(s.outdir, { recursive: true, force: true }));
 
@@ -171,6 +173,12 @@ describe('functions', () => {
       // Loading runs module top level only (configuration is read on the first invocation).
       const module = await import(pathToFileURL(bundle).href);
       expect(typeof module.handler, area).toBe('function');
+      // What the bundle leaves out may only be Node's own modules, or loaded lazily and listed as never needed on Lambda.
+      const source = readFileSync(bundle, 'utf8');
+      const loadedAtStart = [...source.matchAll(/\bfrom\s*"([^"]+)"/g)].map((m) => m[1]!).filter((name) => !isBuiltin(name));
+      expect(loadedAtStart, area).toEqual([]);
+      const loadedLazily = [...source.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]!).filter((name) => !isBuiltin(name));
+      expect(loadedLazily.filter((name) => !(LAMBDA_BUNDLING.externalModules as readonly string[]).includes(name)), area).toEqual([]);
     }
   });
 

@@ -4,12 +4,11 @@
  * starts denying it; the platform hears live true then false; auth_failed
  * reaches its webhook.
  */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { folderStore, startIngestServer, type IngestServer } from '../../ingest-container/src/index';
+import { freePort } from '../support/free-port';
 import { firstStatus, httpServer, logRecorder, publish, tempDir, uniqueName, until, type TestHttpServer } from './helpers';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -35,20 +34,11 @@ async function track(server: Promise<TestHttpServer>) {
   return started;
 }
 
-/** A port nothing listens on: bound, read, released. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 describe('callback failures deny (fail closed)', () => {
   const cases: [string, () => Promise<string>][] = [
     ['answers 500', async () => (await track(httpServer((_b, _q, res) => ((res.statusCode = 500), res.end())))).url],
     ['times out', async () => (await track(httpServer(() => undefined))).url],
-    ['is unreachable', async () => `http://127.0.0.1:${await closedPort()}/rtmp-auth`],
+    ['is unreachable', async () => `http://127.0.0.1:${await freePort()}/rtmp-auth`],
   ];
 
   it.each(cases)('when the callback %s', async (_what, target) => {

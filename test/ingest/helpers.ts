@@ -1,12 +1,10 @@
 /** Real clients for the ingest tests: ffmpeg as publisher and player, node-media-server's RTMP client for exact status codes, small HTTP servers. */
 import { spawn, execFile } from 'node:child_process';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { AddressInfo } from 'node:net';
 import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
 import { createLogger } from '../../ingest-container/src/log';
 
@@ -90,36 +88,7 @@ export async function firstStatus(url: string, action: 'publish' | 'play'): Prom
   }
 }
 
-export interface TestHttpServer {
-  url: string;
-  requests: { path: string; headers: IncomingMessage['headers']; body: any }[];
-  close(): Promise<void>;
-}
-
-/** A real HTTP server; the handler decides the answer from the parsed JSON body. */
-export async function httpServer(
-  handle: (body: any, req: IncomingMessage, res: ServerResponse) => void = (_b, _q, res) => res.end(),
-): Promise<TestHttpServer> {
-  const requests: TestHttpServer['requests'] = [];
-  const server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk) => (text += chunk));
-    req.on('end', () => {
-      const body = text ? JSON.parse(text) : undefined;
-      requests.push({ path: req.url ?? '', headers: req.headers, body });
-      handle(body, req, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+export { httpServer, type TestHttpServer } from '../support/http-server';
 
 /** Collects the server's log entries so tests wait on events rather than on time. */
 export function logRecorder() {

@@ -277,7 +277,9 @@ describe('audit log', () => {
 
     const all = await as('GET', '/api/admin/audit?limit=200');
     expect(all.body.entries.filter((entry: { eventId: string }) => entry.eventId === eventId)).toEqual(log.body.entries);
-    expect(all.body.entries.some((entry: { action: string; clientIp: string }) => entry.action === 'admin.login' && entry.clientIp === from)).toBe(true);
+    expect(all.body.entries).toContainEqual(expect.objectContaining({ action: 'admin.login', actor: 'owner', clientIp: from, target: 'Admin console' }));
+    // Every entry names the account that acted: here the owner, signed in by the harness.
+    expect(log.body.entries.every((entry: { actor: string }) => entry.actor === 'owner')).toBe(true);
     const times = all.body.entries.map((entry: { at: string }) => entry.at);
     expect(times).toEqual([...times].sort().reverse());
   });
@@ -301,7 +303,7 @@ describe('audit log', () => {
     const cookie = await api.login(from);
     await call('POST', `${api.url}/api/admin/logout`, { from, headers: { cookie } });
     const logins = await api.admin('GET', '/api/admin/audit?action=admin.logout');
-    expect(logins.body.entries[0]).toMatchObject({ action: 'admin.logout', eventId: null, clientIp: from, target: 'Admin console' });
+    expect(logins.body.entries[0]).toMatchObject({ action: 'admin.logout', actor: 'owner', eventId: null, clientIp: from, target: 'Admin console' });
   });
 
   it('answers 400 to an unknown action filter or a bad cursor, 404 for an unknown event, 401 without a session', async () => {

@@ -31,6 +31,7 @@ export function describeShowNightStoreContract(name: string, start: (table: stri
       id: randomId(20),
       at: at(offsetMs),
       action,
+      actor: 'owner',
       eventId,
       target: 'ABCDEFGHJKLM',
       clientIp: '203.0.113.7',

@@ -5,6 +5,7 @@ import { DynamoStore } from '../../functions/adapters/dynamo-store';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
+import { newAccount } from '../../functions/domain/staff-accounts';
 import { withinOneWindow } from '../support/rate-window';
 
 const TABLE = 'stagedoor';
@@ -260,6 +261,44 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
       expect(await store.isAdminSessionRevoked(id)).toBe(false);
       await store.revokeAdminSession(id, iso(60_000));
       expect(await store.isAdminSessionRevoked(id)).toBe(true);
+    });
+
+    it('creates, reads, lists and updates staff accounts; raising the session generation', async () => {
+      const account = newAccount(`acct-${randomId(8)}`, 'box-office', 'scrypt$hash', iso());
+      await store.createAccount(account);
+      await expect(store.createAccount(account)).rejects.toBeInstanceOf(AlreadyExists);
+      expect(await store.getAccount(account.username)).toEqual(account);
+      expect(await store.getAccount('missing-account')).toBeNull();
+      expect((await store.listAccounts()).map((a) => a.username)).toContain(account.username);
+      const updated = await store.updateAccount(account.username, { role: 'read-only', recoveryCodeHashes: ['aa', 'bb'] }, { now: iso(), endSessions: true });
+      expect(updated).toMatchObject({ role: 'read-only', sessionGeneration: 1, recoveryCodeHashes: expect.arrayContaining(['aa', 'bb']) });
+      expect((await store.updateAccount(account.username, { disabled: true }, { now: iso() })).sessionGeneration).toBe(1);
+      await expect(store.updateAccount('missing-account', { disabled: true }, { now: iso() })).rejects.toBeInstanceOf(NotFound);
+    });
+
+    it('uses each TOTP step and each recovery code once, even when raced', async () => {
+      const account = newAccount(`acct-${randomId(8)}`, 'manager', 'scrypt$hash', iso());
+      await store.createAccount({ ...account, recoveryCodeHashes: ['c1', 'c2'] });
+      const steps = await Promise.all(Array.from({ length: 8 }, () => store.useTotpStep(account.username, 1000, iso())));
+      expect(steps.filter(Boolean)).toHaveLength(1);
+      expect(await store.useTotpStep(account.username, 999, iso())).toBe(false);
+      expect(await store.useTotpStep(account.username, 1001, iso())).toBe(true);
+      const uses = await Promise.all(Array.from({ length: 8 }, () => store.useRecoveryCode(account.username, 'c1', iso())));
+      expect(uses.filter(Boolean)).toHaveLength(1);
+      expect(await store.useRecoveryCode(account.username, 'never-issued', iso())).toBe(false);
+      expect((await store.getAccount(account.username))!.recoveryCodeHashes).toEqual(['c2']);
+    });
+
+    it('counts failed attempts atomically and keeps the account policy', async () => {
+      const account = newAccount(`acct-${randomId(8)}`, 'stream-tech', 'scrypt$hash', iso());
+      await store.createAccount(account);
+      const counts = await Promise.all(Array.from({ length: 6 }, () => store.countFailedAttempt(account.username, iso())));
+      expect(counts.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+      await expect(store.countFailedAttempt('missing-account', iso())).rejects.toBeInstanceOf(NotFound);
+      expect(await store.getAccountPolicy()).toEqual({ requireTwoFactor: false });
+      await store.setAccountPolicy({ requireTwoFactor: true }, iso());
+      expect(await store.getAccountPolicy()).toEqual({ requireTwoFactor: true });
+      await store.setAccountPolicy({ requireTwoFactor: false }, iso());
     });
   });
 }

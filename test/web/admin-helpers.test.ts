@@ -88,6 +88,8 @@ describe('routes', () => {
       { view: 'tickets', id: 'ev1', ids: [] },
       { view: 'tickets', id: 'ev1', ids: ['t1', 't2'] },
       { view: 'audit' },
+      { view: 'accounts' },
+      { view: 'account' },
     ];
     for (const route of routes) {
       expect(parseRoute(hrefOf(route))).toEqual(route);

@@ -2,26 +2,37 @@ import type { MiddlewareObj } from '@middy/core';
 import { readAdminSession, ADMIN_COOKIE } from '../../domain/admin-session';
 import { secretsEqual } from '../../domain/constant-time';
 import { HttpError } from '../../domain/http-error';
+import { allows } from '../../domain/roles';
 import type { ApiContext, ApiEvent, ApiResult } from '../api-types';
 import { cookie, header } from '../request-info';
-import type { Guard } from '../route-table';
+import type { RouteSpec } from '../route-table';
 
-/** Applies the route's guard: the admin session cookie, or the internal API key. */
-export function routeGuard(guardOf: (routeKey: string) => Guard | undefined): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+/**
+ * Applies the route's guard: the internal API key, or an admin session whose
+ * account still exists, is enabled, is of the session's generation (a role
+ * change or disabling ends sessions) and whose role holds the route's permission.
+ */
+export function routeGuard(specOf: (routeKey: string) => RouteSpec | undefined): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
   return {
     before: async function checkGuard(request) {
       const { app } = request.context;
-      const guard = guardOf(request.event.routeKey);
-      if (guard === 'internal') {
+      const spec = specOf(request.event.routeKey);
+      if (spec?.guard === 'internal') {
         const key = header(request.event, 'x-internal-api-key');
         if (!key || !secretsEqual(key, app.config.internalApiKey)) throw new HttpError(401, 'Unauthorized');
-      } else if (guard === 'admin') {
+      } else if (spec?.guard === 'admin') {
         const token = cookie(request.event, ADMIN_COOKIE);
         const session = token ? await readAdminSession(token, app.config.adminSessionSecret, app.now()) : null;
-        if (!session || (await app.store.isAdminSessionRevoked(session.id))) {
+        const [revoked, account] = session
+          ? await Promise.all([app.store.isAdminSessionRevoked(session.id), app.store.getAccount(session.username)])
+          : [true, null];
+        if (!session || revoked || !account || account.disabled || account.sessionGeneration !== session.generation) {
           throw new HttpError(401, 'Authentication required');
         }
+        if (session.enrolOnly && spec.permission !== 'self') throw new HttpError(403, 'Two-factor enrolment required');
+        if (!allows(account.role, spec.permission)) throw new HttpError(403, 'Forbidden');
         request.context.admin = session;
+        request.context.account = account;
       }
     },
   };

@@ -39,10 +39,6 @@ export class TokenFile {
     return new TokenFile(path, await readTokenFile(path));
   }
 
-  get size(): number {
-    return this.table.size;
-  }
-
   check(request: AccessRequest): void {
     this.table.check(request);
   }

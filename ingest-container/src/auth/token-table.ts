@@ -17,10 +17,6 @@ export class TokenTable {
     this.digests = new Map([...tokens].map(([key, token]) => [key, digest(token)]));
   }
 
-  get size(): number {
-    return this.digests.size;
-  }
-
   /** Throws ErrUnauthorized; a key with no configured token is denied. */
   check(request: AccessRequest): void {
     if (request.token === undefined) throw tokenMissing();

@@ -1,6 +1,6 @@
 /**
- * The admin API (spec: access-gateway, admin endpoints, plus the lead's
- * choices in docs/web.md). The session cookie rides along (same origin); a
+ * The admin API (spec: access-gateway, admin endpoints, plus the choices
+ * written down in docs/web.md). The session cookie rides along (same origin); a
  * 401 anywhere but login tells the app to show the login form.
  */
 import { ApiError, requestJson, type RequestOptions } from '../shared/http';
@@ -9,13 +9,34 @@ import type { dashboard, eventDetails } from '../../../functions/domain/event-ad
 import type { AuditAction, AuditPage } from '../../../functions/domain/audit-log';
 import type { issuePreview } from '../../../functions/domain/preview';
 import type { SessionView } from '../../../functions/domain/session-admin';
+import type { AccountView } from '../../../functions/domain/staff-accounts';
+import type { Permission, Role } from '../../../functions/domain/roles';
 
 // Response shapes are the API's own view types (type-only: nothing of the server is bundled).
 export type { EventStatus } from '../../../functions/domain/event-status';
 export type { TokenStatus } from '../../../functions/domain/views';
 export type TokenFilter = TokenStatus | 'active' | '';
 export type AdminEvent = ReturnType<typeof adminEventView>;
-export type EventDetail = Awaited<ReturnType<typeof eventDetails>>;
+/** `ingest` (the stream key) is null for roles that do not run the stream. */
+export type EventDetail = Omit<Awaited<ReturnType<typeof eventDetails>>, 'ingest'> & {
+  ingest: Awaited<ReturnType<typeof eventDetails>>['ingest'] | null;
+};
+export type { AccountView, Permission, Role };
+
+export interface SessionInfo {
+  authenticated: true;
+  username: string;
+  role: Role;
+  /** The owner account whose password is the admin password. */
+  bootstrap: boolean;
+  permissions: Permission[];
+  twoFactorEnabled: boolean;
+  recoveryCodesLeft: number;
+  enrolmentRequired: boolean;
+  requireTwoFactor: boolean;
+}
+
+export type LoginAnswer = { success: true; enrolmentRequired?: true } | { success: false; secondFactorRequired: true };
 export type TokenRecord = TokenView;
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 export type Preview = Awaited<ReturnType<typeof issuePreview>>;
@@ -50,7 +71,7 @@ async function call<T>(path: string, options: RequestOptions = {}): Promise<T> {
   try {
     return await requestJson<T>(`/api/admin${path}`, options);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401 && path !== '/login' && path !== '/session') {
+    if (error instanceof ApiError && error.status === 401 && !path.startsWith('/login') && path !== '/session') {
       for (const listener of unauthorizedListeners) listener();
     }
     throw error;
@@ -60,17 +81,32 @@ async function call<T>(path: string, options: RequestOptions = {}): Promise<T> {
 const id = (value: string) => encodeURIComponent(value);
 
 export const adminApi = {
-  /** Resolves true with a valid session, false without one. */
-  async hasSession(): Promise<boolean> {
+  /** The session, or null without one. */
+  async session(): Promise<SessionInfo | null> {
     try {
-      await call<{ authenticated: boolean }>('/session');
-      return true;
+      return await call<SessionInfo>('/session');
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return false;
+      if (error instanceof ApiError && error.status === 401) return null;
       throw error;
     }
   },
-  login: (password: string) => call<{ success: true }>('/login', { json: { password } }),
+  /** Without a login name: the spec's owner login. */
+  login: (username: string, password: string) =>
+    call<LoginAnswer>('/login', { json: username ? { username, password } : { password } }),
+  secondFactor: (answer: { code: string } | { recoveryCode: string }) =>
+    call<{ success: true }>('/login/second-factor', { json: answer }),
+  startEnrolment: () => call<{ secret: string; otpauthUrl: string; qrCode: string }>('/account/two-factor', { json: {} }),
+  confirmEnrolment: (code: string) => call<{ recoveryCodes: string[] }>('/account/two-factor/confirm', { json: { code } }),
+  changeOwnPassword: (currentPassword: string, newPassword: string) =>
+    call<{ success: true }>('/account/password', { json: { currentPassword, newPassword } }),
+  listAccounts: () => call<{ accounts: AccountView[]; policy: { requireTwoFactor: boolean } }>('/accounts'),
+  createAccount: (input: { username: string; role: Role; password: string }) => call<AccountView>('/accounts', { json: input }),
+  changeAccount: (username: string, change: { role?: Role; disabled?: boolean }) =>
+    call<AccountView>(`/accounts/${id(username)}`, { method: 'PATCH', json: change }),
+  resetPassword: (username: string, password: string) => call<AccountView>(`/accounts/${id(username)}/password`, { json: { password } }),
+  resetTwoFactor: (username: string) => call<AccountView>(`/accounts/${id(username)}/two-factor/reset`, { json: {} }),
+  setPolicy: (requireTwoFactor: boolean) =>
+    call<{ requireTwoFactor: boolean }>('/account-policy', { method: 'PUT', json: { requireTwoFactor } }),
   logout: () => call<{ success: true }>('/logout', { method: 'POST' }),
   dashboard: () => call<Dashboard>('/dashboard'),
   listEvents: () => call<{ events: AdminEvent[] }>('/events').then((body) => body.events),

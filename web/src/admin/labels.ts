@@ -1,6 +1,6 @@
 /** Words the console shows for API values, and the pure rules behind its forms. Unit-tested. */
 import { fromDateTimeLocal } from '../shared/time';
-import type { AdminEvent, EventInput, EventStatus, TokenFilter, TokenStatus } from './api';
+import type { AdminEvent, EventInput, EventStatus, Role, TokenFilter, TokenStatus } from './api';
 
 export const EVENT_STATUS_LABELS: Record<EventStatus, string> = {
   'not-started': 'Not started',
@@ -119,6 +119,7 @@ export function checkTokenCount(value: string): { count: number; error?: undefin
 export function adminErrorMessage(status: number, error: string): string {
   if (status === 0) return "Couldn't reach the server. Check your connection and try again.";
   if (status === 401) return 'Your session has ended. Sign in again.';
+  if (status === 403) return "Your role doesn't allow that. Ask the owner.";
   if (status >= 500) return 'Something went wrong on the server. Try again in a moment.';
   return error;
 }
@@ -127,3 +128,11 @@ export function adminErrorMessage(status: number, error: string): string {
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
+
+export const ROLE_LABELS: Record<Role, string> = {
+  owner: 'Owner',
+  manager: 'Manager',
+  'box-office': 'Box office',
+  'stream-tech': 'Stream tech',
+  'read-only': 'Read-only',
+};

@@ -4,9 +4,12 @@ import './show-night.css';
 import { byId, h, replaceChildren } from '../shared/dom';
 import { asApiError } from '../shared/http';
 import { adminApi, onUnauthorized } from './api';
+import { can, session, setSession } from './session';
 import { adminErrorMessage } from './labels';
-import { parseRoute } from './router';
+import { parseRoute, type Route } from './router';
 import { alertError, clearNotices, notify } from './ui';
+import { renderAccount } from './views/account';
+import { renderAccounts } from './views/accounts';
 import { renderDashboard } from './views/dashboard';
 import { renderEventDetail } from './views/event-detail';
 import { renderEventForm } from './views/event-form';
@@ -14,8 +17,17 @@ import { renderLogin } from './views/login';
 import { renderAuditPage } from './views/audit-log';
 import { renderTicketSheet } from './views/ticket-sheet';
 
+/** A view the role cannot use falls back to the events list (say, after someone else signed out on this page). */
+function allowedRoute(route: Route): Route {
+  if (route.view === 'accounts' && !can('accounts:manage')) return { view: 'dashboard' };
+  if ((route.view === 'new-event' || route.view === 'edit-event') && !can('events:edit')) return { view: 'dashboard' };
+  return route;
+}
+
 const main = byId('main');
 const nav = byId('nav');
+const accountsLink = byId('nav-accounts');
+const accountLink = byId('nav-account');
 let signedIn = false;
 /** Increments on every render, so a slow load never paints over a newer view. */
 let renderCount = 0;
@@ -32,15 +44,24 @@ async function show(): Promise<void> {
   if (!signedIn) {
     document.title = 'Sign in · Stagedoor admin';
     renderLogin(main, () => {
-      signedIn = true;
       clearNotices();
-      void show();
+      void start();
     });
     return;
   }
-  const route = parseRoute(location.hash);
+  const info = session()!;
+  accountsLink.hidden = !can('accounts:manage');
+  accountLink.textContent = info.username;
+  // Until a required second factor is set up, the account page is all there is.
+  const route = info.enrolmentRequired ? ({ view: 'account' } as const) : allowedRoute(parseRoute(location.hash));
   try {
     switch (route.view) {
+      case 'account':
+        await renderAccount(main, info, start);
+        break;
+      case 'accounts':
+        await renderAccounts(main, current, info.username);
+        break;
       case 'dashboard':
         await renderDashboard(main, current);
         break;
@@ -80,6 +101,7 @@ async function show(): Promise<void> {
 onUnauthorized(() => {
   if (!signedIn) return;
   signedIn = false;
+  setSession(null);
   void show().then(() => alertError('Your session has ended. Sign in again.'));
 });
 
@@ -89,19 +111,26 @@ byId('logout').addEventListener('click', () => {
     .catch(() => undefined)
     .finally(() => {
       signedIn = false;
+      setSession(null);
       void show().then(() => notify('Signed out.'));
     });
 });
 
 addEventListener('hashchange', () => void show());
 
-adminApi.hasSession().then(
-  (has) => {
-    signedIn = has;
-    void show();
-  },
-  (thrown: unknown) => {
-    const error = asApiError(thrown);
-    replaceChildren(main, h('h1', null, 'Stagedoor admin'), h('p', { role: 'alert' }, adminErrorMessage(error.status, error.message)));
-  },
-);
+/** Reads the session (who, which role) and shows the console for it. */
+function start(): Promise<void> {
+  return adminApi.session().then(
+    (info) => {
+      setSession(info);
+      signedIn = info !== null;
+      return show();
+    },
+    (thrown: unknown) => {
+      const error = asApiError(thrown);
+      replaceChildren(main, h('h1', null, 'Stagedoor admin'), h('p', { role: 'alert' }, adminErrorMessage(error.status, error.message)));
+    },
+  );
+}
+
+void start();

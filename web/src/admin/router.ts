@@ -1,6 +1,6 @@
 /**
  * The console's hash routes: `#/`, `#/events/new`, `#/events/<id>`, `#/events/<id>/edit`,
- * `#/events/<id>/tickets[?ids=<token id>,…]` (printable tickets), `#/audit`. Pure.
+ * `#/events/<id>/tickets[?ids=<token id>,…]` (printable tickets), `#/audit`, `#/accounts`, `#/account`. Pure.
  */
 export type Route =
   | { view: 'dashboard' }
@@ -8,13 +8,17 @@ export type Route =
   | { view: 'event'; id: string }
   | { view: 'edit-event'; id: string }
   | { view: 'tickets'; id: string; ids: string[] }
-  | { view: 'audit' };
+  | { view: 'audit' }
+  | { view: 'accounts' }
+  | { view: 'account' };
 
 export function parseRoute(hash: string): Route {
   const [rawPath = '', search = ''] = hash.replace(/^#/, '').split('?', 2);
   const path = rawPath.replace(/\/+$/, '');
   if (path === '/events/new') return { view: 'new-event' };
   if (path === '/audit') return { view: 'audit' };
+  if (path === '/accounts') return { view: 'accounts' };
+  if (path === '/account') return { view: 'account' };
   const match = /^\/events\/([^/]+)(\/edit|\/tickets)?$/.exec(path);
   if (match) {
     const id = decodeURIComponent(match[1]!);
@@ -41,5 +45,9 @@ export function hrefOf(route: Route): string {
       return `#/events/${encodeURIComponent(route.id)}/tickets${route.ids.length ? `?ids=${route.ids.map(encodeURIComponent).join(',')}` : ''}`;
     case 'audit':
       return '#/audit';
+    case 'accounts':
+      return '#/accounts';
+    case 'account':
+      return '#/account';
   }
 }

@@ -10,7 +10,15 @@ import { act, rerender, tableWrap } from '../ui';
 
 export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'admin.login': 'Signed in',
+  'admin.login-failed': 'Sign-in failed',
   'admin.logout': 'Signed out',
+  'account.create': 'Account created',
+  'account.update': 'Account changed',
+  'account.password-change': 'Own password changed',
+  'account.password-reset': 'Password reset',
+  'account.two-factor-enable': 'Two-factor enabled',
+  'account.two-factor-reset': 'Two-factor reset',
+  'account.policy-change': 'Sign-in policy changed',
   'event.create': 'Event created',
   'event.update': 'Event edited',
   'event.activate': 'Event activated',
@@ -28,6 +36,12 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'cache.clear': 'Media cache cleared',
 };
 
+/** Kept in the console-wide log only, so never in an event's own log. */
+const CONSOLE_ONLY_ACTIONS: ReadonlySet<string> = new Set([
+  'event.delete',
+  ...Object.keys(AUDIT_ACTION_LABELS).filter((name) => name.startsWith('admin.') || name.startsWith('account.')),
+]);
+
 /** The log as a panel; `eventId` null for every event. */
 export function auditPanel(eventId: string | null): { element: HTMLElement; load: () => Promise<void> } {
   let action: AuditAction | '' = '';
@@ -40,7 +54,7 @@ export function auditPanel(eventId: string | null): { element: HTMLElement; load
     { id: `${idPrefix}-filter` },
     h('option', { value: '' }, 'All actions'),
     (Object.keys(AUDIT_ACTION_LABELS) as AuditAction[])
-      .filter((name) => !eventId || !['admin.login', 'admin.logout', 'event.delete'].includes(name))
+      .filter((name) => !eventId || !CONSOLE_ONLY_ACTIONS.has(name))
       .map((name) => h('option', { value: name }, AUDIT_ACTION_LABELS[name])),
   );
   const list = h('div');
@@ -59,7 +73,7 @@ export function auditPanel(eventId: string | null): { element: HTMLElement; load
   };
   const table = () => {
     if (entries.length === 0) return h('p', { className: 'empty' }, action ? 'No entries for this action.' : 'Nothing recorded yet.');
-    const headings = ['Time', 'Action', 'What', ...(eventId ? [] : ['Event']), 'Address'];
+    const headings = ['Time', 'Who', 'Action', 'What', ...(eventId ? [] : ['Event']), 'Address'];
     return tableWrap(
       'Audit log entries',
       h(
@@ -74,6 +88,7 @@ export function auditPanel(eventId: string | null): { element: HTMLElement; load
               'tr',
               { 'data-action': entry.action },
               h('td', null, h('time', { datetime: entry.at }, formatDateTime(entry.at))),
+              h('td', { className: 'audit-actor' }, entry.actor),
               h('td', null, AUDIT_ACTION_LABELS[entry.action] ?? entry.action),
               h('td', { className: 'audit-target' }, entry.target),
               eventId

@@ -4,12 +4,15 @@ import { formatDateTime } from '../../shared/time';
 import { adminApi, type TokenFilter, type TokenRecord } from '../api';
 import { checkTokenCount, plural, TOKEN_FILTERS, TOKEN_STATUS_LABELS } from '../labels';
 import { hrefOf } from '../router';
+import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
 import { copyLinkButton, qrButton } from './ticket-qr';
 
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
 
 export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
+  // Read-only sees the list; generating, exporting and revoking need codes:manage.
+  const manage = can('codes:manage');
   let filter: TokenFilter = '';
   let tokens: TokenRecord[] = [];
   const selected = new Set<string>();
@@ -95,9 +98,9 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
           h(
             'tr',
             null,
-            h('th', { scope: 'col', className: 'check' }, all),
+            manage && h('th', { scope: 'col', className: 'check' }, all),
             ['Code', 'Ticket', 'Label', 'Status', 'Redeemed', 'Expires'].map((name) => h('th', { scope: 'col' }, name)),
-            h('th', { scope: 'col' }, h('span', { className: 'sr-only' }, 'Actions')),
+            manage && h('th', { scope: 'col' }, h('span', { className: 'sr-only' }, 'Actions')),
           ),
         ),
         h('tbody', null, tokens.map((token) => row(token))),
@@ -132,14 +135,14 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     return h(
       'tr',
       { 'data-code': token.code },
-      h('td', { className: 'check' }, check),
+      manage && h('td', { className: 'check' }, check),
       h('th', { scope: 'row', className: 'mono code' }, token.code),
       h('td', { className: 'ticket-cell' }, qrButton(token.code, token.label), copyLinkButton(token.code)),
       h('td', null, token.label || '—'),
       h('td', null, badge(TOKEN_STATUS_LABELS[token.status] ?? token.status, STATUS_TONES[token.status] ?? 'muted')),
       h('td', null, formatDateTime(token.redeemedAt)),
       h('td', null, formatDateTime(token.expiresAt)),
-      h('td', null, action),
+      manage && h('td', null, action),
     );
   };
 
@@ -213,14 +216,14 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     'section',
     { className: 'card panel codes-panel', 'aria-labelledby': 'codes-title' },
     h('h2', { id: 'codes-title', tabindex: -1 }, 'Access codes'),
-    form,
+    manage && form,
     h(
       'div',
       { className: 'toolbar codes-toolbar' },
       h('div', { className: 'field inline' }, h('label', { for: 'code-filter' }, 'Show codes'), statusSelect),
-      h('a', { className: 'button', href: adminApi.exportUrl(eventId), download: '' }, 'Export CSV'),
-      print,
-      bulk,
+      manage && h('a', { className: 'button', href: adminApi.exportUrl(eventId), download: '' }, 'Export CSV'),
+      manage && print,
+      manage && bulk,
     ),
     list,
   );

@@ -4,6 +4,7 @@ import { formatDateTime } from '../../shared/time';
 import { adminApi, type AdminEvent, type Dashboard } from '../api';
 import { EVENT_FILTERS, filterEvents, plural, type EventFilter } from '../labels';
 import { hrefOf } from '../router';
+import { can } from '../session';
 import { badge, rerender, tableWrap } from '../ui';
 
 let filter: EventFilter = 'current';
@@ -20,7 +21,7 @@ export async function renderDashboard(main: HTMLElement, current: () => boolean)
       'div',
       { className: 'page-head' },
       h('h1', { tabindex: -1 }, 'Events'),
-      h('a', { className: 'button primary', href: hrefOf({ view: 'new-event' }) }, 'New event'),
+      can('events:edit') && h('a', { className: 'button primary', href: hrefOf({ view: 'new-event' }) }, 'New event'),
     ),
     stats(figures),
     filterControl(() => draw()),

@@ -7,6 +7,7 @@ import { formatDateTime } from '../../shared/time';
 import { adminApi, type EventDetail, type EventTransition } from '../api';
 import { EVENT_STATUS_LABELS } from '../labels';
 import { hrefOf } from '../router';
+import { can } from '../session';
 import { act, badge, confirmAction, copyText, notify, rerender } from '../ui';
 import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
@@ -87,28 +88,31 @@ export async function renderEventDetail(
   };
 
   const changed = () => void refresh();
-  const codes = codesPanel(eventId, changed);
-  const sessions = sessionsPanel(eventId, changed, () => {
-    void act(null, () => adminApi.getEvent(eventId)).then((fresh) => {
-      if (!fresh || !current()) return;
-      event = fresh;
-      rerender(figures, () => stats(event));
-    });
-  });
+  const codes = can('codes:read') ? codesPanel(eventId, changed) : null;
+  const sessions = can('codes:read')
+    ? sessionsPanel(eventId, changed, () => {
+        void act(null, () => adminApi.getEvent(eventId)).then((fresh) => {
+          if (!fresh || !current()) return;
+          event = fresh;
+          rerender(figures, () => stats(event));
+        });
+      })
+    : null;
+  obs.hidden = event.ingest === null;
   replaceChildren(
     main,
     h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')),
     head,
     figures,
-    h('div', { className: 'obs-preview' }, obs, previewPanel(eventId, event.status)),
-    sessions.element,
-    codes.element,
+    h('div', { className: 'obs-preview' }, obs, can('stream:manage') && previewPanel(eventId, event.status)),
+    sessions?.element,
+    codes?.element,
     audit.element,
   );
   rerender(head, () => header(event, actions));
   rerender(figures, () => stats(event));
   rerender(obs, () => obsSettings(event, actions));
-  await Promise.all([codes.load(), sessions.load(), audit.load()]);
+  await Promise.all([codes?.load(), sessions?.load(), audit.load()]);
 }
 
 interface Actions {
@@ -151,18 +155,19 @@ function header(event: EventDetail, actions: Actions): HTMLElement {
       `${formatDateTime(event.startsAt)} – ${formatDateTime(event.endsAt)} · codes work for ${event.accessWindowHours} h`,
     ),
     event.description && h('p', { className: 'description' }, event.description),
-    h(
-      'div',
-      { className: 'toolbar', role: 'group', 'aria-label': 'Event actions' },
-      h('a', { className: 'button', href: hrefOf({ view: 'edit-event', id: event.id }), 'data-key': 'edit' }, 'Edit'),
-      event.isActive
-        ? button('active', 'Deactivate', (b) => void actions.transition(b, 'deactivate'))
-        : button('active', 'Activate', (b) => void actions.transition(b, 'activate')),
-      event.isArchived
-        ? button('archived', 'Unarchive', (b) => void actions.transition(b, 'unarchive'))
-        : button('archived', 'Archive', (b) => void actions.transition(b, 'archive')),
-      button('delete', 'Delete', (b) => void actions.remove(b), 'danger'),
-    ),
+    can('events:edit') &&
+      h(
+        'div',
+        { className: 'toolbar', role: 'group', 'aria-label': 'Event actions' },
+        h('a', { className: 'button', href: hrefOf({ view: 'edit-event', id: event.id }), 'data-key': 'edit' }, 'Edit'),
+        event.isActive
+          ? button('active', 'Deactivate', (b) => void actions.transition(b, 'deactivate'))
+          : button('active', 'Activate', (b) => void actions.transition(b, 'activate')),
+        event.isArchived
+          ? button('archived', 'Unarchive', (b) => void actions.transition(b, 'unarchive'))
+          : button('archived', 'Archive', (b) => void actions.transition(b, 'archive')),
+        button('delete', 'Delete', (b) => void actions.remove(b), 'danger'),
+      ),
   );
 }
 
@@ -178,7 +183,10 @@ function stats(event: EventDetail): HTMLElement {
   );
 }
 
+/** Only roles that run the stream get the stream key (the API sends `ingest: null` to the others). */
 function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
+  const ingest = event.ingest;
+  if (!ingest) return [];
   const copyField = (id: string, label: string, value: string, secret: boolean) => {
     const input = h('input', { id, type: secret ? 'password' : 'text', readonly: true, value, spellcheck: 'false', className: 'mono' });
     const copy = h('button', { type: 'button', className: 'small', 'data-key': `copy-${id}`, 'aria-label': `Copy ${label}` }, 'Copy');
@@ -206,8 +214,8 @@ function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
   return [
     h('h2', { id: 'obs-title', tabindex: -1 }, 'OBS settings'),
     h('p', { className: 'hint' }, 'In OBS: Settings → Stream → Service “Custom…”, then paste these two values.'),
-    copyField('obs-server', 'Server', event.ingest.server, false),
-    copyField('obs-key', 'Stream key', event.ingest.streamKey, true),
+    copyField('obs-server', 'Server', ingest.server, false),
+    copyField('obs-key', 'Stream key', ingest.streamKey, true),
     h('div', { className: 'toolbar' }, rotate, clear),
   ];
 }

@@ -7,6 +7,7 @@ import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type LiveSession, type SessionsPage } from '../api';
 import { plural } from '../labels';
+import { can } from '../session';
 import { act, confirmAction, notify, rerender, tableWrap } from '../ui';
 
 /** How often the list refreshes itself while shown. */
@@ -26,6 +27,8 @@ export function sessionsPanel(
   const list = h('div');
   const newer = h('button', { type: 'button', className: 'small', 'data-key': 'sessions-newer' }, '← Newer');
   const older = h('button', { type: 'button', className: 'small', 'data-key': 'sessions-older' }, 'Older →');
+  // Listing needs codes:read, ending codes:manage: a read-only role sees who watches but cannot end it.
+  const manage = can('codes:manage');
   const endAll = h('button', { type: 'button', className: 'danger', 'data-key': 'sessions-end-all' }, 'End all sessions');
   const pager = h('div', { className: 'toolbar pager' }, newer, older);
 
@@ -79,7 +82,7 @@ export function sessionsPanel(
             'tr',
             null,
             ['Code', 'Label', 'Started', 'Last heartbeat', 'Address', 'Device'].map((name) => h('th', { scope: 'col' }, name)),
-            h('th', { scope: 'col' }, h('span', { className: 'sr-only' }, 'Actions')),
+            manage && h('th', { scope: 'col' }, h('span', { className: 'sr-only' }, 'Actions')),
           ),
         ),
         h(
@@ -101,7 +104,7 @@ export function sessionsPanel(
               h('td', null, h('time', { datetime: session.lastHeartbeatAt }, secondsAgo(session.lastHeartbeatAt))),
               h('td', { className: 'mono' }, session.clientIp ?? '—'),
               h('td', null, session.userAgent),
-              h('td', null, button),
+              manage && h('td', null, button),
             );
           }),
         ),
@@ -138,7 +141,7 @@ export function sessionsPanel(
     'section',
     { className: 'card panel sessions-panel', 'aria-labelledby': 'sessions-title' },
     h('h2', { id: 'sessions-title', tabindex: -1 }, 'Watching now'),
-    h('div', { className: 'toolbar sessions-toolbar' }, count, endAll),
+    h('div', { className: 'toolbar sessions-toolbar' }, count, manage && endAll),
     list,
     pager,
   );

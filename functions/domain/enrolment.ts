@@ -1,0 +1,44 @@
+import * as z from 'zod';
+import type { AdminSession } from './admin-session';
+import { HttpError } from './http-error';
+import { parseInput } from './inputs';
+import { OWNER_USERNAME, ownerAccount } from './staff-accounts';
+import { enrolmentOffer, hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret } from './two-factor';
+import type { AccessDeps } from './viewer-access';
+
+export const confirmInput = z.object({ code: z.string().min(1).max(32) });
+
+async function ownAccount(deps: AccessDeps, session: AdminSession) {
+  const account = session.username === OWNER_USERNAME ? await ownerAccount(deps) : await deps.store.getAccount(session.username);
+  if (!account) throw new HttpError(401, 'Authentication required');
+  return account;
+}
+
+/** Starts (or restarts) enrolment: a new secret waits for its first code; an enabled factor stays until then. */
+export async function startEnrolment(deps: AccessDeps, session: AdminSession) {
+  const account = await ownAccount(deps, session);
+  const secret = newTotpSecret();
+  await deps.store.updateAccount(account.username, { totpPendingSecret: secret }, { now: deps.now().toISOString() });
+  return enrolmentOffer(secret, account.username);
+}
+
+/**
+ * A first code proves the app holds the secret. Ten new recovery codes are
+ * returned this once (only their hashes are kept), and every other session
+ * of the account ends: they were opened with the password alone.
+ */
+export async function confirmEnrolment(deps: AccessDeps, session: AdminSession, body: unknown) {
+  const { code } = parseInput(confirmInput, body);
+  const account = await ownAccount(deps, session);
+  if (!account.totpPendingSecret) throw new HttpError(409, 'Start two-factor enrolment first');
+  const now = deps.now();
+  const step = matchTotp(account.totpPendingSecret, account.username, code, now);
+  if (step === null) throw new HttpError(400, 'code: does not match; check the time on your phone and try the next code');
+  const recoveryCodes = newRecoveryCodes();
+  const updated = await deps.store.updateAccount(
+    account.username,
+    { totpSecret: account.totpPendingSecret, totpPendingSecret: null, totpLastStep: step, recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode) },
+    { now: now.toISOString(), endSessions: true },
+  );
+  return { account: updated, recoveryCodes };
+}

@@ -1,0 +1,100 @@
+import type { AccountRecord } from './account-store';
+import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
+import type { SecondFactorChallenge } from './admin-session';
+import { HttpError } from './http-error';
+import { normalizeUsername, OWNER_USERNAME, ownerAccount } from './staff-accounts';
+import { hashRecoveryCode, matchTotp } from './two-factor';
+import type { AccessDeps } from './viewer-access';
+
+/** This many failed passwords or second factors in a row lock the account for `lockSeconds`. */
+export const LOCKOUT = { failures: 5, lockSeconds: 15 * 60 } as const;
+
+export type PasswordOutcome =
+  | { step: 'signed-in'; account: AccountRecord; enrolOnly: boolean }
+  | { step: 'second-factor'; account: AccountRecord };
+
+/** Which sign-in step failed, so the handler can audit it with the account name. */
+export class SignInFailed extends HttpError {
+  constructor(
+    readonly username: string,
+    status: number,
+    message: string,
+    options: ConstructorParameters<typeof HttpError>[2] = {},
+  ) {
+    super(status, message, options);
+  }
+}
+
+let dummyHash: Promise<string> | undefined;
+/** Unknown names still cost one scrypt, so timing does not tell which names exist. */
+const unknownAccountHash = () => (dummyHash ??= hashAdminPassword('no account has this password'));
+
+function refuseIfLocked(account: AccountRecord, now: Date): void {
+  if (!account.lockedUntil || account.lockedUntil <= now.toISOString()) return;
+  const seconds = Math.max(1, Math.ceil((Date.parse(account.lockedUntil) - now.getTime()) / 1000));
+  throw new SignInFailed(account.username, 429, 'Account locked after repeated failed sign-ins', { headers: { 'retry-after': String(seconds) } });
+}
+
+async function countFailure(deps: AccessDeps, account: AccountRecord): Promise<void> {
+  const now = deps.now();
+  const failures = await deps.store.countFailedAttempt(account.username, now.toISOString());
+  if (failures < LOCKOUT.failures) return;
+  const lockedUntil = new Date(now.getTime() + LOCKOUT.lockSeconds * 1000).toISOString();
+  await deps.store.updateAccount(account.username, { failedAttempts: 0, lockedUntil }, { now: now.toISOString() });
+}
+
+async function clearFailures(deps: AccessDeps, account: AccountRecord): Promise<void> {
+  if (account.failedAttempts === 0 && account.lockedUntil === null) return;
+  await deps.store.updateAccount(account.username, { failedAttempts: 0, lockedUntil: null }, { now: deps.now().toISOString() });
+}
+
+/**
+ * First step: `{ password }` alone is the bootstrap owner (the spec's login);
+ * `{ username, password }` is any account. Wrong name, wrong password and a
+ * disabled account all answer alike.
+ */
+export async function checkPassword(deps: AccessDeps, input: { username?: string | undefined; password: string }): Promise<PasswordOutcome> {
+  const now = deps.now();
+  const name = input.username === undefined ? OWNER_USERNAME : normalizeUsername(input.username);
+  const invalid = input.username === undefined ? 'Invalid password' : 'Invalid username or password';
+  const account = name === OWNER_USERNAME ? await ownerAccount(deps) : name ? await deps.store.getAccount(name) : null;
+  if (account) refuseIfLocked(account, now);
+  const hash = account?.username === OWNER_USERNAME ? deps.config.adminPasswordHash : (account?.passwordHash ?? (await unknownAccountHash()));
+  const matches = await verifyAdminPassword(input.password, hash);
+  if (!account) throw new SignInFailed(name ?? input.username ?? '', 401, invalid);
+  if (!matches || account.disabled) {
+    if (!account.disabled) await countFailure(deps, account);
+    throw new SignInFailed(account.username, 401, invalid);
+  }
+  await clearFailures(deps, account);
+  if (account.totpSecret) return { step: 'second-factor', account };
+  const { requireTwoFactor } = await deps.store.getAccountPolicy();
+  return { step: 'signed-in', account, enrolOnly: requireTwoFactor };
+}
+
+/** Second step: a TOTP code (each time step once) or an unused recovery code (each once). */
+export async function checkSecondFactor(
+  deps: AccessDeps,
+  challenge: SecondFactorChallenge,
+  input: { code?: string | undefined; recoveryCode?: string | undefined },
+): Promise<AccountRecord> {
+  const now = deps.now();
+  const account = await deps.store.getAccount(challenge.username);
+  if (!account || account.disabled || account.sessionGeneration !== challenge.generation || !account.totpSecret) {
+    throw new SignInFailed(challenge.username, 401, 'Sign in again');
+  }
+  refuseIfLocked(account, now);
+  let accepted = false;
+  if (input.code !== undefined) {
+    const step = matchTotp(account.totpSecret, account.username, input.code, now);
+    accepted = step !== null && (await deps.store.useTotpStep(account.username, step, now.toISOString()));
+  } else if (input.recoveryCode !== undefined) {
+    accepted = await deps.store.useRecoveryCode(account.username, hashRecoveryCode(input.recoveryCode), now.toISOString());
+  }
+  if (!accepted) {
+    await countFailure(deps, account);
+    throw new SignInFailed(account.username, 401, 'Invalid code');
+  }
+  await clearFailures(deps, account);
+  return (await deps.store.getAccount(account.username)) ?? account;
+}

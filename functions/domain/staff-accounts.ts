@@ -1,0 +1,166 @@
+import * as z from 'zod';
+import type { AccountRecord } from './account-store';
+import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
+import type { AdminSession } from './admin-session';
+import { AlreadyExists, NotFound } from './errors';
+import { HttpError } from './http-error';
+import { parseInput } from './inputs';
+import { ROLES, type Role } from './roles';
+import type { AccessDeps } from './viewer-access';
+
+/** The bootstrap account: its password is `adminPasswordHash` of the configuration, so `set-admin-password` keeps working. */
+export const OWNER_USERNAME = 'owner';
+/** As for the owner's password (`infra/scripts/set-admin-password.ts`). */
+export const MIN_PASSWORD_LENGTH = 12;
+
+const USERNAME = /^[a-z0-9][a-z0-9._-]{1,63}$/;
+
+/** Login names are compared lower case and trimmed; null when the name cannot exist. */
+export function normalizeUsername(input: string): string | null {
+  const name = input.trim().toLowerCase();
+  return USERNAME.test(name) ? name : null;
+}
+
+const username = z
+  .string()
+  .transform((value) => value.trim().toLowerCase())
+  .refine((value) => USERNAME.test(value), 'must be 2 to 64 characters: a-z, 0-9, dot, dash, underscore; starting with a letter or digit');
+const password = z.string().min(MIN_PASSWORD_LENGTH, `must have at least ${MIN_PASSWORD_LENGTH} characters`).max(1024);
+const role = z.enum(ROLES);
+
+export const createAccountInput = z.object({ username, role, password });
+export const changeAccountInput = z
+  .object({ role: role.optional(), disabled: z.boolean().optional() })
+  .refine((value) => value.role !== undefined || value.disabled !== undefined, 'give role or disabled');
+export const resetPasswordInput = z.object({ password });
+export const changeOwnPasswordInput = z.object({ currentPassword: z.string().min(1).max(1024), newPassword: password });
+export const accountPolicyInput = z.object({ requireTwoFactor: z.boolean() });
+
+export function newAccount(name: string, accountRole: Role, passwordHash: string | null, now: string): AccountRecord {
+  return {
+    username: name,
+    role: accountRole,
+    passwordHash,
+    disabled: false,
+    sessionGeneration: 0,
+    totpSecret: null,
+    totpPendingSecret: null,
+    totpLastStep: 0,
+    recoveryCodeHashes: [],
+    failedAttempts: 0,
+    lockedUntil: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The bootstrap owner's item, created the first time it is needed (it holds the owner's two-factor state and lockout). */
+export async function ownerAccount(deps: AccessDeps): Promise<AccountRecord> {
+  const existing = await deps.store.getAccount(OWNER_USERNAME);
+  if (existing) return existing;
+  try {
+    await deps.store.createAccount(newAccount(OWNER_USERNAME, 'owner', null, deps.now().toISOString()));
+  } catch (error) {
+    if (!(error instanceof AlreadyExists)) throw error;
+  }
+  return (await deps.store.getAccount(OWNER_USERNAME))!;
+}
+
+export function accountView(account: AccountRecord, now: Date) {
+  return {
+    username: account.username,
+    role: account.role,
+    bootstrap: account.username === OWNER_USERNAME,
+    disabled: account.disabled,
+    twoFactorEnabled: account.totpSecret !== null,
+    recoveryCodesLeft: account.recoveryCodeHashes.length,
+    lockedUntil: account.lockedUntil && account.lockedUntil > now.toISOString() ? account.lockedUntil : null,
+    createdAt: account.createdAt,
+    updatedAt: account.updatedAt,
+  };
+}
+export type AccountView = ReturnType<typeof accountView>;
+
+export async function listAccounts(deps: AccessDeps) {
+  const [owner, accounts, policy] = await Promise.all([ownerAccount(deps), deps.store.listAccounts(), deps.store.getAccountPolicy()]);
+  const others = accounts.filter((account) => account.username !== OWNER_USERNAME);
+  const now = deps.now();
+  return { accounts: [owner, ...others].map((account) => accountView(account, now)), policy };
+}
+
+export async function createAccount(deps: AccessDeps, body: unknown) {
+  const input = parseInput(createAccountInput, body);
+  if (input.username === OWNER_USERNAME) throw new HttpError(409, 'That login name is taken');
+  const account = newAccount(input.username, input.role, await hashAdminPassword(input.password), deps.now().toISOString());
+  try {
+    await deps.store.createAccount(account);
+  } catch (error) {
+    if (error instanceof AlreadyExists) throw new HttpError(409, 'That login name is taken');
+    throw error;
+  }
+  return accountView(account, deps.now());
+}
+
+const accountNotFound = () => new HttpError(404, 'Account not found');
+
+async function updateOther(deps: AccessDeps, name: string, update: (username: string) => Promise<AccountRecord>) {
+  const target = normalizeUsername(name);
+  if (!target) throw accountNotFound();
+  if (target === OWNER_USERNAME) throw new HttpError(409, 'The owner account is managed with set-admin-password, not here');
+  try {
+    return accountView(await update(target), deps.now());
+  } catch (error) {
+    if (error instanceof NotFound) throw accountNotFound();
+    throw error;
+  }
+}
+
+/** A new role or disabling ends every session of the account at once. */
+export function changeAccount(deps: AccessDeps, actor: AdminSession, name: string, body: unknown) {
+  const input = parseInput(changeAccountInput, body);
+  return updateOther(deps, name, async (target) => {
+    if (target === actor.username) throw new HttpError(409, 'You cannot change your own role or disable yourself');
+    const current = await deps.store.getAccount(target);
+    if (!current) throw new NotFound(target);
+    const endSessions = (input.role !== undefined && input.role !== current.role) || input.disabled === true;
+    return deps.store.updateAccount(target, input, { now: deps.now().toISOString(), endSessions });
+  });
+}
+
+/** Also lifts a lockout; ends the account's sessions. */
+export async function resetPassword(deps: AccessDeps, name: string, body: unknown) {
+  const input = parseInput(resetPasswordInput, body);
+  const passwordHash = await hashAdminPassword(input.password);
+  return updateOther(deps, name, (target) =>
+    deps.store.updateAccount(target, { passwordHash, failedAttempts: 0, lockedUntil: null }, { now: deps.now().toISOString(), endSessions: true }),
+  );
+}
+
+/** For a lost phone: the account signs in with its password again (and enrols anew when two-factor sign-in is required). */
+export function resetTwoFactor(deps: AccessDeps, name: string) {
+  return updateOther(deps, name, (target) =>
+    deps.store.updateAccount(
+      target,
+      { totpSecret: null, totpPendingSecret: null, recoveryCodeHashes: [] },
+      { now: deps.now().toISOString(), endSessions: true },
+    ),
+  );
+}
+
+export async function setAccountPolicy(deps: AccessDeps, body: unknown) {
+  const policy = parseInput(accountPolicyInput, body);
+  await deps.store.setAccountPolicy(policy, deps.now().toISOString());
+  return policy;
+}
+
+/** Staff change their own password (the owner's is set with set-admin-password); their other sessions end. */
+export async function changeOwnPassword(deps: AccessDeps, actor: AdminSession, body: unknown): Promise<AccountRecord> {
+  const input = parseInput(changeOwnPasswordInput, body);
+  if (actor.username === OWNER_USERNAME) throw new HttpError(409, 'The owner password is set with set-admin-password');
+  const account = await deps.store.getAccount(actor.username);
+  if (!account?.passwordHash || !(await verifyAdminPassword(input.currentPassword, account.passwordHash))) {
+    throw new HttpError(400, 'currentPassword: is not right');
+  }
+  const passwordHash = await hashAdminPassword(input.newPassword);
+  return deps.store.updateAccount(actor.username, { passwordHash }, { now: deps.now().toISOString(), endSessions: true });
+}

@@ -1,0 +1,151 @@
+import type { ApiEvent, ApiRequest, RouteHandler } from '../http/api-types';
+import type { App } from '../http/app';
+import { auditAccount } from '../http/account-audit';
+import { clearedSecondFactorCookie, secondFactorCookie, sessionCookie } from '../http/admin-cookie';
+import { clientIp, cookie } from '../http/request-info';
+import { json } from '../http/responses';
+import type { AccountRecord } from '../domain/account-store';
+import { issueAdminSession, issueSecondFactorChallenge, readSecondFactorChallenge, SECOND_FACTOR_COOKIE } from '../domain/admin-session';
+import { RATE_LIMITS } from '../domain/config';
+import { confirmEnrolment, startEnrolment } from '../domain/enrolment';
+import { RateLimited } from '../domain/errors';
+import { HttpError } from '../domain/http-error';
+import { loginInput, parseInput, secondFactorInput } from '../domain/inputs';
+import { rateLimitSubject } from '../domain/rate-limit-subject';
+import { permissionsOf } from '../domain/roles';
+import { checkPassword, checkSecondFactor, SignInFailed } from '../domain/sign-in';
+import {
+  changeAccount,
+  changeOwnPassword,
+  createAccount,
+  listAccounts,
+  OWNER_USERNAME,
+  resetPassword,
+  resetTwoFactor,
+  setAccountPolicy,
+} from '../domain/staff-accounts';
+
+/** Every password and second-factor attempt counts against the spec's login limit (per client address). */
+async function hitLoginLimit(app: App, event: ApiEvent): Promise<void> {
+  try {
+    const subject = rateLimitSubject(clientIp(event, app.config.originVerifySecret));
+    await app.store.hitRateLimit({ key: `login#${subject}`, ...RATE_LIMITS.login, now: app.now() });
+  } catch (error) {
+    if (error instanceof RateLimited) {
+      throw new HttpError(429, 'Too many login attempts', { headers: { 'retry-after': String(error.retryAfterSeconds) } });
+    }
+    throw error;
+  }
+}
+
+async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof SignInFailed) {
+      await auditAccount(app, event, { actor: error.username, action: 'sign-in-failed', detail: { step, reason: error.message } });
+    }
+    throw error;
+  }
+}
+
+/** The session cookie of `account` at its current generation. */
+async function sessionCookieFor(app: App, event: ApiEvent, account: AccountRecord, enrolOnly: boolean): Promise<string> {
+  const { token } = await issueAdminSession(app.config.adminSessionSecret, app.now(), {
+    username: account.username,
+    generation: account.sessionGeneration,
+    enrolOnly,
+  });
+  return sessionCookie(event, token);
+}
+
+async function signedIn(app: App, event: ApiEvent, account: AccountRecord, enrolOnly: boolean, extraCookies: string[] = []) {
+  const cookie = await sessionCookieFor(app, event, account, enrolOnly);
+  await auditAccount(app, event, { actor: account.username, action: 'sign-in', detail: { twoFactor: account.totpSecret !== null } });
+  return json(200, { success: true, ...(enrolOnly ? { enrolmentRequired: true } : {}) }, {}, [cookie, ...extraCookies]);
+}
+
+const actorOf = (request: ApiRequest) => request.admin!.username;
+const target = (request: ApiRequest) => request.params.username ?? '';
+
+/** Sign-in, the session, two-factor enrolment and (owner only, by the route table) staff accounts. */
+export const accountRoutes: Record<string, RouteHandler> = {
+  'POST /api/admin/login': async ({ app, event, body }) => {
+    await hitLoginLimit(app, event);
+    const input = parseInput(loginInput, body);
+    const outcome = await auditedStep(app, event, 'password', checkPassword(app, input));
+    if (outcome.step === 'signed-in') return signedIn(app, event, outcome.account, outcome.enrolOnly);
+    const challenge = await issueSecondFactorChallenge(app.config.adminSessionSecret, app.now(), {
+      username: outcome.account.username,
+      generation: outcome.account.sessionGeneration,
+    });
+    return json(200, { success: false, secondFactorRequired: true }, {}, [secondFactorCookie(event, challenge)]);
+  },
+  'POST /api/admin/login/second-factor': async ({ app, event, body }) => {
+    await hitLoginLimit(app, event);
+    const input = parseInput(secondFactorInput, body);
+    const token = cookie(event, SECOND_FACTOR_COOKIE);
+    const challenge = token ? await readSecondFactorChallenge(token, app.config.adminSessionSecret, app.now()) : null;
+    if (!challenge) throw new HttpError(401, 'Sign in again');
+    const account = await auditedStep(app, event, 'second-factor', checkSecondFactor(app, challenge, input));
+    return signedIn(app, event, account, false, [clearedSecondFactorCookie(event)]);
+  },
+  'GET /api/admin/session': async ({ app, admin, account }) =>
+    json(200, {
+      authenticated: true,
+      username: account!.username,
+      role: account!.role,
+      bootstrap: account!.username === OWNER_USERNAME,
+      permissions: admin!.enrolOnly ? ['self'] : permissionsOf(account!.role),
+      twoFactorEnabled: account!.totpSecret !== null,
+      recoveryCodesLeft: account!.recoveryCodeHashes.length,
+      enrolmentRequired: admin!.enrolOnly,
+      requireTwoFactor: (await app.store.getAccountPolicy()).requireTwoFactor,
+    }),
+
+  'POST /api/admin/account/two-factor': async ({ app, admin }) => json(200, await startEnrolment(app, admin!)),
+  'POST /api/admin/account/two-factor/confirm': async ({ app, event, admin, body }) => {
+    const { account, recoveryCodes } = await confirmEnrolment(app, admin!, body);
+    await auditAccount(app, event, { actor: account.username, action: 'two-factor-enabled' });
+    // Every session of the account ended with the enrolment; this one goes on, now complete.
+    return json(200, { recoveryCodes }, {}, [await sessionCookieFor(app, event, account, false)]);
+  },
+  'POST /api/admin/account/password': async ({ app, event, admin, body }) => {
+    const account = await changeOwnPassword(app, admin!, body);
+    await auditAccount(app, event, { actor: account.username, action: 'password-changed' });
+    // The other sessions ended; this one goes on.
+    return json(200, { success: true }, {}, [await sessionCookieFor(app, event, account, admin!.enrolOnly)]);
+  },
+
+  'GET /api/admin/accounts': async ({ app }) => json(200, await listAccounts(app)),
+  'POST /api/admin/accounts': async (request) => {
+    const account = await createAccount(request.app, request.body);
+    await auditAccount(request.app, request.event, { actor: actorOf(request), action: 'account-created', target: account.username, detail: { role: account.role } });
+    return json(201, account);
+  },
+  'PATCH /api/admin/accounts/{username}': async (request) => {
+    const account = await changeAccount(request.app, request.admin!, target(request), request.body);
+    await auditAccount(request.app, request.event, {
+      actor: actorOf(request),
+      action: 'account-changed',
+      target: account.username,
+      detail: { role: account.role, disabled: account.disabled },
+    });
+    return json(200, account);
+  },
+  'POST /api/admin/accounts/{username}/password': async (request) => {
+    const account = await resetPassword(request.app, target(request), request.body);
+    await auditAccount(request.app, request.event, { actor: actorOf(request), action: 'password-reset', target: account.username });
+    return json(200, account);
+  },
+  'POST /api/admin/accounts/{username}/two-factor/reset': async (request) => {
+    const account = await resetTwoFactor(request.app, target(request));
+    await auditAccount(request.app, request.event, { actor: actorOf(request), action: 'two-factor-reset', target: account.username });
+    return json(200, account);
+  },
+  'PUT /api/admin/account-policy': async (request) => {
+    const policy = await setAccountPolicy(request.app, request.body);
+    await auditAccount(request.app, request.event, { actor: actorOf(request), action: 'policy-changed', detail: { ...policy } });
+    return json(200, policy);
+  },
+};

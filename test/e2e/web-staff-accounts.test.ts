@@ -1,0 +1,158 @@
+/**
+ * Issue 18 in a real browser against `npm start`'s program: the owner creates
+ * a box-office account; that account enrols TOTP from the QR page (the test
+ * computes codes from the shown key, as a phone would), signs in with the
+ * second step, and finds event editing absent from the console and refused by the API.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { Secret, TOTP } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { artifacts, launchBrowser } from '../support/browser';
+
+const BOX_PASSWORD = 'tickets at the door 2026';
+
+describe('web: staff accounts and two-factor sign-in', () => {
+  let system: LocalSystem;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    system = await startLocalSystem();
+    browser = await launchBrowser();
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  async function signIn(page: Page, username: string, password: string) {
+    await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+    await page.getByLabel('Login name').fill(username);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  async function signOut(page: Page) {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+  }
+
+  it('owner creates a box-office account that enrols TOTP, signs in with it and cannot edit events', async () => {
+    const event = await system.admin('POST', '/api/admin/events', {
+      title: 'Staff night',
+      startsAt: new Date().toISOString(),
+      endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`uncaught ${error.message}`));
+
+    // The owner: the admin password alone, as the spec's login.
+    await page.goto(`${system.urls.api}/admin/`);
+    await signIn(page, '', system.adminPassword);
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await page.getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('heading', { name: 'Staff accounts' }).waitFor();
+    await page.getByLabel('Login name').fill('boxoffice');
+    await page.getByLabel('Role', { exact: true }).selectOption('box-office');
+    await page.getByLabel('Password').fill(BOX_PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    const row = page.locator('tr[data-account="boxoffice"]');
+    await row.waitFor();
+    expect(await row.getByRole('combobox').inputValue()).toBe('box-office');
+    await page.screenshot({ path: `${artifacts}staff-accounts.png`, fullPage: true });
+    await signOut(page);
+
+    // The box office enrols TOTP from the QR page.
+    await signIn(page, 'boxoffice', BOX_PASSWORD);
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await page.getByRole('link', { name: 'boxoffice' }).click();
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    const qr = page.getByRole('img', { name: 'QR code for your authenticator app' });
+    await qr.waitFor();
+    expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    const totp = new TOTP({ secret: Secret.fromBase32((await page.locator('#totp-secret').textContent())!) });
+    await page.getByLabel('Code from the app').fill(totp.generate());
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByRole('heading', { name: 'Two-factor sign-in is on' }).waitFor();
+    expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
+    await page.screenshot({ path: `${artifacts}staff-two-factor-recovery.png`, fullPage: true });
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+    await page.getByText('On. 10 of 10 recovery codes left.').waitFor();
+    await signOut(page);
+
+    // Password, then the code of the next time step (the current one was spent on enrolling).
+    await signIn(page, 'boxoffice', BOX_PASSWORD);
+    await page.getByRole('heading', { name: 'Second step' }).waitFor();
+    await page.getByLabel('Code from your authenticator app').fill(totp.generate({ timestamp: Date.now() + 30_000 }));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    // Signed in where the page was left: the account page.
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Events', exact: true }).click();
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    expect(await page.getByRole('link', { name: 'New event' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Accounts' }).isVisible()).toBe(false);
+
+    await page.getByRole('link', { name: 'Staff night' }).click();
+    await page.getByRole('heading', { name: 'Staff night' }).waitFor();
+    await page.getByRole('heading', { name: 'Access codes' }).waitFor();
+    expect(await page.getByRole('group', { name: 'Event actions' }).count()).toBe(0);
+    for (const name of ['Edit', 'Delete', 'Deactivate', 'Archive', 'New stream key']) {
+      expect(await page.getByRole('button', { name, exact: true }).or(page.getByRole('link', { name, exact: true })).count(), name).toBe(0);
+    }
+    expect(await page.getByRole('heading', { name: 'OBS settings' }).isVisible()).toBe(false);
+    // The box office still hands out codes.
+    expect(await page.getByRole('button', { name: 'Generate codes' }).count()).toBe(1);
+    await page.screenshot({ path: `${artifacts}staff-box-office-event.png`, fullPage: true });
+
+    // And the API refuses what the page no longer offers.
+    const refused = await page.evaluate(async (id) => {
+      const send = async (method: string, path: string, body?: unknown) => {
+        const response = await fetch(path, {
+          method,
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: response.status, body: await response.json() };
+      };
+      return [
+        await send('PUT', `/api/admin/events/${id}`, { title: 'Hijacked' }),
+        await send('PATCH', `/api/admin/events/${id}/deactivate`, {}),
+        await send('DELETE', `/api/admin/events/${id}`),
+        await send('POST', '/api/admin/events', { title: 'Another', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 60_000).toISOString() }),
+        await send('GET', '/api/admin/accounts'),
+      ];
+    }, event.id);
+    for (const answer of refused) expect(answer).toEqual({ status: 403, body: { error: 'Forbidden' } });
+    expect((await system.admin('GET', `/api/admin/events/${event.id}`)).title).toBe('Staff night');
+
+    // The owner, in another browser, disables the account: the box office's open page is signed out at its next request.
+    const ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ownerPage = await ownerContext.newPage();
+    await ownerPage.goto(`${system.urls.api}/admin/#/accounts`);
+    await signIn(ownerPage, 'owner', system.adminPassword);
+    const boxRow = ownerPage.locator('tr[data-account="boxoffice"]');
+    await boxRow.waitFor();
+    expect(await boxRow.textContent()).toContain('On (10 recovery codes)');
+    await boxRow.getByRole('button', { name: 'Reset password' }).click();
+    await ownerPage.getByLabel('New password for boxoffice').fill('a new box office password');
+    await ownerPage.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(() => ownerPage.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/Password of boxoffice reset/);
+    // The reset ended the box office's session already; disabling keeps it out.
+    await boxRow.getByRole('button', { name: 'Disable' }).click();
+    await ownerPage.locator('tr[data-account="boxoffice"]').getByText('Disabled').waitFor();
+    await ownerContext.close();
+
+    await page.getByRole('button', { name: 'Generate codes' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+    expect(await page.locator('#alert').textContent()).toBe('Your session has ended. Sign in again.');
+    await signIn(page, 'boxoffice', 'a new box office password');
+    await expect.poll(() => page.locator('#password-error').textContent(), { timeout: 30_000 }).toMatch(/not right/);
+
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 150_000);
+});
