@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashAdminPassword } from '../functions/domain/admin-credentials';
+import { parseDuration } from '../ingest-container/src/config/values';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -19,11 +20,17 @@ export interface LocalConfig {
   rtmpPort: number;
   /** LevelDB folder of the embedded DynamoDB; undefined keeps data in memory. */
   dynamoDir: string | undefined;
+  /** Folder of the embedded S3 (HLS); undefined keeps objects in memory. */
+  s3Dir: string | undefined;
   tableName: string;
   mediaBucket: string;
   /** Built web pages served by the API port. */
   webRoot: string;
   logLevel: string;
+  /** The ingest's reconnect window after a dropped connection (`INGEST_PUBLISH_GRACE`). */
+  reconnectWindowMs: number;
+  /** Seekable time behind the live edge (`INGEST_HLS_DVR_WINDOW`). */
+  dvrWindowMs: number;
   internalApiKey: string;
   adminPassword: string;
   /** JSON of `PLAYBACK_SIGNING_KEYS` (docs/contracts.md). */
@@ -37,6 +44,14 @@ function port(value: string | undefined, fallback: number, name: string): number
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new Error(`${name} must be a port number (0 = any free port), got "${value}"`);
   return parsed;
+}
+
+function duration(value: string | undefined, fallback: string, name: string): number {
+  try {
+    return parseDuration(value || fallback);
+  } catch (error) {
+    throw new Error(`${name}: ${(error as Error).message}`);
+  }
 }
 
 function generateSecrets(): LocalSecrets {
@@ -94,10 +109,13 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     mediaPort: port(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
     rtmpPort: port(env.RTMP_PORT, 1935, 'RTMP_PORT'),
     dynamoDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
+    s3Dir: dataDir ? join(dataDir, 's3') : undefined,
     tableName,
     mediaBucket,
     webRoot: join(root, 'web', 'dist'),
     logLevel,
+    reconnectWindowMs: duration(env.INGEST_PUBLISH_GRACE, '30s', 'INGEST_PUBLISH_GRACE'),
+    dvrWindowMs: duration(env.INGEST_HLS_DVR_WINDOW, '2m', 'INGEST_HLS_DVR_WINDOW'),
     internalApiKey: secrets.internalApiKey,
     adminPassword: secrets.adminPassword,
     playbackSigningKeys: secrets.playbackSigningKeys,

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
 
   const dynamo = await startEmbeddedDynamo({ dataDir: config.dynamoDir, tableName: config.tableName });
   closers.push(dynamo.close);
-  const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket] });
+  const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket], dataDir: config.s3Dir });
   closers.push(s3.close);
   await config.applyToEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint });
 
@@ -49,10 +49,11 @@ async function main(): Promise<void> {
       store: s3Store({ bucket: config.mediaBucket, forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }),
       ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg',
       segmentSeconds: 2,
-      listSize: 6,
+      dvrWindowSeconds: config.dvrWindowMs / 1000,
       // Same variable as the ingest container's -hls-ladder: an adaptive ladder instead of copied codecs.
       ladder: parseLadder(process.env.INGEST_HLS_LADDER ?? ''),
     },
+    publishGraceMs: config.reconnectWindowMs,
     platform: { apiUrl: api.url, apiKey: config.internalApiKey },
     logLevel: isLogLevel(config.logLevel) ? config.logLevel : 'info',
   });
@@ -64,7 +65,8 @@ async function main(): Promise<void> {
   api.open();
   // The media server answers 503 until it has read the revocation feed once: only then is it ready.
   await media.synced;
-  const ready = { api: api.url, media: media.url, rtmp: rtmpUrl };
+  // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`).
+  const ready = { api: api.url, media: media.url, rtmp: rtmpUrl, s3: s3.endpoint };
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
 
   let stopping = false;

@@ -47,7 +47,7 @@ export async function startOurs(options: { hlsDir?: string; store?: HlsStore; ca
   const server = await startIngestServer({
     listen: { host: '127.0.0.1', port: 0 },
     auth: options.callbackUrl ? { mode: 'callback', url: options.callbackUrl, timeoutMs: 5_000 } : { mode: 'none' },
-    hls: store ? { store, ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg', segmentSeconds: SEGMENT_SECONDS, listSize: 6, ladder: [] } : undefined,
+    hls: store ? { store, ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg', segmentSeconds: SEGMENT_SECONDS, ladder: [] } : undefined,
     publishGraceMs: 0,
     log: createLogger('error'),
   });

@@ -9,7 +9,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountStore } from './dynamo-account-store';
-import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../domain/errors';
+import { AccessRevoked, AlreadyExists, CodeInUse, LeaseHeld, NotFound, RateLimited, SessionGone } from '../domain/errors';
 import { endedSessionMatters, endOf } from '../domain/ended-sessions';
 import type { AuditEntry, AuditScope } from '../domain/audit-log';
 import type { CodeRecord, EventRecord } from '../domain/records';
@@ -182,6 +182,46 @@ export class DynamoStore extends DynamoAccountStore implements Store {
     return live
       ? this.updateEventItem(id, 'SET liveSince = :now, updatedAt = :now', {}, { ':now': now })
       : this.updateEventItem(id, 'SET liveSince = :null, lastLiveEndedAt = :now, updatedAt = :now', {}, { ':now': now, ':null': null });
+  }
+
+  async acquireStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt: string }): Promise<EventRecord> {
+    const { Attributes } = await conditional(
+      () =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: eventKey(id),
+            UpdateExpression: 'SET leaseHolder = :holder, leaseExpiresAt = :expires, updatedAt = :now',
+            ConditionExpression:
+              'attribute_exists(pk) AND attribute_not_exists(deleted) AND (attribute_not_exists(leaseHolder) OR leaseHolder = :null OR leaseHolder = :holder OR leaseExpiresAt <= :now)',
+            ExpressionAttributeValues: { ':holder': holder, ':expires': expiresAt, ':now': now, ':null': null },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      async () => ((await this.getEvent(id)) ? new LeaseHeld(`event ${id}`) : new NotFound(`event ${id}`)),
+    );
+    return toEvent(Attributes!);
+  }
+
+  async releaseStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt?: string }): Promise<EventRecord> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: eventKey(id),
+          UpdateExpression: 'SET leaseHolder = :null, leaseExpiresAt = :null, liveSince = :null, lastLiveEndedAt = :now, updatedAt = :now',
+          ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND leaseHolder = :holder${expiresAt ? ' AND leaseExpiresAt = :expires' : ''}`,
+          ExpressionAttributeValues: { ':holder': holder, ':now': now, ':null': null, ...(expiresAt ? { ':expires': expiresAt } : {}) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toEvent(Attributes!);
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const event = await this.getEvent(id);
+      if (!event) throw new NotFound(`event ${id}`);
+      return event;
+    }
   }
 
   async deleteEvent(id: string, now: string): Promise<void> {

@@ -19,6 +19,8 @@ export class CodeInUse extends DomainError {}
 export class SessionGone extends DomainError {}
 /** The code or its event no longer grants access. */
 export class AccessRevoked extends DomainError {}
+/** Another ingest process holds the event's publish lease and keeps renewing it. */
+export class LeaseHeld extends DomainError {}
 /** A rate-limit window is full. */
 export class RateLimited extends DomainError {
   constructor(readonly retryAfterSeconds: number) {

@@ -7,15 +7,25 @@ export function accessEndsAt(event: Pick<EventRecord, 'endsAt' | 'accessWindowHo
   return new Date(Date.parse(event.endsAt) + event.accessWindowHours * 3_600_000).toISOString();
 }
 
+/** The lease of an ingest that stopped renewing (killed mid-show): the show is over, its recording not yet finalized. */
+export function hasExpiredLease(event: EventRecord, now: Date): boolean {
+  return Boolean(event.leaseHolder && event.leaseExpiresAt && event.leaseExpiresAt <= now.toISOString());
+}
+
 /**
- * `live` only while a publisher is on air. Otherwise: once a stream has
- * happened and while codes still work, `recording` (its HLS can be watched);
- * before the scheduled end, `not-started` (waiting for the streamer); else `ended`.
+ * `live` only while a publisher is on air: while its ingest's lease is fresh
+ * (or, for an ingest without leases, between its live notices). Otherwise:
+ * once a stream has happened and while codes still work, `recording` (its HLS
+ * can be watched); before the scheduled end, `not-started` (waiting for the
+ * streamer); else `ended`.
  */
 export function eventStatus(event: EventRecord, now: Date): EventStatus {
-  if (event.liveSince) return 'live';
   const at = now.toISOString();
-  if (event.lastLiveEndedAt && at < accessEndsAt(event)) return 'recording';
+  if (event.leaseHolder && event.leaseExpiresAt) {
+    if (event.leaseExpiresAt > at) return 'live';
+  } else if (event.liveSince) return 'live';
+  const happened = event.lastLiveEndedAt || hasExpiredLease(event, now);
+  if (happened && at < accessEndsAt(event)) return 'recording';
   if (at < event.endsAt) return 'not-started';
   return 'ended';
 }

@@ -75,6 +75,12 @@ export const secondFactorInput = z
 
 export const liveInput = z.object({ live: z.boolean() });
 
+export const leaseInput = z.object({
+  /** The ingest process asking (its own random id). */
+  holder: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be 1-100 letters, digits or _.:-'),
+  action: z.enum(['acquire', 'release']),
+});
+
 /** Parses or throws a 400 naming the first offending field. */
 export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value ?? {});

@@ -22,6 +22,10 @@ export interface EventRecord {
   liveSince: string | null;
   /** When the last publish ended. */
   lastLiveEndedAt: string | null;
+  /** The ingest process that holds the event's publish lease (absent on events never leased). */
+  leaseHolder?: string | null;
+  /** Until when the lease holds unless renewed; an expired lease means the holder died mid-show. */
+  leaseExpiresAt?: string | null;
 }
 
 export interface PlaybackSession {

@@ -21,6 +21,18 @@ export interface Store extends AccountStore {
   setEventActive(id: string, active: boolean, now: string): Promise<EventRecord>;
   /** Throws NotFound. */
   setEventLive(id: string, live: boolean, now: string): Promise<EventRecord>;
+  /**
+   * Takes or renews the event's publish lease for `holder` until `expiresAt`:
+   * when there is none, it is `holder`'s, or it expired before `now`. One
+   * conditional write. LeaseHeld when another holder's lease is fresh; NotFound.
+   */
+  acquireStreamLease(id: string, args: { holder: string; now: string; expiresAt: string }): Promise<EventRecord>;
+  /**
+   * Ends the lease if it is still `holder`'s (and, with `expiresAt`, still that
+   * very lease: a finalizer must not end one that was renewed meanwhile); records
+   * the end of the show. Otherwise a no-op returning the event. Throws NotFound.
+   */
+  releaseStreamLease(id: string, args: { holder: string; now: string; expiresAt?: string }): Promise<EventRecord>;
   /** Deletes the event's codes, then the event; leaves a deactivated tombstone for the feed. Throws NotFound. */
   deleteEvent(id: string, now: string): Promise<void>;
 

@@ -4,6 +4,7 @@ import { playbackBaseUrl } from '../http/public-urls';
 import { json } from '../http/responses';
 import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
 import { eventStatus } from '../domain/event-status';
+import { settleExpiredLease } from '../domain/stream-lease';
 import { HttpError } from '../domain/http-error';
 
 export const handler = areaHandler('public', {
@@ -26,8 +27,9 @@ export const handler = areaHandler('public', {
   'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event))),
   'POST /api/playback/release': async (request) => json(200, await releasePlayback(request.app, bearerToken(request.event))),
   'GET /api/events/{id}/status': async ({ app, params }) => {
-    const event = await app.store.getEvent(params.id ?? '');
-    if (!event) throw new HttpError(404, 'Event not found');
+    const found = await app.store.getEvent(params.id ?? '');
+    if (!found) throw new HttpError(404, 'Event not found');
+    const event = await settleExpiredLease(app, found);
     return json(200, { eventId: event.id, status: eventStatus(event, app.now()), startsAt: event.startsAt, endsAt: event.endsAt });
   },
 });

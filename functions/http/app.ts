@@ -3,15 +3,22 @@ import { dynamoDocumentClient } from '../adapters/aws-clients';
 import { loadConfig } from '../adapters/load-config';
 import type { AppConfig } from '../domain/config';
 import type { Store } from '../domain/store';
+import type { RecordingFinalizer } from '../domain/stream-lease';
+import { s3RecordingFinalizer } from '../adapters/recording-finalizer';
+import { s3 } from '../adapters/aws-clients';
 
 /** What every handler works with. */
 export interface App {
   config: AppConfig;
   store: Store;
   now(): Date;
+  /** Set when `MEDIA_BUCKET` is: finalizes the recording of an ingest that died mid-show. */
+  recordings?: RecordingFinalizer;
 }
 
 let store: Store | undefined;
+
+let recordings: RecordingFinalizer | undefined;
 
 /**
  * The configuration comes from the one cache every entry point shares
@@ -22,5 +29,6 @@ let store: Store | undefined;
 export async function getApp(): Promise<App> {
   const config = await loadConfig(process.env);
   store ??= new DynamoStore(dynamoDocumentClient(), config.tableName);
-  return { config, store, now: () => new Date() };
+  if (process.env.MEDIA_BUCKET) recordings ??= s3RecordingFinalizer(s3(), process.env.MEDIA_BUCKET);
+  return { config, store, now: () => new Date(), recordings };
 }

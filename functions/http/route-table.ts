@@ -72,6 +72,7 @@ export const routeTable: RouteSpec[] = [
 
   route('GET', '/api/revocations', 'internal', 'internal'),
   route('POST', '/api/internal/streams/{eventId}/live', 'internal', 'internal'),
+  route('POST', '/api/internal/streams/{eventId}/lease', 'internal', 'internal'),
   // The RTMP server's callback: our ingest sends the internal key with the spec's JSON body.
   route('POST', '/api/internal/rtmp-auth', 'rtmp-callback', 'internal'),
 ];

@@ -82,6 +82,7 @@ export class StagedoorStack extends Stack {
       playbackBaseUrl: delivery.url,
       ingestRtmpUrl: ingest.rtmpUrl,
       distributionId: delivery.distribution.distributionId,
+      mediaBucket: data.mediaBucket,
     });
 
     const edgeSync = new EdgeSync(this, 'EdgeSync', {

@@ -6,11 +6,11 @@ import nmsLogger from 'node-media-server/src/core/logger.js';
 import type BaseSession from 'node-media-server/src/session/base_session.js';
 import { streamKeyOf, type AccessGrant, type AccessRequest } from './auth/access-request';
 import { createAuthenticator, type AuthConfig } from './auth/authenticator';
-import { AuthServiceUnavailable, ErrUnauthorized } from './auth/errors';
-import type { HlsConfig } from './hls/packager';
+import { AuthServiceUnavailable, ErrUnauthorized, StreamBusy } from './auth/errors';
+import { reopenForLive, type HlsConfig } from './hls/packager';
 import { createHookSender, type Webhooks } from './hooks/webhooks';
 import { createLogger, describeError, type Logger, type LogLevel } from './log';
-import { createLiveNotifier, type PlatformConfig } from './platform/live-notifier';
+import { createLeaseClient, type PlatformConfig } from './platform/live-notifier';
 import { createPublications } from './publications';
 import { createFailureBrake, type FailureBrakeOptions } from './rtmp/failure-brake';
 import { GatedRtmpSession, type SessionGate } from './rtmp/gated-session';
@@ -76,7 +76,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
 
   const authenticator = await createAuthenticator(options.auth);
   const hooks = createHookSender(options.webhooks ?? {}, options.webhookTimeoutMs ?? 5_000, log);
-  const notifier = createLiveNotifier(options.platform, log);
+  const notifier = createLeaseClient(options.platform, log);
   const publications = createPublications({
     hls: options.hls,
     notifier,
@@ -131,6 +131,13 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
       }
       // A check that ends during shutdown must not start a stream nobody will end.
       if (closing) throw new AuthServiceUnavailable('ingest server shutting down');
+      // One process on air per event: a publish needs the event's lease, unless this process holds the show
+      // already (a resume within the reconnect window).
+      if (request.action !== 'publish' || publications.has(`/${request.app}/${request.streamName}`)) return grant;
+      const lease = await notifier.acquire(request.streamName);
+      if (lease === 'held') throw new StreamBusy();
+      if (lease === 'unavailable') throw new AuthServiceUnavailable('the platform did not answer the stream lease');
+      if (options.hls) await reopenForLive(options.hls, request.streamName, log);
       return grant;
     },
     rejected: (session, request, error) => authFailed(session, request, error, false),
@@ -143,6 +150,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
       session.socket.once('close', () => playing.get(key) === session && playing.delete(key));
       return true;
     },
+    publishStopped: (session) => publications.stopped(session),
   };
 
   // node-media-server announces publishes on one process-wide emitter; take only our own sessions.
@@ -230,6 +238,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
         for (const session of sessions) session.socket.destroy();
         await stopped;
         await hooks.settle();
+        await notifier.settle();
         Context.eventEmitter.off('postPublish', onPostPublish);
         Context.eventEmitter.off('donePublish', onDonePublish);
         log.info('rtmp ingest stopped');

@@ -21,7 +21,8 @@ describe('npm start (local/start.ts)', () => {
       headers: { 'x-internal-api-key': running.internalApiKey },
     });
     expect(feed.status).toBe(200);
-  });
+    // Start-up builds the web pages: on a loaded 2-core machine that alone can pass the default 30 s.
+  }, 90_000);
 
   it('keeps data and generated secrets in DATA_DIR across restarts, printing the password only once', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'stagedoor-data-'));

@@ -259,12 +259,19 @@ describe('least privilege', () => {
     expect(writes).toEqual([]);
   });
 
-  it('limits the ingest task role to s3:PutObject under streams/', () => {
+  it('limits the ingest task role to writing under streams/ and keeping the recording index under recordings/', () => {
     const taskDefinition = only(idsOf(s.json, 'AWS::ECS::TaskDefinition'));
     const taskRole = resource(taskDefinition).Properties.TaskRoleArn['Fn::GetAtt'][0];
     const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
     expect(statementsOf(taskRole)).toEqual([
       { Effect: 'Allow', Action: 's3:PutObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [media, 'Arn'] }, '/streams/*']] } },
+      { Effect: 'Allow', Action: ['s3:PutObject', 's3:GetObject'], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [media, 'Arn'] }, '/recordings/*']] } },
+      {
+        Effect: 'Allow',
+        Action: 's3:ListBucket',
+        Resource: { 'Fn::GetAtt': [media, 'Arn'] },
+        Condition: { StringLike: { 's3:prefix': ['recordings/*'] } },
+      },
     ]);
   });
 });

@@ -149,7 +149,7 @@ describe('HLS output path in mode token', () => {
     const name = uniqueName('h');
     const { server, recorder } = await start({
       auth: { mode: 'token', tokens: new Map([[`a/${name}`, 'ta'], [`b/${name}`, 'tb']]) },
-      hls: { store: folderStore(hlsDir), ffmpegPath: 'ffmpeg', segmentSeconds: 1, listSize: 6, ladder: [] },
+      hls: { store: folderStore(hlsDir), ffmpegPath: 'ffmpeg', segmentSeconds: 1, ladder: [] },
     });
     const publisher = publish(`${server.url}/a/${name}?token=ta`);
     cleanups.push(() => publisher.stop());

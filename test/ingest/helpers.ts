@@ -24,6 +24,8 @@ export interface Run {
   done: Promise<{ code: number | null; stderr: string }>;
   running(): boolean;
   stop(): Promise<{ code: number | null; stderr: string }>;
+  /** SIGKILL: for a publisher, a dropped connection (no FCUnpublish/deleteStream). */
+  kill(): Promise<{ code: number | null; stderr: string }>;
 }
 
 export function run(command: string, args: string[]): Run {
@@ -36,6 +38,10 @@ export function run(command: string, args: string[]): Run {
     running: () => child.exitCode === null && child.signalCode === null,
     stop: () => {
       child.kill('SIGINT');
+      return done;
+    },
+    kill: () => {
+      child.kill('SIGKILL');
       return done;
     },
   };

@@ -23,6 +23,8 @@ function recording(store: HlsStore) {
   const puts: { key: string; body: string; contentType: string; cacheControl: string }[] = [];
   const wrapped: HlsStore = {
     location: store.location,
+    get: (key) => store.get(key),
+    list: (prefix) => store.list(prefix),
     async put(key, object) {
       await store.put(key, object);
       puts.push({ key, body: key.endsWith('.m3u8') ? object.body.toString() : '', contentType: object.contentType, cacheControl: object.cacheControl });
@@ -45,7 +47,7 @@ async function publishOnce(store: HlsStore, name: string, ladder: { height: numb
   const server = await startIngestServer({
     listen: { host: '127.0.0.1', port: 0 },
     auth: { mode: 'none' },
-    hls: { store, ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg', segmentSeconds: 2, listSize: 6, ladder },
+    hls: { store, ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg', segmentSeconds: 2, ladder },
     publishGraceMs: 0,
     log: recorder.log,
   });
@@ -82,7 +84,7 @@ describe('HLS packaging', () => {
     const server = await startIngestServer({
       listen: { host: '127.0.0.1', port: 0 },
       auth: { mode: 'none' },
-      hls: { store, ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg', segmentSeconds: 2, listSize: 6, ladder: [] },
+      hls: { store, ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg', segmentSeconds: 2, ladder: [] },
       publishGraceMs: 0,
       log: recorder.log,
     });

@@ -108,6 +108,42 @@ describe('POST /api/internal/streams/:eventId/live', () => {
   });
 });
 
+describe('POST /api/internal/streams/:eventId/lease', () => {
+  const lease = (eventId: string, body: unknown, key = api.internalApiKey) =>
+    call('POST', `${api.url}/api/internal/streams/${eventId}/lease`, { json: body, headers: { 'x-internal-api-key': key } });
+  const status = async (eventId: string) => (await call('GET', `${api.url}/api/events/${eventId}/status`)).body.status;
+
+  it('one holder at a time: taken, renewed, refused to another, released; live while held', async () => {
+    const { event } = await setup(1);
+    expect((await lease(event.id, { holder: 'a', action: 'acquire' }, 'wrong')).status).toBe(401);
+    expect(await lease(event.id, { holder: 'bad holder', action: 'acquire' })).toMatchObject({ status: 400 });
+    expect(await lease('nope', { holder: 'a', action: 'acquire' })).toMatchObject({ status: 404, body: { error: 'Event not found' } });
+
+    const taken = await lease(event.id, { holder: 'ingest-a', action: 'acquire' });
+    expect(taken).toMatchObject({ status: 200, body: { eventId: event.id, holder: 'ingest-a' } });
+    expect(Date.parse(taken.body.expiresAt) - Date.now()).toBeGreaterThan(5_000);
+    expect(await status(event.id)).toBe('live');
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire' })).toMatchObject({
+      status: 409,
+      body: { error: 'Stream is on air on another ingest' },
+    });
+    expect((await lease(event.id, { holder: 'ingest-a', action: 'acquire' })).status).toBe(200);
+    // Someone else's release changes nothing.
+    expect((await lease(event.id, { holder: 'ingest-b', action: 'release' })).status).toBe(200);
+    expect(await status(event.id)).toBe('live');
+
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'release' })).toMatchObject({ status: 200, body: { released: true } });
+    expect(await status(event.id)).toBe('recording');
+    expect((await lease(event.id, { holder: 'ingest-b', action: 'acquire' })).status).toBe(200);
+  });
+
+  it('N concurrent acquisitions by different holders: exactly one wins', async () => {
+    const { event } = await setup(1);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => lease(event.id, { holder: `h${i}`, action: 'acquire' })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+  });
+});
+
 describe('POST /api/internal/rtmp-auth (the ingest callback)', () => {
   const check = (body: Record<string, unknown>, key: string | null = api.internalApiKey) =>
     call('POST', `${api.url}/api/internal/rtmp-auth`, { json: body, headers: key === null ? {} : { 'x-internal-api-key': key } });

@@ -42,4 +42,12 @@ describe('eventStatus', () => {
     expect(eventStatus(streamed, at('2030-01-02T12:00:00Z'))).toBe('ended');
     expect(eventStatus(event({}), at('2030-01-01T12:00:00Z'))).toBe('ended');
   });
+  it('is live while the publish lease is fresh; an expired lease is a show that happened', () => {
+    const leased = event({ leaseHolder: 'ingest-a', leaseExpiresAt: '2030-01-01T11:00:15.000Z' });
+    expect(eventStatus(leased, at('2030-01-01T11:00:10Z'))).toBe('live');
+    expect(eventStatus(leased, at('2030-01-01T11:00:15Z'))).toBe('recording');
+    expect(eventStatus(leased, at('2030-01-03T00:00:00Z'))).toBe('ended');
+    // A lease overrides a stale live notice: its holder is gone.
+    expect(eventStatus({ ...leased, liveSince: '2030-01-01T10:59:00.000Z' }, at('2030-01-01T11:01:00Z'))).toBe('recording');
+  });
 });

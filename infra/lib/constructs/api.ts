@@ -4,6 +4,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
@@ -20,6 +21,8 @@ export interface ApiProps {
   ingestRtmpUrl: string;
   /** For the admin's "clear media cache" (a CloudFront invalidation). */
   distributionId: string;
+  /** The status read finalizes the recording of an ingest that died mid-show (functions/domain/stream-lease.ts). */
+  mediaBucket: s3.IBucket;
 }
 
 /** What each area's handler does to the table (functions/adapters/dynamo-store.ts), nothing more. */
@@ -68,7 +71,7 @@ export class Api extends Construct {
     };
     // Only what each handler reads (functions/adapters/load-config.ts, http/media-cache.ts).
     const specific: Record<Area, Record<string, string>> = {
-      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl },
+      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, MEDIA_BUCKET: props.mediaBucket.bucketName },
       admin: {
         INGEST_RTMP_URL: props.ingestRtmpUrl,
         CLOUDFRONT_DISTRIBUTION_ID: props.distributionId,
@@ -100,6 +103,25 @@ export class Api extends Construct {
         }),
       );
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [props.secret.secretArn] }));
+      if (area === 'public') {
+        // Finalizing a recording: read its index, write its playlists (recording.ts, shared with the ingest).
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.mediaBucket.arnForObjects('recordings/*')] }));
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.mediaBucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['recordings/*'] } } }),
+        );
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [props.mediaBucket.arnForObjects('streams/*.m3u8')] }));
+        NagSuppressions.addResourceSuppressions(
+          fn.role!,
+          [
+            {
+              id: 'AwsSolutions-IAM5',
+              appliesTo: [{ regex: '/^Resource::<.*MediaBucket.*>\\/(recordings\\/\\*|streams\\/\\*\\.m3u8)$/g' }],
+              reason: 'Finalizing a recording after its ingest died: read any event\'s recording index, write its playlists.',
+            },
+          ],
+          true,
+        );
+      }
       if (access.indexes.length > 0) {
         NagSuppressions.addResourceSuppressions(
           fn.role!,

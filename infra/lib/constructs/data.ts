@@ -72,6 +72,8 @@ export class Data extends Construct {
       serverAccessLogsPrefix: 'media-bucket/',
       lifecycleRules: [
         { prefix: 'streams/', expiration: Duration.days(props.mediaRetentionDays) },
+        // The recording index (docs/ingest.md) lives as long as the media it lists.
+        { prefix: 'recordings/', expiration: Duration.days(props.mediaRetentionDays) },
         { abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       removalPolicy: RemovalPolicy.RETAIN,

@@ -86,9 +86,20 @@ export class Ingest extends Construct {
       runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
     });
     this.taskRole = taskDefinition.taskRole;
-    // The only AWS call the ingest makes: uploading playlists and segments.
+    // The only AWS calls the ingest makes: uploading playlists and segments, and keeping the recording index
+    // (read back at every publish start, so a show continues across tasks).
     taskDefinition.addToTaskRolePolicy(
       new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [props.mediaBucket.arnForObjects('streams/*')] }),
+    );
+    taskDefinition.addToTaskRolePolicy(
+      new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [props.mediaBucket.arnForObjects('recordings/*')] }),
+    );
+    taskDefinition.addToTaskRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [props.mediaBucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': ['recordings/*'] } },
+      }),
     );
 
     taskDefinition.addContainer('ingest', {
@@ -139,6 +150,11 @@ export class Ingest extends Construct {
           id: 'AwsSolutions-IAM5',
           appliesTo: [{ regex: '/^Resource::<.*MediaBucket.*>\\/streams\\/\\*$/g' }],
           reason: 'Task role: s3:PutObject under streams/ of the media bucket only, where HLS of every event goes (streams/<eventId>/...).',
+        },
+        {
+          id: 'AwsSolutions-IAM5',
+          appliesTo: [{ regex: '/^Resource::<.*MediaBucket.*>\\/recordings\\/\\*$/g' }],
+          reason: 'Task role: the recording index of every event (recordings/<eventId>/...), read at publish start and written per segment.',
         },
         {
           id: 'AwsSolutions-IAM5',

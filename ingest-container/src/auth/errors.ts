@@ -28,3 +28,15 @@ export class AuthServiceUnavailable extends Error {
 
 /** What the client is shown when the check could not be made; internals stay in the logs. */
 export const SERVICE_UNAVAILABLE_DESCRIPTION = 'authentication failed: authorization service unavailable';
+
+/**
+ * The event is on air on another ingest process (it holds the publish lease):
+ * not an authentication failure. The client gets `NetStream.Publish.BadName`
+ * at level `error`, as for a second publisher on this process.
+ */
+export class StreamBusy extends Error {
+  override readonly name = 'StreamBusy';
+  constructor() {
+    super('stream already publishing on another ingest');
+  }
+}

@@ -36,8 +36,9 @@ export const FLAGS = {
   's3-bucket': { env: 'MEDIA_BUCKET', help: 'S3 bucket for HLS (streams/<name>/…); endpoint from AWS_ENDPOINT_URL_S3' },
   'hls-ladder': { env: 'INGEST_HLS_LADDER', default: '', help: 'adaptive ladder <height>:<kbps>,… (transcodes); empty = copy codecs' },
   'hls-segment': { env: 'INGEST_HLS_SEGMENT', default: '2s', help: 'target segment duration' },
-  'publish-grace': { env: 'INGEST_PUBLISH_GRACE', default: '30s', help: 'a dropped publisher may reconnect within this and continue the stream' },
-  'api-url': { env: 'INGEST_API_URL', help: 'access API base URL, told when a stream goes live or ends' },
+  'hls-dvr-window': { env: 'INGEST_HLS_DVR_WINDOW', default: '2m', help: 'seekable time behind the live edge in the live playlist' },
+  'publish-grace': { env: 'INGEST_PUBLISH_GRACE', default: '30s', help: 'reconnect window: a dropped publisher may come back within this and continue the show' },
+  'api-url': { env: 'INGEST_API_URL', help: 'access API base URL: the publish lease (one process on air per event)' },
   'internal-api-key': { env: 'INTERNAL_API_KEY', help: 'X-Internal-Api-Key for -api-url and the auth callback (prefer the env var: argv is visible in ps)' },
   'log-level': { env: 'INGEST_LOG_LEVEL', default: 'info', help: 'debug | info | warn | error' },
 } satisfies Record<string, FlagSpec>;
@@ -206,5 +207,11 @@ function hlsConfig(one: (name: FlagName) => string | undefined, env: NodeJS.Proc
   } catch (error) {
     throw new UsageError(`-hls-ladder: ${(error as Error).message}`);
   }
-  return { store, ffmpegPath: env.FFMPEG_PATH || 'ffmpeg', segmentSeconds, listSize: 6, ladder };
+  let dvrWindowSeconds: number;
+  try {
+    dvrWindowSeconds = parseDuration(one('hls-dvr-window')!) / 1000;
+  } catch (error) {
+    throw new UsageError(`-hls-dvr-window: ${(error as Error).message}`);
+  }
+  return { store, ffmpegPath: env.FFMPEG_PATH || 'ffmpeg', segmentSeconds, dvrWindowSeconds, ladder };
 }

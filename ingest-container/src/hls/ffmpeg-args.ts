@@ -8,8 +8,6 @@ export interface Rendition {
 
 export interface PackagingOptions {
   segmentSeconds: number;
-  /** Segments kept in the live playlist. */
-  listSize: number;
   /** Empty: copy the publisher's codecs (the default; no transcoding cost). */
   ladder: readonly Rendition[];
 }
@@ -29,7 +27,9 @@ export function ffmpegArgs(workDir: string, publishId: string, options: Packagin
   const hls = [
     '-f', 'hls',
     '-hls_time', String(options.segmentSeconds),
-    '-hls_list_size', String(options.listSize),
+    // The work folder's playlists keep every segment of the publish: they are how the uploader learns of
+    // complete segments, and one it has not stored yet must not slide out. Viewers get our playlists.
+    '-hls_list_size', '0',
     '-hls_flags', 'temp_file+independent_segments',
     '-hls_segment_type', 'mpegts',
   ];

@@ -1,6 +1,6 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 export interface StoredObject {
   body: Buffer;
@@ -11,6 +11,10 @@ export interface StoredObject {
 /** Where finished HLS files go: S3 in AWS and `npm start`, a folder standalone. */
 export interface HlsStore {
   put(key: string, object: StoredObject): Promise<void>;
+  /** The object's bytes, `undefined` when there is none. */
+  get(key: string): Promise<Buffer | undefined>;
+  /** Keys under `prefix` (a folder ending in `/`; not recursive), sorted. */
+  list(prefix: string): Promise<string[]>;
   /** For logs: `s3://bucket` or the folder path. */
   readonly location: string;
 }
@@ -38,21 +42,54 @@ export function s3Store(options: { bucket: string; client?: S3Client; forcePathS
         }),
       );
     },
+    async get(key) {
+      try {
+        const output = await client.send(new GetObjectCommand({ Bucket: options.bucket, Key: key }));
+        return Buffer.from(await output.Body!.transformToByteArray());
+      } catch (error) {
+        if (error instanceof Error && error.name === 'NoSuchKey') return undefined;
+        throw error;
+      }
+    },
+    async list(prefix) {
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: options.bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token }));
+        for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return keys.sort();
+    },
   };
 }
 
 /** Writes under `root/<key>`; each file appears whole (written aside, then renamed) as it would in S3. */
 export function folderStore(root: string): HlsStore {
   const base = resolve(root);
+  const inside = (key: string) => {
+    const path = resolve(base, key);
+    if (!path.startsWith(base + sep)) throw new Error(`key ${key} escapes ${base}`);
+    return path;
+  };
   return {
     location: base,
     async put(key, object) {
-      const path = resolve(base, key);
-      if (!path.startsWith(base + sep)) throw new Error(`key ${key} escapes ${base}`);
+      const path = inside(key);
       await mkdir(dirname(path), { recursive: true });
       const aside = join(dirname(path), `.${process.pid}.${Math.random().toString(36).slice(2)}.part`);
       await writeFile(aside, object.body);
       await rename(aside, path);
+    },
+    async get(key) {
+      return readFile(inside(key)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+    },
+    async list(prefix) {
+      const names = await readdir(inside(prefix), { withFileTypes: true }).catch(() => []);
+      return names.filter((entry) => entry.isFile() && !entry.name.startsWith('.')).map((entry) => prefix + entry.name).sort();
     },
   };
 }

@@ -1,72 +1,141 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, readFile, unlink } from 'node:fs/promises';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, type Logger } from '../log';
+import { isMasterPlaylist, parseMediaPlaylist, type Segment } from './media-playlist';
 import { isPlaylist, referencedFiles } from './playlist';
-import {
-  PLAYLIST_CACHE_CONTROL,
-  PLAYLIST_CONTENT_TYPE,
-  SEGMENT_CACHE_CONTROL,
-  SEGMENT_CONTENT_TYPE,
-  type HlsStore,
-} from './store';
+import { putPlaylistText, streamPrefix, type Recording } from './recording';
+import { SEGMENT_CACHE_CONTROL, SEGMENT_CONTENT_TYPE, type HlsStore } from './store';
 
 export interface UploaderOptions {
   /** Where ffmpeg writes (its files appear by rename, see `temp_file`). */
   workDir: string;
-  /** Key prefix in the store, ending with `/`, e.g. `streams/<eventId>/`. */
-  keyPrefix: string;
+  recording: Recording;
   store: HlsStore;
+  /** Seconds of the live playlist behind the live edge. */
+  dvrWindowSeconds: number;
+  /** Bytes of unstored segments kept on local disk while storage fails; past it the oldest are dropped. */
+  bufferLimitBytes: number;
   log: Logger;
 }
 
+/** Default bound of the local buffer: with 2 GiB of a Fargate task's 20 GiB, about 45 minutes of a 6 Mbit/s stream. */
+export const DEFAULT_BUFFER_LIMIT_BYTES = 2 * 1024 ** 3;
+
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 5_000;
+/** After the input ended, how long a failing store is retried before what is left is given up (and logged). */
+const FINISH_RETRY_MS = 60_000;
+
 /**
- * Copies ffmpeg's HLS output to the store so that a viewer never sees a
- * playlist naming something that is not there yet: every file a playlist
- * names (segments, and for a master playlist its variant playlists) is
- * uploaded before the playlist itself. Passes run one at a time; a change
- * during a pass queues one more pass. A segment's local copy is deleted once
- * stored, which keeps the container's disk small for long events.
+ * Copies ffmpeg's HLS output to the store and keeps the event's playlists.
+ * ffmpeg's own playlists (in the work folder, every segment of this publish)
+ * only tell which segments are complete; each new one is queued once, stored
+ * in order, added to the recording index, and only then named by the live
+ * playlist we write (the DVR window over the whole show). A failed upload is
+ * retried with backoff while its segment waits on local disk; a segment's
+ * local copy is deleted once stored.
  */
-export function startUploader({ workDir, keyPrefix, store, log }: UploaderOptions) {
-  const storedSegments = new Set<string>();
-  const storedPlaylists = new Map<string, string>();
+export function startUploader({ workDir, recording, store, dvrWindowSeconds, bufferLimitBytes, log }: UploaderOptions) {
+  const prefix = streamPrefix(recording.streamName);
+  const seen = new Map<string, Set<string>>();
+  const queued = new Map<string, (Segment & { bytes: number })[]>();
+  let queuedBytes = 0;
+  const livePut = new Set<string>();
+  /** Renditions with stored segments that the index and live playlist do not name yet (kept across failed passes). */
+  const unnamed = new Set<string>();
+  let master: string | undefined;
+  let masterPut = false;
   let running: Promise<void> | undefined;
   let again = false;
+  let giveUpAt = Number.POSITIVE_INFINITY;
 
-  async function storeSegment(name: string): Promise<void> {
-    const path = join(workDir, name);
-    const body = await readFile(path);
-    await store.put(keyPrefix + name, { body, contentType: SEGMENT_CONTENT_TYPE, cacheControl: SEGMENT_CACHE_CONTROL });
-    storedSegments.add(name);
+  async function discover(): Promise<void> {
+    for (const name of (await readdir(workDir)).filter(isPlaylist)) {
+      const text = await readFile(join(workDir, name), 'utf8').catch(() => undefined);
+      if (text === undefined) continue;
+      if (isMasterPlaylist(text)) {
+        if (master === undefined) recording.setMaster(text);
+        master = text;
+        continue;
+      }
+      const known = seen.get(name) ?? new Set<string>();
+      seen.set(name, known);
+      const queue = queued.get(name) ?? [];
+      queued.set(name, queue);
+      for (const segment of parseMediaPlaylist(text)) {
+        if (known.has(segment.uri)) continue;
+        known.add(segment.uri);
+        const bytes = (await stat(join(workDir, segment.uri)).catch(() => undefined))?.size ?? 0;
+        queue.push({ ...segment, bytes });
+        queuedBytes += bytes;
+      }
+    }
+    while (queuedBytes > bufferLimitBytes) dropOldest();
+  }
+
+  /**
+   * Past the bound, the oldest unstored segment goes (in copy mode every
+   * segment is the recording's: there is no live-only data to drop first).
+   * Never silent: an error log and a CloudWatch metric (embedded metric format).
+   */
+  function dropOldest(): void {
+    const queue = [...queued.values()].reduce((longest, next) => (next.length > longest.length ? next : longest));
+    const segment = queue.shift()!;
+    queuedBytes -= segment.bytes;
+    void unlink(join(workDir, segment.uri)).catch(() => undefined);
+    log.error('hls buffer full while storage fails, oldest unstored segment dropped from the recording', {
+      stream_name: recording.streamName,
+      segment: segment.uri,
+      buffer_limit_bytes: bufferLimitBytes,
+      _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: 'Stagedoor/Ingest', Dimensions: [[]], Metrics: [{ Name: 'RecordingSegmentsDropped', Unit: 'Count' }] }] },
+      RecordingSegmentsDropped: 1,
+    });
+  }
+
+  async function storeSegment(uri: string): Promise<boolean> {
+    const path = join(workDir, uri);
+    const body = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (!body) {
+      log.error('hls segment missing from the work folder, left out', { stream_name: recording.streamName, segment: uri });
+      return false;
+    }
+    await store.put(prefix + uri, { body, contentType: SEGMENT_CONTENT_TYPE, cacheControl: SEGMENT_CACHE_CONTROL });
     await unlink(path).catch(() => undefined);
+    return true;
   }
 
   async function pass(): Promise<void> {
-    const playlists = new Map<string, string>();
-    for (const name of (await readdir(workDir)).filter(isPlaylist)) {
-      const text = await readFile(join(workDir, name), 'utf8').catch(() => undefined);
-      if (text !== undefined && storedPlaylists.get(name) !== text) playlists.set(name, text);
-    }
-    let progress = true;
-    while (progress && playlists.size > 0) {
-      progress = false;
-      for (const [name, text] of playlists) {
-        const named = referencedFiles(text);
-        // A master playlist waits for the variant playlists it names.
-        if (named.some((file) => isPlaylist(file) && !storedPlaylists.has(file))) continue;
-        for (const segment of named.filter((file) => !isPlaylist(file) && !storedSegments.has(file))) {
-          await storeSegment(segment);
+    await discover();
+    for (const [rendition, queue] of queued) {
+      const stored: Segment[] = [];
+      try {
+        while (queue.length > 0) {
+          const next = queue[0]!;
+          if (await storeSegment(next.uri)) stored.push({ uri: next.uri, duration: next.duration });
+          queue.shift();
+          queuedBytes -= next.bytes;
         }
-        await store.put(keyPrefix + name, {
-          body: Buffer.from(text),
-          contentType: PLAYLIST_CONTENT_TYPE,
-          cacheControl: PLAYLIST_CACHE_CONTROL,
-        });
-        storedPlaylists.set(name, text);
-        playlists.delete(name);
-        progress = true;
+      } finally {
+        if (stored.length > 0) {
+          recording.add(rendition, stored);
+          unnamed.add(rendition);
+        }
       }
+    }
+    if (unnamed.size > 0 || (master && !masterPut)) await recording.save();
+    for (const rendition of [...unnamed]) {
+      await recording.putPlaylist(rendition, dvrWindowSeconds);
+      livePut.add(rendition);
+      unnamed.delete(rendition);
+    }
+    // The master names the rendition playlists: it goes up once each of them is there.
+    if (master && !masterPut && referencedFiles(master).every((name) => livePut.has(name))) {
+      await putPlaylistText(store, recording.streamName, 'index.m3u8', master);
+      masterPut = true;
     }
   }
 
@@ -76,10 +145,20 @@ export function startUploader({ workDir, keyPrefix, store, log }: UploaderOption
       return running;
     }
     running = (async () => {
+      let delay = RETRY_FIRST_MS;
       do {
         again = false;
-        // A failed upload leaves the playlist unsent; the next change (or the final pass) tries again.
-        await pass().catch((error) => log.error('hls upload failed', { key_prefix: keyPrefix, error: describeError(error) }));
+        try {
+          await pass();
+          delay = RETRY_FIRST_MS;
+        } catch (error) {
+          const waiting = [...queued.values()].reduce((sum, queue) => sum + queue.length, 0);
+          log.error('hls upload failed, retrying', { stream_name: recording.streamName, waiting_segments: waiting, retry_in_ms: delay, error: describeError(error) });
+          if (Date.now() + delay > giveUpAt) return;
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          delay = Math.min(delay * 2, RETRY_MAX_MS);
+          again = true;
+        }
       } while (again);
     })().finally(() => (running = undefined));
     return running;
@@ -90,11 +169,18 @@ export function startUploader({ workDir, keyPrefix, store, log }: UploaderOption
   });
 
   return {
-    /** Stops watching and makes a last pass (the final playlist ffmpeg wrote on exit). */
-    async finish(): Promise<void> {
+    /**
+     * Stops watching and stores what is left (the last segments ffmpeg wrote
+     * on exit). Resolves with the number of segments that could not be stored.
+     */
+    async finish(): Promise<number> {
       watcher.close();
       await running;
+      giveUpAt = Date.now() + FINISH_RETRY_MS;
       await sync();
+      const lost = [...queued.values()].reduce((sum, queue) => sum + queue.length, 0);
+      if (lost > 0) log.error('hls segments not stored, storage kept failing', { stream_name: recording.streamName, segments: lost });
+      return lost;
     },
   };
 }

@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log';
 import { describeError } from '../log';
 
@@ -9,53 +11,74 @@ export interface PlatformConfig {
   timeoutMs?: number;
 }
 
-const ATTEMPTS = 3;
+/** `ok`: ours now; `held`: another ingest process has the show on air; `unavailable`: no answer. */
+export type LeaseAnswer = 'ok' | 'held' | 'unavailable';
+
+const RELEASE_ATTEMPTS = 6;
 
 /**
- * Tells the platform that a stream went live or ended
- * (`POST /api/internal/streams/:eventId/live`). Calls for one stream are
- * chained so `false` never overtakes `true`; each is retried a few times
- * because a lost `false` would leave the event shown live.
+ * The event's publish lease through the access API
+ * (`POST /api/internal/streams/:eventId/lease`, functions/domain/stream-lease.ts):
+ * one ingest process on air per event, and the event is `live` while the
+ * lease is fresh. Taken when a publish is admitted, renewed while the show is
+ * on (`renewEveryMs`, well inside the API's 15 s lease), released at its end.
+ * The release is retried in the background and never blocks the stream; a
+ * lost release only makes the status wait for the lease to run out.
  */
-export function createLiveNotifier(config: PlatformConfig | undefined, log: Logger) {
-  const chains = new Map<string, Promise<void>>();
+export function createLeaseClient(config: PlatformConfig | undefined, log: Logger) {
+  /** This process, as the API sees it; a restarted process is a new holder. */
+  const holder = `${hostname().replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 60)}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  const releases = new Set<Promise<void>>();
 
-  async function post(eventId: string, live: boolean): Promise<void> {
-    const url = new URL(`api/internal/streams/${encodeURIComponent(eventId)}/live`, withSlash(config!.apiUrl));
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      try {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-internal-api-key': config!.apiKey },
-          body: JSON.stringify({ live }),
-          signal: AbortSignal.timeout(config!.timeoutMs ?? 5_000),
-        });
-        await response.body?.cancel().catch(() => undefined);
-        if (response.ok) return log.info('platform notified', { event_id: eventId, live });
-        // 4xx will not get better by asking again (unknown event, bad key).
-        if (response.status < 500) return log.warn('platform refused live status', { event_id: eventId, live, status: response.status });
-        log.warn('platform live status failed', { event_id: eventId, live, status: response.status, attempt });
-      } catch (error) {
-        log.warn('platform live status failed', { event_id: eventId, live, error: describeError(error), attempt });
-      }
-      if (attempt < ATTEMPTS) await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+  async function call(eventId: string, action: 'acquire' | 'release'): Promise<LeaseAnswer> {
+    const url = new URL(`api/internal/streams/${encodeURIComponent(eventId)}/lease`, withSlash(config!.apiUrl));
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-internal-api-key': config!.apiKey },
+        body: JSON.stringify({ holder, action }),
+        signal: AbortSignal.timeout(config!.timeoutMs ?? 5_000),
+      });
+      await response.body?.cancel().catch(() => undefined);
+      if (response.ok) return 'ok';
+      if (response.status === 409) return 'held';
+      log.warn('platform lease refused', { event_id: eventId, action, status: response.status });
+      // An unknown event or a bad key will not get better: tell the caller no, not "try later".
+      return response.status < 500 ? 'held' : 'unavailable';
+    } catch (error) {
+      log.warn('platform lease call failed', { event_id: eventId, action, error: describeError(error) });
+      return 'unavailable';
     }
   }
 
-  /** Resolves when the notice is delivered or given up; never rejects. */
-  function notify(eventId: string, live: boolean): Promise<void> {
-    if (!config) return Promise.resolve();
-    const next = (chains.get(eventId) ?? Promise.resolve()).then(() => post(eventId, live));
-    chains.set(eventId, next);
-    void next.then(() => {
-      if (chains.get(eventId) === next) chains.delete(eventId);
-    });
-    return next;
-  }
-
-  return { notify };
+  return {
+    holder,
+    enabled: config !== undefined,
+    /** Takes or renews the lease; without a platform every publish is its own. */
+    async acquire(eventId: string): Promise<LeaseAnswer> {
+      if (!config) return 'ok';
+      return call(eventId, 'acquire');
+    },
+    /** Ends the show at the platform; retried with backoff in the background, never rejects. */
+    release(eventId: string): Promise<void> {
+      if (!config) return Promise.resolve();
+      const done = (async () => {
+        for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
+          if ((await call(eventId, 'release')) !== 'unavailable') return log.info('platform told the show ended', { event_id: eventId });
+          if (attempt < RELEASE_ATTEMPTS) await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** (attempt - 1)));
+        }
+        log.error('platform not told the show ended; its lease runs out instead', { event_id: eventId });
+      })().finally(() => releases.delete(done));
+      releases.add(done);
+      return done;
+    },
+    /** Waits for releases under way (shutdown). */
+    async settle(): Promise<void> {
+      while (releases.size > 0) await Promise.all([...releases]);
+    },
+  };
 }
 
-export type LiveNotifier = ReturnType<typeof createLiveNotifier>;
+export type LeaseClient = ReturnType<typeof createLeaseClient>;
 
 const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);

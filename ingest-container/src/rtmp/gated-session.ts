@@ -1,8 +1,9 @@
 import querystring from 'node:querystring';
 import type { Socket } from 'node:net';
 import RtmpSession from 'node-media-server/src/session/rtmp_session.js';
+import { decodeAmf0Cmd } from 'node-media-server/src/protocol/amf.js';
 import type { AccessGrant, AccessRequest, Action } from '../auth/access-request';
-import { ErrUnauthorized, SERVICE_UNAVAILABLE_DESCRIPTION } from '../auth/errors';
+import { ErrUnauthorized, SERVICE_UNAVAILABLE_DESCRIPTION, StreamBusy } from '../auth/errors';
 import type { Logger } from '../log';
 
 /** What a session asks of its server: the check, and what to do after a rejection. */
@@ -21,7 +22,13 @@ export interface SessionGate {
   rejected(session: GatedRtmpSession, request: AccessRequest, error: unknown): void;
   /** Takes the grant's viewer session for this play connection; false when another connection plays it. */
   claimPlay(session: GatedRtmpSession, grant: AccessGrant): boolean;
+  /** An admitted publisher sent `FCUnpublish` or `deleteStream`: a clean stop, no reconnect window. */
+  publishStopped(session: GatedRtmpSession): void;
 }
+
+/** Commands by which a publisher says it is done (OBS's "Stop Streaming", ffmpeg's normal exit). */
+const CLEAN_STOP_COMMANDS = new Set(['FCUnpublish', 'deleteStream']);
+const RTMP_TYPE_FLEX_MESSAGE = 17;
 
 /** node-media-server's own rule for app and stream names (it ends the socket silently otherwise). */
 const SAFE_NAME = /^[A-Za-z0-9_-]+$/;
@@ -62,11 +69,23 @@ export class GatedRtmpSession extends RtmpSession {
     // Without these a client that connects and never publishes or plays (or goes silent) holds a socket forever.
     this.admitTimer = setTimeout(() => this.drop('handshake timeout'), gate.handshakeTimeoutMs).unref();
     socket.setTimeout(gate.idleTimeoutMs, () => this.drop('idle timeout'));
+    const invoke = this.rtmp.invokeHandler.bind(this.rtmp);
+    this.rtmp.invokeHandler = () => {
+      if (this.admitted === 'publish' && CLEAN_STOP_COMMANDS.has(this.invokeCommand())) this.gate.publishStopped(this);
+      invoke();
+    };
   }
 
   private drop(reason: string): void {
     this.gate.log.info(`connection closed: ${reason}`, { conn_id: this.id, remote_addr: remoteAddrOf(this.socket) });
     this.socket.destroy();
+  }
+
+  /** The name of the command message being parsed (node-media-server drops `FCUnpublish` unseen). */
+  private invokeCommand(): string {
+    const { header, payload } = this.rtmp.parserPacket;
+    const body = payload.subarray(header.type === RTMP_TYPE_FLEX_MESSAGE ? 1 : 0, header.length);
+    return String(decodeAmf0Cmd(body).cmd ?? '');
   }
 
   override onData = (data: Buffer) => {
@@ -130,6 +149,10 @@ export class GatedRtmpSession extends RtmpSession {
     this.gate.check(request).then(
       (grant) => this.admit(request, grant),
       (error: unknown) => {
+        if (error instanceof StreamBusy) {
+          this.gate.log.info('publish refused: on air on another ingest', { conn_id: this.id, stream_key: `${app}/${streamName}` });
+          return this.refuse('NetStream.Publish.BadName', error.message);
+        }
         const description = error instanceof ErrUnauthorized ? error.message : SERVICE_UNAVAILABLE_DESCRIPTION;
         this.deny(action, description);
         this.gate.rejected(this, request, error);

@@ -53,8 +53,10 @@ declare module 'node-media-server/src/protocol/rtmp.js' {
     streamName: string;
     streamQuery: Record<string, unknown>;
     streamId: number;
-    parserPacket: { header: { stream_id: number } };
+    parserPacket: { header: { stream_id: number; type: number; length: number }; payload: Buffer };
     parserData(buffer: Buffer): string | null;
+    /** Dispatches the command message in `parserPacket`. */
+    invokeHandler(): void;
     onPublish(invokeMessage: InvokeMessage): void;
     onPlay(invokeMessage: InvokeMessage): void;
     respondPublish(): void;
@@ -92,6 +94,10 @@ declare module 'node-media-server/src/core/context.js' {
     eventEmitter: EventEmitter;
   };
   export = Context;
+}
+
+declare module 'node-media-server/src/protocol/amf.js' {
+  export function decodeAmf0Cmd(buffer: Buffer): { cmd?: unknown };
 }
 
 declare module 'node-media-server/src/core/logger.js' {

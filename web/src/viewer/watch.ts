@@ -85,7 +85,8 @@ export class Watch {
       clearInterval(this.#countdownTimer);
       this.#countdownTimer = setInterval(tick, 1000);
     } else {
-      showOverlay({ title: 'Starting soon', text: 'The stream will begin shortly. Stay on this page.' });
+      // Past the start: the show may be on, over (a recording), or not begun; the status says which.
+      showOverlay({ title: 'Loading…' });
     }
     // Past the start (or a recording), ask right away rather than after the first interval.
     this.#schedulePoll(startsAt <= Date.now() ? 0 : statusPollDelayMs(startsAt - Date.now()));
@@ -103,6 +104,9 @@ export class Watch {
       if (this.#over) return;
       if (answer.status === 'live' || (answer.status === 'recording' && !this.#watchedToEnd)) return this.#play();
       if (answer.status === 'ended') return this.#ended();
+      if (answer.status === 'not-started' && els.overlay.dataset.state === 'info' && els.countdown.hidden && !this.#watchedToEnd) {
+        showOverlay({ title: 'Starting soon', text: 'The stream will begin shortly. Stay on this page.' });
+      }
     } catch (thrown) {
       const error = asApiError(thrown);
       if (error.status === 404) {

@@ -1,0 +1,23 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { RecordingFinalizer } from '../domain/stream-lease';
+import { Recording } from '../../ingest-container/src/hls/recording';
+import { s3Store } from '../../ingest-container/src/hls/store';
+import { logger } from '../http/logger';
+
+/** The ingest's own recording code (recording.ts) on the media bucket: the same index, the same playlists. */
+export function s3RecordingFinalizer(client: S3Client, bucket: string): RecordingFinalizer {
+  const store = s3Store({ bucket, client });
+  const log = {
+    debug: (msg: string, fields?: Record<string, unknown>) => logger.debug(msg, fields ?? {}),
+    info: (msg: string, fields?: Record<string, unknown>) => logger.info(msg, fields ?? {}),
+    warn: (msg: string, fields?: Record<string, unknown>) => logger.warn(msg, fields ?? {}),
+    error: (msg: string, fields?: Record<string, unknown>) => logger.error(msg, fields ?? {}),
+  };
+  return {
+    async finalize(eventId) {
+      const recording = await Recording.open(store, eventId, log);
+      await recording.putFinalPlaylists();
+      logger.info('recording finalized after an expired lease', { eventId });
+    },
+  };
+}

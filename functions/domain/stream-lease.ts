@@ -1,0 +1,61 @@
+import { hasExpiredLease } from './event-status';
+import { LeaseHeld, NotFound } from './errors';
+import { HttpError } from './http-error';
+import type { EventRecord } from './records';
+import type { Store } from './store';
+
+/** The port to the media bucket: writes an event's final (VOD) playlists from its recording index. */
+export interface RecordingFinalizer {
+  finalize(eventId: string): Promise<void>;
+}
+
+export interface LeaseDeps {
+  store: Store;
+  now(): Date;
+  /** Absent where the media bucket is not reachable: an expired lease then only changes the status. */
+  recordings?: RecordingFinalizer;
+}
+
+/**
+ * One ingest process on air per event. The ingest takes the lease when a
+ * publish is admitted and renews it every few seconds (docs/ingest.md); a
+ * process that dies stops renewing, and its lease runs out this long after
+ * the last renewal: the event then leaves `live` and another process may take
+ * the show over.
+ */
+export const LEASE_SECONDS = 15;
+
+export async function acquireLease(app: LeaseDeps, eventId: string, holder: string): Promise<{ eventId: string; holder: string; expiresAt: string }> {
+  const now = app.now();
+  const expiresAt = new Date(now.getTime() + LEASE_SECONDS * 1000).toISOString();
+  try {
+    await app.store.acquireStreamLease(eventId, { holder, now: now.toISOString(), expiresAt });
+  } catch (error) {
+    if (error instanceof LeaseHeld) throw new HttpError(409, 'Stream is on air on another ingest');
+    if (error instanceof NotFound) throw new HttpError(404, 'Event not found');
+    throw error;
+  }
+  return { eventId, holder, expiresAt };
+}
+
+export async function releaseLease(app: LeaseDeps, eventId: string, holder: string): Promise<{ eventId: string; released: true }> {
+  try {
+    await app.store.releaseStreamLease(eventId, { holder, now: app.now().toISOString() });
+  } catch (error) {
+    if (error instanceof NotFound) throw new HttpError(404, 'Event not found');
+    throw error;
+  }
+  return { eventId, released: true };
+}
+
+/**
+ * An ingest died mid-show (its lease ran out): write the whole show's final
+ * playlists from what it stored, then end that very lease, so the recording
+ * is watchable with nobody pressing anything. Runs on a status read; a lease
+ * renewed or taken over meanwhile is left alone.
+ */
+export async function settleExpiredLease(app: LeaseDeps, event: EventRecord): Promise<EventRecord> {
+  if (!app.recordings || !hasExpiredLease(event, app.now())) return event;
+  await app.recordings.finalize(event.id);
+  return app.store.releaseStreamLease(event.id, { holder: event.leaseHolder!, now: app.now().toISOString(), expiresAt: event.leaseExpiresAt! });
+}

@@ -1,0 +1,173 @@
+/**
+ * Issue 13 with real processes: two ingest processes (`npm run ingest`, the
+ * container's program) against one local API and S3 (`npm start`'s program).
+ * A second publisher of a live event on the other process is refused; the
+ * first process killed with SIGKILL, the show continues on the second once the
+ * lease runs out, and the final recording holds both parts with one
+ * discontinuity. The only ingest killed mid-show: the status leaves `live` by
+ * itself and the recording so far plays to its end.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../support/http';
+import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { publish, until } from '../ingest/helpers';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface IngestProcess {
+  /** `rtmp://127.0.0.1:<port>/live` */
+  url: string;
+  child: ChildProcess;
+  kill(): Promise<void>;
+}
+
+async function startIngest(system: LocalSystem): Promise<IngestProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'ingest-container/src/main.ts', '-listen', '127.0.0.1:0', '-auth-mode', 'callback',
+      '-auth-callback', `${system.urls.api}/api/internal/rtmp-auth`, '-s3-bucket', 'stagedoor-media', '-api-url', system.urls.api!],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        INTERNAL_API_KEY: system.internalApiKey,
+        AWS_ENDPOINT_URL_S3: system.urls.s3,
+        S3_FORCE_PATH_STYLE: 'true',
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        INGEST_LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`ingest exited with ${code}`)));
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      if (process.env.INGEST_TEST_LOG) process.stderr.write(`${line}\n`);
+      if (!line.startsWith('{')) return;
+      const entry = JSON.parse(line);
+      if (entry.msg === 'rtmp ingest listening') resolve(`${entry.url}/live`);
+    });
+  });
+  return {
+    url,
+    child,
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  };
+}
+
+async function newEvent(system: LocalSystem, title: string) {
+  const now = Date.now();
+  const event = await system.admin('POST', '/api/admin/events', {
+    title,
+    startsAt: new Date(now - 3_600_000).toISOString(),
+    endsAt: new Date(now + 3_600_000).toISOString(),
+  });
+  const { ingest } = await system.admin('GET', `/api/admin/events/${event.id}`);
+  const { tokens } = await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 1 });
+  const grant = await call('POST', `${system.urls.api}/api/tokens/validate`, { json: { code: tokens[0].code } });
+  const token: string = grant.body.playbackToken;
+  const playlistUrl = `${system.urls.media}${grant.body.streamPath}index.m3u8`;
+  return {
+    id: event.id as string,
+    streamKey: ingest.streamKey as string,
+    token,
+    playlistUrl,
+    status: async () => (await call('GET', `${system.urls.api}/api/events/${event.id}/status`)).body.status as string,
+    playlist: async () => {
+      const answer = await call('GET', playlistUrl, { headers: { authorization: `Bearer ${token}` } });
+      return answer.status === 200 ? answer.text : '';
+    },
+  };
+}
+
+const mediaSeconds = (playlist: string) => [...playlist.matchAll(/#EXTINF:([\d.]+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+
+async function framesOf(url: string, token: string): Promise<number> {
+  const { stdout } = await promisify(execFile)('ffprobe', [
+    '-v', 'error', '-headers', `Authorization: Bearer ${token}\r\n`,
+    '-select_streams', 'v', '-count_frames', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', url,
+  ], { encoding: 'utf8' });
+  return Math.max(...stdout.split('\n').filter(Boolean).map(Number));
+}
+
+describe('ingest processes fail over without losing the show', () => {
+  let system: LocalSystem;
+  const ingests: IngestProcess[] = [];
+
+  beforeAll(async () => {
+    system = await startLocalSystem();
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const ingest of ingests) await ingest.kill();
+    await system?.stop();
+  });
+
+  it('refuses a second publisher on another process; after a SIGKILL the other process continues the show', async () => {
+    const [a, b] = await Promise.all([startIngest(system), startIngest(system)]);
+    ingests.push(a!, b!);
+    const event = await newEvent(system, 'Failover');
+    const first = publish(`${a!.url}/${event.streamKey}`);
+    await until(async () => (await event.status()) === 'live');
+    await until(async () => mediaSeconds(await event.playlist()) >= 6, 250);
+
+    const refused = await publish(`${b!.url}/${event.streamKey}`, 5).done;
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('stream already publishing on another ingest');
+    const s3 = new S3Client({ endpoint: system.urls.s3, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const parts = async () => (await s3.send(new ListObjectsV2Command({ Bucket: 'stagedoor-media', Prefix: `recordings/${event.id}/` }))).KeyCount ?? 0;
+    expect(await parts()).toBe(1);
+
+    // Process A dies mid-show; its publisher (say OBS) reconnects, now to B, until B may take the show over.
+    await a!.kill();
+    await first.kill();
+    const storedBefore = mediaSeconds(await event.playlist());
+    let second;
+    for (;;) {
+      second = await publish(`${b!.url}/${event.streamKey}`, 10).done;
+      if (second.code === 0) break;
+      expect(second.stderr).toContain('stream already publishing on another ingest');
+      await sleep(1_000);
+    }
+    await until(async () => (await event.status()) === 'recording', 250);
+    const recording = await event.playlist();
+    expect(recording).toMatch(/#EXT-X-ENDLIST\s*$/);
+    expect(recording.match(/#EXT-X-DISCONTINUITY\n/g)).toHaveLength(1);
+    expect(mediaSeconds(recording)).toBeGreaterThanOrEqual(storedBefore + 9);
+    expect(await parts()).toBe(2);
+    expect(await framesOf(event.playlistUrl, event.token)).toBeGreaterThanOrEqual(Math.floor((storedBefore + 9) * 25 * 0.9));
+  }, 180_000);
+
+  it('the only ingest killed mid-show: the status leaves live by itself and the recording so far plays to its end', async () => {
+    const ingest = await startIngest(system);
+    ingests.push(ingest);
+    const event = await newEvent(system, 'Killed');
+    const publisher = publish(`${ingest.url}/${event.streamKey}`);
+    await until(async () => (await event.status()) === 'live');
+    await until(async () => mediaSeconds(await event.playlist()) >= 6, 250);
+    await ingest.kill();
+    const killedAt = Date.now();
+    await publisher.kill();
+
+    await until(async () => (await event.status()) !== 'live', 1_000);
+    expect(Date.now() - killedAt).toBeLessThan(60_000);
+    expect(await event.status()).toBe('recording');
+    const recording = await event.playlist();
+    expect(recording).toContain('#EXT-X-PLAYLIST-TYPE:VOD');
+    expect(recording).toMatch(/#EXT-X-ENDLIST\s*$/);
+    expect(await framesOf(event.playlistUrl, event.token)).toBeGreaterThanOrEqual(Math.floor(mediaSeconds(recording) * 25 * 0.9));
+  }, 120_000);
+});

@@ -1,0 +1,92 @@
+/**
+ * Issue 10 in Chromium against `npm start`'s program: a viewer watching live
+ * sees the show end (ENDLIST) at an intermission and the second part start,
+ * on the same page without a reload; a viewer who arrives after the end plays
+ * the recording from its beginning and can seek in it.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { artifacts, launchBrowser } from '../support/browser';
+import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { publish, type Run } from '../ingest/helpers';
+
+const currentTime = (page: Page) => page.evaluate(() => document.querySelector('video')!.currentTime);
+
+async function openWithCode(browser: Browser, api: string, code: string): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  await page.goto(`${api}/?code=${code}`);
+  await page.getByRole('button', { name: 'Watch' }).click();
+  return page;
+}
+
+/** The video plays: its time moves on and no overlay covers it. */
+async function playing(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.getElementById('overlay')!.hidden, null, { timeout: 60_000 });
+  const before = await currentTime(page);
+  await page.waitForFunction((from) => document.querySelector('video')!.currentTime > from + 1, before, { timeout: 30_000 });
+}
+
+describe('web: live → ended → live, and the recording after the show', () => {
+  let system: LocalSystem;
+  let browser: Browser;
+  const publishers: Run[] = [];
+
+  beforeAll(async () => {
+    system = await startLocalSystem();
+    browser = await launchBrowser();
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const publisher of publishers) if (publisher.running()) await publisher.kill();
+    await browser?.close();
+    await system?.stop();
+  });
+
+  it('a live viewer goes through the intermission without a reload; a late viewer plays the recording from the start and seeks', async () => {
+    const api = system.urls.api!;
+    const now = Date.now();
+    const event = await system.admin('POST', '/api/admin/events', {
+      title: 'Two parts',
+      startsAt: new Date(now - 3_600_000).toISOString(),
+      endsAt: new Date(now + 3_600_000).toISOString(),
+    });
+    const { ingest } = await system.admin('GET', `/api/admin/events/${event.id}`);
+    const { tokens } = await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 2 });
+    const rtmpUrl = `${ingest.server}/${ingest.streamKey}`;
+
+    const live = await openWithCode(browser, api, tokens[0].code);
+    await live.getByRole('heading', { name: 'Starting soon' }).waitFor();
+    await live.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+
+    // Part 1: the viewer plays it live; the clean stop ends it and the page says so.
+    const first = publish(rtmpUrl, 20);
+    publishers.push(first);
+    await playing(live);
+    await live.screenshot({ path: `${artifacts}replay-01-live.png` });
+    expect((await first.done).code).toBe(0);
+    await live.getByRole('heading', { name: 'The broadcast has ended' }).waitFor({ timeout: 60_000 });
+    await live.screenshot({ path: `${artifacts}replay-02-intermission.png` });
+
+    // Part 2: the same page picks it up by itself.
+    const second = publish(rtmpUrl, 20);
+    publishers.push(second);
+    await playing(live);
+    expect(await live.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    await live.screenshot({ path: `${artifacts}replay-03-live-again.png` });
+    expect((await second.done).code).toBe(0);
+    await live.getByRole('heading', { name: 'The broadcast has ended' }).waitFor({ timeout: 60_000 });
+
+    // After the show: a late viewer starts at the beginning of the recording, which has a finite length to seek in.
+    const late = await openWithCode(browser, api, tokens[1].code);
+    await playing(late);
+    expect(await currentTime(late)).toBeLessThan(15);
+    const duration = await late.evaluate(() => document.querySelector('video')!.duration);
+    expect(duration).toBeGreaterThan(30);
+    expect(Number.isFinite(duration)).toBe(true);
+    await late.evaluate((to) => {
+      document.querySelector('video')!.currentTime = to;
+    }, duration - 8);
+    await late.waitForFunction((to) => document.querySelector('video')!.currentTime > to, duration - 7, { timeout: 30_000 });
+    await late.screenshot({ path: `${artifacts}replay-04-recording-seeked.png` });
+  }, 240_000);
+});
