@@ -11,8 +11,11 @@ import {
 import { DynamoAccountStore } from './dynamo-account-store';
 import { AccessRevoked, AlreadyExists, CodeInUse, LeaseHeld, NotFound, RateLimited, SessionGone } from '../domain/errors';
 import { endedSessionMatters, endOf } from '../domain/ended-sessions';
+import type { AuditEntry, AuditScope } from '../domain/audit-log';
 import type { CodeRecord, EventRecord, PublishRefusal } from '../domain/records';
 import type { EventChanges, Store } from '../domain/store';
+import { auditKeysOf, listAuditEntries, putAuditEntry } from './dynamo-audit';
+import { listEventSessions } from './dynamo-sessions';
 import { tableSchema } from './table-schema';
 
 const FEED = 'FEED';
@@ -274,10 +277,14 @@ export class DynamoStore extends DynamoAccountStore implements Store {
   }
 
   async deleteCodes(codes: string[]): Promise<void> {
-    for (let i = 0; i < codes.length; i += 25) {
-      let requests = codes.slice(i, i + 25).map((code) => ({ DeleteRequest: { Key: codeKey(code) } }));
+    await this.deleteItems(codes.map(codeKey));
+  }
+
+  private async deleteItems(keys: Item[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 25) {
+      let requests = keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
       for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt > 8) throw new Error('could not delete all codes');
+        if (attempt > 8) throw new Error('could not delete all items');
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
         const { UnprocessedItems } = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.table]: requests } }));
         requests = (UnprocessedItems?.[this.table] ?? []) as typeof requests;
@@ -462,13 +469,13 @@ export class DynamoStore extends DynamoAccountStore implements Store {
     }
   }
 
-  async releaseSession(args: { code: string; sessionId: string; now: string; keepEndedAfter: string }): Promise<void> {
+  async releaseSession(args: Parameters<Store['releaseSession']>[0]): Promise<boolean> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const code = await this.getCode(args.code);
-      if (!code || code.session?.id !== args.sessionId) return;
+      if (!code || code.session?.id !== args.sessionId) return false;
       const ended = [
         ...code.endedSessions.filter((entry) => endedSessionMatters(entry, args.keepEndedAfter, args.now)),
-        endOf(code.session, args.now),
+        { ...endOf(code.session, args.now), ...(args.by ? { by: args.by } : {}) },
       ];
       try {
         await this.client.send(
@@ -488,11 +495,16 @@ export class DynamoStore extends DynamoAccountStore implements Store {
             },
           }),
         );
-        return;
+        return true;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
     }
+    return false;
+  }
+
+  listEventSessions(args: Parameters<Store['listEventSessions']>[0]) {
+    return listEventSessions(this.client, this.table, args);
   }
 
   async hitRateLimit(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<void> {
@@ -525,6 +537,18 @@ export class DynamoStore extends DynamoAccountStore implements Store {
       codes: items.filter((item) => item.entity === 'code').map(toCode),
       events: items.filter((item) => item.entity === 'event').map(toEvent),
     };
+  }
+
+  putAuditEntry(entry: AuditEntry, scope: AuditScope): Promise<void> {
+    return putAuditEntry(this.client, this.table, entry, scope);
+  }
+
+  listAuditEntries(args: Parameters<Store['listAuditEntries']>[0]) {
+    return listAuditEntries(this.client, this.table, args);
+  }
+
+  async deleteAuditEntries(eventId: string): Promise<void> {
+    await this.deleteItems(await auditKeysOf(this.client, this.table, eventId));
   }
 
   async revokeAdminSession(id: string, expiresAt: string): Promise<void> {

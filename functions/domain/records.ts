@@ -58,6 +58,9 @@ export interface PlaybackSession {
   heartbeatAt: string;
   /** Set once the session was handed a long-lived playback URL: until when that URL could work. */
   longLivedUntil?: string;
+  /** The device's address and browser when it validated (shown to admins; absent on older sessions). */
+  clientIp?: string;
+  userAgent?: string;
 }
 
 export interface EndedSession {
@@ -65,6 +68,16 @@ export interface EndedSession {
   endedAt: string;
   /** Carried over from the session: its end must reach the edge and stay there until then. */
   longLivedUntil?: string;
+  /** Set when an admin ended it, so the player can say so. */
+  by?: 'admin';
+}
+
+/** A code's live playback session, as the admin's sessions list shows it. */
+export interface LiveSessionRecord {
+  session: PlaybackSession;
+  tokenId: string;
+  code: string;
+  label: string;
 }
 
 export interface CodeRecord {

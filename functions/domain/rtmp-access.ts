@@ -61,7 +61,8 @@ export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<Rt
   const now = deps.now();
   const verified = input.token ? await verifyPlaybackToken(input.token, deps.config.signingKeys, now) : null;
   // A recheck re-asks with the token the player connected with; it has usually expired by then, the session has not.
-  if (!verified?.ok || (verified.expired && !input.recheck) || verified.claims.eid !== event.id) throw deny();
+  // Preview tokens are for the console's HLS preview only.
+  if (!verified?.ok || (verified.expired && !input.recheck) || verified.claims.prv || verified.claims.eid !== event.id) throw deny();
   if (now.toISOString() >= accessEndsAt(event)) throw deny();
   try {
     await deps.store.heartbeat({

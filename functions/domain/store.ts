@@ -1,5 +1,6 @@
 import type { AccountStore } from './account-store';
-import type { CodeRecord, EndedSession, EventRecord, PlaybackSession, PublishRefusal } from './records';
+import type { AuditAction, AuditEntry, AuditPage, AuditScope } from './audit-log';
+import type { CodeRecord, EndedSession, EventRecord, LiveSessionRecord, PlaybackSession, PublishRefusal } from './records';
 
 export type EventChanges = Partial<
   Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo'>
@@ -67,14 +68,36 @@ export interface Store extends AccountStore {
    * (kept if later already). SessionGone or AccessRevoked as for a heartbeat.
    */
   markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void>;
-  /** Ends the session if it is still the code's; no error when it is gone already. */
-  releaseSession(args: { code: string; sessionId: string; now: string; keepEndedAfter: string }): Promise<void>;
+  /**
+   * Ends the session if it is still the code's (`by: 'admin'` when an admin
+   * ended it); no error when it is gone already. True when this call ended it.
+   */
+  releaseSession(args: { code: string; sessionId: string; now: string; keepEndedAfter: string; by?: 'admin' }): Promise<boolean>;
+
+  /**
+   * An event's live sessions (heartbeat after `liveAfter`, code not revoked), newest start
+   * first, `limit` per page; `cursor` is the previous page's `nextCursor`
+   * (InvalidCursor when it is not one). `total` counts every live session.
+   */
+  listEventSessions(args: {
+    eventId: string;
+    liveAfter: string;
+    cursor: string | null;
+    limit: number;
+  }): Promise<{ sessions: LiveSessionRecord[]; total: number; nextCursor: string | null }>;
 
   /** Counts one hit in a fixed window; RateLimited (with seconds to wait) when the window is full. */
   hitRateLimit(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<void>;
 
   /** Codes and events whose access state changed at or after `since`. */
   accessChangesSince(since: string): Promise<{ codes: CodeRecord[]; events: EventRecord[] }>;
+
+  /** Keeps an audit entry in its scope's log (an event's, or the console-wide one). */
+  putAuditEntry(entry: AuditEntry, scope: AuditScope): Promise<void>;
+  /** Newest first: one event's log, or (eventId null) every entry. InvalidCursor for a cursor it did not issue. */
+  listAuditEntries(args: { eventId: string | null; action: AuditAction | null; cursor: string | null; limit: number }): Promise<AuditPage>;
+  /** Removes an event's log (with the event). */
+  deleteAuditEntries(eventId: string): Promise<void>;
 
   revokeAdminSession(id: string, expiresAt: string): Promise<void>;
   isAdminSessionRevoked(id: string): Promise<boolean>;

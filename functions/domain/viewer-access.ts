@@ -26,6 +26,8 @@ const INVALID_PLAYBACK = 'Valid playback token required';
  * kept until then, does not pile up.
  */
 const LONG_LIVED_URL_MAX_SECONDS = 12 * 3600;
+/** Enough of a user agent to summarise it for admins. */
+const USER_AGENT_MAX = 300;
 
 /** Runs a rate-limit hit; a full window becomes the spec's 429 with `Retry-After`. */
 async function limit(store: Store, key: string, rule: { limit: number; windowSeconds: number }, now: Date, message: string) {
@@ -71,7 +73,7 @@ function validateError(problem: 'revoked' | 'inactive' | 'expired'): HttpError {
  */
 export async function validateCode(
   deps: AccessDeps,
-  input: { code: unknown; ip: string; playbackBaseUrl: string },
+  input: { code: unknown; ip: string; userAgent?: string; playbackBaseUrl: string },
 ) {
   const now = deps.now();
   const normalized = normalizeAccessCode(input.code);
@@ -91,7 +93,13 @@ export async function validateCode(
   const at = now.toISOString();
   const ended: EndedSession[] = code.endedSessions.filter((entry) => endedSessionMatters(entry, keepEndedAfter(now), at));
   if (code.session) ended.push(endOf(code.session, at));
-  const session = { id: randomId(24), startedAt: at, heartbeatAt: at };
+  const session = {
+    id: randomId(24),
+    startedAt: at,
+    heartbeatAt: at,
+    clientIp: input.ip,
+    ...(input.userAgent ? { userAgent: input.userAgent.slice(0, USER_AGENT_MAX) } : {}),
+  };
   try {
     await deps.store.claimSession({
       code: code.code,
@@ -137,7 +145,8 @@ function shortPlaybackUrl(
 
 async function playbackClaims(deps: AccessDeps, token: string | null, now: Date, allowExpired: boolean): Promise<PlaybackClaims> {
   const verified = token ? await verifyPlaybackToken(token, deps.config.signingKeys, now) : { ok: false as const };
-  if (!verified.ok) throw new HttpError(401, INVALID_PLAYBACK);
+  // A preview token is for the media only: no session of it to refresh, keep alive or release.
+  if (!verified.ok || verified.claims.prv) throw new HttpError(401, INVALID_PLAYBACK);
   if (verified.expired && !allowExpired) throw new HttpError(401, INVALID_PLAYBACK);
   return verified.claims;
 }
@@ -160,7 +169,7 @@ export async function refreshPlayback(deps: AccessDeps, token: string | null, pl
  */
 async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) {
   const verified = token ? await verifyPlaybackToken(token, deps.config.signingKeys, now) : { ok: false as const };
-  if (!verified.ok) throw new HttpError(401, INVALID_PLAYBACK);
+  if (!verified.ok || verified.claims.prv) throw new HttpError(401, INVALID_PLAYBACK);
   if (verified.expired) throw new HttpError(410, 'Access has expired');
   const claims = verified.claims;
   const [, code, event] = await Promise.all([
@@ -173,7 +182,9 @@ async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) 
   if (problem === 'expired') throw new HttpError(410, 'Access has expired');
   if (problem) throw new HttpError(403, 'Access has been revoked');
   if (code.session?.id !== claims.sid || !sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) {
-    throw new HttpError(401, INVALID_PLAYBACK);
+    // The player tells "an organiser ended your session" apart from other endings.
+    const byAdmin = code.endedSessions.some((ended) => ended.sessionId === claims.sid && ended.by === 'admin');
+    throw new HttpError(401, INVALID_PLAYBACK, byAdmin ? { extra: { endedBy: 'admin' } } : {});
   }
   return { code, event, claims };
 }

@@ -78,7 +78,9 @@ export class Api extends Construct {
         INGEST_RTMP_URL: props.ingestRtmpUrl,
         INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
         CLOUDFRONT_DISTRIBUTION_ID: props.distributionId,
+        // The site's origin (same-origin checks, watch links) and the preview player's HLS: one distribution.
         SITE_ORIGIN: props.playbackBaseUrl,
+        PLAYBACK_BASE_URL: props.playbackBaseUrl,
       },
       internal: {},
       'rtmp-callback': {},

@@ -9,7 +9,10 @@ import { EVENT_STATUS_LABELS } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, copyText, notify, rerender, tableWrap } from '../ui';
+import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
+import { previewPanel } from './preview';
+import { sessionsPanel } from './sessions';
 
 export async function renderEventDetail(
   main: HTMLElement,
@@ -28,6 +31,8 @@ export async function renderEventDetail(
   const obs = h('form', { className: 'card panel', 'aria-labelledby': 'obs-title', onsubmit: (e: Event) => e.preventDefault() });
   // Bumped by every action's refresh: a poll answer that started before it is stale and dropped.
   let generation = 0;
+  // Every change made on this page is in the event's audit log at once.
+  const audit = auditPanel(eventId);
   const refresh = async () => {
     generation += 1;
     const fresh = await act(null, () => adminApi.getEvent(eventId));
@@ -37,6 +42,7 @@ export async function renderEventDetail(
     rerender(figures, () => stats(event));
     rerender(obs, () => obsSettings(event, actions));
     rerender(encoder, () => encoderReport(event));
+    await act(null, audit.load);
   };
   // On-air state, figures and the encoder report change while the page is open. Only a part whose data
   // changed is redrawn, so a button is never swapped under a pointer; the OBS fields are left alone (a
@@ -98,20 +104,42 @@ export async function renderEventDetail(
       });
       if (!sure) return;
       const done = await act(button, () => adminApi.clearCache(eventId));
-      if (done) notify('Media cache cleared.');
+      if (!done) return;
+      notify('Media cache cleared.');
+      await act(null, audit.load);
     },
     refresh,
   };
 
-  const codes = can('codes:read') ? codesPanel(eventId, () => void refresh()) : null;
+  const changed = () => void refresh();
+  const codes = can('codes:read') ? codesPanel(eventId, changed) : null;
+  const sessions = can('codes:read')
+    ? sessionsPanel(eventId, changed, () => {
+        void act(null, () => adminApi.getEvent(eventId)).then((fresh) => {
+          if (!fresh || !current()) return;
+          event = fresh;
+          rerender(figures, () => stats(event));
+        });
+      })
+    : null;
   obs.hidden = event.ingest === null;
   encoder.hidden = event.ingest === null;
-  replaceChildren(main, h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')), head, figures, obs, encoder, codes?.element);
+  replaceChildren(
+    main,
+    h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')),
+    head,
+    figures,
+    h('div', { className: 'obs-preview' }, obs, can('stream:manage') && previewPanel(eventId, event.status)),
+    encoder,
+    sessions?.element,
+    codes?.element,
+    audit.element,
+  );
   rerender(head, () => header(event, actions));
   rerender(figures, () => stats(event));
   rerender(obs, () => obsSettings(event, actions));
   rerender(encoder, () => encoderReport(event));
-  await codes?.load();
+  await Promise.all([codes?.load(), sessions?.load(), audit.load()]);
 }
 
 interface Actions {
