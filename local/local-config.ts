@@ -18,6 +18,8 @@ export interface LocalConfig {
   apiPort: number;
   mediaPort: number;
   rtmpPort: number;
+  /** HLS segment length the ingest cuts (`INGEST_HLS_SEGMENT`, default 1 s: README "Latency"). */
+  segmentSeconds: number;
   /** LevelDB folder of the embedded DynamoDB; undefined keeps data in memory. */
   dynamoDir: string | undefined;
   /** Folder of the embedded S3 (HLS); undefined keeps objects in memory. */
@@ -95,6 +97,19 @@ function loadSecrets(dataDir: string | undefined, env: NodeJS.ProcessEnv): { sec
   return { secrets, printed };
 }
 
+function segmentSeconds(value: string | undefined): number {
+  if (value === undefined || value === '') return 1;
+  const ms = (() => {
+    try {
+      return parseDuration(value);
+    } catch (error) {
+      throw new Error(`INGEST_HLS_SEGMENT: ${(error as Error).message}`);
+    }
+  })();
+  if (ms < 500 || ms > 10_000) throw new Error(`INGEST_HLS_SEGMENT must be between 500ms and 10s, got "${value}"`);
+  return ms / 1000;
+}
+
 export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConfig> {
   const dataSetting = env.DATA_DIR || '.data';
   const dataDir = dataSetting === 'memory' ? undefined : resolve(dataSetting);
@@ -108,6 +123,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     apiPort: port(env.API_PORT, 3000, 'API_PORT'),
     mediaPort: port(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
     rtmpPort: port(env.RTMP_PORT, 1935, 'RTMP_PORT'),
+    segmentSeconds: segmentSeconds(env.INGEST_HLS_SEGMENT),
     dynamoDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
     s3Dir: dataDir ? join(dataDir, 's3') : undefined,
     tableName,

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     hls: {
       store: s3Store({ bucket: config.mediaBucket, forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }),
       ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg',
-      segmentSeconds: 2,
+      segmentSeconds: config.segmentSeconds,
       dvrWindowSeconds: config.dvrWindowMs / 1000,
       // Same variable as the ingest container's -hls-ladder: an adaptive ladder instead of copied codecs.
       ladder: parseLadder(process.env.INGEST_HLS_LADDER ?? ''),
@@ -59,8 +59,11 @@ async function main(): Promise<void> {
   });
   closers.push(ingest.close);
   const rtmpUrl = `${ingest.url}/live`;
-  // The OBS "Server" the admin console shows; with RTMP_PORT=0 only now is the port known.
-  process.env.INGEST_RTMP_URL ||= rtmpUrl;
+  // The OBS "Server" the console shows is the host the console was opened with (a streamer on another machine
+  // of the LAN needs that, not 127.0.0.1) on this port, unless INGEST_RTMP_URL names one; with RTMP_PORT=0
+  // only now is the port known.
+  process.env.INGEST_RTMP_PORT = new URL(ingest.url!).port;
+  process.env.INGEST_HLS_SEGMENT = `${config.segmentSeconds}s`;
 
   api.open();
   // The media server answers 503 until it has read the revocation feed once: only then is it ready.

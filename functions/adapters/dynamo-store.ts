@@ -11,9 +11,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountStore } from './dynamo-account-store';
 import { AccessRevoked, AlreadyExists, CodeInUse, LeaseHeld, NotFound, RateLimited, SessionGone } from '../domain/errors';
+import type { AuditEntry, AuditScope } from '../domain/audit-log';
 import { codeDenyUntil, endedSessionOf, endedSessionsToKeep, releaseNeedsEdge } from '../domain/edge-deny';
-import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, LiveSession } from '../domain/records';
+import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, LiveSession, PublishRefusal } from '../domain/records';
 import type { EventChanges, EventCounters, Store } from '../domain/store';
+import { auditKeysOf, listAuditEntries, putAuditEntry } from './dynamo-audit';
+import { liveSessionsPage } from './dynamo-sessions';
 import { CODE_SHARDS, FEED_SHARDS, tableSchema } from './table-schema';
 
 /** Deleted events stay as tombstones long enough for every poller and the edge to see the deactivation. */
@@ -249,6 +252,31 @@ export class DynamoStore extends DynamoAccountStore implements Store {
     return event;
   }
 
+  async appendPublishRefusal(id: string, refusal: PublishRefusal, keep: number): Promise<void> {
+    const event = await this.updateEventItem(
+      id,
+      'SET publishRefusals = list_append(if_not_exists(publishRefusals, :none), :one)',
+      {},
+      { ':none': [], ':one': [refusal] },
+    );
+    const all = event.publishRefusals ?? [];
+    if (all.length <= keep * 2) return;
+    // Trim only if nobody appended meanwhile (the append itself is atomic); a lost race leaves it to the next one.
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: eventKey(id),
+          UpdateExpression: 'SET publishRefusals = :kept',
+          ConditionExpression: 'size(publishRefusals) = :count',
+          ExpressionAttributeValues: { ':kept': all.slice(-keep), ':count': all.length },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
   async setEventLive(id: string, live: boolean, now: string): Promise<EventRecord> {
     return live
       ? this.updateEventItem(id, 'SET liveSince = :now, updatedAt = :now', {}, { ':now': now })
@@ -325,10 +353,14 @@ export class DynamoStore extends DynamoAccountStore implements Store {
   }
 
   async deleteCodes(codes: string[]): Promise<void> {
-    for (let i = 0; i < codes.length; i += 25) {
-      let requests = codes.slice(i, i + 25).map((code) => ({ DeleteRequest: { Key: codeKey(code) } }));
+    await this.deleteItems(codes.map(codeKey));
+  }
+
+  private async deleteItems(keys: Item[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 25) {
+      let requests = keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
       for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt > 8) throw new Error('could not delete all codes');
+        if (attempt > 8) throw new Error('could not delete all items');
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
         const { UnprocessedItems } = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.table]: requests } }));
         requests = (UnprocessedItems?.[this.table] ?? []) as typeof requests;
@@ -411,9 +443,11 @@ export class DynamoStore extends DynamoAccountStore implements Store {
       );
       const codes = ((page.Items ?? []) as Item[]).map((item) => item.code as string);
       scanned += codes.length;
-      for (const item of await this.getCodeItems(codes, ['code', 'tokenId', '#session'])) {
+      for (const item of await this.getCodeItems(codes, ['code', 'tokenId', 'label', 'isRevoked', '#session'])) {
         const session = item.session as LiveSession['session'] | null | undefined;
-        if (session && session.heartbeatAt >= args.staleBefore) sessions.push({ code: item.code as string, tokenId: item.tokenId as string, session });
+        // A revoked code's session is over whatever its last heartbeat says: the edge refuses it.
+        if (!session || session.heartbeatAt < args.staleBefore || item.isRevoked === true) continue;
+        sessions.push({ code: item.code as string, tokenId: item.tokenId as string, label: (item.label as string | undefined) ?? '', session });
       }
       key = page.LastEvaluatedKey as Item | undefined;
       if (!key) shard++;
@@ -580,15 +614,16 @@ export class DynamoStore extends DynamoAccountStore implements Store {
     }
   }
 
-  async releaseSession(args: { code: string; sessionId: string; now: string }): Promise<void> {
+  async releaseSession(args: Parameters<Store['releaseSession']>[0]): Promise<boolean> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const code = await this.getCode(args.code);
-      if (!code?.session || code.session.id !== args.sessionId) return;
+      if (!code?.session || code.session.id !== args.sessionId) return false;
       // A plain session's JWT simply expires: its release touches neither the feed nor the edge.
-      // One that holds a long-lived URL is remembered (and enters the feed) until that URL expires.
-      const toEdge = releaseNeedsEdge(code.session, args.now);
+      // One that holds a long-lived URL is remembered (and enters the feed) until that URL expires;
+      // one an admin ended is denied at the edge like a takeover, so the device stops at once.
+      const toEdge = args.by === 'admin' || releaseNeedsEdge(code.session, args.now);
       const ended = endedSessionsToKeep(code.endedSessions, args.now);
-      if (toEdge) ended.push(endedSessionOf(code.session, args.now));
+      if (toEdge) ended.push({ ...endedSessionOf(code.session, args.now), ...(args.by ? { by: args.by } : {}) });
       const values: Record<string, unknown> = { ':null': null, ':ended': ended, ':one': 1, ':expected': code.revision };
       if (toEdge) Object.assign(values, prefixed(feedKeys(args.now, codeKey(args.code).pk)));
       try {
@@ -602,11 +637,24 @@ export class DynamoStore extends DynamoAccountStore implements Store {
             ExpressionAttributeValues: values,
           }),
         );
-        return;
+        return true;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
     }
+    return false;
+  }
+
+  /** Built on `listLiveSessions`: every shard is walked, so the newest-first order and the count are exact. */
+  async listEventSessions(args: Parameters<Store['listEventSessions']>[0]) {
+    const live: LiveSession[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.listLiveSessions({ eventId: args.eventId, staleBefore: args.liveAfter, limit: 500, cursor });
+      live.push(...page.sessions);
+      cursor = page.cursor;
+    } while (cursor);
+    return liveSessionsPage(live, args);
   }
 
   async rateLimitRetryAfter(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<number | null> {
@@ -710,6 +758,18 @@ export class DynamoStore extends DynamoAccountStore implements Store {
       revoked: sum(totalItems, 'revoked'),
       presence: Math.max(0, sum(presence.flat(), 'viewers')),
     };
+  }
+
+  putAuditEntry(entry: AuditEntry, scope: AuditScope): Promise<void> {
+    return putAuditEntry(this.client, this.table, entry, scope);
+  }
+
+  listAuditEntries(args: Parameters<Store['listAuditEntries']>[0]) {
+    return listAuditEntries(this.client, this.table, args);
+  }
+
+  async deleteAuditEntries(eventId: string): Promise<void> {
+    await this.deleteItems(await auditKeysOf(this.client, this.table, eventId));
   }
 
   async revokeAdminSession(id: string, expiresAt: string): Promise<void> {

@@ -53,6 +53,8 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     mediaPort: positiveInteger(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
     ingestRtmpUrl: env.INGEST_RTMP_URL || null,
     siteOrigin: env.SITE_ORIGIN || null,
+    ingestRtmpPort: positiveInteger(env.INGEST_RTMP_PORT, 1935, 'INGEST_RTMP_PORT'),
+    segmentSeconds: segmentSeconds(env.INGEST_HLS_SEGMENT),
     signingKeys: parseSigningKeys(secrets.playbackSigningKeys),
     adminPasswordHash: secrets.adminPasswordHash,
     adminSessionSecret: secrets.adminSessionSecret,
@@ -72,6 +74,15 @@ function parseSecrets(raw: unknown): Secrets {
   }
   if (raw && typeof raw === 'object') parsedSecrets.set(raw, parsed.data);
   return parsed.data;
+}
+
+/** `1s`, `1.5s`, `500ms` or plain seconds, as the ingest's `-hls-segment` takes it. */
+function segmentSeconds(value: string | undefined): number {
+  if (value === undefined || value === '') return 1;
+  const match = /^\s*(\d+(?:\.\d+)?)(ms|s)?\s*$/.exec(value);
+  const seconds = match ? Number(match[1]) / (match[2] === 'ms' ? 1000 : 1) : NaN;
+  if (!(seconds > 0)) throw new Error(`configuration: INGEST_HLS_SEGMENT must be a duration such as 1s, got "${value}"`);
+  return seconds;
 }
 
 function positiveInteger(value: string | undefined, fallback: number, name: string): number {

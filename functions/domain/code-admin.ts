@@ -8,6 +8,7 @@ import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
 import { countRevocationPresence, type AccessDeps } from './viewer-access';
 import { tokenView, type TokenView } from './views';
+import { watchLink } from './watch-link';
 
 const COLLISION_RETRIES = 5;
 const WRITE_CONCURRENCY = 25;
@@ -94,11 +95,12 @@ export async function listAllCodes(deps: AccessDeps, query: Record<string, strin
   return { tokens: filterByStatus(perEvent.flat(), status) };
 }
 
-export async function exportCodesCsv(deps: AccessDeps, eventId: string): Promise<string> {
+/** The spec's five columns first and in order, then each code's watch link. */
+export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string): Promise<string> {
   const { tokens } = await listEventCodes(deps, eventId, {});
   return toCsv(
-    ['code', 'label', 'status', 'createdAt', 'expiresAt'],
-    tokens.map((token) => [token.code, token.label, token.status, token.createdAt, token.expiresAt]),
+    ['code', 'label', 'status', 'createdAt', 'expiresAt', 'link'],
+    tokens.map((token) => [token.code, token.label, token.status, token.createdAt, token.expiresAt, watchLink(viewerUrl, token.code)]),
   );
 }
 
@@ -111,12 +113,15 @@ export async function setCodeRevoked(deps: AccessDeps, tokenId: string, revoked:
   return tokenView(code, event, deps.now());
 }
 
-/** Revokes every listed token that exists; `revoked` counts those that were not revoked before. */
+/**
+ * Revokes every listed token that exists; `revoked` counts those that were
+ * not revoked before, `changed` lists them (for the audit log).
+ */
 export async function bulkRevoke(deps: AccessDeps, body: unknown) {
   const { tokenIds } = parseInput(bulkRevokeInput, body);
   const at = deps.now();
   const now = at.toISOString();
-  let revoked = 0;
+  const changed: CodeRecord[] = [];
   const unique = [...new Set(tokenIds)];
   for (let i = 0; i < unique.length; i += WRITE_CONCURRENCY) {
     await Promise.all(
@@ -124,7 +129,7 @@ export async function bulkRevoke(deps: AccessDeps, body: unknown) {
         try {
           const after = await deps.store.setCodeRevoked(id, true, now);
           if (after.revokedChangedAt !== now) return;
-          revoked++;
+          changed.push(after);
           await countRevocationPresence(deps, after, at);
         } catch (error) {
           if (!(error instanceof NotFound)) throw error;
@@ -132,5 +137,5 @@ export async function bulkRevoke(deps: AccessDeps, body: unknown) {
       }),
     );
   }
-  return { revoked };
+  return { revoked: changed.length, changed };
 }

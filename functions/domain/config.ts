@@ -7,6 +7,10 @@ export interface AppConfig {
   mediaPort: number;
   /** OBS "Server" shown to admins, e.g. `rtmp://ingest.example.com/live`. */
   ingestRtmpUrl: string | null;
+  /** Without `ingestRtmpUrl`: the console's own host on this port (local mode: whatever address the admin used). */
+  ingestRtmpPort: number;
+  /** The ingest's HLS segment length (`INGEST_HLS_SEGMENT`, default 1 s); OBS's keyframe interval should match it. */
+  segmentSeconds: number;
   signingKeys: SigningKeys;
   adminPasswordHash: string;
   adminSessionSecret: string;

@@ -27,3 +27,5 @@ export class RateLimited extends DomainError {
     super('rate limited');
   }
 }
+/** A paging cursor that the store did not issue (or issued for another listing). */
+export class InvalidCursor extends DomainError {}

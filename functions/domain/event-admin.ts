@@ -7,6 +7,7 @@ import { randomId, randomString } from './random';
 import type { CodeRecord, EventRecord } from './records';
 import type { EventChanges } from './store';
 import { adminEventView } from './views';
+import { ingestReportView, retireIngestKey } from './stream-reports';
 
 const INGEST_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -75,7 +76,9 @@ export async function setEventFlag(deps: AccessDeps, id: string, flag: 'active' 
 }
 
 export async function rotateIngestKey(deps: AccessDeps, id: string, ingestServer: string) {
-  const event = await orNotFound(deps.store.updateEvent(id, { ingestKey: newIngestKey() }, deps.now().toISOString()));
+  const current = await requireEvent(deps, id);
+  const changes = { ingestKey: newIngestKey(), retiredIngestKeyHashes: retireIngestKey(current) };
+  const event = await orNotFound(deps.store.updateEvent(id, changes, deps.now().toISOString()));
   return eventDetails(deps, event, ingestServer);
 }
 
@@ -103,7 +106,13 @@ export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestS
     ...adminEventView(event),
     status: eventStatus(event, now),
     stats: await codeStats(deps, event, now),
-    ingest: { server: ingestServer, streamKey: `${event.id}?token=${event.ingestKey}` },
+    ingest: {
+      server: ingestServer,
+      streamKey: `${event.id}?token=${event.ingestKey}`,
+      // OBS takes whole seconds; a keyframe at least every segment lets the ingest cut segments on time.
+      keyframeIntervalSeconds: Math.max(1, Math.floor(deps.config.segmentSeconds)),
+      ...ingestReportView(event),
+    },
   };
 }
 

@@ -7,6 +7,10 @@ export const PLAYBACK_ISSUER = 'stagedoor';
 export const PLAYBACK_AUDIENCE = 'stagedoor-playback';
 /** Lifetime of a playback JWT. The player refreshes at 80 %, so 8 refreshes an hour stay under the 12/hour limit. */
 export const PLAYBACK_TOKEN_TTL_SECONDS = 600;
+/** Lifetime of an admin's preview token; the console asks for a new one before it runs out. */
+export const PREVIEW_TOKEN_TTL_SECONDS = 300;
+/** The `code` claim of a preview token: lower case, so it can never be an access code. */
+export const PREVIEW_CODE = 'preview';
 
 export interface PlaybackClaims {
   iss: typeof PLAYBACK_ISSUER;
@@ -19,6 +23,11 @@ export interface PlaybackClaims {
   sid: string;
   /** Path prefix the token opens, `/streams/<eventId>/`. */
   path: string;
+  /**
+   * Set on an admin's preview token: the edge plays it like any other, while
+   * refresh, heartbeat, release and the RTMP play check refuse it.
+   */
+  prv?: true;
   iat: number;
   nbf: number;
   exp: number;

@@ -4,6 +4,7 @@ import {
   PLAYBACK_AUDIENCE,
   PLAYBACK_ISSUER,
   PLAYBACK_TOKEN_TTL_SECONDS,
+  PREVIEW_TOKEN_TTL_SECONDS,
   streamPathOf,
   type PlaybackClaims,
 } from './playback-claims';
@@ -12,6 +13,8 @@ export interface PlaybackGrant {
   code: string;
   eventId: string;
   sessionId: string;
+  /** An admin's preview: marked in the claims, shorter-lived. */
+  preview?: boolean;
 }
 
 export async function signPlaybackToken(
@@ -20,20 +23,22 @@ export async function signPlaybackToken(
   now: Date,
 ): Promise<{ token: string; expiresIn: number }> {
   const iat = Math.floor(now.getTime() / 1000);
+  const lifetime = grant.preview ? PREVIEW_TOKEN_TTL_SECONDS : PLAYBACK_TOKEN_TTL_SECONDS;
   const token = await new SignJWT({
     code: grant.code,
     eid: grant.eventId,
     sid: grant.sessionId,
     path: streamPathOf(grant.eventId),
+    ...(grant.preview ? { prv: true } : {}),
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: keys.activeKid })
     .setIssuer(PLAYBACK_ISSUER)
     .setAudience(PLAYBACK_AUDIENCE)
     .setIssuedAt(iat)
     .setNotBefore(iat)
-    .setExpirationTime(iat + PLAYBACK_TOKEN_TTL_SECONDS)
+    .setExpirationTime(iat + lifetime)
     .sign(keys.keys.get(keys.activeKid)!);
-  return { token, expiresIn: PLAYBACK_TOKEN_TTL_SECONDS };
+  return { token, expiresIn: lifetime };
 }
 
 export type VerifiedPlayback =
@@ -68,6 +73,7 @@ export async function verifyPlaybackToken(token: string, keys: SigningKeys, now:
     typeof claims.code !== 'string' ||
     typeof claims.eid !== 'string' ||
     typeof claims.sid !== 'string' ||
+    (claims.prv !== undefined && claims.prv !== true) ||
     claims.path !== streamPathOf(claims.eid)
   ) {
     return { ok: false };

@@ -22,10 +22,34 @@ export interface EventRecord {
   liveSince: string | null;
   /** When the last publish ended. */
   lastLiveEndedAt: string | null;
+  /** The latest publisher's video as the ingest measured it (absent before the first measurement). */
+  ingestVideo?: IngestVideo | null;
+  /** Refused publish attempts, oldest first; trimmed by the store (see `appendPublishRefusal`). */
+  publishRefusals?: PublishRefusal[];
+  /** SHA-256 (hex) of the last few replaced ingest keys: a publish with one is "rotated key", not "wrong key". */
+  retiredIngestKeyHashes?: string[];
   /** The ingest process that holds the event's publish lease (absent on events never leased). */
   leaseHolder?: string | null;
   /** Until when the lease holds unless renewed; an expired lease means the holder died mid-show. */
   leaseExpiresAt?: string | null;
+}
+
+export interface IngestVideo {
+  /** Longest gap between keyframes seen recently. */
+  keyframeIntervalSeconds: number;
+  frameRate: number;
+  /** The ingest's segment length: segments can only be cut at keyframes. */
+  segmentSeconds: number;
+  measuredAt: string;
+}
+
+export type PublishRefusalReason = 'no-key' | 'wrong-key' | 'rotated-key' | 'event-inactive' | 'already-publishing';
+
+export interface PublishRefusal {
+  at: string;
+  reason: PublishRefusalReason;
+  /** The publisher's `<ip>:<port>` as the ingest saw it. */
+  remoteAddr: string;
 }
 
 export interface PlaybackSession {
@@ -34,6 +58,9 @@ export interface PlaybackSession {
   heartbeatAt: string;
   /** Set once the session was handed a long-lived playback URL: until when that URL could work. */
   longLivedUntil?: string;
+  /** The device's address and browser when it validated (shown to admins; absent on older sessions). */
+  clientIp?: string;
+  userAgent?: string;
 }
 
 export interface EndedSession {
@@ -41,6 +68,16 @@ export interface EndedSession {
   endedAt: string;
   /** Carried over from the session: its end must reach the edge and stay there until then. */
   longLivedUntil?: string;
+  /** Set when an admin ended it, so the player can say so. */
+  by?: 'admin';
+}
+
+/** A code's live playback session, as the admin's sessions list shows it. */
+export interface LiveSessionRecord {
+  session: PlaybackSession;
+  tokenId: string;
+  code: string;
+  label: string;
 }
 
 export interface CodeRecord {
@@ -76,6 +113,7 @@ export type CodeSummary = Pick<
 export interface LiveSession {
   code: string;
   tokenId: string;
+  label: string;
   session: PlaybackSession;
 }
 

@@ -7,6 +7,8 @@ import { HttpError } from './http-error';
 import { parseInput, recordId } from './inputs';
 import { verifyPlaybackToken } from './playback-token';
 import type { AccessDeps } from './viewer-access';
+import { keyRefusalReason, recordRefusal } from './stream-reports';
+import type { PublishRefusalReason } from './records';
 
 /** The RTMP server's callback body (spec/rtmp-auth.md), plus `recheck` that our ingest adds when it re-asks for a live session. */
 const rtmpAuthInput = z.object({
@@ -43,15 +45,24 @@ export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<Rt
   const deny = () => new HttpError(403, DENIED);
   if (input.app !== RTMP_APP || !recordId.safeParse(input.stream_name).success) throw deny();
   const event = await deps.store.getEvent(input.stream_name);
-  if (!event || !event.isActive) throw deny();
+  if (!event) throw deny();
   if (input.action === 'publish') {
-    if (!input.token || !secretsEqual(input.token, event.ingestKey)) throw deny();
+    // Refused publishes are kept on the event (the answer stays the same): OBS shows only a generic error, the
+    // event page says why. A failed write of that log must not change the answer.
+    const refuse = async (reason: PublishRefusalReason) => {
+      await recordRefusal(deps.store, event.id, reason, input.remote_addr, deps.now()).catch(() => undefined);
+      return deny();
+    };
+    if (!event.isActive) throw await refuse('event-inactive');
+    if (!input.token || !secretsEqual(input.token, event.ingestKey)) throw await refuse(keyRefusalReason(event, input.token));
     return { ok: true };
   }
+  if (!event.isActive) throw deny();
   const now = deps.now();
   const verified = input.token ? await verifyPlaybackToken(input.token, deps.config.signingKeys, now) : null;
   // A recheck re-asks with the token the player connected with; it has usually expired by then, the session has not.
-  if (!verified?.ok || (verified.expired && !input.recheck) || verified.claims.eid !== event.id) throw deny();
+  // Preview tokens are for the console's HLS preview only.
+  if (!verified?.ok || (verified.expired && !input.recheck) || verified.claims.prv || verified.claims.eid !== event.id) throw deny();
   if (now.toISOString() >= accessEndsAt(event)) throw deny();
   try {
     await deps.store.heartbeat({

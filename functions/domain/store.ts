@@ -1,8 +1,20 @@
 import type { AccountStore } from './account-store';
-import type { CodeAccessState, CodeRecord, CodeSummary, EndedSession, EventAccessState, EventRecord, LiveSession, PlaybackSession } from './records';
+import type { AuditAction, AuditEntry, AuditPage, AuditScope } from './audit-log';
+import type {
+  CodeAccessState,
+  CodeRecord,
+  CodeSummary,
+  EndedSession,
+  EventAccessState,
+  EventRecord,
+  LiveSession,
+  LiveSessionRecord,
+  PlaybackSession,
+  PublishRefusal,
+} from './records';
 
 export type EventChanges = Partial<
-  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey'>
+  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo'>
 >;
 
 /** Sharded counters of an event, kept by the store as codes are redeemed and revoked, and by the domain for presence. */
@@ -30,6 +42,8 @@ export interface Store extends AccountStore {
   updateEvent(id: string, changes: EventChanges, now: string): Promise<EventRecord>;
   /** Sets `isActive` and copies it to every code of the event. Throws NotFound. */
   setEventActive(id: string, active: boolean, now: string): Promise<EventRecord>;
+  /** Appends atomically; keeps at least the last `keep` (older ones are trimmed now and then). Throws NotFound. */
+  appendPublishRefusal(id: string, refusal: PublishRefusal, keep: number): Promise<void>;
   /** Throws NotFound. */
   setEventLive(id: string, live: boolean, now: string): Promise<EventRecord>;
   /**
@@ -89,10 +103,24 @@ export interface Store extends AccountStore {
    */
   markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void>;
   /**
-   * Ends the session if it is still the code's; no error when it is gone already. Only a session
-   * holding a long-lived URL is remembered in `endedSessions` and enters the access feed.
+   * Ends the session if it is still the code's; no error when it is gone already. True when this
+   * call ended it. A plain release is not remembered (its JWT simply expires); a session ended by an
+   * admin (`by: 'admin'`), like a takeover, or one holding a long-lived URL is kept in
+   * `endedSessions` and enters the access feed until the edge may forget it.
    */
-  releaseSession(args: { code: string; sessionId: string; now: string }): Promise<void>;
+  releaseSession(args: { code: string; sessionId: string; now: string; by?: 'admin' }): Promise<boolean>;
+
+  /**
+   * An event's live sessions (heartbeat after `liveAfter`, code not revoked), newest start
+   * first, `limit` per page; `cursor` is the previous page's `nextCursor`
+   * (InvalidCursor when it is not one). `total` counts every live session.
+   */
+  listEventSessions(args: {
+    eventId: string;
+    liveAfter: string;
+    cursor: string | null;
+    limit: number;
+  }): Promise<{ sessions: LiveSessionRecord[]; total: number; nextCursor: string | null }>;
 
   /** Counts one hit in a fixed window; RateLimited (with seconds to wait) when the window is full. */
   hitRateLimit(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<void>;
@@ -107,6 +135,13 @@ export interface Store extends AccountStore {
   /** Adds `delta` to the event's presence in the time bucket of `at` (`seed` spreads writes over shards). Best effort. */
   countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void>;
   eventCounters(args: { eventId: string; presenceSince: string }): Promise<EventCounters>;
+
+  /** Keeps an audit entry in its scope's log (an event's, or the console-wide one). */
+  putAuditEntry(entry: AuditEntry, scope: AuditScope): Promise<void>;
+  /** Newest first: one event's log, or (eventId null) every entry. InvalidCursor for a cursor it did not issue. */
+  listAuditEntries(args: { eventId: string | null; action: AuditAction | null; cursor: string | null; limit: number }): Promise<AuditPage>;
+  /** Removes an event's log (with the event). */
+  deleteAuditEntries(eventId: string): Promise<void>;
 
   revokeAdminSession(id: string, expiresAt: string): Promise<void>;
   isAdminSessionRevoked(id: string): Promise<boolean>;

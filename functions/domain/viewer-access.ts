@@ -35,6 +35,8 @@ const tooMany = (message: string, retryAfterSeconds: number) =>
  * kept until then, does not pile up.
  */
 const LONG_LIVED_URL_MAX_SECONDS = 12 * 3600;
+/** Enough of a user agent to summarise it for admins. */
+const USER_AGENT_MAX = 300;
 
 /** Runs a rate-limit hit; a full window becomes the spec's 429 with `Retry-After`. */
 async function limit(store: Store, key: string, rule: { limit: number; windowSeconds: number }, now: Date, message: string) {
@@ -107,7 +109,7 @@ function validateError(problem: 'revoked' | 'inactive' | 'expired'): HttpError {
  */
 export async function validateCode(
   deps: AccessDeps,
-  input: { code: unknown; ip: string; playbackBaseUrl: string },
+  input: { code: unknown; ip: string; userAgent?: string; playbackBaseUrl: string },
 ) {
   const now = deps.now();
   const normalized = normalizeAccessCode(input.code);
@@ -130,7 +132,13 @@ export async function validateCode(
   // A session still on the code timed out: another device takes over, and the edge must deny it.
   const ended: EndedSession[] = endedSessionsToKeep(code.endedSessions, at);
   if (code.session) ended.push(endedSessionOf(code.session, at));
-  const session = { id: randomId(24), startedAt: at, heartbeatAt: at };
+  const session = {
+    id: randomId(24),
+    startedAt: at,
+    heartbeatAt: at,
+    clientIp: input.ip,
+    ...(input.userAgent ? { userAgent: input.userAgent.slice(0, USER_AGENT_MAX) } : {}),
+  };
   try {
     await deps.store.claimSession({
       code: code.code,
@@ -180,7 +188,8 @@ function shortPlaybackUrl(
 
 async function playbackClaims(deps: AccessDeps, token: string | null, now: Date, allowExpired: boolean): Promise<PlaybackClaims> {
   const verified = token ? await verifyPlaybackToken(token, deps.config.signingKeys, now) : { ok: false as const };
-  if (!verified.ok) throw new HttpError(401, INVALID_PLAYBACK);
+  // A preview token is for the media only: no session of it to refresh, keep alive or release.
+  if (!verified.ok || verified.claims.prv) throw new HttpError(401, INVALID_PLAYBACK);
   if (verified.expired && !allowExpired) throw new HttpError(401, INVALID_PLAYBACK);
   return verified.claims;
 }
@@ -206,7 +215,7 @@ export async function refreshPlayback(deps: AccessDeps, token: string | null, pl
  */
 async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) {
   const verified = token ? await verifyPlaybackToken(token, deps.config.signingKeys, now) : { ok: false as const };
-  if (!verified.ok) throw new HttpError(401, INVALID_PLAYBACK);
+  if (!verified.ok || verified.claims.prv) throw new HttpError(401, INVALID_PLAYBACK);
   if (verified.expired) throw new HttpError(410, 'Access has expired');
   const claims = verified.claims;
   const [, code, event] = await Promise.all([
@@ -219,7 +228,9 @@ async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) 
   if (problem === 'expired') throw new HttpError(410, 'Access has expired');
   if (problem) throw new HttpError(403, 'Access has been revoked');
   if (code.session?.id !== claims.sid || !sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) {
-    throw new HttpError(401, INVALID_PLAYBACK);
+    // The player tells "an organiser ended your session" apart from other endings.
+    const byAdmin = code.endedSessions.some((ended) => ended.sessionId === claims.sid && ended.by === 'admin');
+    throw new HttpError(401, INVALID_PLAYBACK, byAdmin ? { extra: { endedBy: 'admin' } } : {});
   }
   return { code, event, claims };
 }

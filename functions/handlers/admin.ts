@@ -2,9 +2,13 @@ import { areaHandler } from '../http/area-handler';
 import type { ApiRequest } from '../http/api-types';
 import { auditAccount } from '../http/account-audit';
 import { clearedCookie } from '../http/admin-cookie';
-import { cookie, requestOrigin } from '../http/request-info';
+import { clientIp, cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { mediaCache } from '../http/media-cache';
+import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
+import { listAudit, recordAudit, type AuditAction } from '../domain/audit-log';
+import { issuePreview } from '../domain/preview';
+import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
 import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
 import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/code-admin';
 import {
@@ -18,16 +22,53 @@ import {
   updateEvent,
 } from '../domain/event-admin';
 import { HttpError } from '../domain/http-error';
+import { updateEventInput } from '../domain/inputs';
 import { allows } from '../domain/roles';
 import { adminEventView } from '../domain/views';
 import { accountRoutes } from './admin-accounts';
 
-/** The OBS "Server": `INGEST_RTMP_URL`, else the API's host on the standard RTMP port. */
+/**
+ * The OBS "Server": `INGEST_RTMP_URL`, else the host the console was opened with on `INGEST_RTMP_PORT`, so a
+ * streamer on another machine gets an address that reaches this one (not 127.0.0.1).
+ */
 function ingestServer({ app, event }: ApiRequest): string {
-  return app.config.ingestRtmpUrl ?? `rtmp://${requestOrigin(event).hostname}:1935/live`;
+  return app.config.ingestRtmpUrl ?? `rtmp://${requestOrigin(event).hostname}:${app.config.ingestRtmpPort}/live`;
 }
 
 const id = (request: ApiRequest) => request.params.id ?? '';
+
+/** Records an admin action that changed something, with the signed-in account and the client's address. */
+function audit(
+  request: ApiRequest,
+  action: AuditAction,
+  eventId: string | null,
+  target: string,
+  details?: Record<string, unknown>,
+) {
+  const { app, event, account } = request;
+  return recordAudit(app, {
+    action,
+    eventId,
+    target,
+    actor: account!.username,
+    clientIp: clientIp(event, app.config.originVerifySecret),
+    ...(details ? { details } : {}),
+  });
+}
+
+const TRANSITION_ACTIONS = {
+  activate: ['active', true, 'event.activate'],
+  deactivate: ['active', false, 'event.deactivate'],
+  archive: ['archived', true, 'event.archive'],
+  unarchive: ['archived', false, 'event.unarchive'],
+} as const;
+
+async function transition(request: ApiRequest, name: keyof typeof TRANSITION_ACTIONS) {
+  const [flag, value, action] = TRANSITION_ACTIONS[name];
+  const event = await setEventFlag(request.app, id(request), flag, value);
+  await audit(request, action, event.id, event.title);
+  return json(200, event);
+}
 
 export const handler = areaHandler('admin', {
   ...accountRoutes,
@@ -47,32 +88,73 @@ export const handler = areaHandler('admin', {
     const events = await app.store.listEvents();
     return json(200, { events: events.map(adminEventView) });
   },
-  'POST /api/admin/events': async ({ app, body }) => json(201, await createEvent(app, body)),
+  'POST /api/admin/events': async (request) => {
+    const event = await createEvent(request.app, request.body);
+    await audit(request, 'event.create', event.id, event.title);
+    return json(201, event);
+  },
   'GET /api/admin/events/{id}': async (request) => {
     const details = await eventDetails(request.app, await requireEvent(request.app, id(request)), ingestServer(request));
     // The stream key lets anyone publish to the event: only roles that run the stream see it.
     return json(200, allows(request.account!.role, 'stream:manage') ? details : { ...details, ingest: null });
   },
-  'PUT /api/admin/events/{id}': async (request) => json(200, await updateEvent(request.app, id(request), request.body)),
+  'PUT /api/admin/events/{id}': async (request) => {
+    const event = await updateEvent(request.app, id(request), request.body);
+    const fields = Object.keys((request.body ?? {}) as object).filter((field) => field in updateEventInput.shape);
+    await audit(request, 'event.update', event.id, event.title, { fields });
+    return json(200, event);
+  },
   'DELETE /api/admin/events/{id}': async (request) => {
-    await orNotFound(request.app.store.deleteEvent(id(request), request.app.now().toISOString()));
+    const event = await requireEvent(request.app, id(request));
+    await orNotFound(request.app.store.deleteEvent(event.id, request.app.now().toISOString()));
+    // The deletion itself stays in the console-wide log; the event's own log goes with the event.
+    await audit(request, 'event.delete', event.id, event.title);
+    await request.app.store.deleteAuditEntries(event.id);
     return json(200, { deleted: true });
   },
-  'PATCH /api/admin/events/{id}/activate': async (request) => json(200, await setEventFlag(request.app, id(request), 'active', true)),
-  'PATCH /api/admin/events/{id}/deactivate': async (request) => json(200, await setEventFlag(request.app, id(request), 'active', false)),
-  'PATCH /api/admin/events/{id}/archive': async (request) => json(200, await setEventFlag(request.app, id(request), 'archived', true)),
-  'PATCH /api/admin/events/{id}/unarchive': async (request) => json(200, await setEventFlag(request.app, id(request), 'archived', false)),
-  'POST /api/admin/events/{id}/ingest-key': async (request) => json(200, await rotateIngestKey(request.app, id(request), ingestServer(request))),
+  'PATCH /api/admin/events/{id}/activate': (request) => transition(request, 'activate'),
+  'PATCH /api/admin/events/{id}/deactivate': (request) => transition(request, 'deactivate'),
+  'PATCH /api/admin/events/{id}/archive': (request) => transition(request, 'archive'),
+  'PATCH /api/admin/events/{id}/unarchive': (request) => transition(request, 'unarchive'),
+  'POST /api/admin/events/{id}/ingest-key': async (request) => {
+    const details = await rotateIngestKey(request.app, id(request), ingestServer(request));
+    await audit(request, 'ingest-key.rotate', details.id, details.title);
+    return json(200, details);
+  },
   'DELETE /api/admin/events/{id}/cache': async (request) => {
-    await requireEvent(request.app, id(request));
+    const event = await requireEvent(request.app, id(request));
     const cache = mediaCache();
     if (!cache) throw new HttpError(503, 'Media cache clearing is not configured');
-    await cache.clear(id(request));
+    await cache.clear(event.id);
+    await audit(request, 'cache.clear', event.id, event.title);
     return json(200, { cleared: true });
   },
+  'POST /api/admin/events/{id}/preview': async (request) =>
+    json(200, await issuePreview(request.app, id(request), playbackBaseUrl(request))),
+  'GET /api/admin/events/{id}/sessions': async (request) => json(200, await listSessions(request.app, id(request), request.query)),
+  'POST /api/admin/events/{id}/sessions/end': async (request) => {
+    const result = await endSession(request.app, id(request), request.body);
+    await audit(request, 'session.end', id(request), result.code, { sessionId: result.sessionId, label: result.label });
+    return json(200, result);
+  },
+  'POST /api/admin/events/{id}/sessions/end-all': async (request) => {
+    const result = await endAllSessions(request.app, id(request));
+    await audit(request, 'sessions.end-all', id(request), `${result.ended} session${result.ended === 1 ? '' : 's'}`, { ended: result.ended });
+    return json(200, result);
+  },
+  'GET /api/admin/events/{id}/audit': async (request) => {
+    await requireEvent(request.app, id(request));
+    return json(200, await listAudit(request.app, id(request), request.query));
+  },
+  'GET /api/admin/audit': async ({ app, query }) => json(200, await listAudit(app, null, query)),
 
   'GET /api/admin/events/{id}/tokens': async (request) => json(200, await listEventCodes(request.app, id(request), request.query)),
-  'POST /api/admin/events/{id}/tokens': async (request) => json(201, await generateCodes(request.app, id(request), request.body)),
+  'POST /api/admin/events/{id}/tokens': async (request) => {
+    const result = await generateCodes(request.app, id(request), request.body);
+    const label = result.tokens[0]?.label ?? '';
+    await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { count: result.count, label });
+    return json(201, result);
+  },
   'GET /api/admin/events/{id}/tokens/export': async (request) => ({
     statusCode: 200,
     headers: {
@@ -80,10 +162,29 @@ export const handler = areaHandler('admin', {
       'content-disposition': `attachment; filename="${id(request)}-codes.csv"`,
       'cache-control': 'no-store',
     },
-    body: await exportCodesCsv(request.app, id(request)),
+    body: await exportCodesCsv(request.app, id(request), viewerUrl(request)),
   }),
   'GET /api/admin/tokens': async ({ app, query }) => json(200, await listAllCodes(app, query)),
-  'POST /api/admin/tokens/bulk-revoke': async ({ app, body }) => json(200, await bulkRevoke(app, body)),
-  'PATCH /api/admin/tokens/{id}/revoke': async (request) => json(200, await setCodeRevoked(request.app, id(request), true)),
-  'PATCH /api/admin/tokens/{id}/unrevoke': async (request) => json(200, await setCodeRevoked(request.app, id(request), false)),
+  'POST /api/admin/tokens/bulk-revoke': async (request) => {
+    const { revoked, changed } = await bulkRevoke(request.app, request.body);
+    // One entry per event, so each event's log shows its own codes.
+    const byEvent = new Map<string, typeof changed>();
+    for (const code of changed) byEvent.set(code.eventId, [...(byEvent.get(code.eventId) ?? []), code]);
+    for (const [eventId, codes] of byEvent) {
+      await audit(request, 'codes.bulk-revoke', eventId, `${codes.length} code${codes.length === 1 ? '' : 's'}`, {
+        codes: codes.map((code) => code.code),
+      });
+    }
+    return json(200, { revoked });
+  },
+  'PATCH /api/admin/tokens/{id}/revoke': async (request) => {
+    const token = await setCodeRevoked(request.app, id(request), true);
+    await audit(request, 'code.revoke', token.eventId, token.code);
+    return json(200, token);
+  },
+  'PATCH /api/admin/tokens/{id}/unrevoke': async (request) => {
+    const token = await setCodeRevoked(request.app, id(request), false);
+    await audit(request, 'code.unrevoke', token.eventId, token.code);
+    return json(200, token);
+  },
 });

@@ -1,6 +1,6 @@
 import { areaHandler } from '../http/area-handler';
-import type { ApiRequest } from '../http/api-types';
-import { bearerToken, clientIp, requestOrigin } from '../http/request-info';
+import { bearerToken, clientIp, header } from '../http/request-info';
+import { playbackBaseUrl } from '../http/public-urls';
 import { json } from '../http/responses';
 import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
 import { eventStatus } from '../domain/event-status';
@@ -10,13 +10,6 @@ import { HttpError } from '../domain/http-error';
 /** How long shared caches may keep an event status: the player polls every 5 s near the start. */
 export const STATUS_SHARED_CACHE_SECONDS = 5;
 
-/** `PLAYBACK_BASE_URL` in AWS (the CloudFront host); locally the request's host on the media port (spec rule 1). */
-function playbackBaseUrl({ app, event }: ApiRequest): string {
-  if (app.config.playbackBaseUrl) return app.config.playbackBaseUrl;
-  const { proto, hostname } = requestOrigin(event);
-  return `${proto}://${hostname}:${app.config.mediaPort}`;
-}
-
 export const handler = areaHandler('public', {
   'POST /api/tokens/validate': async (request) => {
     const body = request.body as { code?: unknown } | undefined;
@@ -25,6 +18,7 @@ export const handler = areaHandler('public', {
       await validateCode(request.app, {
         code: body?.code,
         ip: clientIp(request.event, request.app.config.originVerifySecret),
+        userAgent: header(request.event, 'user-agent'),
         playbackBaseUrl: playbackBaseUrl(request),
       }),
     );

@@ -47,6 +47,12 @@ export const routeTable: RouteSpec[] = [
   route('PATCH', '/api/admin/events/{id}/unarchive', 'admin', 'admin', 'events:edit'),
   route('POST', '/api/admin/events/{id}/ingest-key', 'admin', 'admin', 'stream:manage'),
   route('DELETE', '/api/admin/events/{id}/cache', 'admin', 'admin', 'stream:manage'),
+  route('POST', '/api/admin/events/{id}/preview', 'admin', 'admin', 'stream:manage'),
+  route('GET', '/api/admin/events/{id}/sessions', 'admin', 'admin', 'codes:read'),
+  route('POST', '/api/admin/events/{id}/sessions/end', 'admin', 'admin', 'codes:manage'),
+  route('POST', '/api/admin/events/{id}/sessions/end-all', 'admin', 'admin', 'codes:manage'),
+  route('GET', '/api/admin/events/{id}/audit', 'admin', 'admin', 'events:read'),
+  route('GET', '/api/admin/audit', 'admin', 'admin', 'events:read'),
   route('GET', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:read'),
   route('POST', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/events/{id}/tokens/export', 'admin', 'admin', 'codes:manage'),
@@ -66,6 +72,8 @@ export const routeTable: RouteSpec[] = [
 
   route('GET', '/api/revocations', 'internal', 'internal'),
   route('POST', '/api/internal/streams/{eventId}/live', 'internal', 'internal'),
+  route('POST', '/api/internal/streams/{eventId}/video', 'internal', 'internal'),
+  route('POST', '/api/internal/streams/{eventId}/refusals', 'internal', 'internal'),
   route('POST', '/api/internal/streams/{eventId}/lease', 'internal', 'internal'),
   // The RTMP server's callback: our ingest sends the internal key with the spec's JSON body.
   route('POST', '/api/internal/rtmp-auth', 'rtmp-callback', 'internal'),

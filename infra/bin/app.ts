@@ -8,6 +8,7 @@
  *   priceClass (PriceClass_100 | PriceClass_200 | PriceClass_All; default PriceClass_100),
  *   rtmpsOnly (false; needs ingestCertificateArn), rtmpPlay (false),
  *   operatorConcurrency (reserved Lambda concurrency per operator function; none by default).
+ *   hlsSegmentSeconds (1; 1–10, the HLS segment length: latency against request count, README "Latency").
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -48,6 +49,7 @@ const config: StagedoorConfig = {
   rtmpsOnly: flag('rtmpsOnly'),
   rtmpPlay: flag('rtmpPlay'),
   operatorConcurrency: number('operatorConcurrency'),
+  hlsSegmentSeconds: number('hlsSegmentSeconds'),
 };
 if (Boolean(config.domainName) !== Boolean(config.certificateArn)) {
   throw new Error('context domainName and certificateArn go together (the certificate must be in us-east-1)');
@@ -57,6 +59,9 @@ if (config.priceClass && !Object.values(cloudfront.PriceClass).includes(config.p
 }
 if (config.rtmpsOnly && !config.ingestCertificateArn) {
   throw new Error('context rtmpsOnly needs ingestDomainName and ingestCertificateArn (RTMPS)');
+}
+if (config.hlsSegmentSeconds !== undefined && config.hlsSegmentSeconds > 10) {
+  throw new Error(`context hlsSegmentSeconds: 1 to 10, got ${config.hlsSegmentSeconds}`);
 }
 if (config.ingestCertificateArn && !config.ingestDomainName) {
   throw new Error('context ingestCertificateArn needs ingestDomainName (OBS checks the certificate against it)');

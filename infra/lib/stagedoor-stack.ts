@@ -30,6 +30,8 @@ export interface StagedoorConfig {
   edgeReconcileMinutes?: number;
   /** Reserved Lambda concurrency for each operator function (admin, internal, RTMP callback); none by default. */
   operatorConcurrency?: number;
+  /** HLS segment length in whole seconds (default 1): shorter is closer to live, longer means fewer requests per viewer. */
+  hlsSegmentSeconds?: number;
 }
 
 export interface StagedoorStackProps extends StackProps {
@@ -65,6 +67,7 @@ export class StagedoorStack extends Stack {
       rtmpsOnly: config.rtmpsOnly,
       rtmpPlay: config.rtmpPlay,
       maxTasks: config.ingestMaxTasks ?? 3,
+      segmentSeconds: config.hlsSegmentSeconds ?? 1,
     });
 
     const delivery = new Delivery(this, 'Delivery', {
@@ -86,6 +89,7 @@ export class StagedoorStack extends Stack {
       secret: data.secret,
       playbackBaseUrl: delivery.url,
       ingestRtmpUrl: ingest.rtmpUrl,
+      segmentSeconds: config.hlsSegmentSeconds ?? 1,
       distributionId: delivery.distribution.distributionId,
       operatorConcurrency: config.operatorConcurrency,
       mediaBucket: data.mediaBucket,

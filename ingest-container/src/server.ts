@@ -11,9 +11,11 @@ import { reopenForLive, type HlsConfig } from './hls/packager';
 import { createHookSender, type Webhooks } from './hooks/webhooks';
 import { createLogger, describeError, type Logger, type LogLevel } from './log';
 import { createLeaseClient, type PlatformConfig } from './platform/live-notifier';
+import { createStreamReporter } from './platform/stream-reports';
 import { createPublications } from './publications';
 import { createFailureBrake, type FailureBrakeOptions } from './rtmp/failure-brake';
 import { GatedRtmpSession, type SessionGate } from './rtmp/gated-session';
+import { createVideoWatch } from './video/video-watch';
 
 export interface ListenAddress {
   /** Omit to listen on every interface. */
@@ -85,6 +87,8 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     // or the holder of a/foo could overwrite b/foo's HLS. Callback mode has one app (the platform checks it).
     hlsNameOf: authenticator.mode === 'token' || authenticator.mode === 'file' ? (session) => `${session.streamApp}/${session.streamName}` : undefined,
   });
+  const reporter = createStreamReporter(options.platform, log);
+  const video = createVideoWatch({ segmentSeconds: options.hls?.segmentSeconds, reporter, log });
   const sessions = new Set<GatedRtmpSession>();
   const brake = createFailureBrake(options.failureBrake);
   /** Viewer session (from the callback's grant) → the one connection playing it, per stream. */
@@ -150,13 +154,22 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
       session.socket.once('close', () => playing.get(key) === session && playing.delete(key));
       return true;
     },
+    alreadyPublishing: (request) => void reporter.alreadyPublishing(request.streamName, request.remoteAddr),
     publishStopped: (session) => publications.stopped(session),
   };
 
   // node-media-server announces publishes on one process-wide emitter; take only our own sessions.
   const ours = (session: BaseSession): session is GatedRtmpSession => session instanceof GatedRtmpSession && session.gate === gate;
-  const onPostPublish = (session: BaseSession) => ours(session) && publications.started(session);
-  const onDonePublish = (session: BaseSession) => ours(session) && publications.ended(session.streamPath);
+  const onPostPublish = (session: BaseSession) => {
+    if (!ours(session)) return;
+    publications.started(session);
+    video.started(session.streamPath, session.streamName, session.broadcast);
+  };
+  const onDonePublish = (session: BaseSession) => {
+    if (!ours(session)) return;
+    video.ended(session.streamPath);
+    publications.ended(session.streamPath);
+  };
   Context.eventEmitter.on('postPublish', onPostPublish);
   Context.eventEmitter.on('donePublish', onDonePublish);
 
@@ -231,6 +244,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     close() {
       closing ??= (async () => {
         recheck.stop();
+        video.stopAll();
         const stopped = Promise.all(listeners.map((server) => new Promise((resolve) => server.close(resolve))));
         for (const streamPath of publications.streamPaths()) publications.end(streamPath);
         await publications.drain();

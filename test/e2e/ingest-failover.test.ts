@@ -127,6 +127,12 @@ describe('ingest processes fail over without losing the show', () => {
     const refused = await publish(`${b!.url}/${event.streamKey}`, 5).done;
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('stream already publishing on another ingest');
+    // The event page lists it as "Already publishing elsewhere".
+    const refusals = await until(async () => {
+      const { ingest } = await system.admin('GET', `/api/admin/events/${event.id}`);
+      return ingest.refusals.length > 0 ? ingest.refusals : undefined;
+    }, 250);
+    expect(refusals).toEqual([expect.objectContaining({ reason: 'already-publishing', remoteAddr: expect.stringMatching(/^127\.0\.0\.1:\d+$/) })]);
     const s3 = new S3Client({ endpoint: system.urls.s3, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     const parts = async () => (await s3.send(new ListObjectsV2Command({ Bucket: 'stagedoor-media', Prefix: `recordings/${event.id}/` }))).KeyCount ?? 0;
     expect(await parts()).toBe(1);

@@ -109,7 +109,7 @@ describe('web: admin console', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
     const csv = await readFile((await download.path())!, 'utf8');
     const lines = csv.trim().split(/\r?\n/);
-    expect(lines[0]).toBe('code,label,status,createdAt,expiresAt');
+    expect(lines[0]).toBe('code,label,status,createdAt,expiresAt,link');
     expect(lines).toHaveLength(6);
     expect(csv).toContain(codes[1]!);
 

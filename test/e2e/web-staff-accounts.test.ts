@@ -104,8 +104,13 @@ describe('web: staff accounts and two-factor sign-in', () => {
       expect(await page.getByRole('button', { name, exact: true }).or(page.getByRole('link', { name, exact: true })).count(), name).toBe(0);
     }
     expect(await page.getByRole('heading', { name: 'OBS settings' }).isVisible()).toBe(false);
-    // The box office still hands out codes.
+    // The stream preview is for roles that run the stream.
+    expect(await page.getByRole('button', { name: 'Start preview' }).count()).toBe(0);
+    // The box office still hands out codes, prints tickets, sees who is watching and reads the audit log.
     expect(await page.getByRole('button', { name: 'Generate codes' }).count()).toBe(1);
+    await page.getByRole('heading', { name: 'Watching now' }).waitFor();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Print tickets' }).count()).toBe(1);
     await page.screenshot({ path: `${artifacts}staff-box-office-event.png`, fullPage: true });
 
     // And the API refuses what the page no longer offers.

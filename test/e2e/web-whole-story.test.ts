@@ -240,8 +240,9 @@ describe('web: the whole story', () => {
     await expect.poll(() => waiting.getByRole('timer').getAttribute('aria-label')).toMatch(/^Starts in (6|7) days/);
     await noHorizontalScroll(waiting);
     await shot(waiting, '11-viewer-countdown-phone');
-    // Stop watching releases the code at once: it works again straight away.
-    await waiting.getByRole('button', { name: 'Stop watching' }).click();
+    // No "Stop watching" while nothing plays; "Use another code" releases the code at once: it works again straight away.
+    expect(await waiting.getByRole('button', { name: 'Stop watching' }).count()).toBe(0);
+    await waiting.getByRole('button', { name: 'Use another code' }).click();
     await waiting.getByRole('heading', { name: 'Watch your event' }).waitFor();
     await waiting.getByRole('button', { name: 'Watch' }).click();
     await waiting.getByRole('heading', { name: 'Next week' }).waitFor();

@@ -36,7 +36,8 @@ describe('with custom domains', () => {
     const env = Object.values(s.json.Resources)
       .filter((r) => r.Type === 'AWS::Lambda::Function')
       .map((r) => r.Properties.Environment?.Variables ?? {});
-    expect(env.map((v) => v.PLAYBACK_BASE_URL).filter(Boolean)).toEqual(['https://watch.example.com']);
+    // The public function (viewer URLs) and the admin function (preview URLs).
+    expect(env.map((v) => v.PLAYBACK_BASE_URL).filter(Boolean)).toEqual(['https://watch.example.com', 'https://watch.example.com']);
     expect(env.map((v) => v.INGEST_RTMP_URL).filter(Boolean)).toEqual(['rtmps://ingest.example.com:443/live']);
   });
 

@@ -47,15 +47,15 @@ export function run(command: string, args: string[]): Run {
   };
 }
 
-/** ffmpeg publishing a test pattern with sound; `seconds` undefined = until stopped. */
-export function publish(url: string, seconds?: number, options: { audio?: boolean } = {}): Run {
+/** ffmpeg publishing a test pattern with sound at 25 fps; `seconds` undefined = until stopped; `gop`: frames between keyframes. */
+export function publish(url: string, seconds?: number, options: { audio?: boolean; gop?: number } = {}): Run {
   const audio = options.audio ?? true;
   return run('ffmpeg', [
     '-hide_banner', '-loglevel', 'error', '-re',
     '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25',
     ...(audio ? ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100'] : []),
     ...(seconds === undefined ? [] : ['-t', String(seconds)]),
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-pix_fmt', 'yuv420p',
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-g', String(options.gop ?? 50), '-pix_fmt', 'yuv420p',
     ...(audio ? ['-c:a', 'aac'] : []),
     '-f', 'flv', url,
   ]);

@@ -104,6 +104,16 @@ describe('roles', () => {
     expect(refusals).toContain('manager GET /api/admin/accounts');
     expect(refusals).not.toContain('box-office PATCH /api/admin/tokens/{id}/revoke');
     expect(refusals).not.toContain('stream-tech POST /api/admin/events/{id}/ingest-key');
+    // Show-night routes: preview runs the stream, sessions are codes, the audit logs are for every role.
+    expect(refusals).toContain('box-office POST /api/admin/events/{id}/preview');
+    expect(refusals).toContain('read-only POST /api/admin/events/{id}/sessions/end');
+    expect(refusals).toContain('stream-tech POST /api/admin/events/{id}/sessions/end-all');
+    expect(refusals).toContain('stream-tech GET /api/admin/events/{id}/sessions');
+    expect(refusals).not.toContain('stream-tech POST /api/admin/events/{id}/preview');
+    expect(refusals).not.toContain('read-only GET /api/admin/events/{id}/sessions');
+    expect(refusals).not.toContain('box-office POST /api/admin/events/{id}/sessions/end-all');
+    expect(refusals).not.toContain('read-only GET /api/admin/audit');
+    expect(refusals).not.toContain('stream-tech GET /api/admin/events/{id}/audit');
   }, 120_000);
 
   it('hides the stream key from roles that do not run the stream', async () => {
@@ -220,6 +230,30 @@ describe('sign-in', () => {
 });
 
 describe('account management', () => {
+  it('puts sign-ins and account changes in the console audit log, and names the acting account on every entry', async () => {
+    await createAccount('audit-clerk', 'box-office');
+    expect(await login('audit-clerk', 'not the password')).toMatchObject({ status: 401 });
+    const clerk = await signIn('audit-clerk');
+    const event = await api.admin('POST', '/api/admin/events', {
+      title: 'Audited',
+      startsAt: new Date().toISOString(),
+      endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(await as(clerk, 'POST', `/api/admin/events/${event.body.id}/tokens`, { count: 2 })).toMatchObject({ status: 201 });
+
+    const consoleLog = (await api.admin('GET', '/api/admin/audit?limit=200')).body.entries as Record<string, unknown>[];
+    expect(consoleLog).toContainEqual(
+      expect.objectContaining({ action: 'account.create', actor: 'owner', target: 'audit-clerk', eventId: null, details: { role: 'box-office' } }),
+    );
+    expect(consoleLog).toContainEqual(expect.objectContaining({ action: 'admin.login-failed', actor: 'audit-clerk', target: 'Admin console' }));
+    expect(consoleLog).toContainEqual(expect.objectContaining({ action: 'admin.login', actor: 'audit-clerk', target: 'Admin console' }));
+    const eventLog = (await as(clerk, 'GET', `/api/admin/events/${event.body.id}/audit`)).body.entries;
+    expect(eventLog.map((entry: { action: string; actor: string }) => `${entry.action} ${entry.actor}`)).toEqual([
+      'codes.generate audit-clerk',
+      'event.create owner',
+    ]);
+  });
+
   it('disabling an account or changing its role ends its live sessions at once', async () => {
     await createAccount('dan', 'box-office');
     const cookie = await signIn('dan');

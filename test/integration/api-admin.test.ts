@@ -239,9 +239,9 @@ describe('access codes', () => {
     expect(res.headers['content-type']).toContain('text/csv');
     expect(res.headers['content-disposition']).toContain('attachment');
     const lines = res.text.trim().split('\r\n');
-    expect(lines[0]).toBe('code,label,status,createdAt,expiresAt');
+    expect(lines[0]).toBe('code,label,status,createdAt,expiresAt,link');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toMatch(/^[A-Z0-9]{12},"'=HYPERLINK\(""http:\/\/evil"",""x""\),y",unused,\S+,\S+$/);
+    expect(lines[1]).toMatch(/^([A-Z0-9]{12}),"'=HYPERLINK\(""http:\/\/evil"",""x""\),y",unused,\S+,\S+,http:\/\/127\.0\.0\.1:\d+\/\?code=\1$/);
   });
 });
 

@@ -225,3 +225,62 @@ describe('POST /api/internal/rtmp-auth (the ingest callback)', () => {
     expect((await check({ action: 'dance' })).status).toBe(400);
   });
 });
+
+describe('POST /api/internal/streams/:eventId/video and /refusals', () => {
+  const post = (path: string, json: unknown, key: string | undefined = api.internalApiKey) =>
+    call('POST', `${api.url}${path}`, { json, headers: key ? { 'x-internal-api-key': key } : {} });
+  const ingestOf = async (id: string) => (await api.admin('GET', `/api/admin/events/${id}`)).body.ingest;
+
+  it('stores the measured video; a long keyframe interval gives a warning with the value and the fix', async () => {
+    const { event } = await setup(0);
+    expect(await ingestOf(event.id)).toMatchObject({ keyframeIntervalSeconds: 1, video: null, keyframeWarning: null, refusals: [] });
+
+    const stored = await post(`/api/internal/streams/${event.id}/video`, { keyframeIntervalSeconds: 8.33, frameRate: 30, segmentSeconds: 1 });
+    expect(stored).toMatchObject({ status: 200, body: { keyframeIntervalSeconds: 8.33, frameRate: 30, segmentSeconds: 1, measuredAt: expect.any(String) } });
+    const ingest = await ingestOf(event.id);
+    expect(ingest.video).toMatchObject({ keyframeIntervalSeconds: 8.3, frameRate: 30, segmentSeconds: 1 });
+    expect(ingest.keyframeWarning).toMatch(/^Keyframes arrive every 8\.3 s, but segments are 1 s long/);
+    expect(ingest.keyframeWarning).toContain('Keyframe Interval 1 s');
+
+    await post(`/api/internal/streams/${event.id}/video`, { keyframeIntervalSeconds: 1.04, frameRate: 30, segmentSeconds: 1 });
+    expect((await ingestOf(event.id)).keyframeWarning).toBeNull();
+  });
+
+  it('keeps the last 10 refusals, newest first, trimming older ones', async () => {
+    const { event } = await setup(0);
+    for (let i = 0; i < 23; i++) {
+      expect((await post(`/api/internal/streams/${event.id}/refusals`, { reason: 'already-publishing', remoteAddr: `10.0.0.${i}:5000` })).status).toBe(200);
+    }
+    const { refusals } = await ingestOf(event.id);
+    expect(refusals).toHaveLength(10);
+    expect(refusals[0]).toMatchObject({ reason: 'already-publishing', remoteAddr: '10.0.0.22:5000', message: expect.stringContaining('Another encoder') });
+    expect(refusals[9].remoteAddr).toBe('10.0.0.13:5000');
+  });
+
+  it('records refused publishes of the callback with their reason; a play refusal is not recorded', async () => {
+    const { event } = await setup(0);
+    const rtmp = (token: string, action = 'publish') =>
+      call('POST', `${api.url}/api/internal/rtmp-auth`, {
+        json: { action, app: 'live', stream_name: event.id, stream_key: `live/${event.id}`, token, remote_addr: '192.0.2.7:40000' },
+        headers: { 'x-internal-api-key': api.internalApiKey },
+      });
+    const oldKey = /token=(.+)$/.exec((await ingestOf(event.id)).streamKey)![1]!;
+    await api.admin('POST', `/api/admin/events/${event.id}/ingest-key`);
+    expect((await rtmp('')).status).toBe(403);
+    expect((await rtmp('guess')).status).toBe(403);
+    expect((await rtmp(oldKey)).status).toBe(403);
+    expect((await rtmp('guess', 'play')).status).toBe(403);
+    const { refusals } = await ingestOf(event.id);
+    expect(refusals.map((r: { reason: string }) => r.reason)).toEqual(['rotated-key', 'wrong-key', 'no-key']);
+    expect(refusals[0].remoteAddr).toBe('192.0.2.7:40000');
+  });
+
+  it('answers 401 without the key, 400 for a bad body, 404 for an unknown event', async () => {
+    const { event } = await setup(0);
+    const good = { keyframeIntervalSeconds: 2, frameRate: 25, segmentSeconds: 1 };
+    expect(await post(`/api/internal/streams/${event.id}/video`, good, 'wrong')).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
+    expect(await post(`/api/internal/streams/${event.id}/video`, { ...good, frameRate: -1 })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^frameRate: /) } });
+    expect(await post(`/api/internal/streams/${event.id}/refusals`, { reason: 'wrong-key', remoteAddr: 'x' })).toMatchObject({ status: 400 });
+    expect(await post('/api/internal/streams/nosuchevent0000/video', good)).toMatchObject({ status: 404, body: { error: 'Event not found' } });
+  });
+});

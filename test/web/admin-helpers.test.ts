@@ -7,7 +7,7 @@ import {
   parseFieldError,
   type EventFormValues,
 } from '../../web/src/admin/labels';
-import { hrefOf, parseRoute } from '../../web/src/admin/router';
+import { hrefOf, parseRoute, type Route } from '../../web/src/admin/router';
 import { countdownParts, describeCountdown, fromDateTimeLocal, toDateTimeLocal } from '../../web/src/shared/time';
 
 const form = (overrides: Partial<EventFormValues> = {}): EventFormValues => ({
@@ -80,14 +80,18 @@ describe('lists', () => {
 
 describe('routes', () => {
   it('round-trips every view', () => {
-    for (const route of [
+    const routes: Route[] = [
       { view: 'dashboard' },
       { view: 'new-event' },
       { view: 'event', id: 'ev 1' },
       { view: 'edit-event', id: 'ev1' },
+      { view: 'tickets', id: 'ev1', ids: [] },
+      { view: 'tickets', id: 'ev1', ids: ['t1', 't2'] },
+      { view: 'audit' },
       { view: 'accounts' },
       { view: 'account' },
-    ] as const) {
+    ];
+    for (const route of routes) {
       expect(parseRoute(hrefOf(route))).toEqual(route);
     }
     expect(parseRoute('')).toEqual({ view: 'dashboard' });

@@ -59,6 +59,11 @@ describe('access loss during playback', () => {
   it('maps refresh, heartbeat and media refusals to a reason', () => {
     expect(accessLossFor(403, 'Access has been revoked')?.title).toBe('Access revoked');
     expect(accessLossFor(403, 'Access denied')?.title).toBe('Access denied');
+    expect(accessLossFor(401, 'Valid playback token required', { endedBy: 'admin' })).toMatchObject({
+      title: 'Session ended',
+      message: expect.stringMatching(/organiser ended/),
+    });
+    expect(accessLossFor(401, 'Valid playback token required', { error: 'x' })?.title).toBe('Playback stopped');
     expect(accessLossFor(410, 'Access has expired')?.title).toBe('Access expired');
     expect(accessLossFor(404, 'Session not found')?.title).toBe('Session ended');
     expect(accessLossFor(401, 'Valid playback token required')?.message).toMatch(/enter your access code again/i);

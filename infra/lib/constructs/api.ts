@@ -21,6 +21,8 @@ export interface ApiProps {
   playbackBaseUrl: string;
   /** OBS "Server" shown to admins. */
   ingestRtmpUrl: string;
+  /** The ingest's HLS segment length: the console tells streamers to set their keyframe interval to it. */
+  segmentSeconds: number;
   /** For the admin's "clear media cache" (a CloudFront invalidation). */
   distributionId: string;
   /**
@@ -96,7 +98,14 @@ export class Api extends Construct {
     // Only what each handler reads (functions/adapters/load-config.ts, http/media-cache.ts).
     const specific: Record<Area, Record<string, string>> = {
       public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, MEDIA_BUCKET: props.mediaBucket.bucketName },
-      admin: { INGEST_RTMP_URL: props.ingestRtmpUrl, CLOUDFRONT_DISTRIBUTION_ID: props.distributionId, SITE_ORIGIN: props.playbackBaseUrl },
+      admin: {
+        INGEST_RTMP_URL: props.ingestRtmpUrl,
+        INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
+        CLOUDFRONT_DISTRIBUTION_ID: props.distributionId,
+        // The site's origin (same-origin checks, watch links) and the preview player's HLS: one distribution.
+        SITE_ORIGIN: props.playbackBaseUrl,
+        PLAYBACK_BASE_URL: props.playbackBaseUrl,
+      },
       internal: {},
       'rtmp-callback': {},
     };

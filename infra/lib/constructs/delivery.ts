@@ -105,6 +105,8 @@ export class Delivery extends Construct {
         'Accept',
         'Origin',
         'X-Internal-Api-Key',
+        // Summarised for admins in the live sessions list.
+        'User-Agent',
       ),
       cookieBehavior: cloudfront.OriginRequestCookieBehavior.none(),
       queryStringBehavior: cloudfront.OriginRequestQueryStringBehavior.none(),

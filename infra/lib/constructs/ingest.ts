@@ -34,6 +34,8 @@ export interface IngestProps {
   /** RTMP play for viewers (off: every play is refused; viewers watch HLS through CloudFront). */
   rtmpPlay?: boolean;
   maxTasks: number;
+  /** HLS segment length; publishers need a keyframe at least this often. */
+  segmentSeconds: number;
 }
 
 /**
@@ -127,6 +129,7 @@ export class Ingest extends Construct {
         MEDIA_BUCKET: props.mediaBucket.bucketName,
         AWS_REGION: Stack.of(this).region,
         INGEST_LOG_LEVEL: 'info',
+        INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
       },
       secrets: {
         INTERNAL_API_KEY: ecs.Secret.fromSecretsManager(props.secret, 'internalApiKey'),

@@ -35,10 +35,10 @@ export const FLAGS = {
   'hls-dir': { env: 'INGEST_HLS_DIR', help: 'write HLS under this folder (streams/<name>/index.m3u8) instead of S3' },
   's3-bucket': { env: 'MEDIA_BUCKET', help: 'S3 bucket for HLS (streams/<name>/…); endpoint from AWS_ENDPOINT_URL_S3' },
   'hls-ladder': { env: 'INGEST_HLS_LADDER', default: '', help: 'adaptive ladder <height>:<kbps>,… (transcodes); empty = copy codecs' },
-  'hls-segment': { env: 'INGEST_HLS_SEGMENT', default: '2s', help: 'target segment duration' },
+  'hls-segment': { env: 'INGEST_HLS_SEGMENT', default: '1s', help: 'target segment duration; publishers need a keyframe at least this often' },
   'hls-dvr-window': { env: 'INGEST_HLS_DVR_WINDOW', default: '2m', help: 'seekable time behind the live edge in the live playlist' },
   'publish-grace': { env: 'INGEST_PUBLISH_GRACE', default: '30s', help: 'reconnect window: a dropped publisher may come back within this and continue the show' },
-  'api-url': { env: 'INGEST_API_URL', help: 'access API base URL: the publish lease (one process on air per event)' },
+  'api-url': { env: 'INGEST_API_URL', help: 'access API base URL: the publish lease (one process on air per event), measured video and refused publishes' },
   'internal-api-key': { env: 'INTERNAL_API_KEY', help: 'X-Internal-Api-Key for -api-url and the auth callback (prefer the env var: argv is visible in ps)' },
   'log-level': { env: 'INGEST_LOG_LEVEL', default: 'info', help: 'debug | info | warn | error' },
 } satisfies Record<string, FlagSpec>;

@@ -22,6 +22,8 @@ export interface SessionGate {
   rejected(session: GatedRtmpSession, request: AccessRequest, error: unknown): void;
   /** Takes the grant's viewer session for this play connection; false when another connection plays it. */
   claimPlay(session: GatedRtmpSession, grant: AccessGrant): boolean;
+  /** A publish that passed its check was refused because the stream already has a publisher, here or on another ingest. */
+  alreadyPublishing?(request: AccessRequest): void;
   /** An admitted publisher sent `FCUnpublish` or `deleteStream`: a clean stop, no reconnect window. */
   publishStopped(session: GatedRtmpSession): void;
 }
@@ -151,6 +153,7 @@ export class GatedRtmpSession extends RtmpSession {
       (error: unknown) => {
         if (error instanceof StreamBusy) {
           this.gate.log.info('publish refused: on air on another ingest', { conn_id: this.id, stream_key: `${app}/${streamName}` });
+          this.gate.alreadyPublishing?.(request);
           return this.refuse('NetStream.Publish.BadName', error.message);
         }
         const description = error instanceof ErrUnauthorized ? error.message : SERVICE_UNAVAILABLE_DESCRIPTION;
@@ -173,6 +176,7 @@ export class GatedRtmpSession extends RtmpSession {
     if (request.action === 'publish') {
       if (this.broadcast.getPublishStatus() === 'publishing') {
         this.gate.log.info('publish refused: stream already has a publisher', { conn_id: this.id, app: request.app, stream_name: request.streamName });
+        this.gate.alreadyPublishing?.(request);
         return this.refuse('NetStream.Publish.BadName', 'stream already publishing');
       }
       this.broadcast.publishGraceMs = this.gate.publishGraceMs;

@@ -6,6 +6,9 @@
 import { ApiError, requestJson, type RequestOptions } from '../shared/http';
 import type { TokenStatus, TokenView, adminEventView } from '../../../functions/domain/views';
 import type { dashboard, eventDetails } from '../../../functions/domain/event-admin';
+import type { AuditAction, AuditPage } from '../../../functions/domain/audit-log';
+import type { issuePreview } from '../../../functions/domain/preview';
+import type { SessionView } from '../../../functions/domain/session-admin';
 import type { AccountView } from '../../../functions/domain/staff-accounts';
 import type { Permission, Role } from '../../../functions/domain/roles';
 
@@ -36,6 +39,14 @@ export interface SessionInfo {
 export type LoginAnswer = { success: true; enrolmentRequired?: true } | { success: false; secondFactorRequired: true };
 export type TokenRecord = TokenView;
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
+export type Preview = Awaited<ReturnType<typeof issuePreview>>;
+export type LiveSession = SessionView;
+export interface SessionsPage {
+  sessions: LiveSession[];
+  total: number;
+  nextCursor: string | null;
+}
+export type { AuditAction, AuditEntry, AuditPage } from '../../../functions/domain/audit-log';
 
 export interface EventInput {
   title: string;
@@ -118,4 +129,19 @@ export const adminApi = {
   unrevokeToken: (tokenId: string) => call<TokenRecord>(`/tokens/${id(tokenId)}/unrevoke`, { method: 'PATCH' }),
   bulkRevoke: (tokenIds: string[]) => call<{ revoked: number }>('/tokens/bulk-revoke', { json: { tokenIds } }),
   exportUrl: (eventId: string) => `/api/admin/events/${id(eventId)}/tokens/export`,
+  preview: (eventId: string) => call<Preview>(`/events/${id(eventId)}/preview`, { json: {} }),
+  listSessions: (eventId: string, cursor: string | null) =>
+    call<SessionsPage>(`/events/${id(eventId)}/sessions${query({ cursor })}`),
+  endSession: (eventId: string, session: Pick<LiveSession, 'code' | 'sessionId'>) =>
+    call<{ ended: true }>(`/events/${id(eventId)}/sessions/end`, { json: { code: session.code, sessionId: session.sessionId } }),
+  endAllSessions: (eventId: string) => call<{ ended: number }>(`/events/${id(eventId)}/sessions/end-all`, { json: {} }),
+  /** One event's log, or (eventId null) every entry. */
+  audit: (eventId: string | null, filter: { action: AuditAction | ''; cursor: string | null }) =>
+    call<AuditPage>(`${eventId ? `/events/${id(eventId)}` : ''}/audit${query({ action: filter.action, cursor: filter.cursor })}`),
 };
+
+function query(params: Record<string, string | null>): string {
+  const search = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => !!entry[1]));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,5 +1,6 @@
 /** The admin console: sign-in, then hash-routed views. */
 import './admin.css';
+import './show-night.css';
 import { byId, h, replaceChildren } from '../shared/dom';
 import { asApiError } from '../shared/http';
 import { adminApi, onUnauthorized } from './api';
@@ -13,6 +14,8 @@ import { renderDashboard } from './views/dashboard';
 import { renderEventDetail } from './views/event-detail';
 import { renderEventForm } from './views/event-form';
 import { renderLogin } from './views/login';
+import { renderAuditPage } from './views/audit-log';
+import { renderTicketSheet } from './views/ticket-sheet';
 
 /** A view the role cannot use falls back to the events list (say, after someone else signed out on this page). */
 function allowedRoute(route: Route): Route {
@@ -70,6 +73,12 @@ async function show(): Promise<void> {
         break;
       case 'event':
         await renderEventDetail(main, route.id, current, navigate);
+        break;
+      case 'tickets':
+        await renderTicketSheet(main, route.id, route.ids, current);
+        break;
+      case 'audit':
+        await renderAuditPage(main);
         break;
     }
   } catch (thrown) {

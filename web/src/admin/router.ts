@@ -1,20 +1,31 @@
-/** The console's hash routes: `#/`, `#/events/new`, `#/events/<id>`, `#/events/<id>/edit`, `#/accounts`, `#/account`. Pure. */
+/**
+ * The console's hash routes: `#/`, `#/events/new`, `#/events/<id>`, `#/events/<id>/edit`,
+ * `#/events/<id>/tickets[?ids=<token id>,…]` (printable tickets), `#/audit`, `#/accounts`, `#/account`. Pure.
+ */
 export type Route =
   | { view: 'dashboard' }
   | { view: 'new-event' }
   | { view: 'event'; id: string }
   | { view: 'edit-event'; id: string }
+  | { view: 'tickets'; id: string; ids: string[] }
+  | { view: 'audit' }
   | { view: 'accounts' }
   | { view: 'account' };
 
 export function parseRoute(hash: string): Route {
-  const path = hash.replace(/^#/, '').replace(/\/+$/, '');
+  const [rawPath = '', search = ''] = hash.replace(/^#/, '').split('?', 2);
+  const path = rawPath.replace(/\/+$/, '');
   if (path === '/events/new') return { view: 'new-event' };
+  if (path === '/audit') return { view: 'audit' };
   if (path === '/accounts') return { view: 'accounts' };
   if (path === '/account') return { view: 'account' };
-  const match = /^\/events\/([^/]+)(\/edit)?$/.exec(path);
+  const match = /^\/events\/([^/]+)(\/edit|\/tickets)?$/.exec(path);
   if (match) {
     const id = decodeURIComponent(match[1]!);
+    if (match[2] === '/tickets') {
+      const ids = (new URLSearchParams(search).get('ids') ?? '').split(',').filter(Boolean);
+      return { view: 'tickets', id, ids };
+    }
     return match[2] ? { view: 'edit-event', id } : { view: 'event', id };
   }
   return { view: 'dashboard' };
@@ -30,6 +41,10 @@ export function hrefOf(route: Route): string {
       return `#/events/${encodeURIComponent(route.id)}`;
     case 'edit-event':
       return `#/events/${encodeURIComponent(route.id)}/edit`;
+    case 'tickets':
+      return `#/events/${encodeURIComponent(route.id)}/tickets${route.ids.length ? `?ids=${route.ids.map(encodeURIComponent).join(',')}` : ''}`;
+    case 'audit':
+      return '#/audit';
     case 'accounts':
       return '#/accounts';
     case 'account':

@@ -111,7 +111,19 @@ export function badge(text: string, tone: 'ok' | 'warn' | 'danger' | 'muted' | '
   return h('span', { className: `badge ${tone}` }, text);
 }
 
-/** A horizontally scrollable, keyboard-focusable wrapper for wide tables on phones. */
+/**
+ * A keyboard-focusable wrapper for tables. On phones (admin.css) each row
+ * becomes a card whose cells carry their column's name, taken here from the
+ * header, so no column ends up off-screen.
+ */
 export function tableWrap(label: string, table: HTMLTableElement): HTMLElement {
+  const names = [...(table.tHead?.rows[0]?.cells ?? [])].map((cell) => cell.textContent?.trim() ?? '');
+  for (const body of table.tBodies) {
+    for (const row of body.rows) {
+      [...row.cells].forEach((cell, i) => {
+        if (names[i]) cell.dataset.label = names[i];
+      });
+    }
+  }
   return h('div', { className: 'table-wrap', role: 'region', 'aria-label': label, tabindex: 0 }, table);
 }

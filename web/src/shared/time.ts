@@ -1,8 +1,16 @@
 /** Date and time helpers shared by both pages. Pure: no DOM, no clock unless passed in. */
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+// dateStyle/timeStyle cannot be combined with timeZoneName, hence the parts.
+const dateTime = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
 
-/** `12 Dec 2026, 19:30` in the reader's locale and time zone; `—` for null. */
+/** `12 Dec 2026, 19:30 GMT+1` in the reader's locale and time zone (named, so a shared link is not misread); `—` for null. */
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);

@@ -14,9 +14,16 @@ export interface AccessLoss {
  * The loss a refresh/heartbeat/media answer means, or null when it is
  * transient (network failure, 5xx, rate limit) and the player should retry.
  */
-export function accessLossFor(status: number, error = ''): AccessLoss | null {
+export function accessLossFor(status: number, error = '', body?: unknown): AccessLoss | null {
   switch (status) {
     case 401:
+      // Refresh says so when an organiser ended the session from the console.
+      if (typeof body === 'object' && body !== null && (body as { endedBy?: unknown }).endedBy === 'admin') {
+        return {
+          title: 'Session ended',
+          message: 'The organiser ended this viewing session. Enter your access code again to keep watching.',
+        };
+      }
       return {
         title: 'Playback stopped',
         message: 'Your viewing session is no longer valid. Enter your access code again to keep watching.',

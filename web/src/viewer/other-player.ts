@@ -6,7 +6,7 @@
  */
 import { formatDateTime } from '../shared/time';
 import type { LongLivedUrl } from './playback-session';
-import { qrCodeSvg } from './qr-code';
+import { qrCodeSvg } from '../shared/qr-code';
 import { els } from './view';
 
 export class OtherPlayerPanel {

@@ -154,7 +154,7 @@ export class PlaybackSession {
     } catch (thrown) {
       const error = asApiError(thrown);
       if (this.#stopped) return false;
-      const loss = accessLossFor(error.status, error.message);
+      const loss = accessLossFor(error.status, error.message, error.body);
       if (loss) {
         this.#lose(loss);
         return false;

@@ -20,11 +20,20 @@ export interface PlayerCallbacks {
   onPlaying(): void;
   /** For AirPlay under ManagedMediaSource: the session's current header-less URL, and what to do when AirPlay starts. */
   remote?: { playbackUrl(): string; onConnecting(): void };
+  /** Where playback is against the live edge: at it, behind it (paused or sought back), or not live (a recording). */
+  onLiveEdge?(state: LiveEdgeState): void;
 }
 
+export type LiveEdgeState = 'live' | 'behind' | 'off';
+
 export interface Player {
+  /** Jumps to the live edge and plays (hls.js only). */
+  goLive?(): void;
   destroy(): void;
 }
+
+/** Further behind the player's target than this (seconds, or one segment if longer) counts as no longer live. */
+const BEHIND_SLACK_SECONDS = 2;
 
 export function canPlayHls(): boolean {
   return Hls.isSupported();
@@ -38,7 +47,10 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
       if (xhr.readyState === XMLHttpRequest.UNSENT) xhr.open('GET', requestUrl, true);
       xhr.setRequestHeader('Authorization', `Bearer ${callbacks.token()}`);
     },
-    liveSyncDurationCount: 3,
+    // Two segments behind the live edge (≈ 2.7 s glass-to-glass with 1 s segments, README "Latency"); a
+    // player that fell further behind catches up at up to 1.2× speed, which viewers hardly notice.
+    liveSyncDurationCount: 2,
+    maxLiveSyncPlaybackRate: 1.2,
   });
 
   let remoteOffer: RemotePlaybackOffer | undefined;
@@ -54,10 +66,34 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
     if (remote && usesManagedMediaSource(video)) remoteOffer = offerRemotePlayback(video, remote.playbackUrl, remote.onConnecting);
   });
 
-  const onPlaying = () => callbacks.onPlaying();
+  let live = false;
+  let targetDuration = 0;
+  let edgeState: LiveEdgeState | undefined;
+  const reportEdge = () => {
+    let state: LiveEdgeState = 'off';
+    if (live) {
+      const slack = Math.max(BEHIND_SLACK_SECONDS, targetDuration);
+      const latency = hls.latency;
+      state = video.paused || (Number.isFinite(latency) && latency > (hls.targetLatency ?? 0) + slack) ? 'behind' : 'live';
+    }
+    if (state === edgeState) return;
+    edgeState = state;
+    callbacks.onLiveEdge?.(state);
+  };
+  hls.on(Hls.Events.LEVEL_UPDATED, (_event, data) => {
+    live = data.details.live;
+    targetDuration = data.details.targetduration;
+    reportEdge();
+  });
+
+  const onPlaying = () => {
+    reportEdge();
+    callbacks.onPlaying();
+  };
   const onEnded = () => finish(callbacks.onEnded);
   video.addEventListener('playing', onPlaying);
   video.addEventListener('ended', onEnded);
+  for (const name of ['timeupdate', 'pause', 'seeked'] as const) video.addEventListener(name, reportEdge);
 
   hls.on(Hls.Events.MANIFEST_PARSED, () => {
     video.play().catch((error: unknown) => {
@@ -90,13 +126,20 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
     video.removeEventListener('playing', onPlaying);
     video.removeEventListener('ended', onEnded);
     remoteOffer?.stop();
+    for (const name of ['timeupdate', 'pause', 'seeked'] as const) video.removeEventListener(name, reportEdge);
     hls.destroy();
     video.pause();
     video.removeAttribute('src');
     video.load();
   }
 
-  return { destroy };
+  function goLive(): void {
+    const edge = hls.liveSyncPosition;
+    if (edge !== null && Number.isFinite(edge)) video.currentTime = edge;
+    void video.play().catch(() => undefined);
+  }
+
+  return { goLive, destroy };
 }
 
 function httpStatus(data: ErrorData): number | undefined {

@@ -1,6 +1,7 @@
 /** The viewer page's elements and the few ways they change. */
 import { byId, h, replaceChildren } from '../shared/dom';
 import { countdownParts, describeCountdown, formatDateTime } from '../shared/time';
+import type { LiveEdgeState } from './player';
 import type { ViewerEvent } from './types';
 
 export const els = {
@@ -30,6 +31,7 @@ export const els = {
   otherPlayerCopy: byId<HTMLButtonElement>('other-player-copy'),
   otherPlayerUntil: byId('other-player-until'),
   otherPlayerStatus: byId('other-player-status'),
+  liveState: byId<HTMLButtonElement>('live-state'),
 };
 
 export function showEntry(message = ''): void {
@@ -57,7 +59,27 @@ export function showEvent(event: ViewerEvent, accessUntil: string): void {
   els.accessUntil.textContent = `Your access code works until ${formatDateTime(accessUntil)}.`;
   if (event.posterUrl) els.video.poster = event.posterUrl;
   else els.video.removeAttribute('poster');
-  els.stop.hidden = false;
+  showLiveEdge('off');
+}
+
+/** The footer once access is over: the code's end date no longer applies. */
+export function showAccessEnded(): void {
+  els.accessUntil.textContent = 'Your access to this event has ended.';
+  els.stop.hidden = true;
+}
+
+/**
+ * The badge over the video: "LIVE" at the live edge (not a control), "Back
+ * to live" when paused or sought behind it; hidden for a recording.
+ */
+export function showLiveEdge(state: LiveEdgeState): void {
+  const button = els.liveState;
+  button.hidden = state === 'off';
+  button.dataset.state = state;
+  button.disabled = state !== 'behind';
+  button.textContent = state === 'behind' ? 'Back to live' : 'LIVE';
+  if (state === 'live') button.setAttribute('aria-label', 'Playing live');
+  else button.removeAttribute('aria-label');
 }
 
 export interface OverlayContent {
@@ -73,6 +95,7 @@ export interface OverlayContent {
 
 export function showOverlay(content: OverlayContent): void {
   els.overlay.hidden = false;
+  showLiveEdge('off');
   // The native controls would show through and invite pressing play on nothing.
   els.video.controls = false;
   els.overlay.dataset.state = content.action ? 'final' : 'info';

@@ -9,10 +9,10 @@ import { accessLossFor, type AccessLoss } from './access-loss';
 import { canPlayHlsNatively, startNativePlayer } from './native-player';
 import { OtherPlayerPanel } from './other-player';
 import { PlaybackSession } from './playback-session';
-import { canPlayHls, startPlayer, type Player } from './player';
+import { canPlayHls, startPlayer, type LiveEdgeState, type Player } from './player';
 import { eventIdFromStreamPath, manifestUrl, statusPollDelayMs } from './timing';
 import type { EventStatusAnswer, Grant } from './types';
-import { els, hideOverlay, renderCountdown, showEvent, showOverlay } from './view';
+import { els, hideOverlay, renderCountdown, showAccessEnded, showEvent, showLiveEdge, showOverlay } from './view';
 
 /** After a refusal that a refresh cleared, another refusal this soon means access really is denied. */
 const DENIAL_GRACE_MS = 30_000;
@@ -36,6 +36,9 @@ export class Watch {
   readonly #otherPlayer: OtherPlayerPanel;
   /** The viewer watched to the end of a broadcast: only a new live broadcast plays again, not its recording. */
   #watchedToEnd = false;
+  /** The event's status as last heard: a missing playlist while `live` means the stream is still starting. */
+  #liveNow = false;
+  #edge: LiveEdgeState = 'off';
 
   /** `onFinished`: the viewer chose to go back to code entry. */
   constructor(grant: Grant, onFinished: () => void) {
@@ -61,6 +64,8 @@ export class Watch {
       return;
     }
     this.#otherPlayer.offer();
+    this.#liveNow = this.#grant.event.isLive;
+    els.liveState.onclick = () => this.#player?.goLive?.();
     if (this.#grant.event.isLive) this.#play();
     else this.#wait();
   }
@@ -72,6 +77,9 @@ export class Watch {
   }
 
   #wait(): void {
+    // Nothing plays yet, so there is nothing to stop; the same button frees the code for another one.
+    els.stop.textContent = 'Use another code';
+    els.stop.hidden = false;
     const startsAt = Date.parse(this.#grant.event.startsAt);
     const tick = () => {
       const left = startsAt - Date.now();
@@ -102,6 +110,7 @@ export class Watch {
     try {
       const answer = await requestJson<EventStatusAnswer>(`/api/events/${encodeURIComponent(this.#eventId)}/status`);
       if (this.#over) return;
+      this.#liveNow = answer.status === 'live';
       if (answer.status === 'live' || (answer.status === 'recording' && !this.#watchedToEnd)) return this.#play();
       if (answer.status === 'ended') return this.#ended();
       if (answer.status === 'not-started' && els.overlay.dataset.state === 'info' && els.countdown.hidden && !this.#watchedToEnd) {
@@ -123,11 +132,18 @@ export class Watch {
     clearTimeout(this.#pollTimer);
     this.#player?.destroy();
     if (els.overlay.hidden || els.overlay.dataset.state !== 'info') showOverlay({ title: 'Loading the stream…' });
+    els.stop.textContent = 'Stop watching';
+    els.stop.hidden = false;
     const outcomes = {
-      onPlaying: () => hideOverlay(),
+      onPlaying: () => {
+        hideOverlay();
+        if (!this.#native) showLiveEdge(this.#edge);
+      },
       onUnavailable: () => {
         if (this.#over) return;
-        showOverlay({ title: 'Waiting for the stream…', text: 'The broadcast is not running right now. It will resume here.' });
+        // Right at go-live the event is live before the ingest has written its first playlist.
+        if (this.#liveNow) showOverlay({ title: 'Starting…', text: 'The broadcast is starting. It will appear here in a moment.' });
+        else showOverlay({ title: 'Waiting for the stream…', text: 'The broadcast is not running right now. It will resume here.' });
         this.#schedulePoll(STREAM_RETRY_MS);
       },
       onEnded: () => {
@@ -143,6 +159,10 @@ export class Watch {
       ...outcomes,
       token: () => this.#session.token,
       onDenied: (status) => void this.#denied(status),
+      onLiveEdge: (state) => {
+        this.#edge = state;
+        if (els.overlay.hidden) showLiveEdge(state);
+      },
       remote: {
         playbackUrl: () => this.#session.playbackUrl,
         // A receiver cannot refresh: from now on the element plays the long-lived URL itself.
@@ -194,7 +214,7 @@ export class Watch {
     this.#session.stop();
     this.#over = true;
     showOverlay({ title: loss.title, text: loss.message, action: 'Enter a code', focus: true });
-    els.stop.hidden = true;
+    showAccessEnded();
   }
 
   #stopAll(): void {

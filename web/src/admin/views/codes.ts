@@ -1,10 +1,12 @@
-/** Access codes of one event: generate, filter, export, revoke/unrevoke, bulk revoke by selection. */
+/** Access codes of one event: generate, filter, export, revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print). */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type TokenFilter, type TokenRecord } from '../api';
 import { checkTokenCount, plural, TOKEN_FILTERS, TOKEN_STATUS_LABELS } from '../labels';
+import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
+import { copyLinkButton, qrButton } from './ticket-qr';
 
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
 
@@ -17,6 +19,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
 
   const list = h('div', { className: 'codes-list' });
   const bulk = h('button', { type: 'button', className: 'danger', disabled: true, 'data-key': 'bulk' }, 'Revoke selected');
+  const print = h('a', { className: 'button', href: hrefOf({ view: 'tickets', id: eventId, ids: [] }), 'data-key': 'print' }, 'Print tickets');
   const count = h('input', {
     id: 'code-count',
     type: 'number',
@@ -28,7 +31,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     required: true,
     'aria-describedby': 'code-count-hint code-count-error',
   });
-  const label = h('input', { id: 'code-label', type: 'text', maxlength: 100, 'aria-describedby': 'code-label-hint' });
+  const label = h('input', { id: 'code-label', type: 'text', maxlength: 200, 'aria-describedby': 'code-label-hint' });
   const countError = h('p', { id: 'code-count-error', className: 'field-error' });
   const generate = h('button', { type: 'submit', className: 'primary' }, 'Generate codes');
   const statusSelect = h(
@@ -52,6 +55,8 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     rerender(list, () => table());
     bulk.disabled = selected.size === 0;
     bulk.textContent = selected.size ? `Revoke selected (${selected.size})` : 'Revoke selected';
+    print.href = hrefOf({ view: 'tickets', id: eventId, ids: [...selected] });
+    print.textContent = selected.size ? `Print tickets (${selected.size})` : 'Print tickets';
   };
 
   const toggle = async (button: HTMLButtonElement, token: TokenRecord) => {
@@ -94,7 +99,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
             'tr',
             null,
             manage && h('th', { scope: 'col', className: 'check' }, all),
-            ['Code', 'Label', 'Status', 'Redeemed', 'Expires'].map((name) => h('th', { scope: 'col' }, name)),
+            ['Code', 'Ticket', 'Label', 'Status', 'Redeemed', 'Expires'].map((name) => h('th', { scope: 'col' }, name)),
             manage && h('th', { scope: 'col' }, h('span', { className: 'sr-only' }, 'Actions')),
           ),
         ),
@@ -132,6 +137,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       { 'data-code': token.code },
       manage && h('td', { className: 'check' }, check),
       h('th', { scope: 'row', className: 'mono code' }, token.code),
+      h('td', { className: 'ticket-cell' }, qrButton(token.code, token.label), copyLinkButton(token.code)),
       h('td', null, token.label || '—'),
       h('td', null, badge(TOKEN_STATUS_LABELS[token.status] ?? token.status, STATUS_TONES[token.status] ?? 'muted')),
       h('td', null, formatDateTime(token.redeemedAt)),
@@ -216,6 +222,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       { className: 'toolbar codes-toolbar' },
       h('div', { className: 'field inline' }, h('label', { for: 'code-filter' }, 'Show codes'), statusSelect),
       manage && h('a', { className: 'button', href: adminApi.exportUrl(eventId), download: '' }, 'Export CSV'),
+      manage && print,
       manage && bulk,
     ),
     list,

@@ -2,14 +2,17 @@
  * One event: its state and actions, figures, OBS settings, media cache, and
  * the access codes panel. Sections re-render in place after each action.
  */
-import { h, replaceChildren } from '../../shared/dom';
+import { h, replaceChildren, type Child } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type EventDetail, type EventTransition } from '../api';
 import { EVENT_STATUS_LABELS } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
-import { act, badge, confirmAction, copyText, notify, rerender } from '../ui';
+import { act, badge, confirmAction, copyText, notify, rerender, tableWrap } from '../ui';
+import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
+import { previewPanel } from './preview';
+import { sessionsPanel } from './sessions';
 
 export async function renderEventDetail(
   main: HTMLElement,
@@ -23,16 +26,43 @@ export async function renderEventDetail(
 
   const head = h('div');
   const figures = h('div');
+  const encoder = h('section', { className: 'card panel', 'aria-labelledby': 'encoder-title' });
   // A form only so that the masked stream key field sits in one (browsers expect that of password fields).
   const obs = h('form', { className: 'card panel', 'aria-labelledby': 'obs-title', onsubmit: (e: Event) => e.preventDefault() });
+  // Bumped by every action's refresh: a poll answer that started before it is stale and dropped.
+  let generation = 0;
+  // Every change made on this page is in the event's audit log at once.
+  const audit = auditPanel(eventId);
   const refresh = async () => {
+    generation += 1;
     const fresh = await act(null, () => adminApi.getEvent(eventId));
     if (!fresh || !current()) return;
     event = fresh;
     rerender(head, () => header(event, actions));
     rerender(figures, () => stats(event));
     rerender(obs, () => obsSettings(event, actions));
+    rerender(encoder, () => encoderReport(event));
+    await act(null, audit.load);
   };
+  // On-air state, figures and the encoder report change while the page is open. Only a part whose data
+  // changed is redrawn, so a button is never swapped under a pointer; the OBS fields are left alone (a
+  // revealed key or a selection would be lost).
+  const poll = setInterval(() => {
+    if (!current()) return clearInterval(poll);
+    if (document.hidden) return;
+    const asked = generation;
+    void adminApi.getEvent(eventId).then(
+      (fresh) => {
+        if (!current() || asked !== generation) return;
+        const previous = event;
+        event = fresh;
+        if (headerData(previous) !== headerData(fresh)) rerender(head, () => header(event, actions));
+        if (JSON.stringify(previous.stats) !== JSON.stringify(fresh.stats)) rerender(figures, () => stats(event));
+        if (reportData(previous) !== reportData(fresh)) rerender(encoder, () => encoderReport(event));
+      },
+      () => undefined,
+    );
+  }, EVENT_REFRESH_MS);
   const actions: Actions = {
     async transition(button, transition) {
       const done = await act(button, () => adminApi.transition(eventId, transition));
@@ -74,18 +104,42 @@ export async function renderEventDetail(
       });
       if (!sure) return;
       const done = await act(button, () => adminApi.clearCache(eventId));
-      if (done) notify('Media cache cleared.');
+      if (!done) return;
+      notify('Media cache cleared.');
+      await act(null, audit.load);
     },
     refresh,
   };
 
-  const codes = can('codes:read') ? codesPanel(eventId, () => void refresh()) : null;
+  const changed = () => void refresh();
+  const codes = can('codes:read') ? codesPanel(eventId, changed) : null;
+  const sessions = can('codes:read')
+    ? sessionsPanel(eventId, changed, () => {
+        void act(null, () => adminApi.getEvent(eventId)).then((fresh) => {
+          if (!fresh || !current()) return;
+          event = fresh;
+          rerender(figures, () => stats(event));
+        });
+      })
+    : null;
   obs.hidden = event.ingest === null;
-  replaceChildren(main, h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')), head, figures, obs, codes?.element);
+  encoder.hidden = event.ingest === null;
+  replaceChildren(
+    main,
+    h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')),
+    head,
+    figures,
+    h('div', { className: 'obs-preview' }, obs, can('stream:manage') && previewPanel(eventId, event.status)),
+    encoder,
+    sessions?.element,
+    codes?.element,
+    audit.element,
+  );
   rerender(head, () => header(event, actions));
   rerender(figures, () => stats(event));
   rerender(obs, () => obsSettings(event, actions));
-  await codes?.load();
+  rerender(encoder, () => encoderReport(event));
+  await Promise.all([codes?.load(), sessions?.load(), audit.load()]);
 }
 
 interface Actions {
@@ -102,6 +156,13 @@ const TRANSITION_NOTICES: Record<EventTransition, string> = {
   archive: 'Event archived.',
   unarchive: 'Event restored from the archive.',
 };
+
+/** How often an open event page re-reads the event (status, figures, encoder report). */
+const EVENT_REFRESH_MS = 10_000;
+
+const headerData = (e: EventDetail) =>
+  JSON.stringify([e.title, e.status, e.isActive, e.isArchived, e.startsAt, e.endsAt, e.accessWindowHours, e.description]);
+const reportData = (e: EventDetail) => JSON.stringify([e.ingest?.video, e.ingest?.keyframeWarning, e.ingest?.refusals]);
 
 const STATUS_TONES = { live: 'live', 'not-started': 'muted', ended: 'muted', recording: 'warn' } as const;
 
@@ -189,6 +250,72 @@ function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
     h('p', { className: 'hint' }, 'In OBS: Settings → Stream → Service “Custom…”, then paste these two values.'),
     copyField('obs-server', 'Server', ingest.server, false),
     copyField('obs-key', 'Stream key', ingest.streamKey, true),
+    h('h3', null, 'Output'),
+    h(
+      'p',
+      { className: 'hint' },
+      'In OBS: Settings → Output → Output Mode “Advanced”, tab Streaming (Simple mode has no keyframe setting and sends one only every 8 s or so, which puts viewers that far behind):',
+    ),
+    h(
+      'ul',
+      { className: 'obs-output', 'data-key': 'obs-output' },
+      h('li', null, h('strong', null, 'Keyframe Interval'), ` ${ingest.keyframeIntervalSeconds} s`),
+      h('li', null, h('strong', null, 'Rate Control'), ' CBR'),
+      h('li', null, h('strong', null, 'Profile'), ' high (or main)'),
+    ),
     h('div', { className: 'toolbar' }, rotate, clear),
+  ];
+}
+
+const REFUSAL_LABELS: Record<string, string> = {
+  'no-key': 'No key',
+  'wrong-key': 'Wrong key',
+  'rotated-key': 'Old (rotated) key',
+  'event-inactive': 'Event inactive',
+  'already-publishing': 'Already publishing elsewhere',
+};
+
+/** What the ingest saw of the encoder: measured video (and a warning) and refused publish attempts. */
+function encoderReport(event: EventDetail): Child[] {
+  if (!event.ingest) return [];
+  const { video, keyframeWarning, refusals } = event.ingest;
+  return [
+    h('h2', { id: 'encoder-title', tabindex: -1 }, 'Encoder'),
+    keyframeWarning ? h('p', { className: 'callout warn', role: 'status', 'data-key': 'keyframe-warning' }, keyframeWarning) : null,
+    video
+      ? h(
+          'p',
+          { className: 'muted', 'data-key': 'video-measured' },
+          `Measured ${formatDateTime(video.measuredAt)}: a keyframe every ${video.keyframeIntervalSeconds} s, ${video.frameRate} frames/s; segments are ${video.segmentSeconds} s.`,
+        )
+      : h('p', { className: 'muted' }, 'Nothing measured yet: the keyframe interval and frame rate appear a few seconds after OBS starts streaming.'),
+    h('h3', null, 'Refused publish attempts'),
+    refusals.length === 0
+      ? h('p', { className: 'muted' }, 'None. OBS shows only “Could not access the specified channel or stream key”; the reason appears here.')
+      : tableWrap(
+          'Refused publish attempts',
+          h(
+            'table',
+            { className: 'refusals' },
+            h('thead', null, h('tr', null, ['Time', 'Reason', 'From'].map((name) => h('th', { scope: 'col' }, name)))),
+            h(
+              'tbody',
+              null,
+              refusals.map((refusal) =>
+                h(
+                  'tr',
+                  null,
+                  h('td', null, formatDateTime(refusal.at)),
+                  h(
+                    'td',
+                    null,
+                    h('div', null, h('strong', null, REFUSAL_LABELS[refusal.reason] ?? refusal.reason), h('br'), h('span', { className: 'muted' }, refusal.message)),
+                  ),
+                  h('td', { className: 'mono' }, refusal.remoteAddr),
+                ),
+              ),
+            ),
+          ),
+        ),
   ];
 }

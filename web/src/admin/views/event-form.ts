@@ -127,7 +127,7 @@ function buildFields(event: AdminEvent | null): FieldSpec[] {
     {
       name: 'accessWindowHours',
       label: 'Access window (hours)',
-      hint: 'How long a code keeps working, 0 to 8760 hours.',
+      hint: 'How long codes keep working after the event ends (counted from the end time), 0 to 8760 hours.',
       control: input(
         'accessWindowHours',
         { type: 'number', min: 0, max: 8760, step: 1, inputmode: 'numeric', value: String(event?.accessWindowHours ?? 48) },
@@ -143,7 +143,7 @@ function buildFields(event: AdminEvent | null): FieldSpec[] {
     {
       name: 'streamUrl',
       label: 'Origin stream URL',
-      hint: 'Only when the video comes from elsewhere than the Stagedoor ingest. Optional.',
+      hint: 'A note for your records, e.g. the source feed OBS takes. Stagedoor does not use it: viewers always watch what OBS sends to the Server in this event’s OBS settings. Optional.',
       control: input('streamUrl', { type: 'url', value: event?.streamUrl ?? '' }, 'x'),
     },
   ];

@@ -1,0 +1,104 @@
+/**
+ * Who is watching an event, and freeing a code: the admin's list of live
+ * playback sessions and ending one or all of them. Ending works like the
+ * viewer's own release (the code is free again at once, the session's JWT is
+ * refused by refresh and, through the revocation feed, by the edge), marked
+ * as done by an admin so the player can say so.
+ */
+import * as z from 'zod';
+import { normalizeAccessCode } from './access-code';
+import { InvalidCursor } from './errors';
+import { requireEvent } from './event-admin';
+import { HttpError } from './http-error';
+import { parseInput } from './inputs';
+import type { LiveSessionRecord } from './records';
+import { summarizeUserAgent } from './user-agent';
+import type { AccessDeps } from './viewer-access';
+
+export const SESSION_PAGE_DEFAULT = 50;
+export const SESSION_PAGE_MAX = 200;
+/** Sessions ended at once by "End all"; the rest wait for the next press. */
+const END_ALL_CONCURRENCY = 16;
+
+const sessionsQuery = z.object({
+  cursor: z.string().min(1).max(1024).optional(),
+  limit: z.coerce.number().int().min(1).max(SESSION_PAGE_MAX).default(SESSION_PAGE_DEFAULT),
+});
+
+export const endSessionInput = z.object({
+  code: z.string().min(1).max(64),
+  sessionId: z.string().min(1).max(64),
+});
+
+const sessionNotFound = () => new HttpError(404, 'Session not found');
+
+function liveAfter(deps: AccessDeps): string {
+  return new Date(deps.now().getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString();
+}
+
+export function sessionView(record: LiveSessionRecord) {
+  return {
+    sessionId: record.session.id,
+    tokenId: record.tokenId,
+    code: record.code,
+    label: record.label,
+    startedAt: record.session.startedAt,
+    lastHeartbeatAt: record.session.heartbeatAt,
+    clientIp: record.session.clientIp ?? null,
+    userAgent: summarizeUserAgent(record.session.userAgent),
+  };
+}
+export type SessionView = ReturnType<typeof sessionView>;
+
+/** One page of the event's live sessions, newest first, with the count of all of them. */
+export async function listSessions(deps: AccessDeps, eventId: string, query: Record<string, string>) {
+  const { cursor, limit } = parseInput(sessionsQuery, query);
+  await requireEvent(deps, eventId);
+  try {
+    const page = await deps.store.listEventSessions({ eventId, liveAfter: liveAfter(deps), cursor: cursor ?? null, limit });
+    return { sessions: page.sessions.map(sessionView), total: page.total, nextCursor: page.nextCursor };
+  } catch (error) {
+    if (error instanceof InvalidCursor) throw new HttpError(400, 'cursor: is invalid');
+    throw error;
+  }
+}
+
+/** Ends one session of the event; 404 when it is not (any more) the code's session. */
+export async function endSession(deps: AccessDeps, eventId: string, body: unknown) {
+  const input = parseInput(endSessionInput, body);
+  await requireEvent(deps, eventId);
+  const code = normalizeAccessCode(input.code);
+  const record = code ? await deps.store.getCode(code) : null;
+  if (!record || record.eventId !== eventId || record.session?.id !== input.sessionId) throw sessionNotFound();
+  const ended = await deps.store.releaseSession({
+    code: record.code,
+    sessionId: input.sessionId,
+    now: deps.now().toISOString(),
+    by: 'admin',
+  });
+  if (!ended) throw sessionNotFound();
+  return { ended: true as const, sessionId: input.sessionId, code: record.code, label: record.label };
+}
+
+/** Ends every live session of the event; `ended` counts those this call ended. */
+export async function endAllSessions(deps: AccessDeps, eventId: string) {
+  await requireEvent(deps, eventId);
+  const live: LiveSessionRecord[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await deps.store.listEventSessions({ eventId, liveAfter: liveAfter(deps), cursor, limit: SESSION_PAGE_MAX });
+    live.push(...page.sessions);
+    cursor = page.nextCursor;
+  } while (cursor);
+  let ended = 0;
+  const now = deps.now().toISOString();
+  for (let i = 0; i < live.length; i += END_ALL_CONCURRENCY) {
+    const results = await Promise.all(
+      live.slice(i, i + END_ALL_CONCURRENCY).map((entry) =>
+        deps.store.releaseSession({ code: entry.code, sessionId: entry.session.id, now, by: 'admin' }),
+      ),
+    );
+    ended += results.filter(Boolean).length;
+  }
+  return { ended };
+}

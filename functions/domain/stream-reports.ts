@@ -1,0 +1,93 @@
+/**
+ * What the ingest tells the platform about a publisher beyond live/ended: the
+ * measured keyframe interval and frame rate, and publish attempts it refused.
+ * The event page shows both, so a streamer learns what to change in OBS.
+ */
+import { createHash } from 'node:crypto';
+import * as z from 'zod';
+import { parseInput } from './inputs';
+import type { EventRecord, IngestVideo, PublishRefusal, PublishRefusalReason } from './records';
+import type { Store } from './store';
+
+/** How many refused attempts the event page lists. */
+export const REFUSALS_SHOWN = 10;
+/** Replaced ingest keys remembered to tell "rotated key" from "wrong key". */
+const RETIRED_KEYS_KEPT = 5;
+/** Keyframes this much further apart than a segment are worth a warning (timestamps jitter by a frame or two). */
+const KEYFRAME_TOLERANCE = 1.2;
+
+export const videoReportInput = z.object({
+  keyframeIntervalSeconds: z.number().positive().max(3600),
+  frameRate: z.number().min(0).max(1000),
+  segmentSeconds: z.number().positive().max(60),
+});
+
+/** The one refusal the ingest decides itself; the others are the callback's own answers. */
+export const refusalReportInput = z.object({
+  reason: z.literal('already-publishing'),
+  remoteAddr: z.string().max(100),
+});
+
+const REFUSAL_TEXT: Record<PublishRefusalReason, string> = {
+  'no-key': 'No stream key token: the Stream key must be the whole value the console shows, including “?token=…”.',
+  'wrong-key': 'Wrong stream key: copy the Stream key from the console again.',
+  'rotated-key': 'An old stream key: it was replaced by “New stream key”; paste the current one into OBS.',
+  'event-inactive': 'The event is deactivated: activate it to stream.',
+  'already-publishing': 'Another encoder is already streaming to this event: stop that one first.',
+};
+
+export const ingestKeyHash = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+
+/** The event's retired-key list after `current` is replaced. */
+export function retireIngestKey(event: Pick<EventRecord, 'ingestKey' | 'retiredIngestKeyHashes'>): string[] {
+  return [...(event.retiredIngestKeyHashes ?? []), ingestKeyHash(event.ingestKey)].slice(-RETIRED_KEYS_KEPT);
+}
+
+/** Why a publish with `token` fails the key check (the caller already knows it does). */
+export function keyRefusalReason(event: Pick<EventRecord, 'retiredIngestKeyHashes'>, token: string): PublishRefusalReason {
+  if (!token) return 'no-key';
+  return (event.retiredIngestKeyHashes ?? []).includes(ingestKeyHash(token)) ? 'rotated-key' : 'wrong-key';
+}
+
+export async function recordRefusal(store: Store, eventId: string, reason: PublishRefusalReason, remoteAddr: string, now: Date): Promise<void> {
+  await store.appendPublishRefusal(eventId, { at: now.toISOString(), reason, remoteAddr }, REFUSALS_SHOWN);
+}
+
+export async function recordVideoReport(store: Store, eventId: string, body: unknown, now: Date): Promise<IngestVideo> {
+  const input = parseInput(videoReportInput, body);
+  const video: IngestVideo = { ...input, measuredAt: now.toISOString() };
+  await store.updateEvent(eventId, { ingestVideo: video }, now.toISOString());
+  return video;
+}
+
+export async function recordRefusalReport(store: Store, eventId: string, body: unknown, now: Date): Promise<PublishRefusal> {
+  const input = parseInput(refusalReportInput, body);
+  await recordRefusal(store, eventId, input.reason, input.remoteAddr, now);
+  return { at: now.toISOString(), ...input };
+}
+
+/** Keyframes further apart than a segment: segments stretch to the keyframe gap and viewers fall that far behind. */
+export function keyframeWarning(video: IngestVideo | null | undefined): string | null {
+  if (!video || video.keyframeIntervalSeconds <= video.segmentSeconds * KEYFRAME_TOLERANCE) return null;
+  const measured = round(video.keyframeIntervalSeconds);
+  const wanted = Math.max(1, Math.floor(video.segmentSeconds));
+  return (
+    `Keyframes arrive every ${measured} s, but segments are ${round(video.segmentSeconds)} s long: viewers are at least ${measured} s behind. ` +
+    `In OBS: Settings → Output → Output Mode “Advanced” → Streaming → Keyframe Interval ${wanted} s (the stream keeps working meanwhile).`
+  );
+}
+
+/** The `ingest` part of the admin event details beyond Server and Stream key. */
+export function ingestReportView(event: EventRecord) {
+  const video = event.ingestVideo ?? null;
+  return {
+    video: video && { ...video, keyframeIntervalSeconds: round(video.keyframeIntervalSeconds), frameRate: round(video.frameRate) },
+    keyframeWarning: keyframeWarning(video),
+    refusals: (event.publishRefusals ?? [])
+      .slice(-REFUSALS_SHOWN)
+      .reverse()
+      .map((refusal) => ({ ...refusal, message: REFUSAL_TEXT[refusal.reason] })),
+  };
+}
+
+const round = (value: number) => Math.round(value * 10) / 10;
