@@ -109,6 +109,9 @@ export function describeShowNightStoreContract(name: string, start: (table: stri
       );
       expect(await store.releaseSession({ code: codes[1]!.code, sessionId: 'sb', now: new Date(now).toISOString() })).toBe(false);
       expect((await store.getCode(codes[1]!.code))!.endedSessions).toEqual([{ sessionId: 'sb', endedAt: new Date(now).toISOString(), by: 'admin' }]);
+      // Ended by an admin: denied at the edge like a takeover, so it enters the access feed (a plain release does not).
+      const fed = (await store.accessChangesSince(new Date(now - 60_000).toISOString())).codes.find((c) => c.code === codes[1]!.code);
+      expect(fed?.endedSessions.map((e) => e.sessionId)).toEqual(['sb']);
       const after = await store.listEventSessions({ eventId: event.id, liveAfter, cursor: null, limit: 10 });
       expect(after.sessions.map((s) => s.session.id)).toEqual(['sc', 'sa']);
       await expect(store.listEventSessions({ eventId: event.id, liveAfter, cursor: 'eyJ9', limit: 2 })).rejects.toBeInstanceOf(InvalidCursor);
