@@ -13,7 +13,7 @@ import { HttpError } from './http-error';
 import { parseInput } from './inputs';
 import type { LiveSessionRecord } from './records';
 import { summarizeUserAgent } from './user-agent';
-import type { AccessDeps } from './viewer-access';
+import { countLiveSessionPresence, type AccessDeps } from './viewer-access';
 
 export const SESSION_PAGE_DEFAULT = 50;
 export const SESSION_PAGE_MAX = 200;
@@ -70,13 +70,10 @@ export async function endSession(deps: AccessDeps, eventId: string, body: unknow
   const code = normalizeAccessCode(input.code);
   const record = code ? await deps.store.getCode(code) : null;
   if (!record || record.eventId !== eventId || record.session?.id !== input.sessionId) throw sessionNotFound();
-  const ended = await deps.store.releaseSession({
-    code: record.code,
-    sessionId: input.sessionId,
-    now: deps.now().toISOString(),
-    by: 'admin',
-  });
+  const now = deps.now();
+  const ended = await deps.store.releaseSession({ code: record.code, sessionId: input.sessionId, now: now.toISOString(), by: 'admin' });
   if (!ended) throw sessionNotFound();
+  await countLiveSessionPresence(deps, record, now, -1);
   return { ended: true as const, sessionId: input.sessionId, code: record.code, label: record.label };
 }
 
@@ -91,13 +88,14 @@ export async function endAllSessions(deps: AccessDeps, eventId: string) {
     cursor = page.nextCursor;
   } while (cursor);
   let ended = 0;
-  const now = deps.now().toISOString();
+  const now = deps.now();
+  const endOne = async (entry: LiveSessionRecord) => {
+    if (!(await deps.store.releaseSession({ code: entry.code, sessionId: entry.session.id, now: now.toISOString(), by: 'admin' }))) return false;
+    await countLiveSessionPresence(deps, { eventId, code: entry.code, session: entry.session }, now, -1);
+    return true;
+  };
   for (let i = 0; i < live.length; i += END_ALL_CONCURRENCY) {
-    const results = await Promise.all(
-      live.slice(i, i + END_ALL_CONCURRENCY).map((entry) =>
-        deps.store.releaseSession({ code: entry.code, sessionId: entry.session.id, now, by: 'admin' }),
-      ),
-    );
+    const results = await Promise.all(live.slice(i, i + END_ALL_CONCURRENCY).map(endOne));
     ended += results.filter(Boolean).length;
   }
   return { ended };

@@ -70,19 +70,28 @@ function countPresence(store: Store, claims: { eid: string; code: string }, at: 
 }
 
 /**
- * Revoking a code takes its live viewer off the presence estimate (unrevoking puts it back), so a
- * revoked code is never counted. The delta lands where that viewer was last counted: it claimed at
- * `startedAt` and refreshes once per presence window.
+ * Takes a live session off the presence estimate (`delta` -1) or puts it back (+1). The delta lands
+ * where that viewer was last counted: it claimed at `startedAt` and refreshes once per presence window.
  */
-export function countRevocationPresence(deps: AccessDeps, code: CodeRecord, now: Date): Promise<void> {
-  if (!code.session || !sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) return Promise.resolve();
-  const startedAt = Date.parse(code.session.startedAt);
+export function countLiveSessionPresence(
+  deps: AccessDeps,
+  where: Pick<CodeRecord, 'eventId' | 'code' | 'session'>,
+  now: Date,
+  delta: number,
+): Promise<void> {
+  if (!where.session || !sessionIsLive(where, now, deps.config.sessionTimeoutSeconds)) return Promise.resolve();
+  const startedAt = Date.parse(where.session.startedAt);
   const period = PRESENCE_WINDOW_SECONDS * 1000;
   const lastCounted = startedAt + Math.floor((now.getTime() - startedAt) / period) * period;
-  return countPresence(deps.store, { eid: code.eventId, code: code.code }, new Date(lastCounted), code.isRevoked ? -1 : 1);
+  return countPresence(deps.store, { eid: where.eventId, code: where.code }, new Date(lastCounted), delta);
 }
 
-function sessionIsLive(code: CodeRecord, now: Date, timeoutSeconds: number): boolean {
+/** Revoking a code takes its live viewer off the presence estimate (unrevoking puts it back), so a revoked code is never counted. */
+export function countRevocationPresence(deps: AccessDeps, code: CodeRecord, now: Date): Promise<void> {
+  return countLiveSessionPresence(deps, code, now, code.isRevoked ? -1 : 1);
+}
+
+function sessionIsLive(code: Pick<CodeRecord, 'session'>, now: Date, timeoutSeconds: number): boolean {
   return !!code.session && Date.parse(code.session.heartbeatAt) > now.getTime() - timeoutSeconds * 1000;
 }
 

@@ -198,8 +198,11 @@ describe('live sessions', () => {
     const [otherCode] = await newCodes(other.id, 1);
     for (const code of codes) await watch(code.code);
     await watch(otherCode!.code);
+    const activeViewers = async () => (await api.admin('GET', `/api/admin/events/${event.id}`)).body.stats.activeViewers;
+    expect(await activeViewers()).toBe(3);
     const res = await api.admin('POST', `/api/admin/events/${event.id}/sessions/end-all`, {});
     expect(res).toMatchObject({ status: 200, body: { ended: 3 } });
+    expect(await activeViewers()).toBe(0);
     expect((await api.admin('GET', `/api/admin/events/${event.id}/sessions`)).body).toMatchObject({ total: 0, sessions: [] });
     expect((await api.admin('GET', `/api/admin/events/${other.id}/sessions`)).body.total).toBe(1);
     for (const code of codes) await watch(code.code);
