@@ -1,7 +1,7 @@
 /**
  * Heartbeat and validate throughput with 64 concurrent clients, this tree
- * against a baseline (default: the merge base with `main`, i.e. before this
- * branch), each the local system (`npm start`'s program) in its own process.
+ * against a baseline (default: the last commit before the million-viewer data
+ * model), each the local system (`npm start`'s program) in its own process.
  * Runs alternate baseline/current twice and report medians and the ratio.
  * Run: npm run bench -- api-throughput   (BASELINE_REF=<git ref> to choose)
  */
@@ -16,9 +16,11 @@ import { median, percentile, table } from './lib/stats';
 const CLIENTS = 64;
 const PER_CLIENT = 8;
 const ROUNDS = 2;
+/** main just before the sharded code index, sharded feed and counters. */
+const BEFORE_MILLION_VIEWER_LAYOUT = '287f49a';
 
 function checkoutBaseline(): { root: string; ref: string; remove(): void } {
-  const ref = process.env.BASELINE_REF ?? execFileSync('git', ['merge-base', 'HEAD', 'main']).toString().trim();
+  const ref = process.env.BASELINE_REF ?? BEFORE_MILLION_VIEWER_LAYOUT;
   const root = mkdtempSync(join(tmpdir(), 'stagedoor-baseline-'));
   execFileSync('sh', ['-c', `git archive ${ref} | tar -x -C ${root}`]);
   symlinkSync(resolve('node_modules'), join(root, 'node_modules'));

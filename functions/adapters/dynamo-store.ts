@@ -717,8 +717,8 @@ export class DynamoStore extends DynamoAccountStore implements Store {
       .catch(() => undefined);
   }
 
-  async countRedemption(args: { eventId: string; code: string }): Promise<void> {
-    await this.addToCounters(args.eventId, args.code, { redeemed: 1 });
+  async countRedemption(args: { eventId: string; code: string; delta: number }): Promise<void> {
+    await this.addToCounters(args.eventId, args.code, { redeemed: args.delta });
   }
 
   async countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void> {

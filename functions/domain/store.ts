@@ -130,8 +130,8 @@ export interface Store extends AccountStore {
   /** Codes and events whose access state changed at or after `since` (revocations, takeovers, (de)activations). */
   accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }>;
 
-  /** Counts a code's first redemption in the event's counters. Best effort. */
-  countRedemption(args: { eventId: string; code: string }): Promise<void>;
+  /** Counts a code's first redemption in the event's counters (`delta` -1 takes back one that lost a race). Best effort. */
+  countRedemption(args: { eventId: string; code: string; delta: number }): Promise<void>;
   /** Adds `delta` to the event's presence in the time bucket of `at` (`seed` spreads writes over shards). Best effort. */
   countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void>;
   eventCounters(args: { eventId: string; presenceSince: string }): Promise<EventCounters>;

@@ -69,6 +69,10 @@ function countPresence(store: Store, claims: { eid: string; code: string }, at: 
   return store.countPresence({ eventId: claims.eid, seed: claims.code, at: at.toISOString(), delta }).catch(() => undefined);
 }
 
+function countRedemption(store: Store, eventId: string, code: string, delta: number): Promise<void> {
+  return store.countRedemption({ eventId, code, delta }).catch(() => undefined);
+}
+
 /**
  * Takes a live session off the presence estimate (`delta` -1) or puts it back (+1). The delta lands
  * where that viewer was last counted: it claimed at `startedAt` and refreshes once per presence window.
@@ -114,7 +118,7 @@ function validateError(problem: 'revoked' | 'inactive' | 'expired'): HttpError {
 
 /**
  * Trades an access code for a playback session and JWT. Round trips in
- * sequence: (rate limit ‖ code), event, conditional claim.
+ * sequence: (rate limit ‖ code), event, (conditional claim ‖ signing ‖ counters).
  */
 export async function validateCode(
   deps: AccessDeps,
@@ -148,30 +152,37 @@ export async function validateCode(
     clientIp: input.ip,
     ...(input.userAgent ? { userAgent: input.userAgent.slice(0, USER_AGENT_MAX) } : {}),
   };
-  try {
-    await deps.store.claimSession({
-      code: code.code,
-      expectedRevision: code.revision,
-      session,
-      endedSessions: ended,
-      redeemed: code.redeemedAt ? null : { at, ip: input.ip },
-      now: at,
-    });
-  } catch (error) {
-    if (!(error instanceof CodeInUse)) throw error;
+  const grant = { code: code.code, eventId: event.id, sessionId: session.id };
+  const firstRedemption = !code.redeemedAt;
+  // Signing and counting go alongside the claim (one round trip fewer in sequence); a failed claim takes the counts back.
+  const counted = (delta: number) =>
+    Promise.all([
+      countPresence(deps.store, { eid: event.id, code: code.code }, now, delta),
+      firstRedemption ? countRedemption(deps.store, event.id, code.code, delta) : null,
+    ]);
+  const [claimError, { token, expiresIn }] = await Promise.all([
+    deps.store
+      .claimSession({
+        code: code.code,
+        expectedRevision: code.revision,
+        session,
+        endedSessions: ended,
+        redeemed: firstRedemption ? { at, ip: input.ip } : null,
+        now: at,
+      })
+      .then(() => null, (error: unknown) => error),
+    signPlaybackToken(grant, deps.config.signingKeys, now),
+    counted(1),
+  ]);
+  if (claimError) {
+    await counted(-1);
+    if (!(claimError instanceof CodeInUse)) throw claimError;
     // Lost a race: usually another device's claim, but the code may have been revoked meanwhile.
     const latest = await deps.store.getCode(code.code);
     if (!latest || latest.isRevoked) throw validateError('revoked');
     if (!latest.eventActive) throw validateError('inactive');
     throw inUse();
   }
-
-  const grant = { code: code.code, eventId: event.id, sessionId: session.id };
-  const [{ token, expiresIn }] = await Promise.all([
-    signPlaybackToken(grant, deps.config.signingKeys, now),
-    countPresence(deps.store, { eid: event.id, code: code.code }, now, 1),
-    code.redeemedAt ? null : deps.store.countRedemption({ eventId: event.id, code: code.code }).catch(() => undefined),
-  ]);
   return {
     event: viewerEventView(event, now),
     playbackToken: token,

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-it('gives exactly one of 20 parallel validations of one code a 200, the rest 409 inUse', async () => {
+it('gives exactly one of 20 parallel validations of one code a 200, the rest 409 inUse, and counts one viewer', async () => {
   const event = await api.admin('POST', '/api/admin/events', {
     title: 'Race',
     startsAt: new Date(Date.now() - 3_600_000).toISOString(),
@@ -28,4 +28,7 @@ it('gives exactly one of 20 parallel validations of one code a 200, the rest 409
   for (const r of results.filter((r) => r.status === 409)) {
     expect(r.body).toEqual({ error: 'This access code is currently in use on another device', inUse: true });
   }
+  // The losers counted alongside their claim and took it back: the estimates see one viewer, one redemption.
+  const details = await api.admin('GET', `/api/admin/events/${event.body.id}`);
+  expect(details.body.stats).toMatchObject({ redeemed: 1, activeViewers: 1 });
 });

@@ -286,7 +286,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
         redeemed: { at: now, ip: '192.0.2.1' },
         now,
       });
-      await store.countRedemption({ eventId: event.id, code: code.code });
+      await store.countRedemption({ eventId: event.id, code: code.code, delta: 1 });
       const second = sampleCode(event.id);
       await store.createCode(second);
       await store.setCodeRevoked(second.id, true, iso());
