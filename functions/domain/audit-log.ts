@@ -5,8 +5,7 @@
  * changes and event deletions are kept in the console-wide log.
  */
 import * as z from 'zod';
-import { InvalidCursor } from './errors';
-import { HttpError } from './http-error';
+import { InvalidCursor, InvalidInput } from './errors';
 import { parseInput } from './inputs';
 import { randomId } from './random';
 import type { Store } from './store';
@@ -96,7 +95,7 @@ export async function listAudit(deps: AuditDeps, eventId: string | null, query: 
   try {
     return await deps.store.listAuditEntries({ eventId, action: action ?? null, cursor: cursor ?? null, limit });
   } catch (error) {
-    if (error instanceof InvalidCursor) throw new HttpError(400, 'cursor: is invalid');
+    if (error instanceof InvalidCursor) throw new InvalidInput('cursor', 'is invalid');
     throw error;
   }
 }

@@ -1,8 +1,7 @@
 import { generateAccessCode } from './access-code';
 import { toCsv } from './csv';
-import { AlreadyExists, NotFound } from './errors';
+import { AlreadyExists, NotFound, RecordNotFound } from './errors';
 import { orNotFound, requireEvent } from './event-admin';
-import { HttpError } from './http-error';
 import { bulkRevokeInput, generateTokensInput, parseInput, tokenListQuery } from './inputs';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
@@ -12,7 +11,6 @@ import { watchLink } from './watch-link';
 
 const COLLISION_RETRIES = 5;
 const WRITE_CONCURRENCY = 25;
-const tokenNotFound = () => new HttpError(404, 'Token not found');
 
 async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: string, createdAt: string): Promise<CodeRecord> {
   for (let attempt = 0; attempt < COLLISION_RETRIES; attempt++) {
@@ -106,10 +104,10 @@ export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUr
 
 export async function setCodeRevoked(deps: AccessDeps, tokenId: string, revoked: boolean) {
   const now = deps.now();
-  const code = await orNotFound(deps.store.setCodeRevoked(tokenId, revoked, now.toISOString()), tokenNotFound);
+  const code = await orNotFound(deps.store.setCodeRevoked(tokenId, revoked, now.toISOString()), 'token');
   if (code.revokedChangedAt === now.toISOString()) await countRevocationPresence(deps, code, now);
   const event = await deps.store.getEvent(code.eventId);
-  if (!event) throw tokenNotFound();
+  if (!event) throw new RecordNotFound('token');
   return tokenView(code, event, deps.now());
 }
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { AdminSession } from './admin-session';
-import { HttpError } from './http-error';
+import { Conflict, InvalidInput, NotSignedIn } from './errors';
 import { parseInput } from './inputs';
 import { OWNER_USERNAME, ownerAccount } from './staff-accounts';
 import { enrolmentOffer, hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret } from './two-factor';
@@ -10,7 +10,7 @@ export const confirmInput = z.object({ code: z.string().min(1).max(32) });
 
 async function ownAccount(deps: AccessDeps, session: AdminSession) {
   const account = session.username === OWNER_USERNAME ? await ownerAccount(deps) : await deps.store.getAccount(session.username);
-  if (!account) throw new HttpError(401, 'Authentication required');
+  if (!account) throw new NotSignedIn();
   return account;
 }
 
@@ -30,10 +30,10 @@ export async function startEnrolment(deps: AccessDeps, session: AdminSession) {
 export async function confirmEnrolment(deps: AccessDeps, session: AdminSession, body: unknown) {
   const { code } = parseInput(confirmInput, body);
   const account = await ownAccount(deps, session);
-  if (!account.totpPendingSecret) throw new HttpError(409, 'Start two-factor enrolment first');
+  if (!account.totpPendingSecret) throw new Conflict('enrolment-not-started');
   const now = deps.now();
   const step = matchTotp(account.totpPendingSecret, account.username, code, now);
-  if (step === null) throw new HttpError(400, 'code: does not match; check the time on your phone and try the next code');
+  if (step === null) throw new InvalidInput('code', 'does not match; check the time on your phone and try the next code');
   const recoveryCodes = newRecoveryCodes();
   const updated = await deps.store.updateAccount(
     account.username,

@@ -1,7 +1,10 @@
 /**
- * Domain errors raised by the store at the storage boundary (for example from
- * a failed conditional write), so that callers never see SDK errors.
+ * Every error the domain raises on purpose. The domain knows no status codes:
+ * `functions/http/error-table.ts` maps each class to its answer (status,
+ * `error` text, headers, `reason`), and anything not in that table is a 500.
  */
+import type { RATE_LIMITS } from './config';
+
 export class DomainError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -9,11 +12,14 @@ export class DomainError extends Error {
   }
 }
 
+// Raised by the store at the storage boundary (for example from a failed conditional write), so that callers
+// never see SDK errors.
+
 /** The item to create exists already (an access code collided). */
 export class AlreadyExists extends DomainError {}
 /** The item to change does not exist. */
 export class NotFound extends DomainError {}
-/** Another device holds a live session on this code, or the code changed under us. */
+/** Another device holds a live session on this code, or the code changed under us. Also validation's "in use". */
 export class CodeInUse extends DomainError {}
 /** The session to keep alive is not the code's live session any more. */
 export class SessionGone extends DomainError {}
@@ -29,3 +35,117 @@ export class RateLimited extends DomainError {
 }
 /** A paging cursor that the store did not issue (or issued for another listing). */
 export class InvalidCursor extends DomainError {}
+
+// Raised by the use cases, each carrying what its answer needs.
+
+/** Input that breaks a schema or a rule; `field` names the offending field (null: the input as a whole). */
+export class InvalidInput extends DomainError {
+  constructor(
+    readonly field: string | null,
+    readonly problem: string,
+  ) {
+    super(field ? `${field}: ${problem}` : problem);
+  }
+}
+
+export type RecordKind = 'event' | 'token' | 'session' | 'account';
+/** The record a request names does not exist (or is not where the request looks for it). */
+export class RecordNotFound extends DomainError {
+  constructor(readonly kind: RecordKind) {
+    super(`${kind} not found`);
+  }
+}
+
+export type ConflictKind =
+  | 'username-taken'
+  | 'owner-managed-elsewhere'
+  | 'own-account'
+  | 'owner-password-elsewhere'
+  | 'enrolment-not-started'
+  | 'preview-of-inactive-event'
+  | 'stream-on-air-elsewhere';
+/** The request cannot apply to the record's current state. */
+export class Conflict extends DomainError {
+  constructor(readonly kind: ConflictKind) {
+    super(kind);
+  }
+}
+
+/**
+ * Why a viewer is refused, by the step that refuses. The `reason` field of the
+ * answer (README, "Access API"): stable values a client may branch on.
+ * - `unknown-code`: no such code; `invalid-token`: the JWT is missing, forged or not a viewer's;
+ * - `revoked`: the code was revoked (or deleted); `event-inactive`: the event was deactivated;
+ * - `expired`: the code's access (or, at refresh, the JWT) ran out;
+ * - `session-ended`: released or timed out; `taken-over`: another device claimed the code;
+ *   `ended-by-admin`: an organiser ended it from the console.
+ * Validation's "in use" is `CodeInUse`, told apart by its `inUse: true`.
+ */
+export interface RefusalReasons {
+  validate: 'unknown-code' | 'revoked' | 'event-inactive' | 'expired';
+  refresh: 'invalid-token' | 'revoked' | 'event-inactive' | 'expired' | SessionEndReason;
+  heartbeat: 'invalid-token' | 'revoked' | 'event-inactive' | SessionEndReason;
+  release: 'invalid-token';
+}
+export type RefusalStep = keyof RefusalReasons;
+export type RefusalReason = RefusalReasons[RefusalStep];
+export type SessionEndReason = 'session-ended' | 'taken-over' | 'ended-by-admin';
+
+/** A viewer's request refused at `step` (validation; refresh and the long-lived URL; heartbeat; release). */
+export class AccessRefused<S extends RefusalStep = RefusalStep> extends DomainError {
+  constructor(
+    readonly step: S,
+    readonly reason: RefusalReasons[S],
+  ) {
+    super(`${step}: ${reason}`);
+  }
+}
+
+/**
+ * The RTMP callback's one refusal for every "no": the ingest tells its client
+ * only "invalid credentials" anyway, and distinct reasons would let a caller
+ * probe which event ids exist.
+ */
+export class RtmpDenied extends DomainError {
+  constructor() {
+    super('rtmp access denied');
+  }
+}
+
+export type RateLimitName = keyof typeof RATE_LIMITS;
+/** One of the spec's rate limits is full for this caller. */
+export class TooManyRequests extends DomainError {
+  constructor(
+    readonly limit: RateLimitName,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`${limit} rate limit`);
+  }
+}
+
+/** No signed-in admin account behind the request (any more). */
+export class NotSignedIn extends DomainError {
+  constructor() {
+    super('not signed in');
+  }
+}
+
+export type SignInFailure = 'wrong-password' | 'wrong-credentials' | 'wrong-code' | 'sign-in-again' | 'locked';
+/** A sign-in step failed; `username` lets the handler audit it. */
+export class SignInFailed extends DomainError {
+  constructor(
+    readonly username: string,
+    readonly failure: SignInFailure,
+  ) {
+    super(`sign-in failed: ${failure}`);
+  }
+}
+/** Too many failed sign-ins in a row: the account is locked for `retryAfterSeconds`. */
+export class AccountLocked extends SignInFailed {
+  constructor(
+    username: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(username, 'locked');
+  }
+}

@@ -1,7 +1,6 @@
 import { PRESENCE_WINDOW_SECONDS, type AccessDeps } from './viewer-access';
 import { accessEndsAt, eventStatus } from './event-status';
-import { NotFound } from './errors';
-import { HttpError } from './http-error';
+import { InvalidInput, NotFound, RecordNotFound, type RecordKind } from './errors';
 import { createEventInput, parseInput, updateEventInput } from './inputs';
 import { randomId, randomString } from './random';
 import type { CodeRecord, EventRecord } from './records';
@@ -16,21 +15,19 @@ export function newIngestKey(): string {
   return randomString(INGEST_KEY_ALPHABET, 32);
 }
 
-export const eventNotFound = () => new HttpError(404, 'Event not found');
-
-/** Maps the store's NotFound to the API's 404. */
-export async function orNotFound<T>(work: Promise<T>, notFound: () => HttpError = eventNotFound): Promise<T> {
+/** Maps the store's NotFound to the record the request named (an event unless said otherwise). */
+export async function orNotFound<T>(work: Promise<T>, kind: RecordKind = 'event'): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (error instanceof NotFound) throw notFound();
+    if (error instanceof NotFound) throw new RecordNotFound(kind);
     throw error;
   }
 }
 
 export async function requireEvent(deps: AccessDeps, id: string): Promise<EventRecord> {
   const event = await deps.store.getEvent(id);
-  if (!event) throw eventNotFound();
+  if (!event) throw new RecordNotFound('event');
   return event;
 }
 
@@ -59,7 +56,7 @@ export async function updateEvent(deps: AccessDeps, id: string, body: unknown) {
   const current = await requireEvent(deps, id);
   const startsAt = changes.startsAt ?? current.startsAt;
   const endsAt = changes.endsAt ?? current.endsAt;
-  if (endsAt <= startsAt) throw new HttpError(400, 'endsAt: must be after startsAt');
+  if (endsAt <= startsAt) throw new InvalidInput('endsAt', 'must be after startsAt');
   const updated = await orNotFound(deps.store.updateEvent(id, changes satisfies EventChanges, deps.now().toISOString()));
   return adminEventView(updated);
 }

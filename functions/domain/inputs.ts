@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { HttpError } from './http-error';
+import { InvalidInput } from './errors';
 import { TOKEN_STATUSES } from './views';
 
 const timestamp = z
@@ -81,12 +81,12 @@ export const leaseInput = z.object({
   action: z.enum(['acquire', 'release']),
 });
 
-/** Parses or throws a 400 naming the first offending field. */
+/** Parses or throws `InvalidInput` naming the first offending field. */
 export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const field = issue.path.join('.');
   const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
-  throw new HttpError(400, field ? `${field}: ${message}` : message);
+  throw new InvalidInput(field || null, message);
 }

@@ -97,3 +97,25 @@ function keyFor(kid: string | undefined, keys: SigningKeys): Uint8Array {
   if (!key) throw new errors.JWKSNoMatchingKey();
   return key;
 }
+
+export type ViewerTokenCheck = { ok: true; claims: PlaybackClaims } | { ok: false; problem: 'invalid' | 'expired' };
+
+/**
+ * The one check of a viewer's playback JWT, for refresh, the long-lived URL,
+ * heartbeat, release and the RTMP play callback: genuine, and a viewer's (an
+ * admin's preview token opens the HLS only: it has no session to refresh,
+ * keep alive, release or play over RTMP). An expired token is `expired`
+ * unless `allowExpired`: release frees the session of an expired but genuine
+ * token, and the RTMP recheck re-asks with the token the player connected with.
+ */
+export async function checkViewerToken(
+  token: string | null | undefined,
+  keys: SigningKeys,
+  now: Date,
+  options: { allowExpired: boolean },
+): Promise<ViewerTokenCheck> {
+  const verified = token ? await verifyPlaybackToken(token, keys, now) : null;
+  if (!verified?.ok || verified.claims.prv) return { ok: false, problem: 'invalid' };
+  if (verified.expired && !options.allowExpired) return { ok: false, problem: 'expired' };
+  return { ok: true, claims: verified.claims };
+}

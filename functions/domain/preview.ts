@@ -6,7 +6,7 @@
  */
 import { eventStatus } from './event-status';
 import { requireEvent } from './event-admin';
-import { HttpError } from './http-error';
+import { Conflict } from './errors';
 import { PREVIEW_CODE, streamPathOf } from './playback-claims';
 import { signPlaybackToken } from './playback-token';
 import { randomId } from './random';
@@ -15,7 +15,7 @@ import type { AccessDeps } from './viewer-access';
 export async function issuePreview(deps: AccessDeps, eventId: string, playbackBaseUrl: string) {
   const event = await requireEvent(deps, eventId);
   // The edge refuses every token of a deactivated event, and the ingest refuses its publisher.
-  if (!event.isActive) throw new HttpError(409, 'Event is deactivated: activate it to preview the stream');
+  if (!event.isActive) throw new Conflict('preview-of-inactive-event');
   const now = deps.now();
   const { token, expiresIn } = await signPlaybackToken(
     { code: PREVIEW_CODE, eventId: event.id, sessionId: `preview${randomId(20)}`, preview: true },

@@ -1,5 +1,5 @@
 import { eventDenyUntil, sessionDenyUntil } from './edge-deny';
-import { HttpError } from './http-error';
+import { InvalidInput } from './errors';
 import type { RevocationFeed } from './revocation-feed';
 import type { Store } from './store';
 
@@ -12,9 +12,9 @@ import type { Store } from './store';
 export const FEED_OVERLAP_MS = 5000;
 
 function parseSince(since: string | undefined): string {
-  if (!since) throw new HttpError(400, 'since parameter required');
+  if (!since) throw new InvalidInput(null, 'since parameter required');
   const at = Date.parse(since);
-  if (Number.isNaN(at)) throw new HttpError(400, 'since must be an ISO 8601 timestamp');
+  if (Number.isNaN(at)) throw new InvalidInput(null, 'since must be an ISO 8601 timestamp');
   return new Date(at).toISOString();
 }
 

@@ -1,11 +1,10 @@
 import * as z from 'zod';
 import { RTMP_APP } from './config';
 import { secretsEqual } from './constant-time';
-import { AccessRevoked, SessionGone } from './errors';
+import { AccessRevoked, RtmpDenied, SessionGone } from './errors';
 import { accessEndsAt } from './event-status';
-import { HttpError } from './http-error';
 import { parseInput, recordId } from './inputs';
-import { verifyPlaybackToken } from './playback-token';
+import { checkViewerToken } from './playback-token';
 import type { AccessDeps } from './viewer-access';
 import { keyRefusalReason, recordRefusal } from './stream-reports';
 import type { PublishRefusalReason } from './records';
@@ -21,13 +20,6 @@ const rtmpAuthInput = z.object({
   recheck: z.boolean().optional(),
 });
 
-/**
- * One refusal for every "no": the ingest tells its client only "invalid
- * credentials" anyway, and distinct reasons would let a caller probe which
- * event ids exist.
- */
-const DENIED = 'Access denied';
-
 export type RtmpGrant = { ok: true } | { ok: true; session: string };
 
 /**
@@ -42,7 +34,7 @@ export type RtmpGrant = { ok: true } | { ok: true; session: string };
  */
 export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<RtmpGrant> {
   const input = parseInput(rtmpAuthInput, body);
-  const deny = () => new HttpError(403, DENIED);
+  const deny = () => new RtmpDenied();
   if (input.app !== RTMP_APP || !recordId.safeParse(input.stream_name).success) throw deny();
   const event = await deps.store.getEvent(input.stream_name);
   if (!event) throw deny();
@@ -59,15 +51,15 @@ export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<Rt
   }
   if (!event.isActive) throw deny();
   const now = deps.now();
-  const verified = input.token ? await verifyPlaybackToken(input.token, deps.config.signingKeys, now) : null;
   // A recheck re-asks with the token the player connected with; it has usually expired by then, the session has not.
-  // Preview tokens are for the console's HLS preview only.
-  if (!verified?.ok || (verified.expired && !input.recheck) || verified.claims.prv || verified.claims.eid !== event.id) throw deny();
+  const checked = await checkViewerToken(input.token, deps.config.signingKeys, now, { allowExpired: input.recheck === true });
+  if (!checked.ok || checked.claims.eid !== event.id) throw deny();
+  const { claims } = checked;
   if (now.toISOString() >= accessEndsAt(event)) throw deny();
   try {
     await deps.store.heartbeat({
-      code: verified.claims.code,
-      sessionId: verified.claims.sid,
+      code: claims.code,
+      sessionId: claims.sid,
       now: now.toISOString(),
       staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
     });
@@ -75,5 +67,5 @@ export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<Rt
     if (error instanceof SessionGone || error instanceof AccessRevoked) throw deny();
     throw error;
   }
-  return { ok: true, session: verified.claims.sid };
+  return { ok: true, session: claims.sid };
 }

@@ -7,9 +7,8 @@
  */
 import * as z from 'zod';
 import { normalizeAccessCode } from './access-code';
-import { InvalidCursor } from './errors';
+import { InvalidCursor, InvalidInput, RecordNotFound } from './errors';
 import { requireEvent } from './event-admin';
-import { HttpError } from './http-error';
 import { parseInput } from './inputs';
 import type { LiveSessionRecord } from './records';
 import { summarizeUserAgent } from './user-agent';
@@ -30,7 +29,7 @@ export const endSessionInput = z.object({
   sessionId: z.string().min(1).max(64),
 });
 
-const sessionNotFound = () => new HttpError(404, 'Session not found');
+const sessionNotFound = () => new RecordNotFound('session');
 
 function liveAfter(deps: AccessDeps): string {
   return new Date(deps.now().getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString();
@@ -58,7 +57,7 @@ export async function listSessions(deps: AccessDeps, eventId: string, query: Rec
     const page = await deps.store.listEventSessions({ eventId, liveAfter: liveAfter(deps), cursor: cursor ?? null, limit });
     return { sessions: page.sessions.map(sessionView), total: page.total, nextCursor: page.nextCursor };
   } catch (error) {
-    if (error instanceof InvalidCursor) throw new HttpError(400, 'cursor: is invalid');
+    if (error instanceof InvalidCursor) throw new InvalidInput('cursor', 'is invalid');
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import type { AccountRecord } from './account-store';
 import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { SecondFactorChallenge } from './admin-session';
-import { HttpError } from './http-error';
+import { AccountLocked, SignInFailed } from './errors';
 import { normalizeUsername, OWNER_USERNAME, ownerAccount } from './staff-accounts';
 import { hashRecoveryCode, matchTotp } from './two-factor';
 import type { AccessDeps } from './viewer-access';
@@ -13,17 +13,7 @@ export type PasswordOutcome =
   | { step: 'signed-in'; account: AccountRecord; enrolOnly: boolean }
   | { step: 'second-factor'; account: AccountRecord };
 
-/** Which sign-in step failed, so the handler can audit it with the account name. */
-export class SignInFailed extends HttpError {
-  constructor(
-    readonly username: string,
-    status: number,
-    message: string,
-    options: ConstructorParameters<typeof HttpError>[2] = {},
-  ) {
-    super(status, message, options);
-  }
-}
+export { AccountLocked, SignInFailed };
 
 let dummyHash: Promise<string> | undefined;
 /** Unknown names still cost one scrypt, so timing does not tell which names exist. */
@@ -32,7 +22,7 @@ const unknownAccountHash = () => (dummyHash ??= hashAdminPassword('no account ha
 function refuseIfLocked(account: AccountRecord, now: Date): void {
   if (!account.lockedUntil || account.lockedUntil <= now.toISOString()) return;
   const seconds = Math.max(1, Math.ceil((Date.parse(account.lockedUntil) - now.getTime()) / 1000));
-  throw new SignInFailed(account.username, 429, 'Account locked after repeated failed sign-ins', { headers: { 'retry-after': String(seconds) } });
+  throw new AccountLocked(account.username, seconds);
 }
 
 async function countFailure(deps: AccessDeps, account: AccountRecord): Promise<void> {
@@ -56,15 +46,15 @@ async function clearFailures(deps: AccessDeps, account: AccountRecord): Promise<
 export async function checkPassword(deps: AccessDeps, input: { username?: string | undefined; password: string }): Promise<PasswordOutcome> {
   const now = deps.now();
   const name = input.username === undefined ? OWNER_USERNAME : normalizeUsername(input.username);
-  const invalid = input.username === undefined ? 'Invalid password' : 'Invalid username or password';
+  const invalid = input.username === undefined ? 'wrong-password' : 'wrong-credentials';
   const account = name === OWNER_USERNAME ? await ownerAccount(deps) : name ? await deps.store.getAccount(name) : null;
   if (account) refuseIfLocked(account, now);
   const hash = account?.username === OWNER_USERNAME ? deps.config.adminPasswordHash : (account?.passwordHash ?? (await unknownAccountHash()));
   const matches = await verifyAdminPassword(input.password, hash);
-  if (!account) throw new SignInFailed(name ?? input.username ?? '', 401, invalid);
+  if (!account) throw new SignInFailed(name ?? input.username ?? '', invalid);
   if (!matches || account.disabled) {
     if (!account.disabled) await countFailure(deps, account);
-    throw new SignInFailed(account.username, 401, invalid);
+    throw new SignInFailed(account.username, invalid);
   }
   await clearFailures(deps, account);
   if (account.totpSecret) return { step: 'second-factor', account };
@@ -81,7 +71,7 @@ export async function checkSecondFactor(
   const now = deps.now();
   const account = await deps.store.getAccount(challenge.username);
   if (!account || account.disabled || account.sessionGeneration !== challenge.generation || !account.totpSecret) {
-    throw new SignInFailed(challenge.username, 401, 'Sign in again');
+    throw new SignInFailed(challenge.username, 'sign-in-again');
   }
   refuseIfLocked(account, now);
   let accepted = false;
@@ -93,7 +83,7 @@ export async function checkSecondFactor(
   }
   if (!accepted) {
     await countFailure(deps, account);
-    throw new SignInFailed(account.username, 401, 'Invalid code');
+    throw new SignInFailed(account.username, 'wrong-code');
   }
   await clearFailures(deps, account);
   return (await deps.store.getAccount(account.username)) ?? account;

@@ -2,8 +2,7 @@ import * as z from 'zod';
 import type { AccountRecord } from './account-store';
 import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { AdminSession } from './admin-session';
-import { AlreadyExists, NotFound } from './errors';
-import { HttpError } from './http-error';
+import { AlreadyExists, Conflict, InvalidInput, NotFound, RecordNotFound } from './errors';
 import { parseInput } from './inputs';
 import { ROLES, type Role } from './roles';
 import type { AccessDeps } from './viewer-access';
@@ -90,23 +89,23 @@ export async function listAccounts(deps: AccessDeps) {
 
 export async function createAccount(deps: AccessDeps, body: unknown) {
   const input = parseInput(createAccountInput, body);
-  if (input.username === OWNER_USERNAME) throw new HttpError(409, 'That login name is taken');
+  if (input.username === OWNER_USERNAME) throw new Conflict('username-taken');
   const account = newAccount(input.username, input.role, await hashAdminPassword(input.password), deps.now().toISOString());
   try {
     await deps.store.createAccount(account);
   } catch (error) {
-    if (error instanceof AlreadyExists) throw new HttpError(409, 'That login name is taken');
+    if (error instanceof AlreadyExists) throw new Conflict('username-taken');
     throw error;
   }
   return accountView(account, deps.now());
 }
 
-const accountNotFound = () => new HttpError(404, 'Account not found');
+const accountNotFound = () => new RecordNotFound('account');
 
 async function updateOther(deps: AccessDeps, name: string, update: (username: string) => Promise<AccountRecord>) {
   const target = normalizeUsername(name);
   if (!target) throw accountNotFound();
-  if (target === OWNER_USERNAME) throw new HttpError(409, 'The owner account is managed with set-admin-password, not here');
+  if (target === OWNER_USERNAME) throw new Conflict('owner-managed-elsewhere');
   try {
     return accountView(await update(target), deps.now());
   } catch (error) {
@@ -119,7 +118,7 @@ async function updateOther(deps: AccessDeps, name: string, update: (username: st
 export function changeAccount(deps: AccessDeps, actor: AdminSession, name: string, body: unknown) {
   const input = parseInput(changeAccountInput, body);
   return updateOther(deps, name, async (target) => {
-    if (target === actor.username) throw new HttpError(409, 'You cannot change your own role or disable yourself');
+    if (target === actor.username) throw new Conflict('own-account');
     const current = await deps.store.getAccount(target);
     if (!current) throw new NotFound(target);
     const endSessions = (input.role !== undefined && input.role !== current.role) || input.disabled === true;
@@ -156,10 +155,10 @@ export async function setAccountPolicy(deps: AccessDeps, body: unknown) {
 /** Staff change their own password (the owner's is set with set-admin-password); their other sessions end. */
 export async function changeOwnPassword(deps: AccessDeps, actor: AdminSession, body: unknown): Promise<AccountRecord> {
   const input = parseInput(changeOwnPasswordInput, body);
-  if (actor.username === OWNER_USERNAME) throw new HttpError(409, 'The owner password is set with set-admin-password');
+  if (actor.username === OWNER_USERNAME) throw new Conflict('owner-password-elsewhere');
   const account = await deps.store.getAccount(actor.username);
   if (!account?.passwordHash || !(await verifyAdminPassword(input.currentPassword, account.passwordHash))) {
-    throw new HttpError(400, 'currentPassword: is not right');
+    throw new InvalidInput('currentPassword', 'is not right');
   }
   const passwordHash = await hashAdminPassword(input.newPassword);
   return deps.store.updateAccount(actor.username, { passwordHash }, { now: deps.now().toISOString(), endSessions: true });

@@ -1,6 +1,5 @@
 import { hasExpiredLease } from './event-status';
-import { LeaseHeld, NotFound } from './errors';
-import { HttpError } from './http-error';
+import { Conflict, LeaseHeld, NotFound, RecordNotFound } from './errors';
 import type { EventRecord } from './records';
 import type { Store } from './store';
 
@@ -31,8 +30,8 @@ export async function acquireLease(app: LeaseDeps, eventId: string, holder: stri
   try {
     await app.store.acquireStreamLease(eventId, { holder, now: now.toISOString(), expiresAt });
   } catch (error) {
-    if (error instanceof LeaseHeld) throw new HttpError(409, 'Stream is on air on another ingest');
-    if (error instanceof NotFound) throw new HttpError(404, 'Event not found');
+    if (error instanceof LeaseHeld) throw new Conflict('stream-on-air-elsewhere');
+    if (error instanceof NotFound) throw new RecordNotFound('event');
     throw error;
   }
   return { eventId, holder, expiresAt };
@@ -42,7 +41,7 @@ export async function releaseLease(app: LeaseDeps, eventId: string, holder: stri
   try {
     await app.store.releaseStreamLease(eventId, { holder, now: app.now().toISOString() });
   } catch (error) {
-    if (error instanceof NotFound) throw new HttpError(404, 'Event not found');
+    if (error instanceof NotFound) throw new RecordNotFound('event');
     throw error;
   }
   return { eventId, released: true };

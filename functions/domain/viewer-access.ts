@@ -1,14 +1,14 @@
 import { normalizeAccessCode } from './access-code';
-import { RATE_LIMITS, type AppConfig } from './config';
+import type { AppConfig } from './config';
 import { endedSessionOf, endedSessionsToKeep } from './edge-deny';
-import { AccessRevoked, CodeInUse, RateLimited, SessionGone } from './errors';
+import { AccessRefused, AccessRevoked, CodeInUse, InvalidInput, SessionGone, type SessionEndReason } from './errors';
 import { accessEndsAt } from './event-status';
-import { HttpError } from './http-error';
 import { PLAYBACK_TOKEN_TTL_SECONDS, streamPathOf, type PlaybackClaims } from './playback-claims';
-import { signPlaybackToken, verifyPlaybackToken } from './playback-token';
+import { checkViewerToken, signPlaybackToken } from './playback-token';
 import { playbackUrlOf } from './playback-url';
 import { randomId } from './random';
 import { rateLimitSubject } from './rate-limit-subject';
+import { hitRateLimit, refuseIfRateLimited } from './rate-limits';
 import type { CodeRecord, EndedSession, EventRecord } from './records';
 import type { Store } from './store';
 import { viewerEventView } from './views';
@@ -19,15 +19,11 @@ export interface AccessDeps {
   now(): Date;
 }
 
-const INVALID_PLAYBACK = 'Valid playback token required';
 /**
  * The event item is one key read by every validation and refresh: eventually consistent reads halve
  * its load. A (de)activation reaches them within a second; the claim's condition and the edge hold meanwhile.
  */
 const VIEWER_READ = { consistent: false };
-
-const tooMany = (message: string, retryAfterSeconds: number) =>
-  new HttpError(429, message, { headers: { 'retry-after': String(retryAfterSeconds) } });
 
 /**
  * Upper bound of a long-lived playback URL (for players that cannot refresh):
@@ -38,26 +34,14 @@ const LONG_LIVED_URL_MAX_SECONDS = 12 * 3600;
 /** Enough of a user agent to summarise it for admins. */
 const USER_AGENT_MAX = 300;
 
-/** Runs a rate-limit hit; a full window becomes the spec's 429 with `Retry-After`. */
-async function limit(store: Store, key: string, rule: { limit: number; windowSeconds: number }, now: Date, message: string) {
-  try {
-    await store.hitRateLimit({ key, ...rule, now });
-  } catch (error) {
-    if (error instanceof RateLimited) throw tooMany(message, error.retryAfterSeconds);
-    throw error;
-  }
-}
-
-const VALIDATE_LIMITED = 'Too many requests. Please try again later.';
-
 /**
  * The validation limit exists to stop code guessing, so it counts failed attempts only
  * (malformed or unknown codes): many honest viewers behind one address (carrier NAT,
  * venue Wi-Fi) each validate their own code without filling it. Once it is full, every
  * validation from the address waits, a correct guess included.
  */
-async function failedValidation(store: Store, subject: string, now: Date, error: HttpError): Promise<never> {
-  await limit(store, `validate#${subject}`, RATE_LIMITS.validate, now, VALIDATE_LIMITED);
+async function failedValidation(store: Store, subject: string, now: Date, error: Error): Promise<never> {
+  await hitRateLimit(store, 'validate', subject, now);
   throw error;
 }
 
@@ -103,17 +87,28 @@ function sessionIsLive(code: Pick<CodeRecord, 'session'>, now: Date, timeoutSeco
  * Checks shared by validation and refresh, in the order a viewer should hear
  * them: revoked code, then a deactivated event, then the end of access.
  */
-function accessProblem(code: CodeRecord, event: EventRecord, now: Date): 'revoked' | 'inactive' | 'expired' | null {
+function accessProblem(code: CodeRecord, event: EventRecord, now: Date): 'revoked' | 'event-inactive' | 'expired' | null {
   if (code.isRevoked) return 'revoked';
-  if (!event.isActive) return 'inactive';
+  if (!event.isActive) return 'event-inactive';
   if (now.toISOString() >= accessEndsAt(event)) return 'expired';
   return null;
 }
 
-function validateError(problem: 'revoked' | 'inactive' | 'expired'): HttpError {
-  if (problem === 'revoked') return new HttpError(403, 'Access code has been revoked');
-  if (problem === 'inactive') return new HttpError(403, 'This event is not currently available');
-  return new HttpError(410, 'Access code has expired');
+/** Why session `sessionId` is not its code's live one (any more): the player says it in its own words. */
+function sessionEndReason(code: Pick<CodeRecord, 'session' | 'endedSessions'> | null, sessionId: string): SessionEndReason {
+  if (code?.endedSessions.some((ended) => ended.sessionId === sessionId && ended.by === 'admin')) return 'ended-by-admin';
+  if (code?.session && code.session.id !== sessionId) return 'taken-over';
+  return 'session-ended';
+}
+
+/**
+ * Why a conditional session write (heartbeat, marking a long-lived URL) did
+ * not apply: one more read of the code, on this refusal path only.
+ */
+async function lostSessionReason(store: Store, error: SessionGone | AccessRevoked, claims: PlaybackClaims) {
+  const code = await store.getCode(claims.code);
+  if (error instanceof SessionGone) return sessionEndReason(code, claims.sid);
+  return code && !code.isRevoked && !code.eventActive ? ('event-inactive' as const) : ('revoked' as const);
 }
 
 /**
@@ -127,18 +122,17 @@ export async function validateCode(
   const now = deps.now();
   const normalized = normalizeAccessCode(input.code);
   const subject = rateLimitSubject(input.ip);
-  const [retryAfter, code] = await Promise.all([
-    deps.store.rateLimitRetryAfter({ key: `validate#${subject}`, ...RATE_LIMITS.validate, now }),
+  const [, code] = await Promise.all([
+    refuseIfRateLimited(deps.store, 'validate', subject, now),
     normalized ? deps.store.getCode(normalized) : Promise.resolve(null),
   ]);
-  if (retryAfter !== null) throw tooMany(VALIDATE_LIMITED, retryAfter);
-  if (!normalized) return failedValidation(deps.store, subject, now, new HttpError(400, 'Access code is required'));
+  if (!normalized) return failedValidation(deps.store, subject, now, new InvalidInput(null, 'Access code is required'));
   const event = code ? await deps.store.getEvent(code.eventId, VIEWER_READ) : null;
-  if (!code || !event) return failedValidation(deps.store, subject, now, new HttpError(401, 'Invalid access code'));
+  if (!code || !event) return failedValidation(deps.store, subject, now, new AccessRefused('validate', 'unknown-code'));
 
   const problem = accessProblem(code, event, now);
-  if (problem) throw validateError(problem);
-  const inUse = () => new HttpError(409, 'This access code is currently in use on another device', { extra: { inUse: true } });
+  if (problem) throw new AccessRefused('validate', problem);
+  const inUse = () => new CodeInUse('another device holds a live session');
   if (sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) throw inUse();
 
   const at = now.toISOString();
@@ -179,8 +173,8 @@ export async function validateCode(
     if (!(claimError instanceof CodeInUse)) throw claimError;
     // Lost a race: usually another device's claim, but the code may have been revoked meanwhile.
     const latest = await deps.store.getCode(code.code);
-    if (!latest || latest.isRevoked) throw validateError('revoked');
-    if (!latest.eventActive) throw validateError('inactive');
+    if (!latest || latest.isRevoked) throw new AccessRefused('validate', 'revoked');
+    if (!latest.eventActive) throw new AccessRefused('validate', 'event-inactive');
     throw inUse();
   }
   return {
@@ -206,14 +200,6 @@ function shortPlaybackUrl(
   return playbackUrlOf(playbackBaseUrl, { ...grant, expiresAt }, deps.config.signingKeys);
 }
 
-async function playbackClaims(deps: AccessDeps, token: string | null, now: Date, allowExpired: boolean): Promise<PlaybackClaims> {
-  const verified = token ? await verifyPlaybackToken(token, deps.config.signingKeys, now) : { ok: false as const };
-  // A preview token is for the media only: no session of it to refresh, keep alive or release.
-  if (!verified.ok || verified.claims.prv) throw new HttpError(401, INVALID_PLAYBACK);
-  if (verified.expired && !allowExpired) throw new HttpError(401, INVALID_PLAYBACK);
-  return verified.claims;
-}
-
 /**
  * A new JWT for the same session, while that session is still the code's
  * live one. Round trips: (rate limit ‖ code ‖ event), all in parallel.
@@ -234,23 +220,20 @@ export async function refreshPlayback(deps: AccessDeps, token: string | null, pl
  * code's live one, the code not revoked, the event active and not over.
  */
 async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) {
-  const verified = token ? await verifyPlaybackToken(token, deps.config.signingKeys, now) : { ok: false as const };
-  if (!verified.ok || verified.claims.prv) throw new HttpError(401, INVALID_PLAYBACK);
-  if (verified.expired) throw new HttpError(410, 'Access has expired');
-  const claims = verified.claims;
+  // An expired JWT cannot be refreshed: the viewer validates the code again.
+  const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: false });
+  if (!checked.ok) throw new AccessRefused('refresh', checked.problem === 'expired' ? 'expired' : 'invalid-token');
+  const { claims } = checked;
   const [, code, event] = await Promise.all([
-    limit(deps.store, `refresh#${claims.code}`, RATE_LIMITS.refresh, now, 'Too many refresh requests'),
+    hitRateLimit(deps.store, 'refresh', claims.code, now),
     deps.store.getCode(claims.code),
     deps.store.getEvent(claims.eid, VIEWER_READ),
   ]);
-  if (!code || !event || code.eventId !== event.id) throw new HttpError(403, 'Access has been revoked');
+  if (!code || !event || code.eventId !== event.id) throw new AccessRefused('refresh', 'revoked');
   const problem = accessProblem(code, event, now);
-  if (problem === 'expired') throw new HttpError(410, 'Access has expired');
-  if (problem) throw new HttpError(403, 'Access has been revoked');
+  if (problem) throw new AccessRefused('refresh', problem);
   if (code.session?.id !== claims.sid || !sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) {
-    // The player tells "an organiser ended your session" apart from other endings.
-    const byAdmin = code.endedSessions.some((ended) => ended.sessionId === claims.sid && ended.by === 'admin');
-    throw new HttpError(401, INVALID_PLAYBACK, byAdmin ? { extra: { endedBy: 'admin' } } : {});
+    throw new AccessRefused('refresh', sessionEndReason(code, claims.sid));
   }
   return { code, event, claims };
 }
@@ -275,8 +258,9 @@ export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | nul
       staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
     });
   } catch (error) {
-    if (error instanceof SessionGone) throw new HttpError(401, INVALID_PLAYBACK);
-    if (error instanceof AccessRevoked) throw new HttpError(403, 'Access has been revoked');
+    if (error instanceof SessionGone || error instanceof AccessRevoked) {
+      throw new AccessRefused('refresh', await lostSessionReason(deps.store, error, claims));
+    }
     throw error;
   }
   const grant = { code: code.code, eventId: event.id, sessionId: claims.sid, expiresAt };
@@ -290,7 +274,9 @@ export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | nul
 /** Keeps the session alive: one conditional write. */
 export async function heartbeat(deps: AccessDeps, token: string | null) {
   const now = deps.now();
-  const claims = await playbackClaims(deps, token, now, false);
+  const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: false });
+  if (!checked.ok) throw new AccessRefused('heartbeat', 'invalid-token');
+  const { claims } = checked;
   try {
     await deps.store.heartbeat({
       code: claims.code,
@@ -299,8 +285,9 @@ export async function heartbeat(deps: AccessDeps, token: string | null) {
       staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
     });
   } catch (error) {
-    if (error instanceof SessionGone) throw new HttpError(404, 'Session not found');
-    if (error instanceof AccessRevoked) throw new HttpError(403, 'Access has been revoked');
+    if (error instanceof SessionGone || error instanceof AccessRevoked) {
+      throw new AccessRefused('heartbeat', await lostSessionReason(deps.store, error, claims));
+    }
     throw error;
   }
   return { ok: true as const };
@@ -309,7 +296,9 @@ export async function heartbeat(deps: AccessDeps, token: string | null) {
 /** Ends the session at once. An expired but genuine token may still release its own session. */
 export async function releasePlayback(deps: AccessDeps, token: string | null) {
   const now = deps.now();
-  const claims = await playbackClaims(deps, token, now, true);
+  const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: true });
+  if (!checked.ok) throw new AccessRefused('release', 'invalid-token');
+  const { claims } = checked;
   await deps.store.releaseSession({ code: claims.code, sessionId: claims.sid, now: now.toISOString() });
   // The viewer was counted when this JWT was issued; uncount it there, while that still lies in the window.
   const issuedAt = new Date(claims.iat * 1000);

@@ -1,19 +1,19 @@
 import type { ApiEvent, ApiRequest, RouteHandler } from '../http/api-types';
 import type { App } from '../http/app';
 import { auditAccount } from '../http/account-audit';
+import { errorAnswer } from '../http/error-table';
 import { clearedSecondFactorCookie, secondFactorCookie, sessionCookie } from '../http/admin-cookie';
 import { clientIp, cookie } from '../http/request-info';
 import { json } from '../http/responses';
 import type { AccountRecord } from '../domain/account-store';
 import { issueAdminSession, issueSecondFactorChallenge, readSecondFactorChallenge, SECOND_FACTOR_COOKIE } from '../domain/admin-session';
-import { RATE_LIMITS } from '../domain/config';
 import { confirmEnrolment, startEnrolment } from '../domain/enrolment';
-import { RateLimited } from '../domain/errors';
-import { HttpError } from '../domain/http-error';
+import { SignInFailed } from '../domain/errors';
 import { loginInput, parseInput, secondFactorInput } from '../domain/inputs';
 import { rateLimitSubject } from '../domain/rate-limit-subject';
+import { hitRateLimit } from '../domain/rate-limits';
 import { permissionsOf } from '../domain/roles';
-import { checkPassword, checkSecondFactor, SignInFailed } from '../domain/sign-in';
+import { checkPassword, checkSecondFactor } from '../domain/sign-in';
 import {
   changeAccount,
   changeOwnPassword,
@@ -26,16 +26,8 @@ import {
 } from '../domain/staff-accounts';
 
 /** Every password and second-factor attempt counts against the spec's login limit (per client address). */
-async function hitLoginLimit(app: App, event: ApiEvent): Promise<void> {
-  try {
-    const subject = rateLimitSubject(clientIp(event, app.config.originVerifySecret));
-    await app.store.hitRateLimit({ key: `login#${subject}`, ...RATE_LIMITS.login, now: app.now() });
-  } catch (error) {
-    if (error instanceof RateLimited) {
-      throw new HttpError(429, 'Too many login attempts', { headers: { 'retry-after': String(error.retryAfterSeconds) } });
-    }
-    throw error;
-  }
+function hitLoginLimit(app: App, event: ApiEvent): Promise<void> {
+  return hitRateLimit(app.store, 'login', rateLimitSubject(clientIp(event, app.config.originVerifySecret)), app.now());
 }
 
 async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Promise<T>): Promise<T> {
@@ -43,7 +35,9 @@ async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Pro
     return await work;
   } catch (error) {
     if (error instanceof SignInFailed) {
-      await auditAccount(app, event, { actor: error.username, action: 'sign-in-failed', detail: { step, reason: error.message } });
+      // The audit keeps the words the user was shown.
+      const reason = errorAnswer(error)!.body.error;
+      await auditAccount(app, event, { actor: error.username, action: 'sign-in-failed', detail: { step, reason } });
     }
     throw error;
   }
@@ -86,7 +80,7 @@ export const accountRoutes: Record<string, RouteHandler> = {
     const input = parseInput(secondFactorInput, body);
     const token = cookie(event, SECOND_FACTOR_COOKIE);
     const challenge = token ? await readSecondFactorChallenge(token, app.config.adminSessionSecret, app.now()) : null;
-    if (!challenge) throw new HttpError(401, 'Sign in again');
+    if (!challenge) throw new SignInFailed('', 'sign-in-again');
     const account = await auditedStep(app, event, 'second-factor', checkSecondFactor(app, challenge, input));
     return signedIn(app, event, account, false, [clearedSecondFactorCookie(event)]);
   },

@@ -4,6 +4,7 @@ import { auditAccount } from '../http/account-audit';
 import { clearedCookie } from '../http/admin-cookie';
 import { clientIp, cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
+import { HttpError } from '../http/http-error';
 import { mediaCache } from '../http/media-cache';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
 import { listAudit, recordAudit, type AuditAction } from '../domain/audit-log';
@@ -21,7 +22,6 @@ import {
   setEventFlag,
   updateEvent,
 } from '../domain/event-admin';
-import { HttpError } from '../domain/http-error';
 import { updateEventInput } from '../domain/inputs';
 import { allows } from '../domain/roles';
 import { adminEventView } from '../domain/views';

@@ -5,7 +5,7 @@ import { json } from '../http/responses';
 import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
 import { eventStatus } from '../domain/event-status';
 import { settleExpiredLease } from '../domain/stream-lease';
-import { HttpError } from '../domain/http-error';
+import { RecordNotFound } from '../domain/errors';
 
 /** How long shared caches may keep an event status: the player polls every 5 s near the start. */
 export const STATUS_SHARED_CACHE_SECONDS = 5;
@@ -31,7 +31,7 @@ export const handler = areaHandler('public', {
   'POST /api/playback/release': async (request) => json(200, await releasePlayback(request.app, bearerToken(request.event))),
   'GET /api/events/{id}/status': async ({ app, params }) => {
     const found = await app.store.getEvent(params.id ?? '');
-    if (!found) throw new HttpError(404, 'Event not found');
+    if (!found) throw new RecordNotFound('event');
     const event = await settleExpiredLease(app, found);
     // Every waiting page polls this: CloudFront (the `/api/*` behavior caches this route only) answers
     // them for a few seconds per edge, so a million pages cost the origin a few requests a second.

@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { ApiContext, ApiEvent, ApiResult, RouteHandler } from './api-types';
-import { HttpError } from '../domain/http-error';
+import { RecordNotFound } from '../domain/errors';
+import { HttpError } from './http-error';
 import { appContext } from './middlewares/app-context';
 import { errorResponses } from './middlewares/error-responses';
 import { jsonBody } from './middlewares/json-body';
@@ -47,6 +48,6 @@ export function areaHandler(area: Area, handlers: Record<string, RouteHandler>) 
   return handler as unknown as LambdaHandler;
 }
 
-function notFound(key: string): HttpError {
-  return new HttpError(404, key.includes('/tokens/{id}') ? 'Token not found' : 'Event not found');
+function notFound(key: string): RecordNotFound {
+  return new RecordNotFound(key.includes('/tokens/{id}') ? 'token' : 'event');
 }

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
-import { HttpError } from '../../domain/http-error';
 import type { ApiContext, ApiEvent, ApiResult } from '../api-types';
+import { HttpError } from '../http-error';
 
 /** Parses a JSON request body into `context.jsonBody`; malformed JSON is a 400, never a 500. */
 export function jsonBody(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {

@@ -1,9 +1,10 @@
 import type { MiddlewareObj } from '@middy/core';
 import { readAdminSession, ADMIN_COOKIE } from '../../domain/admin-session';
 import { secretsEqual } from '../../domain/constant-time';
-import { HttpError } from '../../domain/http-error';
+import { NotSignedIn } from '../../domain/errors';
 import { allows } from '../../domain/roles';
 import type { ApiContext, ApiEvent, ApiResult } from '../api-types';
+import { HttpError } from '../http-error';
 import { cookie, header } from '../request-info';
 import type { RouteSpec } from '../route-table';
 
@@ -27,7 +28,7 @@ export function routeGuard(specOf: (routeKey: string) => RouteSpec | undefined):
           ? await Promise.all([app.store.isAdminSessionRevoked(session.id), app.store.getAccount(session.username)])
           : [true, null];
         if (!session || revoked || !account || account.disabled || account.sessionGeneration !== session.generation) {
-          throw new HttpError(401, 'Authentication required');
+          throw new NotSignedIn();
         }
         if (session.enrolOnly && spec.permission !== 'self') throw new HttpError(403, 'Two-factor enrolment required');
         if (!allows(account.role, spec.permission)) throw new HttpError(403, 'Forbidden');

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
-import { HttpError } from '../../domain/http-error';
 import type { ApiContext, ApiEvent, ApiResult } from '../api-types';
+import { HttpError } from '../http-error';
 import { header } from '../request-info';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
