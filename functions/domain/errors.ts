@@ -79,7 +79,9 @@ export class Conflict extends DomainError {
  * - `expired`: the code's access (or, at refresh, the JWT) ran out;
  * - `session-ended`: released or timed out; `taken-over`: another device claimed the code;
  *   `ended-by-admin`: an organiser ended it from the console.
- * Validation's "in use" is `CodeInUse`, told apart by its `inUse: true`.
+ * Two answers go without `reason`, their status being their only cause and
+ * their body pinned by the spec: validation's 401 (`unknown-code`) and its 409
+ * "in use" (`CodeInUse`, which carries `inUse: true`).
  */
 export interface RefusalReasons {
   validate: 'unknown-code' | 'revoked' | 'event-inactive' | 'expired';

@@ -23,7 +23,12 @@ export function adminEventView(event: EventRecord) {
   };
 }
 
-/** What a viewer learns about the event on validation. */
+/** `GET /api/events/:id/status`: what a waiting viewer page polls. */
+export function eventStatusView(event: EventRecord, now: Date) {
+  return { eventId: event.id, status: eventStatus(event, now), startsAt: event.startsAt, endsAt: event.endsAt };
+}
+
+/** What a viewer learns about the event on validation (spec: `posterUrl` is a string, '' when there is none). */
 export function viewerEventView(event: EventRecord, now: Date) {
   return {
     title: event.title,

@@ -3,9 +3,9 @@ import { bearerToken, clientIp, header } from '../http/request-info';
 import { playbackBaseUrl } from '../http/public-urls';
 import { json } from '../http/responses';
 import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
-import { eventStatus } from '../domain/event-status';
 import { settleExpiredLease } from '../domain/stream-lease';
 import { RecordNotFound } from '../domain/errors';
+import { eventStatusView } from '../domain/views';
 
 /** How long shared caches may keep an event status: the player polls every 5 s near the start. */
 export const STATUS_SHARED_CACHE_SECONDS = 5;
@@ -35,10 +35,6 @@ export const handler = areaHandler('public', {
     const event = await settleExpiredLease(app, found);
     // Every waiting page polls this: CloudFront (the `/api/*` behavior caches this route only) answers
     // them for a few seconds per edge, so a million pages cost the origin a few requests a second.
-    return json(
-      200,
-      { eventId: event.id, status: eventStatus(event, app.now()), startsAt: event.startsAt, endsAt: event.endsAt },
-      { 'cache-control': `public, max-age=0, s-maxage=${STATUS_SHARED_CACHE_SECONDS}` },
-    );
+    return json(200, eventStatusView(event, app.now()), { 'cache-control': `public, max-age=0, s-maxage=${STATUS_SHARED_CACHE_SECONDS}` });
   },
 });

@@ -12,6 +12,7 @@ import {
   type ConflictKind,
   type RateLimitName,
   type RecordKind,
+  type RefusalReason,
   type RefusalReasons,
   type RefusalStep,
   type SignInFailure,
@@ -27,11 +28,12 @@ export interface ErrorAnswer {
 
 const INVALID_PLAYBACK = 'Valid playback token required';
 const PLAYBACK_REVOKED = 'Access has been revoked';
+const SESSION_NOT_FOUND = 'Session not found';
 
 const NOT_FOUND: Record<RecordKind, string> = {
   event: 'Event not found',
   token: 'Token not found',
-  session: 'Session not found',
+  session: SESSION_NOT_FOUND,
   account: 'Account not found',
 };
 
@@ -45,37 +47,47 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'stream-on-air-elsewhere': 'Stream is on air on another ingest',
 };
 
+interface Refusal {
+  status: number;
+  error: string;
+  /**
+   * False where an existing client pins the spec's body exactly and the
+   * status alone names the cause (validation's only 401).
+   */
+  withReason?: false;
+}
+
 /**
  * The spec's error rows of the viewer endpoints (spec/access-gateway.md,
- * "Errors"), by step and reason. Refresh's 403 covers a revoked code and a
- * deactivated event alike; `reason` tells them apart.
+ * "Errors"), by step and reason. One status may have several causes (refresh's
+ * 403: a revoked code or a deactivated event); `reason` tells them apart.
  */
-const REFUSALS: { [S in RefusalStep]: Record<RefusalReasons[S], [status: number, error: string]> } = {
+const REFUSALS: { [S in RefusalStep]: Record<RefusalReasons[S], Refusal> } = {
   validate: {
-    'unknown-code': [401, 'Invalid access code'],
-    revoked: [403, 'Access code has been revoked'],
-    'event-inactive': [403, 'This event is not currently available'],
-    expired: [410, 'Access code has expired'],
+    'unknown-code': { status: 401, error: 'Invalid access code', withReason: false },
+    revoked: { status: 403, error: 'Access code has been revoked' },
+    'event-inactive': { status: 403, error: 'This event is not currently available' },
+    expired: { status: 410, error: 'Access code has expired' },
   },
   refresh: {
-    'invalid-token': [401, INVALID_PLAYBACK],
-    revoked: [403, PLAYBACK_REVOKED],
-    'event-inactive': [403, PLAYBACK_REVOKED],
-    expired: [410, 'Access has expired'],
-    'session-ended': [401, INVALID_PLAYBACK],
-    'taken-over': [401, INVALID_PLAYBACK],
-    'ended-by-admin': [401, INVALID_PLAYBACK],
+    'invalid-token': { status: 401, error: INVALID_PLAYBACK },
+    revoked: { status: 403, error: PLAYBACK_REVOKED },
+    'event-inactive': { status: 403, error: PLAYBACK_REVOKED },
+    expired: { status: 410, error: 'Access has expired' },
+    'session-ended': { status: 401, error: INVALID_PLAYBACK },
+    'taken-over': { status: 401, error: INVALID_PLAYBACK },
+    'ended-by-admin': { status: 401, error: INVALID_PLAYBACK },
   },
   heartbeat: {
-    'invalid-token': [401, INVALID_PLAYBACK],
-    revoked: [403, PLAYBACK_REVOKED],
-    'event-inactive': [403, PLAYBACK_REVOKED],
-    'session-ended': [404, 'Session not found'],
-    'taken-over': [404, 'Session not found'],
-    'ended-by-admin': [404, 'Session not found'],
+    'invalid-token': { status: 401, error: INVALID_PLAYBACK },
+    revoked: { status: 403, error: PLAYBACK_REVOKED },
+    'event-inactive': { status: 403, error: PLAYBACK_REVOKED },
+    'session-ended': { status: 404, error: SESSION_NOT_FOUND },
+    'taken-over': { status: 404, error: SESSION_NOT_FOUND },
+    'ended-by-admin': { status: 404, error: SESSION_NOT_FOUND },
   },
   release: {
-    'invalid-token': [401, INVALID_PLAYBACK],
+    'invalid-token': { status: 401, error: INVALID_PLAYBACK },
   },
 };
 
@@ -109,10 +121,11 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
     return { status: 409, body: { error: 'This access code is currently in use on another device', inUse: true } };
   }
   if (error instanceof AccessRefused) {
-    const [status, message] = (REFUSALS[error.step as RefusalStep] as Record<string, [number, string]>)[error.reason]!;
-    // Kept from before `reason` existed: the player's first way to tell an organiser's end.
-    const endedBy = error.reason === 'ended-by-admin' && error.step === 'refresh' ? { endedBy: 'admin' } : {};
-    return { status, body: { error: message, reason: error.reason, ...endedBy } };
+    const refusal = (REFUSALS[error.step as RefusalStep] as Record<RefusalReason, Refusal>)[error.reason as RefusalReason];
+    const reason = refusal.withReason === false ? {} : { reason: error.reason };
+    // Refresh's `endedBy` came before `reason`; clients may still read it.
+    const endedBy = error.step === 'refresh' && error.reason === 'ended-by-admin' ? { endedBy: 'admin' } : {};
+    return { status: refusal.status, body: { error: refusal.error, ...reason, ...endedBy } };
   }
   if (error instanceof RtmpDenied) return { status: 403, body: { error: 'Access denied' } };
   if (error instanceof TooManyRequests) {

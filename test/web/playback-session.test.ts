@@ -49,7 +49,7 @@ describe('PlaybackSession', () => {
     const calls = stubApi({
       '/api/playback/heartbeat': [
         { status: 200, body: { ok: true } },
-        { status: 403, body: { error: 'Access has been revoked' } },
+        { status: 403, body: { error: 'Access has been revoked', reason: 'revoked' } },
       ],
     });
     const onLost = vi.fn();
@@ -94,7 +94,7 @@ describe('PlaybackSession', () => {
     stubApi({
       '/api/playback/refresh': [
         { status: 200, body: { playbackToken: 'jwt-2', tokenExpiresIn: 600 } },
-        { status: 410, body: { error: 'Access has expired' } },
+        { status: 410, body: { error: 'Access has expired', reason: 'expired' } },
       ],
     });
     const onLost = vi.fn();
@@ -145,8 +145,8 @@ describe('PlaybackSession', () => {
 
   it('reports lost access when the long-lived URL is refused, and when a verifying heartbeat is', async () => {
     stubApi({
-      '/api/playback/url': [{ status: 403, body: { error: 'Access has been revoked' } }],
-      '/api/playback/heartbeat': [{ status: 404, body: { error: 'Session not found' } }],
+      '/api/playback/url': [{ status: 403, body: { error: 'Access has been revoked', reason: 'revoked' } }],
+      '/api/playback/heartbeat': [{ status: 404, body: { error: 'Session not found', reason: 'session-ended' } }],
     });
     const revoked = vi.fn();
     const first = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost: revoked });

@@ -34,39 +34,47 @@ describe('the address bar after a link with ?code=', () => {
 });
 
 describe('validate error messages', () => {
-  const cases: [number, string, RegExp][] = [
-    [400, 'Access code is required', /enter the access code/i],
-    [401, 'Invalid access code', /isn't valid/i],
-    [403, 'Access code has been revoked', /has been revoked/i],
-    [403, 'This event is not currently available', /not available/i],
-    [409, 'This access code is currently in use on another device', /in use on another device/i],
-    [410, 'Access code has expired', /has expired/i],
-    [429, 'Too many requests. Please try again later.', /too many tries/i],
-    [0, 'Network error', /couldn't reach/i],
-    [500, 'Internal server error', /went wrong/i],
+  // Status and `reason` as the API answers (README, "Access API").
+  const cases: [number, string | undefined, RegExp][] = [
+    [400, undefined, /enter the access code/i],
+    [401, undefined, /isn't valid/i],
+    [403, 'revoked', /has been revoked/i],
+    [403, 'event-inactive', /not available/i],
+    [409, undefined, /in use on another device/i],
+    [410, 'expired', /has expired/i],
+    [429, undefined, /too many tries/i],
+    [0, undefined, /couldn't reach/i],
+    [500, undefined, /went wrong/i],
   ];
-  it.each(cases)('%i %s', (status, error, expected) => {
-    expect(validateErrorMessage(status, error)).toMatch(expected);
+  it.each(cases)('%i %s', (status, reason, expected) => {
+    expect(validateErrorMessage(status, reason)).toMatch(expected);
   });
 
   it('gives each spec error its own message', () => {
-    const messages = cases.map(([status, error]) => validateErrorMessage(status, error));
+    const messages = cases.map(([status, reason]) => validateErrorMessage(status, reason));
     expect(new Set(messages).size).toBe(messages.length);
+  });
+
+  it('branches on the reason, never on the error text', () => {
+    expect(validateErrorMessage(403, undefined)).toMatch(/not available/i);
+    expect(validateErrorMessage(403, 'Access code has been revoked')).toMatch(/not available/i);
   });
 });
 
 describe('access loss during playback', () => {
-  it('maps refresh, heartbeat and media refusals to a reason', () => {
-    expect(accessLossFor(403, 'Access has been revoked')?.title).toBe('Access revoked');
-    expect(accessLossFor(403, 'Access denied')?.title).toBe('Access denied');
-    expect(accessLossFor(401, 'Valid playback token required', { endedBy: 'admin' })).toMatchObject({
-      title: 'Session ended',
-      message: expect.stringMatching(/organiser ended/),
-    });
-    expect(accessLossFor(401, 'Valid playback token required', { error: 'x' })?.title).toBe('Playback stopped');
-    expect(accessLossFor(410, 'Access has expired')?.title).toBe('Access expired');
-    expect(accessLossFor(404, 'Session not found')?.title).toBe('Session ended');
-    expect(accessLossFor(401, 'Valid playback token required')?.message).toMatch(/enter your access code again/i);
+  it('maps refresh, heartbeat and media refusals by their reason', () => {
+    expect(accessLossFor(403, 'revoked')?.title).toBe('Access revoked');
+    expect(accessLossFor(403, 'event-inactive')?.title).toBe('Event unavailable');
+    // The media server's 403 has no reason.
+    expect(accessLossFor(403)?.title).toBe('Access denied');
+    expect(accessLossFor(401, 'ended-by-admin')).toMatchObject({ title: 'Session ended', message: expect.stringMatching(/organiser ended/) });
+    expect(accessLossFor(404, 'ended-by-admin')?.message).toMatch(/organiser ended/);
+    expect(accessLossFor(401, 'taken-over')?.title).toBe('Watching on another device');
+    expect(accessLossFor(404, 'taken-over')?.message).toMatch(/another device/);
+    expect(accessLossFor(401, 'session-ended')?.title).toBe('Playback stopped');
+    expect(accessLossFor(401, 'invalid-token')?.message).toMatch(/enter your access code again/i);
+    expect(accessLossFor(410, 'expired')?.title).toBe('Access expired');
+    expect(accessLossFor(404, 'session-ended')?.title).toBe('Session ended');
   });
 
   it('treats network failures, 5xx and rate limits as transient', () => {

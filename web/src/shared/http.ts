@@ -1,7 +1,8 @@
 /**
  * The one way the pages talk to the API: JSON in, JSON out, and every failure
  * turned into an `ApiError` carrying the HTTP status (0 when the request never
- * got an answer) and the API's `{ "error": ... }` text.
+ * got an answer), the API's `{ "error": ... }` text and, on a refusal, its
+ * machine-readable `reason`.
  */
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -15,6 +16,12 @@ export class ApiError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
+  }
+
+  /** The refusal's `reason` (README, "Access API"): what to branch on, never the `error` text. */
+  get reason(): string | undefined {
+    const { body } = this;
+    return typeof body === 'object' && body !== null && 'reason' in body && typeof body.reason === 'string' ? body.reason : undefined;
   }
 }
 

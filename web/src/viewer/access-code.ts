@@ -2,6 +2,7 @@
  * Access codes as the viewer types them, and what to tell them when the API
  * turns one down. Pure functions: unit-tested in `test/web/`.
  */
+import type { RefusalReason } from './types';
 
 /** Upper-cases and drops spaces and dashes, so `abcd-efgh ijkl` works as typed from a ticket. */
 export function normalizeCode(input: string): string {
@@ -17,9 +18,10 @@ export function codeFormatProblem(code: string): string | null {
 
 /**
  * What the viewer reads for a failed `POST /api/tokens/validate`, from its
- * status and `error` text (the spec's error table). Status 0 = no answer.
+ * status and, where one status has several causes, the refusal's `reason`.
+ * Status 0 = no answer.
  */
-export function validateErrorMessage(status: number, error = ''): string {
+export function validateErrorMessage(status: number, reason?: RefusalReason | string): string {
   switch (status) {
     case 0:
       return "We couldn't reach Stagedoor. Check your connection and try again.";
@@ -28,7 +30,7 @@ export function validateErrorMessage(status: number, error = ''): string {
     case 401:
       return "That access code isn't valid. Check it and try again.";
     case 403:
-      return /revoked/i.test(error)
+      return reason === 'revoked'
         ? 'This access code has been revoked. Contact the organiser if you think this is a mistake.'
         : 'This event is not available right now.';
     case 409:

@@ -2,6 +2,7 @@
  * Why playback stops. Refresh, heartbeat and the media server each answer a
  * lost right to watch with their own status; the viewer reads one sentence.
  */
+import type { RefusalReason } from './types';
 
 export interface AccessLoss {
   /** Overlay heading. */
@@ -10,27 +11,36 @@ export interface AccessLoss {
   message: string;
 }
 
+const ENDED_BY_ADMIN: AccessLoss = {
+  title: 'Session ended',
+  message: 'The organiser ended this viewing session. Enter your access code again to keep watching.',
+};
+const TAKEN_OVER: AccessLoss = {
+  title: 'Watching on another device',
+  message: 'Your access code was used on another device, so playback stopped here.',
+};
+
 /**
  * The loss a refresh/heartbeat/media answer means, or null when it is
  * transient (network failure, 5xx, rate limit) and the player should retry.
+ * The API's `reason` says why (README, "Access API"); the media server's 403
+ * has none.
  */
-export function accessLossFor(status: number, error = '', body?: unknown): AccessLoss | null {
+export function accessLossFor(status: number, reason?: RefusalReason | string): AccessLoss | null {
+  if (reason === 'ended-by-admin') return ENDED_BY_ADMIN;
+  if (reason === 'taken-over') return TAKEN_OVER;
   switch (status) {
     case 401:
-      // Refresh says so when an organiser ended the session from the console.
-      if (typeof body === 'object' && body !== null && (body as { endedBy?: unknown }).endedBy === 'admin') {
-        return {
-          title: 'Session ended',
-          message: 'The organiser ended this viewing session. Enter your access code again to keep watching.',
-        };
-      }
       return {
         title: 'Playback stopped',
         message: 'Your viewing session is no longer valid. Enter your access code again to keep watching.',
       };
     case 403:
-      if (/revoked/i.test(error)) {
+      if (reason === 'revoked') {
         return { title: 'Access revoked', message: 'Your access code has been revoked, so playback has stopped.' };
+      }
+      if (reason === 'event-inactive') {
+        return { title: 'Event unavailable', message: 'The organiser has made this event unavailable, so playback has stopped.' };
       }
       return { title: 'Access denied', message: 'You no longer have access to this stream, so playback has stopped.' };
     case 404:

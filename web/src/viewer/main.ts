@@ -34,7 +34,7 @@ async function submit(event: SubmitEvent): Promise<void> {
     watch.start();
   } catch (thrown) {
     const error = asApiError(thrown);
-    setCodeError(validateErrorMessage(error.status, error.message));
+    setCodeError(validateErrorMessage(error.status, error.reason));
     els.code.focus();
     els.code.select();
   } finally {

@@ -5,7 +5,7 @@
  * the panel, since such a URL costs the edge a deny entry when the session ends.
  */
 import { formatDateTime } from '../shared/time';
-import type { LongLivedUrl } from './playback-session';
+import type { LongLivedUrl } from './types';
 import { qrCodeSvg } from '../shared/qr-code';
 import { els } from './view';
 

@@ -7,6 +7,7 @@
 import { asApiError, requestJson } from '../shared/http';
 import { accessLossFor, lostRenewal, type AccessLoss } from './access-loss';
 import { HEARTBEAT_INTERVAL_MS, refreshDelayMs, refreshRetryDelayMs } from './timing';
+import type { LongLivedUrl, RefreshAnswer } from './types';
 
 export interface PlaybackSessionOptions {
   playbackToken: string;
@@ -20,17 +21,6 @@ export interface PlaybackSessionOptions {
   now?: () => number;
 }
 
-interface RefreshAnswer {
-  playbackToken: string;
-  playbackUrl: string;
-  tokenExpiresIn: number;
-}
-
-/** `POST /api/playback/url`: a URL for players that cannot refresh. */
-export interface LongLivedUrl {
-  playbackUrl: string;
-  expiresAt: string;
-}
 
 /** A long-lived URL this close to its expiry is not handed out again: a player would lose it mid-show. */
 const LONG_LIVED_RENEW_BEFORE_MS = 5 * 60_000;
@@ -90,7 +80,7 @@ export class PlaybackSession {
       return await requestJson<LongLivedUrl>(this.#url('url'), { method: 'POST', headers: this.#auth() });
     } catch (thrown) {
       const error = asApiError(thrown);
-      const loss = accessLossFor(error.status, error.message);
+      const loss = accessLossFor(error.status, error.reason);
       if (loss) this.#lose(loss);
       return null;
     }
@@ -131,7 +121,7 @@ export class PlaybackSession {
   async recheck(): Promise<boolean> {
     if (this.#stopped) return false;
     const refreshed = await this.#refresh();
-    if (!refreshed && !this.#stopped) this.#lose(accessLossFor(403, 'Access denied')!);
+    if (!refreshed && !this.#stopped) this.#lose(accessLossFor(403)!);
     return refreshed;
   }
 
@@ -154,7 +144,7 @@ export class PlaybackSession {
     } catch (thrown) {
       const error = asApiError(thrown);
       if (this.#stopped) return false;
-      const loss = accessLossFor(error.status, error.message, error.body);
+      const loss = accessLossFor(error.status, error.reason);
       if (loss) {
         this.#lose(loss);
         return false;
@@ -183,7 +173,7 @@ export class PlaybackSession {
       await requestJson(this.#url('heartbeat'), { method: 'POST', headers: this.#auth() });
     } catch (thrown) {
       const error = asApiError(thrown);
-      const loss = accessLossFor(error.status, error.message);
+      const loss = accessLossFor(error.status, error.reason);
       // Transient failures wait for the next beat; the refresh decides when time is up.
       if (loss) this.#lose(loss);
     }

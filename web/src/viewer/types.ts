@@ -1,34 +1,24 @@
-/** Shapes of the public API answers the viewer reads (spec: access-gateway, public endpoints). */
+/**
+ * Shapes of the public API answers the viewer reads: the API's own view and
+ * answer types (type-only: nothing of the server is bundled), so they cannot
+ * drift from what the server sends.
+ */
+import type { longLivedPlaybackUrl, refreshPlayback, validateCode } from '../../../functions/domain/viewer-access';
+import type { eventStatusView, viewerEventView } from '../../../functions/domain/views';
 
-export interface ViewerEvent {
-  title: string;
-  description: string;
-  startsAt: string;
-  endsAt: string;
-  posterUrl: string | null;
-  isLive: boolean;
-}
+export type { EventStatus } from '../../../functions/domain/event-status';
+export type { RefusalReason } from '../../../functions/domain/errors';
 
-/** `POST /api/tokens/validate` 200. */
-export interface Grant {
-  event: ViewerEvent;
-  playbackToken: string;
-  /** Header-less entry playlist URL with a credential in the path, as long-lived as `playbackToken`. */
-  playbackUrl: string;
-  playbackBaseUrl: string;
-  streamPath: string;
-  /** When the access code itself stops working. */
-  expiresAt: string;
-  /** Lifetime of `playbackToken` in seconds. */
-  tokenExpiresIn: number;
-}
+export type ViewerEvent = ReturnType<typeof viewerEventView>;
 
-export type EventStatus = 'not-started' | 'live' | 'ended' | 'recording';
+/** `POST /api/tokens/validate` 200. `playbackUrl`: the header-less entry playlist URL, as long-lived as `playbackToken`. */
+export type Grant = Awaited<ReturnType<typeof validateCode>>;
+
+/** `POST /api/playback/refresh` 200. */
+export type RefreshAnswer = Awaited<ReturnType<typeof refreshPlayback>>;
+
+/** `POST /api/playback/url` 200: a URL for players that cannot refresh. */
+export type LongLivedUrl = Awaited<ReturnType<typeof longLivedPlaybackUrl>>;
 
 /** `GET /api/events/:id/status` 200. */
-export interface EventStatusAnswer {
-  eventId: string;
-  status: EventStatus;
-  startsAt: string;
-  endsAt: string;
-}
+export type EventStatusAnswer = ReturnType<typeof eventStatusView>;

@@ -196,7 +196,7 @@ export class Watch {
   async #denied(status: number): Promise<void> {
     const recent = Date.now() - this.#lastDenial < DENIAL_GRACE_MS;
     this.#lastDenial = Date.now();
-    if (recent) return this.#end(accessLossFor(status === 401 ? 401 : 403, 'Access denied')!);
+    if (recent) return this.#end(accessLossFor(status === 401 ? 401 : 403)!);
     showOverlay({ title: 'Checking your access…' });
     if (await this.#session.recheck()) this.#play();
   }
