@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AccessRefused,
+  AccessRevoked,
+  AccountLocked,
+  AlreadyExists,
+  CodeInUse,
+  Conflict,
+  InvalidCursor,
+  InvalidInput,
+  LeaseHeld,
+  NotFound,
+  NotSignedIn,
+  RateLimited,
+  RecordNotFound,
+  RtmpDenied,
+  SessionGone,
+  SignInFailed,
+  TooManyRequests,
+} from '../../functions/domain/errors';
+import * as domainErrors from '../../functions/domain/errors';
+import { errorAnswer } from '../../functions/http/error-table';
+import { HttpError } from '../../functions/http/http-error';
+
+const INVALID = 'Valid playback token required';
+const REVOKED = 'Access has been revoked';
+
+const answered = [
+    // Validation (spec rows "validate").
+    [new InvalidInput(null, 'Access code is required'), 400, { error: 'Access code is required' }],
+    [new AccessRefused('validate', 'unknown-code'), 401, { error: 'Invalid access code' }],
+    [new AccessRefused('validate', 'revoked'), 403, { error: 'Access code has been revoked', reason: 'revoked' }],
+    [new AccessRefused('validate', 'event-inactive'), 403, { error: 'This event is not currently available', reason: 'event-inactive' }],
+    [new AccessRefused('validate', 'expired'), 410, { error: 'Access code has expired', reason: 'expired' }],
+    [new CodeInUse('x'), 409, { error: 'This access code is currently in use on another device', inUse: true }],
+    // Refresh and the long-lived URL.
+    [new AccessRefused('refresh', 'invalid-token'), 401, { error: INVALID, reason: 'invalid-token' }],
+    [new AccessRefused('refresh', 'revoked'), 403, { error: REVOKED, reason: 'revoked' }],
+    [new AccessRefused('refresh', 'event-inactive'), 403, { error: REVOKED, reason: 'event-inactive' }],
+    [new AccessRefused('refresh', 'expired'), 410, { error: 'Access has expired', reason: 'expired' }],
+    [new AccessRefused('refresh', 'session-ended'), 401, { error: INVALID, reason: 'session-ended' }],
+    [new AccessRefused('refresh', 'taken-over'), 401, { error: INVALID, reason: 'taken-over' }],
+    [new AccessRefused('refresh', 'ended-by-admin'), 401, { error: INVALID, reason: 'ended-by-admin', endedBy: 'admin' }],
+    // Heartbeat and release.
+    [new AccessRefused('heartbeat', 'invalid-token'), 401, { error: INVALID, reason: 'invalid-token' }],
+    [new AccessRefused('heartbeat', 'revoked'), 403, { error: REVOKED, reason: 'revoked' }],
+    [new AccessRefused('heartbeat', 'event-inactive'), 403, { error: REVOKED, reason: 'event-inactive' }],
+    [new AccessRefused('heartbeat', 'session-ended'), 404, { error: 'Session not found', reason: 'session-ended' }],
+    [new AccessRefused('heartbeat', 'taken-over'), 404, { error: 'Session not found', reason: 'taken-over' }],
+    [new AccessRefused('heartbeat', 'ended-by-admin'), 404, { error: 'Session not found', reason: 'ended-by-admin' }],
+    [new AccessRefused('release', 'invalid-token'), 401, { error: INVALID, reason: 'invalid-token' }],
+    // The RTMP callback's one refusal.
+    [new RtmpDenied(), 403, { error: 'Access denied' }],
+    // Input, records, conflicts.
+    [new InvalidInput('title', 'is required'), 400, { error: 'title: is required' }],
+    [new InvalidInput(null, 'since parameter required'), 400, { error: 'since parameter required' }],
+    [new RecordNotFound('event'), 404, { error: 'Event not found' }],
+    [new RecordNotFound('token'), 404, { error: 'Token not found' }],
+    [new RecordNotFound('session'), 404, { error: 'Session not found' }],
+    [new RecordNotFound('account'), 404, { error: 'Account not found' }],
+    [new Conflict('username-taken'), 409, { error: 'That login name is taken' }],
+    [new Conflict('owner-managed-elsewhere'), 409, { error: 'The owner account is managed with set-admin-password, not here' }],
+    [new Conflict('own-account'), 409, { error: 'You cannot change your own role or disable yourself' }],
+    [new Conflict('owner-password-elsewhere'), 409, { error: 'The owner password is set with set-admin-password' }],
+    [new Conflict('enrolment-not-started'), 409, { error: 'Start two-factor enrolment first' }],
+    [new Conflict('preview-of-inactive-event'), 409, { error: 'Event is deactivated: activate it to preview the stream' }],
+    [new Conflict('stream-on-air-elsewhere'), 409, { error: 'Stream is on air on another ingest' }],
+    // Sign-in.
+    [new NotSignedIn(), 401, { error: 'Authentication required' }],
+    [new SignInFailed('owner', 'wrong-password'), 401, { error: 'Invalid password' }],
+    [new SignInFailed('lou', 'wrong-credentials'), 401, { error: 'Invalid username or password' }],
+    [new SignInFailed('lou', 'wrong-code'), 401, { error: 'Invalid code' }],
+    [new SignInFailed('lou', 'sign-in-again'), 401, { error: 'Sign in again' }],
+    // The HTTP layer's own refusals pass through as they are.
+    [new HttpError(415, 'Content-Type must be application/json'), 415, { error: 'Content-Type must be application/json' }],
+] as const;
+const limited = [
+  [new TooManyRequests('validate', 42), 'Too many requests. Please try again later.'],
+  [new TooManyRequests('refresh', 42), 'Too many refresh requests'],
+  [new TooManyRequests('login', 42), 'Too many login attempts'],
+  [new AccountLocked('lou', 42), 'Account locked after repeated failed sign-ins'],
+] as const;
+const unanswered = [
+  new NotFound('event x'),
+  new AlreadyExists('code'),
+  new SessionGone('gone'),
+  new AccessRevoked('revoked'),
+  new LeaseHeld('held'),
+  new RateLimited(5),
+  new InvalidCursor('not a cursor'),
+];
+
+describe('the error table', () => {
+  it.each(answered)('%s answers %i', (error, status, body) => {
+    const answer = errorAnswer(error);
+    expect(answer).toEqual({ status, body });
+  });
+
+  it.each(limited)('%s answers 429 with Retry-After', (error, message) => {
+    expect(errorAnswer(error)).toEqual({ status: 429, body: { error: message }, headers: { 'retry-after': '42' } });
+  });
+
+  it('leaves every other error to the 500, the store errors that a use case must translate included', () => {
+    for (const error of [new Error('boom'), 'a string', ...unanswered]) expect(errorAnswer(error)).toBeNull();
+  });
+
+  it('covers every error class of the domain', () => {
+    const seen = new Set([...answered.map(([error]) => error), ...limited.map(([error]) => error), ...unanswered].map((error) => error.constructor));
+    const classes = Object.values(domainErrors).filter((value) => typeof value === 'function' && value !== domainErrors.DomainError);
+    expect(classes.filter((value) => !seen.has(value as never)).map((value) => (value as { name: string }).name)).toEqual([]);
+  });
+});
