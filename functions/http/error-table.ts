@@ -132,9 +132,16 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
     return { status: 429, body: { error: TOO_MANY[error.limit] }, headers: retryAfter(error.retryAfterSeconds) };
   }
   if (error instanceof NotSignedIn) return { status: 401, body: { error: 'Authentication required' } };
+  // Sign-in refusals carry the failure as `reason`: the console words a lockout apart from the address's limit.
   if (error instanceof AccountLocked) {
-    return { status: 429, body: { error: 'Account locked after repeated failed sign-ins' }, headers: retryAfter(error.retryAfterSeconds) };
+    return {
+      status: 429,
+      body: { error: 'Account locked after repeated failed sign-ins', reason: error.failure },
+      headers: retryAfter(error.retryAfterSeconds),
+    };
   }
-  if (error instanceof SignInFailed) return { status: 401, body: { error: SIGN_IN_FAILURES[error.failure as Exclude<SignInFailure, 'locked'>] } };
+  if (error instanceof SignInFailed) {
+    return { status: 401, body: { error: SIGN_IN_FAILURES[error.failure as Exclude<SignInFailure, 'locked'>], reason: error.failure } };
+  }
   return null;
 }

@@ -67,18 +67,18 @@ const answered = [
     [new Conflict('stream-on-air-elsewhere'), 409, { error: 'Stream is on air on another ingest' }],
     // Sign-in.
     [new NotSignedIn(), 401, { error: 'Authentication required' }],
-    [new SignInFailed('owner', 'wrong-password'), 401, { error: 'Invalid password' }],
-    [new SignInFailed('lou', 'wrong-credentials'), 401, { error: 'Invalid username or password' }],
-    [new SignInFailed('lou', 'wrong-code'), 401, { error: 'Invalid code' }],
-    [new SignInFailed('lou', 'sign-in-again'), 401, { error: 'Sign in again' }],
+    [new SignInFailed('owner', 'wrong-password'), 401, { error: 'Invalid password', reason: 'wrong-password' }],
+    [new SignInFailed('lou', 'wrong-credentials'), 401, { error: 'Invalid username or password', reason: 'wrong-credentials' }],
+    [new SignInFailed('lou', 'wrong-code'), 401, { error: 'Invalid code', reason: 'wrong-code' }],
+    [new SignInFailed('lou', 'sign-in-again'), 401, { error: 'Sign in again', reason: 'sign-in-again' }],
     // The HTTP layer's own refusals pass through as they are.
     [new HttpError(415, 'Content-Type must be application/json'), 415, { error: 'Content-Type must be application/json' }],
 ] as const;
 const limited = [
-  [new TooManyRequests('validate', 42), 'Too many requests. Please try again later.'],
-  [new TooManyRequests('refresh', 42), 'Too many refresh requests'],
-  [new TooManyRequests('login', 42), 'Too many login attempts'],
-  [new AccountLocked('lou', 42), 'Account locked after repeated failed sign-ins'],
+  [new TooManyRequests('validate', 42), { error: 'Too many requests. Please try again later.' }],
+  [new TooManyRequests('refresh', 42), { error: 'Too many refresh requests' }],
+  [new TooManyRequests('login', 42), { error: 'Too many login attempts' }],
+  [new AccountLocked('lou', 42), { error: 'Account locked after repeated failed sign-ins', reason: 'locked' }],
 ] as const;
 const unanswered = [
   new NotFound('event x'),
@@ -96,8 +96,8 @@ describe('the error table', () => {
     expect(answer).toEqual({ status, body });
   });
 
-  it.each(limited)('%s answers 429 with Retry-After', (error, message) => {
-    expect(errorAnswer(error)).toEqual({ status: 429, body: { error: message }, headers: { 'retry-after': '42' } });
+  it.each(limited)('%s answers 429 with Retry-After', (error, body) => {
+    expect(errorAnswer(error)).toEqual({ status: 429, body, headers: { 'retry-after': '42' } });
   });
 
   it('leaves every other error to the 500, the store errors that a use case must translate included', () => {

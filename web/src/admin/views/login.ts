@@ -5,19 +5,21 @@
 import { h, replaceChildren } from '../../shared/dom';
 import { asApiError, type ApiError } from '../../shared/http';
 import { adminApi } from '../api';
+import type { SignInFailure } from '../../../../functions/domain/errors';
 
-export function loginMessage(status: number, message = ''): string {
+/** From the status and the refusal's `reason` (README, staff accounts), never the `error` text. */
+export function loginMessage(status: number, reason?: SignInFailure | string): string {
   if (status === 401) return 'That login name or password is not right. Try again.';
-  if (status === 429 && /locked/i.test(message)) return 'This account is locked for 15 minutes after repeated failed sign-ins.';
+  if (status === 429 && reason === 'locked') return 'This account is locked for 15 minutes after repeated failed sign-ins.';
   if (status === 429) return 'Too many sign-in attempts. Wait a minute, then try again.';
   if (status === 0) return "Couldn't reach the server. Check your connection and try again.";
   return 'Signing in failed on the server. Try again in a moment.';
 }
 
 function secondFactorMessage(error: ApiError): string {
-  if (error.status === 401 && error.message === 'Invalid code') return 'That code is not right (or was used already). Try the next one.';
+  if (error.status === 401 && error.reason === 'wrong-code') return 'That code is not right (or was used already). Try the next one.';
   if (error.status === 401) return 'The sign-in took too long. Start again with your password.';
-  return loginMessage(error.status, error.message);
+  return loginMessage(error.status, error.reason);
 }
 
 const field = (id: string, label: string, attrs: Record<string, unknown>) => {
@@ -55,7 +57,7 @@ export function renderLogin(main: HTMLElement, onSignedIn: () => void): void {
         (answer) => (answer.success ? onSignedIn() : renderSecondFactor(main, onSignedIn)),
         (thrown: unknown) => {
           const failure = asApiError(thrown);
-          error.textContent = loginMessage(failure.status, failure.message);
+          error.textContent = loginMessage(failure.status, failure.reason);
           password.input.setAttribute('aria-invalid', 'true');
           password.input.select();
           password.input.focus();
