@@ -13,6 +13,7 @@ export type PasswordOutcome =
   | { step: 'signed-in'; account: AccountRecord; enrolOnly: boolean }
   | { step: 'second-factor'; account: AccountRecord };
 
+/** The errors of sign-in (defined with the other domain errors), beside the steps that raise them. */
 export { AccountLocked, SignInFailed };
 
 let dummyHash: Promise<string> | undefined;
