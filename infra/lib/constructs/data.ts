@@ -1,10 +1,10 @@
-import { CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnResource, CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
-import { Construct, type IDependable } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { tableSchema } from '../../../functions/adapters/table-schema';
 import { AppFunction } from './app-function';
 
@@ -157,12 +157,15 @@ export class Data extends Construct {
    * function reads the new layout, and nothing may fail after it, so that a rolled-back deploy finds the
    * shared secret as the functions (and the seeding) it returns to expect it.
    */
-  retireSharedAdminFields(after: IDependable[]): CustomResource {
+  retireSharedAdminFields(after: IConstruct[]): CustomResource {
     const retire = new CustomResource(this, 'RetireSharedAdminFields', {
       serviceToken: this.seedProvider.serviceToken,
       properties: { SecretArn: this.secret.secretArn, AdminSecretArn: this.adminSecret.secretArn, Step: 'retire' },
     });
-    retire.node.addDependency(this.secretReady, this.table, this.mediaBucket, this.logsBucket, ...after);
+    // Every resource, except those behind a condition: CloudFormation refuses a DependsOn on one it did not create.
+    const everything = [this, ...after].flatMap((scope) => scope.node.findAll());
+    const waitFor = everything.filter((node) => CfnResource.isCfnResource(node) && !node.cfnOptions.condition && !retire.node.findAll().includes(node));
+    retire.node.addDependency(...waitFor);
     return retire;
   }
 }
