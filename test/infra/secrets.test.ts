@@ -1,6 +1,6 @@
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { hashAdminPassword, verifyAdminPassword } from '../../functions/domain/admin-credentials';
 import { parseSigningKeys } from '../../functions/domain/signing-keys';
 import { ADMIN_FIELDS, fillAdmin, fillShared, handler, seedStep, withoutAdminFields, type SecretStore } from '../../infra/runtime/seed-secrets';
@@ -137,6 +137,8 @@ describe('secret seeding (custom resource)', () => {
       values.set(input.SecretId, input.SecretString);
       return {};
     });
+    // The handler logs the field names it changed; keep the test output clean.
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     const event = (RequestType: 'Create' | 'Update' | 'Delete', Step: 'fill' | 'retire') => ({
       RequestType,
       ResourceProperties: { SecretArn: SHARED, AdminSecretArn: ADMIN, Step },
@@ -156,8 +158,13 @@ describe('secret seeding (custom resource)', () => {
       values.set(ADMIN, '"a string"');
       await expect(handler(event('Update', 'fill'))).rejects.toThrow(/does not hold a JSON object/);
       expect(sm.commandCalls(PutSecretValueCommand)).toHaveLength(puts);
+      // Field names only, never a value.
+      const logged = log.mock.calls.flat().join('\n');
+      expect(logged).toContain('adminSessionSecret');
+      expect(logged).not.toContain('s'.repeat(64));
     } finally {
       sm.restore();
+      log.mockRestore();
     }
   });
 });
