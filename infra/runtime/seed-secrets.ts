@@ -25,7 +25,8 @@ export type SeedStep = 'fill' | 'retire';
 interface CustomResourceEvent {
   RequestType: 'Create' | 'Update' | 'Delete';
   PhysicalResourceId?: string;
-  ResourceProperties: { SecretArn: string; AdminSecretArn: string; Step: SeedStep };
+  /** A template from before the split (a rollback's Update) names no admin secret and no step. */
+  ResourceProperties: { SecretArn: string; AdminSecretArn?: string; Step?: SeedStep };
 }
 
 type SecretJson = Record<string, unknown>;
@@ -131,10 +132,13 @@ export function secretsManagerStore(client: SecretsManagerClient): SecretStore {
 }
 
 export async function handler(event: CustomResourceEvent): Promise<{ PhysicalResourceId: string }> {
-  const { SecretArn, AdminSecretArn, Step } = event.ResourceProperties;
+  const { SecretArn, AdminSecretArn, Step = 'fill' } = event.ResourceProperties;
   const physicalId = Step === 'retire' ? `${SecretArn}#admin-fields-retired` : SecretArn;
   // Deleting the resource leaves both secrets alone (they are retained with the stack's data).
   if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? physicalId };
+  // Rolled back to a template from before the split: the shared secret still holds every field
+  // (the removal is the stack's last step), so there is nothing to do and nothing may change.
+  if (!AdminSecretArn) return { PhysicalResourceId: event.PhysicalResourceId ?? physicalId };
 
   const changed = await seedStep(secretsManagerStore(new SecretsManagerClient({})), Step, { shared: SecretArn, admin: AdminSecretArn });
   // Field names only, never values.

@@ -153,6 +153,11 @@ describe('secret seeding (custom resource)', () => {
       expect(await handler({ ...event('Delete', 'retire'), PhysicalResourceId: 'kept' })).toEqual({ PhysicalResourceId: 'kept' });
       expect(sm.commandCalls(PutSecretValueCommand)).toHaveLength(puts);
 
+      // A rollback's Update with the properties of a template from before the split changes nothing.
+      const old = { RequestType: 'Update' as const, PhysicalResourceId: SHARED, ResourceProperties: { SecretArn: SHARED, Fields: 'playbackSigningKeys' } };
+      expect(await handler(old)).toEqual({ PhysicalResourceId: SHARED });
+      expect(sm.commandCalls(PutSecretValueCommand)).toHaveLength(puts);
+
       values.set(ADMIN, 'not json but a plain password');
       await expect(handler(event('Update', 'fill'))).rejects.toThrow();
       values.set(ADMIN, '"a string"');
