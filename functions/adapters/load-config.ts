@@ -1,16 +1,20 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import * as z from 'zod';
-import { SESSION_TIMEOUT_SECONDS, type AppConfig } from '../domain/config';
+import { SESSION_TIMEOUT_SECONDS, type AdminSecrets, type AppConfig } from '../domain/config';
 import { parseSigningKeys } from '../domain/signing-keys';
 
-const secretsSchema = z.object({
+/** The shared secret (`SECRETS_ARN`): what the viewer, internal, callback, admin and edge-sync functions all need. */
+const sharedSecretsSchema = z.object({
   playbackSigningKeys: z.string().min(1),
-  adminPasswordHash: z.string().startsWith('scrypt$'),
-  adminSessionSecret: z.string().min(32),
   internalApiKey: z.string().min(16),
   originVerifySecret: z.string().min(16).nullish(),
 });
-type Secrets = z.infer<typeof secretsSchema>;
+
+/** The admin secret (`ADMIN_SECRETS_ARN`): read by the admin function alone. */
+const adminSecretsSchema = z.object({
+  adminPasswordHash: z.string().startsWith('scrypt$'),
+  adminSessionSecret: z.string().min(32),
+});
 
 /**
  * How long every entry point (the API functions and edge-sync alike) keeps
@@ -20,32 +24,45 @@ type Secrets = z.infer<typeof secretsSchema>;
 export const CONFIG_MAX_AGE_SECONDS = 300;
 
 let provider: SecretsProvider | undefined;
-/** The parsed configuration of the secret value currently cached (Powertools hands back the same object until it expires). */
-const parsedSecrets = new WeakMap<object, Secrets>();
 
 async function secretsFromManager(arn: string): Promise<unknown> {
   provider ??= new SecretsProvider();
   return provider.get(arn, { maxAge: CONFIG_MAX_AGE_SECONDS, transform: 'json' });
 }
 
-
-function secretsFromEnv(env: NodeJS.ProcessEnv): unknown {
-  return {
-    playbackSigningKeys: env.PLAYBACK_SIGNING_KEYS,
-    adminPasswordHash: env.ADMIN_PASSWORD_HASH,
-    adminSessionSecret: env.ADMIN_SESSION_SECRET,
-    internalApiKey: env.INTERNAL_API_KEY,
-    originVerifySecret: env.ORIGIN_VERIFY_SECRET || null,
+/**
+ * A parser that remembers its result per secret value: Powertools hands back
+ * the same object until it expires, so each value is validated once.
+ */
+function cachedParser<T>(schema: z.ZodType<T>, what: string): (raw: unknown) => T {
+  const parsed = new WeakMap<object, T>();
+  return (raw) => {
+    const cached = raw && typeof raw === 'object' ? parsed.get(raw) : undefined;
+    if (cached) return cached;
+    const result = schema.safeParse(raw);
+    if (!result.success) {
+      const fields = result.error.issues.map((issue) => issue.path.join('.')).join(', ');
+      throw new Error(`configuration: missing or invalid ${what}: ${fields}`);
+    }
+    if (raw && typeof raw === 'object') parsed.set(raw, result.data);
+    return result.data;
   };
 }
+
+const parseSharedSecrets = cachedParser(sharedSecretsSchema, 'secrets');
+const parseAdminSecrets = cachedParser(adminSecretsSchema, 'admin secrets (ADMIN_SECRETS_ARN, or ADMIN_PASSWORD_HASH and ADMIN_SESSION_SECRET locally)');
 
 /**
  * The function's configuration, for every invocation: plain settings from
  * env, secrets from Secrets Manager (`SECRETS_ARN`, in AWS; cached for
- * CONFIG_MAX_AGE_SECONDS) or from env (locally).
+ * CONFIG_MAX_AGE_SECONDS) or from env (locally). Holds no admin secret.
  */
 export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<AppConfig> {
-  const secrets = parseSecrets(env.SECRETS_ARN ? await secretsFromManager(env.SECRETS_ARN) : secretsFromEnv(env));
+  const secrets = parseSharedSecrets(
+    env.SECRETS_ARN
+      ? await secretsFromManager(env.SECRETS_ARN)
+      : { playbackSigningKeys: env.PLAYBACK_SIGNING_KEYS, internalApiKey: env.INTERNAL_API_KEY, originVerifySecret: env.ORIGIN_VERIFY_SECRET || null },
+  );
   if (!env.TABLE_NAME) throw new Error('configuration: TABLE_NAME is required');
   return {
     tableName: env.TABLE_NAME,
@@ -56,24 +73,23 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     ingestRtmpPort: positiveInteger(env.INGEST_RTMP_PORT, 1935, 'INGEST_RTMP_PORT'),
     segmentSeconds: segmentSeconds(env.INGEST_HLS_SEGMENT),
     signingKeys: parseSigningKeys(secrets.playbackSigningKeys),
-    adminPasswordHash: secrets.adminPasswordHash,
-    adminSessionSecret: secrets.adminSessionSecret,
     internalApiKey: secrets.internalApiKey,
     originVerifySecret: secrets.originVerifySecret ?? null,
     sessionTimeoutSeconds: positiveInteger(env.SESSION_TIMEOUT_SECONDS, SESSION_TIMEOUT_SECONDS, 'SESSION_TIMEOUT_SECONDS'),
   };
 }
 
-function parseSecrets(raw: unknown): Secrets {
-  const cached = raw && typeof raw === 'object' ? parsedSecrets.get(raw) : undefined;
-  if (cached) return cached;
-  const parsed = secretsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
-    throw new Error(`configuration: missing or invalid secrets: ${fields}`);
-  }
-  if (raw && typeof raw === 'object') parsedSecrets.set(raw, parsed.data);
-  return parsed.data;
+/**
+ * The admin function's secrets, through the same cache and maximum age: from
+ * the admin secret (`ADMIN_SECRETS_ARN`) in AWS, from env locally. Only the
+ * admin area calls this; no other function's role may read that secret.
+ */
+export async function loadAdminSecrets(env: NodeJS.ProcessEnv = process.env): Promise<AdminSecrets> {
+  return parseAdminSecrets(
+    env.ADMIN_SECRETS_ARN
+      ? await secretsFromManager(env.ADMIN_SECRETS_ARN)
+      : { adminPasswordHash: env.ADMIN_PASSWORD_HASH, adminSessionSecret: env.ADMIN_SESSION_SECRET },
+  );
 }
 
 /** `1s`, `1.5s`, `500ms` or plain seconds, as the ingest's `-hls-segment` takes it. */

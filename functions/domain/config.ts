@@ -12,8 +12,6 @@ export interface AppConfig {
   /** The ingest's HLS segment length (`INGEST_HLS_SEGMENT`, default 1 s); OBS's keyframe interval should match it. */
   segmentSeconds: number;
   signingKeys: SigningKeys;
-  adminPasswordHash: string;
-  adminSessionSecret: string;
   internalApiKey: string;
   /** When set, requests carrying it in `X-Origin-Verify` come from our CloudFront and their viewer address header is trusted. */
   originVerifySecret: string | null;
@@ -21,6 +19,18 @@ export interface AppConfig {
   siteOrigin: string | null;
   /** A playback session without a heartbeat for this long no longer blocks the code. */
   sessionTimeoutSeconds: number;
+}
+
+/**
+ * The admin function's own secrets, apart from AppConfig: in AWS they live in a
+ * second secret (`ADMIN_SECRETS_ARN`) that only the admin function's role can
+ * read, so the viewer, internal, callback and edge-sync functions never hold them.
+ */
+export interface AdminSecrets {
+  /** `scrypt$N$r$p$salt$hash` of the bootstrap owner's password. */
+  adminPasswordHash: string;
+  /** Signs the admin session cookie and the second-factor challenge (HS256). */
+  adminSessionSecret: string;
 }
 
 /** The RTMP application name streamers publish to (`rtmp://host/live`); the callback refuses any other. */

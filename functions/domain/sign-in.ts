@@ -1,10 +1,16 @@
 import type { AccountRecord } from './account-store';
 import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { SecondFactorChallenge } from './admin-session';
+import type { AdminSecrets } from './config';
 import { AccountLocked, SignInFailed } from './errors';
 import { normalizeUsername, OWNER_USERNAME, ownerAccount } from './staff-accounts';
 import { hashRecoveryCode, matchTotp } from './two-factor';
 import type { AccessDeps } from './viewer-access';
+
+/** Signing in reads the owner's password hash: only the admin area has the admin secrets. */
+export interface SignInDeps extends AccessDeps {
+  adminSecrets: Pick<AdminSecrets, 'adminPasswordHash'>;
+}
 
 /** This many failed passwords or second factors in a row lock the account for `lockSeconds`. */
 export const LOCKOUT = { failures: 5, lockSeconds: 15 * 60 } as const;
@@ -44,13 +50,13 @@ async function clearFailures(deps: AccessDeps, account: AccountRecord): Promise<
  * `{ username, password }` is any account. Wrong name, wrong password and a
  * disabled account all answer alike.
  */
-export async function checkPassword(deps: AccessDeps, input: { username?: string | undefined; password: string }): Promise<PasswordOutcome> {
+export async function checkPassword(deps: SignInDeps, input: { username?: string | undefined; password: string }): Promise<PasswordOutcome> {
   const now = deps.now();
   const name = input.username === undefined ? OWNER_USERNAME : normalizeUsername(input.username);
   const invalid = input.username === undefined ? 'wrong-password' : 'wrong-credentials';
   const account = name === OWNER_USERNAME ? await ownerAccount(deps) : name ? await deps.store.getAccount(name) : null;
   if (account) refuseIfLocked(account, now);
-  const hash = account?.username === OWNER_USERNAME ? deps.config.adminPasswordHash : (account?.passwordHash ?? (await unknownAccountHash()));
+  const hash = account?.username === OWNER_USERNAME ? deps.adminSecrets.adminPasswordHash : (account?.passwordHash ?? (await unknownAccountHash()));
   const matches = await verifyAdminPassword(input.password, hash);
   if (!account) throw new SignInFailed(name ?? input.username ?? '', invalid);
   if (!matches || account.disabled) {

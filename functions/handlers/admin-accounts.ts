@@ -1,5 +1,5 @@
 import type { ApiEvent, ApiRequest, RouteHandler } from '../http/api-types';
-import type { App } from '../http/app';
+import type { AdminApp, App } from '../http/app';
 import { auditAccount } from '../http/account-audit';
 import { errorAnswer } from '../http/error-table';
 import { clearedSecondFactorCookie, secondFactorCookie, sessionCookie } from '../http/admin-cookie';
@@ -44,8 +44,8 @@ async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Pro
 }
 
 /** The session cookie of `account` at its current generation. */
-async function sessionCookieFor(app: App, event: ApiEvent, account: AccountRecord, enrolOnly: boolean): Promise<string> {
-  const { token } = await issueAdminSession(app.config.adminSessionSecret, app.now(), {
+async function sessionCookieFor(app: AdminApp, event: ApiEvent, account: AccountRecord, enrolOnly: boolean): Promise<string> {
+  const { token } = await issueAdminSession(app.adminSecrets.adminSessionSecret, app.now(), {
     username: account.username,
     generation: account.sessionGeneration,
     enrolOnly,
@@ -53,7 +53,7 @@ async function sessionCookieFor(app: App, event: ApiEvent, account: AccountRecor
   return sessionCookie(event, token);
 }
 
-async function signedIn(app: App, event: ApiEvent, account: AccountRecord, enrolOnly: boolean, extraCookies: string[] = []) {
+async function signedIn(app: AdminApp, event: ApiEvent, account: AccountRecord, enrolOnly: boolean, extraCookies: string[] = []) {
   const cookie = await sessionCookieFor(app, event, account, enrolOnly);
   await auditAccount(app, event, { actor: account.username, action: 'sign-in', detail: { twoFactor: account.totpSecret !== null } });
   return json(200, { success: true, ...(enrolOnly ? { enrolmentRequired: true } : {}) }, {}, [cookie, ...extraCookies]);
@@ -63,13 +63,13 @@ const actorOf = (request: ApiRequest) => request.admin!.username;
 const target = (request: ApiRequest) => request.params.username ?? '';
 
 /** Sign-in, the session, two-factor enrolment and (owner only, by the route table) staff accounts. */
-export const accountRoutes: Record<string, RouteHandler> = {
+export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
   'POST /api/admin/login': async ({ app, event, body }) => {
     await hitLoginLimit(app, event);
     const input = parseInput(loginInput, body);
     const outcome = await auditedStep(app, event, 'password', checkPassword(app, input));
     if (outcome.step === 'signed-in') return signedIn(app, event, outcome.account, outcome.enrolOnly);
-    const challenge = await issueSecondFactorChallenge(app.config.adminSessionSecret, app.now(), {
+    const challenge = await issueSecondFactorChallenge(app.adminSecrets.adminSessionSecret, app.now(), {
       username: outcome.account.username,
       generation: outcome.account.sessionGeneration,
     });
@@ -79,7 +79,7 @@ export const accountRoutes: Record<string, RouteHandler> = {
     await hitLoginLimit(app, event);
     const input = parseInput(secondFactorInput, body);
     const token = cookie(event, SECOND_FACTOR_COOKIE);
-    const challenge = token ? await readSecondFactorChallenge(token, app.config.adminSessionSecret, app.now()) : null;
+    const challenge = token ? await readSecondFactorChallenge(token, app.adminSecrets.adminSessionSecret, app.now()) : null;
     if (!challenge) throw new SignInFailed('', 'sign-in-again');
     const account = await auditedStep(app, event, 'second-factor', checkSecondFactor(app, challenge, input));
     return signedIn(app, event, account, false, [clearedSecondFactorCookie(event)]);

@@ -74,7 +74,7 @@ export const handler = areaHandler('admin', {
   ...accountRoutes,
   'POST /api/admin/logout': async ({ app, event }) => {
     const token = cookie(event, ADMIN_COOKIE);
-    const session = token ? await readAdminSession(token, app.config.adminSessionSecret, app.now()) : null;
+    const session = token ? await readAdminSession(token, app.adminSecrets.adminSessionSecret, app.now()) : null;
     // The cookie is signed, not stored; logout revokes its id until it would have expired anyway.
     if (session) {
       await app.store.revokeAdminSession(session.id, session.expiresAt.toISOString());

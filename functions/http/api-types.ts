@@ -7,16 +7,17 @@ export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
 
 /** The Lambda context plus what the middlewares add. */
-export interface ApiContext extends Context {
-  app: App;
+export interface ApiContext<A extends App = App> extends Context {
+  app: A;
   jsonBody: unknown;
   admin?: AdminSession;
   account?: AccountRecord;
 }
 
-export interface ApiRequest {
+/** `A`: the area's App (the admin area's carries the admin secrets). */
+export interface ApiRequest<A extends App = App> {
   event: ApiEvent;
-  app: App;
+  app: A;
   /** Parsed JSON body (undefined when the request has none). */
   body: unknown;
   params: Record<string, string>;
@@ -26,4 +27,4 @@ export interface ApiRequest {
   account?: AccountRecord;
 }
 
-export type RouteHandler = (request: ApiRequest) => Promise<ApiResult>;
+export type RouteHandler<A extends App = App> = (request: ApiRequest<A>) => Promise<ApiResult>;

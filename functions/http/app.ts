@@ -1,7 +1,7 @@
 import { DynamoStore } from '../adapters/dynamo-store';
 import { dynamoDocumentClient } from '../adapters/aws-clients';
-import { loadConfig } from '../adapters/load-config';
-import type { AppConfig } from '../domain/config';
+import { loadAdminSecrets, loadConfig } from '../adapters/load-config';
+import type { AdminSecrets, AppConfig } from '../domain/config';
 import type { Store } from '../domain/store';
 import type { RecordingFinalizer } from '../domain/stream-lease';
 import { s3RecordingFinalizer } from '../adapters/recording-finalizer';
@@ -14,6 +14,11 @@ export interface App {
   now(): Date;
   /** Set when `MEDIA_BUCKET` is: finalizes the recording of an ingest that died mid-show. */
   recordings?: RecordingFinalizer;
+}
+
+/** What the admin area's handlers work with: the App and the admin secrets, which no other area loads. */
+export interface AdminApp extends App {
+  adminSecrets: AdminSecrets;
 }
 
 let store: Store | undefined;
@@ -31,4 +36,10 @@ export async function getApp(): Promise<App> {
   store ??= new DynamoStore(dynamoDocumentClient(), config.tableName);
   if (process.env.MEDIA_BUCKET) recordings ??= s3RecordingFinalizer(s3(), process.env.MEDIA_BUCKET);
   return { config, store, now: () => new Date(), recordings };
+}
+
+/** The admin area's App: the admin secrets come through the same cache (ADMIN_SECRETS_ARN, or env locally). */
+export async function getAdminApp(): Promise<AdminApp> {
+  const [app, adminSecrets] = await Promise.all([getApp(), loadAdminSecrets(process.env)]);
+  return { ...app, adminSecrets };
 }

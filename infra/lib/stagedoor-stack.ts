@@ -87,6 +87,8 @@ export class StagedoorStack extends Stack {
       stage: gateway.stage,
       table: data.table,
       secret: data.secret,
+      adminSecret: data.adminSecret,
+      secretReady: data.secretReady,
       playbackBaseUrl: delivery.url,
       ingestRtmpUrl: ingest.rtmpUrl,
       segmentSeconds: config.hlsSegmentSeconds ?? 1,
@@ -102,6 +104,8 @@ export class StagedoorStack extends Stack {
       reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? 5),
       secretReady: data.secretReady,
     });
+    // Last of all: the admin fields leave the shared secret once everything else is updated (docs/deploy.md, "Upgrading").
+    data.retireSharedAdminFields([web, gateway, ingest, delivery, api, edgeSync]);
 
     new CfnOutput(this, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });
     new CfnOutput(this, 'AdminUrl', { value: `${delivery.url}/admin/`, description: 'Admin console' });
@@ -111,7 +115,8 @@ export class StagedoorStack extends Stack {
     new CfnOutput(this, 'IngestLoadBalancerDns', { value: ingest.loadBalancer.loadBalancerDnsName, description: 'Point ingestDomainName here (CNAME)' });
     new CfnOutput(this, 'DistributionDomain', { value: delivery.distribution.distributionDomainName, description: 'Point domainName here (CNAME/alias)' });
     new CfnOutput(this, 'DistributionId', { value: delivery.distribution.distributionId });
-    new CfnOutput(this, 'SecretsArn', { value: data.secret.secretArn, description: 'Secret JSON; set the admin password with infra/scripts/set-admin-password.ts' });
+    new CfnOutput(this, 'SecretsArn', { value: data.secret.secretArn, description: 'Shared secret JSON: signing keys, internal API key, origin-verify secret' });
+    new CfnOutput(this, 'AdminSecretArn', { value: data.adminSecret.secretArn, description: 'Admin secret; set the admin password with infra/scripts/set-admin-password.ts' });
     new CfnOutput(this, 'EdgeSyncFunctionName', { value: edgeSync.fn.functionName, description: 'Invoke to fill the KeyValueStore now' });
     new CfnOutput(this, 'ApiFunctionNames', {
       value: Object.values(api.functions).map((fn) => fn.functionName).join(' '),

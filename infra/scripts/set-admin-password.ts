@@ -1,9 +1,10 @@
 /**
  * Sets the admin console password of a deployed stack: scrypt-hashes it (the
  * same function the admin Lambda verifies with) and writes `adminPasswordHash`
- * into the Secrets Manager secret, keeping every other field.
+ * into the admin secret (stack output `AdminSecretArn`, which only the admin
+ * function reads), keeping every other field.
  *
- *   npx tsx infra/scripts/set-admin-password.ts <secret ARN> [--rotate-sessions]
+ *   npx tsx infra/scripts/set-admin-password.ts <AdminSecretArn> [--rotate-sessions]
  *
  * The password is read from the environment variable ADMIN_PASSWORD when set,
  * else from standard input (one line; type it, or pipe it from a password manager)
@@ -20,7 +21,10 @@ import { hashAdminPassword } from '../../functions/domain/admin-credentials';
 
 export const MIN_PASSWORD_LENGTH = 12;
 
-/** The secret's JSON with the new hash (and, when asked, a new session secret); other fields untouched. */
+/** Fields only the shared secret holds: finding one means the ARN given is not the admin secret. */
+const SHARED_ONLY_FIELDS = ['playbackSigningKeys', 'internalApiKey', 'originVerifySecret'];
+
+/** The admin secret's JSON with the new hash (and, when asked, a new session secret); other fields untouched. */
 export async function withAdminPassword(
   secretJson: string,
   password: string,
@@ -28,6 +32,14 @@ export async function withAdminPassword(
 ): Promise<string> {
   if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
   const secret = JSON.parse(secretJson || '{}') as Record<string, unknown>;
+  if (!secret || typeof secret !== 'object' || Array.isArray(secret)) throw new Error('the secret does not hold a JSON object');
+  // The admin function reads the admin secret only: a password written to the shared one would never take effect.
+  if (SHARED_ONLY_FIELDS.some((field) => field in secret)) {
+    throw new Error(
+      'this is the shared secret (stack output SecretsArn): pass the admin secret, stack output AdminSecretArn ' +
+        '(a stack deployed before the split gets it from its next deploy: docs/deploy.md, "Upgrading")',
+    );
+  }
   secret.adminPasswordHash = await hashAdminPassword(password);
   if (options.rotateSessions) secret.adminSessionSecret = randomBytes(48).toString('base64url');
   return JSON.stringify(secret);
@@ -46,15 +58,16 @@ async function readPassword(): Promise<string> {
 
 async function main(argv: string[]): Promise<void> {
   const secretArn = argv.find((arg) => !arg.startsWith('--'));
-  if (!secretArn) throw new Error('usage: npx tsx infra/scripts/set-admin-password.ts <secret ARN (stack output SecretsArn)> [--rotate-sessions]');
+  if (!secretArn) throw new Error('usage: npx tsx infra/scripts/set-admin-password.ts <admin secret ARN (stack output AdminSecretArn)> [--rotate-sessions]');
   const password = await readPassword();
   const client = new SecretsManagerClient({});
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretArn }));
   const next = await withAdminPassword(SecretString ?? '{}', password, { rotateSessions: argv.includes('--rotate-sessions') });
   await client.send(new PutSecretValueCommand({ SecretId: secretArn, SecretString: next }));
   process.stdout.write(
-    'adminPasswordHash updated. Lambda instances read the secret when they start: a console that was\n' +
-      'already in use may accept the old password until its instances are recycled (docs/deploy.md).\n',
+    `adminPasswordHash${argv.includes('--rotate-sessions') ? ' and adminSessionSecret' : ''} updated. The admin function re-reads the secret\n` +
+      'at most 5 minutes after its last read: until then a warm instance may still accept the old password\n' +
+      '(recycle the admin function to apply it at once: docs/deploy.md).\n',
   );
 }
 

@@ -8,7 +8,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoStore } from '../../functions/adapters/dynamo-store';
-import { loadConfig } from '../../functions/adapters/load-config';
+import { loadAdminSecrets, loadConfig } from '../../functions/adapters/load-config';
 import { ROLES, permissionsOf, type Role } from '../../functions/domain/roles';
 import { checkPassword, LOCKOUT, SignInFailed } from '../../functions/domain/sign-in';
 import { routeTable } from '../../functions/http/route-table';
@@ -208,6 +208,7 @@ describe('sign-in', () => {
         'stagedoor',
       ),
       config: await loadConfig(process.env),
+      adminSecrets: await loadAdminSecrets(process.env),
       now: () => clock,
     };
     for (let i = 1; i < LOCKOUT.failures; i++) expect((await login('lou', 'wrong password!')).status).toBe(401);

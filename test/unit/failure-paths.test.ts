@@ -5,7 +5,6 @@ import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
-import { hashAdminPassword } from '../../functions/domain/admin-credentials';
 
 /**
  * Failures the stand-ins cannot produce: DynamoDB throttling and Secrets
@@ -56,11 +55,10 @@ afterEach(() => {
   delete process.env.SECRETS_ARN;
 });
 
+/** The shared secret as the public function reads it (the admin fields live in the admin secret). */
 const secretValue = async () => ({
   SecretString: JSON.stringify({
     playbackSigningKeys: JSON.stringify({ activeKid: 'k', keys: { k: randomBytes(32).toString('base64url') } }),
-    adminPasswordHash: await hashAdminPassword('pw'),
-    adminSessionSecret: randomBytes(32).toString('base64url'),
     internalApiKey: randomBytes(24).toString('base64url'),
   }),
 });

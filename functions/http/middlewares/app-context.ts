@@ -1,12 +1,12 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { ApiContext, ApiEvent, ApiResult } from '../api-types';
-import { getApp } from '../app';
+import type { App } from '../app';
 
-/** Puts the process-wide App (config, store) on `context.app`; built on the first request. */
-export function appContext(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+/** Puts the process-wide App (config, store; the admin area's also its secrets) on `context.app`. */
+export function appContext<A extends App>(load: () => Promise<A>): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext<A>> {
   return {
     before: async function loadApp(request) {
-      request.context.app = await getApp();
+      request.context.app = await load();
     },
   };
 }

@@ -4,6 +4,7 @@ import { secretsEqual } from '../../domain/constant-time';
 import { NotSignedIn } from '../../domain/errors';
 import { allows } from '../../domain/roles';
 import type { ApiContext, ApiEvent, ApiResult } from '../api-types';
+import type { App } from '../app';
 import { HttpError } from '../http-error';
 import { cookie, header } from '../request-info';
 import type { RouteSpec } from '../route-table';
@@ -12,8 +13,12 @@ import type { RouteSpec } from '../route-table';
  * Applies the route's guard: the internal API key, or an admin session whose
  * account still exists, is enabled, is of the session's generation (a role
  * change or disabling ends sessions) and whose role holds the route's permission.
+ * `sessionSecret` is null outside the admin area, which never loads it: no session is valid there.
  */
-export function routeGuard(specOf: (routeKey: string) => RouteSpec | undefined): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+export function routeGuard<A extends App>(
+  specOf: (routeKey: string) => RouteSpec | undefined,
+  sessionSecret: ((app: A) => string) | null,
+): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext<A>> {
   return {
     before: async function checkGuard(request) {
       const { app } = request.context;
@@ -23,7 +28,8 @@ export function routeGuard(specOf: (routeKey: string) => RouteSpec | undefined):
         if (!key || !secretsEqual(key, app.config.internalApiKey)) throw new HttpError(401, 'Unauthorized');
       } else if (spec?.guard === 'admin') {
         const token = cookie(request.event, ADMIN_COOKIE);
-        const session = token ? await readAdminSession(token, app.config.adminSessionSecret, app.now()) : null;
+        const secret = sessionSecret?.(app);
+        const session = token && secret ? await readAdminSession(token, secret, app.now()) : null;
         const [revoked, account] = session
           ? await Promise.all([app.store.isAdminSessionRevoked(session.id), app.store.getAccount(session.username)])
           : [true, null];

@@ -7,7 +7,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
-import { Construct } from 'constructs';
+import { Construct, type IDependable } from 'constructs';
 import { routeTable, type Area, type Guard, type Method } from '../../../functions/http/route-table';
 import { AppFunction } from './app-function';
 
@@ -16,7 +16,12 @@ export interface ApiProps {
   /** The stage whose per-route throttles this construct sets (the routes must exist first). */
   stage: apigwv2.HttpStage;
   table: dynamodb.ITable;
+  /** The shared secret: every area reads it. */
   secret: secretsmanager.ISecret;
+  /** adminPasswordHash and adminSessionSecret: the admin area alone reads it (env and IAM). */
+  adminSecret: secretsmanager.ISecret;
+  /** Done when both secrets hold every field (the admin function must find the admin secret filled). */
+  secretReady: IDependable;
   /** The CloudFront URL viewers fetch HLS from (`https://…`, no trailing slash). */
   playbackBaseUrl: string;
   /** OBS "Server" shown to admins. */
@@ -105,6 +110,7 @@ export class Api extends Construct {
         // The site's origin (same-origin checks, watch links) and the preview player's HLS: one distribution.
         SITE_ORIGIN: props.playbackBaseUrl,
         PLAYBACK_BASE_URL: props.playbackBaseUrl,
+        ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
       },
       internal: {},
       'rtmp-callback': {},
@@ -130,7 +136,10 @@ export class Api extends Construct {
           resources: [props.table.tableArn, ...access.indexes.map((index) => `${props.table.tableArn}/index/${index}`)],
         }),
       );
-      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [props.secret.secretArn] }));
+      // Least privilege: the admin secret (password hash, session signing secret) is the admin function's alone.
+      const secrets = area === 'admin' ? [props.secret.secretArn, props.adminSecret.secretArn] : [props.secret.secretArn];
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));
+      if (area === 'admin') fn.node.addDependency(props.secretReady);
       if (area === 'public') {
         // Finalizing a recording: read its index, write its playlists (recording.ts, shared with the ingest).
         fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.mediaBucket.arnForObjects('recordings/*')] }));

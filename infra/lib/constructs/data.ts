@@ -1,10 +1,10 @@
-import { CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnResource, CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { tableSchema } from '../../../functions/adapters/table-schema';
 import { AppFunction } from './app-function';
 
@@ -15,15 +15,19 @@ export interface DataProps {
 
 /**
  * Durable state: the DynamoDB table, the media bucket the ingest writes HLS
- * to, the access-logs bucket, and the Secrets Manager secret every part reads.
+ * to, the access-logs bucket, the Secrets Manager secret every part reads and
+ * the admin secret only the admin function reads.
  */
 export class Data extends Construct {
   readonly table: dynamodb.Table;
   readonly mediaBucket: s3.Bucket;
   readonly logsBucket: s3.Bucket;
   readonly secret: secretsmanager.Secret;
-  /** Completes once every generated field of the secret exists; readers of the secret at deploy time depend on it. */
+  /** `adminPasswordHash` and `adminSessionSecret`: the admin function's alone (least privilege). */
+  readonly adminSecret: secretsmanager.Secret;
+  /** Completes once every field of both secrets exists; readers of a secret at deploy time depend on it. */
   readonly secretReady: CustomResource;
+  private readonly seedProvider: cr.Provider;
 
   constructor(scope: Construct, id: string, props: DataProps) {
     super(scope, id);
@@ -81,12 +85,13 @@ export class Data extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    // One JSON secret (README "Configuration"). The deployment fills in every field it can
-    // generate; adminPasswordHash starts as the hash of a random, discarded password, so no
-    // one can sign in until `infra/scripts/set-admin-password.ts` sets a real one.
+    // The shared JSON secret (README "Configuration"): playbackSigningKeys, internalApiKey,
+    // originVerifySecret. Its definition is the one stacks from before the admin secret was
+    // split off were created with, on purpose: CloudFormation generates a new value (wiping
+    // every field) when GenerateSecretString changes. The adminSessionSecret it generates on
+    // a fresh stack is moved to the admin secret by the seeding below, like an old stack's.
     this.secret = new secretsmanager.Secret(this, 'Secrets', {
       description: 'Stagedoor: playbackSigningKeys, adminPasswordHash, adminSessionSecret, internalApiKey, originVerifySecret',
-      // CloudFormation's generator makes one field; the seeding function below makes the rest.
       generateSecretString: {
         secretStringTemplate: '{}',
         generateStringKey: 'adminSessionSecret',
@@ -95,26 +100,41 @@ export class Data extends Construct {
       },
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // adminPasswordHash starts as the hash of a random, discarded password (or is copied from the
+    // shared secret of an older stack), so no one can sign in until `set-admin-password.ts` sets one.
+    this.adminSecret = new secretsmanager.Secret(this, 'AdminSecret', {
+      description: 'Stagedoor admin: adminPasswordHash, adminSessionSecret (read by the admin function only)',
+      // Created empty so that the seeding copies an older stack's values in; the literal never
+      // changes, so CloudFormation never writes it again.
+      secretObjectValue: {},
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
     NagSuppressions.addResourceSuppressions(this.secret, [
       {
         id: 'AwsSolutions-SMG4',
         reason:
-          'The fields rotate by procedure, not by a rotation Lambda: signing keys by kid (add, switch activeKid, drop after 600 s), the admin password by script. See docs/deploy.md.',
+          'The fields rotate by procedure, not by a rotation Lambda: signing keys by kid (add, switch activeKid, drop after 600 s), the internal and origin keys by editing. See docs/deploy.md.',
       },
+    ]);
+    NagSuppressions.addResourceSuppressions(this.adminSecret, [
+      { id: 'AwsSolutions-SMG4', reason: 'The admin password and session secret rotate by script (set-admin-password.ts [--rotate-sessions]). See docs/deploy.md.' },
     ]);
 
     const seed = new AppFunction(this, 'SeedSecrets', {
       entry: 'infra/runtime/seed-secrets.ts',
-      description: 'Fills the generated fields of the Stagedoor secret (keeps existing values)',
+      description: 'Fills the Stagedoor secrets and moves the admin fields to the admin secret (keeps existing values)',
       // scrypt of the placeholder password wants ~32 MiB and a little CPU.
       memorySize: 256,
       timeout: Duration.seconds(30),
       environment: {},
       alarms: false,
     });
-    this.secret.grantRead(seed.fn);
-    this.secret.grantWrite(seed.fn);
+    for (const secret of [this.secret, this.adminSecret]) {
+      secret.grantRead(seed.fn);
+      secret.grantWrite(seed.fn);
+    }
     const provider = new cr.Provider(this, 'SeedProvider', { onEventHandler: seed.fn });
+    this.seedProvider = provider;
     NagSuppressions.addResourceSuppressions(
       provider,
       [
@@ -126,8 +146,26 @@ export class Data extends Construct {
     );
     this.secretReady = new CustomResource(this, 'SeedSecretsResource', {
       serviceToken: provider.serviceToken,
-      // Only the ARN: values never pass through CloudFormation.
-      properties: { SecretArn: this.secret.secretArn, Fields: 'playbackSigningKeys,adminPasswordHash,internalApiKey,originVerifySecret' },
+      // Only the ARNs: values never pass through CloudFormation.
+      properties: { SecretArn: this.secret.secretArn, AdminSecretArn: this.adminSecret.secretArn, Step: 'fill' },
     });
+  }
+
+  /**
+   * Takes `adminPasswordHash`/`adminSessionSecret` out of the shared secret (infra/runtime/seed-secrets.ts,
+   * step `retire`). Call it last, with every other part of the stack in `after`: it must run once every
+   * function reads the new layout, and nothing may fail after it, so that a rolled-back deploy finds the
+   * shared secret as the functions (and the seeding) it returns to expect it.
+   */
+  retireSharedAdminFields(after: IConstruct[]): CustomResource {
+    const retire = new CustomResource(this, 'RetireSharedAdminFields', {
+      serviceToken: this.seedProvider.serviceToken,
+      properties: { SecretArn: this.secret.secretArn, AdminSecretArn: this.adminSecret.secretArn, Step: 'retire' },
+    });
+    // Every resource, except those behind a condition: CloudFormation refuses a DependsOn on one it did not create.
+    const everything = [this, ...after].flatMap((scope) => scope.node.findAll());
+    const waitFor = everything.filter((node) => CfnResource.isCfnResource(node) && !node.cfnOptions.condition && !retire.node.findAll().includes(node));
+    retire.node.addDependency(...waitFor);
+    return retire;
   }
 }
