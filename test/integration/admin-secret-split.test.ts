@@ -133,7 +133,7 @@ describe('the secret split at run time', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + (CONFIG_MAX_AGE_SECONDS + 1) * 1000);
     expect(await login(handler, 'second password, long')).toMatchObject({ statusCode: 200 });
-    expect(await login(handler, 'first password, long')).toMatchObject({ statusCode: 401, body: JSON.stringify({ error: 'Invalid password' }) });
+    expect(await login(handler, 'first password, long')).toMatchObject({ statusCode: 401, body: JSON.stringify({ error: 'Invalid password', reason: 'wrong-password' }) });
     // The session secret did not change: the cookie issued before still works.
     expect((await handler(apiEvent('GET /api/admin/session', { cookies: [sessionCookie(signedIn)] }), context)).statusCode).toBe(200);
     vi.useRealTimers();
