@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore } from '../domain/account-store';
 import { AlreadyExists, NotFound } from '../domain/errors';
+import { conditionalWriter, type ConditionalWriter } from './dynamo-conditional';
 
 /** Staff accounts are few: one partition holds them all, so listing is one query and no index is needed. */
 const PARTITION = 'ACCOUNTS';
@@ -18,39 +18,29 @@ function toAccount(item: Item): AccountRecord {
 /** Recovery code hashes are map keys, so using one is a single conditional REMOVE. */
 const recoveryMap = (hashes: string[]) => Object.fromEntries(hashes.map((hash) => [hash, true]));
 
-function isConditionFailure(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error instanceof Error && error.name === 'ConditionalCheckFailedException');
-}
-
-async function unlessConditionFails(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
 /** The accounts part of the Store on DynamoDB (DynamoStore extends it). */
 export class DynamoAccountStore implements AccountStore {
+  /** Every conditional write of the table (DynamoStore's too). */
+  protected readonly writeIf: ConditionalWriter;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.writeIf = conditionalWriter(db, tableName);
+  }
 
   async createAccount(account: AccountRecord): Promise<void> {
     const { recoveryCodeHashes, ...rest } = account;
-    const created = await unlessConditionFails(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
+    await this.writeIf(
+      {
+        put: {
           Item: { ...accountKey(account.username), ...rest, recoveryCodes: recoveryMap(recoveryCodeHashes) },
           ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
+        },
+      },
+      () => new AlreadyExists(`account ${account.username} exists`),
     );
-    if (!created) throw new AlreadyExists(`account ${account.username} exists`);
   }
 
   async getAccount(username: string): Promise<AccountRecord | null> {
@@ -89,69 +79,61 @@ export class DynamoAccountStore implements AccountStore {
       sets.push(`#${attribute} = :${attribute}`);
     }
     if (options.endSessions) values[':one'] = 1;
-    let Attributes: Item | undefined;
-    const updated = await unlessConditionFails(async () => {
-      ({ Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
+    const item = await this.writeIf(
+      {
+        update: {
           Key: accountKey(username),
           UpdateExpression: `SET ${sets.join(', ')}${options.endSessions ? ' ADD sessionGeneration :one' : ''}`,
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
-        }),
-      ));
-    });
-    if (!updated) throw new NotFound(`account ${username}`);
-    return toAccount(Attributes!);
+        },
+      },
+      () => new NotFound(`account ${username}`),
+    );
+    return toAccount(item);
   }
 
   async countFailedAttempt(username: string, now: string): Promise<number> {
-    let Attributes: Item | undefined;
-    const counted = await unlessConditionFails(async () => {
-      ({ Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
+    const item = await this.writeIf(
+      {
+        update: {
           Key: accountKey(username),
           UpdateExpression: 'ADD failedAttempts :one SET updatedAt = :now',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':one': 1, ':now': now },
           ReturnValues: 'ALL_NEW',
-        }),
-      ));
+        },
+      },
+      () => new NotFound(`account ${username}`),
+    );
+    return Number(item.failedAttempts);
+  }
+
+  async useTotpStep(username: string, step: number, now: string): Promise<boolean> {
+    const used = await this.writeIf({
+      update: {
+        Key: accountKey(username),
+        UpdateExpression: 'SET totpLastStep = :step, updatedAt = :now',
+        ConditionExpression: 'attribute_exists(pk) AND totpLastStep < :step',
+        ExpressionAttributeValues: { ':step': step, ':now': now },
+      },
     });
-    if (!counted) throw new NotFound(`account ${username}`);
-    return Number(Attributes!.failedAttempts);
+    return used !== null;
   }
 
-  useTotpStep(username: string, step: number, now: string): Promise<boolean> {
-    return unlessConditionFails(() =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: accountKey(username),
-          UpdateExpression: 'SET totpLastStep = :step, updatedAt = :now',
-          ConditionExpression: 'attribute_exists(pk) AND totpLastStep < :step',
-          ExpressionAttributeValues: { ':step': step, ':now': now },
-        }),
-      ),
-    );
-  }
-
-  useRecoveryCode(username: string, hash: string, now: string): Promise<boolean> {
-    return unlessConditionFails(() =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: accountKey(username),
-          UpdateExpression: 'REMOVE recoveryCodes.#hash SET updatedAt = :now',
-          ConditionExpression: 'attribute_exists(recoveryCodes.#hash)',
-          ExpressionAttributeNames: { '#hash': hash },
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      ),
-    );
+  async useRecoveryCode(username: string, hash: string, now: string): Promise<boolean> {
+    const used = await this.writeIf({
+      update: {
+        Key: accountKey(username),
+        UpdateExpression: 'REMOVE recoveryCodes.#hash SET updatedAt = :now',
+        ConditionExpression: 'attribute_exists(recoveryCodes.#hash)',
+        ExpressionAttributeNames: { '#hash': hash },
+        ExpressionAttributeValues: { ':now': now },
+      },
+    });
+    return used !== null;
   }
 
   async getAccountPolicy(): Promise<AccountPolicy> {

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -10,9 +9,9 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountStore } from './dynamo-account-store';
-import { AccessRevoked, AlreadyExists, CodeInUse, LeaseHeld, NotFound, RateLimited, SessionGone } from '../domain/errors';
+import { AccessRevoked, AlreadyExists, CodeInUse, Contended, LeaseHeld, NotFound, RateLimited, SessionGone } from '../domain/errors';
 import type { AuditEntry, AuditScope } from '../domain/audit-log';
-import { codeDenyUntil, endedSessionOf, endedSessionsToKeep, releaseNeedsEdge } from '../domain/edge-deny';
+import { codeDenyUntil, endedSessionsAfter } from '../domain/edge-deny';
 import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, LiveSession, PublishRefusal } from '../domain/records';
 import type { EventChanges, EventCounters, Store } from '../domain/store';
 import { auditKeysOf, listAuditEntries, putAuditEntry } from './dynamo-audit';
@@ -30,6 +29,9 @@ const PRESENCE_KEEP_SECONDS = 24 * 60 * 60;
 
 /** A page of live sessions reads at most this many times its limit in codes. */
 const LIVE_SCAN_FACTOR = 5;
+/** Read-then-write attempts on a code that others keep changing (claims, releases, long-lived marks) before Contended. */
+const REVOKE_ATTEMPTS = 9;
+const RELEASE_ATTEMPTS = 5;
 
 function encodeCursor(shard: number, key: Item | undefined): string {
   return Buffer.from(JSON.stringify({ shard, key })).toString('base64url');
@@ -113,23 +115,6 @@ function toEventAccess(item: Item): EventAccessState {
   };
 }
 
-function isConditionFailure(error: unknown): boolean {
-  return (
-    error instanceof ConditionalCheckFailedException ||
-    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
-  );
-}
-
-/** Turns a failed condition into a domain error; everything else propagates. */
-async function conditional<T>(write: () => Promise<T>, onFailure: () => Error | Promise<Error>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (isConditionFailure(error)) throw await onFailure();
-    throw error;
-  }
-}
-
 async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
 }
@@ -158,15 +143,13 @@ export class DynamoStore extends DynamoAccountStore implements Store {
   }
 
   async createEvent(event: EventRecord): Promise<void> {
-    await conditional(
-      () =>
-        this.client.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: { ...eventKey(event.id), entity: 'event', gsi1pk: 'EVENTS', gsi1sk: `${event.createdAt}#${event.id}`, ...event },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        ),
+    await this.writeIf(
+      {
+        put: {
+          Item: { ...eventKey(event.id), entity: 'event', gsi1pk: 'EVENTS', gsi1sk: `${event.createdAt}#${event.id}`, ...event },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
       () => new AlreadyExists(`event ${event.id} exists`),
     );
   }
@@ -206,22 +189,20 @@ export class DynamoStore extends DynamoAccountStore implements Store {
     names: Record<string, string>,
     values: Record<string, unknown>,
   ): Promise<EventRecord> {
-    const { Attributes } = await conditional(
-      () =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: eventKey(id),
-            UpdateExpression: update,
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted)',
-            ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
+    const item = await this.writeIf(
+      {
+        update: {
+          Key: eventKey(id),
+          UpdateExpression: update,
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted)',
+          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        },
+      },
       () => new NotFound(`event ${id}`),
     );
-    return toEvent(Attributes!);
+    return toEvent(item);
   }
 
   async setEventActive(id: string, active: boolean, now: string): Promise<EventRecord> {
@@ -233,21 +214,17 @@ export class DynamoStore extends DynamoAccountStore implements Store {
     );
     // The event item is the authority for validation and refresh; the copy on
     // each code lets a heartbeat stay one conditional write.
+    // A code deleted meanwhile is skipped (the condition keeps the update from creating it again).
     const codes = await this.listCodes(id);
     await inBatches(codes, FAN_OUT, (code) =>
-      this.client
-        .send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: codeKey(code.code),
-            UpdateExpression: 'SET eventActive = :active',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':active': active },
-          }),
-        )
-        .catch((error) => {
-          if (!isConditionFailure(error)) throw error;
-        }),
+      this.writeIf({
+        update: {
+          Key: codeKey(code.code),
+          UpdateExpression: 'SET eventActive = :active',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':active': active },
+        },
+      }),
     );
     return event;
   }
@@ -262,19 +239,14 @@ export class DynamoStore extends DynamoAccountStore implements Store {
     const all = event.publishRefusals ?? [];
     if (all.length <= keep * 2) return;
     // Trim only if nobody appended meanwhile (the append itself is atomic); a lost race leaves it to the next one.
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: eventKey(id),
-          UpdateExpression: 'SET publishRefusals = :kept',
-          ConditionExpression: 'size(publishRefusals) = :count',
-          ExpressionAttributeValues: { ':kept': all.slice(-keep), ':count': all.length },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await this.writeIf({
+      update: {
+        Key: eventKey(id),
+        UpdateExpression: 'SET publishRefusals = :kept',
+        ConditionExpression: 'size(publishRefusals) = :count',
+        ExpressionAttributeValues: { ':kept': all.slice(-keep), ':count': all.length },
+      },
+    });
   }
 
   async setEventLive(id: string, live: boolean, now: string): Promise<EventRecord> {
@@ -284,68 +256,60 @@ export class DynamoStore extends DynamoAccountStore implements Store {
   }
 
   async acquireStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt: string }): Promise<EventRecord> {
-    const { Attributes } = await conditional(
-      () =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: eventKey(id),
-            UpdateExpression: 'SET leaseHolder = :holder, leaseExpiresAt = :expires, updatedAt = :now',
-            ConditionExpression:
-              'attribute_exists(pk) AND attribute_not_exists(deleted) AND (attribute_not_exists(leaseHolder) OR leaseHolder = :null OR leaseHolder = :holder OR leaseExpiresAt <= :now)',
-            ExpressionAttributeValues: { ':holder': holder, ':expires': expiresAt, ':now': now, ':null': null },
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
+    const item = await this.writeIf(
+      {
+        update: {
+          Key: eventKey(id),
+          UpdateExpression: 'SET leaseHolder = :holder, leaseExpiresAt = :expires, updatedAt = :now',
+          ConditionExpression:
+            'attribute_exists(pk) AND attribute_not_exists(deleted) AND (attribute_not_exists(leaseHolder) OR leaseHolder = :null OR leaseHolder = :holder OR leaseExpiresAt <= :now)',
+          ExpressionAttributeValues: { ':holder': holder, ':expires': expiresAt, ':now': now, ':null': null },
+          ReturnValues: 'ALL_NEW',
+        },
+      },
       async () => ((await this.getEvent(id)) ? new LeaseHeld(`event ${id}`) : new NotFound(`event ${id}`)),
     );
-    return toEvent(Attributes!);
+    return toEvent(item);
   }
 
   async releaseStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt?: string }): Promise<EventRecord> {
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: eventKey(id),
-          UpdateExpression: 'SET leaseHolder = :null, leaseExpiresAt = :null, liveSince = :null, lastLiveEndedAt = :now, updatedAt = :now',
-          ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND leaseHolder = :holder${expiresAt ? ' AND leaseExpiresAt = :expires' : ''}`,
-          ExpressionAttributeValues: { ':holder': holder, ':now': now, ':null': null, ...(expiresAt ? { ':expires': expiresAt } : {}) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toEvent(Attributes!);
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const event = await this.getEvent(id);
-      if (!event) throw new NotFound(`event ${id}`);
-      return event;
-    }
+    const item = await this.writeIf({
+      update: {
+        Key: eventKey(id),
+        UpdateExpression: 'SET leaseHolder = :null, leaseExpiresAt = :null, liveSince = :null, lastLiveEndedAt = :now, updatedAt = :now',
+        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND leaseHolder = :holder${expiresAt ? ' AND leaseExpiresAt = :expires' : ''}`,
+        ExpressionAttributeValues: { ':holder': holder, ':now': now, ':null': null, ...(expiresAt ? { ':expires': expiresAt } : {}) },
+        ReturnValues: 'ALL_NEW',
+      },
+    });
+    if (item) return toEvent(item);
+    // Not (any more) this holder's lease: nothing to end.
+    const event = await this.getEvent(id);
+    if (!event) throw new NotFound(`event ${id}`);
+    return event;
   }
 
   async deleteEvent(id: string, now: string): Promise<void> {
     // Tombstone first: from here on validation, refresh and the feed treat the event as gone. It keeps
     // `endsAt` and `accessWindowHours`, which say how long the edge must deny the event's credentials.
     const { pk } = eventKey(id);
-    await conditional(
-      () =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: eventKey(id),
-            UpdateExpression:
-              'SET deleted = :true, isActive = :false, activeChangedAt = :now, feedPk = :feedPk, feedSk = :feedSk, #ttl = :ttl REMOVE gsi1pk, gsi1sk',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted)',
-            ExpressionAttributeNames: { '#ttl': tableSchema.ttlAttribute },
-            ExpressionAttributeValues: {
-              ':true': true,
-              ':false': false,
-              ':now': now,
-              ':ttl': epochSeconds(now) + TOMBSTONE_SECONDS,
-              ...prefixed(feedKeys(now, pk)),
-            },
-          }),
-        ),
+    await this.writeIf(
+      {
+        update: {
+          Key: eventKey(id),
+          UpdateExpression:
+            'SET deleted = :true, isActive = :false, activeChangedAt = :now, feedPk = :feedPk, feedSk = :feedSk, #ttl = :ttl REMOVE gsi1pk, gsi1sk',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted)',
+          ExpressionAttributeNames: { '#ttl': tableSchema.ttlAttribute },
+          ExpressionAttributeValues: {
+            ':true': true,
+            ':false': false,
+            ':now': now,
+            ':ttl': epochSeconds(now) + TOMBSTONE_SECONDS,
+            ...prefixed(feedKeys(now, pk)),
+          },
+        },
+      },
       () => new NotFound(`event ${id}`),
     );
     const codes = await this.listCodes(id);
@@ -370,22 +334,20 @@ export class DynamoStore extends DynamoAccountStore implements Store {
 
   async createCode(code: CodeRecord): Promise<void> {
     const { id, ...rest } = code;
-    await conditional(
-      () =>
-        this.client.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: {
-              ...codeKey(code.code),
-              entity: 'code',
-              tokenId: id,
-              codesPk: eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS)),
-              codesSk: `${code.createdAt}#${id}`,
-              ...rest,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        ),
+    await this.writeIf(
+      {
+        put: {
+          Item: {
+            ...codeKey(code.code),
+            entity: 'code',
+            tokenId: id,
+            codesPk: eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS)),
+            codesSk: `${code.createdAt}#${id}`,
+            ...rest,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
       () => new AlreadyExists(`code exists`),
     );
   }
@@ -480,38 +442,34 @@ export class DynamoStore extends DynamoAccountStore implements Store {
   async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord> {
     // The session state read first decides how long the edge denies the code, so the write
     // requires it unchanged (no claim in between); a lost race reads again.
-    for (let attempt = 0; ; attempt++) {
-      const byId = await this.getCodeById(id);
-      if (!byId) throw new NotFound(`token ${id}`);
-      const current = byId;
+    for (let attempt = 0; attempt < REVOKE_ATTEMPTS; attempt++) {
+      const current = await this.getCodeById(id);
+      if (!current) throw new NotFound(`token ${id}`);
       if (current.isRevoked === revoked) return current;
       const { pk } = codeKey(current.code);
-      try {
-        const { Attributes } = await this.client.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: codeKey(current.code),
-            UpdateExpression:
-              'SET isRevoked = :revoked, revokedAt = :revokedAt, revokedChangedAt = :now, denyUntil = :denyUntil, feedPk = :feedPk, feedSk = :feedSk',
-            ConditionExpression: 'attribute_exists(pk) AND revision = :revision AND isRevoked = :was',
-            ExpressionAttributeValues: {
-              ':revoked': revoked,
-              ':was': current.isRevoked,
-              ':revokedAt': revoked ? now : null,
-              ':now': now,
-              ':denyUntil': revoked ? codeDenyUntil(current, now) : null,
-              ':revision': current.revision,
-              ...prefixed(feedKeys(now, pk)),
-            },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        await this.addToCounters(current.eventId, current.code, { revoked: revoked ? 1 : -1 });
-        return toCode(Attributes!);
-      } catch (error) {
-        if (!isConditionFailure(error) || attempt >= 8) throw error;
-      }
+      const item = await this.writeIf({
+        update: {
+          Key: codeKey(current.code),
+          UpdateExpression:
+            'SET isRevoked = :revoked, revokedAt = :revokedAt, revokedChangedAt = :now, denyUntil = :denyUntil, feedPk = :feedPk, feedSk = :feedSk',
+          ConditionExpression: 'attribute_exists(pk) AND revision = :revision AND isRevoked = :was',
+          ExpressionAttributeValues: {
+            ':revoked': revoked,
+            ':was': current.isRevoked,
+            ':revokedAt': revoked ? now : null,
+            ':now': now,
+            ':denyUntil': revoked ? codeDenyUntil(current, now) : null,
+            ':revision': current.revision,
+            ...prefixed(feedKeys(now, pk)),
+          },
+          ReturnValues: 'ALL_NEW',
+        },
+      });
+      if (!item) continue;
+      await this.addToCounters(current.eventId, current.code, { revoked: revoked ? 1 : -1 });
+      return toCode(item);
     }
+    throw new Contended(`token ${id} kept changing while ${revoked ? 'revoking' : 'unrevoking'} it`);
   }
 
   async claimSession(args: Parameters<Store['claimSession']>[0]): Promise<CodeRecord> {
@@ -530,48 +488,43 @@ export class DynamoStore extends DynamoAccountStore implements Store {
       values[':redeemedAt'] = args.redeemed.at;
       values[':redeemedIp'] = args.redeemed.ip;
     }
-    if (args.endedSessions.some((ended) => ended.endedAt === args.now)) {
+    if (args.toEdge) {
       sets.push('feedPk = :feedPk', 'feedSk = :feedSk');
       Object.assign(values, prefixed(feedKeys(args.now, pk)));
     }
-    const { Attributes } = await conditional(
-      () =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: codeKey(args.code),
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: 'revision = :expected AND isRevoked = :false AND eventActive = :true',
-            ExpressionAttributeNames: { '#session': 'session' },
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
+    const item = await this.writeIf(
+      {
+        update: {
+          Key: codeKey(args.code),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'revision = :expected AND isRevoked = :false AND eventActive = :true',
+          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        },
+      },
       () => new CodeInUse('the code changed while claiming it'),
     );
-    return toCode(Attributes!);
+    return toCode(item);
   }
 
   async heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void> {
-    await conditional(
-      () =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: codeKey(args.code),
-            UpdateExpression: 'SET #session.heartbeatAt = :now',
-            ConditionExpression:
-              '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true',
-            ExpressionAttributeNames: { '#session': 'session' },
-            ExpressionAttributeValues: {
-              ':now': args.now,
-              ':sid': args.sessionId,
-              ':staleBefore': args.staleBefore,
-              ':false': false,
-              ':true': true,
-            },
-          }),
-        ),
+    await this.writeIf(
+      {
+        update: {
+          Key: codeKey(args.code),
+          UpdateExpression: 'SET #session.heartbeatAt = :now',
+          ConditionExpression: '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true',
+          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeValues: {
+            ':now': args.now,
+            ':sid': args.sessionId,
+            ':staleBefore': args.staleBefore,
+            ':false': false,
+            ':true': true,
+          },
+        },
+      },
       async () => {
         // Only the failure path pays a read, to tell a revoked code from a gone session.
         const code = await this.getCode(args.code);
@@ -583,66 +536,53 @@ export class DynamoStore extends DynamoAccountStore implements Store {
 
   async markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void> {
     // The revision moves too: a revoke sizes the code's deny from the session it read, so it must read again.
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: codeKey(args.code),
-          UpdateExpression: 'SET #session.longLivedUntil = :until, revision = revision + :one',
-          ConditionExpression:
-            '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true' +
-            ' AND (attribute_not_exists(#session.longLivedUntil) OR #session.longLivedUntil < :until)',
-          ExpressionAttributeNames: { '#session': 'session' },
-          ExpressionAttributeValues: {
-            ':until': args.until,
-            ':one': 1,
-            ':sid': args.sessionId,
-            ':staleBefore': args.staleBefore,
-            ':false': false,
-            ':true': true,
-          },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const code = await this.getCode(args.code);
-      if (!code || code.isRevoked || !code.eventActive) throw new AccessRevoked('code or event no longer active');
-      const session = code.session;
-      const live = session?.id === args.sessionId && session.heartbeatAt >= args.staleBefore;
-      // Marked already with a later time: nothing to do.
-      if (!live || (session.longLivedUntil ?? '') < args.until) throw new SessionGone('session ended');
-    }
+    const marked = await this.writeIf({
+      update: {
+        Key: codeKey(args.code),
+        UpdateExpression: 'SET #session.longLivedUntil = :until, revision = revision + :one',
+        ConditionExpression:
+          '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true' +
+          ' AND (attribute_not_exists(#session.longLivedUntil) OR #session.longLivedUntil < :until)',
+        ExpressionAttributeNames: { '#session': 'session' },
+        ExpressionAttributeValues: {
+          ':until': args.until,
+          ':one': 1,
+          ':sid': args.sessionId,
+          ':staleBefore': args.staleBefore,
+          ':false': false,
+          ':true': true,
+        },
+      },
+    });
+    if (marked) return;
+    const code = await this.getCode(args.code);
+    if (!code || code.isRevoked || !code.eventActive) throw new AccessRevoked('code or event no longer active');
+    const session = code.session;
+    const live = session?.id === args.sessionId && session.heartbeatAt >= args.staleBefore;
+    // Marked already with a later time: nothing to do.
+    if (!live || (session.longLivedUntil ?? '') < args.until) throw new SessionGone('session ended');
   }
 
   async releaseSession(args: Parameters<Store['releaseSession']>[0]): Promise<boolean> {
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < RELEASE_ATTEMPTS; attempt++) {
       const code = await this.getCode(args.code);
       if (!code?.session || code.session.id !== args.sessionId) return false;
-      // A plain session's JWT simply expires: its release touches neither the feed nor the edge.
-      // One that holds a long-lived URL is remembered (and enters the feed) until that URL expires;
-      // one an admin ended is denied at the edge like a takeover, so the device stops at once.
-      const toEdge = args.by === 'admin' || releaseNeedsEdge(code.session, args.now);
-      const ended = endedSessionsToKeep(code.endedSessions, args.now);
-      if (toEdge) ended.push({ ...endedSessionOf(code.session, args.now), ...(args.by ? { by: args.by } : {}) });
-      const values: Record<string, unknown> = { ':null': null, ':ended': ended, ':one': 1, ':expected': code.revision };
+      const { endedSessions, toEdge } = endedSessionsAfter(code, code.session, args.by === 'admin' ? 'admin' : 'release', args.now);
+      const values: Record<string, unknown> = { ':null': null, ':ended': endedSessions, ':one': 1, ':expected': code.revision };
       if (toEdge) Object.assign(values, prefixed(feedKeys(args.now, codeKey(args.code).pk)));
-      try {
-        await this.client.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: codeKey(args.code),
-            UpdateExpression: `SET #session = :null, endedSessions = :ended, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''}`,
-            ConditionExpression: 'revision = :expected',
-            ExpressionAttributeNames: { '#session': 'session' },
-            ExpressionAttributeValues: values,
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+      const released = await this.writeIf({
+        update: {
+          Key: codeKey(args.code),
+          UpdateExpression: `SET #session = :null, endedSessions = :ended, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''}`,
+          ConditionExpression: 'revision = :expected',
+          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeValues: values,
+        },
+      });
+      if (released) return true;
     }
-    return false;
+    // Not "gone already": the session may still stand, and a caller must not report it ended.
+    throw new Contended(`code ${args.code} kept changing while ending session ${args.sessionId}`);
   }
 
   /** Built on `listLiveSessions`: every shard is walked, so the newest-first order and the count are exact. */
@@ -665,18 +605,16 @@ export class DynamoStore extends DynamoAccountStore implements Store {
 
   async hitRateLimit(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<void> {
     const { key, windowEnd, nowSeconds } = rateWindow(args);
-    await conditional(
-      () =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.table,
-            Key: key,
-            UpdateExpression: 'ADD hits :one SET #ttl = :ttl',
-            ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
-            ExpressionAttributeNames: { '#ttl': tableSchema.ttlAttribute },
-            ExpressionAttributeValues: { ':one': 1, ':limit': args.limit, ':ttl': windowEnd + 60 },
-          }),
-        ),
+    await this.writeIf(
+      {
+        update: {
+          Key: key,
+          UpdateExpression: 'ADD hits :one SET #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
+          ExpressionAttributeNames: { '#ttl': tableSchema.ttlAttribute },
+          ExpressionAttributeValues: { ':one': 1, ':limit': args.limit, ':ttl': windowEnd + 60 },
+        },
+      },
       () => new RateLimited(Math.max(1, windowEnd - nowSeconds)),
     );
   }

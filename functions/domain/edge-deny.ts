@@ -4,21 +4,21 @@ import type { CodeRecord, EndedSession, EventAccessState, PlaybackSession } from
 /**
  * What the edge must deny, and until when. Short-lived JWTs simply expire, so a
  * plain release costs the edge nothing; only a takeover (another device claimed
- * the code), an ended session that held a long-lived playback URL, a revoked code
- * and a deactivated event are pushed, each until no credential of it can still work.
+ * the code), a session an admin ended, one that held a long-lived playback URL,
+ * a revoked code and a deactivated event are pushed, each until no credential of it can still work.
  */
 
 const later = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
 const plusTokenLife = (iso: string) => new Date(Date.parse(iso) + PLAYBACK_TOKEN_TTL_SECONDS * 1000).toISOString();
 
-/** The entry a session leaves behind when it ends at `endedAt`. */
-export function endedSessionOf(session: PlaybackSession, endedAt: string): EndedSession {
-  return { sessionId: session.id, endedAt, ...(session.longLivedUntil ? { longLivedUntil: session.longLivedUntil } : {}) };
-}
+/** How a session ends: another device took its code over, its viewer released it, or an admin ended it. */
+export type SessionEnding = 'takeover' | 'release' | 'admin';
 
-/** A released session reaches the edge only if it held a long-lived URL that is still valid. */
-export function releaseNeedsEdge(session: PlaybackSession, now: string): boolean {
-  return session.longLivedUntil !== undefined && session.longLivedUntil > now;
+/** A code's ended sessions after one more ended. */
+export interface EndedSessionsChange {
+  endedSessions: EndedSession[];
+  /** The edge must deny the session that ended: the store puts the code into the access feed. */
+  toEdge: boolean;
 }
 
 /** Until when an ended session's credentials could work: the last JWT's life, or its long-lived URL's. */
@@ -26,9 +26,29 @@ export function sessionDenyUntil(ended: EndedSession): string {
   return later(plusTokenLife(ended.endedAt), ended.longLivedUntil);
 }
 
-/** Ended sessions are kept on the code (and so in the feed) only while the edge must deny them. */
-export function endedSessionsToKeep(ended: EndedSession[], now: string): EndedSession[] {
-  return ended.filter((entry) => sessionDenyUntil(entry) > now);
+/**
+ * The one place a code's `endedSessions` changes: `session` ends at `now` (null: a claim on a free
+ * code, which only tidies the list). Entries the edge may forget are dropped, and the ending session is
+ * kept (so it enters the feed) when the edge must deny it: after a takeover or an admin's end, and after
+ * a release only while it holds a valid long-lived URL (a plain release's short JWT simply expires).
+ */
+export function endedSessionsAfter(
+  code: Pick<CodeRecord, 'endedSessions'>,
+  session: PlaybackSession | null,
+  ending: SessionEnding,
+  now: string,
+): EndedSessionsChange {
+  const endedSessions = code.endedSessions.filter((entry) => sessionDenyUntil(entry) > now);
+  if (!session) return { endedSessions, toEdge: false };
+  const holdsLongLivedUrl = session.longLivedUntil !== undefined && session.longLivedUntil > now;
+  if (ending === 'release' && !holdsLongLivedUrl) return { endedSessions, toEdge: false };
+  endedSessions.push({
+    sessionId: session.id,
+    endedAt: now,
+    ...(session.longLivedUntil ? { longLivedUntil: session.longLivedUntil } : {}),
+    ...(ending === 'admin' ? { by: 'admin' as const } : {}),
+  });
+  return { endedSessions, toEdge: true };
 }
 
 /** Until when a code revoked at `now` must be denied: past every credential its sessions hold. */

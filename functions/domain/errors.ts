@@ -27,6 +27,8 @@ export class SessionGone extends DomainError {}
 export class AccessRevoked extends DomainError {}
 /** Another ingest process holds the event's publish lease and keeps renewing it. */
 export class LeaseHeld extends DomainError {}
+/** The item kept changing between the read and the conditional write, attempt after attempt; a later retry may succeed. */
+export class Contended extends DomainError {}
 /** A rate-limit window is full. */
 export class RateLimited extends DomainError {
   constructor(readonly retryAfterSeconds: number) {

@@ -28,7 +28,7 @@ export interface EventCounters {
 /**
  * The port between the domain and storage. Adapters raise the errors of
  * `errors.ts` (NotFound, AlreadyExists, CodeInUse, SessionGone, AccessRevoked,
- * RateLimited) and nothing from their SDK.
+ * RateLimited, Contended) and nothing from their SDK.
  */
 export interface Store extends AccountStore {
   createEvent(event: EventRecord): Promise<void>;
@@ -80,18 +80,21 @@ export interface Store extends AccountStore {
     sessions: LiveSession[];
     cursor: string | null;
   }>;
-  /** Throws NotFound. Revoking records until when the edge must deny the code (`denyUntil`). */
+  /** Throws NotFound (or Contended). Revoking records until when the edge must deny the code (`denyUntil`). */
   setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord>;
 
   /**
    * Installs `session` on the code if its `revision` is still `expectedRevision`,
    * it is not revoked and its event is active; CodeInUse when another writer won.
+   * `endedSessions` and `toEdge` are `endedSessionsAfter`'s (edge-deny.ts): with
+   * `toEdge`, the code enters the access feed.
    */
   claimSession(args: {
     code: string;
     expectedRevision: number;
     session: PlaybackSession;
     endedSessions: EndedSession[];
+    toEdge: boolean;
     redeemed: { at: string; ip: string } | null;
     now: string;
   }): Promise<CodeRecord>;
@@ -104,9 +107,8 @@ export interface Store extends AccountStore {
   markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void>;
   /**
    * Ends the session if it is still the code's; no error when it is gone already. True when this
-   * call ended it. A plain release is not remembered (its JWT simply expires); a session ended by an
-   * admin (`by: 'admin'`), like a takeover, or one holding a long-lived URL is kept in
-   * `endedSessions` and enters the access feed until the edge may forget it.
+   * call ended it. The code's `endedSessions` become `endedSessionsAfter`'s (edge-deny.ts) for a
+   * release, or an admin's end with `by: 'admin'`. Contended when the code kept changing meanwhile.
    */
   releaseSession(args: { code: string; sessionId: string; now: string; by?: 'admin' }): Promise<boolean>;
 

@@ -1,6 +1,6 @@
 import { normalizeAccessCode } from './access-code';
 import type { AppConfig } from './config';
-import { endedSessionOf, endedSessionsToKeep } from './edge-deny';
+import { endedSessionsAfter } from './edge-deny';
 import { AccessRefused, AccessRevoked, CodeInUse, InvalidInput, SessionGone, type SessionEndReason } from './errors';
 import { accessEndsAt } from './event-status';
 import { PLAYBACK_TOKEN_TTL_SECONDS, streamPathOf, type PlaybackClaims } from './playback-claims';
@@ -9,7 +9,7 @@ import { playbackUrlOf } from './playback-url';
 import { randomId } from './random';
 import { rateLimitSubject } from './rate-limit-subject';
 import { hitRateLimit, refuseIfRateLimited } from './rate-limits';
-import type { CodeRecord, EndedSession, EventRecord } from './records';
+import type { CodeRecord, EventRecord } from './records';
 import type { Store } from './store';
 import { viewerEventView } from './views';
 
@@ -137,8 +137,7 @@ export async function validateCode(
 
   const at = now.toISOString();
   // A session still on the code timed out: another device takes over, and the edge must deny it.
-  const ended: EndedSession[] = endedSessionsToKeep(code.endedSessions, at);
-  if (code.session) ended.push(endedSessionOf(code.session, at));
+  const ended = endedSessionsAfter(code, code.session, 'takeover', at);
   const session = {
     id: randomId(24),
     startedAt: at,
@@ -160,7 +159,7 @@ export async function validateCode(
         code: code.code,
         expectedRevision: code.revision,
         session,
-        endedSessions: ended,
+        ...ended,
         redeemed: firstRedemption ? { at, ip: input.ip } : null,
         now: at,
       })

@@ -86,6 +86,7 @@ export function describeShowNightStoreContract(name: string, start: (table: stri
             userAgent: 'VLC/3.0.20 LibVLC/3.0.20',
           },
           endedSessions: [],
+          toEdge: false,
           redeemed: null,
           now: new Date(now).toISOString(),
         });

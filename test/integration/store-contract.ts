@@ -83,6 +83,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
         expectedRevision: 0,
         session: { id: sid, startedAt: iso(), heartbeatAt: iso() },
         endedSessions: [],
+        toEdge: false,
         redeemed: null,
         now: iso(),
       });
@@ -126,6 +127,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
             expectedRevision: 0,
             session: { id: randomId(), startedAt: now, heartbeatAt: now },
             endedSessions: [],
+            toEdge: false,
             redeemed: { at: now, ip: '127.0.0.1' },
             now,
           }),
@@ -146,6 +148,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
           expectedRevision: revision,
           session: { id: randomId(), startedAt: iso(), heartbeatAt: iso() },
           endedSessions: [],
+          toEdge: false,
           redeemed: null,
           now: iso(),
         });
@@ -196,6 +199,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
         expectedRevision: 0,
         session: { id: sid, startedAt: iso(), heartbeatAt: iso(), longLivedUntil },
         endedSessions: [],
+        toEdge: false,
         redeemed: null,
         now: iso(),
       });
@@ -217,6 +221,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
         expectedRevision: 1,
         session: { id: randomId(), startedAt: at, heartbeatAt: at },
         endedSessions: [{ sessionId: old, endedAt: at }],
+        toEdge: true,
         redeemed: null,
         now: at,
       });
@@ -264,6 +269,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
         expectedRevision: 0,
         session: { id: randomId(), startedAt: iso(), heartbeatAt: iso(), longLivedUntil },
         endedSessions: [],
+        toEdge: false,
         redeemed: null,
         now: iso(),
       });
@@ -283,6 +289,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
         expectedRevision: 0,
         session: { id: randomId(), startedAt: now, heartbeatAt: now },
         endedSessions: [],
+        toEdge: false,
         redeemed: { at: now, ip: '192.0.2.1' },
         now,
       });
@@ -313,6 +320,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
         expectedRevision: 0,
         session: { id: 'stale', startedAt: iso(-600_000), heartbeatAt: iso(-600_000) },
         endedSessions: [],
+        toEdge: false,
         redeemed: null,
         now: iso(),
       });
@@ -371,6 +379,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
         expectedRevision: released.revision,
         session: { id: next, startedAt: iso(), heartbeatAt: iso() },
         endedSessions: released.endedSessions,
+        toEdge: false,
         redeemed: null,
         now: iso(),
       });
