@@ -1,6 +1,7 @@
 import * as nodeCrypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { kvsHandleOf } from './media-edge-store';
 
 /** The shipped CloudFront Function. */
 export const EDGE_VALIDATOR_FILE = fileURLToPath(new URL('../edge/validate-request.js', import.meta.url));
@@ -33,27 +34,9 @@ export function isEdgeResponse(result: CloudFrontRequest | CloudFrontResponse): 
   return 'statusCode' in result;
 }
 
-/**
- * The `cloudfront` module of runtime 2.0, reduced to what CloudFront offers a
- * function: read-only `kvs()` with `get` (rejecting for a missing key, as the
- * real one does), `exists` and `meta`. Backed by a map the caller keeps current.
- */
+/** The `cloudfront` module of runtime 2.0: its KeyValueStore, backed by a map the caller keeps current. */
 function cloudfrontModule(store: ReadonlyMap<string, string>) {
-  const handle = {
-    async get(key: string, options?: { format?: 'string' | 'json' | 'bytes' }) {
-      const value = store.get(key);
-      if (value === undefined) throw new Error(`KeyValueStore: key not found: ${key}`);
-      if (options?.format === 'json') return JSON.parse(value);
-      if (options?.format === 'bytes') return Buffer.from(value);
-      return value;
-    },
-    async exists(key: string) {
-      return store.has(key);
-    },
-    async meta() {
-      return { creationDateTime: '', lastUpdatedDateTime: '', keyCount: store.size };
-    },
-  };
+  const handle = kvsHandleOf(store);
   return { kvs: () => handle };
 }
 

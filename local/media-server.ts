@@ -2,10 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { s3 } from '../functions/adapters/aws-clients';
-import { changesFromFeed, isExpiredDenyEntry, signingKeyEntries } from '../functions/adapters/kvs-entries';
-import type { RevocationFeed } from '../functions/domain/revocation-feed';
 import { parseSigningKeys } from '../functions/domain/signing-keys';
 import { isEdgeResponse, loadEdgeValidator, type CloudFrontRequest, type CloudFrontResponse, type CloudFrontValue } from './media-edge-runtime';
+import { createMediaEdgeStore } from './media-edge-store';
 import { followRevocations, type RevocationFollower } from './media-revocation-follower';
 import { createS3Origin } from './media-s3-origin';
 import { createSegmentCache, type CachedObject } from './media-segment-cache';
@@ -68,31 +67,22 @@ const CORS_HEADERS = {
 /**
  * The local stand-in for CloudFront in front of the media bucket: every
  * `/streams/…` request goes through `edge/validate-request.js` (the shipped
- * CloudFront Function) against an in-memory KeyValueStore holding the signing
- * keys and what the revocation feed reported.
+ * CloudFront Function) against an in-memory KeyValueStore (media-edge-store.ts)
+ * holding the signing keys and what the revocation feed reported.
  */
 export async function startMediaServer(options: MediaServerOptions): Promise<MediaServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`media: ${line}\n`));
   const validate = options.validate ?? true;
   const startedAt = Date.now();
 
-  const edgeStore = signingKeyEntries(parseSigningKeys(options.playbackSigningKeys));
-  const edge = loadEdgeValidator(edgeStore);
+  const edgeStore = createMediaEdgeStore(parseSigningKeys(options.playbackSigningKeys));
+  const edge = loadEdgeValidator(edgeStore.entries);
   const readObject = createS3Origin(options.s3Client ?? s3(), options.bucket);
   const readMedia = async (key: string) => toCached(key, await readObject(key));
   const segments = createSegmentCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES, readMedia);
 
   // Started once the port is bound; until its first success media requests get 503.
   let follower: RevocationFollower | undefined;
-
-  function applyFeed(feed: RevocationFeed): void {
-    const now = new Date();
-    for (const { key, value } of changesFromFeed(feed, now)) {
-      if (value === null) edgeStore.delete(key);
-      else edgeStore.set(key, value);
-    }
-    for (const [key, value] of edgeStore) if (isExpiredDenyEntry(key, value, now)) edgeStore.delete(key);
-  }
 
   function health() {
     const lastSyncAt = follower?.lastSyncAt() ?? null;
@@ -101,7 +91,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     return {
       status: lastSyncAt === null ? 'starting' : ageMs > staleAfterMs ? 'stale' : 'ok',
       mode: validate ? 'validating' : 'open',
-      revocationCacheSize: [...edgeStore.keys()].filter((key) => !key.startsWith('k:')).length,
+      revocationCacheSize: edgeStore.denyEntryCount(),
       // Before the first sync this counts from start-up, so it grows just the same while the API is down.
       lastSyncAgoSeconds: Math.floor(ageMs / 1000),
     };
@@ -170,7 +160,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     internalApiKey: options.internalApiKey,
     intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     startupWaitMs: options.startupSyncWaitMs ?? DEFAULT_STARTUP_SYNC_WAIT_MS,
-    onFeed: applyFeed,
+    onFeed: (feed) => edgeStore.applyFeed(feed, new Date()),
     log,
   });
   const synced = follower.firstSync.then((loaded) => {

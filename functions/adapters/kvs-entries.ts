@@ -3,24 +3,12 @@ import type { RevocationFeed } from '../domain/revocation-feed';
 import { eventDenyUntil, sessionDenyUntil } from '../domain/edge-deny';
 import type { CodeAccessState, EventAccessState } from '../domain/records';
 import type { SigningKeys } from '../domain/signing-keys';
+import { isDenyKey, kvsKey, kvsValue, parseDenyUntilValue, parseKvsKey } from './kvs-scheme';
 
 /**
- * The KeyValueStore key scheme read by `edge/validate-request.js`, written by
- * the edge-sync Lambda (AWS) and by the local media server (in memory).
- * A key's presence is the fact; values stay tiny: the signing secret, or the
- * epoch second until which a deny entry is needed (after it, it is collected).
+ * The KeyValueStore entries that the access state asks for, in the scheme of kvs-scheme.ts:
+ * written by the edge-sync Lambda (AWS) and by the local media server (in memory).
  */
-const kvsKey = {
-  signingKey: (kid: string) => `k:${kid}`,
-  revokedCode: (code: string) => `c:${code}`,
-  deactivatedEvent: (eventId: string) => `e:${eventId}`,
-  endedSession: (sessionId: string) => `s:${sessionId}`,
-};
-
-/** Every key this project writes; anything else in the store is left alone. */
-const OWN_KEY = /^[kces]:/;
-/** Keys that deny something; each carries, as its value, the epoch second after which it is no longer needed. */
-const DENY_KEY = /^[ces]:/;
 
 /** Clocks of the API, the edge and this writer may differ; a deny entry outlives its credentials by this much. */
 const CLOCK_SKEW_SECONDS = 300;
@@ -31,10 +19,10 @@ export interface KvsChange {
   value: string | null;
 }
 
-/** Epoch seconds as a string; a missing or unreadable time counts as `fallback`, so every entry can expire. */
-function epochSeconds(iso: string | null | undefined, fallback: Date): string {
+/** A deny entry's value; a missing or unreadable time counts as `fallback`, so every entry can expire. */
+function denyUntil(iso: string | null | undefined, fallback: Date): string {
   const ms = iso ? Date.parse(iso) : Number.NaN;
-  return String(Math.floor((Number.isNaN(ms) ? fallback.getTime() : ms) / 1000));
+  return kvsValue.denyUntil((Number.isNaN(ms) ? fallback.getTime() : ms) / 1000);
 }
 
 /** An older feed without `until`: the change's time plus one JWT life. */
@@ -46,7 +34,7 @@ function untilOr(until: string | undefined, changedAt: string, now: Date): strin
 export function signingKeyEntries(signingKeys: SigningKeys): Map<string, string> {
   const entries = new Map<string, string>();
   for (const [kid, secret] of signingKeys.keys) {
-    entries.set(kvsKey.signingKey(kid), Buffer.from(secret).toString('base64url'));
+    entries.set(kvsKey.signingKey(kid), kvsValue.signingKey(secret));
   }
   return entries;
 }
@@ -54,14 +42,14 @@ export function signingKeyEntries(signingKeys: SigningKeys): Map<string, string>
 /** The changes one revocation-feed page asks for (each entry carries its subject's latest state). */
 export function changesFromFeed(feed: RevocationFeed, now: Date): KvsChange[] {
   return [
-    ...feed.revocations.map((r) => ({ key: kvsKey.revokedCode(r.code), value: epochSeconds(untilOr(r.until, r.revokedAt, now), now) })),
+    ...feed.revocations.map((r) => ({ key: kvsKey.revokedCode(r.code), value: denyUntil(untilOr(r.until, r.revokedAt, now), now) })),
     ...feed.unrevocations.map((u) => ({ key: kvsKey.revokedCode(u.code), value: null })),
     ...feed.eventDeactivations.map((d) => ({
       key: kvsKey.deactivatedEvent(d.eventId),
-      value: epochSeconds(untilOr(d.until, d.deactivatedAt, now), now),
+      value: denyUntil(untilOr(d.until, d.deactivatedAt, now), now),
     })),
     ...feed.eventReactivations.map((r) => ({ key: kvsKey.deactivatedEvent(r.eventId), value: null })),
-    ...feed.endedSessions.map((s) => ({ key: kvsKey.endedSession(s.sessionId), value: epochSeconds(s.until ?? sessionDenyUntil(s), now) })),
+    ...feed.endedSessions.map((s) => ({ key: kvsKey.endedSession(s.sessionId), value: denyUntil(s.until ?? sessionDenyUntil(s), now) })),
   ].filter((change) => change.value === null || !isExpiredDenyEntry(change.key, change.value, now));
 }
 
@@ -70,16 +58,16 @@ export function entriesOfCode(code: CodeAccessState, now: Date): Map<string, str
   const entries = new Map<string, string>();
   if (code.isRevoked) {
     const revokedAt = code.revokedAt ?? code.revokedChangedAt ?? '';
-    entries.set(kvsKey.revokedCode(code.code), epochSeconds(code.denyUntil ?? untilOr(undefined, revokedAt, now), now));
+    entries.set(kvsKey.revokedCode(code.code), denyUntil(code.denyUntil ?? untilOr(undefined, revokedAt, now), now));
   }
-  for (const ended of code.endedSessions) entries.set(kvsKey.endedSession(ended.sessionId), epochSeconds(sessionDenyUntil(ended), now));
+  for (const ended of code.endedSessions) entries.set(kvsKey.endedSession(ended.sessionId), denyUntil(sessionDenyUntil(ended), now));
   return withoutExpired(entries, now);
 }
 
 /** The entry an event should have: present while it is deactivated (or deleted: its tombstone is inactive). */
 export function entriesOfEvent(event: EventAccessState, now: Date): Map<string, string> {
   const entries = new Map<string, string>();
-  if (!event.isActive) entries.set(kvsKey.deactivatedEvent(event.id), epochSeconds(eventDenyUntil(event), now));
+  if (!event.isActive) entries.set(kvsKey.deactivatedEvent(event.id), denyUntil(eventDenyUntil(event), now));
   return withoutExpired(entries, now);
 }
 
@@ -90,13 +78,13 @@ function withoutExpired(entries: Map<string, string>, now: Date): Map<string, st
 
 /** A deny entry past its `until` (plus clock skew) is useless to the edge: every credential it could deny has expired. */
 export function isExpiredDenyEntry(key: string, value: string, now: Date): boolean {
-  return DENY_KEY.test(key) && Number(value) + CLOCK_SKEW_SECONDS < now.getTime() / 1000;
+  return isDenyKey(key) && parseDenyUntilValue(value) + CLOCK_SKEW_SECONDS < now.getTime() / 1000;
 }
 
 /** What turns `before` into `after`, restricted to this project's keys. */
 export function diffEntries(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): KvsChange[] {
   const changes: KvsChange[] = [];
   for (const [key, value] of after) if (before.get(key) !== value) changes.push({ key, value });
-  for (const key of before.keys()) if (!after.has(key) && OWN_KEY.test(key)) changes.push({ key, value: null });
+  for (const key of before.keys()) if (!after.has(key) && parseKvsKey(key) !== null) changes.push({ key, value: null });
   return changes;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
+import { kvsKey, kvsValue } from '../../functions/adapters/kvs-scheme';
 import { PLAYBACK_AUDIENCE, PLAYBACK_ISSUER, streamPathOf } from '../../functions/domain/playback-claims';
 import { playbackCredential, type PlaybackUrlGrant } from '../../functions/domain/playback-url';
 import type { CloudFrontRequest, CloudFrontResponse } from '../../local/media-edge-runtime';
@@ -34,7 +35,7 @@ export function outcomeOf(result: CloudFrontRequest | CloudFrontResponse): Outco
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 export interface ValidatorFixture {
-  /** KeyValueStore contents, in the key scheme of functions/adapters/kvs-entries.ts. */
+  /** KeyValueStore contents, built with functions/adapters/kvs-scheme.ts: the edge must read what writers write. */
   store: Record<string, string>;
   cases: ValidatorCase[];
 }
@@ -45,11 +46,11 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
   const k2 = randomBytes(32);
   const now = Math.floor(Date.now() / 1000);
   const store = {
-    'k:k1': k1.toString('base64url'),
-    'k:k2': k2.toString('base64url'),
-    'c:REVOKED1': String(now - 10),
-    'e:evt-off': String(now - 10),
-    's:sid-ended': String(now - 10),
+    [kvsKey.signingKey('k1')]: kvsValue.signingKey(k1),
+    [kvsKey.signingKey('k2')]: kvsValue.signingKey(k2),
+    [kvsKey.revokedCode('REVOKED1')]: kvsValue.denyUntil(now - 10),
+    [kvsKey.deactivatedEvent('evt-off')]: kvsValue.denyUntil(now - 10),
+    [kvsKey.endedSession('sid-ended')]: kvsValue.denyUntil(now - 10),
   };
 
   const base = { code: 'CODE1', eid: 'evt-a', sid: 'sid-1', path: streamPathOf('evt-a') };

@@ -1,0 +1,61 @@
+/**
+ * The CloudFront KeyValueStore scheme, written once: which keys this project owns and what their
+ * values hold. Writers (the edge-sync Lambda, the local media server) build entries with it;
+ * `edge/validate-request.js` reads them with literals of its own (a CloudFront Function imports
+ * nothing), and test/edge/kvs-scheme.test.ts holds those literals to this module.
+ *
+ *   k:<kid>        the signing secret, base64url (as the edge decodes it)
+ *   c:<code>       a revoked code        } present = denied; the value is the epoch second after
+ *   e:<eventId>    a deactivated event   } which no credential it denies can still work, so the
+ *   s:<sessionId>  an ended session      } entry may be collected then
+ *
+ * A key's presence is the fact; values stay tiny (keys up to 512 bytes, 5 MB per store).
+ */
+export const KVS_PREFIXES = {
+  signingKey: 'k:',
+  revokedCode: 'c:',
+  deactivatedEvent: 'e:',
+  endedSession: 's:',
+} as const;
+
+export type KvsKeyKind = keyof typeof KVS_PREFIXES;
+/** The kinds whose entries deny access. */
+export type DenyKind = Exclude<KvsKeyKind, 'signingKey'>;
+
+const KINDS = Object.keys(KVS_PREFIXES) as KvsKeyKind[];
+
+export const kvsKey = {
+  signingKey: (kid: string) => `${KVS_PREFIXES.signingKey}${kid}`,
+  revokedCode: (code: string) => `${KVS_PREFIXES.revokedCode}${code}`,
+  deactivatedEvent: (eventId: string) => `${KVS_PREFIXES.deactivatedEvent}${eventId}`,
+  endedSession: (sessionId: string) => `${KVS_PREFIXES.endedSession}${sessionId}`,
+};
+
+/** What a key names, or null for a key this project does not own (left alone). */
+export function parseKvsKey(key: string): { kind: KvsKeyKind; id: string } | null {
+  for (const kind of KINDS) {
+    const prefix = KVS_PREFIXES[kind];
+    if (key.startsWith(prefix)) return { kind, id: key.slice(prefix.length) };
+  }
+  return null;
+}
+
+export function isDenyKey(key: string): boolean {
+  const parsed = parseKvsKey(key);
+  return parsed !== null && parsed.kind !== 'signingKey';
+}
+
+export const kvsValue = {
+  signingKey: (secret: Uint8Array) => Buffer.from(secret).toString('base64url'),
+  /** `until` in epoch seconds. */
+  denyUntil: (untilSeconds: number) => String(Math.floor(untilSeconds)),
+};
+
+export function parseSigningKeyValue(value: string): Buffer {
+  return Buffer.from(value, 'base64url');
+}
+
+/** Epoch seconds; NaN for an unreadable value, which is then never collected (it keeps denying). */
+export function parseDenyUntilValue(value: string): number {
+  return Number(value);
+}
