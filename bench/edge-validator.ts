@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { EDGE_VALIDATOR_FILE, loadEdgeValidator, type CloudFrontRequest } from '../local/media-edge-runtime';
+import { kvsKey, kvsValue } from '../functions/adapters/kvs-scheme';
 import { signPlaybackToken } from '../functions/domain/playback-token';
 import { playbackCredential } from '../functions/domain/playback-url';
 
@@ -19,8 +20,8 @@ const CODE_LIMIT_BYTES = 10 * 1024;
 
 const secret = randomBytes(32);
 // A store the size of a busy deployment, so lookups are not trivially cheap.
-const store = new Map<string, string>([['k:k1', secret.toString('base64url')]]);
-for (let i = 0; i < 10_000; i++) store.set(`c:REVOKED${i}`, '1763700000');
+const store = new Map<string, string>([[kvsKey.signingKey('k1'), kvsValue.signingKey(secret)]]);
+for (let i = 0; i < 10_000; i++) store.set(kvsKey.revokedCode(`REVOKED${i}`), kvsValue.denyUntil(1_763_700_000));
 
 const keys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) };
 const grant = { code: 'CODE1', eventId: 'evt-1', sessionId: 'sid-1' };

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore } from '../domain/account-store';
 import { AlreadyExists, NotFound } from '../domain/errors';
 import { conditionalWriter, type ConditionalWriter } from './dynamo-conditional';
@@ -9,6 +9,7 @@ const accountKey = (username: string) => ({ pk: PARTITION, sk: `ACCOUNT#${userna
 const POLICY_KEY = { pk: PARTITION, sk: 'POLICY' };
 
 type Item = Record<string, unknown>;
+type AccountUpdate = Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
 
 function toAccount(item: Item): AccountRecord {
   const { pk, sk, recoveryCodes, ...rest } = item;
@@ -79,61 +80,50 @@ export class DynamoAccountStore implements AccountStore {
       sets.push(`#${attribute} = :${attribute}`);
     }
     if (options.endSessions) values[':one'] = 1;
-    const item = await this.writeIf(
-      {
-        update: {
-          Key: accountKey(username),
-          UpdateExpression: `SET ${sets.join(', ')}${options.endSessions ? ' ADD sessionGeneration :one' : ''}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        },
-      },
-      () => new NotFound(`account ${username}`),
-    );
+    const item = await this.updateExisting(username, {
+      UpdateExpression: `SET ${sets.join(', ')}${options.endSessions ? ' ADD sessionGeneration :one' : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
     return toAccount(item);
   }
 
   async countFailedAttempt(username: string, now: string): Promise<number> {
-    const item = await this.writeIf(
-      {
-        update: {
-          Key: accountKey(username),
-          UpdateExpression: 'ADD failedAttempts :one SET updatedAt = :now',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': 1, ':now': now },
-          ReturnValues: 'ALL_NEW',
-        },
-      },
-      () => new NotFound(`account ${username}`),
-    );
+    const item = await this.updateExisting(username, {
+      UpdateExpression: 'ADD failedAttempts :one SET updatedAt = :now',
+      ExpressionAttributeValues: { ':one': 1, ':now': now },
+    });
     return Number(item.failedAttempts);
   }
 
-  async useTotpStep(username: string, step: number, now: string): Promise<boolean> {
-    const used = await this.writeIf({
-      update: {
-        Key: accountKey(username),
-        UpdateExpression: 'SET totpLastStep = :step, updatedAt = :now',
-        ConditionExpression: 'attribute_exists(pk) AND totpLastStep < :step',
-        ExpressionAttributeValues: { ':step': step, ':now': now },
-      },
+  useTotpStep(username: string, step: number, now: string): Promise<boolean> {
+    return this.useOnce(username, {
+      UpdateExpression: 'SET totpLastStep = :step, updatedAt = :now',
+      ConditionExpression: 'attribute_exists(pk) AND totpLastStep < :step',
+      ExpressionAttributeValues: { ':step': step, ':now': now },
     });
-    return used !== null;
   }
 
-  async useRecoveryCode(username: string, hash: string, now: string): Promise<boolean> {
-    const used = await this.writeIf({
-      update: {
-        Key: accountKey(username),
-        UpdateExpression: 'REMOVE recoveryCodes.#hash SET updatedAt = :now',
-        ConditionExpression: 'attribute_exists(recoveryCodes.#hash)',
-        ExpressionAttributeNames: { '#hash': hash },
-        ExpressionAttributeValues: { ':now': now },
-      },
+  useRecoveryCode(username: string, hash: string, now: string): Promise<boolean> {
+    return this.useOnce(username, {
+      UpdateExpression: 'REMOVE recoveryCodes.#hash SET updatedAt = :now',
+      ConditionExpression: 'attribute_exists(recoveryCodes.#hash)',
+      ExpressionAttributeNames: { '#hash': hash },
+      ExpressionAttributeValues: { ':now': now },
     });
-    return used !== null;
+  }
+
+  /** Updates the account if it exists (NotFound otherwise); the item after the update. */
+  private updateExisting(username: string, update: AccountUpdate): Promise<Item> {
+    return this.writeIf(
+      { update: { ...update, Key: accountKey(username), ConditionExpression: 'attribute_exists(pk)', ReturnValues: 'ALL_NEW' } },
+      () => new NotFound(`account ${username}`),
+    );
+  }
+
+  /** Spends something usable once (a TOTP step, a recovery code): true when this call spent it. */
+  private async useOnce(username: string, update: AccountUpdate): Promise<boolean> {
+    return (await this.writeIf({ update: { ...update, Key: accountKey(username) } })) !== null;
   }
 
   async getAccountPolicy(): Promise<AccountPolicy> {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { CONFIG_MAX_AGE_SECONDS } from '../../functions/adapters/load-config';
 import { memoryKvs } from '../support/memory-kvs';
+import { kvsKey } from '../../functions/adapters/kvs-scheme';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:stagedoor-abc';
 const key = () => randomBytes(32).toString('base64url');
@@ -53,15 +54,15 @@ describe('signing-key rotation under a warm edge-sync', () => {
     const { handler } = await import('../../functions/handlers/edge-sync');
 
     await handler({ source: 'aws.events' });
-    expect([...kvs.entries.keys()]).toEqual(['k:k1']);
+    expect([...kvs.entries.keys()]).toEqual([kvsKey.signingKey('k1')]);
 
     // docs/deploy.md: add k2, make it active; the API signs with k2 once its own cache expires.
     const k2 = key();
     secrets.on(GetSecretValueCommand).resolves({ SecretString: secretWith({ k1, k2 }, 'k2') });
     vi.setSystemTime(Date.now() + (CONFIG_MAX_AGE_SECONDS + 1) * 1000);
     await handler({ source: 'aws.events' });
-    expect([...kvs.entries.keys()].sort()).toEqual(['k:k1', 'k:k2']);
-    expect(kvs.entries.get('k:k2')).toBe(k2);
+    expect([...kvs.entries.keys()].sort()).toEqual([kvsKey.signingKey('k1'), kvsKey.signingKey('k2')]);
+    expect(kvs.entries.get(kvsKey.signingKey('k2'))).toBe(k2);
     expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
   });
 });

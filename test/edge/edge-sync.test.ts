@@ -14,6 +14,7 @@ import { createKvsWriter } from '../../functions/adapters/kvs-writer';
 import { cloudFrontMediaCache } from '../../functions/adapters/cdn-invalidation';
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
 import { memoryKvs } from '../support/memory-kvs';
+import { kvsKey } from '../../functions/adapters/kvs-scheme';
 
 const KVS_ARN = 'arn:aws:cloudfront::123456789012:key-value-store/0000';
 const NOW = new Date('2026-11-21T12:00:00.000Z');
@@ -85,14 +86,14 @@ describe('edge-sync: DynamoDB stream', () => {
     const result = await handlerWith()({ Records: [record(codeImage({}), codeImage(revoked))] });
     expect(result).toEqual({ mode: 'stream', written: 1 });
     expect(updateInputs()).toEqual([
-      { KvsARN: KVS_ARN, IfMatch: 'etag-1', Puts: [{ Key: 'c:ABC123', Value: String(Date.parse('2026-11-21T14:00:00.000Z') / 1000) }], Deletes: [] },
+      { KvsARN: KVS_ARN, IfMatch: 'etag-1', Puts: [{ Key: kvsKey.revokedCode('ABC123'), Value: String(Date.parse('2026-11-21T14:00:00.000Z') / 1000) }], Deletes: [] },
     ]);
   });
 
   it('an unrevoke deletes c:<code>', async () => {
     const revoked = { isRevoked: true, revokedAt: '2026-11-21T11:58:00.000Z', denyUntil: '2026-11-21T12:08:00.000Z' };
     await handlerWith()({ Records: [record(codeImage(revoked), codeImage({}))] });
-    expect(updateInputs()[0]).toMatchObject({ Puts: [], Deletes: [{ Key: 'c:ABC123' }] });
+    expect(updateInputs()[0]).toMatchObject({ Puts: [], Deletes: [{ Key: kvsKey.revokedCode('ABC123') }] });
   });
 
   it('deactivation puts e:<eventId> until the access window and one JWT life are over, reactivation deletes it', async () => {
@@ -100,14 +101,14 @@ describe('edge-sync: DynamoDB stream', () => {
     await handlerWith()({ Records: [record(eventImage(false), eventImage(true))] });
     const [deactivate, reactivate] = updateInputs();
     const until = Date.parse('2026-11-21T15:10:00.000Z') / 1000;
-    expect(deactivate).toMatchObject({ Puts: [{ Key: 'e:evt-1', Value: String(until) }], Deletes: [] });
-    expect(reactivate).toMatchObject({ Puts: [], Deletes: [{ Key: 'e:evt-1' }] });
+    expect(deactivate).toMatchObject({ Puts: [{ Key: kvsKey.deactivatedEvent('evt-1'), Value: String(until) }], Deletes: [] });
+    expect(reactivate).toMatchObject({ Puts: [], Deletes: [{ Key: kvsKey.deactivatedEvent('evt-1') }] });
   });
 
   it('a takeover puts s:<sessionId> for one JWT life', async () => {
     const ended = [{ sessionId: 'sid-1', endedAt: '2026-11-21T11:59:50.000Z' }];
     await handlerWith()({ Records: [record(codeImage({}), codeImage({ ended }))] });
-    expect(updateInputs()[0]).toMatchObject({ Puts: [{ Key: 's:sid-1', Value: String(Date.parse('2026-11-21T12:09:50.000Z') / 1000) }], Deletes: [] });
+    expect(updateInputs()[0]).toMatchObject({ Puts: [{ Key: kvsKey.endedSession('sid-1'), Value: String(Date.parse('2026-11-21T12:09:50.000Z') / 1000) }], Deletes: [] });
   });
 
   it('an ended session keeps s: until its last JWT, or its long-lived playback URL, expires (the skew is added when collecting)', async () => {
@@ -116,8 +117,8 @@ describe('edge-sync: DynamoDB stream', () => {
     const ended = [{ sessionId: 'sid-1', endedAt }, { sessionId: 'sid-tv', endedAt, longLivedUntil }];
     await handlerWith()({ Records: [record(codeImage({}), codeImage({ ended }))] });
     expect(updateInputs()[0]!.Puts).toEqual([
-      { Key: 's:sid-1', Value: String(Date.parse(endedAt) / 1000 + 600) },
-      { Key: 's:sid-tv', Value: String(Date.parse(longLivedUntil) / 1000) },
+      { Key: kvsKey.endedSession('sid-1'), Value: String(Date.parse(endedAt) / 1000 + 600) },
+      { Key: kvsKey.endedSession('sid-tv'), Value: String(Date.parse(longLivedUntil) / 1000) },
     ]);
   });
 
@@ -153,12 +154,12 @@ describe('edge-sync: scheduled reconciliation', () => {
   it('rewrites the store to signing keys plus current revocations, leaving foreign keys alone', async () => {
     kvsMock.on(ListKeysCommand).resolvesOnce({
       Items: [
-        { Key: 'k:old', Value: 'x' },
-        { Key: 'c:GONE', Value: '1' },
-        { Key: 'c:KEEP', Value: String(Date.parse('2026-11-21T10:00:00.000Z') / 1000) },
+        { Key: kvsKey.signingKey('old'), Value: 'x' },
+        { Key: kvsKey.revokedCode('GONE'), Value: '1' },
+        { Key: kvsKey.revokedCode('KEEP'), Value: String(Date.parse('2026-11-21T10:00:00.000Z') / 1000) },
       ],
       NextToken: 'page-2',
-    }).resolvesOnce({ Items: [{ Key: 'other-app:key', Value: 'y' }, { Key: 's:old-session', Value: '1000' }] });
+    }).resolvesOnce({ Items: [{ Key: 'other-app:key', Value: 'y' }, { Key: kvsKey.endedSession('old-session'), Value: '1000' }] });
     const keep: CodeRecord = {
       id: 't1', code: 'KEEP', eventId: 'evt-1', label: '', isRevoked: true, revokedAt: '2026-11-21T10:00:00.000Z',
       denyUntil: '2026-11-21T10:10:00.000Z', revokedChangedAt: null, redeemedAt: null, redeemedIp: null, createdAt: '', eventActive: true, session: null,
@@ -173,9 +174,9 @@ describe('edge-sync: scheduled reconciliation', () => {
     const [update] = updateInputs();
     expect(update!.IfMatch).toBe('etag-1');
     // c:KEEP's credentials have all expired (denyUntil plus clock skew is past): collected like an old session.
-    expect(update!.Puts!.map((p) => p.Key).sort()).toEqual(['c:LONG', 'e:evt-2', 'k:k1', 's:sid-recent']);
-    expect(update!.Puts!.find((p) => p.Key === 'k:k1')!.Value).toBe(Buffer.alloc(32, 7).toString('base64url'));
-    expect(update!.Deletes!.map((d) => d.Key).sort()).toEqual(['c:GONE', 'c:KEEP', 'k:old', 's:old-session']);
+    expect(update!.Puts!.map((p) => p.Key).sort()).toEqual([kvsKey.revokedCode('LONG'), kvsKey.deactivatedEvent('evt-2'), kvsKey.signingKey('k1'), kvsKey.endedSession('sid-recent')]);
+    expect(update!.Puts!.find((p) => p.Key === kvsKey.signingKey('k1'))!.Value).toBe(Buffer.alloc(32, 7).toString('base64url'));
+    expect(update!.Deletes!.map((d) => d.Key).sort()).toEqual([kvsKey.revokedCode('GONE'), kvsKey.revokedCode('KEEP'), kvsKey.signingKey('old'), kvsKey.endedSession('old-session')]);
   });
 });
 
@@ -198,10 +199,10 @@ describe('edge-sync: reconciliation racing a stream batch', () => {
     kvs.onList = () => {
       kvs.onList = undefined;
       codes.push(revoked);
-      kvs.write({ 'c:FRESH': String(Date.parse(revoked.revokedAt) / 1000) });
+      kvs.write({ [kvsKey.revokedCode('FRESH')]: String(Date.parse(revoked.revokedAt) / 1000) });
     };
     await handler({ source: 'aws.events' });
-    expect([...kvs.entries.keys()].sort()).toEqual(['c:FRESH', 'k:k1']);
+    expect([...kvs.entries.keys()].sort()).toEqual([kvsKey.revokedCode('FRESH'), kvsKey.signingKey('k1')]);
   });
 });
 
