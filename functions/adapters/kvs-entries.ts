@@ -1,14 +1,13 @@
+/**
+ * The KeyValueStore entries that the access state asks for, in the scheme of kvs-scheme.ts:
+ * written by the edge-sync Lambda (AWS) and by the local media server (in memory).
+ */
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../domain/playback-claims';
 import type { RevocationFeed } from '../domain/revocation-feed';
 import { eventDenyUntil, sessionDenyUntil } from '../domain/edge-deny';
 import type { CodeAccessState, EventAccessState } from '../domain/records';
 import type { SigningKeys } from '../domain/signing-keys';
 import { isDenyKey, kvsKey, kvsValue, parseDenyUntilValue, parseKvsKey } from './kvs-scheme';
-
-/**
- * The KeyValueStore entries that the access state asks for, in the scheme of kvs-scheme.ts:
- * written by the edge-sync Lambda (AWS) and by the local media server (in memory).
- */
 
 /** Clocks of the API, the edge and this writer may differ; a deny entry outlives its credentials by this much. */
 const CLOCK_SKEW_SECONDS = 300;
