@@ -6,6 +6,7 @@ import {
   AlreadyExists,
   CodeInUse,
   Conflict,
+  Contended,
   InvalidCursor,
   InvalidInput,
   LeaseHeld,
@@ -88,6 +89,8 @@ const unanswered = [
   new LeaseHeld('held'),
   new RateLimited(5),
   new InvalidCursor('not a cursor'),
+  // A release or revoke that kept losing races: a 500, never a false "ended" or "not found".
+  new Contended('kept changing'),
 ];
 
 describe('the error table', () => {
