@@ -3,6 +3,7 @@ import {
   AccountLocked,
   CodeInUse,
   Conflict,
+  Contended,
   InvalidInput,
   NotSignedIn,
   RecordNotFound,
@@ -131,6 +132,8 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
   if (error instanceof TooManyRequests) {
     return { status: 429, body: { error: TOO_MANY[error.limit] }, headers: retryAfter(error.retryAfterSeconds) };
   }
+  // Others kept changing the item (a crowd of claims and releases on one code): worth a retry, not a fault.
+  if (error instanceof Contended) return { status: 503, body: { error: 'Busy: try again in a moment' }, headers: retryAfter(1) };
   if (error instanceof NotSignedIn) return { status: 401, body: { error: 'Authentication required' } };
   // Sign-in refusals carry the failure as `reason`: the console words a lockout apart from the address's limit.
   if (error instanceof AccountLocked) {

@@ -81,6 +81,7 @@ const limited = [
   [new TooManyRequests('login', 42), { error: 'Too many login attempts' }],
   [new AccountLocked('lou', 42), { error: 'Account locked after repeated failed sign-ins', reason: 'locked' }],
 ] as const;
+const contended = new Contended('kept changing');
 const unanswered = [
   new NotFound('event x'),
   new AlreadyExists('code'),
@@ -89,8 +90,6 @@ const unanswered = [
   new LeaseHeld('held'),
   new RateLimited(5),
   new InvalidCursor('not a cursor'),
-  // A release or revoke that kept losing races: a 500, never a false "ended" or "not found".
-  new Contended('kept changing'),
 ];
 
 describe('the error table', () => {
@@ -103,12 +102,20 @@ describe('the error table', () => {
     expect(errorAnswer(error)).toEqual({ status: 429, body, headers: { 'retry-after': '42' } });
   });
 
+  it('answers a write that kept losing races 503 with Retry-After, never a false "ended" or "not found"', () => {
+    expect(errorAnswer(contended)).toEqual({
+      status: 503,
+      body: { error: 'Busy: try again in a moment' },
+      headers: { 'retry-after': '1' },
+    });
+  });
+
   it('leaves every other error to the 500, the store errors that a use case must translate included', () => {
     for (const error of [new Error('boom'), 'a string', ...unanswered]) expect(errorAnswer(error)).toBeNull();
   });
 
   it('covers every error class of the domain', () => {
-    const seen = new Set([...answered.map(([error]) => error), ...limited.map(([error]) => error), ...unanswered].map((error) => error.constructor));
+    const seen = new Set([...answered.map(([error]) => error), ...limited.map(([error]) => error), contended, ...unanswered].map((error) => error.constructor));
     const classes = Object.values(domainErrors).filter((value) => typeof value === 'function' && value !== domainErrors.DomainError);
     expect(classes.filter((value) => !seen.has(value as never)).map((value) => (value as { name: string }).name)).toEqual([]);
   });
