@@ -195,10 +195,11 @@ describe('web: the whole story', () => {
     await shot(phone, '07-viewer-in-use-phone');
 
     // --- The admin revokes the code; viewer 1's video stops and the overlay says why.
-    await admin.getByRole('button', { name: `Revoke code ${code}` }).click();
-    await expect.poll(() => admin.locator('#status').textContent()).toMatch(/revoked/);
+    // From the click on, the media server may refuse viewer 1 before the admin page has redrawn.
     revoked = true;
     const revokedAt = Date.now();
+    await admin.getByRole('button', { name: `Revoke code ${code}` }).click();
+    await expect.poll(() => admin.locator('#status').textContent()).toMatch(/revoked/);
     await viewer
       .getByRole('heading', { name: /^Access (revoked|denied)$/ })
       .waitFor({ timeout: REVOCATION_BUDGET_MS });

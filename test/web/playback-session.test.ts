@@ -107,14 +107,22 @@ describe('PlaybackSession', () => {
     expect(onLost.mock.calls[0]![0].title).toBe('Access expired');
   });
 
-  it('releases once, with keepalive and the bearer token', async () => {
+  it('releases once, with keepalive and the bearer token; both callers wait for the one answer', async () => {
     const calls = stubApi({ '/api/playback/release': [{ status: 200, body: { released: true } }] });
     const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost: vi.fn() });
     session.start();
-    session.release();
-    session.release();
-    await vi.advanceTimersByTimeAsync(0);
+    const first = session.release();
+    const second = session.release();
+    expect(second).toBe(first);
+    await expect(first).resolves.toBeUndefined();
     expect(calls).toEqual([{ path: '/api/playback/release', authorization: 'Bearer jwt-1', keepalive: true }]);
+  });
+
+  it('settles a release the API could not answer, so nothing waits for it forever', async () => {
+    stubApi({});
+    const session = new PlaybackSession({ playbackToken: 'jwt-1', playbackUrl: 'https://media.test/u1', tokenExpiresIn: 600, onLost: vi.fn() });
+    session.start();
+    await expect(session.release()).resolves.toBeUndefined();
   });
 
   it('asks for the long-lived URL once and reuses it; a failure is asked again next time', async () => {

@@ -7,9 +7,12 @@ import { els, setCodeError, showEntry } from './view';
 import { Watch } from './watch';
 
 let watch: Watch | undefined;
+/** The last release on its way: the next code (often the same one) waits for it, or it would find its own session live. */
+let releasing: Promise<void> = Promise.resolve();
+const RELEASE_WAIT_MS = 5_000;
 
 function backToEntry(): void {
-  watch?.release();
+  if (watch) releasing = watch.release();
   watch = undefined;
   showEntry();
 }
@@ -28,6 +31,7 @@ async function submit(event: SubmitEvent): Promise<void> {
   els.watch.disabled = true;
   els.watch.textContent = 'Checking…';
   try {
+    await Promise.race([releasing, new Promise((resolve) => setTimeout(resolve, RELEASE_WAIT_MS))]);
     const grant = await requestJson<Grant>('/api/tokens/validate', { json: { code } });
     watch = new Watch(grant, backToEntry);
     els.main.focus();
@@ -53,7 +57,7 @@ function init(): void {
   els.stop.addEventListener('click', backToEntry);
   // Free the code when the tab closes or navigates away; a page restored from
   // the back/forward cache starts over, because its session is gone.
-  addEventListener('pagehide', () => watch?.release());
+  addEventListener('pagehide', () => void watch?.release());
   addEventListener('pageshow', (event) => {
     if (event.persisted && watch) backToEntry();
   });

@@ -37,6 +37,8 @@ export class PlaybackSession {
   #refreshing: Promise<boolean> | undefined;
   #attempt = 0;
   #stopped = false;
+  /** The release request once sent: a second `release()` waits for the same one. */
+  #release: Promise<void> | undefined;
   readonly #options: Required<PlaybackSessionOptions>;
 
   constructor(options: PlaybackSessionOptions) {
@@ -102,15 +104,22 @@ export class PlaybackSession {
     clearInterval(this.#heartbeatTimer);
   }
 
-  /** Stops and frees the code for another device; survives page unload (`keepalive`). */
-  release(): void {
-    if (this.#stopped) return;
+  /**
+   * Stops and frees the code for another device; survives page unload
+   * (`keepalive`). Settles when the API has answered (or could not be reached).
+   */
+  release(): Promise<void> {
+    if (this.#stopped) return this.#release ?? Promise.resolve();
     this.stop();
-    void requestJson(this.#url('release'), {
+    this.#release = requestJson(this.#url('release'), {
       method: 'POST',
       headers: this.#auth(),
       keepalive: true,
-    }).catch(() => undefined);
+    }).then(
+      () => undefined,
+      () => undefined,
+    );
+    return this.#release;
   }
 
   /**

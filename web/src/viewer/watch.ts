@@ -59,7 +59,7 @@ export class Watch {
     this.#session.start();
     this.#native = !canPlayHls();
     if (this.#native && !canPlayHlsNatively(els.video)) {
-      this.#session.release();
+      void this.#session.release();
       this.#end({ title: 'Browser not supported', message: "This browser can't play the stream. Try a current Chrome, Edge, Firefox or Safari." });
       return;
     }
@@ -71,9 +71,9 @@ export class Watch {
   }
 
   /** The viewer leaves (Stop button or page close): free the code for another device. */
-  release(): void {
+  release(): Promise<void> {
     this.#stopAll();
-    this.#session.release();
+    return this.#session.release();
   }
 
   #wait(): void {
@@ -203,7 +203,7 @@ export class Watch {
 
   #ended(): void {
     this.#stopAll();
-    this.#session.release();
+    void this.#session.release();
     this.#over = true;
     showOverlay({ title: 'This event has ended', text: 'Thanks for watching.', action: 'Back', focus: true });
   }
@@ -227,7 +227,7 @@ export class Watch {
 
   /** The overlay button after an ending. */
   finish(): void {
-    this.release();
+    void this.release();
     this.#over = true;
     this.#onFinished();
   }
