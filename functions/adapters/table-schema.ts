@@ -29,6 +29,14 @@ export const tableSchema = {
       projection: ['entity', 'tokenId', 'code', 'eventId', 'label', 'isRevoked', 'revokedAt', 'revokedChangedAt', 'redeemedAt', 'redeemedIp', 'createdAt'],
     },
     /**
+     * An event's live sessions in the codes' shards, newest first: codesPk as above, liveSk =
+     * `<session startedAt>#<sessionId>`, which a claim (validation, takeover) sets and a release or an
+     * admin's end removes: a code is in this index only while liveSk exists. A session that timed out
+     * stays until a listing passes it and removes it. The session (with its heartbeat) is not
+     * projected, so a heartbeat never writes this index.
+     */
+    { name: 'liveSessions', partitionKey: 'codesPk', sortKey: 'liveSk', projection: ['code'] },
+    /**
      * The access feed in shards: feedPk = `FEED#<shard>`, feedSk = `<changedAt>#<pk>`. Codes enter it when
      * revoked, unrevoked, taken over or when a long-lived session of theirs ends; events when (de)activated.
      */
