@@ -3,11 +3,11 @@
  * stand-ins and the tests so that all three create the same table.
  *
  * No partition key, of the table or of an index, may take what changes per
- * viewer (sessions, heartbeats) from a whole event: at a million viewers that
- * is 33,000 writes/s against DynamoDB's 1,000 per key. So codes (which hold
- * their session) are indexed by event in shards, and the indexes project only
- * attributes that change at admin pace or once per code; DynamoDB writes an
- * index only when a write changes one of its projected attributes.
+ * viewer (heartbeats) from a whole event: at a million viewers that is 33,000
+ * writes/s against DynamoDB's 1,000 per key. So codes (which hold their
+ * session) are indexed by event in shards, and the indexes project only
+ * attributes that change at admin pace or once per code or session; DynamoDB
+ * writes an index only when a write changes its keys or projected attributes.
  */
 export const tableSchema = {
   partitionKey: 'pk',
