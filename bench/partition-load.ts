@@ -12,6 +12,11 @@
  * 5 min): a key touched by one viewer's operation only is that viewer's own
  * (its rate is one viewer's rate); a key shared by several keeps its share of
  * all viewers, so its rate is (units / N) x the phase's total operations/s.
+ *
+ * With the N viewers watching, it also prices one refresh of the admin's
+ * live-sessions list (a page of 50 from the `liveSessions` index) against the
+ * walk of every code the list made before (replayed here with the same
+ * queries), in items read and read units, and extrapolates both to 1M codes.
  * Run: npm run bench -- partition-load   (N: PARTITION_LOAD_VIEWERS, default 400)
  */
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
@@ -19,6 +24,9 @@ import { startApiServer } from '../local/api-server';
 import { hashAdminPassword } from '../functions/domain/admin-credentials';
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../functions/domain/playback-claims';
 import { randomBytes } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { CODE_SHARDS } from '../functions/adapters/table-schema';
 import { bearer, call } from '../test/support/http';
 import { startDynamoRecorder, type Charge } from './lib/dynamo-recorder';
 import { table } from './lib/stats';
@@ -39,7 +47,43 @@ type Phase = keyof typeof PHASES;
 
 interface Tally {
   units: number;
+  items: number;
   operations: Set<number>;
+}
+
+type Measured = Phase | 'status' | 'admin' | 'sessions list' | 'sessions walk';
+
+/**
+ * The live-sessions list before the `liveSessions` index: every code of the event, shard by shard
+ * from `codesByEvent`, 100 at a time, each page's code items read by one BatchGet.
+ */
+async function walkEveryCode(client: DynamoDBDocumentClient, table: string, eventId: string): Promise<void> {
+  for (let shard = 0; shard < CODE_SHARDS; shard++) {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: 'codesByEvent',
+          KeyConditionExpression: 'codesPk = :shard',
+          ExpressionAttributeValues: { ':shard': `EVENT#${eventId}#${String(shard).padStart(2, '0')}` },
+          Limit: 100,
+          ExclusiveStartKey,
+        }),
+      );
+      const keys = (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
+      if (keys.length > 0) {
+        await client.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [table]: { Keys: keys, ProjectionExpression: 'code, tokenId, label, isRevoked, #session', ExpressionAttributeNames: { '#session': 'session' } },
+            },
+          }),
+        );
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }
 }
 
 async function main() {
@@ -65,7 +109,7 @@ async function main() {
   const api = `http://127.0.0.1:${server.port}`;
 
   // Charges go to the phase and operation under way; setup is not counted.
-  let phase: Phase | 'status' | 'admin' | null = null;
+  let phase: Measured | null = null;
   let operation = 0;
   const tallies = new Map<string, Map<string, Tally>>();
   recorder.onCharge((charge: Charge) => {
@@ -73,8 +117,9 @@ async function main() {
     const byKey = tallies.get(phase) ?? new Map<string, Tally>();
     tallies.set(phase, byKey);
     const id = `${charge.kind} ${charge.where} ${charge.key}`;
-    const tally = byKey.get(id) ?? { units: 0, operations: new Set<number>() };
+    const tally = byKey.get(id) ?? { units: 0, items: 0, operations: new Set<number>() };
     tally.units += charge.units;
+    tally.items += charge.items;
     tally.operations.add(operation);
     byKey.set(id, tally);
   });
@@ -101,7 +146,7 @@ async function main() {
 
     recorder.setRecording(true);
     const jwts: string[] = [];
-    const each = async (name: Phase | 'status' | 'admin', count: number, run: (i: number) => Promise<void>) => {
+    const each = async (name: Measured, count: number, run: (i: number) => Promise<void>) => {
       phase = name;
       for (let i = 0; i < count; i++) {
         operation = i;
@@ -131,6 +176,15 @@ async function main() {
       await admin('GET', '/api/admin/dashboard');
       await admin('GET', '/api/admin/events');
     });
+    await each('sessions list', 1, async () => {
+      const page = await admin('GET', `/api/admin/events/${event.id}/sessions`);
+      if (page.sessions.length !== Math.min(50, VIEWERS)) throw new Error(`sessions list: ${page.sessions.length} rows`);
+    });
+    const direct = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: recorder.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    );
+    await each('sessions walk', 1, () => walkEveryCode(direct, 'stagedoor', event.id));
+    direct.destroy();
     await each('departures', VIEWERS, async (i) => expectOk('release', await call('POST', `${api}/api/playback/release`, { headers: bearer(jwts[i]!) })));
 
     report(tallies);
@@ -183,7 +237,49 @@ function report(tallies: Map<string, Map<string, Tally>>) {
   const adminUnits = [...(tallies.get('admin') ?? new Map<string, Tally>())];
   const adminReads = adminUnits.filter(([id]) => id.startsWith('read')).reduce((sum, [, t]) => sum + t.units, 0);
   console.log(`Admin event details + dashboard + event list: ${adminReads.toFixed(1)} RCU in total (counters; no code is read).`);
+  reportLiveIndex(tallies);
+  reportSessionsRefresh(tallies);
   console.log(`\nEvery key under ${LIMIT_WCU} WCU/s and ${LIMIT_RCU} RCU/s in every phase: ${worst < 1 ? 'yes' : 'NO'} (worst ${(worst * 100).toFixed(1)} % of a limit).`);
+}
+
+/** The `liveSessions` index's hottest shard in each phase: claims put entries there, releases take them out, nothing else writes it. */
+function reportLiveIndex(tallies: Map<string, Map<string, Tally>>) {
+  const parts = (Object.keys(PHASES) as Phase[]).map((name) => {
+    const shards = [...(tallies.get(name) ?? new Map<string, Tally>())].filter(([id]) => id.startsWith('write liveSessions '));
+    const units = Math.max(0, ...shards.map(([, tally]) => tally.units));
+    return `${name} ${Math.round((units / VIEWERS) * PHASES[name].total)}`;
+  });
+  console.log(`liveSessions index, hottest shard in WCU/s at 1M: ${parts.join(', ')} (limit ${LIMIT_WCU}).`);
+}
+
+/** One refresh of the admin's sessions list now, against the walk of every code it made before. */
+function reportSessionsRefresh(tallies: Map<string, Map<string, Tally>>) {
+  const cost = (name: Measured) => {
+    const reads = [...(tallies.get(name) ?? new Map<string, Tally>())].filter(([id]) => id.startsWith('read')).map(([, tally]) => tally);
+    return {
+      items: reads.reduce((sum, t) => sum + t.items, 0),
+      units: reads.reduce((sum, t) => sum + t.units, 0),
+    };
+  };
+  const list = cost('sessions list');
+  const walk = cost('sessions walk');
+  // The walk grows with the event's codes; the list reads one page whatever the audience.
+  const perCode = (value: number) => (value / VIEWERS) * AUDIENCE;
+  const rows = [
+    { refresh: `walk every code (before), ${VIEWERS} codes`, 'items read': walk.items, RCU: walk.units.toFixed(1) },
+    { refresh: `liveSessions page of 50 (now), ${VIEWERS} live`, 'items read': list.items, RCU: list.units.toFixed(1) },
+    { refresh: 'walk every code at 1M codes (extrapolated)', 'items read': Math.round(perCode(walk.items)), RCU: Math.round(perCode(walk.units)) },
+    { refresh: 'liveSessions page of 50 at 1M live', 'items read': list.items, RCU: list.units.toFixed(1) },
+  ];
+  console.log(`\n## One refresh of the admin's live-sessions list (every 5 s while open)\n`);
+  console.log(table(rows));
+  const parts = [...(tallies.get('sessions list') ?? new Map<string, Tally>())].filter(([id]) => id.startsWith('read'));
+  const part = (match: (id: string) => boolean) => parts.filter(([id]) => match(id)).reduce((sum, [, t]) => sum + t.units, 0).toFixed(1);
+  console.log(
+    `\nThe list's GET is the index page (${part((id) => id.startsWith('read liveSessions'))} RCU), its codes' state (${part((id) => id.includes(' CODE#'))}), ` +
+      `the presence estimate for the total (${part((id) => id.includes(' STATS#'))}) and the event and admin checks (${part((id) => / (EVENT#|ADMINSESSION#|ACCOUNTS)/.test(id) && !id.startsWith('read liveSessions'))}).`,
+  );
+  console.log(`Read units now / before: ${(list.units / walk.units).toFixed(3)} at ${VIEWERS} codes, ${(list.units / perCode(walk.units)).toFixed(6)} at 1M.`);
 }
 
 main().catch((error) => {

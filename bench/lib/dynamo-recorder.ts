@@ -7,7 +7,8 @@
  *    failed condition still costs one unit;
  *  - an index is written when the item enters or leaves it, moves within it
  *    (delete + put) or changes a projected attribute; otherwise not at all;
- *  - a read costs ceil(size / 4 KB), halved when eventually consistent.
+ *  - a read costs ceil(size / 4 KB), halved when eventually consistent; a
+ *    BatchGet's item by its whole size, whatever the projection.
  * To know "before" and "after", writes are serialized per item and bracketed
  * by consistent reads sent straight to the endpoint (those are not counted).
  */
@@ -25,6 +26,8 @@ export interface Charge {
   key: string;
   units: number;
   kind: 'write' | 'read';
+  /** Items a read returned (0 for writes). */
+  items: number;
 }
 
 export interface Recorder {
@@ -77,7 +80,7 @@ function indexViews(item: Item | undefined): IndexView[] {
 /** What a write of `before` into `after` costs, per partition key. */
 export function writeCharges(tableKey: string, before: Item | undefined, after: Item | undefined, failed: boolean): Charge[] {
   const units = Math.max(1, Math.ceil(Math.max(itemSize(before), itemSize(after)) / WRITE_KB));
-  const charges: Charge[] = [{ where: 'table', key: tableKey, units, kind: 'write' }];
+  const charges: Charge[] = [{ where: 'table', key: tableKey, units, kind: 'write', items: 0 }];
   if (failed) return charges;
   const old = indexViews(before);
   const next = indexViews(after);
@@ -87,10 +90,10 @@ export function writeCharges(tableKey: string, before: Item | undefined, after: 
     const inA = a.pk !== undefined && (tableSchema.indexes[i]!.hasOwnProperty('sortKey') ? a.sk !== undefined : true);
     const inB = b.pk !== undefined && (tableSchema.indexes[i]!.hasOwnProperty('sortKey') ? b.sk !== undefined : true);
     const cost = (view: IndexView) => Math.max(1, Math.ceil(itemSize(view.projected) / WRITE_KB));
-    if (inA && (!inB || a.pk !== b.pk || a.sk !== b.sk)) charges.push({ where: a.name, key: a.pk!, units: cost(a), kind: 'write' });
-    if (inB && (!inA || a.pk !== b.pk || a.sk !== b.sk)) charges.push({ where: b.name, key: b.pk!, units: cost(b), kind: 'write' });
+    if (inA && (!inB || a.pk !== b.pk || a.sk !== b.sk)) charges.push({ where: a.name, key: a.pk!, units: cost(a), kind: 'write', items: 0 });
+    if (inB && (!inA || a.pk !== b.pk || a.sk !== b.sk)) charges.push({ where: b.name, key: b.pk!, units: cost(b), kind: 'write', items: 0 });
     if (inA && inB && a.pk === b.pk && a.sk === b.sk && JSON.stringify(sorted(a.projected)) !== JSON.stringify(sorted(b.projected))) {
-      charges.push({ where: b.name, key: b.pk!, units: cost(b), kind: 'write' });
+      charges.push({ where: b.name, key: b.pk!, units: cost(b), kind: 'write', items: 0 });
     }
   }
   return charges;
@@ -158,6 +161,23 @@ export async function startDynamoRecorder(target: string): Promise<Recorder> {
     }
   }
 
+  /**
+   * DynamoDB charges each item of a BatchGet by its whole size, whatever the ProjectionExpression
+   * (which may leave the key out of the answer): the item is read straight from the endpoint to size it.
+   */
+  async function batchGetCharges(payload: any, answer: any): Promise<Charge[]> {
+    const charges: Charge[] = [];
+    for (const [table, request] of Object.entries(payload.RequestItems as Record<string, any>)) {
+      const unprocessed = (answer.UnprocessedKeys?.[table]?.Keys ?? []) as Item[];
+      for (const key of request.Keys as Item[]) {
+        if (unprocessed.some((left) => str(left.pk) === str(key.pk) && str(left.sk) === str(key.sk))) continue;
+        const found = await current(table, key);
+        charges.push({ where: 'table', key: str(key.pk)!, units: readUnits(itemSize(found), request.ConsistentRead === true), kind: 'read', items: found ? 1 : 0 });
+      }
+    }
+    return charges;
+  }
+
   const server: Server = createServer(async (request, response) => {
     try {
       const raw = await body(request);
@@ -187,7 +207,8 @@ export async function startDynamoRecorder(target: string): Promise<Recorder> {
         result = { status: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, text: JSON.stringify({ UnprocessedItems: {} }) };
       } else {
         result = await forward(request, raw);
-        if (result.status === 200) emit(readCharges(operation, payload, JSON.parse(result.text)));
+        if (result.status === 200 && operation === 'BatchGetItem') emit(await batchGetCharges(payload, JSON.parse(result.text)));
+        else if (result.status === 200) emit(readCharges(operation, payload, JSON.parse(result.text)));
       }
       response.writeHead(result.status, result.headers ?? { 'content-type': 'application/x-amz-json-1.0' });
       response.end(result.text);
@@ -214,18 +235,8 @@ export async function startDynamoRecorder(target: string): Promise<Recorder> {
 
 function readCharges(operation: string, payload: any, answer: any): Charge[] {
   if (operation === 'GetItem') {
-    return [{ where: 'table', key: String(Object.values(payload.Key.pk)[0]), units: readUnits(itemSize(answer.Item), payload.ConsistentRead === true), kind: 'read' }];
-  }
-  if (operation === 'BatchGetItem') {
-    const charges: Charge[] = [];
-    for (const [table, request] of Object.entries(payload.RequestItems as Record<string, any>)) {
-      const items = (answer.Responses?.[table] ?? []) as Item[];
-      for (const key of request.Keys as Item[]) {
-        const found = items.find((item) => str(item.pk) === str(key.pk) && str(item.sk) === str(key.sk));
-        charges.push({ where: 'table', key: str(key.pk)!, units: readUnits(itemSize(found), request.ConsistentRead === true), kind: 'read' });
-      }
-    }
-    return charges;
+    const units = readUnits(itemSize(answer.Item), payload.ConsistentRead === true);
+    return [{ where: 'table', key: String(Object.values(payload.Key.pk)[0]), units, kind: 'read', items: answer.Item ? 1 : 0 }];
   }
   if (operation === 'Query') {
     // The partition is the one value the key condition names for the partition key.
@@ -236,7 +247,8 @@ function readCharges(operation: string, payload: any, answer: any): Charge[] {
     const match = new RegExp(`${placeholder.replace('#', '\\#')}\\s*=\\s*(:\\w+)`).exec(payload.KeyConditionExpression ?? '');
     const key = match ? str(payload.ExpressionAttributeValues[match[1]!]) ?? '?' : '?';
     const bytes = ((answer.Items ?? []) as Item[]).reduce((sum, item) => sum + itemSize(item), 0);
-    return [{ where, key, units: readUnits(bytes, payload.ConsistentRead === true), kind: 'read' }];
+    const items = (answer.Items ?? []).length;
+    return [{ where, key, units: readUnits(bytes, payload.ConsistentRead === true), kind: 'read', items }];
   }
   return [];
 }

@@ -1,30 +1,205 @@
-import type { LiveSession, LiveSessionRecord } from '../domain/records';
+import { BatchGetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { LiveSessionRecord, PlaybackSession } from '../domain/records';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 
-const newestFirst = (a: LiveSessionRecord, b: LiveSessionRecord) =>
-  b.session.startedAt.localeCompare(a.session.startedAt) || b.session.id.localeCompare(a.session.id);
+/**
+ * The `liveSessions` index: an event's live sessions in the shards of its
+ * codes (`codesPk`), each sorted by start (`liveSk`). A claim puts its
+ * session there and a release or an admin's end takes it out, both in the
+ * same write as the session itself; a heartbeat changes nothing the index
+ * holds, so it never writes it. A session that timed out without a release
+ * stays until a listing passes it and removes it.
+ *
+ * A page is a k-way merge of the shards, newest first, reading a few entries
+ * of each at a time; its codes' current state (one BatchGet) says which
+ * sessions are still live. It reads about `limit` entries and codes whatever
+ * the audience, where walking the event's codes read all of them.
+ */
+
+type Item = Record<string, unknown>;
+
+/** Where an event's sessions are: the table, the event's shards of the index, and a code item's key. */
+export interface LiveSessionsTable {
+  client: DynamoDBDocumentClient;
+  table: string;
+  partitions: string[];
+  codeKey(code: string): Item;
+}
+
+/** Entries read from a shard at a time: enough that most pages need one query per shard. */
+const MIN_SHARD_CHUNK = 4;
+/** A page passes at most this many times `limit` timed-out entries before it returns what it has. */
+const PAGE_SCAN_FACTOR = 4;
+/** Concurrent clean-up writes of timed-out entries. */
+const CLEANUP_CONCURRENCY = 16;
+
+const liveSk = (startedAt: string, sessionId: string) => `${startedAt}#${sessionId}`;
+
+/** The index's sort key that a claim sets on the code item (its partition key is the code's `codesPk`). */
+export function liveSessionSk(session: Pick<PlaybackSession, 'id' | 'startedAt'>): string {
+  return liveSk(session.startedAt, session.id);
+}
+
+interface Entry {
+  code: string;
+  sk: string;
+}
+
+/** One shard of an event's entries, newest first, read `chunk` at a time below `before`. */
+class ShardReader {
+  private buffer: Entry[] = [];
+  private next: Item | undefined;
+  private done = false;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly pk: string,
+    private readonly before: string | null,
+    private readonly chunk: number,
+  ) {}
+
+  /** The newest entry not taken yet (reading the next chunk when needed), or null at the end. */
+  async head(): Promise<Entry | null> {
+    while (this.buffer.length === 0 && !this.done) {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: 'liveSessions',
+          KeyConditionExpression: this.before ? 'codesPk = :pk AND liveSk < :before' : 'codesPk = :pk',
+          ExpressionAttributeValues: { ':pk': this.pk, ...(this.before ? { ':before': this.before } : {}) },
+          ScanIndexForward: false,
+          Limit: this.chunk,
+          ExclusiveStartKey: this.next,
+        }),
+      );
+      this.buffer = ((page.Items ?? []) as Item[]).map((item) => ({ code: item.code as string, sk: item.liveSk as string }));
+      this.next = page.LastEvaluatedKey as Item | undefined;
+      this.done = !this.next;
+    }
+    return this.buffer[0] ?? null;
+  }
+
+  take(): void {
+    this.buffer.shift();
+  }
+}
+
+/** The shards merged newest first: `take(n)` gives the next `n` entries of the event (fewer at the end). */
+function mergeShards(readers: ShardReader[]) {
+  return {
+    async take(n: number): Promise<Entry[]> {
+      const taken: Entry[] = [];
+      while (taken.length < n) {
+        const heads = await Promise.all(readers.map((reader) => reader.head()));
+        let newest = -1;
+        heads.forEach((head, i) => {
+          if (head && (newest < 0 || head.sk > heads[newest]!.sk)) newest = i;
+        });
+        if (newest < 0) break;
+        taken.push(heads[newest]!);
+        readers[newest]!.take();
+      }
+      return taken;
+    },
+    async more(): Promise<boolean> {
+      return (await Promise.all(readers.map((reader) => reader.head()))).some(Boolean);
+    },
+  };
+}
+
+/** Code items by code, 100 per BatchGet, retrying what DynamoDB left unprocessed; eventually consistent (half the units). */
+async function codeItems({ client, table, codeKey }: LiveSessionsTable, codes: string[]): Promise<Map<string, Item>> {
+  const found = new Map<string, Item>();
+  for (let i = 0; i < codes.length; i += 100) {
+    let keys: Item[] | undefined = codes.slice(i, i + 100).map(codeKey);
+    for (let attempt = 0; keys && keys.length > 0; attempt++) {
+      if (attempt > 8) throw new Error('could not read all codes');
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      const { Responses, UnprocessedKeys } = await client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: keys,
+              ProjectionExpression: 'code, tokenId, label, isRevoked, #session',
+              ExpressionAttributeNames: { '#session': 'session' },
+            },
+          },
+        }),
+      );
+      for (const item of (Responses?.[table] ?? []) as Item[]) found.set(item.code as string, item);
+      keys = UnprocessedKeys?.[table]?.Keys as Item[] | undefined;
+    }
+  }
+  return found;
+}
 
 /**
- * One page of an event's live sessions (all of them, as `Store.listLiveSessions` walked them over
- * the code shards), newest start first, paged by a keyset cursor (start time and session id of the
- * last row shown) so rows do not shift between pages as viewers come and go.
+ * Takes a timed-out session's entry out of the index, only if the code still holds that very
+ * session and it is still timed out (a timed-out session never heartbeats again). Best effort:
+ * a failed clean-up leaves the entry for the next listing.
  */
-export function liveSessionsPage(
-  all: LiveSession[],
-  args: { cursor: string | null; limit: number },
-): { sessions: LiveSessionRecord[]; total: number; nextCursor: string | null } {
+async function removeTimedOut({ client, table, codeKey }: LiveSessionsTable, entries: Entry[], liveAfter: string): Promise<void> {
+  for (let i = 0; i < entries.length; i += CLEANUP_CONCURRENCY) {
+    await Promise.all(
+      entries.slice(i, i + CLEANUP_CONCURRENCY).map((entry) =>
+        client
+          .send(
+            new UpdateCommand({
+              TableName: table,
+              Key: codeKey(entry.code),
+              UpdateExpression: 'REMOVE liveSk',
+              ConditionExpression: 'liveSk = :sk AND #session.heartbeatAt < :liveAfter',
+              ExpressionAttributeNames: { '#session': 'session' },
+              ExpressionAttributeValues: { ':sk': entry.sk, ':liveAfter': liveAfter },
+            }),
+          )
+          .catch(() => undefined),
+      ),
+    );
+  }
+}
+
+/**
+ * One page of an event's live sessions (heartbeat at or after `liveAfter`, code not revoked),
+ * newest start first, with a keyset cursor (start time and session id of the last entry passed)
+ * so rows do not shift between pages as viewers come and go. A page passes at most a few times
+ * `limit` timed-out entries (and removes them), so it may hold fewer than `limit` sessions with a
+ * cursor to go on; `nextCursor` is null once the index has nothing older.
+ */
+export async function listLiveSessions(
+  where: LiveSessionsTable,
+  args: { liveAfter: string; cursor: string | null; limit: number },
+): Promise<{ sessions: LiveSessionRecord[]; nextCursor: string | null }> {
   const after = args.cursor ? decodeCursor(args.cursor, ['startedAt', 'sessionId'], () => true) : null;
-  const live: LiveSessionRecord[] = all.map(({ session, tokenId, code, label }) => ({ session, tokenId, code, label }));
-  live.sort(newestFirst);
-  const position: LiveSessionRecord | null = after
-    ? { session: { id: after.sessionId!, startedAt: after.startedAt!, heartbeatAt: '' }, tokenId: '', code: '', label: '' }
-    : null;
-  const rest = position ? live.filter((entry) => newestFirst(entry, position) > 0) : live;
-  const sessions = rest.slice(0, args.limit);
-  const last = sessions[sessions.length - 1];
-  return {
-    sessions,
-    total: live.length,
-    nextCursor: rest.length > args.limit && last ? encodeCursor({ startedAt: last.session.startedAt, sessionId: last.session.id }) : null,
-  };
+  const before = after ? liveSk(after.startedAt!, after.sessionId!) : null;
+  // Twice a shard's share of the page: one query per shard usually fills it; a shard richer than that reads on.
+  const chunk = Math.max(MIN_SHARD_CHUNK, Math.ceil((2 * args.limit) / where.partitions.length));
+  const merged = mergeShards(where.partitions.map((pk) => new ShardReader(where.client, where.table, pk, before, chunk)));
+
+  const sessions: LiveSessionRecord[] = [];
+  const timedOut: Entry[] = [];
+  let last: Entry | null = null;
+  let passed = 0;
+  while (sessions.length < args.limit && passed < args.limit * PAGE_SCAN_FACTOR) {
+    const entries = await merged.take(args.limit - sessions.length);
+    if (entries.length === 0) break;
+    passed += entries.length;
+    last = entries[entries.length - 1]!;
+    const items = await codeItems(where, entries.map((entry) => entry.code));
+    for (const entry of entries) {
+      const item = items.get(entry.code);
+      const session = item?.session as PlaybackSession | null | undefined;
+      // The index may lag the item by a moment: only the item's own session counts.
+      if (!item || !session || liveSk(session.startedAt, session.id) !== entry.sk) continue;
+      if (session.heartbeatAt < args.liveAfter) timedOut.push(entry);
+      // A revoked code's session is over whatever its last heartbeat says: the edge refuses it.
+      else if (item.isRevoked !== true) {
+        sessions.push({ session, code: entry.code, tokenId: item.tokenId as string, label: (item.label as string | undefined) ?? '' });
+      }
+    }
+  }
+  await removeTimedOut(where, timedOut, args.liveAfter);
+  const position = last ? { startedAt: last.sk.slice(0, last.sk.indexOf('#')), sessionId: last.sk.slice(last.sk.indexOf('#') + 1) } : null;
+  return { sessions, nextCursor: position && (await merged.more()) ? encodeCursor(position) : null };
 }

@@ -12,10 +12,10 @@ import { DynamoAccountStore } from './dynamo-account-store';
 import { AccessRevoked, AlreadyExists, CodeInUse, Contended, LeaseHeld, NotFound, RateLimited, SessionGone } from '../domain/errors';
 import type { AuditEntry, AuditScope } from '../domain/audit-log';
 import { codeDenyUntil, endedSessionsAfter } from '../domain/edge-deny';
-import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, LiveSession, PublishRefusal } from '../domain/records';
+import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, PublishRefusal } from '../domain/records';
 import type { EventChanges, EventCounters, Store } from '../domain/store';
 import { auditKeysOf, listAuditEntries, putAuditEntry } from './dynamo-audit';
-import { liveSessionsPage } from './dynamo-sessions';
+import { listLiveSessions, liveSessionSk } from './dynamo-sessions';
 import { CODE_SHARDS, FEED_SHARDS, tableSchema } from './table-schema';
 
 /** Deleted events stay as tombstones long enough for every poller and the edge to see the deactivation. */
@@ -27,26 +27,9 @@ const COUNTER_SHARDS = 32;
 const PRESENCE_BUCKET_SECONDS = 10;
 const PRESENCE_KEEP_SECONDS = 24 * 60 * 60;
 
-/** A page of live sessions reads at most this many times its limit in codes. */
-const LIVE_SCAN_FACTOR = 5;
 /** Read-then-write attempts on a code that others keep changing (claims, releases, long-lived marks) before Contended. */
 const REVOKE_ATTEMPTS = 9;
 const RELEASE_ATTEMPTS = 5;
-
-function encodeCursor(shard: number, key: Item | undefined): string {
-  return Buffer.from(JSON.stringify({ shard, key })).toString('base64url');
-}
-
-/** An unreadable cursor starts from the beginning rather than failing the listing. */
-function decodeCursor(cursor: string | null | undefined): { shard: number; key: Item | undefined } {
-  if (!cursor) return { shard: 0, key: undefined };
-  try {
-    const { shard, key } = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { shard: number; key?: Item };
-    return Number.isInteger(shard) && shard >= 0 ? { shard, key } : { shard: 0, key: undefined };
-  } catch {
-    return { shard: 0, key: undefined };
-  }
-}
 
 /** FNV-1a: a stable, well-spread shard number for a key (same key, same shard, on every instance). */
 export function shardOf(key: string, shards: number): number {
@@ -73,7 +56,7 @@ function toEvent(item: Item): EventRecord {
 }
 
 function toCode(item: Item): CodeRecord {
-  const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, ttl, tokenId, ...rest } = item;
+  const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, ...rest } = item;
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
 }
 
@@ -388,57 +371,6 @@ export class DynamoStore extends DynamoAccountStore implements Store {
       .map(toCodeSummary);
   }
 
-  async listLiveSessions(args: { eventId: string; staleBefore: string; limit: number; cursor?: string | null }) {
-    let { shard, key } = decodeCursor(args.cursor);
-    const sessions: LiveSession[] = [];
-    let scanned = 0;
-    while (shard < CODE_SHARDS && sessions.length < args.limit && scanned < args.limit * LIVE_SCAN_FACTOR) {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: 'codesByEvent',
-          KeyConditionExpression: 'codesPk = :shard',
-          ExpressionAttributeValues: { ':shard': eventCodesPk(args.eventId, shard) },
-          Limit: Math.min(100, args.limit),
-          ExclusiveStartKey: key,
-        }),
-      );
-      const codes = ((page.Items ?? []) as Item[]).map((item) => item.code as string);
-      scanned += codes.length;
-      for (const item of await this.getCodeItems(codes, ['code', 'tokenId', 'label', 'isRevoked', '#session'])) {
-        const session = item.session as LiveSession['session'] | null | undefined;
-        // A revoked code's session is over whatever its last heartbeat says: the edge refuses it.
-        if (!session || session.heartbeatAt < args.staleBefore || item.isRevoked === true) continue;
-        sessions.push({ code: item.code as string, tokenId: item.tokenId as string, label: (item.label as string | undefined) ?? '', session });
-      }
-      key = page.LastEvaluatedKey as Item | undefined;
-      if (!key) shard++;
-    }
-    return { sessions, cursor: shard < CODE_SHARDS ? encodeCursor(shard, key) : null };
-  }
-
-  /** Code items by code, 100 per BatchGet, retrying what DynamoDB left unprocessed. */
-  private async getCodeItems(codes: string[], attributes: string[]): Promise<Item[]> {
-    const items: Item[] = [];
-    for (let i = 0; i < codes.length; i += 100) {
-      let keys: Item[] | undefined = codes.slice(i, i + 100).map(codeKey);
-      for (let attempt = 0; keys && keys.length > 0; attempt++) {
-        if (attempt > 8) throw new Error('could not read all codes');
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-        const { Responses, UnprocessedKeys } = await this.client.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [this.table]: { Keys: keys, ProjectionExpression: attributes.join(', '), ExpressionAttributeNames: { '#session': 'session' } },
-            },
-          }),
-        );
-        items.push(...((Responses?.[this.table] ?? []) as Item[]));
-        keys = UnprocessedKeys?.[this.table]?.Keys as Item[] | undefined;
-      }
-    }
-    return items;
-  }
-
   async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord> {
     // The session state read first decides how long the edge denies the code, so the write
     // requires it unchanged (no claim in between); a lost race reads again.
@@ -474,9 +406,11 @@ export class DynamoStore extends DynamoAccountStore implements Store {
 
   async claimSession(args: Parameters<Store['claimSession']>[0]): Promise<CodeRecord> {
     const { pk } = codeKey(args.code);
-    const sets = ['#session = :session', 'endedSessions = :ended', 'revision = revision + :one'];
+    // The claim enters the event's live-sessions index (a takeover moves the code's entry within it).
+    const sets = ['#session = :session', 'endedSessions = :ended', 'revision = revision + :one', 'liveSk = :liveSk'];
     const values: Record<string, unknown> = {
       ':session': args.session,
+      ':liveSk': liveSessionSk(args.session),
       ':ended': args.endedSessions,
       ':one': 1,
       ':expected': args.expectedRevision,
@@ -573,7 +507,7 @@ export class DynamoStore extends DynamoAccountStore implements Store {
       const released = await this.writeIf({
         update: {
           Key: codeKey(args.code),
-          UpdateExpression: `SET #session = :null, endedSessions = :ended, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''}`,
+          UpdateExpression: `SET #session = :null, endedSessions = :ended, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''} REMOVE liveSk`,
           ConditionExpression: 'revision = :expected',
           ExpressionAttributeNames: { '#session': 'session' },
           ExpressionAttributeValues: values,
@@ -585,16 +519,9 @@ export class DynamoStore extends DynamoAccountStore implements Store {
     throw new Contended(`code ${args.code} kept changing while ending session ${args.sessionId}`);
   }
 
-  /** Built on `listLiveSessions`: every shard is walked, so the newest-first order and the count are exact. */
-  async listEventSessions(args: Parameters<Store['listEventSessions']>[0]) {
-    const live: LiveSession[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.listLiveSessions({ eventId: args.eventId, staleBefore: args.liveAfter, limit: 500, cursor });
-      live.push(...page.sessions);
-      cursor = page.cursor;
-    } while (cursor);
-    return liveSessionsPage(live, args);
+  listEventSessions(args: Parameters<Store['listEventSessions']>[0]) {
+    const partitions = Array.from({ length: CODE_SHARDS }, (_, shard) => eventCodesPk(args.eventId, shard));
+    return listLiveSessions({ client: this.client, table: this.table, partitions, codeKey }, args);
   }
 
   async rateLimitRetryAfter(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<number | null> {

@@ -3,11 +3,11 @@
  * stand-ins and the tests so that all three create the same table.
  *
  * No partition key, of the table or of an index, may take what changes per
- * viewer (sessions, heartbeats) from a whole event: at a million viewers that
- * is 33,000 writes/s against DynamoDB's 1,000 per key. So codes (which hold
- * their session) are indexed by event in shards, and the indexes project only
- * attributes that change at admin pace or once per code; DynamoDB writes an
- * index only when a write changes one of its projected attributes.
+ * viewer (heartbeats) from a whole event: at a million viewers that is 33,000
+ * writes/s against DynamoDB's 1,000 per key. So codes (which hold their
+ * session) are indexed by event in shards, and the indexes project only
+ * attributes that change at admin pace or once per code or session; DynamoDB
+ * writes an index only when a write changes its keys or projected attributes.
  */
 export const tableSchema = {
   partitionKey: 'pk',
@@ -28,6 +28,14 @@ export const tableSchema = {
       sortKey: 'codesSk',
       projection: ['entity', 'tokenId', 'code', 'eventId', 'label', 'isRevoked', 'revokedAt', 'revokedChangedAt', 'redeemedAt', 'redeemedIp', 'createdAt'],
     },
+    /**
+     * An event's live sessions in the codes' shards, newest first: codesPk as above, liveSk =
+     * `<session startedAt>#<sessionId>`, which a claim (validation, takeover) sets and a release or an
+     * admin's end removes: a code is in this index only while liveSk exists. A session that timed out
+     * stays until a listing passes it and removes it. The session (with its heartbeat) is not
+     * projected, so a heartbeat never writes this index.
+     */
+    { name: 'liveSessions', partitionKey: 'codesPk', sortKey: 'liveSk', projection: ['code'] },
     /**
      * The access feed in shards: feedPk = `FEED#<shard>`, feedSk = `<changedAt>#<pk>`. Codes enter it when
      * revoked, unrevoked, taken over or when a long-lived session of theirs ends; events when (de)activated.

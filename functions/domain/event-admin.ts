@@ -4,7 +4,7 @@ import { InvalidInput, NotFound, RecordNotFound, type RecordKind } from './error
 import { createEventInput, parseInput, updateEventInput } from './inputs';
 import { randomId, randomString } from './random';
 import type { CodeRecord, EventRecord } from './records';
-import type { EventChanges } from './store';
+import type { EventChanges, EventCounters } from './store';
 import { adminEventView } from './views';
 import { ingestReportView, retireIngestKey } from './stream-reports';
 
@@ -79,20 +79,33 @@ export async function rotateIngestKey(deps: AccessDeps, id: string, ingestServer
   return eventDetails(deps, event, ingestServer);
 }
 
+function eventCounters(deps: AccessDeps, event: EventRecord, now: Date) {
+  const presenceSince = new Date(now.getTime() - PRESENCE_WINDOW_SECONDS * 1000).toISOString();
+  return deps.store.eventCounters({ eventId: event.id, presenceSince });
+}
+
+/** Active viewers are estimated from the claims and refreshes of the last refresh period (each present viewer makes one per period). */
+function activeViewersOf(event: EventRecord, counters: EventCounters, now: Date): number {
+  const watchable = event.isActive && now.toISOString() < accessEndsAt(event);
+  return watchable ? Math.min(counters.presence, event.tokenCount) : 0;
+}
+
+/** The presence counters' estimate of an event's viewers (the figure of `stats.activeViewers`); never counts sessions. */
+export async function estimateActiveViewers(deps: AccessDeps, event: EventRecord, now: Date): Promise<number> {
+  return activeViewersOf(event, await eventCounters(deps, event, now), now);
+}
+
 /**
  * Code statistics from counters, never from reading every code: the token count is kept on the
- * event, redemptions and revocations in sharded counters, and active viewers are estimated from
- * the claims and refreshes of the last refresh period (each present viewer makes one per period).
+ * event, redemptions and revocations in sharded counters, active viewers estimated from presence.
  */
 async function codeStats(deps: AccessDeps, event: EventRecord, now: Date) {
-  const presenceSince = new Date(now.getTime() - PRESENCE_WINDOW_SECONDS * 1000).toISOString();
-  const counters = await deps.store.eventCounters({ eventId: event.id, presenceSince });
-  const watchable = event.isActive && now.toISOString() < accessEndsAt(event);
+  const counters = await eventCounters(deps, event, now);
   return {
     tokens: event.tokenCount,
     redeemed: counters.redeemed,
     revoked: counters.revoked,
-    activeViewers: watchable ? Math.min(counters.presence, event.tokenCount) : 0,
+    activeViewers: activeViewersOf(event, counters, now),
   };
 }
 

@@ -109,14 +109,6 @@ export type CodeSummary = Pick<
   'id' | 'code' | 'eventId' | 'label' | 'isRevoked' | 'revokedAt' | 'revokedChangedAt' | 'redeemedAt' | 'redeemedIp' | 'createdAt'
 >;
 
-/** A code's live playback session, as the admin's list of an event's sessions shows it. */
-export interface LiveSession {
-  code: string;
-  tokenId: string;
-  label: string;
-  session: PlaybackSession;
-}
-
 /** A code as the access feed sees it: its revocation and the ended sessions the edge must deny. */
 export type CodeAccessState = Pick<CodeRecord, 'code' | 'isRevoked' | 'revokedAt' | 'revokedChangedAt' | 'endedSessions' | 'denyUntil'>;
 

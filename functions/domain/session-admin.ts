@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import { normalizeAccessCode } from './access-code';
 import { InvalidCursor, InvalidInput, RecordNotFound } from './errors';
-import { requireEvent } from './event-admin';
+import { estimateActiveViewers, requireEvent } from './event-admin';
 import { parseInput } from './inputs';
 import type { LiveSessionRecord } from './records';
 import { summarizeUserAgent } from './user-agent';
@@ -49,13 +49,19 @@ export function sessionView(record: LiveSessionRecord) {
 }
 export type SessionView = ReturnType<typeof sessionView>;
 
-/** One page of the event's live sessions, newest first, with the count of all of them. */
+/**
+ * One page of the event's live sessions, newest first. `total` is the presence counters' estimate
+ * of the event's viewers (as `stats.activeViewers`), not a count: counting would read every session.
+ */
 export async function listSessions(deps: AccessDeps, eventId: string, query: Record<string, string>) {
   const { cursor, limit } = parseInput(sessionsQuery, query);
-  await requireEvent(deps, eventId);
+  const event = await requireEvent(deps, eventId);
   try {
-    const page = await deps.store.listEventSessions({ eventId, liveAfter: liveAfter(deps), cursor: cursor ?? null, limit });
-    return { sessions: page.sessions.map(sessionView), total: page.total, nextCursor: page.nextCursor };
+    const [page, total] = await Promise.all([
+      deps.store.listEventSessions({ eventId, liveAfter: liveAfter(deps), cursor: cursor ?? null, limit }),
+      estimateActiveViewers(deps, event, deps.now()),
+    ]);
+    return { sessions: page.sessions.map(sessionView), total, nextCursor: page.nextCursor };
   } catch (error) {
     if (error instanceof InvalidCursor) throw new InvalidInput('cursor', 'is invalid');
     throw error;

@@ -7,7 +7,6 @@ import type {
   EndedSession,
   EventAccessState,
   EventRecord,
-  LiveSession,
   LiveSessionRecord,
   PlaybackSession,
   PublishRefusal,
@@ -70,16 +69,6 @@ export interface Store extends AccountStore {
   getCodeById(id: string): Promise<CodeRecord | null>;
   /** The event's codes, newest first, without their session state. */
   listCodes(eventId: string): Promise<CodeSummary[]>;
-  /**
-   * One page of the event's live sessions (heartbeat at or after `staleBefore`), walking its code
-   * shards in order and reading the code items in batches: no hot partition at any audience size.
-   * A page reads at most a few times `limit` codes, so it may hold fewer sessions; `cursor` is null
-   * once every code was seen.
-   */
-  listLiveSessions(args: { eventId: string; staleBefore: string; limit: number; cursor?: string | null }): Promise<{
-    sessions: LiveSession[];
-    cursor: string | null;
-  }>;
   /** Throws NotFound (or Contended). Revoking records until when the edge must deny the code (`denyUntil`). */
   setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord>;
 
@@ -87,7 +76,8 @@ export interface Store extends AccountStore {
    * Installs `session` on the code if its `revision` is still `expectedRevision`,
    * it is not revoked and its event is active; CodeInUse when another writer won.
    * `endedSessions` and `toEdge` are `endedSessionsAfter`'s (edge-deny.ts): with
-   * `toEdge`, the code enters the access feed.
+   * `toEdge`, the code enters the access feed. The session enters its event's live-sessions
+   * listing (replacing the code's previous one).
    */
   claimSession(args: {
     code: string;
@@ -106,23 +96,26 @@ export interface Store extends AccountStore {
    */
   markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void>;
   /**
-   * Ends the session if it is still the code's; no error when it is gone already. True when this
-   * call ended it. The code's `endedSessions` become `endedSessionsAfter`'s (edge-deny.ts) for a
-   * release, or an admin's end with `by: 'admin'`. Contended when the code kept changing meanwhile.
+   * Ends the session if it is still the code's (and takes it off the live-sessions listing); no
+   * error when it is gone already. True when this call ended it. The code's `endedSessions` become
+   * `endedSessionsAfter`'s (edge-deny.ts) for a release, or an admin's end with `by: 'admin'`.
+   * Contended when the code kept changing meanwhile.
    */
   releaseSession(args: { code: string; sessionId: string; now: string; by?: 'admin' }): Promise<boolean>;
 
   /**
-   * An event's live sessions (heartbeat after `liveAfter`, code not revoked), newest start
-   * first, `limit` per page; `cursor` is the previous page's `nextCursor`
-   * (InvalidCursor when it is not one). `total` counts every live session.
+   * An event's live sessions (heartbeat at or after `liveAfter`, code not revoked), newest start
+   * first, at most `limit` per page; `cursor` is the previous page's `nextCursor` (InvalidCursor
+   * when it is not one), null once nothing older is left. A page reads about `limit` sessions
+   * whatever the audience (no count of them all: the presence counters estimate it); it may hold
+   * fewer than `limit` with a cursor to go on when it passed many sessions that timed out.
    */
   listEventSessions(args: {
     eventId: string;
     liveAfter: string;
     cursor: string | null;
     limit: number;
-  }): Promise<{ sessions: LiveSessionRecord[]; total: number; nextCursor: string | null }>;
+  }): Promise<{ sessions: LiveSessionRecord[]; nextCursor: string | null }>;
 
   /** Counts one hit in a fixed window; RateLimited (with seconds to wait) when the window is full. */
   hitRateLimit(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<void>;

@@ -298,9 +298,10 @@ export async function releasePlayback(deps: AccessDeps, token: string | null) {
   const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: true });
   if (!checked.ok) throw new AccessRefused('release', 'invalid-token');
   const { claims } = checked;
-  await deps.store.releaseSession({ code: claims.code, sessionId: claims.sid, now: now.toISOString() });
-  // The viewer was counted when this JWT was issued; uncount it there, while that still lies in the window.
+  const released = await deps.store.releaseSession({ code: claims.code, sessionId: claims.sid, now: now.toISOString() });
+  // The viewer was counted when this JWT was issued; uncount it there, while that still lies in the window. Only
+  // the release that ended the session does: a repeated one, or one after an admin's end, was uncounted already.
   const issuedAt = new Date(claims.iat * 1000);
-  if (issuedAt.getTime() > now.getTime() - PRESENCE_WINDOW_SECONDS * 1000) await countPresence(deps.store, claims, issuedAt, -1);
+  if (released && issuedAt.getTime() > now.getTime() - PRESENCE_WINDOW_SECONDS * 1000) await countPresence(deps.store, claims, issuedAt, -1);
   return { released: true as const };
 }

@@ -141,7 +141,7 @@ describe('web: show night', () => {
       await videoAdvances(viewer);
       viewers.push(viewer);
     }
-    await poll(() => admin.locator('.sessions-count').textContent()).toBe('2 devices watching now.');
+    await poll(() => admin.locator('.sessions-count').textContent()).toBe('About 2 devices watching now (estimate).');
     const rows = await admin.locator('tr[data-session-code]').evaluateAll((list) => list.map((row) => (row as HTMLElement).dataset.sessionCode));
     expect(rows).toEqual([second, first]);
     expect(await admin.locator(`tr[data-session-code="${first}"]`).textContent()).toMatch(/door sales.*127\.0\.0\.1.*Chrome \d+ on Linux/);
@@ -155,14 +155,14 @@ describe('web: show night', () => {
     console.log(`viewer overlay ${Date.now() - endedAt} ms after "End session"`);
     expect(await viewers[0]!.locator('#overlay-text').textContent()).toMatch(/organiser ended/);
     await shot(viewers[0]!, 'show-night-04-viewer-session-ended');
-    await poll(() => admin.locator('.sessions-count').textContent()).toBe('1 device watching now.');
+    await poll(() => admin.locator('.sessions-count').textContent()).toBe('About 1 device watching now (estimate).');
     const phoneContext = await newContext(PHONE);
     const newDevice = await phoneContext.newPage();
     watchConsole(newDevice, 'new device', problems, () => [404]);
     await newDevice.goto(`${api}/?code=${first}`);
     await newDevice.getByRole('button', { name: 'Watch' }).click();
     await videoAdvances(newDevice);
-    await poll(() => admin.locator('.sessions-count').textContent()).toBe('2 devices watching now.');
+    await poll(() => admin.locator('.sessions-count').textContent()).toBe('About 2 devices watching now (estimate).');
     await admin.setViewportSize(PHONE.viewport);
     await shot(admin, 'show-night-05-event-page-phone');
     await noHorizontalScroll(admin);

@@ -261,7 +261,7 @@ describe('least privilege', () => {
       public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [table()] },
       admin: {
         actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-        resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent')],
+        resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent'), index('liveSessions')],
       },
       internal: {
         actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],

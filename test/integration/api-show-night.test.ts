@@ -129,6 +129,27 @@ describe('live sessions', () => {
     expect(page2.body.nextCursor).toBeNull();
   });
 
+  it('counts the viewers by the presence estimate: a session ended twice (release after release, or after an admin) is uncounted once', async () => {
+    const event = await newEvent();
+    const [a, b, c] = await newCodes(event.id, 3);
+    const grants = [await watch(a!.code), await watch(b!.code), await watch(c!.code)];
+    const list = async () => (await api.admin('GET', `/api/admin/events/${event.id}/sessions`)).body;
+    expect(await list()).toMatchObject({ total: 3, nextCursor: null });
+
+    for (let i = 0; i < 2; i++) {
+      expect((await call('POST', `${api.url}/api/playback/release`, { headers: bearer(grants[0]!.playbackToken) })).status).toBe(200);
+    }
+    const session = (await list()).sessions.find((s: { code: string }) => s.code === b!.code);
+    await api.admin('POST', `/api/admin/events/${event.id}/sessions/end`, { code: b!.code, sessionId: session.sessionId });
+    // The ended player's own release (a page closed before it heard of the end) changes nothing.
+    expect((await call('POST', `${api.url}/api/playback/release`, { headers: bearer(grants[1]!.playbackToken) })).status).toBe(200);
+
+    const after = await list();
+    expect(after.total).toBe(1);
+    expect(after.sessions.map((s: { code: string }) => s.code)).toEqual([c!.code]);
+    expect((await api.admin('GET', `/api/admin/events/${event.id}`)).body.stats.activeViewers).toBe(1);
+  });
+
   it('answers 400 to a bad cursor or limit, 404 for an unknown event', async () => {
     const event = await newEvent();
     expect(await api.admin('GET', `/api/admin/events/${event.id}/sessions?cursor=bogus`)).toMatchObject({

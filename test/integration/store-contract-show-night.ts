@@ -97,7 +97,6 @@ export function describeShowNightStoreContract(name: string, start: (table: stri
       const liveAfter = new Date(now - 90_000).toISOString();
 
       const first = await store.listEventSessions({ eventId: event.id, liveAfter, cursor: null, limit: 2 });
-      expect(first.total).toBe(3);
       expect(first.sessions.map((s) => s.session.id)).toEqual(['sc', 'sb']);
       expect(first.sessions[0]).toMatchObject({ code: codes[2]!.code, tokenId: codes[2]!.id, label: 'door' });
       expect(first.sessions[0]!.session).toMatchObject({ clientIp: '198.51.100.1', userAgent: 'VLC/3.0.20 LibVLC/3.0.20' });
@@ -116,6 +115,83 @@ export function describeShowNightStoreContract(name: string, start: (table: stri
       const after = await store.listEventSessions({ eventId: event.id, liveAfter, cursor: null, limit: 10 });
       expect(after.sessions.map((s) => s.session.id)).toEqual(['sc', 'sa']);
       await expect(store.listEventSessions({ eventId: event.id, liveAfter, cursor: 'eyJ9', limit: 2 })).rejects.toBeInstanceOf(InvalidCursor);
+    });
+
+    /** Installs a session that started and last heartbeated `startedMs` / `heartbeatMs` from `base`. */
+    const claimAt = (code: { code: string; revision?: number }, sid: string, base: number, startedMs: number, heartbeatMs: number) =>
+      store.claimSession({
+        code: code.code,
+        expectedRevision: code.revision ?? 0,
+        session: { id: sid, startedAt: new Date(base + startedMs).toISOString(), heartbeatAt: new Date(base + heartbeatMs).toISOString() },
+        endedSessions: [],
+        toEdge: false,
+        redeemed: null,
+        now: new Date(base).toISOString(),
+      });
+    const ids = (page: { sessions: { session: { id: string } }[] }) => page.sessions.map((s) => s.session.id);
+
+    it('lists a takeover once, as its new session, and drops released and revoked codes\' sessions', async () => {
+      const event = sampleEvent();
+      await store.createEvent(event);
+      const [taken, released, revoked, plain] = [0, 1, 2, 3].map(() => sampleCode(event.id));
+      for (const code of [taken!, released!, revoked!, plain!]) await store.createCode(code);
+      const now = Date.now();
+      const liveAfter = new Date(now - 90_000).toISOString();
+      await claimAt(taken!, 'old-device', now, -300_000, -200_000);
+      await claimAt(released!, 'released', now, -4000, 0);
+      await claimAt(revoked!, 'revoked', now, -3000, 0);
+      await claimAt(plain!, 'plain', now, -2000, 0);
+      // The timed-out session's code is taken over by another device: one entry, the new session.
+      await claimAt({ code: taken!.code, revision: 1 }, 'new-device', now, -1000, 0);
+      expect(ids(await store.listEventSessions({ eventId: event.id, liveAfter, cursor: null, limit: 10 }))).toEqual([
+        'new-device',
+        'plain',
+        'revoked',
+        'released',
+      ]);
+
+      expect(await store.releaseSession({ code: released!.code, sessionId: 'released', now: new Date(now).toISOString() })).toBe(true);
+      await store.setCodeRevoked(revoked!.id, true, new Date(now).toISOString());
+      expect(ids(await store.listEventSessions({ eventId: event.id, liveAfter, cursor: null, limit: 10 }))).toEqual(['new-device', 'plain']);
+      // Unrevoked, a session whose heartbeat is still fresh is live again.
+      await store.setCodeRevoked(revoked!.id, false, new Date(now).toISOString());
+      expect(ids(await store.listEventSessions({ eventId: event.id, liveAfter, cursor: null, limit: 10 }))).toEqual([
+        'new-device',
+        'plain',
+        'revoked',
+      ]);
+      // Another event's listing holds none of them.
+      const other = sampleEvent();
+      await store.createEvent(other);
+      expect(await store.listEventSessions({ eventId: other.id, liveAfter, cursor: null, limit: 10 })).toEqual({ sessions: [], nextCursor: null });
+    });
+
+    it('skips sessions that timed out, a bounded number per page, and forgets those it passed', async () => {
+      const event = sampleEvent();
+      await store.createEvent(event);
+      const codes = Array.from({ length: 7 }, () => sampleCode(event.id));
+      for (const code of codes) await store.createCode(code);
+      const now = Date.now();
+      const liveAfter = new Date(now - 90_000).toISOString();
+      // The oldest session is live; the six that started after it stopped heartbeating long ago.
+      await claimAt(codes[0]!, 'live', now, -600_000, 0);
+      for (let i = 1; i < codes.length; i++) await claimAt(codes[i]!, `gone-${i}`, now, -600_000 + i * 1000, -300_000);
+
+      // A page of 1 passes at most a few timed-out sessions: none shown, but a cursor to go on.
+      const first = await store.listEventSessions({ eventId: event.id, liveAfter, cursor: null, limit: 1 });
+      expect(first.sessions).toEqual([]);
+      expect(first.nextCursor).not.toBeNull();
+      const rest = await store.listEventSessions({ eventId: event.id, liveAfter, cursor: first.nextCursor, limit: 1 });
+      expect(ids(rest)).toEqual(['live']);
+      expect(rest.nextCursor).toBeNull();
+      // The sessions passed are gone from the listing: from the top, the live one comes within one page now.
+      expect(await store.listEventSessions({ eventId: event.id, liveAfter, cursor: null, limit: 1 })).toMatchObject({
+        sessions: [expect.objectContaining({ code: codes[0]!.code })],
+        nextCursor: null,
+      });
+      // A code whose timed-out session was forgotten can still be claimed and listed again.
+      await claimAt({ code: codes[6]!.code, revision: 1 }, 'back', now, 0, 0);
+      expect(ids(await store.listEventSessions({ eventId: event.id, liveAfter, cursor: null, limit: 5 }))).toEqual(['back', 'live']);
     });
   });
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoStore } from '../../functions/adapters/dynamo-store';
+import { DynamoStore, shardOf } from '../../functions/adapters/dynamo-store';
+import { CODE_SHARDS } from '../../functions/adapters/table-schema';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
@@ -307,35 +308,49 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
       expect((await store.eventCounters({ eventId: event.id, presenceSince: iso(-7_200_000) })).presence).toBe(20);
     });
 
-    it('lists an event\'s live sessions page by page across its shards', async () => {
+    it('lists an event\'s live sessions newest first, page by page across its shards', async () => {
       const event = sampleEvent();
       await store.createEvent(event);
-      const codes = Array.from({ length: 30 }, () => sampleCode(event.id));
+      // Ten codes in one shard among spread ones: more than one read of a shard brings, so the merge reads on within it.
+      const crowded: CodeRecord[] = [];
+      while (crowded.length < 10) {
+        const code = sampleCode(event.id);
+        if (shardOf(code.code, CODE_SHARDS) === 0) crowded.push(code);
+      }
+      const spread = Array.from({ length: 40 }, () => sampleCode(event.id));
+      const codes = spread.flatMap((code, i) => (i % 4 === 0 ? [crowded[i / 4]!, code] : [code]));
       await Promise.all(codes.map((code) => store.createCode(code)));
-      const live = codes.slice(0, 12);
-      await Promise.all(live.map((code, i) => claimFresh(code.code, `sid-${i}`)));
-      const stale = codes[12]!;
-      await store.claimSession({
-        code: stale.code,
-        expectedRevision: 0,
-        session: { id: 'stale', startedAt: iso(-600_000), heartbeatAt: iso(-600_000) },
-        endedSessions: [],
-        toEdge: false,
-        redeemed: null,
-        now: iso(),
-      });
+      const claimAt = (code: string, sid: string, startedMs: number, heartbeatMs: number) =>
+        store.claimSession({
+          code,
+          expectedRevision: 0,
+          session: { id: sid, startedAt: iso(startedMs), heartbeatAt: iso(heartbeatMs) },
+          endedSessions: [],
+          toEdge: false,
+          redeemed: null,
+          now: iso(),
+        });
+      // sid-00 started last: the listing's first row.
+      const live = codes.slice(0, 40);
+      await Promise.all(live.map((code, i) => claimAt(code.code, `sid-${String(i).padStart(2, '0')}`, -i * 1000, 0)));
+      await claimAt(codes[40]!.code, 'stale', -5500, -600_000);
       const seen: string[] = [];
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const page = await store.listLiveSessions({ eventId: event.id, staleBefore: iso(-60_000), limit: 5, cursor });
-        expect(page.sessions.length).toBeLessThan(10);
-        seen.push(...page.sessions.map((s) => s.code));
-        cursor = page.cursor;
+        const page: Awaited<ReturnType<typeof store.listEventSessions>> = await store.listEventSessions({
+          eventId: event.id,
+          liveAfter: iso(-60_000),
+          limit: 7,
+          cursor,
+        });
+        expect(page.sessions.length).toBeLessThanOrEqual(7);
+        seen.push(...page.sessions.map((s) => s.session.id));
+        cursor = page.nextCursor;
         pages++;
       } while (cursor && pages < 100);
       expect(cursor).toBeNull();
-      expect(seen.sort()).toEqual(live.map((c) => c.code).sort());
+      expect(seen).toEqual(live.map((_, i) => `sid-${String(i).padStart(2, '0')}`));
     });
 
     it('reads a rate-limit window without counting', async () => {

@@ -44,10 +44,10 @@ export interface ApiProps {
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
   // validate, refresh, heartbeat, release, status: reads, rate-limit and presence counters, the session claim.
   public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
-  // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, session revocation.
+  // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, session revocation, live sessions.
   admin: {
     actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-    indexes: ['byEvent', 'byTokenId', 'codesByEvent'],
+    indexes: ['byEvent', 'byTokenId', 'codesByEvent', 'liveSessions'],
   },
   // revocation feed (its index, an event's codes) and live status.
   internal: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['accessFeed', 'codesByEvent'] },

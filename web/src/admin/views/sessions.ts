@@ -1,7 +1,9 @@
 /**
  * Who is watching an event: its live sessions, newest first, refreshed every
  * few seconds while the page is open; "End session" frees a code stuck on a
- * device, "End all sessions" ends the event's. Paged by the API's cursor.
+ * device, "End all sessions" ends the event's. Paged by the API's cursor. The
+ * count is the API's estimate (counting every session of a large audience on
+ * each refresh would cost too much), and says so.
  */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
@@ -51,13 +53,17 @@ export function sessionsPanel(
     }, SESSIONS_REFRESH_MS);
   };
 
+  /** The estimate, never below the rows this page shows (a lost counter write only makes it smaller). */
+  const estimate = () => Math.max(page.total, page.sessions.length);
   const draw = () => {
-    count.textContent = page.total === 0 ? 'Nobody is watching right now.' : `${plural(page.total, 'device')} watching now.`;
+    const watching = estimate();
+    count.textContent = watching === 0 ? 'Nobody is watching right now.' : `About ${plural(watching, 'device')} watching now (estimate).`;
+    count.title = 'Estimated from the viewers’ recent check-ins; the list below shows each live session.';
     rerender(list, () => table());
     newer.hidden = cursors.length === 1;
     older.hidden = !page.nextCursor;
     pager.hidden = newer.hidden && older.hidden;
-    endAll.disabled = page.total === 0;
+    endAll.disabled = watching === 0 && cursors.length === 1;
   };
 
   const end = async (button: HTMLButtonElement, session: LiveSession) => {
@@ -122,7 +128,7 @@ export function sessionsPanel(
   });
   endAll.addEventListener('click', () => {
     void confirmAction({
-      title: `End all ${plural(page.total, 'session')}?`,
+      title: `End all sessions (about ${estimate()})?`,
       message: 'Every device watching this event stops within seconds. Viewers can enter their code again to keep watching.',
       confirmLabel: 'End all sessions',
       danger: true,
