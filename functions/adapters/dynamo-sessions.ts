@@ -195,7 +195,7 @@ export async function listLiveSessions(
       if (session.heartbeatAt < args.liveAfter) timedOut.push(entry);
       // A revoked code's session is over whatever its last heartbeat says: the edge refuses it.
       else if (item.isRevoked !== true) {
-        sessions.push({ session, code: entry.code, tokenId: item.tokenId as string, label: (item.label as string | undefined) ?? '' });
+        sessions.push({ session, code: entry.code, codeId: item.tokenId as string, label: (item.label as string | undefined) ?? '' });
       }
     }
   }

@@ -335,7 +335,7 @@ export class DynamoStore extends DynamoAccountStore implements Store {
     );
   }
 
-  async addToTokenCount(eventId: string, delta: number): Promise<void> {
+  async addToCodeCount(eventId: string, delta: number): Promise<void> {
     await this.updateEventItem(eventId, 'ADD tokenCount :delta', {}, { ':delta': delta });
   }
 

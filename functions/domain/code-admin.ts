@@ -2,11 +2,11 @@ import { generateAccessCode } from './access-code';
 import { toCsv } from './csv';
 import { AlreadyExists, NotFound, RecordNotFound } from './errors';
 import { orNotFound, requireEvent } from './event-admin';
-import { bulkRevokeInput, generateTokensInput, parseInput, tokenListQuery } from './inputs';
+import { bulkRevokeInput, generateCodesInput, parseInput, codeListQuery } from './inputs';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
 import { countRevocationPresence, type AccessDeps } from './viewer-access';
-import { tokenView, type TokenView } from './views';
+import { codeView, type CodeView } from './views';
 import { watchLink } from './watch-link';
 
 const COLLISION_RETRIES = 5;
@@ -42,7 +42,7 @@ async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: str
 
 /** Creates 1..500 unique codes. On failure the codes already written are removed again, so nothing half-done remains. */
 export async function generateCodes(deps: AccessDeps, eventId: string, body: unknown) {
-  const { count, label } = parseInput(generateTokensInput, body);
+  const { count, label } = parseInput(generateCodesInput, body);
   const event = await requireEvent(deps, eventId);
   const now = deps.now();
   const createdAt = now.toISOString();
@@ -56,7 +56,7 @@ export async function generateCodes(deps: AccessDeps, eventId: string, body: unk
       const failed = results.find((result) => result.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;
     }
-    await orNotFound(deps.store.addToTokenCount(eventId, created.length));
+    await orNotFound(deps.store.addToCodeCount(eventId, created.length));
   } catch (error) {
     await deps.store.deleteCodes(created.map((record) => record.code));
     throw error;
@@ -64,31 +64,31 @@ export async function generateCodes(deps: AccessDeps, eventId: string, body: unk
   // An activation change that raced this batch would have missed the new codes' copy of the flag.
   const latest = await requireEvent(deps, eventId);
   if (latest.isActive !== event.isActive) await deps.store.setEventActive(eventId, latest.isActive, deps.now().toISOString());
-  const tokens = created.map((record) => tokenView(record, latest, now));
+  const tokens = created.map((record) => codeView(record, latest, now));
   return { tokens, count: tokens.length };
 }
 
-function filterByStatus(tokens: TokenView[], status: string | undefined): TokenView[] {
+function filterByStatus(tokens: CodeView[], status: string | undefined): CodeView[] {
   if (!status) return tokens;
   if (status === 'active') return tokens.filter((token) => token.status !== 'revoked' && token.status !== 'expired');
   return tokens.filter((token) => token.status === status);
 }
 
 export async function listEventCodes(deps: AccessDeps, eventId: string, query: Record<string, string>) {
-  const { status } = parseInput(tokenListQuery, query);
+  const { status } = parseInput(codeListQuery, query);
   const event = await requireEvent(deps, eventId);
   const now = deps.now();
   const codes = await deps.store.listCodes(eventId);
-  return { tokens: filterByStatus(codes.map((code) => tokenView(code, event, now)), status) };
+  return { tokens: filterByStatus(codes.map((code) => codeView(code, event, now)), status) };
 }
 
 /** Codes across all events (or one, with `eventId`), filtered by status. */
 export async function listAllCodes(deps: AccessDeps, query: Record<string, string>) {
-  const { status, eventId } = parseInput(tokenListQuery, query);
+  const { status, eventId } = parseInput(codeListQuery, query);
   const events = eventId ? [await requireEvent(deps, eventId)] : await deps.store.listEvents();
   const now = deps.now();
   const perEvent = await Promise.all(
-    events.map(async (event) => (await deps.store.listCodes(event.id)).map((code) => tokenView(code, event, now))),
+    events.map(async (event) => (await deps.store.listCodes(event.id)).map((code) => codeView(code, event, now))),
   );
   return { tokens: filterByStatus(perEvent.flat(), status) };
 }
@@ -102,25 +102,25 @@ export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUr
   );
 }
 
-export async function setCodeRevoked(deps: AccessDeps, tokenId: string, revoked: boolean) {
+export async function setCodeRevoked(deps: AccessDeps, codeId: string, revoked: boolean) {
   const now = deps.now();
-  const code = await orNotFound(deps.store.setCodeRevoked(tokenId, revoked, now.toISOString()), 'token');
+  const code = await orNotFound(deps.store.setCodeRevoked(codeId, revoked, now.toISOString()), 'code');
   if (code.revokedChangedAt === now.toISOString()) await countRevocationPresence(deps, code, now);
   const event = await deps.store.getEvent(code.eventId);
-  if (!event) throw new RecordNotFound('token');
-  return tokenView(code, event, deps.now());
+  if (!event) throw new RecordNotFound('code');
+  return codeView(code, event, deps.now());
 }
 
 /**
- * Revokes every listed token that exists; `revoked` counts those that were
+ * Revokes every listed code that exists; `revoked` counts those that were
  * not revoked before, `changed` lists them (for the audit log).
  */
 export async function bulkRevoke(deps: AccessDeps, body: unknown) {
-  const { tokenIds } = parseInput(bulkRevokeInput, body);
+  const { tokenIds: codeIds } = parseInput(bulkRevokeInput, body);
   const at = deps.now();
   const now = at.toISOString();
   const changed: CodeRecord[] = [];
-  const unique = [...new Set(tokenIds)];
+  const unique = [...new Set(codeIds)];
   for (let i = 0; i < unique.length; i += WRITE_CONCURRENCY) {
     await Promise.all(
       unique.slice(i, i + WRITE_CONCURRENCY).map(async (id) => {

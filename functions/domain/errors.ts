@@ -50,7 +50,7 @@ export class InvalidInput extends DomainError {
   }
 }
 
-export type RecordKind = 'event' | 'token' | 'session' | 'account';
+export type RecordKind = 'event' | 'code' | 'session' | 'account';
 /** The record a request names does not exist (or is not where the request looks for it). */
 export class RecordNotFound extends DomainError {
   constructor(readonly kind: RecordKind) {

@@ -45,7 +45,7 @@ export const createEventInput = z
 
 export const updateEventInput = z.object(eventFields).partial();
 
-export const generateTokensInput = z.object({
+export const generateCodesInput = z.object({
   count: z.number().int().min(1, 'must be between 1 and 500').max(500, 'must be between 1 and 500'),
   label: z.string().max(200).default(''),
 });
@@ -61,7 +61,7 @@ export const bulkRevokeInput = z.object({
   tokenIds: z.array(recordId).min(1).max(1000),
 });
 
-export const tokenListQuery = z.object({
+export const codeListQuery = z.object({
   status: z.enum([...TOKEN_STATUSES, 'active']).optional(),
   eventId: recordId.optional(),
 });

@@ -1,4 +1,15 @@
-/** What the store keeps. Timestamps are ISO 8601 UTC strings. */
+/**
+ * What the store keeps. Timestamps are ISO 8601 UTC strings.
+ *
+ * One noun per concept: an access code is a "code" everywhere in this code
+ * (its admin-facing id is the code record's `id`). The spec calls it a
+ * "token" in its routes and JSON (`/api/admin/tokens/:id`, `tokenIds`,
+ * `_count.tokens`), and the table keeps the spec's words in its attribute
+ * names (`tokenId`, `tokenCount`, the `byTokenId` index); those stay as they
+ * are, and only the HTTP views and the DynamoDB adapter translate. "Token"
+ * alone means the playback token (JWT); the ingest's publish "token" is the
+ * RTMP spec's word for an ingest key.
+ */
 
 export interface EventRecord {
   id: string;
@@ -75,7 +86,7 @@ export interface EndedSession {
 /** A code's live playback session, as the admin's sessions list shows it. */
 export interface LiveSessionRecord {
   session: PlaybackSession;
-  tokenId: string;
+  codeId: string;
   code: string;
   label: string;
 }

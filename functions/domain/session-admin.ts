@@ -38,7 +38,7 @@ function liveAfter(deps: AccessDeps): string {
 export function sessionView(record: LiveSessionRecord) {
   return {
     sessionId: record.session.id,
-    tokenId: record.tokenId,
+    tokenId: record.codeId,
     code: record.code,
     label: record.label,
     startedAt: record.session.startedAt,

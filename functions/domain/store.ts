@@ -60,11 +60,11 @@ export interface Store extends AccountStore {
   /** Deletes the event's codes, then the event; leaves a deactivated tombstone for the feed. Throws NotFound. */
   deleteEvent(id: string, now: string): Promise<void>;
 
-  /** Inserts a code unless one with the same code exists (AlreadyExists); adds to the event's token count. */
+  /** Inserts a code unless one with the same code exists (AlreadyExists); adds to the event's code count (`tokenCount`). */
   createCode(code: CodeRecord): Promise<void>;
   /** Removes codes (a failed batch's compensation); missing ones are ignored. */
   deleteCodes(codes: string[]): Promise<void>;
-  addToTokenCount(eventId: string, delta: number): Promise<void>;
+  addToCodeCount(eventId: string, delta: number): Promise<void>;
   getCode(code: string): Promise<CodeRecord | null>;
   getCodeById(id: string): Promise<CodeRecord | null>;
   /** The event's codes, newest first, without their session state. */

@@ -1,7 +1,7 @@
 import { accessEndsAt, eventStatus } from './event-status';
 import type { CodeSummary, EventRecord } from './records';
 
-export type TokenStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
+export type CodeStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
 export const TOKEN_STATUSES = ['unused', 'redeemed', 'revoked', 'expired'] as const;
 
 /** The admin view of an event (spec "Event (admin view)"). */
@@ -40,14 +40,14 @@ export function viewerEventView(event: EventRecord, now: Date) {
   };
 }
 
-export function tokenStatus(code: CodeSummary, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date): TokenStatus {
+export function codeStatus(code: CodeSummary, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date): CodeStatus {
   if (code.isRevoked) return 'revoked';
   if (now.toISOString() >= accessEndsAt(event)) return 'expired';
   return code.redeemedAt ? 'redeemed' : 'unused';
 }
 
-/** The admin's token record; `expiresAt` follows the event, so editing the event moves it. */
-export function tokenView(code: CodeSummary, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date) {
+/** The admin's view of a code (the spec's "token record"); `expiresAt` follows the event, so editing the event moves it. */
+export function codeView(code: CodeSummary, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date) {
   return {
     id: code.id,
     code: code.code,
@@ -59,8 +59,8 @@ export function tokenView(code: CodeSummary, event: Pick<EventRecord, 'endsAt' |
     redeemedIp: code.redeemedIp,
     expiresAt: accessEndsAt(event),
     createdAt: code.createdAt,
-    status: tokenStatus(code, event, now),
+    status: codeStatus(code, event, now),
   };
 }
 
-export type TokenView = ReturnType<typeof tokenView>;
+export type CodeView = ReturnType<typeof codeView>;

@@ -33,7 +33,7 @@ const SESSION_NOT_FOUND = 'Session not found';
 
 const NOT_FOUND: Record<RecordKind, string> = {
   event: 'Event not found',
-  token: 'Token not found',
+  code: 'Token not found',
   session: SESSION_NOT_FOUND,
   account: 'Account not found',
 };

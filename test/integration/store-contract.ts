@@ -114,7 +114,7 @@ export function describeStoreContract(name: string, start: (table: string) => Pr
       expect(await store.getCode(code.code)).toEqual(code);
       expect(await store.getCodeById(code.id)).toEqual(code);
       expect((await store.listCodes(event.id)).map((c) => c.id)).toEqual([code.id]);
-      await store.addToTokenCount(event.id, 1);
+      await store.addToCodeCount(event.id, 1);
       expect((await store.getEvent(event.id))!.tokenCount).toBe(1);
     });
 

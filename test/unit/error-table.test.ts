@@ -56,7 +56,7 @@ const answered = [
     [new InvalidInput('title', 'is required'), 400, { error: 'title: is required' }],
     [new InvalidInput(null, 'since parameter required'), 400, { error: 'since parameter required' }],
     [new RecordNotFound('event'), 404, { error: 'Event not found' }],
-    [new RecordNotFound('token'), 404, { error: 'Token not found' }],
+    [new RecordNotFound('code'), 404, { error: 'Token not found' }],
     [new RecordNotFound('session'), 404, { error: 'Session not found' }],
     [new RecordNotFound('account'), 404, { error: 'Account not found' }],
     [new Conflict('username-taken'), 409, { error: 'That login name is taken' }],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  checkTokenCount,
+  checkCodeCount,
   EVENT_FIELDS,
   eventInputFromForm,
   filterEvents,
@@ -72,9 +72,9 @@ describe('lists', () => {
   });
 
   it('accepts 1 to 500 codes per batch', () => {
-    expect(checkTokenCount('1')).toEqual({ count: 1 });
-    expect(checkTokenCount('500')).toEqual({ count: 500 });
-    for (const bad of ['0', '501', '2.5', '', 'ten']) expect(checkTokenCount(bad)).toHaveProperty('error');
+    expect(checkCodeCount('1')).toEqual({ count: 1 });
+    expect(checkCodeCount('500')).toEqual({ count: 500 });
+    for (const bad of ['0', '501', '2.5', '', 'ten']) expect(checkCodeCount(bad)).toHaveProperty('error');
   });
 });
 

@@ -4,7 +4,7 @@
  * 401 anywhere but login tells the app to show the login form.
  */
 import { ApiError, requestJson, type RequestOptions } from '../shared/http';
-import type { TokenStatus, TokenView, adminEventView } from '../../../functions/domain/views';
+import type { CodeStatus, CodeView, adminEventView } from '../../../functions/domain/views';
 import type { dashboard, eventDetails } from '../../../functions/domain/event-admin';
 import type { AuditAction, AuditPage } from '../../../functions/domain/audit-log';
 import type { issuePreview } from '../../../functions/domain/preview';
@@ -14,8 +14,8 @@ import type { Permission, Role } from '../../../functions/domain/roles';
 
 // Response shapes are the API's own view types (type-only: nothing of the server is bundled).
 export type { EventStatus } from '../../../functions/domain/event-status';
-export type { TokenStatus } from '../../../functions/domain/views';
-export type TokenFilter = TokenStatus | 'active' | '';
+export type { CodeStatus, CodeView } from '../../../functions/domain/views';
+export type CodeFilter = CodeStatus | 'active' | '';
 export type AdminEvent = ReturnType<typeof adminEventView>;
 /** `ingest` (the stream key) is null for roles that do not run the stream. */
 export type EventDetail = Omit<Awaited<ReturnType<typeof eventDetails>>, 'ingest'> & {
@@ -37,7 +37,6 @@ export interface SessionInfo {
 }
 
 export type LoginAnswer = { success: true; enrolmentRequired?: true } | { success: false; secondFactorRequired: true };
-export type TokenRecord = TokenView;
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 export type Preview = Awaited<ReturnType<typeof issuePreview>>;
 export type LiveSession = SessionView;
@@ -119,15 +118,15 @@ export const adminApi = {
   deleteEvent: (eventId: string) => call<{ deleted: true }>(`/events/${id(eventId)}`, { method: 'DELETE' }),
   rotateIngestKey: (eventId: string) => call<EventDetail>(`/events/${id(eventId)}/ingest-key`, { method: 'POST' }),
   clearCache: (eventId: string) => call<{ cleared: true }>(`/events/${id(eventId)}/cache`, { method: 'DELETE' }),
-  listTokens: (eventId: string, status: TokenFilter = '') =>
-    call<{ tokens: TokenRecord[] }>(`/events/${id(eventId)}/tokens${status ? `?status=${status}` : ''}`).then(
+  listCodes: (eventId: string, status: CodeFilter = '') =>
+    call<{ tokens: CodeView[] }>(`/events/${id(eventId)}/tokens${status ? `?status=${status}` : ''}`).then(
       (body) => body.tokens,
     ),
-  generateTokens: (eventId: string, count: number, label: string) =>
-    call<{ tokens: TokenRecord[]; count: number }>(`/events/${id(eventId)}/tokens`, { json: { count, label } }),
-  revokeToken: (tokenId: string) => call<TokenRecord>(`/tokens/${id(tokenId)}/revoke`, { method: 'PATCH' }),
-  unrevokeToken: (tokenId: string) => call<TokenRecord>(`/tokens/${id(tokenId)}/unrevoke`, { method: 'PATCH' }),
-  bulkRevoke: (tokenIds: string[]) => call<{ revoked: number }>('/tokens/bulk-revoke', { json: { tokenIds } }),
+  generateCodes: (eventId: string, count: number, label: string) =>
+    call<{ tokens: CodeView[]; count: number }>(`/events/${id(eventId)}/tokens`, { json: { count, label } }),
+  revokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/revoke`, { method: 'PATCH' }),
+  unrevokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/unrevoke`, { method: 'PATCH' }),
+  bulkRevoke: (codeIds: string[]) => call<{ revoked: number }>('/tokens/bulk-revoke', { json: { tokenIds: codeIds } }),
   exportUrl: (eventId: string) => `/api/admin/events/${id(eventId)}/tokens/export`,
   preview: (eventId: string) => call<Preview>(`/events/${id(eventId)}/preview`, { json: {} }),
   listSessions: (eventId: string, cursor: string | null) =>

@@ -1,6 +1,6 @@
 /** Words the console shows for API values, and the pure rules behind its forms. Unit-tested. */
 import { fromDateTimeLocal } from '../shared/time';
-import type { AdminEvent, EventInput, EventStatus, Role, TokenFilter, TokenStatus } from './api';
+import type { AdminEvent, EventInput, EventStatus, Role, CodeFilter, CodeStatus } from './api';
 
 export const EVENT_STATUS_LABELS: Record<EventStatus, string> = {
   'not-started': 'Not started',
@@ -9,14 +9,14 @@ export const EVENT_STATUS_LABELS: Record<EventStatus, string> = {
   recording: 'Recording',
 };
 
-export const TOKEN_STATUS_LABELS: Record<TokenStatus, string> = {
+export const CODE_STATUS_LABELS: Record<CodeStatus, string> = {
   unused: 'Unused',
   redeemed: 'Redeemed',
   revoked: 'Revoked',
   expired: 'Expired',
 };
 
-export const TOKEN_FILTERS: { value: TokenFilter; label: string }[] = [
+export const CODE_FILTERS: { value: CodeFilter; label: string }[] = [
   { value: '', label: 'All codes' },
   { value: 'active', label: 'Usable' },
   { value: 'unused', label: 'Unused' },
@@ -107,7 +107,7 @@ export function eventInputFromForm(
 }
 
 /** A count for the generate form: integer 1..500, or a message. */
-export function checkTokenCount(value: string): { count: number; error?: undefined } | { error: string } {
+export function checkCodeCount(value: string): { count: number; error?: undefined } | { error: string } {
   const count = Number(value);
   if (value.trim() === '' || !Number.isInteger(count) || count < 1 || count > 500) {
     return { error: 'Enter a whole number from 1 to 500.' };

@@ -1,8 +1,8 @@
 /** Access codes of one event: generate, filter, export, revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print). */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type TokenFilter, type TokenRecord } from '../api';
-import { checkTokenCount, plural, TOKEN_FILTERS, TOKEN_STATUS_LABELS } from '../labels';
+import { adminApi, type CodeFilter, type CodeView } from '../api';
+import { checkCodeCount, plural, CODE_FILTERS, CODE_STATUS_LABELS } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
@@ -13,8 +13,8 @@ const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expire
 export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
   // Read-only sees the list; generating, exporting and revoking need codes:manage.
   const manage = can('codes:manage');
-  let filter: TokenFilter = '';
-  let tokens: TokenRecord[] = [];
+  let filter: CodeFilter = '';
+  let codes: CodeView[] = [];
   const selected = new Set<string>();
 
   const list = h('div', { className: 'codes-list' });
@@ -37,12 +37,12 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   const statusSelect = h(
     'select',
     { id: 'code-filter' },
-    TOKEN_FILTERS.map((option) => h('option', { value: option.value }, option.label)),
+    CODE_FILTERS.map((option) => h('option', { value: option.value }, option.label)),
   );
 
   const load = async () => {
-    tokens = await adminApi.listTokens(eventId, filter);
-    for (const id of [...selected]) if (!tokens.some((token) => token.id === id && !token.isRevoked)) selected.delete(id);
+    codes = await adminApi.listCodes(eventId, filter);
+    for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
     draw();
   };
   const reload = () => act(null, load);
@@ -59,30 +59,30 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     print.textContent = selected.size ? `Print tickets (${selected.size})` : 'Print tickets';
   };
 
-  const toggle = async (button: HTMLButtonElement, token: TokenRecord) => {
+  const toggle = async (button: HTMLButtonElement, code: CodeView) => {
     const done = await act(button, () =>
-      token.isRevoked ? adminApi.unrevokeToken(token.id) : adminApi.revokeToken(token.id),
+      code.isRevoked ? adminApi.unrevokeCode(code.id) : adminApi.revokeCode(code.id),
     );
     if (!done) return;
-    notify(token.isRevoked ? `Code ${token.code} restored.` : `Code ${token.code} revoked.`);
+    notify(code.isRevoked ? `Code ${code.code} restored.` : `Code ${code.code} revoked.`);
     await changed();
   };
 
   const table = () => {
-    if (tokens.length === 0) return h('p', { className: 'empty' }, filter ? 'No codes match this filter.' : 'No codes yet.');
-    const selectable = tokens.filter((token) => !token.isRevoked);
+    if (codes.length === 0) return h('p', { className: 'empty' }, filter ? 'No codes match this filter.' : 'No codes yet.');
+    const selectable = codes.filter((code) => !code.isRevoked);
     const all = h('input', {
       type: 'checkbox',
       'aria-label': 'Select all shown codes that can be revoked',
       'data-key': 'select-all',
-      checked: selectable.length > 0 && selectable.every((token) => selected.has(token.id)),
-      indeterminate: selected.size > 0 && !selectable.every((token) => selected.has(token.id)),
+      checked: selectable.length > 0 && selectable.every((code) => selected.has(code.id)),
+      indeterminate: selected.size > 0 && !selectable.every((code) => selected.has(code.id)),
       disabled: selectable.length === 0,
     });
     all.addEventListener('change', () => {
-      for (const token of selectable) {
-        if (all.checked) selected.add(token.id);
-        else selected.delete(token.id);
+      for (const code of selectable) {
+        if (all.checked) selected.add(code.id);
+        else selected.delete(code.id);
       }
       draw();
     });
@@ -91,7 +91,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       h(
         'table',
         { className: 'codes' },
-        h('caption', { className: 'sr-only' }, plural(tokens.length, 'code')),
+        h('caption', { className: 'sr-only' }, plural(codes.length, 'code')),
         h(
           'thead',
           null,
@@ -103,45 +103,45 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
             manage && h('th', { scope: 'col' }, h('span', { className: 'sr-only' }, 'Actions')),
           ),
         ),
-        h('tbody', null, tokens.map((token) => row(token))),
+        h('tbody', null, codes.map((code) => row(code))),
       ),
     );
   };
 
-  const row = (token: TokenRecord) => {
+  const row = (code: CodeView) => {
     const check = h('input', {
       type: 'checkbox',
-      'aria-label': `Select code ${token.code}`,
-      'data-key': `select-${token.id}`,
-      checked: selected.has(token.id),
-      disabled: token.isRevoked,
+      'aria-label': `Select code ${code.code}`,
+      'data-key': `select-${code.id}`,
+      checked: selected.has(code.id),
+      disabled: code.isRevoked,
     });
     check.addEventListener('change', () => {
-      if (check.checked) selected.add(token.id);
-      else selected.delete(token.id);
+      if (check.checked) selected.add(code.id);
+      else selected.delete(code.id);
       draw();
     });
     const action = h(
       'button',
       {
         type: 'button',
-        className: `small${token.isRevoked ? '' : ' danger'}`,
-        'data-key': `toggle-${token.id}`,
-        'aria-label': `${token.isRevoked ? 'Unrevoke' : 'Revoke'} code ${token.code}`,
+        className: `small${code.isRevoked ? '' : ' danger'}`,
+        'data-key': `toggle-${code.id}`,
+        'aria-label': `${code.isRevoked ? 'Unrevoke' : 'Revoke'} code ${code.code}`,
       },
-      token.isRevoked ? 'Unrevoke' : 'Revoke',
+      code.isRevoked ? 'Unrevoke' : 'Revoke',
     );
-    action.addEventListener('click', () => void toggle(action, token));
+    action.addEventListener('click', () => void toggle(action, code));
     return h(
       'tr',
-      { 'data-code': token.code },
+      { 'data-code': code.code },
       manage && h('td', { className: 'check' }, check),
-      h('th', { scope: 'row', className: 'mono code' }, token.code),
-      h('td', { className: 'ticket-cell' }, qrButton(token.code, token.label), copyLinkButton(token.code)),
-      h('td', null, token.label || '—'),
-      h('td', null, badge(TOKEN_STATUS_LABELS[token.status] ?? token.status, STATUS_TONES[token.status] ?? 'muted')),
-      h('td', null, formatDateTime(token.redeemedAt)),
-      h('td', null, formatDateTime(token.expiresAt)),
+      h('th', { scope: 'row', className: 'mono code' }, code.code),
+      h('td', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code)),
+      h('td', null, code.label || '—'),
+      h('td', null, badge(CODE_STATUS_LABELS[code.status] ?? code.status, STATUS_TONES[code.status] ?? 'muted')),
+      h('td', null, formatDateTime(code.redeemedAt)),
+      h('td', null, formatDateTime(code.expiresAt)),
       manage && h('td', null, action),
     );
   };
@@ -173,7 +173,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const checked = checkTokenCount(count.value);
+    const checked = checkCodeCount(count.value);
     if (checked.error !== undefined) {
       countError.textContent = checked.error;
       count.setAttribute('aria-invalid', 'true');
@@ -182,7 +182,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     }
     countError.textContent = '';
     count.removeAttribute('aria-invalid');
-    void act(generate, () => adminApi.generateTokens(eventId, checked.count, label.value.trim())).then(async (result) => {
+    void act(generate, () => adminApi.generateCodes(eventId, checked.count, label.value.trim())).then(async (result) => {
       if (!result) return;
       notify(`${plural(result.count ?? result.tokens.length, 'code')} generated.`);
       await changed();
@@ -190,7 +190,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   });
 
   statusSelect.addEventListener('change', () => {
-    filter = statusSelect.value as TokenFilter;
+    filter = statusSelect.value as CodeFilter;
     selected.clear();
     void reload();
   });

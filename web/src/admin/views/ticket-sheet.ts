@@ -6,7 +6,7 @@
  */
 import { h, replaceChildren } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type EventDetail, type TokenRecord } from '../api';
+import { adminApi, type EventDetail, type CodeView } from '../api';
 import { plural } from '../labels';
 import { hrefOf } from '../router';
 import { consoleWatchLink, groupedCode, qrSvg } from '../tickets';
@@ -14,29 +14,29 @@ import { consoleWatchLink, groupedCode, qrSvg } from '../tickets';
 interface Choice {
   value: string;
   label: string;
-  tokens: TokenRecord[];
+  codes: CodeView[];
 }
 
 /** Codes of one "Generate" press share their creation time and label. */
-function batches(tokens: TokenRecord[]): Choice[] {
-  const groups = new Map<string, TokenRecord[]>();
-  for (const token of tokens) groups.set(token.createdAt, [...(groups.get(token.createdAt) ?? []), token]);
+function batches(codes: CodeView[]): Choice[] {
+  const groups = new Map<string, CodeView[]>();
+  for (const code of codes) groups.set(code.createdAt, [...(groups.get(code.createdAt) ?? []), code]);
   return [...groups.entries()].map(([createdAt, group]) => ({
     value: `batch:${createdAt}`,
     label: `Batch of ${formatDateTime(createdAt)}${group[0]!.label ? ` · ${group[0]!.label}` : ''} (${plural(group.length, 'code')})`,
-    tokens: group,
+    codes: group,
   }));
 }
 
 export async function renderTicketSheet(main: HTMLElement, eventId: string, ids: string[], current: () => boolean): Promise<void> {
   replaceChildren(main, h('h1', { tabindex: -1 }, 'Print tickets'), h('p', { className: 'muted' }, 'Loading…'));
-  const [event, usable] = await Promise.all([adminApi.getEvent(eventId), adminApi.listTokens(eventId, 'active')]);
+  const [event, usable] = await Promise.all([adminApi.getEvent(eventId), adminApi.listCodes(eventId, 'active')]);
   if (!current()) return;
 
   const choices: Choice[] = [];
-  const chosen = usable.filter((token) => ids.includes(token.id));
-  if (ids.length > 0) choices.push({ value: 'selected', label: `Selected codes (${plural(chosen.length, 'code')})`, tokens: chosen });
-  choices.push({ value: 'all', label: `All usable codes (${plural(usable.length, 'code')})`, tokens: usable });
+  const chosen = usable.filter((code) => ids.includes(code.id));
+  if (ids.length > 0) choices.push({ value: 'selected', label: `Selected codes (${plural(chosen.length, 'code')})`, codes: chosen });
+  choices.push({ value: 'all', label: `All usable codes (${plural(usable.length, 'code')})`, codes: usable });
   choices.push(...batches(usable));
 
   const select = h('select', { id: 'ticket-choice' }, choices.map((choice) => h('option', { value: choice.value }, choice.label)));
@@ -47,13 +47,13 @@ export async function renderTicketSheet(main: HTMLElement, eventId: string, ids:
 
   const draw = () => {
     const choice = choices.find((option) => option.value === select.value) ?? choices[0]!;
-    const tokens = [...choice.tokens].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.code.localeCompare(b.code));
-    replaceChildren(sheet, tokens.map((token) => ticket(event, token)));
-    printButton.disabled = tokens.length === 0;
+    const codes = [...choice.codes].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.code.localeCompare(b.code));
+    replaceChildren(sheet, codes.map((code) => ticket(event, code)));
+    printButton.disabled = codes.length === 0;
     summary.textContent =
-      tokens.length === 0
+      codes.length === 0
         ? 'No usable codes to print here. Revoked and expired codes are left out.'
-        : `${plural(tokens.length, 'ticket')} on ${plural(Math.ceil(tokens.length / 8), 'page')} (8 per A4 or Letter page).`;
+        : `${plural(codes.length, 'ticket')} on ${plural(Math.ceil(codes.length / 8), 'page')} (8 per A4 or Letter page).`;
   };
   select.addEventListener('change', draw);
 
@@ -73,21 +73,21 @@ export async function renderTicketSheet(main: HTMLElement, eventId: string, ids:
   draw();
 }
 
-function ticket(event: EventDetail, token: TokenRecord): HTMLElement {
-  const link = consoleWatchLink(token.code);
+function ticket(event: EventDetail, code: CodeView): HTMLElement {
+  const link = consoleWatchLink(code.code);
   return h(
     'article',
-    { className: 'ticket', 'data-code': token.code },
+    { className: 'ticket', 'data-code': code.code },
     h(
       'div',
       { className: 'ticket-text' },
       h('h2', null, event.title),
       h('p', { className: 'ticket-date' }, formatDateTime(event.startsAt)),
       h('p', { className: 'ticket-label' }, 'Your access code'),
-      h('p', { className: 'ticket-code' }, groupedCode(token.code)),
+      h('p', { className: 'ticket-code' }, groupedCode(code.code)),
       h('p', { className: 'ticket-how' }, 'Scan the QR code, or open the link and enter the code. One device at a time.'),
       h('p', { className: 'ticket-link' }, link),
     ),
-    qrSvg(link, `QR code for code ${token.code}`),
+    qrSvg(link, `QR code for code ${code.code}`),
   );
 }
