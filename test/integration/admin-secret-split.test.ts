@@ -15,6 +15,7 @@ import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-d
 import { CONFIG_MAX_AGE_SECONDS } from '../../functions/adapters/load-config';
 import { hashAdminPassword } from '../../functions/domain/admin-credentials';
 import { withAdminPassword } from '../../infra/scripts/set-admin-password';
+import { apiGatewayEvent as apiEvent } from '../support/api-gateway-event';
 
 const SHARED_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:Secrets-abc';
 const ADMIN_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:AdminSecret-def';
@@ -25,37 +26,6 @@ const secrets = mockClient(SecretsManagerClient);
 const values = new Map<string, string>();
 const asked = () => secrets.commandCalls(GetSecretValueCommand).map((call) => call.args[0].input.SecretId);
 
-function apiEvent(routeKey: string, options: { body?: unknown; headers?: Record<string, string>; cookies?: string[]; query?: Record<string, string> } = {}) {
-  const [method, path] = routeKey.split(' ') as [string, string];
-  return {
-    version: '2.0',
-    routeKey,
-    rawPath: path,
-    rawQueryString: new URLSearchParams(options.query).toString(),
-    queryStringParameters: options.query,
-    cookies: options.cookies,
-    headers: {
-      host: 'api.example.com',
-      'x-forwarded-proto': 'https',
-      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...options.headers,
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '1',
-      apiId: 'a',
-      domainName: 'api.example.com',
-      domainPrefix: 'api',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '198.51.100.7', userAgent: 'test' },
-      requestId: 'r',
-      routeKey,
-      stage: '$default',
-      time: '',
-      timeEpoch: 0,
-    },
-  };
-}
 
 let dynamo: EmbeddedDynamo;
 beforeAll(async () => {

@@ -5,6 +5,7 @@ import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
+import { apiGatewayEvent } from '../support/api-gateway-event';
 
 /**
  * Failures the stand-ins cannot produce: DynamoDB throttling and Secrets
@@ -13,30 +14,8 @@ import { randomBytes } from 'node:crypto';
 const dynamo = mockClient(DynamoDBDocumentClient);
 const secrets = mockClient(SecretsManagerClient);
 
-function apiEvent(routeKey: string, body?: unknown) {
-  const [method, path] = routeKey.split(' ') as [string, string];
-  return {
-    version: '2.0',
-    routeKey,
-    rawPath: path,
-    rawQueryString: '',
-    headers: { host: 'api.example.com', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.1' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '1',
-      apiId: 'a',
-      domainName: 'api.example.com',
-      domainPrefix: 'api',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '198.51.100.7', userAgent: 'test' },
-      requestId: 'r',
-      routeKey,
-      stage: '$default',
-      time: '',
-      timeEpoch: 0,
-    },
-  };
-}
+/** From one address that is not loopback, as API Gateway would see a viewer. */
+const apiEvent = (routeKey: string, body?: unknown) => apiGatewayEvent(routeKey, { body, headers: { 'x-forwarded-for': '203.0.113.1' } });
 const context = {} as Context;
 
 beforeEach(async () => {
