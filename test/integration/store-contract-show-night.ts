@@ -1,31 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoStore } from '../../functions/adapters/dynamo-store';
+import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../functions/domain/audit-log';
 import { InvalidCursor } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
-import { sampleCode, sampleEvent } from './store-contract';
+import { sampleCode, sampleEvent } from '../support/store-records';
+import { storeForSuite, type StoreFactory } from '../support/store-under-test';
 
-const TABLE = 'stagedoor';
 const at = (offsetMs: number) => new Date(Date.parse('2026-11-20T20:00:00.000Z') + offsetMs).toISOString();
 
 /** The store methods behind the console's show-night views (audit log, live sessions), on every implementation. */
-export function describeShowNightStoreContract(name: string, start: (table: string) => Promise<{ endpoint: string; close(): Promise<void> }>) {
-  describe(`DynamoStore audit log and live sessions on ${name}`, () => {
-    let server: { endpoint: string; close(): Promise<void> };
-    let store: DynamoStore;
-
-    beforeAll(async () => {
-      server = await start(TABLE);
-      const client = new DynamoDBClient({
-        endpoint: server.endpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      });
-      store = new DynamoStore(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), TABLE);
-    }, 90_000);
-    afterAll(async () => server?.close());
+export function describeShowNightStoreContract(name: string, open: StoreFactory) {
+  describe(`Store audit log and live sessions on ${name}`, () => {
+    const store = storeForSuite(open);
 
     const entry = (eventId: string | null, offsetMs: number, action: AuditEntry['action'] = 'code.revoke'): AuditEntry => ({
       id: randomId(20),

@@ -1,81 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoStore, shardOf } from '../../functions/adapters/dynamo-store';
+import { describe, expect, it } from 'vitest';
+import { shardOf } from '../../functions/adapters/dynamo-store';
 import { CODE_SHARDS } from '../../functions/adapters/table-schema';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
-import type { CodeRecord, EventRecord } from '../../functions/domain/records';
+import type { CodeRecord } from '../../functions/domain/records';
 import { newAccount } from '../../functions/domain/staff-accounts';
 import { withinOneWindow } from '../support/rate-window';
-
-const TABLE = 'stagedoor';
-
-export function sampleEvent(overrides: Partial<EventRecord> = {}): EventRecord {
-  const now = new Date().toISOString();
-  return {
-    id: randomId(),
-    title: 'Concert',
-    description: '',
-    streamUrl: null,
-    posterUrl: null,
-    startsAt: now,
-    endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-    accessWindowHours: 24,
-    isActive: true,
-    isArchived: false,
-    createdAt: now,
-    updatedAt: now,
-    activeChangedAt: now,
-    tokenCount: 0,
-    ingestKey: 'k'.repeat(32),
-    liveSince: null,
-    lastLiveEndedAt: null,
-    ...overrides,
-  };
-}
-
-export function sampleCode(eventId: string, overrides: Partial<CodeRecord> = {}): CodeRecord {
-  return {
-    id: randomId(20),
-    code: randomId(12).toUpperCase(),
-    eventId,
-    label: '',
-    isRevoked: false,
-    revokedAt: null,
-    revokedChangedAt: null,
-    redeemedAt: null,
-    redeemedIp: null,
-    createdAt: new Date().toISOString(),
-    eventActive: true,
-    session: null,
-    endedSessions: [],
-    revision: 0,
-    ...overrides,
-  };
-}
+import { sampleCode, sampleEvent } from '../support/store-records';
+import { storeForSuite, type StoreFactory } from '../support/store-under-test';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
 /**
- * One contract, run against every DynamoDB implementation we rely on, so that
- * nothing depends on a stand-in's quirks.
+ * One contract, run against every store: DynamoStore on each DynamoDB implementation we rely on,
+ * so that nothing depends on a stand-in's quirks, and the in-memory store the unit tests use, so
+ * that it keeps the same rules.
  */
-export function describeStoreContract(name: string, start: (table: string) => Promise<{ endpoint: string; close(): Promise<void> }>) {
-  describe(`DynamoStore contract on ${name}`, () => {
-    let server: { endpoint: string; close(): Promise<void> };
-    let store: DynamoStore;
-
-    beforeAll(async () => {
-      server = await start(TABLE);
-      const client = new DynamoDBClient({
-        endpoint: server.endpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      });
-      store = new DynamoStore(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), TABLE);
-    }, 90_000);
-    afterAll(async () => server?.close());
+export function describeStoreContract(name: string, open: StoreFactory) {
+  describe(`Store contract on ${name}`, () => {
+    const store = storeForSuite(open);
 
     /** Installs session `sid` on a code nobody has claimed yet. */
     const claimFresh = (code: string, sid: string) =>

@@ -1,6 +1,8 @@
 import { startEmbeddedDynamo } from '../../local/embedded-dynamodb';
+import { dynamoStoreOn } from '../support/store-under-test';
 import { describeStoreContract } from './store-contract';
 import { describeShowNightStoreContract } from './store-contract-show-night';
 
-describeStoreContract('dynalite (the embedded stand-in)', (tableName) => startEmbeddedDynamo({ tableName }));
-describeShowNightStoreContract('dynalite (the embedded stand-in)', (tableName) => startEmbeddedDynamo({ tableName }));
+const dynalite = dynamoStoreOn((tableName) => startEmbeddedDynamo({ tableName }));
+describeStoreContract('dynalite (the embedded stand-in)', dynalite);
+describeShowNightStoreContract('dynalite (the embedded stand-in)', dynalite);

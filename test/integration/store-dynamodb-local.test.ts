@@ -1,6 +1,8 @@
+import { dynamoStoreOn } from '../support/store-under-test';
 import { startDynamoDbLocal } from '../support/dynamodb-local';
 import { describeStoreContract } from './store-contract';
 import { describeShowNightStoreContract } from './store-contract-show-night';
 
-describeStoreContract('DynamoDB Local (AWS)', (tableName) => startDynamoDbLocal(tableName));
-describeShowNightStoreContract('DynamoDB Local (AWS)', (tableName) => startDynamoDbLocal(tableName));
+const dynamoDbLocal = dynamoStoreOn(startDynamoDbLocal);
+describeStoreContract('DynamoDB Local (AWS)', dynamoDbLocal);
+describeShowNightStoreContract('DynamoDB Local (AWS)', dynamoDbLocal);

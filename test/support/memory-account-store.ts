@@ -1,0 +1,73 @@
+import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore } from '../../functions/domain/account-store';
+import { AlreadyExists, NotFound } from '../../functions/domain/errors';
+
+/**
+ * The accounts part of the store in memory (MemoryStore extends it). Each method reads and
+ * writes without awaiting in between, so it is as atomic as DynamoDB's conditional write, and
+ * it hands out copies, so a caller that changes a record changes nothing stored.
+ */
+export class MemoryAccountStore implements AccountStore {
+  private readonly accounts = new Map<string, AccountRecord>();
+  private policy: AccountPolicy = { requireTwoFactor: false };
+
+  private existing(username: string): AccountRecord {
+    const account = this.accounts.get(username);
+    if (!account) throw new NotFound(`account ${username}`);
+    return account;
+  }
+
+  async createAccount(account: AccountRecord): Promise<void> {
+    if (this.accounts.has(account.username)) throw new AlreadyExists(`account ${account.username} exists`);
+    this.accounts.set(account.username, structuredClone(account));
+  }
+
+  async getAccount(username: string): Promise<AccountRecord | null> {
+    const account = this.accounts.get(username);
+    return account ? structuredClone(account) : null;
+  }
+
+  async listAccounts(): Promise<AccountRecord[]> {
+    return [...this.accounts.values()].sort((a, b) => a.username.localeCompare(b.username)).map((account) => structuredClone(account));
+  }
+
+  async updateAccount(username: string, changes: AccountChanges, options: { now: string; endSessions?: boolean }): Promise<AccountRecord> {
+    const account = this.existing(username);
+    for (const [field, value] of Object.entries(changes)) {
+      if (value !== undefined) Object.assign(account, { [field]: structuredClone(value) });
+    }
+    account.updatedAt = options.now;
+    if (options.endSessions) account.sessionGeneration++;
+    return structuredClone(account);
+  }
+
+  async countFailedAttempt(username: string, now: string): Promise<number> {
+    const account = this.existing(username);
+    account.failedAttempts++;
+    account.updatedAt = now;
+    return account.failedAttempts;
+  }
+
+  async useTotpStep(username: string, step: number, now: string): Promise<boolean> {
+    const account = this.accounts.get(username);
+    if (!account || account.totpLastStep >= step) return false;
+    account.totpLastStep = step;
+    account.updatedAt = now;
+    return true;
+  }
+
+  async useRecoveryCode(username: string, hash: string, now: string): Promise<boolean> {
+    const account = this.accounts.get(username);
+    if (!account?.recoveryCodeHashes.includes(hash)) return false;
+    account.recoveryCodeHashes = account.recoveryCodeHashes.filter((kept) => kept !== hash);
+    account.updatedAt = now;
+    return true;
+  }
+
+  async getAccountPolicy(): Promise<AccountPolicy> {
+    return { ...this.policy };
+  }
+
+  async setAccountPolicy(policy: AccountPolicy): Promise<void> {
+    this.policy = { ...policy };
+  }
+}

@@ -1,0 +1,366 @@
+import { liveSessionsPage } from '../../functions/adapters/dynamo-sessions';
+import type { AuditAction, AuditEntry, AuditPage, AuditScope } from '../../functions/domain/audit-log';
+import { codeDenyUntil, endedSessionOf, endedSessionsToKeep, releaseNeedsEdge } from '../../functions/domain/edge-deny';
+import { AccessRevoked, AlreadyExists, CodeInUse, InvalidCursor, LeaseHeld, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
+import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, LiveSession, PublishRefusal } from '../../functions/domain/records';
+import type { EventChanges, EventCounters, Store } from '../../functions/domain/store';
+import { MemoryAccountStore } from './memory-account-store';
+
+/** Presence is counted in buckets of this many seconds, as in DynamoDB. */
+const PRESENCE_BUCKET_SECONDS = 10;
+/** A page of live sessions looks at most this many times its limit in codes, as in DynamoDB. */
+const LIVE_SCAN_FACTOR = 5;
+
+interface StoredEvent {
+  record: EventRecord;
+  /** A deleted event stays as a tombstone for the access feed. */
+  deleted: boolean;
+  /** When it last entered the access feed. */
+  feedAt: string | null;
+}
+
+interface StoredCode {
+  record: CodeRecord;
+  feedAt: string | null;
+}
+
+const copy = <T>(value: T): T => structuredClone(value);
+const newestCodeFirst = (a: CodeRecord, b: CodeRecord) => `${b.createdAt}#${b.id}`.localeCompare(`${a.createdAt}#${a.id}`);
+const auditOrder = (entry: AuditEntry) => `${entry.at}#${entry.id}`;
+
+function encodeCursor(value: Record<string, string | number>): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+function decodeCursor<T>(cursor: string, valid: (value: Record<string, unknown>) => boolean): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidCursor('not a cursor');
+  }
+  if (typeof value !== 'object' || value === null || !valid(value as Record<string, unknown>)) throw new InvalidCursor('not a cursor of this listing');
+  return value as T;
+}
+
+function toSummary(code: CodeRecord): CodeSummary {
+  const { id, code: value, eventId, label, isRevoked, revokedAt, revokedChangedAt, redeemedAt, redeemedIp, createdAt } = code;
+  return { id, code: value, eventId, label, isRevoked, revokedAt, revokedChangedAt, redeemedAt, redeemedIp, createdAt };
+}
+
+/**
+ * The Store in memory, for fast tests of the domain's rules: it passes the same contract suite as
+ * DynamoStore (`test/integration/store-contract*.ts`). Every method does its reads and writes without
+ * awaiting in between, so each is atomic like one conditional write, and records go in and out as
+ * copies, like items over the wire. What DynamoDB only collects by TTL (rate windows, presence
+ * buckets, revoked admin sessions) is kept, as the domain never relies on TTL.
+ */
+export class MemoryStore extends MemoryAccountStore implements Store {
+  private readonly events = new Map<string, StoredEvent>();
+  /** By code. */
+  private readonly codes = new Map<string, StoredCode>();
+  private readonly rateWindows = new Map<string, number>();
+  private readonly totals = new Map<string, { redeemed: number; revoked: number }>();
+  /** Per event: presence bucket → viewers. */
+  private readonly presence = new Map<string, Map<number, number>>();
+  private readonly audit: { entry: AuditEntry; scope: string }[] = [];
+  private readonly revokedAdminSessions = new Set<string>();
+
+  private liveEvent(id: string): StoredEvent {
+    const stored = this.events.get(id);
+    if (!stored || stored.deleted) throw new NotFound(`event ${id}`);
+    return stored;
+  }
+
+  private codesOf(eventId: string): CodeRecord[] {
+    return [...this.codes.values()].map(({ record }) => record).filter((code) => code.eventId === eventId).sort(newestCodeFirst);
+  }
+
+  private codeById(id: string): StoredCode | undefined {
+    return [...this.codes.values()].find(({ record }) => record.id === id);
+  }
+
+  private totalsOf(eventId: string) {
+    let totals = this.totals.get(eventId);
+    if (!totals) this.totals.set(eventId, (totals = { redeemed: 0, revoked: 0 }));
+    return totals;
+  }
+
+  async createEvent(event: EventRecord): Promise<void> {
+    if (this.events.has(event.id)) throw new AlreadyExists(`event ${event.id} exists`);
+    this.events.set(event.id, { record: copy(event), deleted: false, feedAt: null });
+  }
+
+  async getEvent(id: string): Promise<EventRecord | null> {
+    const stored = this.events.get(id);
+    return stored && !stored.deleted ? copy(stored.record) : null;
+  }
+
+  async listEvents(): Promise<EventRecord[]> {
+    return [...this.events.values()]
+      .filter((stored) => !stored.deleted)
+      .map(({ record }) => record)
+      .sort((a, b) => `${b.createdAt}#${b.id}`.localeCompare(`${a.createdAt}#${a.id}`))
+      .map(copy);
+  }
+
+  async updateEvent(id: string, changes: EventChanges, now: string): Promise<EventRecord> {
+    const { record } = this.liveEvent(id);
+    for (const [field, value] of Object.entries(changes)) {
+      if (value !== undefined) Object.assign(record, { [field]: copy(value) });
+    }
+    record.updatedAt = now;
+    return copy(record);
+  }
+
+  async setEventActive(id: string, active: boolean, now: string): Promise<EventRecord> {
+    const stored = this.liveEvent(id);
+    Object.assign(stored.record, { isActive: active, activeChangedAt: now, updatedAt: now });
+    stored.feedAt = now;
+    for (const code of this.codesOf(id)) code.eventActive = active;
+    return copy(stored.record);
+  }
+
+  async appendPublishRefusal(id: string, refusal: PublishRefusal, keep: number): Promise<void> {
+    const { record } = this.liveEvent(id);
+    const all = [...(record.publishRefusals ?? []), copy(refusal)];
+    record.publishRefusals = all.length > keep * 2 ? all.slice(-keep) : all;
+  }
+
+  async setEventLive(id: string, live: boolean, now: string): Promise<EventRecord> {
+    const { record } = this.liveEvent(id);
+    Object.assign(record, live ? { liveSince: now, updatedAt: now } : { liveSince: null, lastLiveEndedAt: now, updatedAt: now });
+    return copy(record);
+  }
+
+  async acquireStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt: string }): Promise<EventRecord> {
+    const { record } = this.liveEvent(id);
+    const free = !record.leaseHolder || record.leaseHolder === holder || (record.leaseExpiresAt ?? '') <= now;
+    if (!free) throw new LeaseHeld(`event ${id}`);
+    Object.assign(record, { leaseHolder: holder, leaseExpiresAt: expiresAt, updatedAt: now });
+    return copy(record);
+  }
+
+  async releaseStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt?: string }): Promise<EventRecord> {
+    const { record } = this.liveEvent(id);
+    if (record.leaseHolder === holder && (!expiresAt || record.leaseExpiresAt === expiresAt)) {
+      Object.assign(record, { leaseHolder: null, leaseExpiresAt: null, liveSince: null, lastLiveEndedAt: now, updatedAt: now });
+    }
+    return copy(record);
+  }
+
+  async deleteEvent(id: string, now: string): Promise<void> {
+    const stored = this.liveEvent(id);
+    Object.assign(stored, { deleted: true, feedAt: now });
+    Object.assign(stored.record, { isActive: false, activeChangedAt: now });
+    await this.deleteCodes(this.codesOf(id).map((code) => code.code));
+  }
+
+  async createCode(code: CodeRecord): Promise<void> {
+    if (this.codes.has(code.code)) throw new AlreadyExists('code exists');
+    this.codes.set(code.code, { record: copy(code), feedAt: null });
+  }
+
+  async deleteCodes(codes: string[]): Promise<void> {
+    for (const code of codes) this.codes.delete(code);
+  }
+
+  async addToTokenCount(eventId: string, delta: number): Promise<void> {
+    this.liveEvent(eventId).record.tokenCount += delta;
+  }
+
+  async getCode(code: string): Promise<CodeRecord | null> {
+    const stored = this.codes.get(code);
+    return stored ? copy(stored.record) : null;
+  }
+
+  async getCodeById(id: string): Promise<CodeRecord | null> {
+    const stored = this.codeById(id);
+    return stored ? copy(stored.record) : null;
+  }
+
+  async listCodes(eventId: string): Promise<CodeSummary[]> {
+    return this.codesOf(eventId).map(toSummary);
+  }
+
+  async listLiveSessions(args: { eventId: string; staleBefore: string; limit: number; cursor?: string | null }) {
+    const { next } = args.cursor ? decodeCursor<{ next: number }>(args.cursor, (value) => Number.isInteger(value.next)) : { next: 0 };
+    const codes = this.codesOf(args.eventId);
+    const sessions: LiveSession[] = [];
+    let position = next;
+    for (; position < codes.length && sessions.length < args.limit && position - next < args.limit * LIVE_SCAN_FACTOR; position++) {
+      const { code, id, label, isRevoked, session } = codes[position]!;
+      // A revoked code's session is over whatever its last heartbeat says: the edge refuses it.
+      if (session && session.heartbeatAt >= args.staleBefore && !isRevoked) sessions.push({ code, tokenId: id, label, session: copy(session) });
+    }
+    return { sessions, cursor: position < codes.length ? encodeCursor({ next: position }) : null };
+  }
+
+  async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord> {
+    const stored = this.codeById(id);
+    if (!stored) throw new NotFound(`token ${id}`);
+    const code = stored.record;
+    if (code.isRevoked === revoked) return copy(code);
+    Object.assign(code, {
+      isRevoked: revoked,
+      revokedAt: revoked ? now : null,
+      revokedChangedAt: now,
+      denyUntil: revoked ? codeDenyUntil(code, now) : null,
+    });
+    stored.feedAt = now;
+    this.totalsOf(code.eventId).revoked += revoked ? 1 : -1;
+    return copy(code);
+  }
+
+  async claimSession(args: Parameters<Store['claimSession']>[0]): Promise<CodeRecord> {
+    const stored = this.codes.get(args.code);
+    const code = stored?.record;
+    if (!stored || !code || code.revision !== args.expectedRevision || code.isRevoked || !code.eventActive) {
+      throw new CodeInUse('the code changed while claiming it');
+    }
+    Object.assign(code, { session: copy(args.session), endedSessions: copy(args.endedSessions), revision: code.revision + 1 });
+    if (args.redeemed) Object.assign(code, { redeemedAt: args.redeemed.at, redeemedIp: args.redeemed.ip });
+    if (args.endedSessions.some((ended) => ended.endedAt === args.now)) stored.feedAt = args.now;
+    return copy(code);
+  }
+
+  /** The session `sessionId` of a code that still grants access, if it is live; the refusal otherwise. */
+  private liveSession(args: { code: string; sessionId: string; staleBefore: string }) {
+    const code = this.codes.get(args.code)?.record;
+    if (!code || code.isRevoked || !code.eventActive) throw new AccessRevoked('code or event no longer active');
+    const session = code.session;
+    if (session?.id !== args.sessionId || session.heartbeatAt < args.staleBefore) throw new SessionGone('session ended');
+    return { code, session };
+  }
+
+  async heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void> {
+    this.liveSession(args).session.heartbeatAt = args.now;
+  }
+
+  async markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void> {
+    const { code, session } = this.liveSession(args);
+    if (session.longLivedUntil !== undefined && session.longLivedUntil >= args.until) return;
+    session.longLivedUntil = args.until;
+    // A revoke sizes the code's deny from the session it read, so it must read again.
+    code.revision++;
+  }
+
+  async releaseSession(args: Parameters<Store['releaseSession']>[0]): Promise<boolean> {
+    const stored = this.codes.get(args.code);
+    const session = stored?.record.session;
+    if (!stored || !session || session.id !== args.sessionId) return false;
+    const code = stored.record;
+    // As in DynamoStore: a plain release leaves no trace; an admin's end or a long-lived URL's goes to the edge.
+    const toEdge = args.by === 'admin' || releaseNeedsEdge(session, args.now);
+    const ended = endedSessionsToKeep(code.endedSessions, args.now);
+    if (toEdge) ended.push({ ...endedSessionOf(session, args.now), ...(args.by ? { by: args.by } : {}) });
+    Object.assign(code, { session: null, endedSessions: ended, revision: code.revision + 1 });
+    if (toEdge) stored.feedAt = args.now;
+    return true;
+  }
+
+  async listEventSessions(args: Parameters<Store['listEventSessions']>[0]) {
+    const live: LiveSession[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.listLiveSessions({ eventId: args.eventId, staleBefore: args.liveAfter, limit: 500, cursor });
+      live.push(...page.sessions);
+      cursor = page.cursor;
+    } while (cursor);
+    return liveSessionsPage(live, args);
+  }
+
+  async rateLimitRetryAfter(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<number | null> {
+    const { key, windowEnd, nowSeconds } = rateWindow(args);
+    return (this.rateWindows.get(key) ?? 0) >= args.limit ? Math.max(1, windowEnd - nowSeconds) : null;
+  }
+
+  async hitRateLimit(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<void> {
+    const { key, windowEnd, nowSeconds } = rateWindow(args);
+    const hits = this.rateWindows.get(key) ?? 0;
+    if (hits >= args.limit) throw new RateLimited(Math.max(1, windowEnd - nowSeconds));
+    this.rateWindows.set(key, hits + 1);
+  }
+
+  async accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }> {
+    const changed = <T extends { feedAt: string | null }>(items: Iterable<T>) =>
+      [...items].filter((item) => item.feedAt !== null && item.feedAt >= since).sort((a, b) => a.feedAt!.localeCompare(b.feedAt!));
+    return {
+      codes: changed(this.codes.values()).map(({ record }) => ({
+        code: record.code,
+        isRevoked: record.isRevoked,
+        revokedAt: record.revokedAt,
+        revokedChangedAt: record.revokedChangedAt,
+        endedSessions: copy(record.endedSessions),
+        denyUntil: record.denyUntil ?? null,
+      })),
+      events: changed(this.events.values()).map(({ record }) => ({
+        id: record.id,
+        isActive: record.isActive,
+        activeChangedAt: record.activeChangedAt,
+        endsAt: record.endsAt,
+        accessWindowHours: record.accessWindowHours,
+      })),
+    };
+  }
+
+  async countRedemption(args: { eventId: string; code: string }): Promise<void> {
+    this.totalsOf(args.eventId).redeemed++;
+  }
+
+  async countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void> {
+    let buckets = this.presence.get(args.eventId);
+    if (!buckets) this.presence.set(args.eventId, (buckets = new Map()));
+    const bucket = presenceBucket(args.at);
+    buckets.set(bucket, (buckets.get(bucket) ?? 0) + args.delta);
+  }
+
+  async eventCounters(args: { eventId: string; presenceSince: string }): Promise<EventCounters> {
+    const from = presenceBucket(args.presenceSince);
+    let presence = 0;
+    for (const [bucket, viewers] of this.presence.get(args.eventId) ?? []) if (bucket >= from) presence += viewers;
+    return { ...this.totalsOf(args.eventId), presence: Math.max(0, presence) };
+  }
+
+  async putAuditEntry(entry: AuditEntry, scope: AuditScope): Promise<void> {
+    this.audit.push({ entry: copy(entry), scope: scope === 'console' ? 'console' : scope.eventId });
+  }
+
+  /** The cursor names its listing and the last entry shown (`at#id`). */
+  async listAuditEntries(args: { eventId: string | null; action: AuditAction | null; cursor: string | null; limit: number }): Promise<AuditPage> {
+    const listing = args.eventId ?? '*';
+    const after = args.cursor
+      ? decodeCursor<{ listing: string; last: string }>(args.cursor, (value) => value.listing === listing && typeof value.last === 'string').last
+      : null;
+    const rest = this.audit
+      .filter(({ scope, entry }) => (args.eventId === null || scope === args.eventId) && (!args.action || entry.action === args.action))
+      .map(({ entry }) => entry)
+      .sort((a, b) => auditOrder(b).localeCompare(auditOrder(a)))
+      .filter((entry) => after === null || auditOrder(entry) < after);
+    const entries = rest.slice(0, args.limit);
+    const last = entries[entries.length - 1];
+    return { entries: entries.map(copy), nextCursor: rest.length > args.limit && last ? encodeCursor({ listing, last: auditOrder(last) }) : null };
+  }
+
+  async deleteAuditEntries(eventId: string): Promise<void> {
+    const kept = this.audit.filter(({ scope }) => scope !== eventId);
+    this.audit.splice(0, this.audit.length, ...kept);
+  }
+
+  async revokeAdminSession(id: string): Promise<void> {
+    this.revokedAdminSessions.add(id);
+  }
+
+  async isAdminSessionRevoked(id: string): Promise<boolean> {
+    return this.revokedAdminSessions.has(id);
+  }
+}
+
+const presenceBucket = (iso: string) => Math.floor(Date.parse(iso) / 1000 / PRESENCE_BUCKET_SECONDS);
+
+/** Fixed windows aligned to the clock, as in DynamoDB. */
+function rateWindow(args: { key: string; windowSeconds: number; now: Date }) {
+  const nowSeconds = Math.floor(args.now.getTime() / 1000);
+  const windowStart = nowSeconds - (nowSeconds % args.windowSeconds);
+  return { key: `${args.key}#${windowStart}`, windowEnd: windowStart + args.windowSeconds, nowSeconds };
+}
