@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import type { AppConfig } from '../../functions/domain/config';
+import { SESSION_TIMEOUT_SECONDS } from '../../functions/domain/config';
+import type { CodeRecord, EventRecord } from '../../functions/domain/records';
+import type { AccessDeps } from '../../functions/domain/viewer-access';
+import { errorResponses } from '../../functions/http/middlewares/error-responses';
+import type { ApiEvent, ApiResult } from '../../functions/http/api-types';
+import { MemoryStore } from './memory-store';
+import { sampleCode, sampleEvent } from './store-records';
+
+/** The domain's use cases on the in-memory store, with a clock the test moves. */
+export interface DomainFixture {
+  store: MemoryStore;
+  deps: AccessDeps;
+  /** The clock's time now. */
+  now(): Date;
+  /** Moves the clock on. */
+  advance(seconds: number): void;
+  /** An event (on from now for an hour, codes valid 24 h after) with one fresh code. */
+  eventWithCode(overrides?: { event?: Partial<EventRecord>; code?: Partial<CodeRecord> }): Promise<{ event: EventRecord; code: CodeRecord }>;
+}
+
+export const PLAYBACK_BASE_URL = 'https://media.example.com';
+
+/** `start` is on a minute boundary, so a test's rate-limit window starts with it. */
+export function domainFixture(start = '2026-11-22T20:00:00.000Z'): DomainFixture {
+  const store = new MemoryStore();
+  let clock = Date.parse(start);
+  const config: AppConfig = {
+    tableName: 'memory',
+    playbackBaseUrl: PLAYBACK_BASE_URL,
+    mediaPort: 4000,
+    ingestRtmpUrl: null,
+    ingestRtmpPort: 1935,
+    segmentSeconds: 1,
+    signingKeys: { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(randomBytes(32))]]) },
+    adminPasswordHash: '',
+    adminSessionSecret: '',
+    internalApiKey: '',
+    originVerifySecret: null,
+    siteOrigin: null,
+    sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS,
+  };
+  const now = () => new Date(clock);
+  return {
+    store,
+    deps: { store, config, now },
+    now,
+    advance(seconds) {
+      clock += seconds * 1000;
+    },
+    async eventWithCode(overrides = {}) {
+      const at = now().toISOString();
+      const event = sampleEvent({
+        startsAt: at,
+        endsAt: new Date(clock + 3_600_000).toISOString(),
+        createdAt: at,
+        updatedAt: at,
+        activeChangedAt: at,
+        tokenCount: 1,
+        ...overrides.event,
+      });
+      await store.createEvent(event);
+      const code = sampleCode(event.id, { createdAt: at, ...overrides.code });
+      await store.createCode(code);
+      return { event, code };
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/**
+ * What the API answers when `work` fails: the error rendered by the handlers' own error step, so a
+ * rule's test states the spec's status and message. Fails the test when `work` succeeds.
+ */
+export async function refusal(work: Promise<unknown>): Promise<Answer> {
+  let error: unknown;
+  try {
+    await work;
+  } catch (caught) {
+    error = caught;
+  }
+  if (error === undefined) throw new Error('expected a refusal, but it succeeded');
+  const request = { error, event: { routeKey: 'unit-test' } as ApiEvent, response: undefined as ApiResult | undefined };
+  await errorResponses().onError!(request as unknown as Parameters<NonNullable<ReturnType<typeof errorResponses>['onError']>>[0]);
+  const response = request.response!;
+  if (response.statusCode === 500) throw error;
+  return {
+    status: response.statusCode!,
+    body: JSON.parse(String(response.body)) as Record<string, unknown>,
+    headers: response.headers as Record<string, string>,
+  };
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { bulkRevoke, setCodeRevoked } from '../../functions/domain/code-admin';
+import { setEventFlag } from '../../functions/domain/event-admin';
+import { buildRevocationFeed } from '../../functions/domain/revocation-feed-builder';
+import { heartbeat, refreshPlayback, validateCode } from '../../functions/domain/viewer-access';
+import { domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
+import { sampleCode } from '../support/store-records';
+
+/** An admin's revoke and deactivate on the in-memory store: what viewers, the counters and the access feed see. */
+async function watching(f: DomainFixture) {
+  const { event, code } = await f.eventWithCode();
+  const { playbackToken } = await validateCode(f.deps, { code: code.code, ip: '198.51.100.7', playbackBaseUrl: PLAYBACK_BASE_URL });
+  return { event, code, token: playbackToken };
+}
+
+const validate = (f: DomainFixture, code: string) => validateCode(f.deps, { code, ip: '203.0.113.9', playbackBaseUrl: PLAYBACK_BASE_URL });
+const revoked = { status: 403, body: { error: 'Access has been revoked' } };
+
+describe('revoking a code', () => {
+  it('stops its viewer at the next refresh or heartbeat and refuses the code, until unrevoked', async () => {
+    const f = domainFixture();
+    const { event, code, token } = await watching(f);
+    const since = f.now().toISOString();
+    f.advance(10);
+    await expect(setCodeRevoked(f.deps, code.id, true)).resolves.toMatchObject({ id: code.id, status: 'revoked' });
+    expect(await refusal(refreshPlayback(f.deps, token, PLAYBACK_BASE_URL))).toMatchObject(revoked);
+    expect(await refusal(heartbeat(f.deps, token))).toMatchObject(revoked);
+    expect(await refusal(validate(f, code.code))).toMatchObject({ status: 403, body: { error: 'Access code has been revoked' } });
+    // The revoked viewer leaves the estimate; the revocation is counted.
+    expect(await f.store.eventCounters({ eventId: event.id, presenceSince: since })).toEqual({ redeemed: 1, revoked: 1, presence: 0 });
+
+    const feed = await buildRevocationFeed(f.deps, since);
+    expect(feed.revocations).toEqual([{ code: code.code, revokedAt: f.now().toISOString(), until: '2026-11-22T20:10:10.000Z' }]);
+
+    f.advance(10);
+    await expect(setCodeRevoked(f.deps, code.id, false)).resolves.toMatchObject({ status: 'redeemed' });
+    await expect(heartbeat(f.deps, token)).resolves.toEqual({ ok: true });
+    expect((await buildRevocationFeed(f.deps, since)).unrevocations).toEqual([{ code: code.code, unrevokedAt: f.now().toISOString() }]);
+    expect(await f.store.eventCounters({ eventId: event.id, presenceSince: since })).toEqual({ redeemed: 1, revoked: 0, presence: 1 });
+  });
+
+  it('changes nothing when the code is revoked already, and answers 404 for an unknown one', async () => {
+    const f = domainFixture();
+    const { code } = await f.eventWithCode();
+    const first = await setCodeRevoked(f.deps, code.id, true);
+    f.advance(5);
+    expect(await setCodeRevoked(f.deps, code.id, true)).toEqual(first);
+    expect(await refusal(setCodeRevoked(f.deps, 'no-such-token', true))).toMatchObject({ status: 404, body: { error: 'Token not found' } });
+  });
+
+  it('revokes in bulk, counting only codes it changed and skipping unknown ones', async () => {
+    const f = domainFixture();
+    const { event, code } = await f.eventWithCode();
+    const others = [sampleCode(event.id), sampleCode(event.id)];
+    for (const other of others) await f.store.createCode(other);
+    await setCodeRevoked(f.deps, code.id, true);
+    // A change is told by its time (`revokedChangedAt`): the clock moves on as it always does between two requests.
+    f.advance(1);
+    const result = await bulkRevoke(f.deps, { tokenIds: [code.id, others[0]!.id, others[1]!.id, others[1]!.id, 'unknown'] });
+    expect(result.revoked).toBe(2);
+    expect(result.changed.map((changed) => changed.id).sort()).toEqual(others.map((other) => other.id).sort());
+  });
+});
+
+describe('deactivating an event', () => {
+  it('stops every viewer of it and refuses its codes, until reactivated', async () => {
+    const f = domainFixture();
+    const { event, code, token } = await watching(f);
+    const since = f.now().toISOString();
+    f.advance(10);
+    await expect(setEventFlag(f.deps, event.id, 'active', false)).resolves.toMatchObject({ isActive: false });
+    expect(await refusal(refreshPlayback(f.deps, token, PLAYBACK_BASE_URL))).toMatchObject(revoked);
+    expect(await refusal(heartbeat(f.deps, token))).toMatchObject(revoked);
+    expect(await refusal(validate(f, code.code))).toMatchObject({ status: 403, body: { error: 'This event is not currently available' } });
+
+    // The edge denies the event's codes until no credential of it can work: the access window's end plus a JWT life.
+    const feed = await buildRevocationFeed(f.deps, since);
+    expect(feed.eventDeactivations).toEqual([
+      { eventId: event.id, deactivatedAt: f.now().toISOString(), tokenCodes: [code.code], until: '2026-11-23T21:10:00.000Z' },
+    ]);
+
+    f.advance(10);
+    await setEventFlag(f.deps, event.id, 'active', true);
+    await expect(heartbeat(f.deps, token)).resolves.toEqual({ ok: true });
+    expect((await buildRevocationFeed(f.deps, since)).eventReactivations).toEqual([{ eventId: event.id, reactivatedAt: f.now().toISOString() }]);
+  });
+
+  it('enters the feed only on a real change, and answers 404 for an unknown event', async () => {
+    const f = domainFixture();
+    const { event } = await f.eventWithCode();
+    const since = f.now().toISOString();
+    await setEventFlag(f.deps, event.id, 'active', true);
+    expect((await buildRevocationFeed(f.deps, since)).eventReactivations).toEqual([]);
+    expect(await refusal(setEventFlag(f.deps, 'no-such-event', 'active', false))).toMatchObject({ status: 404, body: { error: 'Event not found' } });
+  });
+});

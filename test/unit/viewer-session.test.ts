@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { signPlaybackToken } from '../../functions/domain/playback-token';
+import { buildRevocationFeed } from '../../functions/domain/revocation-feed-builder';
+import { endSession } from '../../functions/domain/session-admin';
+import { heartbeat, refreshPlayback, releasePlayback, validateCode } from '../../functions/domain/viewer-access';
+import { domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
+
+/** A viewer's session after validation: refresh, heartbeat and release, on the in-memory store. */
+async function watching(f: DomainFixture, overrides: Parameters<DomainFixture['eventWithCode']>[0] = {}) {
+  const { event, code } = await f.eventWithCode(overrides);
+  const { playbackToken } = await validateCode(f.deps, { code: code.code, ip: '198.51.100.7', playbackBaseUrl: PLAYBACK_BASE_URL });
+  const sessionId = (await f.store.getCode(code.code))!.session!.id;
+  return { event, code, token: playbackToken, sessionId };
+}
+
+const refresh = (f: DomainFixture, token: string | null) => refreshPlayback(f.deps, token, PLAYBACK_BASE_URL);
+const invalidToken = { status: 401, body: { error: 'Valid playback token required' } };
+const revoked = { status: 403, body: { error: 'Access has been revoked' } };
+
+describe('refreshing a playback JWT', () => {
+  it('issues a new JWT for the live session, twelve times an hour per code', async () => {
+    const f = domainFixture();
+    const { token } = await watching(f);
+    let latest = token;
+    for (let i = 0; i < 12; i++) {
+      f.advance(60);
+      await heartbeat(f.deps, latest);
+      ({ playbackToken: latest } = await refresh(f, latest));
+    }
+    const limited = await refusal(refresh(f, latest));
+    expect(limited).toMatchObject({ status: 429, body: { error: 'Too many refresh requests' } });
+    expect(limited.headers['retry-after']).toBe(String(3600 - 12 * 60));
+  });
+
+  it('refuses a token that is not a playback JWT of ours, or has expired', async () => {
+    const f = domainFixture();
+    const { event, code, token, sessionId } = await watching(f);
+    expect(await refusal(refresh(f, null))).toMatchObject(invalidToken);
+    expect(await refusal(refresh(f, `${token}x`))).toMatchObject(invalidToken);
+    const preview = await signPlaybackToken({ code: code.code, eventId: event.id, sessionId, preview: true }, f.deps.config.signingKeys, f.now());
+    expect(await refusal(refresh(f, preview.token))).toMatchObject(invalidToken);
+    f.advance(600);
+    expect(await refusal(refresh(f, token))).toMatchObject({ status: 410, body: { error: 'Access has expired' } });
+  });
+
+  it('refuses a revoked code, a deactivated event and access past its window', async () => {
+    const f = domainFixture();
+    const { event, code, token } = await watching(f);
+    await f.store.setCodeRevoked(code.id, true, f.now().toISOString());
+    expect(await refusal(refresh(f, token))).toMatchObject(revoked);
+    await f.store.setCodeRevoked(code.id, false, f.now().toISOString());
+    await f.store.setEventActive(event.id, false, f.now().toISOString());
+    expect(await refusal(refresh(f, token))).toMatchObject(revoked);
+    await f.store.setEventActive(event.id, true, f.now().toISOString());
+    await f.store.updateEvent(event.id, { endsAt: '2026-11-21T20:00:00.000Z' }, f.now().toISOString());
+    expect(await refusal(refresh(f, token))).toMatchObject({ status: 410, body: { error: 'Access has expired' } });
+  });
+
+  it('refuses a session that timed out, and tells the player when an organiser ended it', async () => {
+    const f = domainFixture();
+    const { event, code, token, sessionId } = await watching(f);
+    await endSession(f.deps, event.id, { code: code.code, sessionId });
+    expect(await refusal(refresh(f, token))).toEqual({ ...invalidToken, body: { ...invalidToken.body, endedBy: 'admin' }, headers: expect.anything() });
+
+    const other = await watching(f);
+    f.advance(91);
+    expect((await refusal(refresh(f, other.token))).body).toEqual(invalidToken.body);
+  });
+});
+
+describe('keeping a session alive by heartbeat', () => {
+  it('keeps it live past the timeout', async () => {
+    const f = domainFixture();
+    const { code, token } = await watching(f);
+    for (let i = 0; i < 5; i++) {
+      f.advance(80);
+      await expect(heartbeat(f.deps, token)).resolves.toEqual({ ok: true });
+    }
+    expect((await f.store.getCode(code.code))!.session!.heartbeatAt).toBe(f.now().toISOString());
+  });
+
+  it('answers 404 once the session is gone, 403 once access is revoked, 401 for a bad or expired token', async () => {
+    const f = domainFixture();
+    const { event, code, token } = await watching(f);
+    await f.store.setEventActive(event.id, false, f.now().toISOString());
+    expect(await refusal(heartbeat(f.deps, token))).toMatchObject(revoked);
+    await f.store.setEventActive(event.id, true, f.now().toISOString());
+    await f.store.setCodeRevoked(code.id, true, f.now().toISOString());
+    expect(await refusal(heartbeat(f.deps, token))).toMatchObject(revoked);
+    await f.store.setCodeRevoked(code.id, false, f.now().toISOString());
+    await heartbeat(f.deps, token);
+
+    f.advance(91);
+    expect(await refusal(heartbeat(f.deps, token))).toMatchObject({ status: 404, body: { error: 'Session not found' } });
+    expect(await refusal(heartbeat(f.deps, 'not.a.jwt'))).toMatchObject(invalidToken);
+    f.advance(600);
+    expect(await refusal(heartbeat(f.deps, token))).toMatchObject(invalidToken);
+  });
+});
+
+describe('releasing a session', () => {
+  it('frees the code at once for another device, without a trace in the feed', async () => {
+    const f = domainFixture();
+    const { event, code, token } = await watching(f);
+    const since = f.now().toISOString();
+    await expect(releasePlayback(f.deps, token)).resolves.toEqual({ released: true });
+    await expect(releasePlayback(f.deps, token)).resolves.toEqual({ released: true });
+    expect((await f.store.getCode(code.code))!).toMatchObject({ session: null, endedSessions: [] });
+    expect(await refusal(refresh(f, token))).toMatchObject(invalidToken);
+    expect(await f.store.eventCounters({ eventId: event.id, presenceSince: since })).toMatchObject({ presence: 0 });
+    await expect(validateCode(f.deps, { code: code.code, ip: '203.0.113.9', playbackBaseUrl: PLAYBACK_BASE_URL })).resolves.toBeTruthy();
+    expect((await buildRevocationFeed(f.deps, since)).endedSessions).toEqual([]);
+  });
+
+  it('accepts an expired but genuine token for its own session, and nothing else', async () => {
+    const f = domainFixture();
+    const { code, token } = await watching(f);
+    f.advance(30 * 60);
+    await expect(releasePlayback(f.deps, token)).resolves.toEqual({ released: true });
+    expect((await f.store.getCode(code.code))!.session).toBeNull();
+    expect(await refusal(releasePlayback(f.deps, null))).toMatchObject(invalidToken);
+  });
+
+  it('puts the end of a session holding a long-lived URL in the feed until that URL expires', async () => {
+    const f = domainFixture();
+    const { code, token, sessionId } = await watching(f);
+    const until = '2026-11-22T23:00:00.000Z';
+    await f.store.markSessionLongLived({ code: code.code, sessionId, until, staleBefore: f.now().toISOString() });
+    const since = f.now().toISOString();
+    await releasePlayback(f.deps, token);
+    expect((await buildRevocationFeed(f.deps, since)).endedSessions).toEqual([
+      { sessionId, code: code.code, endedAt: since, longLivedUntil: until, until },
+    ]);
+  });
+});
