@@ -654,7 +654,8 @@ export class DynamoStore extends DynamoAccountStore implements Store {
   }
 }
 
-function rateWindow(args: { key: string; windowSeconds: number; now: Date }) {
+/** The fixed window, aligned to the clock, that a rate-limit hit at `now` counts in (also the in-memory store's). */
+export function rateWindow(args: { key: string; windowSeconds: number; now: Date }) {
   const nowSeconds = Math.floor(args.now.getTime() / 1000);
   const windowStart = nowSeconds - (nowSeconds % args.windowSeconds);
   return { key: { pk: `RATE#${args.key}#${windowStart}`, sk: 'RATE' }, windowEnd: windowStart + args.windowSeconds, nowSeconds };

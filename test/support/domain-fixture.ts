@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '../../functions/domain/config';
 import { SESSION_TIMEOUT_SECONDS } from '../../functions/domain/config';
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
-import type { AccessDeps } from '../../functions/domain/viewer-access';
+import { validateCode, type AccessDeps } from '../../functions/domain/viewer-access';
 import { errorResponses } from '../../functions/http/middlewares/error-responses';
 import type { ApiEvent, ApiResult } from '../../functions/http/api-types';
 import { MemoryStore } from './memory-store';
@@ -18,6 +18,13 @@ export interface DomainFixture {
   advance(seconds: number): void;
   /** An event (on from now for an hour, codes valid 24 h after) with one fresh code. */
   eventWithCode(overrides?: { event?: Partial<EventRecord>; code?: Partial<CodeRecord> }): Promise<{ event: EventRecord; code: CodeRecord }>;
+  /** As `eventWithCode`, with a viewer watching: the code validated, its session and JWT. */
+  watching(overrides?: { event?: Partial<EventRecord>; code?: Partial<CodeRecord> }): Promise<{
+    event: EventRecord;
+    code: CodeRecord;
+    token: string;
+    sessionId: string;
+  }>;
 }
 
 export const PLAYBACK_BASE_URL = 'https://media.example.com';
@@ -64,6 +71,11 @@ export function domainFixture(start = '2026-11-22T20:00:00.000Z'): DomainFixture
       const code = sampleCode(event.id, { createdAt: at, ...overrides.code });
       await store.createCode(code);
       return { event, code };
+    },
+    async watching(overrides = {}) {
+      const { event, code } = await this.eventWithCode(overrides);
+      const { playbackToken } = await validateCode(this.deps, { code: code.code, ip: '198.51.100.7', playbackBaseUrl: PLAYBACK_BASE_URL });
+      return { event, code, token: playbackToken, sessionId: (await store.getCode(code.code))!.session!.id };
     },
   };
 }

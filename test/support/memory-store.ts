@@ -1,4 +1,5 @@
 import { liveSessionsPage } from '../../functions/adapters/dynamo-sessions';
+import { rateWindow } from '../../functions/adapters/dynamo-store';
 import type { AuditAction, AuditEntry, AuditPage, AuditScope } from '../../functions/domain/audit-log';
 import { codeDenyUntil, endedSessionOf, endedSessionsToKeep, releaseNeedsEdge } from '../../functions/domain/edge-deny';
 import { AccessRevoked, AlreadyExists, CodeInUse, InvalidCursor, LeaseHeld, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
@@ -43,6 +44,13 @@ function decodeCursor<T>(cursor: string, valid: (value: Record<string, unknown>)
   return value as T;
 }
 
+/** The code's session as the admin's lists show it, if it is live. A revoked code's session is over whatever its last heartbeat says. */
+function liveSessionOf(code: CodeRecord, staleBefore: string): LiveSession | null {
+  const { session } = code;
+  if (!session || session.heartbeatAt < staleBefore || code.isRevoked) return null;
+  return { code: code.code, tokenId: code.id, label: code.label, session: copy(session) };
+}
+
 function toSummary(code: CodeRecord): CodeSummary {
   const { id, code: value, eventId, label, isRevoked, revokedAt, revokedChangedAt, redeemedAt, redeemedIp, createdAt } = code;
   return { id, code: value, eventId, label, isRevoked, revokedAt, revokedChangedAt, redeemedAt, redeemedIp, createdAt };
@@ -59,6 +67,7 @@ export class MemoryStore extends MemoryAccountStore implements Store {
   private readonly events = new Map<string, StoredEvent>();
   /** By code. */
   private readonly codes = new Map<string, StoredCode>();
+  /** Hits by window (the window's DynamoDB key). */
   private readonly rateWindows = new Map<string, number>();
   private readonly totals = new Map<string, { redeemed: number; revoked: number }>();
   /** Per event: presence bucket → viewers. */
@@ -189,9 +198,8 @@ export class MemoryStore extends MemoryAccountStore implements Store {
     const sessions: LiveSession[] = [];
     let position = next;
     for (; position < codes.length && sessions.length < args.limit && position - next < args.limit * LIVE_SCAN_FACTOR; position++) {
-      const { code, id, label, isRevoked, session } = codes[position]!;
-      // A revoked code's session is over whatever its last heartbeat says: the edge refuses it.
-      if (session && session.heartbeatAt >= args.staleBefore && !isRevoked) sessions.push({ code, tokenId: id, label, session: copy(session) });
+      const live = liveSessionOf(codes[position]!, args.staleBefore);
+      if (live) sessions.push(live);
     }
     return { sessions, cursor: position < codes.length ? encodeCursor({ next: position }) : null };
   }
@@ -260,26 +268,20 @@ export class MemoryStore extends MemoryAccountStore implements Store {
   }
 
   async listEventSessions(args: Parameters<Store['listEventSessions']>[0]) {
-    const live: LiveSession[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.listLiveSessions({ eventId: args.eventId, staleBefore: args.liveAfter, limit: 500, cursor });
-      live.push(...page.sessions);
-      cursor = page.cursor;
-    } while (cursor);
-    return liveSessionsPage(live, args);
+    const live = this.codesOf(args.eventId).map((code) => liveSessionOf(code, args.liveAfter));
+    return liveSessionsPage(live.filter((session) => session !== null), args);
   }
 
   async rateLimitRetryAfter(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<number | null> {
     const { key, windowEnd, nowSeconds } = rateWindow(args);
-    return (this.rateWindows.get(key) ?? 0) >= args.limit ? Math.max(1, windowEnd - nowSeconds) : null;
+    return (this.rateWindows.get(key.pk) ?? 0) >= args.limit ? Math.max(1, windowEnd - nowSeconds) : null;
   }
 
   async hitRateLimit(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<void> {
     const { key, windowEnd, nowSeconds } = rateWindow(args);
-    const hits = this.rateWindows.get(key) ?? 0;
+    const hits = this.rateWindows.get(key.pk) ?? 0;
     if (hits >= args.limit) throw new RateLimited(Math.max(1, windowEnd - nowSeconds));
-    this.rateWindows.set(key, hits + 1);
+    this.rateWindows.set(key.pk, hits + 1);
   }
 
   async accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }> {
@@ -357,10 +359,3 @@ export class MemoryStore extends MemoryAccountStore implements Store {
 }
 
 const presenceBucket = (iso: string) => Math.floor(Date.parse(iso) / 1000 / PRESENCE_BUCKET_SECONDS);
-
-/** Fixed windows aligned to the clock, as in DynamoDB. */
-function rateWindow(args: { key: string; windowSeconds: number; now: Date }) {
-  const nowSeconds = Math.floor(args.now.getTime() / 1000);
-  const windowStart = nowSeconds - (nowSeconds % args.windowSeconds);
-  return { key: `${args.key}#${windowStart}`, windowEnd: windowStart + args.windowSeconds, nowSeconds };
-}

@@ -6,26 +6,26 @@ import { heartbeat, refreshPlayback, validateCode } from '../../functions/domain
 import { domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
 import { sampleCode } from '../support/store-records';
 
-/** An admin's revoke and deactivate on the in-memory store: what viewers, the counters and the access feed see. */
-async function watching(f: DomainFixture) {
-  const { event, code } = await f.eventWithCode();
-  const { playbackToken } = await validateCode(f.deps, { code: code.code, ip: '198.51.100.7', playbackBaseUrl: PLAYBACK_BASE_URL });
-  return { event, code, token: playbackToken };
-}
-
 const validate = (f: DomainFixture, code: string) => validateCode(f.deps, { code, ip: '203.0.113.9', playbackBaseUrl: PLAYBACK_BASE_URL });
 const revoked = { status: 403, body: { error: 'Access has been revoked' } };
 
+/** Once access is withdrawn: the viewer's refresh and heartbeat are refused, and the code with `validateError`. */
+async function expectWithdrawn(f: DomainFixture, viewer: { token: string; code: { code: string } }, validateError: string) {
+  expect(await refusal(refreshPlayback(f.deps, viewer.token, PLAYBACK_BASE_URL))).toMatchObject(revoked);
+  expect(await refusal(heartbeat(f.deps, viewer.token))).toMatchObject(revoked);
+  expect(await refusal(validate(f, viewer.code.code))).toMatchObject({ status: 403, body: { error: validateError } });
+}
+
+/** An admin's revoke and deactivate on the in-memory store: what viewers, the counters and the access feed see. */
 describe('revoking a code', () => {
   it('stops its viewer at the next refresh or heartbeat and refuses the code, until unrevoked', async () => {
     const f = domainFixture();
-    const { event, code, token } = await watching(f);
+    const viewer = await f.watching();
+    const { event, code, token } = viewer;
     const since = f.now().toISOString();
     f.advance(10);
     await expect(setCodeRevoked(f.deps, code.id, true)).resolves.toMatchObject({ id: code.id, status: 'revoked' });
-    expect(await refusal(refreshPlayback(f.deps, token, PLAYBACK_BASE_URL))).toMatchObject(revoked);
-    expect(await refusal(heartbeat(f.deps, token))).toMatchObject(revoked);
-    expect(await refusal(validate(f, code.code))).toMatchObject({ status: 403, body: { error: 'Access code has been revoked' } });
+    await expectWithdrawn(f, viewer, 'Access code has been revoked');
     // The revoked viewer leaves the estimate; the revocation is counted.
     expect(await f.store.eventCounters({ eventId: event.id, presenceSince: since })).toEqual({ redeemed: 1, revoked: 1, presence: 0 });
 
@@ -65,13 +65,12 @@ describe('revoking a code', () => {
 describe('deactivating an event', () => {
   it('stops every viewer of it and refuses its codes, until reactivated', async () => {
     const f = domainFixture();
-    const { event, code, token } = await watching(f);
+    const viewer = await f.watching();
+    const { event, code, token } = viewer;
     const since = f.now().toISOString();
     f.advance(10);
     await expect(setEventFlag(f.deps, event.id, 'active', false)).resolves.toMatchObject({ isActive: false });
-    expect(await refusal(refreshPlayback(f.deps, token, PLAYBACK_BASE_URL))).toMatchObject(revoked);
-    expect(await refusal(heartbeat(f.deps, token))).toMatchObject(revoked);
-    expect(await refusal(validate(f, code.code))).toMatchObject({ status: 403, body: { error: 'This event is not currently available' } });
+    await expectWithdrawn(f, viewer, 'This event is not currently available');
 
     // The edge denies the event's codes until no credential of it can work: the access window's end plus a JWT life.
     const feed = await buildRevocationFeed(f.deps, since);

@@ -5,22 +5,15 @@ import { endSession } from '../../functions/domain/session-admin';
 import { heartbeat, refreshPlayback, releasePlayback, validateCode } from '../../functions/domain/viewer-access';
 import { domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
 
-/** A viewer's session after validation: refresh, heartbeat and release, on the in-memory store. */
-async function watching(f: DomainFixture, overrides: Parameters<DomainFixture['eventWithCode']>[0] = {}) {
-  const { event, code } = await f.eventWithCode(overrides);
-  const { playbackToken } = await validateCode(f.deps, { code: code.code, ip: '198.51.100.7', playbackBaseUrl: PLAYBACK_BASE_URL });
-  const sessionId = (await f.store.getCode(code.code))!.session!.id;
-  return { event, code, token: playbackToken, sessionId };
-}
-
 const refresh = (f: DomainFixture, token: string | null) => refreshPlayback(f.deps, token, PLAYBACK_BASE_URL);
 const invalidToken = { status: 401, body: { error: 'Valid playback token required' } };
 const revoked = { status: 403, body: { error: 'Access has been revoked' } };
 
+/** A viewer's session after validation: refresh, heartbeat and release, on the in-memory store. */
 describe('refreshing a playback JWT', () => {
   it('issues a new JWT for the live session, twelve times an hour per code', async () => {
     const f = domainFixture();
-    const { token } = await watching(f);
+    const { token } = await f.watching();
     let latest = token;
     for (let i = 0; i < 12; i++) {
       f.advance(60);
@@ -34,7 +27,7 @@ describe('refreshing a playback JWT', () => {
 
   it('refuses a token that is not a playback JWT of ours, or has expired', async () => {
     const f = domainFixture();
-    const { event, code, token, sessionId } = await watching(f);
+    const { event, code, token, sessionId } = await f.watching();
     expect(await refusal(refresh(f, null))).toMatchObject(invalidToken);
     expect(await refusal(refresh(f, `${token}x`))).toMatchObject(invalidToken);
     const preview = await signPlaybackToken({ code: code.code, eventId: event.id, sessionId, preview: true }, f.deps.config.signingKeys, f.now());
@@ -45,7 +38,7 @@ describe('refreshing a playback JWT', () => {
 
   it('refuses a revoked code, a deactivated event and access past its window', async () => {
     const f = domainFixture();
-    const { event, code, token } = await watching(f);
+    const { event, code, token } = await f.watching();
     await f.store.setCodeRevoked(code.id, true, f.now().toISOString());
     expect(await refusal(refresh(f, token))).toMatchObject(revoked);
     await f.store.setCodeRevoked(code.id, false, f.now().toISOString());
@@ -58,11 +51,11 @@ describe('refreshing a playback JWT', () => {
 
   it('refuses a session that timed out, and tells the player when an organiser ended it', async () => {
     const f = domainFixture();
-    const { event, code, token, sessionId } = await watching(f);
+    const { event, code, token, sessionId } = await f.watching();
     await endSession(f.deps, event.id, { code: code.code, sessionId });
     expect(await refusal(refresh(f, token))).toEqual({ ...invalidToken, body: { ...invalidToken.body, endedBy: 'admin' }, headers: expect.anything() });
 
-    const other = await watching(f);
+    const other = await f.watching();
     f.advance(91);
     expect((await refusal(refresh(f, other.token))).body).toEqual(invalidToken.body);
   });
@@ -71,7 +64,7 @@ describe('refreshing a playback JWT', () => {
 describe('keeping a session alive by heartbeat', () => {
   it('keeps it live past the timeout', async () => {
     const f = domainFixture();
-    const { code, token } = await watching(f);
+    const { code, token } = await f.watching();
     for (let i = 0; i < 5; i++) {
       f.advance(80);
       await expect(heartbeat(f.deps, token)).resolves.toEqual({ ok: true });
@@ -81,7 +74,7 @@ describe('keeping a session alive by heartbeat', () => {
 
   it('answers 404 once the session is gone, 403 once access is revoked, 401 for a bad or expired token', async () => {
     const f = domainFixture();
-    const { event, code, token } = await watching(f);
+    const { event, code, token } = await f.watching();
     await f.store.setEventActive(event.id, false, f.now().toISOString());
     expect(await refusal(heartbeat(f.deps, token))).toMatchObject(revoked);
     await f.store.setEventActive(event.id, true, f.now().toISOString());
@@ -101,7 +94,7 @@ describe('keeping a session alive by heartbeat', () => {
 describe('releasing a session', () => {
   it('frees the code at once for another device, without a trace in the feed', async () => {
     const f = domainFixture();
-    const { event, code, token } = await watching(f);
+    const { event, code, token } = await f.watching();
     const since = f.now().toISOString();
     await expect(releasePlayback(f.deps, token)).resolves.toEqual({ released: true });
     await expect(releasePlayback(f.deps, token)).resolves.toEqual({ released: true });
@@ -114,7 +107,7 @@ describe('releasing a session', () => {
 
   it('accepts an expired but genuine token for its own session, and nothing else', async () => {
     const f = domainFixture();
-    const { code, token } = await watching(f);
+    const { code, token } = await f.watching();
     f.advance(30 * 60);
     await expect(releasePlayback(f.deps, token)).resolves.toEqual({ released: true });
     expect((await f.store.getCode(code.code))!.session).toBeNull();
@@ -123,7 +116,7 @@ describe('releasing a session', () => {
 
   it('puts the end of a session holding a long-lived URL in the feed until that URL expires', async () => {
     const f = domainFixture();
-    const { code, token, sessionId } = await watching(f);
+    const { code, token, sessionId } = await f.watching();
     const until = '2026-11-22T23:00:00.000Z';
     await f.store.markSessionLongLived({ code: code.code, sessionId, until, staleBefore: f.now().toISOString() });
     const since = f.now().toISOString();
