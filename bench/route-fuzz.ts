@@ -4,28 +4,15 @@
  * `npm start` serves it, counted by answer class. The figure that matters is
  * the 5xx count (the README quotes it); it must be 0.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as fc from 'fast-check';
-import { startApi } from '../test/support/api-harness';
-import { contractProblem, fuzzRequests, send, type FuzzRequest } from '../test/support/route-fuzz';
+import { contractProblem, fuzzRequests, send, startFuzzTarget, type FuzzRequest } from '../test/support/route-fuzz';
 import { table } from './lib/stats';
 
 const CASES = Number(process.env.FUZZ_CASES ?? 10_000);
 const CONCURRENCY = 8;
 
-const mediaAdmin = createServer((_req, res) => res.writeHead(204).end());
-await new Promise<void>((resolve) => mediaAdmin.listen(0, '127.0.0.1', resolve));
-const api = await startApi({ MEDIA_ADMIN_URL: `http://127.0.0.1:${(mediaAdmin.address() as AddressInfo).port}` });
-const event = (
-  await api.admin('POST', '/api/admin/events', {
-    title: 'Fuzz',
-    startsAt: new Date(Date.now() - 60_000).toISOString(),
-    endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-  })
-).body;
-const token = (await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 1 })).body.tokens[0];
-const targets = { url: api.url, cookie: await api.login('127.0.0.252'), internalApiKey: api.internalApiKey, eventId: event.id, tokenId: token.id };
+const target = await startFuzzTarget();
+const { targets } = target;
 
 const requests = fc.sample(fuzzRequests(targets), { numRuns: CASES, seed: Number(process.env.FUZZ_SEED ?? 11) });
 const byClass = new Map<string, number>();
@@ -36,7 +23,7 @@ await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
     while (next < requests.length) {
       const request = requests[next++]!;
-      const answer = await send(api.url, request);
+      const answer = await send(targets.url, request);
       const kind = `${Math.floor(answer.status / 100)}xx`;
       byClass.set(kind, (byClass.get(kind) ?? 0) + 1);
       const problem = contractProblem(answer);
@@ -45,8 +32,7 @@ await Promise.all(
   }),
 );
 const seconds = (Date.now() - started) / 1000;
-await api.close();
-mediaAdmin.close();
+await target.close();
 
 console.log(`${CASES} generated requests over ${new Set(requests.map((r) => `${r.route.method} ${r.route.path}`)).size} routes in ${seconds.toFixed(1)} s\n`);
 console.log(table([...byClass].sort().map(([kind, count]) => ({ answers: kind, count }))));

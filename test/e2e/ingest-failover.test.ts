@@ -7,14 +7,13 @@
  * discontinuity. The only ingest killed mid-show: the status leaves `live` by
  * itself and the recording so far plays to its end.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { mediaSeconds, newShow, showStatus, videoFrames, watchShow } from '../support/show';
 import { publish, until } from '../ingest/helpers';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -68,41 +67,6 @@ async function startIngest(system: LocalSystem): Promise<IngestProcess> {
   };
 }
 
-async function newEvent(system: LocalSystem, title: string) {
-  const now = Date.now();
-  const event = await system.admin('POST', '/api/admin/events', {
-    title,
-    startsAt: new Date(now - 3_600_000).toISOString(),
-    endsAt: new Date(now + 3_600_000).toISOString(),
-  });
-  const { ingest } = await system.admin('GET', `/api/admin/events/${event.id}`);
-  const { tokens } = await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 1 });
-  const grant = await call('POST', `${system.urls.api}/api/tokens/validate`, { json: { code: tokens[0].code } });
-  const token: string = grant.body.playbackToken;
-  const playlistUrl = `${system.urls.media}${grant.body.streamPath}index.m3u8`;
-  return {
-    id: event.id as string,
-    streamKey: ingest.streamKey as string,
-    token,
-    playlistUrl,
-    status: async () => (await call('GET', `${system.urls.api}/api/events/${event.id}/status`)).body.status as string,
-    playlist: async () => {
-      const answer = await call('GET', playlistUrl, { headers: { authorization: `Bearer ${token}` } });
-      return answer.status === 200 ? answer.text : '';
-    },
-  };
-}
-
-const mediaSeconds = (playlist: string) => [...playlist.matchAll(/#EXTINF:([\d.]+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
-
-async function framesOf(url: string, token: string): Promise<number> {
-  const { stdout } = await promisify(execFile)('ffprobe', [
-    '-v', 'error', '-headers', `Authorization: Bearer ${token}\r\n`,
-    '-select_streams', 'v', '-count_frames', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', url,
-  ], { encoding: 'utf8' });
-  return Math.max(...stdout.split('\n').filter(Boolean).map(Number));
-}
-
 describe('ingest processes fail over without losing the show', () => {
   let system: LocalSystem;
   const ingests: IngestProcess[] = [];
@@ -119,61 +83,63 @@ describe('ingest processes fail over without losing the show', () => {
   it('refuses a second publisher on another process; after a SIGKILL the other process continues the show', async () => {
     const [a, b] = await Promise.all([startIngest(system), startIngest(system)]);
     ingests.push(a!, b!);
-    const event = await newEvent(system, 'Failover');
-    const first = publish(`${a!.url}/${event.streamKey}`);
-    await until(async () => (await event.status()) === 'live');
-    await until(async () => mediaSeconds(await event.playlist()) >= 6, 250);
+    const show = await newShow(system, 'Failover');
+    const viewer = await watchShow(system, show.codes[0]!);
+    const first = publish(`${a!.url}/${show.streamKey}`);
+    await until(async () => (await showStatus(system, show.eventId)) === 'live');
+    await until(async () => mediaSeconds(await viewer.playlist()) >= 6, 250);
 
-    const refused = await publish(`${b!.url}/${event.streamKey}`, 5).done;
+    const refused = await publish(`${b!.url}/${show.streamKey}`, 5).done;
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('stream already publishing on another ingest');
     // The event page lists it as "Already publishing elsewhere".
     const refusals = await until(async () => {
-      const { ingest } = await system.admin('GET', `/api/admin/events/${event.id}`);
+      const { ingest } = await system.admin('GET', `/api/admin/events/${show.eventId}`);
       return ingest.refusals.length > 0 ? ingest.refusals : undefined;
     }, 250);
     expect(refusals).toEqual([expect.objectContaining({ reason: 'already-publishing', remoteAddr: expect.stringMatching(/^127\.0\.0\.1:\d+$/) })]);
     const s3 = new S3Client({ endpoint: system.urls.s3, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const parts = async () => (await s3.send(new ListObjectsV2Command({ Bucket: 'stagedoor-media', Prefix: `recordings/${event.id}/` }))).KeyCount ?? 0;
+    const parts = async () => (await s3.send(new ListObjectsV2Command({ Bucket: 'stagedoor-media', Prefix: `recordings/${show.eventId}/` }))).KeyCount ?? 0;
     expect(await parts()).toBe(1);
 
     // Process A dies mid-show; its publisher (say OBS) reconnects, now to B, until B may take the show over.
     await a!.kill();
     await first.kill();
-    const storedBefore = mediaSeconds(await event.playlist());
+    const storedBefore = mediaSeconds(await viewer.playlist());
     let second;
     for (;;) {
-      second = await publish(`${b!.url}/${event.streamKey}`, 10).done;
+      second = await publish(`${b!.url}/${show.streamKey}`, 10).done;
       if (second.code === 0) break;
       expect(second.stderr).toContain('stream already publishing on another ingest');
       await sleep(1_000);
     }
-    await until(async () => (await event.status()) === 'recording', 250);
-    const recording = await event.playlist();
+    await until(async () => (await showStatus(system, show.eventId)) === 'recording', 250);
+    const recording = (await viewer.playlist())!;
     expect(recording).toMatch(/#EXT-X-ENDLIST\s*$/);
     expect(recording.match(/#EXT-X-DISCONTINUITY\n/g)).toHaveLength(1);
     expect(mediaSeconds(recording)).toBeGreaterThanOrEqual(storedBefore + 9);
     expect(await parts()).toBe(2);
-    expect(await framesOf(event.playlistUrl, event.token)).toBeGreaterThanOrEqual(Math.floor((storedBefore + 9) * 25 * 0.9));
+    expect(await videoFrames(viewer.url, viewer.token)).toBeGreaterThanOrEqual(Math.floor((storedBefore + 9) * 25 * 0.9));
   }, 180_000);
 
   it('the only ingest killed mid-show: the status leaves live by itself and the recording so far plays to its end', async () => {
     const ingest = await startIngest(system);
     ingests.push(ingest);
-    const event = await newEvent(system, 'Killed');
-    const publisher = publish(`${ingest.url}/${event.streamKey}`);
-    await until(async () => (await event.status()) === 'live');
-    await until(async () => mediaSeconds(await event.playlist()) >= 6, 250);
+    const show = await newShow(system, 'Killed');
+    const viewer = await watchShow(system, show.codes[0]!);
+    const publisher = publish(`${ingest.url}/${show.streamKey}`);
+    await until(async () => (await showStatus(system, show.eventId)) === 'live');
+    await until(async () => mediaSeconds(await viewer.playlist()) >= 6, 250);
     await ingest.kill();
     const killedAt = Date.now();
     await publisher.kill();
 
-    await until(async () => (await event.status()) !== 'live', 1_000);
+    await until(async () => (await showStatus(system, show.eventId)) !== 'live', 1_000);
     expect(Date.now() - killedAt).toBeLessThan(60_000);
-    expect(await event.status()).toBe('recording');
-    const recording = await event.playlist();
+    expect(await showStatus(system, show.eventId)).toBe('recording');
+    const recording = (await viewer.playlist())!;
     expect(recording).toContain('#EXT-X-PLAYLIST-TYPE:VOD');
     expect(recording).toMatch(/#EXT-X-ENDLIST\s*$/);
-    expect(await framesOf(event.playlistUrl, event.token)).toBeGreaterThanOrEqual(Math.floor(mediaSeconds(recording) * 25 * 0.9));
+    expect(await videoFrames(viewer.url, viewer.token)).toBeGreaterThanOrEqual(Math.floor(mediaSeconds(recording) * 25 * 0.9));
   }, 120_000);
 });

@@ -6,39 +6,21 @@
  * confirmation, sign out. Screenshots go to test-artifacts/web/.
  */
 import { readFile } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { artifacts, launchBrowser } from '../support/browser';
-
+import { describe, expect, it } from 'vitest';
+import { browserStory, shot, watchConsole } from '../support/browser-story';
 
 describe('web: admin console', () => {
-  let system: LocalSystem;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    system = await startLocalSystem();
-    browser = await launchBrowser();
-  }, 90_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await system?.stop();
-  });
+  const story = browserStory();
 
   it('manages an event and its codes from sign-in to sign-out', async () => {
+    const { system, browser } = story;
     const api = system.urls.api!;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     const page = await context.newPage();
     const problems: string[] = [];
     let signedIn = false;
-    page.on('console', (message) => {
-      if (message.type() !== 'error') return;
-      // Before sign-in the session check answers 401; the browser logs that answer.
-      if (!signedIn && /status of 401/.test(message.text())) return;
-      problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(`uncaught ${error.message}`));
+    // Before sign-in the session check answers 401; the browser logs that answer.
+    watchConsole(page, 'admin', problems, () => (signedIn ? [] : [401]));
     const notice = () => page.locator('#status').textContent();
     const confirm = async (button: string) => {
       const dialog = page.getByRole('dialog');
@@ -103,7 +85,7 @@ describe('web: admin console', () => {
     await page.getByRole('button', { name: `Unrevoke code ${codes[0]}` }).click();
     await expect.poll(notice).toBe(`Code ${codes[0]} restored.`);
     await expect.poll(() => page.locator('.stats').textContent()).toMatch(/Revoked1/);
-    await page.screenshot({ path: `${artifacts}admin-codes.png`, fullPage: true });
+    await shot(page, 'admin-codes');
 
     // CSV export.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
@@ -157,7 +139,7 @@ describe('web: admin console', () => {
     await expect.poll(notice).toMatch(/deleted/);
     await page.getByRole('radio', { name: 'All' }).check();
     expect(await page.getByRole('link', { name: 'Console check, edited' }).count()).toBe(0);
-    await page.screenshot({ path: `${artifacts}admin-dashboard-after.png`, fullPage: true });
+    await shot(page, 'admin-dashboard-after');
 
     // Sign out; the API no longer accepts the old page's requests.
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -5,61 +5,43 @@
  * settings. Screenshots of these views at 390 px and 1280 px go to
  * test-artifacts/web/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifacts, launchBrowser } from '../support/browser';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { browserStory, noHorizontalScroll, shot } from '../support/browser-story';
 import { publish, until, type Run } from '../ingest/helpers';
 
-const shot = (page: Page, name: string) => page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
-
-async function noHorizontalScroll(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, 'page scrolls sideways').toBeLessThanOrEqual(0);
-}
-
 describe('web: live edge and encoder report', () => {
-  let system: LocalSystem;
-  let browser: Browser;
+  const story = browserStory();
   let publisher: Run | undefined;
-  const contexts: BrowserContext[] = [];
+  story.atClose(async () => {
+    if (publisher?.running()) await publisher.stop();
+  });
   let eventId: string;
   let code: string;
 
   beforeAll(async () => {
-    system = await startLocalSystem();
-    browser = await launchBrowser();
     const now = Date.now();
-    const event = await system.admin('POST', '/api/admin/events', {
+    const event = await story.system.admin('POST', '/api/admin/events', {
       title: 'Live edge',
       startsAt: new Date(now - 600_000).toISOString(),
       endsAt: new Date(now + 3_600_000).toISOString(),
     });
     eventId = event.id;
-    code = (await system.admin('POST', `/api/admin/events/${eventId}/tokens`, { count: 1 })).tokens[0].code;
-    const { ingest } = await system.admin('GET', `/api/admin/events/${eventId}`);
+    code = (await story.system.admin('POST', `/api/admin/events/${eventId}/tokens`, { count: 1 })).tokens[0].code;
+    const { ingest } = await story.system.admin('GET', `/api/admin/events/${eventId}`);
     await publish(`${ingest.server}/${eventId}?token=not-the-key`, 1).done;
     // 2 s keyframes against 1 s segments: plays, with a warning on the event page.
     publisher = publish(`${ingest.server}/${ingest.streamKey}`, undefined, { gop: 50 });
-    await until(async () => ((await system.admin('GET', `/api/admin/events/${eventId}`)).ingest.video ? true : undefined), 500);
+    await until(async () => ((await story.system.admin('GET', `/api/admin/events/${eventId}`)).ingest.video ? true : undefined), 500);
   }, 120_000);
 
-  afterAll(async () => {
-    if (publisher?.running()) await publisher.stop();
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await system?.stop();
-  });
-
   const newPage = async (width: number, height: number) => {
-    const context = await browser.newContext({ viewport: { width, height }, ...(width < 600 ? { isMobile: true, hasTouch: true } : {}) });
-    contexts.push(context);
+    const context = await story.newContext({ viewport: { width, height }, ...(width < 600 ? { isMobile: true, hasTouch: true } : {}) });
     return context.newPage();
   };
 
   it('shows LIVE at the edge and Back to live after pausing or seeking back', async () => {
     const viewer = await newPage(1280, 800);
-    await viewer.goto(`${system.urls.api}/?code=${code}`);
+    await viewer.goto(`${story.system.urls.api}/?code=${code}`);
     await viewer.getByRole('button', { name: 'Watch' }).click();
     const badge = viewer.locator('#live-state');
     await badge.and(viewer.locator('[data-state="live"]')).waitFor({ timeout: 60_000 });
@@ -98,7 +80,7 @@ describe('web: live edge and encoder report', () => {
 
   it('the phone viewer shows the badge without sideways scrolling', async () => {
     const phone = await newPage(390, 844);
-    await phone.goto(`${system.urls.api}/?code=${code}`);
+    await phone.goto(`${story.system.urls.api}/?code=${code}`);
     await phone.getByRole('button', { name: 'Watch' }).click();
     await phone.locator('#live-state[data-state="live"]').waitFor({ timeout: 60_000 });
     await noHorizontalScroll(phone);
@@ -108,11 +90,11 @@ describe('web: live edge and encoder report', () => {
 
   it('the event page shows the keyframe warning, the refused publish and the OBS output settings, at 1280 and 390 px', async () => {
     const admin = await newPage(1280, 900);
-    await admin.goto(`${system.urls.api}/admin/`);
-    await admin.getByLabel('Password').fill(system.adminPassword);
+    await admin.goto(`${story.system.urls.api}/admin/`);
+    await admin.getByLabel('Password').fill(story.system.adminPassword);
     await admin.getByRole('button', { name: 'Sign in' }).click();
     await admin.getByRole('heading', { name: 'Events' }).waitFor();
-    await admin.goto(`${system.urls.api}/admin/#/events/${eventId}`);
+    await admin.goto(`${story.system.urls.api}/admin/#/events/${eventId}`);
     await admin.getByRole('heading', { name: 'Encoder' }).waitFor();
     expect(await admin.locator('[data-key="keyframe-warning"]').textContent()).toMatch(/Keyframes arrive every 2 s, but segments are 1 s long/);
     expect(await admin.locator('table.refusals').textContent()).toContain('Wrong key');
@@ -127,7 +109,7 @@ describe('web: live edge and encoder report', () => {
     expect((await revoke.boundingBox())!.x + (await revoke.boundingBox())!.width).toBeLessThanOrEqual(390);
     expect(await row.locator('td[data-label="Status"]').isVisible()).toBe(true);
     await shot(admin, 'live-05-admin-event-390');
-    await admin.goto(`${system.urls.api}/admin/#/`);
+    await admin.goto(`${story.system.urls.api}/admin/#/`);
     await admin.getByRole('heading', { name: 'Events' }).waitFor();
     await admin.locator('td[data-label="State"]').first().waitFor();
     await noHorizontalScroll(admin);

@@ -13,10 +13,10 @@
  * AirPlay, so the `connecting` event is dispatched by the test; WebKit's own
  * behaviour is not exercised here. Screenshots go to test-artifacts/web/.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifacts, launchBrowser } from '../support/browser';
+import { launchBrowser } from '../support/browser';
+import { publish, shot, type Publisher } from '../support/browser-story';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
 import { viewerOfNewEvent } from '../support/viewer-scenario';
 
@@ -30,7 +30,7 @@ const WITHOUT_MSE = `
 let system: LocalSystem;
 let browser: Browser;
 let context: BrowserContext;
-let publisher: ChildProcess | undefined;
+let publisher: Publisher | undefined;
 let eventId: string;
 let codes: { id: string; code: string }[];
 
@@ -43,13 +43,7 @@ beforeAll(async () => {
   const story = await viewerOfNewEvent(system, 'Native playback');
   eventId = story.eventId;
   codes = (await system.admin('POST', `/api/admin/events/${eventId}/tokens`, { count: 2, label: 'browser' })).tokens;
-  publisher = spawn(
-    'ffmpeg',
-    ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25', '-f', 'lavfi', '-i', 'sine',
-      '-t', '180', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-g', '50', '-c:a', 'aac', '-f', 'flv',
-      `${system.urls.rtmp}/${story.ingest.streamKey}`],
-    { stdio: 'ignore' },
-  );
+  publisher = publish(`${system.urls.rtmp}/${story.ingest.streamKey}`);
   const headers = { authorization: `Bearer ${story.playbackToken}` };
   while ((await fetch(story.manifestUrl, { headers })).status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
 
@@ -63,15 +57,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  publisher?.kill('SIGKILL');
+  publisher?.child.kill('SIGKILL');
   await context?.close().catch(() => undefined);
   await browser?.close();
   await system?.stop();
 });
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
-}
 
 describe('viewer page without Media Source Extensions', () => {
   it('plays the long-lived playbackUrl natively, offers it for another player, and shows the revoke overlay', async () => {

@@ -4,16 +4,15 @@
  * on the same page without a reload; a viewer who arrives after the end plays
  * the recording from its beginning and can seek in it.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifacts, launchBrowser } from '../support/browser';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserStory, shot, type BrowserStory } from '../support/browser-story';
 import { publish, type Run } from '../ingest/helpers';
 
 const currentTime = (page: Page) => page.evaluate(() => document.querySelector('video')!.currentTime);
 
-async function openWithCode(browser: Browser, api: string, code: string): Promise<Page> {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+async function openWithCode(story: BrowserStory, api: string, code: string): Promise<Page> {
+  const page = await (await story.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   await page.goto(`${api}/?code=${code}`);
   await page.getByRole('button', { name: 'Watch' }).click();
   return page;
@@ -27,22 +26,14 @@ async function playing(page: Page): Promise<void> {
 }
 
 describe('web: live → ended → live, and the recording after the show', () => {
-  let system: LocalSystem;
-  let browser: Browser;
+  const story = browserStory();
   const publishers: Run[] = [];
-
-  beforeAll(async () => {
-    system = await startLocalSystem();
-    browser = await launchBrowser();
-  }, 90_000);
-
-  afterAll(async () => {
+  story.atClose(async () => {
     for (const publisher of publishers) if (publisher.running()) await publisher.kill();
-    await browser?.close();
-    await system?.stop();
   });
 
   it('a live viewer goes through the intermission without a reload; a late viewer plays the recording from the start and seeks', async () => {
+    const { system } = story;
     const api = system.urls.api!;
     const now = Date.now();
     const event = await system.admin('POST', '/api/admin/events', {
@@ -54,7 +45,7 @@ describe('web: live → ended → live, and the recording after the show', () =>
     const { tokens } = await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 2 });
     const rtmpUrl = `${ingest.server}/${ingest.streamKey}`;
 
-    const live = await openWithCode(browser, api, tokens[0].code);
+    const live = await openWithCode(story, api, tokens[0].code);
     await live.getByRole('heading', { name: 'Starting soon' }).waitFor();
     await live.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
 
@@ -62,22 +53,22 @@ describe('web: live → ended → live, and the recording after the show', () =>
     const first = publish(rtmpUrl, 20);
     publishers.push(first);
     await playing(live);
-    await live.screenshot({ path: `${artifacts}replay-01-live.png` });
+    await shot(live, 'replay-01-live');
     expect((await first.done).code).toBe(0);
     await live.getByRole('heading', { name: 'The broadcast has ended' }).waitFor({ timeout: 60_000 });
-    await live.screenshot({ path: `${artifacts}replay-02-intermission.png` });
+    await shot(live, 'replay-02-intermission');
 
     // Part 2: the same page picks it up by itself.
     const second = publish(rtmpUrl, 20);
     publishers.push(second);
     await playing(live);
     expect(await live.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
-    await live.screenshot({ path: `${artifacts}replay-03-live-again.png` });
+    await shot(live, 'replay-03-live-again');
     expect((await second.done).code).toBe(0);
     await live.getByRole('heading', { name: 'The broadcast has ended' }).waitFor({ timeout: 60_000 });
 
     // After the show: a late viewer starts at the beginning of the recording, which has a finite length to seek in.
-    const late = await openWithCode(browser, api, tokens[1].code);
+    const late = await openWithCode(story, api, tokens[1].code);
     await playing(late);
     expect(await currentTime(late)).toBeLessThan(15);
     const duration = await late.evaluate(() => document.querySelector('video')!.duration);
@@ -87,6 +78,6 @@ describe('web: live → ended → live, and the recording after the show', () =>
       document.querySelector('video')!.currentTime = to;
     }, duration - 8);
     await late.waitForFunction((to) => document.querySelector('video')!.currentTime > to, duration - 7, { timeout: 30_000 });
-    await late.screenshot({ path: `${artifacts}replay-04-recording-seeked.png` });
+    await shot(late, 'replay-04-recording-seeked');
   }, 240_000);
 });

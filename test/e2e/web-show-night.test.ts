@@ -7,11 +7,9 @@
  * Phone-sized screenshots of each new view go to test-artifacts/web/.
  */
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
-import { noHorizontalScroll, publish, shot, videoAdvances, watchConsole } from '../support/browser-story';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserStory, noHorizontalScroll, shot, videoAdvances, watchConsole } from '../support/browser-story';
 
 /** How long after "End session" the viewer's overlay must appear (the feed, the next playlist, one refresh). */
 const END_BUDGET_MS = 20_000;
@@ -46,37 +44,15 @@ function pdfPages(pdf: Buffer): number {
 }
 
 describe('web: show night', () => {
-  let system: LocalSystem;
-  let browser: Browser;
-  let ffmpeg: ReturnType<typeof publish> | undefined;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    system = await startLocalSystem();
-    browser = await launchBrowser();
-  }, 90_000);
-
-  afterAll(async () => {
-    ffmpeg?.child.kill('SIGTERM');
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await system?.stop();
-  });
-
-  const newContext = async (options: Parameters<Browser['newContext']>[0] = {}) => {
-    const context = await browser.newContext(options);
-    contexts.push(context);
-    return context;
-  };
+  const story = browserStory();
 
   it('preview while publishing → two viewers → end one → print tickets → QR to a playing viewer → audit log', async () => {
+    const { system } = story;
     const api = system.urls.api!;
     const problems: string[] = [];
 
     // --- The admin signs in and creates an event with three codes.
-    const adminContext = await newContext({ viewport: { width: 1280, height: 900 } });
-    await adminContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api });
-    const admin = await adminContext.newPage();
+    const admin = await story.adminPage();
     let signedIn = false;
     // Before sign-in the session check answers 401; the preview may meet a 404 before the first segment.
     watchConsole(admin, 'admin', problems, () => (signedIn ? [404] : [401, 404]));
@@ -114,13 +90,9 @@ describe('web: show night', () => {
 
     // --- ffmpeg publishes with the event's OBS settings; the admin starts the preview: the video advances.
     const details = await system.admin('GET', `/api/admin/events/${event.id}`);
-    ffmpeg = publish(`${details.ingest.server.replace(/\/+$/, '')}/${details.ingest.streamKey}`);
-    const exited = new Promise<never>((_, reject) =>
-      ffmpeg!.child.once('exit', (code) => reject(new Error(`ffmpeg exited ${code}: ${ffmpeg!.output()}`))),
-    );
-    exited.catch(() => undefined);
+    const ffmpeg = story.publish(`${details.ingest.server.replace(/\/+$/, '')}/${details.ingest.streamKey}`);
     await admin.getByRole('button', { name: 'Start preview' }).click();
-    await Promise.race([exited, videoAdvances(admin, '.preview-video', 90_000)]);
+    await Promise.race([ffmpeg.exited, videoAdvances(admin, '.preview-video', 90_000)]);
     await poll(() => admin.locator('.preview-panel .preview-state').textContent()).toMatch(/On air/);
     await poll(() => admin.locator('.preview-freshness').textContent()).toMatch(/(Last new segment|No new segment since the preview started) \d+ s ago/);
     await poll(() => admin.locator('.preview-freshness').textContent()).toMatch(/^Last new segment \d+ s ago/);
@@ -132,7 +104,7 @@ describe('web: show night', () => {
     const viewers: Page[] = [];
     const ended = { value: false };
     for (const [index, code] of [first, second].entries()) {
-      const context = await newContext({ viewport: { width: 1024, height: 700 } });
+      const context = await story.newContext({ viewport: { width: 1024, height: 700 } });
       const viewer = await context.newPage();
       // A playlist may be 404 before it is written; after the end, the media server's 403 and refresh's 401.
       watchConsole(viewer, `viewer ${index + 1}`, problems, () => (index === 0 && ended.value ? [401, 403, 404] : [404]));
@@ -156,7 +128,7 @@ describe('web: show night', () => {
     expect(await viewers[0]!.locator('#overlay-text').textContent()).toMatch(/organiser ended/);
     await shot(viewers[0]!, 'show-night-04-viewer-session-ended');
     await poll(() => admin.locator('.sessions-count').textContent()).toBe('About 1 device watching now (estimate).');
-    const phoneContext = await newContext(PHONE);
+    const phoneContext = await story.newContext(PHONE);
     const newDevice = await phoneContext.newPage();
     watchConsole(newDevice, 'new device', problems, () => [404]);
     await newDevice.goto(`${api}/?code=${first}`);
@@ -185,7 +157,7 @@ describe('web: show night', () => {
     expect(await ticket.locator('h2').textContent()).toBe(title);
     const png = await ticket.locator('svg.qr').screenshot();
     await admin.emulateMedia({ media: 'screen' });
-    const decoder = await adminContext.newPage();
+    const decoder = await admin.context().newPage();
     const link = await decodeQr(decoder, png);
     await decoder.close();
     expect(link).toBe(`${api}/?code=${third}`);
@@ -202,7 +174,7 @@ describe('web: show night', () => {
     }
 
     // --- Following the decoded link on a phone: the code is filled in and the video plays.
-    const ticketHolder = await (await newContext(PHONE)).newPage();
+    const ticketHolder = await (await story.newContext(PHONE)).newPage();
     watchConsole(ticketHolder, 'ticket holder', problems, () => [404]);
     await ticketHolder.goto(link!);
     expect(await ticketHolder.getByLabel('Access code').inputValue()).toBe(third);

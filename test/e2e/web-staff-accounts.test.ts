@@ -4,27 +4,15 @@
  * computes codes from the shown key, as a phone would), signs in with the
  * second step, and finds event editing absent from the console and refused by the API.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { artifacts, launchBrowser } from '../support/browser';
+import { describe, expect, it } from 'vitest';
+import { browserStory, shot } from '../support/browser-story';
 
 const BOX_PASSWORD = 'tickets at the door 2026';
 
 describe('web: staff accounts and two-factor sign-in', () => {
-  let system: LocalSystem;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    system = await startLocalSystem();
-    browser = await launchBrowser();
-  }, 90_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await system?.stop();
-  });
+  const story = browserStory();
 
   async function signIn(page: Page, username: string, password: string) {
     await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
@@ -39,6 +27,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
   }
 
   it('owner creates a box-office account that enrols TOTP, signs in with it and cannot edit events', async () => {
+    const { system, browser } = story;
     const event = await system.admin('POST', '/api/admin/events', {
       title: 'Staff night',
       startsAt: new Date().toISOString(),
@@ -62,7 +51,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
     const row = page.locator('tr[data-account="boxoffice"]');
     await row.waitFor();
     expect(await row.getByRole('combobox').inputValue()).toBe('box-office');
-    await page.screenshot({ path: `${artifacts}staff-accounts.png`, fullPage: true });
+    await shot(page, 'staff-accounts');
     await signOut(page);
 
     // The box office enrols TOTP from the QR page.
@@ -79,7 +68,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('heading', { name: 'Two-factor sign-in is on' }).waitFor();
     expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
-    await page.screenshot({ path: `${artifacts}staff-two-factor-recovery.png`, fullPage: true });
+    await shot(page, 'staff-two-factor-recovery');
     await page.getByRole('button', { name: 'I have saved them' }).click();
     await page.getByText('On. 10 of 10 recovery codes left.').waitFor();
     await signOut(page);
@@ -111,7 +100,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
     await page.getByRole('heading', { name: 'Watching now' }).waitFor();
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
     expect(await page.getByRole('link', { name: 'Print tickets' }).count()).toBe(1);
-    await page.screenshot({ path: `${artifacts}staff-box-office-event.png`, fullPage: true });
+    await shot(page, 'staff-box-office-event');
 
     // And the API refuses what the page no longer offers.
     const refused = await page.evaluate(async (id) => {

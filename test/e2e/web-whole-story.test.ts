@@ -6,50 +6,12 @@
  * revokes the code and the first viewer's overlay says so within seconds.
  * Screenshots go to test-artifacts/web/.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { artifacts, launchBrowser } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserStory, noHorizontalScroll, shot, watchConsole } from '../support/browser-story';
 
 /** How long after the revoke click the viewer's overlay must appear. */
 const REVOCATION_BUDGET_MS = 20_000;
-
-/**
- * Console errors of a page, except the browser's own log lines for HTTP
- * answers this story expects (`Failed to load resource: … status of 409`).
- */
-function watchConsole(page: Page, name: string, problems: string[], expectedStatuses: () => number[]): void {
-  page.on('console', (message) => {
-    if (message.type() !== 'error') return;
-    const status = /status of (\d{3})/.exec(message.text())?.[1];
-    if (status && expectedStatuses().includes(Number(status))) return;
-    problems.push(`${name}: ${message.text()} (${message.location().url})`);
-  });
-  page.on('pageerror', (error) => problems.push(`${name}: uncaught ${error.message}`));
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
-}
-
-/** ffmpeg publishing a test pattern with sound to an RTMP URL, as OBS would (2 s keyframes). */
-function publish(url: string): { child: ChildProcess; output: () => string } {
-  let output = '';
-  const child = spawn(
-    'ffmpeg',
-    [
-      ...['-hide_banner', '-loglevel', 'warning', '-nostdin', '-re'],
-      ...['-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25'],
-      ...['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100'],
-      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p', '-g', '50'],
-      ...['-c:a', 'aac', '-b:a', '96k', '-f', 'flv', url],
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  return { child, output: () => output };
-}
 
 /** `YYYY-MM-DDTHH:mm` in the browser's time zone, for a datetime-local input. */
 function localInputValue(page: Page, offsetMs: number): Promise<string> {
@@ -60,46 +22,16 @@ function localInputValue(page: Page, offsetMs: number): Promise<string> {
   }, offsetMs);
 }
 
-async function noHorizontalScroll(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    if (document.documentElement.scrollWidth <= width) return null;
-    // Name the first element that sticks out, to say what to fix.
-    const culprit = [...document.querySelectorAll<HTMLElement>('body *')].find(
-      (element) => element.getBoundingClientRect().right > width + 1,
-    );
-    return `${document.documentElement.scrollWidth - width}px, first: ${culprit?.outerHTML.slice(0, 120)}`;
-  });
-  expect(overflow, 'page scrolls sideways').toBeNull();
-}
-
 describe('web: the whole story', () => {
-  let system: LocalSystem;
-  let browser: Browser;
-  let ffmpeg: ReturnType<typeof publish> | undefined;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    system = await startLocalSystem();
-    browser = await launchBrowser();
-  }, 90_000);
-
-  afterAll(async () => {
-    ffmpeg?.child.kill('SIGTERM');
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await system?.stop();
-  });
+  const story = browserStory();
 
   it('admin → OBS settings → ffmpeg → viewer plays → in use elsewhere → revoked with an overlay', async () => {
+    const { system } = story;
     const api = system.urls.api!;
     const problems: string[] = [];
 
     // --- Admin: sign in (the session check before it answers 401), create an event, generate codes.
-    const adminContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    contexts.push(adminContext);
-    await adminContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api });
-    const admin = await adminContext.newPage();
+    const admin = await story.adminPage();
     let adminSignedIn = false;
     watchConsole(admin, 'admin', problems, () => (adminSignedIn ? [] : [401]));
     await admin.goto(`${api}/admin/`);
@@ -148,8 +80,7 @@ describe('web: the whole story', () => {
     // --- Viewer 1 types the code as printed on a ticket (lower case, with a dash) before the
     //     stream starts: the page waits ("Starting soon") and polls the event status.
     const [code] = codes as [string, ...string[]];
-    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    contexts.push(viewerContext);
+    const viewerContext = await story.newContext({ viewport: { width: 1280, height: 800 } });
     const viewer = await viewerContext.newPage();
     // Between "live" and the first segment the playlist may answer 404 once; after the revoke, 403.
     let viewerPlaying = false;
@@ -163,13 +94,9 @@ describe('web: the whole story', () => {
     await shot(viewer, '05-viewer-waiting');
 
     // --- ffmpeg publishes to the copied settings; the event turns live and viewer 1 plays by itself.
-    ffmpeg = publish(`${server.replace(/\/+$/, '')}/${streamKey}`);
-    const publishing = new Promise<never>((_, reject) =>
-      ffmpeg!.child.once('exit', (exitCode) => reject(new Error(`ffmpeg exited ${exitCode}: ${ffmpeg!.output()}`))),
-    );
-    publishing.catch(() => undefined);
+    const ffmpeg = story.publish(`${server.replace(/\/+$/, '')}/${streamKey}`);
     await Promise.race([
-      publishing,
+      ffmpeg.exited,
       viewer.waitForFunction(() => (document.querySelector('video')?.currentTime ?? 0) > 1, null, { timeout: 60_000 }),
     ]);
     viewerPlaying = true;
@@ -183,8 +110,7 @@ describe('web: the whole story', () => {
     await shot(viewer, '06-viewer-playing');
 
     // --- Viewer 2, on a phone, with the same code from a link: in use on another device.
-    const phoneContext = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    contexts.push(phoneContext);
+    const phoneContext = await story.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const phone = await phoneContext.newPage();
     watchConsole(phone, 'phone', problems, () => [409]);
     await phone.goto(`${api}/?code=${code}`);

@@ -6,67 +6,14 @@
  * drop keeps `live` through the window; and the recording is still served
  * after a restart with the same DATA_DIR.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { referencedFiles } from '../../ingest-container/src/hls/playlist';
+import { mediaSeconds, newShow, showStatus, videoFrames, watchShow, type Show } from '../support/show';
 import { publish, tempDir, until } from '../ingest/helpers';
 
 const RECONNECT_WINDOW_S = 20;
-const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Show {
-  eventId: string;
-  rtmpUrl: string;
-  /** Codes made for the show, none validated yet. */
-  codes: string[];
-}
-
-async function newShow(system: LocalSystem, title: string): Promise<Show> {
-  const now = Date.now();
-  const event = await system.admin('POST', '/api/admin/events', {
-    title,
-    startsAt: new Date(now - 3_600_000).toISOString(),
-    endsAt: new Date(now + 3_600_000).toISOString(),
-  });
-  const { ingest } = await system.admin('GET', `/api/admin/events/${event.id}`);
-  const { tokens } = await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 2 });
-  return { eventId: event.id, rtmpUrl: `${ingest.server}/${ingest.streamKey}`, codes: tokens.map((t: { code: string }) => t.code) };
-}
-
-const status = async (system: LocalSystem, eventId: string): Promise<string> =>
-  (await call('GET', `${system.urls.api}/api/events/${eventId}/status`)).body.status;
-
-async function watch(system: LocalSystem, show: Show, code: string) {
-  const grant = await call('POST', `${system.urls.api}/api/tokens/validate`, { json: { code } });
-  expect(grant.status).toBe(200);
-  const token: string = grant.body.playbackToken;
-  const base = `${String(grant.body.playbackBaseUrl).replace(/\/$/, '')}${grant.body.streamPath}`;
-  const headers = { authorization: `Bearer ${token}` };
-  return {
-    token,
-    url: `${base}index.m3u8`,
-    segmentUrl: (uri: string) => `${base}${uri}`,
-    playlist: async () => {
-      const answer = await call('GET', `${base}index.m3u8`, { headers });
-      return answer.status === 200 ? answer.text : undefined;
-    },
-  };
-}
-
-const mediaSeconds = (playlist: string) => [...playlist.matchAll(/#EXTINF:([\d.]+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
-const segmentUris = (playlist: string) => playlist.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
-
-/** Decodes a URL with ffmpeg through the media server; returns the number of video frames read. */
-async function decodeFrames(url: string, token: string): Promise<number> {
-  const { stdout } = await run('ffprobe', [
-    '-v', 'error', '-headers', `Authorization: Bearer ${token}\r\n`,
-    '-select_streams', 'v', '-count_frames', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', url,
-  ], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
-  return Math.max(...stdout.split('\n').filter(Boolean).map(Number));
-}
 
 describe('the whole show', () => {
   let system: LocalSystem;
@@ -78,7 +25,7 @@ describe('the whole show', () => {
   beforeAll(async () => {
     dataDir = await tempDir('whole-show');
     system = await startLocalSystem({ DATA_DIR: dataDir, INGEST_PUBLISH_GRACE: `${RECONNECT_WINDOW_S}s` });
-    show = await newShow(system, 'Whole show');
+    show = await newShow(system, 'Whole show', 2);
   }, 90_000);
 
   afterAll(async () => {
@@ -86,15 +33,15 @@ describe('the whole show', () => {
   });
 
   it('drop + resume, clean stop, intermission, second part: one VOD recording after the end', async () => {
-    const viewer = await watch(system, show, show.codes[0]!);
+    const viewer = await watchShow(system, show.codes[0]!);
 
     // Part 1: 16 s, then the connection drops (SIGKILL: no FCUnpublish/deleteStream).
     const first = publish(show.rtmpUrl);
-    await until(async () => (await status(system, show.eventId)) === 'live');
+    await until(async () => (await showStatus(system, show.eventId)) === 'live');
     await sleep(16_000);
     onAirSeconds += 16;
     await first.kill();
-    expect(await status(system, show.eventId)).toBe('live');
+    expect(await showStatus(system, show.eventId)).toBe('live');
     const during = await viewer.playlist();
     expect(during).toBeDefined();
     expect(during).not.toContain('#EXT-X-ENDLIST');
@@ -103,10 +50,10 @@ describe('the whole show', () => {
     expect((await publish(show.rtmpUrl, 16).done).code).toBe(0);
     onAirSeconds += 16;
     const stoppedAt = Date.now();
-    await until(async () => (await status(system, show.eventId)) !== 'live');
+    await until(async () => (await showStatus(system, show.eventId)) !== 'live');
     // A clean stop does not wait for the reconnect window.
     expect(Date.now() - stoppedAt).toBeLessThan(RECONNECT_WINDOW_S * 1000);
-    expect(await status(system, show.eventId)).toBe('recording');
+    expect(await showStatus(system, show.eventId)).toBe('recording');
     const intermission = (await viewer.playlist())!;
     expect(intermission).toContain('#EXT-X-PLAYLIST-TYPE:VOD');
     expect(intermission).toMatch(/#EXT-X-ENDLIST\s*$/);
@@ -115,12 +62,12 @@ describe('the whole show', () => {
     // Intermission, then the second part: live again, and the playlist with it.
     await sleep(4_000);
     const second = publish(show.rtmpUrl, 12);
-    await until(async () => (await status(system, show.eventId)) === 'live');
+    await until(async () => (await showStatus(system, show.eventId)) === 'live');
     const backLive = (await viewer.playlist())!;
     expect(backLive).not.toContain('#EXT-X-ENDLIST');
     expect((await second.done).code).toBe(0);
     onAirSeconds += 12;
-    await until(async () => (await status(system, show.eventId)) !== 'live');
+    await until(async () => (await showStatus(system, show.eventId)) !== 'live');
 
     const recording = (await until(async () => {
       const text = await viewer.playlist();
@@ -129,25 +76,25 @@ describe('the whole show', () => {
     expect(recording).toContain('#EXT-X-PLAYLIST-TYPE:VOD');
     expect(recording.match(/#EXT-X-DISCONTINUITY\n/g)).toHaveLength(1);
     expect(mediaSeconds(recording)).toBeGreaterThanOrEqual(0.9 * onAirSeconds);
-    recordedSegments = segmentUris(recording);
+    recordedSegments = referencedFiles(recording);
     expect(new Set(recordedSegments).size).toBe(recordedSegments.length);
 
     // The first segment plays, and the whole recording decodes end to end through the media server.
-    expect(await decodeFrames(viewer.segmentUrl(recordedSegments[0]!), viewer.token)).toBeGreaterThan(0);
-    const frames = await decodeFrames(viewer.url, viewer.token);
+    expect(await videoFrames(viewer.segmentUrl(recordedSegments[0]!), viewer.token)).toBeGreaterThan(0);
+    const frames = await videoFrames(viewer.url, viewer.token);
     expect(frames).toBeGreaterThanOrEqual(0.9 * onAirSeconds * 25);
   }, 180_000);
 
   it('a dropped connection stays live through the reconnect window, then ends', async () => {
     const dropped = await newShow(system, 'Dropped');
     const publisher = publish(dropped.rtmpUrl);
-    await until(async () => (await status(system, dropped.eventId)) === 'live');
-    const viewer = await watch(system, dropped, dropped.codes[0]!);
+    await until(async () => (await showStatus(system, dropped.eventId)) === 'live');
+    const viewer = await watchShow(system, dropped.codes[0]!);
     await until(async () => ((await viewer.playlist()) ?? '').includes('#EXTINF'));
     await publisher.kill();
     const droppedAt = Date.now();
-    expect(await status(system, dropped.eventId)).toBe('live');
-    await until(async () => (await status(system, dropped.eventId)) !== 'live', 250);
+    expect(await showStatus(system, dropped.eventId)).toBe('live');
+    await until(async () => (await showStatus(system, dropped.eventId)) !== 'live', 250);
     // Never before the window is over (a lower bound holds however slow the machine is).
     expect(Date.now() - droppedAt).toBeGreaterThanOrEqual(RECONNECT_WINDOW_S * 1000 - 1_000);
     expect((await viewer.playlist()) ?? '').toMatch(/#EXT-X-ENDLIST\s*$/);
@@ -157,10 +104,10 @@ describe('the whole show', () => {
     expect(recordedSegments.length).toBeGreaterThan(0);
     await system.stop();
     system = await startLocalSystem({ DATA_DIR: dataDir, INGEST_PUBLISH_GRACE: `${RECONNECT_WINDOW_S}s` });
-    expect(await status(system, show.eventId)).toBe('recording');
-    const viewer = await watch(system, show, show.codes[1]!);
+    expect(await showStatus(system, show.eventId)).toBe('recording');
+    const viewer = await watchShow(system, show.codes[1]!);
     const playlist = (await viewer.playlist())!;
-    expect(segmentUris(playlist)).toEqual(recordedSegments);
-    expect(await decodeFrames(viewer.url, viewer.token)).toBeGreaterThanOrEqual(0.9 * onAirSeconds * 25);
+    expect(referencedFiles(playlist)).toEqual(recordedSegments);
+    expect(await videoFrames(viewer.url, viewer.token)).toBeGreaterThanOrEqual(0.9 * onAirSeconds * 25);
   }, 120_000);
 });

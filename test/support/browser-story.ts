@@ -1,7 +1,71 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
-import { artifacts } from './browser';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { artifacts, launchBrowser } from './browser';
+import { startLocalSystem, type LocalSystem } from './local-system';
+
+/** What a story in the browser runs on; `system` and `browser` are there inside tests (they open in `beforeAll`). */
+export interface BrowserStory {
+  readonly system: LocalSystem;
+  readonly browser: Browser;
+  /** A browser context that closes with the story. */
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  /** A page at desktop size that may use the clipboard (the console's copy buttons), for the admin. */
+  adminPage(): Promise<Page>;
+  /** Runs `cleanup` when the story closes, before the browser and the system. */
+  atClose(cleanup: () => unknown): void;
+  /** `publish`, stopped when the story closes. */
+  publish(url: string): Publisher;
+}
+
+/**
+ * `npm start`'s program and a Chromium for the enclosing suite: started before it, and after it
+ * closed with everything registered by `newContext` and `atClose`.
+ */
+export function browserStory(env: Record<string, string> = {}): BrowserStory {
+  let system: LocalSystem | undefined;
+  let browser: Browser | undefined;
+  const cleanups: (() => unknown)[] = [];
+  beforeAll(async () => {
+    system = await startLocalSystem(env);
+    browser = await launchBrowser();
+  }, 90_000);
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+    await browser?.close();
+    await system?.stop();
+  });
+  const opened = <T>(value: T | undefined): T => {
+    if (!value) throw new Error('the story opens in beforeAll: use it inside tests only');
+    return value;
+  };
+  return {
+    get system() {
+      return opened(system);
+    },
+    get browser() {
+      return opened(browser);
+    },
+    async newContext(options) {
+      const context = await opened(browser).newContext(options);
+      cleanups.push(() => context.close());
+      return context;
+    },
+    async adminPage() {
+      const context = await this.newContext({ viewport: { width: 1280, height: 900 } });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: opened(system).urls.api });
+      return context.newPage();
+    },
+    atClose(cleanup) {
+      cleanups.push(cleanup);
+    },
+    publish(url) {
+      const publisher = publish(url);
+      cleanups.push(() => publisher.child.kill('SIGTERM'));
+      return publisher;
+    },
+  };
+}
 
 /**
  * Console errors of a page, except the browser's own log lines for HTTP
@@ -21,8 +85,15 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
 }
 
+export interface Publisher {
+  child: ChildProcess;
+  output(): string;
+  /** Rejects when ffmpeg exits (a story's publisher never should), with what it printed. */
+  exited: Promise<never>;
+}
+
 /** ffmpeg publishing a test pattern with sound to an RTMP URL, as OBS would (2 s keyframes). */
-export function publish(url: string): { child: ChildProcess; output: () => string } {
+export function publish(url: string): Publisher {
   let output = '';
   const child = spawn(
     'ffmpeg',
@@ -36,7 +107,9 @@ export function publish(url: string): { child: ChildProcess; output: () => strin
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   child.stderr!.on('data', (chunk) => (output += chunk));
-  return { child, output: () => output };
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`ffmpeg exited ${code}: ${output}`))));
+  exited.catch(() => undefined);
+  return { child, output: () => output, exited };
 }
 
 export async function noHorizontalScroll(page: Page): Promise<void> {

@@ -4,9 +4,11 @@
  * the shipped handlers). Shared by the bounded test in `npm test` and the
  * 10,000-case run in bench/.
  */
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as fc from 'fast-check';
 import { routeTable, type RouteSpec } from '../../functions/http/route-table';
+import { startApi } from './api-harness';
 
 export interface FuzzTargets {
   url: string;
@@ -16,6 +18,31 @@ export interface FuzzTargets {
   /** Ids that exist, so some cases get past the lookups. */
   eventId: string;
   tokenId: string;
+}
+
+/**
+ * What the fuzz aims at: the API on the embedded DynamoDB, with an event and a code that exist and a
+ * signed-in admin. The admin's "clear media cache" needs the media server's admin endpoint: a stub that says yes.
+ */
+export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close(): Promise<void> }> {
+  const mediaAdmin = createServer((_req, res) => res.writeHead(204).end());
+  await new Promise<void>((resolve) => mediaAdmin.listen(0, '127.0.0.1', resolve));
+  const api = await startApi({ MEDIA_ADMIN_URL: `http://127.0.0.1:${(mediaAdmin.address() as AddressInfo).port}` });
+  const event = (
+    await api.admin('POST', '/api/admin/events', {
+      title: 'Fuzz',
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+      endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+    })
+  ).body;
+  const token = (await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 1 })).body.tokens[0];
+  return {
+    targets: { url: api.url, cookie: await api.login('127.0.0.252'), internalApiKey: api.internalApiKey, eventId: event.id, tokenId: token.id },
+    async close() {
+      await api.close();
+      mediaAdmin.close();
+    },
+  };
 }
 
 export interface FuzzRequest {

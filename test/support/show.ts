@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { call } from './http';
+import type { LocalSystem } from './local-system';
+
+/** An event set up for a show: its OBS stream key, the RTMP URL of the system's ingest, and fresh codes. */
+export interface Show {
+  eventId: string;
+  streamKey: string;
+  /** `<ingest server>/<stream key>`: what OBS publishes to. */
+  rtmpUrl: string;
+  /** None validated yet. */
+  codes: string[];
+}
+
+/** An admin's event running now (it started an hour ago and ends in an hour) with `codes` codes. */
+export async function newShow(system: LocalSystem, title: string, codes = 1): Promise<Show> {
+  const now = Date.now();
+  const event = await system.admin('POST', '/api/admin/events', {
+    title,
+    startsAt: new Date(now - 3_600_000).toISOString(),
+    endsAt: new Date(now + 3_600_000).toISOString(),
+  });
+  const { ingest } = await system.admin('GET', `/api/admin/events/${event.id}`);
+  const { tokens } = await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: codes });
+  return {
+    eventId: event.id,
+    streamKey: ingest.streamKey,
+    rtmpUrl: `${ingest.server}/${ingest.streamKey}`,
+    codes: tokens.map((token: { code: string }) => token.code),
+  };
+}
+
+/** The event's public status (`live`, `recording`, …). */
+export async function showStatus(system: LocalSystem, eventId: string): Promise<string> {
+  return (await call('GET', `${system.urls.api}/api/events/${eventId}/status`)).body.status;
+}
+
+export interface ShowViewer {
+  token: string;
+  /** The entry playlist on the media server. */
+  url: string;
+  segmentUrl(uri: string): string;
+  /** The entry playlist, undefined while the media server does not serve it. */
+  playlist(): Promise<string | undefined>;
+}
+
+/** A viewer who validated `code` and reads the show through the media server with its JWT. */
+export async function watchShow(system: LocalSystem, code: string): Promise<ShowViewer> {
+  const grant = await call('POST', `${system.urls.api}/api/tokens/validate`, { json: { code } });
+  if (grant.status !== 200) throw new Error(`validate: ${grant.status} ${grant.text}`);
+  const token: string = grant.body.playbackToken;
+  const base = `${String(grant.body.playbackBaseUrl).replace(/\/$/, '')}${grant.body.streamPath}`;
+  return {
+    token,
+    url: `${base}index.m3u8`,
+    segmentUrl: (uri) => `${base}${uri}`,
+    async playlist() {
+      const answer = await call('GET', `${base}index.m3u8`, { headers: { authorization: `Bearer ${token}` } });
+      return answer.status === 200 ? answer.text : undefined;
+    },
+  };
+}
+
+/** Seconds of media a playlist lists (0 for none). */
+export const mediaSeconds = (playlist: string | undefined) =>
+  [...(playlist ?? '').matchAll(/#EXTINF:([\d.]+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+
+/** Decodes a URL with ffprobe, as a player would (with the JWT); returns the number of video frames read. */
+export async function videoFrames(url: string, token: string): Promise<number> {
+  const { stdout } = await promisify(execFile)(
+    'ffprobe',
+    [
+      ...['-v', 'error', '-headers', `Authorization: Bearer ${token}\r\n`],
+      ...['-select_streams', 'v', '-count_frames', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', url],
+    ],
+    { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+  );
+  return Math.max(...stdout.split('\n').filter(Boolean).map(Number));
+}
