@@ -54,16 +54,23 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-/** An API Gateway HTTP API (payload 2.0) event for a Node request, as API Gateway would build it. */
-function toApiEvent(req: IncomingMessage, url: URL, spec: RouteSpec, params: Record<string, string>, body: Buffer): ApiEvent {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name === 'cookie') continue;
-    headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-  headers['x-forwarded-proto'] = 'http';
-  const cookies = req.headers.cookie?.split(';').map((part) => part.trim()).filter(Boolean);
+/** What an API Gateway HTTP API event is made of, as a client sent it. */
+export interface ApiRequestParts {
+  url: URL;
+  /** Lower-case names, without `cookie` (the event carries cookies apart). */
+  headers: Record<string, string>;
+  cookies?: string[];
+  sourceIp: string;
+  body?: string;
+  protocol?: string;
+}
+
+/**
+ * The API Gateway HTTP API (payload 2.0) event of a request to `spec`'s route, as API Gateway
+ * builds it: for the local adapter, and for tests that invoke a handler directly.
+ */
+export function apiGatewayEvent(spec: RouteSpec, params: Record<string, string>, request: ApiRequestParts): ApiEvent {
+  const { url, headers } = request;
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
   const now = new Date();
@@ -73,18 +80,24 @@ function toApiEvent(req: IncomingMessage, url: URL, spec: RouteSpec, params: Rec
     routeKey: key,
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
-    cookies,
+    cookies: request.cookies,
     headers,
     queryStringParameters: url.search ? query : undefined,
     pathParameters: Object.keys(params).length ? params : undefined,
-    body: body.length ? body.toString('utf8') : undefined,
+    body: request.body || undefined,
     isBase64Encoded: false,
     requestContext: {
       accountId: 'local',
       apiId: 'local',
       domainName: headers.host ?? 'localhost',
       domainPrefix: (headers.host ?? 'localhost').split('.')[0]!,
-      http: { method: spec.method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method: spec.method,
+        path: url.pathname,
+        protocol: request.protocol ?? 'HTTP/1.1',
+        sourceIp: request.sourceIp,
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId: randomUUID(),
       routeKey: key,
       stage: '$default',
@@ -92,6 +105,24 @@ function toApiEvent(req: IncomingMessage, url: URL, spec: RouteSpec, params: Rec
       timeEpoch: now.getTime(),
     },
   };
+}
+
+/** The event for a Node request. */
+function toApiEvent(req: IncomingMessage, url: URL, spec: RouteSpec, params: Record<string, string>, body: Buffer): ApiEvent {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'cookie') continue;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  headers['x-forwarded-proto'] = 'http';
+  return apiGatewayEvent(spec, params, {
+    url,
+    headers,
+    cookies: req.headers.cookie?.split(';').map((part) => part.trim()).filter(Boolean),
+    sourceIp: (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
+    body: body.length ? body.toString('utf8') : undefined,
+    protocol: `HTTP/${req.httpVersion}`,
+  });
 }
 
 function lambdaContext(area: Area): Context {

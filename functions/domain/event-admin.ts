@@ -3,7 +3,7 @@ import { accessEndsAt, eventStatus } from './event-status';
 import { InvalidInput, NotFound, RecordNotFound, type RecordKind } from './errors';
 import { createEventInput, parseInput, updateEventInput } from './inputs';
 import { randomId, randomString } from './random';
-import type { CodeRecord, EventRecord } from './records';
+import type { EventRecord } from './records';
 import type { EventChanges, EventCounters } from './store';
 import { adminEventView } from './views';
 import { ingestReportView, retireIngestKey } from './stream-reports';

@@ -122,5 +122,3 @@ export function createPublications(deps: {
     },
   };
 }
-
-export type Publications = ReturnType<typeof createPublications>;

@@ -18,4 +18,3 @@ export function referencedFiles(playlist: string): string[] {
 }
 
 export const isPlaylist = (name: string) => name.endsWith('.m3u8');
-export const hasEndList = (playlist: string) => /^#EXT-X-ENDLIST\s*$/m.test(playlist);

@@ -58,7 +58,6 @@ export function createHookSender(webhooks: Webhooks, timeoutMs: number, log: Log
   return { send, settle };
 }
 
-export type HookSender = ReturnType<typeof createHookSender>;
 
 /** Webhook URLs may carry credentials in their query; logs get origin and path only. */
 function safeUrl(url: string): string {
