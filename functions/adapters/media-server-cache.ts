@@ -1,7 +1,7 @@
 import type { MediaCache } from '../domain/media-cache';
 
 /** The local media server's `DELETE /admin/cache/:eventId`, reachable only from this machine. */
-export function httpMediaCache(baseUrl: string): MediaCache {
+export function mediaServerCache(baseUrl: string): MediaCache {
   return {
     async clear(eventId) {
       const response = await fetch(`${baseUrl.replace(/\/$/, '')}/admin/cache/${encodeURIComponent(eventId)}`, {

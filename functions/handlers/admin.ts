@@ -5,7 +5,7 @@ import { clearedCookie } from '../http/admin-cookie';
 import { clientIp, cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
-import { mediaCache } from '../http/media-cache';
+import { mediaCacheForEnv } from '../http/media-cache-for-env';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
 import { listAudit, recordAudit, type AuditAction } from '../domain/audit-log';
 import { issuePreview } from '../domain/preview';
@@ -123,7 +123,7 @@ export const handler = areaHandler('admin', {
   },
   'DELETE /api/admin/events/{id}/cache': async (request) => {
     const event = await requireEvent(request.app, id(request));
-    const cache = mediaCache();
+    const cache = mediaCacheForEnv();
     if (!cache) throw new HttpError(503, 'Media cache clearing is not configured');
     await cache.clear(event.id);
     await audit(request, 'cache.clear', event.id, event.title);

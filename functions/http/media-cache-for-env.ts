@@ -1,5 +1,5 @@
 import { cloudFrontMediaCache } from '../adapters/cdn-invalidation';
-import { httpMediaCache } from '../adapters/media-cache-http';
+import { mediaServerCache } from '../adapters/media-server-cache';
 import type { MediaCache } from '../domain/media-cache';
 
 let cache: MediaCache | null | undefined;
@@ -9,10 +9,10 @@ let cache: MediaCache | null | undefined;
  * (`CLOUDFRONT_DISTRIBUTION_ID`), the local media server's admin endpoint
  * locally (`MEDIA_ADMIN_URL`). Only the admin function bundles it.
  */
-export function mediaCache(env: NodeJS.ProcessEnv = process.env): MediaCache | null {
+export function mediaCacheForEnv(env: NodeJS.ProcessEnv = process.env): MediaCache | null {
   if (cache !== undefined) return cache;
   if (env.CLOUDFRONT_DISTRIBUTION_ID) cache = cloudFrontMediaCache(env.CLOUDFRONT_DISTRIBUTION_ID);
-  else if (env.MEDIA_ADMIN_URL) cache = httpMediaCache(env.MEDIA_ADMIN_URL);
+  else if (env.MEDIA_ADMIN_URL) cache = mediaServerCache(env.MEDIA_ADMIN_URL);
   else cache = null;
   return cache;
 }

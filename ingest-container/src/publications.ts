@@ -40,7 +40,8 @@ export function createPublications(deps: {
   const live = new Map<string, Publication>();
   const ending = new Set<Promise<void>>();
 
-  function started(session: GatedRtmpSession): void {
+  /** node-media-server accepted a publish (postPublish): a new publication, or the same one resumed. */
+  function publishStarted(session: GatedRtmpSession): void {
     const current = live.get(session.streamPath);
     if (current) {
       current.publisher = session;
@@ -65,10 +66,14 @@ export function createPublications(deps: {
     // Our lease ran out (we could not renew in time) and another process has the show now: stop writing it.
     log.error('stream lease lost to another ingest, publish ended', { stream_name: publication.streamName });
     publication.leaseLost = true;
-    end(streamPath);
+    cutOff(streamPath);
   }
 
-  function ended(streamPath: string): void {
+  /**
+   * node-media-server finished the publish (donePublish: a clean stop, the grace window over, or a
+   * cut-off): the publication ends with its final playlists and the lease released.
+   */
+  function publishDone(streamPath: string): void {
     const publication = live.get(streamPath);
     if (!publication) return;
     live.delete(streamPath);
@@ -87,9 +92,10 @@ export function createPublications(deps: {
 
   /**
    * Ends a publication now, without a grace window: the publisher is cut
-   * (recheck) or the server stops. Its input is dropped from here on.
+   * (recheck) or the server stops. Its input is dropped from here on, and
+   * node-media-server's donePublish follows (`publishDone`).
    */
-  function end(streamPath: string): void {
+  function cutOff(streamPath: string): void {
     const publication = live.get(streamPath);
     if (!publication) return;
     publication.publisher.stopInput();
@@ -97,18 +103,18 @@ export function createPublications(deps: {
   }
 
   /** The publisher said it is done (FCUnpublish/deleteStream): the show ends now, no reconnect window. */
-  function stopped(session: GatedRtmpSession): void {
+  function publisherStopped(session: GatedRtmpSession): void {
     const publication = live.get(session.streamPath);
     if (publication?.publisher !== session) return;
     log.info('publish stopped by the publisher', { stream_name: publication.streamName, conn_id: session.id });
-    end(session.streamPath);
+    cutOff(session.streamPath);
   }
 
   return {
-    started,
-    ended,
-    end,
-    stopped,
+    publishStarted,
+    publishDone,
+    cutOff,
+    publisherStopped,
     /** Publishers on air now (not those inside a grace window). */
     onAir(): GatedRtmpSession[] {
       return [...live.values()].filter((p) => p.broadcast.getPublishStatus() === 'publishing').map((p) => p.publisher);

@@ -155,20 +155,20 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
       return true;
     },
     alreadyPublishing: (request) => void reporter.alreadyPublishing(request.streamName, request.remoteAddr),
-    publishStopped: (session) => publications.stopped(session),
+    publishStopped: (session) => publications.publisherStopped(session),
   };
 
   // node-media-server announces publishes on one process-wide emitter; take only our own sessions.
   const ours = (session: BaseSession): session is GatedRtmpSession => session instanceof GatedRtmpSession && session.gate === gate;
   const onPostPublish = (session: BaseSession) => {
     if (!ours(session)) return;
-    publications.started(session);
+    publications.publishStarted(session);
     video.started(session.streamPath, session.streamName, session.broadcast);
   };
   const onDonePublish = (session: BaseSession) => {
     if (!ours(session)) return;
     video.ended(session.streamPath);
-    publications.ended(session.streamPath);
+    publications.publishDone(session.streamPath);
   };
   Context.eventEmitter.on('postPublish', onPostPublish);
   Context.eventEmitter.on('donePublish', onDonePublish);
@@ -221,7 +221,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
         } else if (publications.onAir().includes(session)) {
           authFailed(session, request, error, true);
           session.deny('publish', error.message);
-          publications.end(session.streamPath);
+          publications.cutOff(session.streamPath);
         }
       }
     }
@@ -246,7 +246,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
         recheck.stop();
         video.stopAll();
         const stopped = Promise.all(listeners.map((server) => new Promise((resolve) => server.close(resolve))));
-        for (const streamPath of publications.streamPaths()) publications.end(streamPath);
+        for (const streamPath of publications.streamPaths()) publications.cutOff(streamPath);
         await publications.drain();
         await recheck.idle();
         for (const session of sessions) session.socket.destroy();

@@ -100,7 +100,7 @@ export class Api extends Construct {
       TABLE_NAME: props.table.tableName,
       SECRETS_ARN: props.secret.secretArn,
     };
-    // Only what each handler reads (functions/adapters/load-config.ts, http/media-cache.ts).
+    // Only what each handler reads (functions/adapters/load-config.ts, http/media-cache-for-env.ts).
     const specific: Record<Area, Record<string, string>> = {
       public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, MEDIA_BUCKET: props.mediaBucket.bucketName },
       admin: {
