@@ -1,5 +1,5 @@
 /**
- * Issue 13 with real processes: two ingest processes (`npm run ingest`, the
+ * With real processes: two ingest processes (`npm run ingest`, the
  * container's program) against one local API and S3 (`npm start`'s program).
  * A second publisher of a live event on the other process is refused; the
  * first process killed with SIGKILL, the show continues on the second once the

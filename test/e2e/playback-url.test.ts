@@ -13,7 +13,7 @@ import { viewerOfNewEvent, type Viewer } from '../support/viewer-scenario';
  * when installed), and refused once its session, code or event ends.
  */
 const run = promisify(execFile);
-/** The bound: a refusal reaches the edge within 3 s (the media server polls the feed every 500 ms). */
+/** The bound this test holds the edge to: a refusal reaches it within 3 s (the media server polls the feed every 500 ms). */
 const REFUSAL_WITHIN_MS = 3_000;
 const VLC = '/usr/bin/cvlc';
 

@@ -1,5 +1,5 @@
 /**
- * Issue 6, the admin console's remaining duties in a real browser against
+ * The admin console's duties beyond the whole story, in a real browser against
  * `npm start`'s program (no stream needed): keyboard sign-in, form errors,
  * edit, codes (generate, filter, bulk revoke, unrevoke, CSV export), stream
  * key, media cache, activate/deactivate, archive and its filter, delete with

@@ -1,5 +1,5 @@
 /**
- * Issue 10 in Chromium against `npm start`'s program: a viewer watching live
+ * In Chromium against `npm start`'s program: a viewer watching live
  * sees the show end (ENDLIST) at an intermission and the second part start,
  * on the same page without a reload; a viewer who arrives after the end plays
  * the recording from its beginning and can seek in it.

@@ -1,5 +1,5 @@
 /**
- * Issue 17, show night in a real browser against `npm start`'s program:
+ * Show night in a real browser against `npm start`'s program:
  * the admin previews the stream while ffmpeg publishes, sees two viewers,
  * ends one (its overlay says so within seconds and the code works again on
  * a new device), prints a ticket sheet whose QR code (decoded with jsQR)

@@ -1,5 +1,5 @@
 /**
- * Issue 18 in a real browser against `npm start`'s program: the owner creates
+ * In a real browser against `npm start`'s program: the owner creates
  * a box-office account; that account enrols TOTP from the QR page (the test
  * computes codes from the shown key, as a phone would), signs in with the
  * second step, and finds event editing absent from the console and refused by the API.

@@ -1,5 +1,5 @@
 /**
- * Issue 6, the whole story in a real browser against `npm start`'s program:
+ * The whole story in a real browser against `npm start`'s program:
  * the admin signs in, creates an event, generates codes and copies the OBS
  * settings; ffmpeg publishes to them; a viewer enters a code and the video
  * plays; a second device with the same code is told it is in use; the admin

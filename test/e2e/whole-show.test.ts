@@ -1,5 +1,5 @@
 /**
- * Issue 10 against `npm start`'s program with real ffmpeg: a show with a
+ * Against `npm start`'s program with real ffmpeg: a show with a
  * dropped connection, a resume, a clean stop, an intermission and a second
  * part is watchable after the end as one VOD playlist, through the media
  * server; a clean stop ends `live` long before the reconnect window would, a

@@ -1,5 +1,5 @@
 /**
- * The RTMP play rules of issue 11: play can be switched off, one play
+ * The RTMP play rules: play can be switched off, one play
  * connection per viewer session, the recheck cuts players as it cuts
  * publishers, connections that never publish or play (or go silent) are
  * closed, repeated auth failures from one address are answered late, and

@@ -1,5 +1,5 @@
 /**
- * Issue 11's API holes, through the local adapter and the shipped handlers:
+ * Holes the API must not have, through the local adapter and the shipped handlers:
  * CSRF on admin mutations, ids that cannot name a record, malformed escapes.
  */
 import { request as httpRequest } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Issue 17's admin endpoints through real HTTP on the embedded DynamoDB:
+ * The show-night admin endpoints through real HTTP on the embedded DynamoDB:
  * the preview token, the live sessions list and ending sessions, the audit log.
  */
 import { decodeJwt } from 'jose';
