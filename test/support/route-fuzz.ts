@@ -4,11 +4,11 @@
  * the shipped handlers). Shared by the bounded test in `npm test` and the
  * 10,000-case run in bench/.
  */
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import * as fc from 'fast-check';
 import { routeTable, type RouteSpec } from '../../functions/http/route-table';
 import { startApi } from './api-harness';
+import { httpServer } from './http-server';
 
 export interface FuzzTargets {
   url: string;
@@ -25,9 +25,8 @@ export interface FuzzTargets {
  * signed-in admin. The admin's "clear media cache" needs the media server's admin endpoint: a stub that says yes.
  */
 export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close(): Promise<void> }> {
-  const mediaAdmin = createServer((_req, res) => res.writeHead(204).end());
-  await new Promise<void>((resolve) => mediaAdmin.listen(0, '127.0.0.1', resolve));
-  const api = await startApi({ MEDIA_ADMIN_URL: `http://127.0.0.1:${(mediaAdmin.address() as AddressInfo).port}` });
+  const mediaAdmin = await httpServer((_body, _req, res) => res.writeHead(204).end());
+  const api = await startApi({ MEDIA_ADMIN_URL: mediaAdmin.url });
   const event = (
     await api.admin('POST', '/api/admin/events', {
       title: 'Fuzz',
@@ -40,7 +39,7 @@ export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close()
     targets: { url: api.url, cookie: await api.login('127.0.0.252'), internalApiKey: api.internalApiKey, eventId: event.id, tokenId: token.id },
     async close() {
       await api.close();
-      mediaAdmin.close();
+      await mediaAdmin.close();
     },
   };
 }
