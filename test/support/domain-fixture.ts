@@ -3,8 +3,7 @@ import type { AppConfig } from '../../functions/domain/config';
 import { SESSION_TIMEOUT_SECONDS } from '../../functions/domain/config';
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
 import { validateCode, type AccessDeps } from '../../functions/domain/viewer-access';
-import { errorResponses } from '../../functions/http/middlewares/error-responses';
-import type { ApiEvent, ApiResult } from '../../functions/http/api-types';
+import { errorAnswer } from '../../functions/http/error-table';
 import { MemoryStore } from './memory-store';
 import { sampleCode, sampleEvent } from './store-records';
 
@@ -41,8 +40,6 @@ export function domainFixture(start = '2026-11-22T20:00:00.000Z'): DomainFixture
     ingestRtmpPort: 1935,
     segmentSeconds: 1,
     signingKeys: { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(randomBytes(32))]]) },
-    adminPasswordHash: '',
-    adminSessionSecret: '',
     internalApiKey: '',
     originVerifySecret: null,
     siteOrigin: null,
@@ -87,8 +84,9 @@ export interface Answer {
 }
 
 /**
- * What the API answers when `work` fails: the error rendered by the handlers' own error step, so a
- * rule's test states the spec's status and message. Fails the test when `work` succeeds.
+ * What the API answers when `work` fails: the error's answer in the handlers' own error table, so a
+ * rule's test states the spec's status and message. Fails the test when `work` succeeds or throws
+ * something the API would answer with a 500.
  */
 export async function refusal(work: Promise<unknown>): Promise<Answer> {
   let error: unknown;
@@ -98,13 +96,7 @@ export async function refusal(work: Promise<unknown>): Promise<Answer> {
     error = caught;
   }
   if (error === undefined) throw new Error('expected a refusal, but it succeeded');
-  const request = { error, event: { routeKey: 'unit-test' } as ApiEvent, response: undefined as ApiResult | undefined };
-  await errorResponses().onError!(request as unknown as Parameters<NonNullable<ReturnType<typeof errorResponses>['onError']>>[0]);
-  const response = request.response!;
-  if (response.statusCode === 500) throw error;
-  return {
-    status: response.statusCode!,
-    body: JSON.parse(String(response.body)) as Record<string, unknown>,
-    headers: response.headers as Record<string, string>,
-  };
+  const answer = errorAnswer(error);
+  if (!answer) throw error;
+  return { status: answer.status, body: answer.body as Record<string, unknown>, headers: answer.headers ?? {} };
 }

@@ -46,7 +46,7 @@ describe('validating an access code', () => {
     expect((await f.store.getCode(code.code))!.endedSessions).toEqual([{ sessionId: firstSession, endedAt: takenOverAt }]);
     expect(await refusal(refreshPlayback(f.deps, first.playbackToken, PLAYBACK_BASE_URL))).toMatchObject({
       status: 401,
-      body: { error: 'Valid playback token required' },
+      body: { error: 'Valid playback token required', reason: 'taken-over' },
     });
     await expect(refreshPlayback(f.deps, second.playbackToken, PLAYBACK_BASE_URL)).resolves.toMatchObject({ tokenExpiresIn: 600 });
 

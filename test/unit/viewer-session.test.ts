@@ -40,10 +40,11 @@ describe('refreshing a playback JWT', () => {
     const f = domainFixture();
     const { event, code, token } = await f.watching();
     await f.store.setCodeRevoked(code.id, true, f.now().toISOString());
-    expect(await refusal(refresh(f, token))).toMatchObject(revoked);
+    expect(await refusal(refresh(f, token))).toMatchObject({ ...revoked, body: { ...revoked.body, reason: 'revoked' } });
     await f.store.setCodeRevoked(code.id, false, f.now().toISOString());
     await f.store.setEventActive(event.id, false, f.now().toISOString());
-    expect(await refusal(refresh(f, token))).toMatchObject(revoked);
+    // One status and text for both; the reason tells the player which.
+    expect(await refusal(refresh(f, token))).toMatchObject({ ...revoked, body: { ...revoked.body, reason: 'event-inactive' } });
     await f.store.setEventActive(event.id, true, f.now().toISOString());
     await f.store.updateEvent(event.id, { endsAt: '2026-11-21T20:00:00.000Z' }, f.now().toISOString());
     expect(await refusal(refresh(f, token))).toMatchObject({ status: 410, body: { error: 'Access has expired' } });
@@ -53,11 +54,11 @@ describe('refreshing a playback JWT', () => {
     const f = domainFixture();
     const { event, code, token, sessionId } = await f.watching();
     await endSession(f.deps, event.id, { code: code.code, sessionId });
-    expect(await refusal(refresh(f, token))).toEqual({ ...invalidToken, body: { ...invalidToken.body, endedBy: 'admin' }, headers: expect.anything() });
+    expect((await refusal(refresh(f, token))).body).toEqual({ ...invalidToken.body, reason: 'ended-by-admin', endedBy: 'admin' });
 
     const other = await f.watching();
     f.advance(91);
-    expect((await refusal(refresh(f, other.token))).body).toEqual(invalidToken.body);
+    expect((await refusal(refresh(f, other.token))).body).toEqual({ ...invalidToken.body, reason: 'session-ended' });
   });
 });
 
