@@ -1,7 +1,7 @@
 import { liveSessionsPage } from '../../functions/adapters/dynamo-sessions';
 import { rateWindow } from '../../functions/adapters/dynamo-store';
 import type { AuditAction, AuditEntry, AuditPage, AuditScope } from '../../functions/domain/audit-log';
-import { codeDenyUntil, endedSessionOf, endedSessionsToKeep, releaseNeedsEdge } from '../../functions/domain/edge-deny';
+import { codeDenyUntil, endedSessionsAfter } from '../../functions/domain/edge-deny';
 import { AccessRevoked, AlreadyExists, CodeInUse, InvalidCursor, LeaseHeld, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
 import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, LiveSession, PublishRefusal } from '../../functions/domain/records';
 import type { EventChanges, EventCounters, Store } from '../../functions/domain/store';
@@ -228,7 +228,7 @@ export class MemoryStore extends MemoryAccountStore implements Store {
     }
     Object.assign(code, { session: copy(args.session), endedSessions: copy(args.endedSessions), revision: code.revision + 1 });
     if (args.redeemed) Object.assign(code, { redeemedAt: args.redeemed.at, redeemedIp: args.redeemed.ip });
-    if (args.endedSessions.some((ended) => ended.endedAt === args.now)) stored.feedAt = args.now;
+    if (args.toEdge) stored.feedAt = args.now;
     return copy(code);
   }
 
@@ -258,11 +258,8 @@ export class MemoryStore extends MemoryAccountStore implements Store {
     const session = stored?.record.session;
     if (!stored || !session || session.id !== args.sessionId) return false;
     const code = stored.record;
-    // As in DynamoStore: a plain release leaves no trace; an admin's end or a long-lived URL's goes to the edge.
-    const toEdge = args.by === 'admin' || releaseNeedsEdge(session, args.now);
-    const ended = endedSessionsToKeep(code.endedSessions, args.now);
-    if (toEdge) ended.push({ ...endedSessionOf(session, args.now), ...(args.by ? { by: args.by } : {}) });
-    Object.assign(code, { session: null, endedSessions: ended, revision: code.revision + 1 });
+    const { endedSessions, toEdge } = endedSessionsAfter(code, session, args.by === 'admin' ? 'admin' : 'release', args.now);
+    Object.assign(code, { session: null, endedSessions, revision: code.revision + 1 });
     if (toEdge) stored.feedAt = args.now;
     return true;
   }
