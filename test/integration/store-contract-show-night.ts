@@ -83,7 +83,7 @@ export function describeShowNightStoreContract(name: string, open: StoreFactory)
 
       const first = await store.listEventSessions({ eventId: event.id, liveAfter, cursor: null, limit: 2 });
       expect(first.sessions.map((s) => s.session.id)).toEqual(['sc', 'sb']);
-      expect(first.sessions[0]).toMatchObject({ code: codes[2]!.code, tokenId: codes[2]!.id, label: 'door' });
+      expect(first.sessions[0]).toMatchObject({ code: codes[2]!.code, codeId: codes[2]!.id, label: 'door' });
       expect(first.sessions[0]!.session).toMatchObject({ clientIp: '198.51.100.1', userAgent: 'VLC/3.0.20 LibVLC/3.0.20' });
       const second = await store.listEventSessions({ eventId: event.id, liveAfter, cursor: first.nextCursor, limit: 2 });
       expect(second.sessions.map((s) => s.session.id)).toEqual(['sa']);

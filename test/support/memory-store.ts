@@ -1,16 +1,13 @@
-import { liveSessionsPage } from '../../functions/adapters/dynamo-sessions';
 import { rateWindow } from '../../functions/adapters/dynamo-store';
 import type { AuditAction, AuditEntry, AuditPage, AuditScope } from '../../functions/domain/audit-log';
 import { codeDenyUntil, endedSessionsAfter } from '../../functions/domain/edge-deny';
 import { AccessRevoked, AlreadyExists, CodeInUse, InvalidCursor, LeaseHeld, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
-import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, LiveSession, PublishRefusal } from '../../functions/domain/records';
+import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, EventRecord, LiveSessionRecord, PublishRefusal } from '../../functions/domain/records';
 import type { EventChanges, EventCounters, Store } from '../../functions/domain/store';
 import { MemoryAccountStore } from './memory-account-store';
 
 /** Presence is counted in buckets of this many seconds, as in DynamoDB. */
 const PRESENCE_BUCKET_SECONDS = 10;
-/** A page of live sessions looks at most this many times its limit in codes, as in DynamoDB. */
-const LIVE_SCAN_FACTOR = 5;
 
 interface StoredEvent {
   record: EventRecord;
@@ -28,6 +25,10 @@ interface StoredCode {
 const copy = <T>(value: T): T => structuredClone(value);
 const newestCodeFirst = (a: CodeRecord, b: CodeRecord) => `${b.createdAt}#${b.id}`.localeCompare(`${a.createdAt}#${a.id}`);
 const auditOrder = (entry: AuditEntry) => `${entry.at}#${entry.id}`;
+/** A page of live sessions passes at most this many times its limit in entries, as in DynamoDB. */
+const PAGE_SCAN_FACTOR = 4;
+/** Live sessions are listed newest start first, then by session id, as the DynamoDB index sorts them. */
+const sessionOrder = (session: { startedAt: string; id: string }) => `${session.startedAt}#${session.id}`;
 
 function encodeCursor(value: Record<string, string | number>): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -45,10 +46,10 @@ function decodeCursor<T>(cursor: string, valid: (value: Record<string, unknown>)
 }
 
 /** The code's session as the admin's lists show it, if it is live. A revoked code's session is over whatever its last heartbeat says. */
-function liveSessionOf(code: CodeRecord, staleBefore: string): LiveSession | null {
+function liveSessionOf(code: CodeRecord, staleBefore: string): LiveSessionRecord | null {
   const { session } = code;
   if (!session || session.heartbeatAt < staleBefore || code.isRevoked) return null;
-  return { code: code.code, tokenId: code.id, label: code.label, session: copy(session) };
+  return { code: code.code, codeId: code.id, label: code.label, session: copy(session) };
 }
 
 function toSummary(code: CodeRecord): CodeSummary {
@@ -74,6 +75,8 @@ export class MemoryStore extends MemoryAccountStore implements Store {
   private readonly presence = new Map<string, Map<number, number>>();
   private readonly audit: { entry: AuditEntry; scope: string }[] = [];
   private readonly revokedAdminSessions = new Set<string>();
+  /** The live-sessions listing: by code, its session's event and order (a claim's entry, until a release or a listing drops it). */
+  private readonly listed = new Map<string, { eventId: string; order: string }>();
 
   private liveEvent(id: string): StoredEvent {
     const stored = this.events.get(id);
@@ -171,10 +174,13 @@ export class MemoryStore extends MemoryAccountStore implements Store {
   }
 
   async deleteCodes(codes: string[]): Promise<void> {
-    for (const code of codes) this.codes.delete(code);
+    for (const code of codes) {
+      this.codes.delete(code);
+      this.listed.delete(code);
+    }
   }
 
-  async addToTokenCount(eventId: string, delta: number): Promise<void> {
+  async addToCodeCount(eventId: string, delta: number): Promise<void> {
     this.liveEvent(eventId).record.tokenCount += delta;
   }
 
@@ -190,18 +196,6 @@ export class MemoryStore extends MemoryAccountStore implements Store {
 
   async listCodes(eventId: string): Promise<CodeSummary[]> {
     return this.codesOf(eventId).map(toSummary);
-  }
-
-  async listLiveSessions(args: { eventId: string; staleBefore: string; limit: number; cursor?: string | null }) {
-    const { next } = args.cursor ? decodeCursor<{ next: number }>(args.cursor, (value) => Number.isInteger(value.next)) : { next: 0 };
-    const codes = this.codesOf(args.eventId);
-    const sessions: LiveSession[] = [];
-    let position = next;
-    for (; position < codes.length && sessions.length < args.limit && position - next < args.limit * LIVE_SCAN_FACTOR; position++) {
-      const live = liveSessionOf(codes[position]!, args.staleBefore);
-      if (live) sessions.push(live);
-    }
-    return { sessions, cursor: position < codes.length ? encodeCursor({ next: position }) : null };
   }
 
   async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<CodeRecord> {
@@ -229,6 +223,7 @@ export class MemoryStore extends MemoryAccountStore implements Store {
     Object.assign(code, { session: copy(args.session), endedSessions: copy(args.endedSessions), revision: code.revision + 1 });
     if (args.redeemed) Object.assign(code, { redeemedAt: args.redeemed.at, redeemedIp: args.redeemed.ip });
     if (args.toEdge) stored.feedAt = args.now;
+    this.listed.set(code.code, { eventId: code.eventId, order: sessionOrder(args.session) });
     return copy(code);
   }
 
@@ -260,13 +255,35 @@ export class MemoryStore extends MemoryAccountStore implements Store {
     const code = stored.record;
     const { endedSessions, toEdge } = endedSessionsAfter(code, session, args.by === 'admin' ? 'admin' : 'release', args.now);
     Object.assign(code, { session: null, endedSessions, revision: code.revision + 1 });
+    this.listed.delete(code.code);
     if (toEdge) stored.feedAt = args.now;
     return true;
   }
 
+  /**
+   * As the DynamoDB index: claims enter the listing and releases leave it; a page passes at most a few
+   * times `limit` entries and forgets the timed-out ones it passed. The cursor is the last entry passed.
+   */
   async listEventSessions(args: Parameters<Store['listEventSessions']>[0]) {
-    const live = this.codesOf(args.eventId).map((code) => liveSessionOf(code, args.liveAfter));
-    return liveSessionsPage(live.filter((session) => session !== null), args);
+    const after = args.cursor
+      ? decodeCursor<{ startedAt: string; sessionId: string }>(args.cursor, (value) => typeof value.startedAt === 'string' && typeof value.sessionId === 'string')
+      : null;
+    const before = after ? sessionOrder({ startedAt: after.startedAt, id: after.sessionId }) : null;
+    const entries = [...this.listed]
+      .filter(([, entry]) => entry.eventId === args.eventId && (before === null || entry.order < before))
+      .sort(([, a], [, b]) => b.order.localeCompare(a.order));
+    const sessions: LiveSessionRecord[] = [];
+    let position = 0;
+    for (; position < entries.length && sessions.length < args.limit && position < args.limit * PAGE_SCAN_FACTOR; position++) {
+      const [code, entry] = entries[position]!;
+      const record = this.codes.get(code)?.record;
+      if (!record?.session || sessionOrder(record.session) !== entry.order) continue;
+      if (record.session.heartbeatAt < args.liveAfter) this.listed.delete(code);
+      else if (!record.isRevoked) sessions.push(liveSessionOf(record, args.liveAfter)!);
+    }
+    const [, last] = entries[position - 1] ?? [];
+    const [startedAt, sessionId] = last ? [last.order.slice(0, last.order.indexOf('#')), last.order.slice(last.order.indexOf('#') + 1)] : [];
+    return { sessions, nextCursor: last && position < entries.length ? encodeCursor({ startedAt: startedAt!, sessionId: sessionId! }) : null };
   }
 
   async rateLimitRetryAfter(args: { key: string; limit: number; windowSeconds: number; now: Date }): Promise<number | null> {
@@ -303,8 +320,8 @@ export class MemoryStore extends MemoryAccountStore implements Store {
     };
   }
 
-  async countRedemption(args: { eventId: string; code: string }): Promise<void> {
-    this.totalsOf(args.eventId).redeemed++;
+  async countRedemption(args: { eventId: string; code: string; delta: number }): Promise<void> {
+    this.totalsOf(args.eventId).redeemed += args.delta;
   }
 
   async countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void> {
