@@ -3,7 +3,7 @@ import cf from 'cloudfront';
 // Viewer-request CloudFront Function (runtime cloudfront-js-2.0) guarding /streams/*.
 // The local media server runs this very file. KeyValueStore keys, the scheme of
 // functions/adapters/kvs-scheme.ts (kept as literals here: a function imports nothing;
-// test/edge/kvs-scheme.test.ts checks them against it):
+// test/unit/edge-kvs-scheme.test.ts checks them against it):
 //   k:<kid> -> base64url HMAC key; c:<code>, e:<eventId>, s:<sessionId> -> present = revoked.
 // Two credentials: the playback JWT (Bearer header or `token` query), and for players
 // that send no header, one in the path: /streams/<eid>/~<kid>.<sid>.<exp>.<code>.<mac>/…

@@ -2,7 +2,7 @@
  * The CloudFront KeyValueStore scheme, written once: which keys this project owns and what their
  * values hold. Writers (the edge-sync Lambda, the local media server) build entries with it;
  * `edge/validate-request.js` reads them with literals of its own (a CloudFront Function imports
- * nothing), and test/edge/kvs-scheme.test.ts holds those literals to this module.
+ * nothing), and test/unit/edge-kvs-scheme.test.ts holds those literals to this module.
  *
  *   k:<kid>        the signing secret, base64url (as the edge decodes it)
  *   c:<code>       a revoked code        } present = denied; the value is the epoch second after

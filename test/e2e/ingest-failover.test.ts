@@ -14,7 +14,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
 import { mediaSeconds, newShow, showStatus, videoFrames, watchShow } from '../support/show';
-import { publish, until } from '../ingest/helpers';
+import { publish, until } from '../support/ingest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

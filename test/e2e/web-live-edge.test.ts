@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { browserStory, noHorizontalScroll, shot } from '../support/browser-story';
-import { publish, until, type Run } from '../ingest/helpers';
+import { publish, until, type Run } from '../support/ingest';
 
 describe('web: live edge and encoder report', () => {
   const story = browserStory();

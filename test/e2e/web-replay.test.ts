@@ -7,7 +7,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserStory, shot, type BrowserStory } from '../support/browser-story';
-import { publish, type Run } from '../ingest/helpers';
+import { publish, type Run } from '../support/ingest';
 
 const currentTime = (page: Page) => page.evaluate(() => document.querySelector('video')!.currentTime);
 

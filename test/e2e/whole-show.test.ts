@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
 import { referencedFiles } from '../../ingest-container/src/hls/playlist';
 import { mediaSeconds, newShow, showStatus, videoFrames, watchShow, type Show } from '../support/show';
-import { publish, tempDir, until } from '../ingest/helpers';
+import { publish, tempDir, until } from '../support/ingest';
 
 const RECONNECT_WINDOW_S = 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

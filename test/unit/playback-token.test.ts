@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signPlaybackToken, verifyPlaybackToken } from '../../functions/domain/playback-token';
-import { nonCanonical } from '../edge/validator-cases';
+import { nonCanonical } from '../support/validator-cases';
 
 const keys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(randomBytes(32))]]) };
 const now = new Date('2026-11-22T20:00:00Z');

@@ -1,6 +1,6 @@
 /**
  * Access codes as the viewer types them, and what to tell them when the API
- * turns one down. Pure functions: unit-tested in `test/web/`.
+ * turns one down. Pure functions: unit-tested in `test/unit/web-viewer-helpers.test.ts`.
  */
 import type { RefusalReason } from './types';
 

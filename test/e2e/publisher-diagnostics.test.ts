@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { publish, until, type Run } from './helpers';
+import { publish, until, type Run } from '../support/ingest';
 
 describe('publisher diagnostics on the event', () => {
   let system: LocalSystem;

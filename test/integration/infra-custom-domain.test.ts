@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { synthesize, type Synthesized } from './synth';
+import { synthesize, type Synthesized } from '../support/synth';
 
 // The optional domains: the distribution on a custom name with TLS 1.2+, RTMPS on the load balancer.
 const CLOUDFRONT_CERT = 'arn:aws:acm:us-east-1:111111111111:certificate/00000000-0000-0000-0000-000000000001';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Context from 'node-media-server/src/core/context.js';
 import { startIngestServer, type AuthConfig, type IngestServer } from '../../ingest-container/src/index';
-import { firstStatus, httpServer, logRecorder, play, publish, tempDir, uniqueName, type Run, type TestHttpServer } from './helpers';
+import { firstStatus, httpServer, logRecorder, play, publish, tempDir, uniqueName, type Run, type TestHttpServer } from '../support/ingest';
 
 const GOOD = 'good-token-1';
 

@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EDGE_VALIDATOR_FILE } from '../../local/media-edge-runtime';
-import { buildValidatorFixture, type Outcome, type ValidatorFixture } from './validator-cases';
+import { buildValidatorFixture, type Outcome, type ValidatorFixture } from '../support/validator-cases';
 
 const run = promisify(execFile);
 const NJS = '/usr/bin/njs';
-const SHIM_DIR = fileURLToPath(new URL('./njs-shim', import.meta.url));
+const SHIM_DIR = fileURLToPath(new URL('../support/njs-shim', import.meta.url));
 
 // Appended to the shipped file, so `handler` and `cf` are the file's own bindings.
 // Mirrors outcomeOf() of validator-cases.ts in the njs dialect; one line per case,

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startEmbeddedS3 } from '../../local/embedded-s3';
 import { referencedFiles } from '../../ingest-container/src/hls/playlist';
 import { folderStore, s3Store, startIngestServer, type HlsStore } from '../../ingest-container/src/index';
-import { ffprobe, logRecorder, publish, tempDir, uniqueName } from './helpers';
+import { ffprobe, logRecorder, publish, tempDir, uniqueName } from '../support/ingest';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

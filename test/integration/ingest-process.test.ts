@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { play, publish, tempDir, until, type Run } from './helpers';
+import { play, publish, tempDir, until, type Run } from '../support/ingest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { folderStore, startIngestServer, type IngestOptions } from '../../ingest-container/src/index';
 import { createFailureBrake } from '../../ingest-container/src/rtmp/failure-brake';
-import { firstStatus, httpServer, logRecorder, publish, run, tempDir, uniqueName, until, type TestHttpServer } from './helpers';
+import { firstStatus, httpServer, logRecorder, publish, run, tempDir, uniqueName, until, type TestHttpServer } from '../support/ingest';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

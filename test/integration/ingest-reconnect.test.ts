@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { folderStore, startIngestServer, type IngestServer } from '../../ingest-container/src/index';
-import { httpServer, logRecorder, publish, tempDir, uniqueName, until, type TestHttpServer } from './helpers';
+import { httpServer, logRecorder, publish, tempDir, uniqueName, until, type TestHttpServer } from '../support/ingest';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { referencedFiles } from '../../ingest-container/src/hls/playlist';
 import { folderStore, startIngestServer, type HlsStore } from '../../ingest-container/src/index';
-import { logRecorder, publish, tempDir, uniqueName, until } from './helpers';
+import { logRecorder, publish, tempDir, uniqueName, until } from '../support/ingest';
 
 const OUTAGE_MS = 30_000;
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { ffprobe, play, publish, until, type Run } from './helpers';
+import { ffprobe, play, publish, until, type Run } from '../support/ingest';
 
 describe('ingest in the local system', () => {
   let system: LocalSystem;

@@ -94,7 +94,7 @@ export async function firstStatus(url: string, action: 'publish' | 'play'): Prom
   }
 }
 
-export { httpServer, type TestHttpServer } from '../support/http-server';
+export { httpServer, type TestHttpServer } from './http-server';
 
 /** Collects the server's log entries so tests wait on events rather than on time. */
 export function logRecorder() {

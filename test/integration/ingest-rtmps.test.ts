@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIngestServer, type IngestServer } from '../../ingest-container/src/index';
-import { logRecorder, play, publish, tempDir, type Run } from './helpers';
+import { logRecorder, play, publish, tempDir, type Run } from '../support/ingest';
 
 describe('RTMPS', () => {
   const recorder = logRecorder();

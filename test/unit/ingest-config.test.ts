@@ -7,7 +7,7 @@ import { parseDuration, parseListen } from '../../ingest-container/src/config/va
 import { createAuthenticator } from '../../ingest-container/src/auth/authenticator';
 import { ErrUnauthorized, INVALID_CREDENTIALS, TOKEN_MISSING } from '../../ingest-container/src/auth/errors';
 import type { AccessRequest } from '../../ingest-container/src/auth/access-request';
-import { httpServer, tempDir } from './helpers';
+import { httpServer, tempDir } from '../support/ingest';
 
 const request = (token: string | undefined, streamName = 'a'): AccessRequest => ({ action: 'publish', app: 'live', streamName, token, remoteAddr: '127.0.0.1:1' });
 

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EDGE_VALIDATOR_FILE, loadEdgeValidator } from '../../local/media-edge-runtime';
-import { buildValidatorFixture, outcomeOf, type ValidatorFixture } from './validator-cases';
+import { buildValidatorFixture, outcomeOf, type ValidatorFixture } from '../support/validator-cases';
 
 let fixture: ValidatorFixture;
 beforeAll(async () => {
