@@ -3,17 +3,12 @@ import { dynamoDocumentClient } from '../adapters/aws-clients';
 import { loadAdminSecrets, loadConfig } from '../adapters/load-config';
 import type { AdminSecrets, AppConfig } from '../domain/config';
 import type { Store } from '../domain/store';
-import type { RecordingFinalizer } from '../domain/stream-lease';
-import { s3RecordingFinalizer } from '../adapters/recording-finalizer';
-import { s3 } from '../adapters/aws-clients';
 
 /** What every handler works with. */
 export interface App {
   config: AppConfig;
   store: Store;
   now(): Date;
-  /** Set when `MEDIA_BUCKET` is: finalizes the recording of an ingest that died mid-show. */
-  recordings?: RecordingFinalizer;
 }
 
 /** What the admin area's handlers work with: the App and the admin secrets, which no other area loads. */
@@ -22,8 +17,6 @@ export interface AdminApp extends App {
 }
 
 let store: Store | undefined;
-
-let recordings: RecordingFinalizer | undefined;
 
 /**
  * The configuration comes from the one cache every entry point shares
@@ -34,8 +27,7 @@ let recordings: RecordingFinalizer | undefined;
 export async function getApp(): Promise<App> {
   const config = await loadConfig(process.env);
   store ??= new DynamoStore(dynamoDocumentClient(), config.tableName);
-  if (process.env.MEDIA_BUCKET) recordings ??= s3RecordingFinalizer(s3(), process.env.MEDIA_BUCKET);
-  return { config, store, now: () => new Date(), recordings };
+  return { config, store, now: () => new Date() };
 }
 
 /** The admin area's App: the admin secrets come through the same cache (ADMIN_SECRETS_ARN, or env locally). */
