@@ -26,6 +26,8 @@ const tools = {
     'default-jre-headless': 'java',
     'vlc-bin': '/usr/bin/cvlc',
     'vlc-plugin-base': '/usr/share/doc/vlc-plugin-base',
+    // faketime: CI runs the unit tests once more under a clock 60 days ahead (fixed instants that expire).
+    faketime: '/usr/bin/faketime',
   },
   // nginx with its RTMP module: the baseline the ingest benchmarks compare against; wrk: load generator.
   bench: {

@@ -126,7 +126,7 @@ describe('PlaybackSession', () => {
   });
 
   it('asks for the long-lived URL once and reuses it; a failure is asked again next time', async () => {
-    const answer = { playbackUrl: 'https://media.test/long', expiresAt: '2026-11-23T01:00:00.000Z' };
+    const answer = { playbackUrl: 'https://media.test/long', expiresAt: new Date(Date.now() + 12 * 3_600_000).toISOString() };
     const calls = stubApi({
       '/api/playback/url': [{ status: 503, body: { error: 'Internal server error' } }, { status: 200, body: answer }],
     });
