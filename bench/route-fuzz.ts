@@ -2,7 +2,7 @@
  * The route-table fuzz of test/integration/route-fuzz.test.ts at scale:
  * FUZZ_CASES (default 10,000) generated requests against the API as
  * `npm start` serves it, counted by answer class. The figure that matters is
- * the 5xx count (the README quotes it); it must be 0.
+ * the 5xx count (docs/performance.md quotes it); it must be 0.
  */
 import * as fc from 'fast-check';
 import { contractProblem, fuzzRequests, send, startFuzzTarget, type FuzzRequest } from '../test/support/route-fuzz';

@@ -18,7 +18,7 @@ export interface LocalConfig {
   apiPort: number;
   mediaPort: number;
   rtmpPort: number;
-  /** HLS segment length the ingest cuts (`INGEST_HLS_SEGMENT`, default 1 s: README "Latency"). */
+  /** HLS segment length the ingest cuts (`INGEST_HLS_SEGMENT`, default 1 s: docs/performance.md, "Latency"). */
   segmentSeconds: number;
   /** LevelDB folder of the embedded DynamoDB; undefined keeps data in memory. */
   dynamoDir: string | undefined;

@@ -75,7 +75,7 @@ export class Conflict extends DomainError {
 
 /**
  * Why a viewer is refused, by the step that refuses. The `reason` field of the
- * answer (README, "Access API"): stable values a client may branch on.
+ * answer (docs/api.md): stable values a client may branch on.
  * - `unknown-code`: no such code; `invalid-token`: the JWT is missing, forged or not a viewer's;
  * - `revoked`: the code was revoked (or deleted); `event-inactive`: the event was deactivated;
  * - `expired`: the code's access (or, at refresh, the JWT) ran out;

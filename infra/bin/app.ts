@@ -8,7 +8,7 @@
  *   priceClass (PriceClass_100 | PriceClass_200 | PriceClass_All; default PriceClass_100),
  *   rtmpsOnly (false; needs ingestCertificateArn), rtmpPlay (false),
  *   operatorConcurrency (reserved Lambda concurrency per operator function; none by default).
- *   hlsSegmentSeconds (1; 1–10, the HLS segment length: latency against request count, README "Latency").
+ *   hlsSegmentSeconds (1; 1–10, the HLS segment length: latency against request count, docs/performance.md, "Latency").
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';

@@ -62,7 +62,7 @@ async function enrol(cookie: string) {
 const nextCode = (totp: TOTP) => totp.generate({ timestamp: Date.now() + 30_000 });
 
 describe('roles', () => {
-  it('grant what the README\'s role table lists, and nothing more', () => {
+  it('grant what the role table of docs/api.md lists, and nothing more', () => {
     expect(Object.fromEntries(ROLES.map((role) => [role, permissionsOf(role).sort()]))).toEqual({
       owner: ['accounts:manage', 'codes:manage', 'codes:read', 'events:edit', 'events:read', 'self', 'stream:manage'],
       manager: ['codes:manage', 'codes:read', 'events:edit', 'events:read', 'self', 'stream:manage'],
@@ -96,7 +96,7 @@ describe('roles', () => {
         }
       }
     }
-    // Spot checks of the README's words, independent of the table above.
+    // Spot checks of docs/api.md's words, independent of the table above.
     expect(refusals).toContain('box-office POST /api/admin/events');
     expect(refusals).toContain('box-office PUT /api/admin/events/{id}');
     expect(refusals).toContain('stream-tech POST /api/admin/events/{id}/tokens');

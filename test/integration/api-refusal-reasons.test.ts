@@ -1,5 +1,5 @@
 /**
- * The machine-readable `reason` of the viewer endpoints' refusals (README,
+ * The machine-readable `reason` of the viewer endpoints' refusals (docs/api.md,
  * "Access API"): each cause the player words differently has its own value,
  * beside the spec's unchanged status and `error` text.
  */

@@ -34,7 +34,7 @@ describe('the address bar after a link with ?code=', () => {
 });
 
 describe('validate error messages', () => {
-  // Status and `reason` as the API answers (README, "Access API").
+  // Status and `reason` as the API answers (docs/api.md).
   const cases: [number, string | undefined, RegExp][] = [
     [400, undefined, /enter the access code/i],
     [401, undefined, /isn't valid/i],

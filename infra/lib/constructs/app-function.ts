@@ -64,7 +64,7 @@ export class AppFunction extends Construct {
         target: LAMBDA_BUNDLING.target,
         minify: LAMBDA_BUNDLING.minify,
         // The SDK is inlined too, apart from credential providers Lambda never loads: measured
-        // faster cold start than the runtime's SDK (README, "Lambda bundles"), and the SDK
+        // faster cold start than the runtime's SDK (docs/performance.md, "Lambda bundles"), and the SDK
         // version is the one the tests ran against.
         externalModules: [...LAMBDA_BUNDLING.externalModules],
         mainFields: [...LAMBDA_BUNDLING.mainFields],
@@ -81,7 +81,7 @@ export class AppFunction extends Construct {
         },
         {
           id: 'AwsSolutions-L1',
-          reason: 'Node.js 22 on purpose: the bundles are built and measured for node22 (README, "Lambda bundles"); move with the project, not with the newest runtime.',
+          reason: 'Node.js 22 on purpose: the bundles are built and measured for node22 (docs/performance.md, "Lambda bundles"); move with the project, not with the newest runtime.',
         },
       ],
       true,

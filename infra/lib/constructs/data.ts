@@ -85,7 +85,7 @@ export class Data extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    // The shared JSON secret (README "Configuration"): playbackSigningKeys, internalApiKey,
+    // The shared JSON secret (README, "Configuration"): playbackSigningKeys, internalApiKey,
     // originVerifySecret. Its definition is the one stacks from before the admin secret was
     // split off were created with, on purpose: CloudFormation generates a new value (wiping
     // every field) when GenerateSecretString changes. The adminSessionSecret it generates on

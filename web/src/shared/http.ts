@@ -18,7 +18,7 @@ export class ApiError extends Error {
     super(message, options);
   }
 
-  /** The refusal's `reason` (README, "Access API"): what to branch on, never the `error` text. */
+  /** The refusal's `reason` (docs/api.md): what to branch on, never the `error` text. */
   get reason(): string | undefined {
     const { body } = this;
     return typeof body === 'object' && body !== null && 'reason' in body && typeof body.reason === 'string' ? body.reason : undefined;

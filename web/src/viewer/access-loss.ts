@@ -23,7 +23,7 @@ const TAKEN_OVER: AccessLoss = {
 /**
  * The loss a refresh/heartbeat/media answer means, or null when it is
  * transient (network failure, 5xx, rate limit) and the player should retry.
- * The API's `reason` says why (README, "Access API"); the media server's 403
+ * The API's `reason` says why (docs/api.md); the media server's 403
  * has none.
  */
 export function accessLossFor(status: number, reason?: RefusalReason | string): AccessLoss | null {

@@ -47,7 +47,7 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
       if (xhr.readyState === XMLHttpRequest.UNSENT) xhr.open('GET', requestUrl, true);
       xhr.setRequestHeader('Authorization', `Bearer ${callbacks.token()}`);
     },
-    // Two segments behind the live edge (≈ 2.7 s glass-to-glass with 1 s segments, README "Latency"); a
+    // Two segments behind the live edge (≈ 2.7 s glass-to-glass with 1 s segments, docs/performance.md, "Latency"); a
     // player that fell further behind catches up at up to 1.2× speed, which viewers hardly notice.
     liveSyncDurationCount: 2,
     maxLiveSyncPlaybackRate: 1.2,

@@ -7,7 +7,7 @@ import { asApiError, type ApiError } from '../../shared/http';
 import { adminApi } from '../api';
 import type { SignInFailure } from '../../../../functions/domain/errors';
 
-/** From the status and the refusal's `reason` (README, staff accounts), never the `error` text. */
+/** From the status and the refusal's `reason` (docs/api.md, staff accounts), never the `error` text. */
 export function loginMessage(status: number, reason?: SignInFailure | string): string {
   if (status === 401) return 'That login name or password is not right. Try again.';
   if (status === 429 && reason === 'locked') return 'This account is locked for 15 minutes after repeated failed sign-ins.';
