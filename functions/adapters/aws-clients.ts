@@ -1,14 +1,16 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 
 /**
  * SDK clients, made once per process. Endpoints come from the SDK's own
- * `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_S3` settings, so the same
- * code talks to AWS and to the local stand-ins.
+ * `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL_SQS`
+ * settings, so the same code talks to AWS and to the local stand-ins.
  */
 let documentClient: DynamoDBDocumentClient | undefined;
 let s3Client: S3Client | undefined;
+let sqsClient: SQSClient | undefined;
 
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
   documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 3 }), {
@@ -25,4 +27,9 @@ export function s3(): S3Client {
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
   return s3Client;
+}
+
+export function sqs(): SQSClient {
+  sqsClient ??= new SQSClient({});
+  return sqsClient;
 }

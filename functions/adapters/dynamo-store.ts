@@ -39,7 +39,8 @@ export function shardOf(key: string, shards: number): number {
 }
 const pad = (n: number) => String(n).padStart(2, '0');
 
-const eventKey = (id: string) => ({ pk: `EVENT#${id}`, sk: 'EVENT' });
+/** An event item's key (the job store counts a generation job's codes on it). */
+export const eventKey = (id: string) => ({ pk: `EVENT#${id}`, sk: 'EVENT' });
 const codeKey = (code: string) => ({ pk: `CODE#${code}`, sk: 'CODE' });
 const eventCodesPk = (eventId: string, shard: number) => `EVENT#${eventId}#${pad(shard)}`;
 const feedPk = (shard: number) => `FEED#${pad(shard)}`;

@@ -1,6 +1,6 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import * as z from 'zod';
-import { SESSION_TIMEOUT_SECONDS, type AdminSecrets, type AppConfig } from '../domain/config';
+import { SESSION_TIMEOUT_SECONDS, type AdminSecrets, type AppConfig, type JobWorkerConfig } from '../domain/config';
 import { parseSigningKeys } from '../domain/signing-keys';
 
 /** The shared secret (`SECRETS_ARN`): what the viewer, internal, callback, admin and edge-sync functions all need. */
@@ -76,7 +76,14 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     internalApiKey: secrets.internalApiKey,
     originVerifySecret: secrets.originVerifySecret ?? null,
     sessionTimeoutSeconds: positiveInteger(env.SESSION_TIMEOUT_SECONDS, SESSION_TIMEOUT_SECONDS, 'SESSION_TIMEOUT_SECONDS'),
+    jobsQueueUrl: env.JOBS_QUEUE_URL || null,
   };
+}
+
+/** The background-job worker's configuration: the table and the queue its steps come from (and go to). */
+export function loadJobWorkerConfig(env: NodeJS.ProcessEnv = process.env): JobWorkerConfig {
+  if (!env.TABLE_NAME || !env.JOBS_QUEUE_URL) throw new Error('configuration: TABLE_NAME and JOBS_QUEUE_URL are required');
+  return { tableName: env.TABLE_NAME, jobsQueueUrl: env.JOBS_QUEUE_URL };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { randomString } from './random';
+import { derivedString, randomString } from './random';
 
 /**
  * Codes are typed by people: upper case and digits without the look-alikes
@@ -11,6 +11,11 @@ const ALPHANUMERIC = /^[A-Za-z0-9]+$/;
 
 export function generateAccessCode(): string {
   return randomString(CODE_ALPHABET, CODE_LENGTH);
+}
+
+/** Code number `index` of a generation job with secret `seed`; `attempt` counts the collisions with other codes before it. */
+export function derivedAccessCode(seed: Uint8Array, index: number, attempt: number): string {
+  return derivedString(CODE_ALPHABET, CODE_LENGTH, seed, `code:${index}:${attempt}`);
 }
 
 /** The code as stored, or null when the input is not alphanumeric. Lower case is accepted as typed. */

@@ -36,6 +36,8 @@ export const AUDIT_ACTIONS = [
   'sessions.end-all',
   'ingest-key.rotate',
   'cache.clear',
+  'job.start',
+  'job.end',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -78,12 +80,16 @@ export interface AuditDeps {
   now(): Date;
 }
 
-/** Records one action. Event deletions go to the console-wide log: the event's own log goes with the event. */
+/**
+ * Records one action. Event deletions go to the console-wide log: the event's own log goes with the event.
+ * `key` fixes the entry's id and time, for an entry that may be written twice (it then replaces itself).
+ */
 export async function recordAudit(
   deps: AuditDeps,
   entry: Omit<AuditEntry, 'id' | 'at'>,
+  key: Pick<AuditEntry, 'id' | 'at'> = { id: randomId(20), at: deps.now().toISOString() },
 ): Promise<AuditEntry> {
-  const full: AuditEntry = { id: randomId(20), at: deps.now().toISOString(), ...entry };
+  const full: AuditEntry = { ...key, ...entry };
   const scope: AuditScope = entry.eventId && entry.action !== 'event.delete' ? { eventId: entry.eventId } : 'console';
   await deps.store.putAuditEntry(full, scope);
   return full;

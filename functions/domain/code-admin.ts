@@ -2,7 +2,9 @@ import { generateAccessCode } from './access-code';
 import { toCsv } from './csv';
 import { AlreadyExists, NotFound, RecordNotFound } from './errors';
 import { orNotFound, requireEvent } from './event-admin';
-import { bulkRevokeInput, generateCodesInput, parseInput, codeListQuery } from './inputs';
+import { bulkRevokeInput, generateCodesInput, generateCodesJobInput, parseInput, codeListQuery } from './inputs';
+import type { JobRecord } from './job-store';
+import { startJob, type JobStartDeps } from './jobs';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
 import { countRevocationPresence, type AccessDeps } from './viewer-access';
@@ -66,6 +68,13 @@ export async function generateCodes(deps: AccessDeps, eventId: string, body: unk
   if (latest.isActive !== event.isActive) await deps.store.setEventActive(eventId, latest.isActive, deps.now().toISOString());
   const tokens = created.map((record) => codeView(record, latest, now));
   return { tokens, count: tokens.length };
+}
+
+/** Starts a background job generating 1..1,000,000 codes (code-generation-job.ts); the worker runs it. */
+export async function startCodeGeneration(deps: JobStartDeps, eventId: string, body: unknown, startedBy: JobRecord['startedBy']): Promise<JobRecord> {
+  const params = parseInput(generateCodesJobInput, body);
+  if (!(await deps.store.getEvent(eventId))) throw new RecordNotFound('event');
+  return startJob(deps, { kind: 'generate-codes', eventId, total: params.count, params, startedBy });
 }
 
 function filterByStatus(tokens: CodeView[], status: string | undefined): CodeView[] {

@@ -19,6 +19,14 @@ export interface AppConfig {
   siteOrigin: string | null;
   /** A playback session without a heartbeat for this long no longer blocks the code. */
   sessionTimeoutSeconds: number;
+  /** The SQS queue background jobs' steps go to (`JOBS_QUEUE_URL`); null where jobs are not set up. */
+  jobsQueueUrl: string | null;
+}
+
+/** What the background-job worker reads: it holds no secret. */
+export interface JobWorkerConfig {
+  tableName: string;
+  jobsQueueUrl: string;
 }
 
 /**

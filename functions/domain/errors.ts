@@ -50,11 +50,18 @@ export class InvalidInput extends DomainError {
   }
 }
 
-export type RecordKind = 'event' | 'code' | 'session' | 'account';
+export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'job';
 /** The record a request names does not exist (or is not where the request looks for it). */
 export class RecordNotFound extends DomainError {
   constructor(readonly kind: RecordKind) {
     super(`${kind} not found`);
+  }
+}
+
+/** A background job cannot go on whatever the tries (its event was deleted): it fails with `reason`, no step is retried. */
+export class JobStopped extends DomainError {
+  constructor(readonly reason: string) {
+    super(`job stopped: ${reason}`);
   }
 }
 

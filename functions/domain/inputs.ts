@@ -50,6 +50,12 @@ export const generateCodesInput = z.object({
   label: z.string().max(200).default(''),
 });
 
+/** A generation job (code-generation-job.ts): up to a million codes. */
+export const generateCodesJobInput = z.object({
+  count: z.number().int().min(1, 'must be between 1 and 1000000').max(1_000_000, 'must be between 1 and 1000000'),
+  label: z.string().max(200).default(''),
+});
+
 /**
  * Event and code ids as the API issues them (`randomId`), with room to spare;
  * anything else cannot name a record, so it is a 400/404 before it reaches

@@ -11,7 +11,9 @@ import { listAudit, recordAudit, type AuditAction } from '../domain/audit-log';
 import { issuePreview } from '../domain/preview';
 import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
 import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
-import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/code-admin';
+import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked, startCodeGeneration } from '../domain/code-admin';
+import { JOB_KINDS } from '../domain/job-kinds';
+import { jobPermission, jobView, listEventJobs, requireJob, type JobStartDeps } from '../domain/jobs';
 import {
   createEvent,
   dashboard,
@@ -23,8 +25,10 @@ import {
   updateEvent,
 } from '../domain/event-admin';
 import { updateEventInput } from '../domain/inputs';
+import type { JobRecord } from '../domain/job-store';
 import { allows } from '../domain/roles';
 import { adminEventView } from '../domain/views';
+import type { AdminApp } from '../http/app';
 import { accountRoutes } from './admin-accounts';
 
 /**
@@ -54,6 +58,19 @@ function audit(
     clientIp: clientIp(event, app.config.originVerifySecret),
     ...(details ? { details } : {}),
   });
+}
+
+/** What starting a job needs: 503 where no jobs queue is configured. */
+function jobDeps({ app }: ApiRequest<AdminApp>): JobStartDeps {
+  if (!app.jobQueue) throw new HttpError(503, 'Background jobs are not configured');
+  return { store: app.store, jobs: app.jobs, queue: app.jobQueue, now: app.now };
+}
+
+/** Starts a job in the signed-in account's name, and audits its start (the worker audits its end in that name too). */
+async function startedJob(request: ApiRequest<AdminApp>, start: (startedBy: { actor: string; clientIp: string }) => Promise<JobRecord>) {
+  const job = await start({ actor: request.account!.username, clientIp: clientIp(request.event, request.app.config.originVerifySecret) });
+  await audit(request, 'job.start', job.eventId, JOB_KINDS[job.kind].describe(job), { jobId: job.id, kind: job.kind, ...job.params });
+  return json(202, { job: jobView(job) });
 }
 
 const TRANSITION_ACTIONS = {
@@ -154,6 +171,18 @@ export const handler = areaHandler('admin', {
     const label = result.tokens[0]?.label ?? '';
     await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { count: result.count, label });
     return json(201, result);
+  },
+  'POST /api/admin/events/{id}/tokens/jobs': (request) =>
+    startedJob(request, (startedBy) => startCodeGeneration(jobDeps(request), id(request), request.body, startedBy)),
+  'GET /api/admin/events/{id}/jobs': async (request) => {
+    await requireEvent(request.app, id(request));
+    return json(200, await listEventJobs(request.app, id(request), request.query, (permission) => allows(request.account!.role, permission)));
+  },
+  'GET /api/admin/jobs/{jobId}': async (request) => {
+    const job = await requireJob(request.app, request.params.jobId ?? '');
+    // As the guard refuses a route: the job is read with the permission that started it.
+    if (!allows(request.account!.role, jobPermission(job))) throw new HttpError(403, 'Forbidden');
+    return json(200, { job: jobView(job) });
   },
   'GET /api/admin/events/{id}/tokens/export': async (request) => ({
     statusCode: 200,

@@ -1,7 +1,11 @@
+import { DynamoJobStore } from '../adapters/dynamo-job-store';
 import { DynamoStore } from '../adapters/dynamo-store';
-import { dynamoDocumentClient } from '../adapters/aws-clients';
+import { dynamoDocumentClient, sqs } from '../adapters/aws-clients';
 import { loadAdminSecrets, loadConfig } from '../adapters/load-config';
+import { SqsJobQueue } from '../adapters/sqs-job-queue';
 import type { AdminSecrets, AppConfig } from '../domain/config';
+import type { JobQueue } from '../domain/job-queue';
+import type { JobStore } from '../domain/job-store';
 import type { Store } from '../domain/store';
 
 /** What every handler works with. */
@@ -11,12 +15,17 @@ export interface App {
   now(): Date;
 }
 
-/** What the admin area's handlers work with: the App and the admin secrets, which no other area loads. */
+/** What the admin area's handlers work with: the App, the admin secrets (no other area loads them) and background jobs. */
 export interface AdminApp extends App {
   adminSecrets: AdminSecrets;
+  jobs: JobStore;
+  /** Null where no jobs queue is configured (`JOBS_QUEUE_URL`). */
+  jobQueue: JobQueue | null;
 }
 
 let store: Store | undefined;
+let jobs: JobStore | undefined;
+let jobQueue: SqsJobQueue | undefined;
 
 /**
  * The configuration comes from the one cache every entry point shares
@@ -33,5 +42,7 @@ export async function getApp(): Promise<App> {
 /** The admin area's App: the admin secrets come through the same cache (ADMIN_SECRETS_ARN, or env locally). */
 export async function getAdminApp(): Promise<AdminApp> {
   const [app, adminSecrets] = await Promise.all([getApp(), loadAdminSecrets(process.env)]);
-  return { ...app, adminSecrets };
+  jobs ??= new DynamoJobStore(dynamoDocumentClient(), app.config.tableName);
+  if (app.config.jobsQueueUrl) jobQueue ??= new SqsJobQueue(sqs(), app.config.jobsQueueUrl);
+  return { ...app, adminSecrets, jobs, jobQueue: jobQueue ?? null };
 }

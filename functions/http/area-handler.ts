@@ -68,5 +68,5 @@ function buildAreaHandler<A extends App>(area: Area, handlers: Record<string, Ro
 }
 
 function notFound(key: string): RecordNotFound {
-  return new RecordNotFound(key.includes('/tokens/{id}') ? 'code' : 'event');
+  return new RecordNotFound(key.includes('/tokens/{id}') ? 'code' : key.includes('{jobId}') ? 'job' : 'event');
 }

@@ -36,6 +36,7 @@ const NOT_FOUND: Record<RecordKind, string> = {
   code: 'Token not found',
   session: SESSION_NOT_FOUND,
   account: 'Account not found',
+  job: 'Job not found',
 };
 
 const CONFLICTS: Record<ConflictKind, string> = {

@@ -44,6 +44,7 @@ export function domainFixture(start = '2026-11-22T20:00:00.000Z'): DomainFixture
     originVerifySecret: null,
     siteOrigin: null,
     sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS,
+    jobsQueueUrl: null,
   };
   const now = () => new Date(clock);
   return {

@@ -338,8 +338,12 @@ export class MemoryStore extends MemoryAccountStore implements Store {
     return { ...this.totalsOf(args.eventId), presence: Math.max(0, presence) };
   }
 
+  /** An entry with the same scope, time and id replaces the one there, as a put of the same key does in DynamoDB. */
   async putAuditEntry(entry: AuditEntry, scope: AuditScope): Promise<void> {
-    this.audit.push({ entry: copy(entry), scope: scope === 'console' ? 'console' : scope.eventId });
+    const stored = { entry: copy(entry), scope: scope === 'console' ? 'console' : scope.eventId };
+    const same = this.audit.findIndex((other) => other.scope === stored.scope && auditOrder(other.entry) === auditOrder(entry));
+    if (same >= 0) this.audit[same] = stored;
+    else this.audit.push(stored);
   }
 
   /** The cursor names its listing and the last entry shown (`at#id`). */

@@ -9,6 +9,7 @@ import {
   Contended,
   InvalidCursor,
   InvalidInput,
+  JobStopped,
   LeaseHeld,
   NotFound,
   NotSignedIn,
@@ -59,6 +60,7 @@ const answered = [
     [new RecordNotFound('code'), 404, { error: 'Token not found' }],
     [new RecordNotFound('session'), 404, { error: 'Session not found' }],
     [new RecordNotFound('account'), 404, { error: 'Account not found' }],
+    [new RecordNotFound('job'), 404, { error: 'Job not found' }],
     [new Conflict('username-taken'), 409, { error: 'That login name is taken' }],
     [new Conflict('owner-managed-elsewhere'), 409, { error: 'The owner account is managed with set-admin-password, not here' }],
     [new Conflict('own-account'), 409, { error: 'You cannot change your own role or disable yourself' }],
@@ -90,6 +92,8 @@ const unanswered = [
   new LeaseHeld('held'),
   new RateLimited(5),
   new InvalidCursor('not a cursor'),
+  // The job runner's (a job's reason to fail), never a request's.
+  new JobStopped('The event was deleted'),
 ];
 
 describe('the error table', () => {

@@ -34,6 +34,8 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'sessions.end-all': 'All sessions ended',
   'ingest-key.rotate': 'New stream key',
   'cache.clear': 'Media cache cleared',
+  'job.start': 'Background job started',
+  'job.end': 'Background job ended',
 };
 
 /** Kept in the console-wide log only, so never in an event's own log. */
