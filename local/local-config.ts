@@ -38,7 +38,7 @@ export interface LocalConfig {
   /** JSON of `PLAYBACK_SIGNING_KEYS` (docs/contracts.md). */
   playbackSigningKeys: string;
   /** Sets the env the Lambda handlers read (same names as in AWS), once the stand-ins listen. */
-  applyToEnv(endpoints: { dynamoEndpoint: string; s3Endpoint: string }): Promise<void>;
+  applyToEnv(endpoints: { dynamoEndpoint: string; s3Endpoint: string; jobsQueueUrl: string }): Promise<void>;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -135,7 +135,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     internalApiKey: secrets.internalApiKey,
     adminPassword: secrets.adminPassword,
     playbackSigningKeys: secrets.playbackSigningKeys,
-    async applyToEnv({ dynamoEndpoint, s3Endpoint }) {
+    async applyToEnv({ dynamoEndpoint, s3Endpoint, jobsQueueUrl }) {
       Object.assign(process.env, {
         TABLE_NAME: tableName,
         MEDIA_BUCKET: mediaBucket,
@@ -144,6 +144,9 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
         AWS_SECRET_ACCESS_KEY: 'local',
         AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
         AWS_ENDPOINT_URL_S3: s3Endpoint,
+        // The embedded S3 speaks SQS too (the background jobs' queues).
+        AWS_ENDPOINT_URL_SQS: s3Endpoint,
+        JOBS_QUEUE_URL: jobsQueueUrl,
         S3_FORCE_PATH_STYLE: 'true',
         PLAYBACK_SIGNING_KEYS: secrets.playbackSigningKeys,
         ADMIN_PASSWORD_HASH: await hashAdminPassword(secrets.adminPassword),

@@ -1,12 +1,19 @@
 /**
- * `npm start`: the whole system on one machine. Embedded DynamoDB and S3
+ * `npm start`: the whole system on one machine. Embedded DynamoDB and S3 (+ SQS)
  * stand-ins, the access API (the Lambda handlers behind a thin HTTP adapter),
- * the media server (HLS through `edge/`) and the RTMP ingest.
+ * the background-job worker (a child process), the media server (HLS through
+ * `edge/`) and the RTMP ingest.
  */
 import { loadLocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { startEmbeddedS3 } from './embedded-s3';
+import { createJobQueues, requeueUnfinishedJobs } from './job-queues';
+import { startJobWorkerProcess } from './job-worker-process';
 import { startApiServer } from './api-server';
+import { dynamoDocumentClient, sqs } from '../functions/adapters/aws-clients';
+import { DynamoJobStore } from '../functions/adapters/dynamo-job-store';
+import { DynamoStore } from '../functions/adapters/dynamo-store';
+import { SqsJobQueue } from '../functions/adapters/sqs-job-queue';
 import { startMediaServer } from './media-server';
 import { buildWeb } from '../web/build';
 import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
@@ -22,7 +29,15 @@ async function main(): Promise<void> {
   closers.push(dynamo.close);
   const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket], dataDir: config.s3Dir });
   closers.push(s3.close);
-  await config.applyToEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint });
+  const jobQueues = await createJobQueues(s3.endpoint);
+  await config.applyToEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, jobsQueueUrl: jobQueues.queueUrl });
+  // Background jobs: their steps, if a run before this one left some unfinished, and the worker that runs them.
+  await requeueUnfinishedJobs(
+    { store: new DynamoStore(dynamoDocumentClient(), config.tableName), jobs: new DynamoJobStore(dynamoDocumentClient(), config.tableName) },
+    { steps: new SqsJobQueue(sqs(), jobQueues.queueUrl), deadLetters: new SqsJobQueue(sqs(), jobQueues.deadLetterQueueUrl) },
+  );
+  const worker = startJobWorkerProcess();
+  closers.push(worker.close);
 
   // The viewer and the console, served by the API port.
   await buildWeb(config.webRoot);
@@ -68,8 +83,9 @@ async function main(): Promise<void> {
   api.open();
   // The media server answers 503 until it has read the revocation feed once: only then is it ready.
   await media.synced;
-  // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`).
-  const ready = { api: api.url, media: media.url, rtmp: rtmpUrl, s3: s3.endpoint };
+  // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`);
+  // it speaks SQS too, for the jobs queue and its dead-letter queue (say, to redrive it).
+  const ready = { api: api.url, media: media.url, rtmp: rtmpUrl, s3: s3.endpoint, jobQueue: jobQueues.queueUrl, jobDeadLetterQueue: jobQueues.deadLetterQueueUrl };
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
 
   let stopping = false;
