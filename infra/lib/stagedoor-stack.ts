@@ -7,6 +7,7 @@ import { Delivery } from './constructs/delivery';
 import { EdgeSync } from './constructs/edge-sync';
 import { Gateway } from './constructs/gateway';
 import { Ingest } from './constructs/ingest';
+import { Jobs } from './constructs/jobs';
 import { Web } from './constructs/web';
 
 /** Deployment choices; `infra/bin/app.ts` reads them from CDK context (docs/deploy.md). */
@@ -40,7 +41,7 @@ export interface StagedoorStackProps extends StackProps {
 
 /**
  * The whole deployment. Constructs are made in dependency order and hand their
- * outputs on as props: data -> web -> gateway -> ingest -> delivery -> api, edge-sync.
+ * outputs on as props: data -> web -> gateway -> ingest -> delivery -> jobs -> api, edge-sync.
  */
 export class StagedoorStack extends Stack {
   constructor(scope: Construct, id: string, props: StagedoorStackProps) {
@@ -82,6 +83,8 @@ export class StagedoorStack extends Stack {
       priceClass: config.priceClass ?? cloudfront.PriceClass.PRICE_CLASS_100,
     });
 
+    const jobs = new Jobs(this, 'Jobs', { table: data.table });
+
     const api = new Api(this, 'Api', {
       httpApi: gateway.httpApi,
       stage: gateway.stage,
@@ -95,7 +98,9 @@ export class StagedoorStack extends Stack {
       distributionId: delivery.distribution.distributionId,
       operatorConcurrency: config.operatorConcurrency,
       mediaBucket: data.mediaBucket,
+      jobsQueueUrl: jobs.queue.queueUrl,
     });
+    jobs.grantStart(api.functions.admin);
 
     const edgeSync = new EdgeSync(this, 'EdgeSync', {
       table: data.table,
@@ -105,7 +110,7 @@ export class StagedoorStack extends Stack {
       secretReady: data.secretReady,
     });
     // Last of all: the admin fields leave the shared secret once everything else is updated (docs/deploy.md, "Upgrading").
-    data.retireSharedAdminFields([web, gateway, ingest, delivery, api, edgeSync]);
+    data.retireSharedAdminFields([web, gateway, ingest, delivery, jobs, api, edgeSync]);
 
     new CfnOutput(this, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });
     new CfnOutput(this, 'AdminUrl', { value: `${delivery.url}/admin/`, description: 'Admin console' });
@@ -121,6 +126,11 @@ export class StagedoorStack extends Stack {
     new CfnOutput(this, 'ApiFunctionNames', {
       value: Object.values(api.functions).map((fn) => fn.functionName).join(' '),
       description: 'Recycle these after changing the secret (docs/deploy.md)',
+    });
+    new CfnOutput(this, 'JobsQueueArn', { value: jobs.queue.queueArn, description: 'Background jobs: the queue of job steps' });
+    new CfnOutput(this, 'JobsDeadLetterQueueArn', {
+      value: jobs.deadLetterQueue.queueArn,
+      description: 'Given-up job steps; redrive with aws sqs start-message-move-task --source-arn <this> (docs/deploy.md)',
     });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
     new CfnOutput(this, 'MediaBucket', { value: data.mediaBucket.bucketName });

@@ -10,6 +10,7 @@ import { tableSchema } from '../../functions/adapters/table-schema';
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
+import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../functions/domain/job-worker-settings';
 import { idsOf, referencesIn, synthesize, type Synthesized } from '../support/synth';
 
 let s: Synthesized;
@@ -691,5 +692,102 @@ describe('optional WAF rule', () => {
     const paths = rule.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements.map((st: any) => st.ByteMatchStatement.SearchString);
     expect(paths).toEqual(['/api/tokens/validate', '/api/admin/login']);
     expect(distributionConfig().WebACLId).toEqual({ 'Fn::If': [acl.Condition, { 'Fn::GetAtt': [aclId, 'Arn'] }, { Ref: 'AWS::NoValue' }] });
+  });
+});
+
+describe('background jobs', () => {
+  const worker = () => only(idsOf(s.json, 'AWS::Lambda::Function', (p) => String(p.Description).startsWith('Stagedoor jobs:')));
+  const queues = () => idsOf(s.json, 'AWS::SQS::Queue');
+  const jobsQueue = () => only(queues().filter((id) => resource(id).Properties.RedrivePolicy));
+  const deadLetterQueue = () => only(queues().filter((id) => !resource(id).Properties.RedrivePolicy));
+  const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+  it('queues job steps with a dead-letter queue after the tries plus the give-up, both encrypted and TLS-only', () => {
+    expect(queues()).toHaveLength(2);
+    expect(resource(jobsQueue()).Properties).toMatchObject({
+      VisibilityTimeout: JOB_WORKER.visibilityTimeoutSeconds,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: arnOf(deadLetterQueue()), maxReceiveCount: JOB_MAX_RECEIVES },
+    });
+    expect(JOB_MAX_RECEIVES).toBe(JOB_WORKER.tries + 1);
+    // AWS's advice for SQS event sources: at least 6 × the function's timeout.
+    expect(JOB_WORKER.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * JOB_WORKER.timeoutSeconds);
+    expect(resource(deadLetterQueue()).Properties).toMatchObject({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+    for (const queue of queues()) {
+      s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: queue }],
+        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      });
+    }
+  });
+
+  it('runs the worker on the queue: one step per invocation, partial batch responses, at most the concurrency the load limits allow', () => {
+    expect(resource(worker()).Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Timeout: JOB_WORKER.timeoutSeconds,
+      Environment: { Variables: { TABLE_NAME: { Ref: tableId() }, JOBS_QUEUE_URL: { Ref: jobsQueue() } } },
+    });
+    // It holds no secret and reads none.
+    expect(Object.keys(resource(worker()).Properties.Environment.Variables).sort()).toEqual(['JOBS_QUEUE_URL', 'LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: worker() },
+      EventSourceArn: arnOf(jobsQueue()),
+      BatchSize: JOB_WORKER.batchSize,
+      ScalingConfig: { MaximumConcurrency: JOB_WORKER.maxConcurrency },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    for (const metric of ['Errors', 'Throttles']) {
+      s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metric, Dimensions: [{ Name: 'FunctionName', Value: { Ref: worker() } }] });
+    }
+  });
+
+  it('alarms as soon as a step lands in the dead-letter queue', () => {
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterQueue(), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('grants the worker only its table actions and its queue, and only the admin function may start jobs', () => {
+    const table = { 'Fn::GetAtt': [tableId(), 'Arn'] };
+    const statements = statementsOf(roleOf(worker()));
+    expect(statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+        Resource: [table, { 'Fn::Join': ['', [table, '/index/codesByEvent']] }],
+      },
+    ]);
+    const sqsStatements = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('sqs:')));
+    for (const statement of sqsStatements) expect(statement.Resource).toEqual(arnOf(jobsQueue()));
+    expect(sqsStatements.flatMap(actionsOf).sort()).toEqual(
+      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'].sort(),
+    );
+    expect(statements.filter((st) => actionsOf(st).some((a) => /^(secretsmanager|s3|cloudfront):/.test(a)))).toEqual([]);
+    const senders = [...AREAS, 'edge-sync' as const].filter((area) => statementsOf(roleOf(functionOf(area))).some((st) => actionsOf(st).some((a) => a.startsWith('sqs:'))));
+    expect(senders).toEqual(['admin']);
+    expect(statementsOf(roleOf(functionOf('admin'))).filter((st) => actionsOf(st).some((a) => a.startsWith('sqs:')))).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(jobsQueue()) },
+    ]);
+    expect(resource(functionOf('admin')).Properties.Environment.Variables.JOBS_QUEUE_URL).toEqual({ Ref: jobsQueue() });
+    // Nobody reads the dead-letter queue: only a redrive (an operator's) moves its messages.
+    const dlqReaders = idsOf(s.json, 'AWS::IAM::Policy').filter((id) => referencesIn(resource(id).Properties.PolicyDocument).has(deadLetterQueue()));
+    expect(dlqReaders).toEqual([]);
+  });
+
+  it('bundles the worker into one ES module that loads in Node and exports handler', async () => {
+    const key = resource(worker()).Properties.Code.S3Key as string;
+    const module = await import(pathToFileURL(join(s.outdir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs')).href);
+    expect(typeof module.handler).toBe('function');
+  });
+
+  it('outputs the queues’ ARNs for a redrive', () => {
+    expect(s.json.Outputs!.JobsDeadLetterQueueArn.Value).toEqual(arnOf(deadLetterQueue()));
+    expect(s.json.Outputs!.JobsQueueArn.Value).toEqual(arnOf(jobsQueue()));
   });
 });

@@ -38,6 +38,8 @@ export interface ApiProps {
   operatorConcurrency?: number;
   /** The status read finalizes the recording of an ingest that died mid-show (functions/domain/stream-lease.ts). */
   mediaBucket: s3.IBucket;
+  /** Where the admin function queues the steps of the background jobs it starts (the Jobs construct grants it). */
+  jobsQueueUrl: string;
 }
 
 /** What each area's handler does to the table (functions/adapters/dynamo-store.ts), nothing more. */
@@ -111,6 +113,7 @@ export class Api extends Construct {
         SITE_ORIGIN: props.playbackBaseUrl,
         PLAYBACK_BASE_URL: props.playbackBaseUrl,
         ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
+        JOBS_QUEUE_URL: props.jobsQueueUrl,
       },
       internal: {},
       'rtmp-callback': {},
