@@ -47,6 +47,8 @@ export async function runStep(deps: RunnerDeps, message: StepMessage, delivery: 
   // A step given up before and redriven from the dead-letter queue gets its tries again, whatever SQS counted.
   if (delivery.attempt > JOB_WORKER.tries && !lane.failed) {
     await giveUp(deps, job, message, lane.error ?? `the worker stopped (timed out or crashed) in each of ${JOB_WORKER.tries} tries`);
+    // Handed out at once, which is when the queue moves it to the dead-letter queue (and its alarm goes off).
+    await delivery.retryIn(0);
     return 'dead';
   }
   if (job.status === 'queued') job = await deps.jobs.markJobRunning(job.id, deps.now().toISOString());
