@@ -61,10 +61,10 @@ describe('web: admin console', () => {
     await page.getByRole('heading', { name: 'Console check, edited' }).waitFor();
     expect(await page.locator('.event-header').textContent()).toMatch(/codes work for 72 h/);
 
-    // Codes: a batch too large is refused before the API; then 5 with a label.
-    await page.getByLabel('How many').fill('501');
+    // Codes: a count too large is refused before the API; then 5 with a label.
+    await page.getByLabel('How many').fill('1000001');
     await page.getByRole('button', { name: 'Generate codes' }).click();
-    expect(await page.locator('#code-count-error').textContent()).toMatch(/1 to 500/);
+    expect(await page.locator('#code-count-error').textContent()).toMatch(/1 to 1,000,000/);
     await page.getByLabel('How many').fill('5');
     await page.getByLabel('Label').fill('press');
     await page.getByRole('button', { name: 'Generate codes' }).click();

@@ -10,6 +10,7 @@ import type { AuditAction, AuditPage } from '../../../functions/domain/audit-log
 import type { issuePreview } from '../../../functions/domain/preview';
 import type { SessionView } from '../../../functions/domain/session-admin';
 import type { AccountView } from '../../../functions/domain/staff-accounts';
+import type { JobView } from '../../../functions/domain/jobs';
 import type { Permission, Role } from '../../../functions/domain/roles';
 
 // Response shapes are the API's own view types (type-only: nothing of the server is bundled).
@@ -21,7 +22,7 @@ export type AdminEvent = ReturnType<typeof adminEventView>;
 export type EventDetail = Omit<Awaited<ReturnType<typeof eventDetails>>, 'ingest'> & {
   ingest: Awaited<ReturnType<typeof eventDetails>>['ingest'] | null;
 };
-export type { AccountView, Permission, Role };
+export type { AccountView, JobView, Permission, Role };
 
 export interface SessionInfo {
   authenticated: true;
@@ -124,6 +125,12 @@ export const adminApi = {
     ),
   generateCodes: (eventId: string, count: number, label: string) =>
     call<{ tokens: CodeView[]; count: number }>(`/events/${id(eventId)}/tokens`, { json: { count, label } }),
+  /** More codes than fit one request: a background job makes them (its progress: `getJob`). */
+  startCodeJob: (eventId: string, count: number, label: string) =>
+    call<{ job: JobView }>(`/events/${id(eventId)}/tokens/jobs`, { json: { count, label } }).then((body) => body.job),
+  getJob: (jobId: string) => call<{ job: JobView }>(`/jobs/${id(jobId)}`).then((body) => body.job),
+  /** The event's recent jobs, newest first (those the account may read). */
+  listJobs: (eventId: string) => call<{ jobs: JobView[] }>(`/events/${id(eventId)}/jobs`).then((body) => body.jobs),
   revokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/revoke`, { method: 'PATCH' }),
   unrevokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/unrevoke`, { method: 'PATCH' }),
   bulkRevoke: (codeIds: string[]) => call<{ revoked: number }>('/tokens/bulk-revoke', { json: { tokenIds: codeIds } }),

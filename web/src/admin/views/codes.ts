@@ -1,14 +1,20 @@
-/** Access codes of one event: generate, filter, export, revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print). */
+/**
+ * Access codes of one event: generate (up to 500 at once, more in a background job with its progress bar),
+ * filter, export, revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print).
+ */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type CodeFilter, type CodeView } from '../api';
-import { checkCodeCount, plural, CODE_FILTERS, CODE_STATUS_LABELS } from '../labels';
+import { adminApi, type CodeFilter, type CodeView, type JobView } from '../api';
+import { checkCodeCount, plural, CODES_AT_ONCE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
+import { jobProgress, type JobProgress } from './job-progress';
 import { copyLinkButton, qrButton } from './ticket-qr';
 
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
+/** A generation job that failed is shown for this long after it stopped (it may be resumed by an operator). */
+const FAILED_JOB_SHOWN_MS = 24 * 60 * 60 * 1000;
 
 export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
   // Read-only sees the list; generating, exporting and revoking need codes:manage.
@@ -24,7 +30,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     id: 'code-count',
     type: 'number',
     min: 1,
-    max: 500,
+    max: MAX_CODES_PER_JOB,
     step: 1,
     inputmode: 'numeric',
     value: '10',
@@ -40,10 +46,35 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     CODE_FILTERS.map((option) => h('option', { value: option.value }, option.label)),
   );
 
+  // Generation jobs under way (or recently failed), by id: each with its progress bar.
+  const jobsArea = h('div', { className: 'jobs' });
+  const shownJobs = new Map<string, JobProgress>();
+  const showJob = (job: JobView) => {
+    if (shownJobs.has(job.id) || job.kind !== 'generate-codes') return;
+    const progress = jobProgress(job, {
+      title: `Generating ${plural(job.total, 'code')}`,
+      onEnd: (ended) => {
+        if (ended.status === 'failed') return;
+        progress.element.remove();
+        shownJobs.delete(job.id);
+        notify(`${plural(ended.total, 'code')} generated.`);
+        void changed();
+      },
+    });
+    shownJobs.set(job.id, progress);
+    jobsArea.append(progress.element);
+  };
+
   const load = async () => {
-    codes = await adminApi.listCodes(eventId, filter);
+    const [listed, jobs] = await Promise.all([adminApi.listCodes(eventId, filter), manage ? adminApi.listJobs(eventId) : []]);
+    codes = listed;
     for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
     draw();
+    // After a reload too: jobs still running, and failures of the last day.
+    for (const job of [...jobs].reverse()) {
+      const recentFailure = job.status === 'failed' && Date.now() - Date.parse(job.finishedAt ?? job.createdAt) < FAILED_JOB_SHOWN_MS;
+      if (job.status === 'queued' || job.status === 'running' || recentFailure) showJob(job);
+    }
   };
   const reload = () => act(null, load);
   const changed = async () => {
@@ -158,7 +189,11 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
         { className: 'field count' },
         h('label', { for: 'code-count' }, 'How many'),
         count,
-        h('p', { id: 'code-count-hint', className: 'hint' }, 'From 1 to 500.'),
+        h(
+          'p',
+          { id: 'code-count-hint', className: 'hint' },
+          `From 1 to ${MAX_CODES_PER_JOB.toLocaleString('en-US')} (over ${CODES_AT_ONCE} in the background).`,
+        ),
       ),
       h(
         'div',
@@ -182,6 +217,14 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     }
     countError.textContent = '';
     count.removeAttribute('aria-invalid');
+    if (checked.count > CODES_AT_ONCE) {
+      void act(generate, () => adminApi.startCodeJob(eventId, checked.count, label.value.trim())).then((job) => {
+        if (!job) return;
+        showJob(job);
+        notify(`Generating ${plural(checked.count, 'code')} in the background.`);
+      });
+      return;
+    }
     void act(generate, () => adminApi.generateCodes(eventId, checked.count, label.value.trim())).then(async (result) => {
       if (!result) return;
       notify(`${plural(result.count ?? result.tokens.length, 'code')} generated.`);
@@ -217,6 +260,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     { className: 'card panel codes-panel', 'aria-labelledby': 'codes-title' },
     h('h2', { id: 'codes-title', tabindex: -1 }, 'Access codes'),
     manage && form,
+    jobsArea,
     h(
       'div',
       { className: 'toolbar codes-toolbar' },
