@@ -17,7 +17,13 @@
  * live-sessions list (a page of 50 from the `liveSessions` index) against the
  * walk of every code the list made before (replayed here with the same
  * queries), in items read and read units, and extrapolates both to 1M codes.
- * Run: npm run bench -- partition-load   (N: PARTITION_LOAD_VIEWERS, default 400)
+ *
+ * Last, a code generation job of C codes runs through the shipped step runner
+ * and store adapters (its queue in memory): each key's units per code, times
+ * the codes per second the worker's settings allow (a job's lanes at their
+ * pace; at worst every concurrent step of the worker on one event), give the
+ * rates of a 1M-code job in AWS, and its duration.
+ * Run: npm run bench -- partition-load   (N: PARTITION_LOAD_VIEWERS, default 400; C: PARTITION_LOAD_CODES, default 8000)
  */
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
 import { startApiServer } from '../local/api-server';
@@ -27,11 +33,19 @@ import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CODE_SHARDS } from '../functions/adapters/table-schema';
+import { DynamoJobStore } from '../functions/adapters/dynamo-job-store';
+import { DynamoStore } from '../functions/adapters/dynamo-store';
+import { startCodeGeneration } from '../functions/domain/code-admin';
+import { CODES_PER_SECOND_PER_LANE, CODES_PER_STEP, GENERATION_LANES } from '../functions/domain/code-generation-job';
+import { JOB_WORKER } from '../functions/domain/job-worker-settings';
 import { bearer, call } from '../test/support/http';
+import { MemoryJobQueue } from '../test/support/memory-job-queue';
 import { startDynamoRecorder, type Charge } from './lib/dynamo-recorder';
 import { table } from './lib/stats';
 
 const VIEWERS = Number(process.env.PARTITION_LOAD_VIEWERS ?? 400);
+const CODES = Number(process.env.PARTITION_LOAD_CODES ?? 8_000);
+const JOB_CODES = 1_000_000;
 const AUDIENCE = 1_000_000;
 const LIMIT_WCU = 1000;
 const LIMIT_RCU = 3000;
@@ -51,7 +65,7 @@ interface Tally {
   operations: Set<number>;
 }
 
-type Measured = Phase | 'status' | 'admin' | 'sessions list' | 'sessions walk';
+type Measured = Phase | 'status' | 'admin' | 'sessions list' | 'sessions walk' | 'generation';
 
 /**
  * The live-sessions list before the `liveSessions` index: every code of the event, shard by shard
@@ -187,6 +201,25 @@ async function main() {
     direct.destroy();
     await each('departures', VIEWERS, async (i) => expectOk('release', await call('POST', `${api}/api/playback/release`, { headers: bearer(jwts[i]!) })));
 
+    // A generation job of CODES codes, its steps through the shipped runner and store adapters.
+    recorder.setRecording(false);
+    const jobEvent = await admin('POST', '/api/admin/events', { title: 'Box office', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const documents = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: recorder.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+      { marshallOptions: { removeUndefinedValues: true } },
+    );
+    const queue = new MemoryJobQueue();
+    const jobDeps = { store: new DynamoStore(documents, 'stagedoor'), jobs: new DynamoJobStore(documents, 'stagedoor'), queue, now: () => new Date() };
+    recorder.setRecording(true);
+    let generated = 0;
+    await each('generation', 1, async () => {
+      const job = await startCodeGeneration(jobDeps, jobEvent.id, { count: CODES }, { actor: 'bench', clientIp: '127.0.0.1' });
+      await queue.drain(jobDeps);
+      generated = (await jobDeps.jobs.getJob(job.id))!.done;
+    });
+    documents.destroy();
+    if (generated !== CODES) throw new Error(`generation: ${generated} of ${CODES} codes`);
+
     report(tallies);
   } finally {
     await server.close();
@@ -239,7 +272,67 @@ function report(tallies: Map<string, Map<string, Tally>>) {
   console.log(`Admin event details + dashboard + event list: ${adminReads.toFixed(1)} RCU in total (counters; no code is read).`);
   reportLiveIndex(tallies);
   reportSessionsRefresh(tallies);
+  worst = Math.max(worst, reportGeneration(tallies));
   console.log(`\nEvery key under ${LIMIT_WCU} WCU/s and ${LIMIT_RCU} RCU/s in every phase: ${worst < 1 ? 'yes' : 'NO'} (worst ${(worst * 100).toFixed(1)} % of a limit).`);
+}
+
+/**
+ * A 1M-code generation job in AWS: each key's units per code (measured on CODES codes) at the codes per
+ * second the worker allows. Every key's load follows the codes (a step writes CODES_PER_STEP codes and
+ * touches its job and event items a fixed number of times), so units per code × codes/s is its rate.
+ * Returns the worst share of a limit.
+ */
+function reportGeneration(tallies: Map<string, Map<string, Tally>>): number {
+  const byKey = [...(tallies.get('generation') ?? new Map<string, Tally>())];
+  const scenarios = [
+    { name: 'one job, its 4 lanes at their pace', codesPerSecond: GENERATION_LANES * CODES_PER_SECOND_PER_LANE },
+    { name: `worst: all ${JOB_WORKER.maxConcurrency} concurrent steps on one event`, codesPerSecond: JOB_WORKER.maxConcurrency * CODES_PER_SECOND_PER_LANE },
+  ];
+  const name = (id: string) =>
+    id
+      .replace(/CODE#\w+/, 'CODE#<code>')
+      .replace(/EVENT#\w+#(\d+)/, 'EVENT#<event>#$1 (a shard)')
+      .replace(/EVENT#\w+$/, 'EVENT#<event>')
+      .replace(/JOB#\w+/, 'JOB#<job>')
+      .replace(/JOBS#\w+/, 'JOBS#<event>')
+      .replace(/AUDIT#\w+/, 'AUDIT#<event>');
+  let worst = 0;
+  const rows: Record<string, string | number>[] = [];
+  for (const scenario of scenarios) {
+    for (const kind of ['write', 'read'] as const) {
+      const rated = byKey.filter(([id]) => id.startsWith(kind)).map(([id, tally]) => ({ id, perCode: tally.units / CODES }));
+      const units = rated.reduce((sum, r) => sum + r.perCode, 0);
+      const hottest = rated.sort((a, b) => b.perCode - a.perCode)[0];
+      if (!hottest) continue;
+      const limit = kind === 'write' ? LIMIT_WCU : LIMIT_RCU;
+      const rate = hottest.perCode * scenario.codesPerSecond;
+      worst = Math.max(worst, rate / limit);
+      rows.push({
+        'codes/s': `${scenario.codesPerSecond}: ${scenario.name}`,
+        kind,
+        'units/code': units.toFixed(2),
+        'hottest key': name(hottest.id.slice(kind.length + 1)),
+        'units/s on it': Math.round(rate),
+        'of the key limit': `${((rate / limit) * 100).toFixed(1)} % of ${limit}`,
+      });
+    }
+  }
+  console.log(`\n## A ${JOB_CODES.toLocaleString('en-US')}-code generation job (measured with ${CODES.toLocaleString('en-US')} codes, extrapolated)\n`);
+  console.log(table(rows));
+  const writes = byKey.filter(([id]) => id.startsWith('write'));
+  const perKind = (match: RegExp) => (writes.filter(([id]) => match.test(id)).reduce((sum, [, t]) => sum + t.units, 0) / CODES).toFixed(3);
+  console.log(
+    `\nWrite units per code: ${perKind(/ table CODE#/)} the code item, ${perKind(/ byTokenId /)} byTokenId, ${perKind(/ codesByEvent /)} codesByEvent, ` +
+      `${perKind(/ JOB#| byEvent JOBS#/)} the job item (and its byEvent entry), ${perKind(/ table EVENT#\w+$/)} the event item (its count), ${perKind(/AUDIT/)} audit.`,
+  );
+  const seconds = JOB_CODES / scenarios[0]!.codesPerSecond;
+  const stepsPerLane = Math.ceil(JOB_CODES / CODES_PER_STEP / GENERATION_LANES);
+  console.log(
+    `A ${JOB_CODES.toLocaleString('en-US')}-code job: ${JOB_CODES / CODES_PER_STEP} steps of ${CODES_PER_STEP} codes on ${GENERATION_LANES} lanes, ` +
+      `${CODES_PER_SECOND_PER_LANE} codes/s a lane: ${Math.round(seconds)} s of writing, plus one SQS hop per step (${stepsPerLane} per lane; at 0.1 s each, ${Math.round(stepsPerLane * 0.1)} s): ` +
+      `about ${Math.round((seconds + stepsPerLane * 0.1) / 60 * 10) / 10} min in AWS.`,
+  );
+  return worst;
 }
 
 /** The `liveSessions` index's hottest shard in each phase: claims put entries there, releases take them out, nothing else writes it. */

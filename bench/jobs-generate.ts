@@ -1,0 +1,54 @@
+/**
+ * Generating many codes on the local system (`npm start`'s program as a child
+ * process, its job worker included): CODES codes by one background job (POST
+ * …/tokens/jobs, then polling the job until it is done), against the same
+ * number through the synchronous route in batches of 500, one after another as
+ * a script would (the only way before jobs), as the baseline in the same run.
+ * Wall time, codes per second, and the event's count checked to be exact.
+ *   npx tsx bench/jobs-generate.ts     (CODES=100000)
+ */
+import { startLocalSystem } from '../test/support/local-system';
+import { table } from './lib/stats';
+
+const CODES = Number(process.env.CODES ?? 100_000);
+const BATCH = 500;
+
+const system = await startLocalSystem();
+try {
+  const newEvent = (title: string) =>
+    system.admin('POST', '/api/admin/events', { title, startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() });
+  const countOf = async (eventId: string) => (await system.admin('GET', `/api/admin/events/${eventId}`)).stats.tokens as number;
+
+  const jobEvent = await newEvent('By one job');
+  const jobStarted = performance.now();
+  const { job } = await system.admin('POST', `/api/admin/events/${jobEvent.id}/tokens/jobs`, { count: CODES });
+  const accepted = performance.now() - jobStarted;
+  let finished;
+  for (;;) {
+    finished = (await system.admin('GET', `/api/admin/jobs/${job.id}`)).job;
+    if (finished.status === 'done' || finished.status === 'failed') break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const jobSeconds = (performance.now() - jobStarted) / 1000;
+  if (finished.status !== 'done') throw new Error(`job ${finished.status}: ${finished.error}`);
+  const jobCount = await countOf(jobEvent.id);
+
+  const batchEvent = await newEvent('Batches of 500');
+  const batchStarted = performance.now();
+  for (let made = 0; made < CODES; made += BATCH) {
+    await system.admin('POST', `/api/admin/events/${batchEvent.id}/tokens`, { count: Math.min(BATCH, CODES - made) });
+  }
+  const batchSeconds = (performance.now() - batchStarted) / 1000;
+  const batchCount = await countOf(batchEvent.id);
+
+  console.log(`## ${CODES.toLocaleString('en-US')} codes on the local system\n`);
+  console.log(
+    table([
+      { how: 'one background job (POST …/tokens/jobs, then the job polled)', requests: 1, 'wall s': jobSeconds, 'codes/s': Math.round(CODES / jobSeconds), 'event count': jobCount },
+      { how: `${Math.ceil(CODES / BATCH)} requests of ${BATCH} (POST …/tokens), one after another`, requests: Math.ceil(CODES / BATCH), 'wall s': batchSeconds, 'codes/s': Math.round(CODES / batchSeconds), 'event count': batchCount },
+    ]),
+  );
+  console.log(`\nThe job's request answered in ${accepted.toFixed(0)} ms (202). Job / batches wall time: ${(jobSeconds / batchSeconds).toFixed(2)}.`);
+} finally {
+  await system.stop();
+}
