@@ -1,13 +1,14 @@
 import { areaHandler } from '../http/area-handler';
 import type { ApiRequest } from '../http/api-types';
-import { auditAccount } from '../http/account-audit';
+import { auditRequest } from '../http/audit-request';
 import { clearedCookie } from '../http/admin-cookie';
-import { clientIp, cookie, requestOrigin } from '../http/request-info';
+import { cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
 import { mediaCacheForEnv } from '../http/media-cache-for-env';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
-import { listAudit, recordAudit, type AuditAction } from '../domain/audit-log';
+import type { AuditAction } from '../domain/audit-actions';
+import { listAudit } from '../domain/audit-log';
 import { issuePreview } from '../domain/preview';
 import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
 import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
@@ -15,8 +16,8 @@ import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes
 import {
   createEvent,
   dashboard,
+  deleteEvent,
   eventDetails,
-  orNotFound,
   requireEvent,
   rotateIngestKey,
   setEventFlag,
@@ -37,23 +38,9 @@ function ingestServer({ app, event }: ApiRequest): string {
 
 const id = (request: ApiRequest) => request.params.id ?? '';
 
-/** Records an admin action that changed something, with the signed-in account and the client's address. */
-function audit(
-  request: ApiRequest,
-  action: AuditAction,
-  eventId: string | null,
-  target: string,
-  details?: Record<string, unknown>,
-) {
-  const { app, event, account } = request;
-  return recordAudit(app, {
-    action,
-    eventId,
-    target,
-    actor: account!.username,
-    clientIp: clientIp(event, app.config.originVerifySecret),
-    ...(details ? { details } : {}),
-  });
+/** Records an admin action that changed something, by the signed-in account. */
+function audit(request: ApiRequest, action: AuditAction, eventId: string, target: string, details?: Record<string, unknown>) {
+  return auditRequest(request.app, request.event, { action, actor: request.account!.username, eventId, target, details });
 }
 
 const TRANSITION_ACTIONS = {
@@ -77,15 +64,15 @@ export const handler = areaHandler('admin', {
     const session = token ? await readAdminSession(token, app.adminSecrets.adminSessionSecret, app.now()) : null;
     // The cookie is signed, not stored; logout revokes its id until it would have expired anyway.
     if (session) {
-      await app.store.revokeAdminSession(session.id, session.expiresAt.toISOString());
-      await auditAccount(app, event, { actor: session.username, action: 'sign-out' });
+      await app.stores.accounts.revokeAdminSession(session.id, session.expiresAt.toISOString());
+      await auditRequest(app, event, { actor: session.username, action: 'admin.logout' });
     }
     return json(200, { success: true }, {}, [clearedCookie(event)]);
   },
   'GET /api/admin/dashboard': async ({ app }) => json(200, await dashboard(app)),
 
   'GET /api/admin/events': async ({ app }) => {
-    const events = await app.store.listEvents();
+    const events = await app.stores.events.listEvents();
     return json(200, { events: events.map(adminEventView) });
   },
   'POST /api/admin/events': async (request) => {
@@ -106,10 +93,10 @@ export const handler = areaHandler('admin', {
   },
   'DELETE /api/admin/events/{id}': async (request) => {
     const event = await requireEvent(request.app, id(request));
-    await orNotFound(request.app.store.deleteEvent(event.id, request.app.now().toISOString()));
+    await deleteEvent(request.app, event.id);
     // The deletion itself stays in the console-wide log; the event's own log goes with the event.
     await audit(request, 'event.delete', event.id, event.title);
-    await request.app.store.deleteAuditEntries(event.id);
+    await request.app.stores.audit.deleteAuditEntries(event.id);
     return json(200, { deleted: true });
   },
   'PATCH /api/admin/events/{id}/activate': (request) => transition(request, 'activate'),

@@ -6,7 +6,7 @@ import { playbackBaseUrl } from '../http/public-urls';
 import { json } from '../http/responses';
 import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
 import { settleExpiredLease, type RecordingFinalizer } from '../domain/stream-lease';
-import { RecordNotFound } from '../domain/errors';
+import { NotFound } from '../domain/errors';
 import { eventStatusView } from '../domain/views';
 
 /** How long shared caches may keep an event status: the player polls every 5 s near the start. */
@@ -43,8 +43,8 @@ export const handler = areaHandler('public', {
   'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event))),
   'POST /api/playback/release': async (request) => json(200, await releasePlayback(request.app, bearerToken(request.event))),
   'GET /api/events/{id}/status': async ({ app, params }) => {
-    const found = await app.store.getEvent(params.id ?? '');
-    if (!found) throw new RecordNotFound('event');
+    const found = await app.stores.events.getEvent(params.id ?? '');
+    if (!found) throw new NotFound('event');
     const event = await settleExpiredLease({ ...app, recordings: recordingFinalizer() }, found);
     // Every waiting page polls this: CloudFront (the `/api/*` behavior caches this route only) answers
     // them for a few seconds per edge, so a million pages cost the origin a few requests a second.

@@ -1,13 +1,13 @@
-import { DynamoStore } from '../adapters/dynamo-store';
+import { dynamoStores } from '../adapters/dynamo-stores';
 import { dynamoDocumentClient } from '../adapters/aws-clients';
 import { loadAdminSecrets, loadConfig } from '../adapters/load-config';
 import type { AdminSecrets, AppConfig } from '../domain/config';
-import type { Store } from '../domain/store';
+import type { Stores } from '../domain/stores';
 
 /** What every handler works with. */
 export interface App {
   config: AppConfig;
-  store: Store;
+  stores: Stores;
   now(): Date;
 }
 
@@ -16,7 +16,7 @@ export interface AdminApp extends App {
   adminSecrets: AdminSecrets;
 }
 
-let store: Store | undefined;
+let stores: Stores | undefined;
 
 /**
  * The configuration comes from the one cache every entry point shares
@@ -26,8 +26,8 @@ let store: Store | undefined;
  */
 export async function getApp(): Promise<App> {
   const config = await loadConfig(process.env);
-  store ??= new DynamoStore(dynamoDocumentClient(), config.tableName);
-  return { config, store, now: () => new Date() };
+  stores ??= dynamoStores(dynamoDocumentClient(), config.tableName);
+  return { config, stores, now: () => new Date() };
 }
 
 /** The admin area's App: the admin secrets come through the same cache (ADMIN_SECRETS_ARN, or env locally). */

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { ApiContext, ApiEvent, ApiResult, RouteHandler } from './api-types';
-import { RecordNotFound } from '../domain/errors';
+import { NotFound } from '../domain/errors';
 import { HttpError } from './http-error';
 import { appContext } from './middlewares/app-context';
 import { errorResponses } from './middlewares/error-responses';
@@ -67,6 +67,6 @@ function buildAreaHandler<A extends App>(area: Area, handlers: Record<string, Ro
   return handler as unknown as LambdaHandler;
 }
 
-function notFound(key: string): RecordNotFound {
-  return new RecordNotFound(key.includes('/tokens/{id}') ? 'code' : 'event');
+function notFound(key: string): NotFound {
+  return new NotFound(key.includes('/tokens/{id}') ? 'code' : 'event');
 }

@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoStore } from '../../functions/adapters/dynamo-store';
+import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { loadAdminSecrets, loadConfig } from '../../functions/adapters/load-config';
 import { ROLES, permissionsOf, type Role } from '../../functions/domain/roles';
 import { checkPassword, LOCKOUT, SignInFailed } from '../../functions/domain/sign-in';
@@ -201,7 +201,7 @@ describe('sign-in', () => {
     await createAccount('lou', 'box-office');
     let clock = new Date();
     const deps = {
-      store: new DynamoStore(
+      stores: dynamoStores(
         DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB }), {
           marshallOptions: { removeUndefinedValues: true },
         }),

@@ -31,7 +31,7 @@ export function routeGuard<A extends App>(
         const secret = sessionSecret?.(app);
         const session = token && secret ? await readAdminSession(token, secret, app.now()) : null;
         const [revoked, account] = session
-          ? await Promise.all([app.store.isAdminSessionRevoked(session.id), app.store.getAccount(session.username)])
+          ? await Promise.all([app.stores.accounts.isAdminSessionRevoked(session.id), app.stores.accounts.getAccount(session.username)])
           : [true, null];
         if (!session || revoked || !account || account.disabled || account.sessionGeneration !== session.generation) {
           throw new NotSignedIn();
