@@ -10,8 +10,8 @@ export interface RecordingFinalizer {
 export interface LeaseDeps {
   stores: { events: EventStore };
   now(): Date;
-  /** Absent where the media bucket is not reachable: an expired lease then only changes the status. */
-  recordings?: RecordingFinalizer;
+  /** Null where the media bucket is not reachable: an expired lease then only changes the status. */
+  recordings?: RecordingFinalizer | null;
 }
 
 /**

@@ -1,11 +1,13 @@
+import { loadAdminSecrets } from '../adapters/secrets';
+import { mediaCacheOf } from '../adapters/media-cache-of';
 import { areaHandler } from '../http/area-handler';
-import type { ApiRequest } from '../http/api-types';
+import type { ApiRequest, RouteHandler } from '../http/api-types';
+import { appSource, fromEnvironment, type AdminApp, type ApiWiring, type AppSource } from '../http/app';
 import { auditRequest } from '../http/audit-request';
 import { clearedCookie } from '../http/admin-cookie';
 import { cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
-import { mediaCacheForEnv } from '../http/media-cache-for-env';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
 import type { AuditAction } from '../domain/audit-actions';
 import { listAudit } from '../domain/audit-log';
@@ -38,6 +40,21 @@ function ingestServer({ app, event }: ApiRequest): string {
 
 const id = (request: ApiRequest) => request.params.id ?? '';
 
+/**
+ * The admin area's App: the admin secrets come through the same cache as the shared secret
+ * (Secrets Manager in AWS, where only this function's role may read them), and the media cache
+ * is the one the configuration names.
+ */
+export function adminApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<AdminApp> {
+  const source = wiring.config.adminSecrets;
+  if (!source) throw new Error('configuration: the admin area needs ADMIN_SECRETS_ARN (locally ADMIN_PASSWORD_HASH and ADMIN_SESSION_SECRET)');
+  const mediaCache = mediaCacheOf(wiring.config.mediaCache);
+  return async () => {
+    const [app, adminSecrets] = await Promise.all([base(), loadAdminSecrets(source)]);
+    return { ...app, adminSecrets, mediaCache };
+  };
+}
+
 /** Records an admin action that changed something, by the signed-in account. */
 function audit(request: ApiRequest, action: AuditAction, eventId: string, target: string, details?: Record<string, unknown>) {
   return auditRequest(request.app, request.event, { action, actor: request.account!.username, eventId, target, details });
@@ -57,7 +74,7 @@ async function transition(request: ApiRequest, name: keyof typeof TRANSITION_ACT
   return json(200, event);
 }
 
-export const handler = areaHandler('admin', {
+export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   ...accountRoutes,
   'POST /api/admin/logout': async ({ app, event }) => {
     const token = cookie(event, ADMIN_COOKIE);
@@ -110,9 +127,8 @@ export const handler = areaHandler('admin', {
   },
   'DELETE /api/admin/events/{id}/cache': async (request) => {
     const event = await requireEvent(request.app, id(request));
-    const cache = mediaCacheForEnv();
-    if (!cache) throw new HttpError(503, 'Media cache clearing is not configured');
-    await cache.clear(event.id);
+    if (!request.app.mediaCache) throw new HttpError(503, 'Media cache clearing is not configured');
+    await request.app.mediaCache.clear(event.id);
     await audit(request, 'cache.clear', event.id, event.title);
     return json(200, { cleared: true });
   },
@@ -174,4 +190,6 @@ export const handler = areaHandler('admin', {
     await audit(request, 'code.unrevoke', token.eventId, token.code);
     return json(200, token);
   },
-});
+};
+
+export const handler = areaHandler('admin', adminRoutes, fromEnvironment(adminApp));

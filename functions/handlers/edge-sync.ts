@@ -5,7 +5,8 @@ import type { SigningKeys } from '../domain/signing-keys';
 import { dynamoDocumentClient } from '../adapters/aws-clients';
 import { DynamoCodeStore } from '../adapters/dynamo-code-store';
 import { dynamoTable } from '../adapters/dynamo-table';
-import { loadConfig } from '../adapters/load-config';
+import { loadSharedSecrets } from '../adapters/secrets';
+import { readEdgeSyncConfig } from '../config/edge-sync-config';
 import { entriesOfCode, entriesOfEvent, signingKeyEntries } from '../adapters/kvs-entries';
 import { changesFromStreamRecords } from '../adapters/kvs-stream-changes';
 import { createKvsWriter, type KvsWriter } from '../adapters/kvs-writer';
@@ -60,15 +61,14 @@ export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
 
 let wired: ReturnType<typeof createEdgeSyncHandler> | undefined;
 
+/** The dependencies from the function's configuration, read once per process. */
 function wire(): ReturnType<typeof createEdgeSyncHandler> {
-  const kvsArn = process.env.KVS_ARN;
-  const tableName = process.env.TABLE_NAME;
-  if (!kvsArn || !tableName) throw new Error('configuration: KVS_ARN and TABLE_NAME are required');
+  const config = readEdgeSyncConfig();
   return createEdgeSyncHandler({
-    writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({}), kvsArn }),
-    codes: new DynamoCodeStore(dynamoTable(dynamoDocumentClient(), tableName)),
-    // The configuration cache of every entry point (load-config.ts): secrets are re-read once they are older than its maximum age.
-    signingKeys: async () => (await loadConfig()).signingKeys,
+    writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({}), kvsArn: config.kvsArn }),
+    codes: new DynamoCodeStore(dynamoTable(dynamoDocumentClient(), config.tableName)),
+    // The secrets cache of every entry point (secrets.ts): re-read once older than its maximum age.
+    signingKeys: async () => (await loadSharedSecrets(config.secrets)).signingKeys,
   });
 }
 

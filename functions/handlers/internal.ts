@@ -1,3 +1,5 @@
+import type { RouteHandler } from '../http/api-types';
+import { appSource, fromEnvironment } from '../http/app';
 import { areaHandler } from '../http/area-handler';
 import { json } from '../http/responses';
 import { buildRevocationFeed } from '../domain/revocation-feed-builder';
@@ -5,7 +7,7 @@ import { leaseInput, parseInput } from '../domain/inputs';
 import { acquireLease, releaseLease } from '../domain/stream-lease';
 import { recordRefusalReport, recordVideoReport } from '../domain/stream-reports';
 
-export const handler = areaHandler('internal', {
+export const internalRoutes: Record<string, RouteHandler> = {
   'GET /api/revocations': async ({ app, query }) => json(200, await buildRevocationFeed(app, query.since)),
   'POST /api/internal/streams/{eventId}/video': async ({ app, params, body }) =>
     json(200, await recordVideoReport(app.stores.events, params.eventId ?? '', body, app.now())),
@@ -16,4 +18,6 @@ export const handler = areaHandler('internal', {
     const eventId = params.eventId ?? '';
     return json(200, action === 'acquire' ? await acquireLease(app, eventId, holder) : await releaseLease(app, eventId, holder));
   },
-});
+};
+
+export const handler = areaHandler('internal', internalRoutes, fromEnvironment(appSource));

@@ -33,7 +33,6 @@ export function domainFixture(start = '2026-11-22T20:00:00.000Z'): DomainFixture
   const stores = memoryStores();
   let clock = Date.parse(start);
   const config: AppConfig = {
-    tableName: 'memory',
     playbackBaseUrl: PLAYBACK_BASE_URL,
     mediaPort: 4000,
     ingestRtmpUrl: null,
