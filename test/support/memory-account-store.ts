@@ -1,6 +1,6 @@
 import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore } from '../../functions/domain/account-store';
 import { AlreadyExists, NotFound } from '../../functions/domain/errors';
-import { copy } from './memory-copy';
+import { copy } from './memory-records';
 
 /**
  * The staff accounts port in memory (memory-stores.ts). Each method reads and writes without

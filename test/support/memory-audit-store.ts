@@ -1,6 +1,6 @@
 import type { AuditAction } from '../../functions/domain/audit-actions';
 import type { AuditEntry, AuditPage, AuditScope, AuditStore } from '../../functions/domain/audit-store';
-import { copy } from './memory-copy';
+import { copy } from './memory-records';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 
 const auditOrder = (entry: AuditEntry) => `${entry.at}#${entry.id}`;

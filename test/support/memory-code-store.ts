@@ -2,7 +2,7 @@ import type { CodeStore } from '../../functions/domain/code-store';
 import { codeDenyUntil, endedSessionsAfter } from '../../functions/domain/edge-deny';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, SessionGone } from '../../functions/domain/errors';
 import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, LiveSessionRecord } from '../../functions/domain/records';
-import { copy } from './memory-copy';
+import { changedSince, copy } from './memory-records';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 
 interface StoredCode {
@@ -167,17 +167,14 @@ export class MemoryCodeStore implements CodeStore {
   }
 
   async accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }> {
-    const codes = [...this.codes.values()]
-      .filter((stored) => stored.feedAt !== null && stored.feedAt >= since)
-      .sort((a, b) => a.feedAt!.localeCompare(b.feedAt!))
-      .map(({ record }) => ({
-        code: record.code,
-        isRevoked: record.isRevoked,
-        revokedAt: record.revokedAt,
-        revokedChangedAt: record.revokedChangedAt,
-        endedSessions: copy(record.endedSessions),
-        denyUntil: record.denyUntil ?? null,
-      }));
+    const codes = changedSince(this.codes.values(), since).map(({ record }) => ({
+      code: record.code,
+      isRevoked: record.isRevoked,
+      revokedAt: record.revokedAt,
+      revokedChangedAt: record.revokedChangedAt,
+      endedSessions: copy(record.endedSessions),
+      denyUntil: record.denyUntil ?? null,
+    }));
     return { codes, events: this.eventChanges(since) };
   }
 }

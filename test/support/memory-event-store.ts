@@ -1,7 +1,7 @@
 import { AlreadyExists, LeaseHeld, NotFound } from '../../functions/domain/errors';
 import type { EventChanges, EventStore } from '../../functions/domain/event-store';
 import type { EventAccessState, EventRecord, PublishRefusal } from '../../functions/domain/records';
-import { copy } from './memory-copy';
+import { changedSince, copy } from './memory-records';
 
 interface StoredEvent {
   record: EventRecord;
@@ -92,15 +92,12 @@ export class MemoryEventStore implements EventStore {
 
   /** Events (tombstones included) whose access state entered the feed at or after `since`, in order: the codes port's feed reads them. */
   accessChangesSince(since: string): EventAccessState[] {
-    return [...this.events.values()]
-      .filter((stored) => stored.feedAt !== null && stored.feedAt >= since)
-      .sort((a, b) => a.feedAt!.localeCompare(b.feedAt!))
-      .map(({ record }) => ({
-        id: record.id,
-        isActive: record.isActive,
-        activeChangedAt: record.activeChangedAt,
-        endsAt: record.endsAt,
-        accessWindowHours: record.accessWindowHours,
-      }));
+    return changedSince(this.events.values(), since).map(({ record }) => ({
+      id: record.id,
+      isActive: record.isActive,
+      activeChangedAt: record.activeChangedAt,
+      endsAt: record.endsAt,
+      accessWindowHours: record.accessWindowHours,
+    }));
   }
 }
