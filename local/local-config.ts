@@ -61,7 +61,7 @@ export interface LocalConfig {
   /** How the SDK clients reach the stand-ins. */
   aws(standIns: StandIns): AwsConnection;
   /** The API's wiring on the stand-ins: its configuration (the same variables as in AWS, checked by the same module) and connection. */
-  apiWiring(standIns: StandIns): Promise<ApiWiring>;
+  apiWiring(standIns: StandIns): ApiWiring;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -150,6 +150,23 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
   const seconds = segmentSeconds(env.INGEST_HLS_SEGMENT);
   const ladder = named('INGEST_HLS_LADDER', () => parseLadder(env.INGEST_HLS_LADDER ?? ''));
   const [apiPort, mediaPort, rtmpPort] = await Promise.all([resolvePort(ports.api), resolvePort(ports.media), resolvePort(ports.rtmp)]);
+  const apiConfig = readApiConfig({
+    // What a user may set for the API locally (README "Configuration"); the rest is this system's own.
+    SESSION_TIMEOUT_SECONDS: env.SESSION_TIMEOUT_SECONDS,
+    INGEST_RTMP_URL: env.INGEST_RTMP_URL,
+    TABLE_NAME: tableName,
+    MEDIA_BUCKET: mediaBucket,
+    MEDIA_PORT: String(mediaPort),
+    // The OBS "Server" the console shows, without INGEST_RTMP_URL: the host the console was opened with on this port.
+    INGEST_RTMP_PORT: String(rtmpPort),
+    INGEST_HLS_SEGMENT: `${seconds}s`,
+    MEDIA_ADMIN_URL: `http://127.0.0.1:${mediaPort}`,
+    LOG_LEVEL: logLevel,
+    PLAYBACK_SIGNING_KEYS: secrets.playbackSigningKeys,
+    INTERNAL_API_KEY: secrets.internalApiKey,
+    ADMIN_PASSWORD_HASH: await hashAdminPassword(secrets.adminPassword),
+    ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
+  });
   const aws = ({ dynamoEndpoint, s3Endpoint }: StandIns): AwsConnection => ({
     region: env.AWS_REGION || 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
@@ -175,25 +192,6 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ladder,
     aws,
-    async apiWiring(standIns) {
-      const config = readApiConfig({
-        // What a user may set for the API locally (README "Configuration"); the rest is this system's own.
-        SESSION_TIMEOUT_SECONDS: env.SESSION_TIMEOUT_SECONDS,
-        INGEST_RTMP_URL: env.INGEST_RTMP_URL,
-        TABLE_NAME: tableName,
-        MEDIA_BUCKET: mediaBucket,
-        MEDIA_PORT: String(mediaPort),
-        // The OBS "Server" the console shows, without INGEST_RTMP_URL: the host the console was opened with on this port.
-        INGEST_RTMP_PORT: String(rtmpPort),
-        INGEST_HLS_SEGMENT: `${seconds}s`,
-        MEDIA_ADMIN_URL: `http://127.0.0.1:${mediaPort}`,
-        LOG_LEVEL: logLevel,
-        PLAYBACK_SIGNING_KEYS: secrets.playbackSigningKeys,
-        INTERNAL_API_KEY: secrets.internalApiKey,
-        ADMIN_PASSWORD_HASH: await hashAdminPassword(secrets.adminPassword),
-        ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
-      });
-      return { config, aws: aws(standIns) };
-    },
+    apiWiring: (standIns) => ({ config: apiConfig, aws: aws(standIns) }),
   };
 }

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
 
   // The viewer and the console, served by the API port.
   await buildWeb(config.webRoot);
-  const api = await startApiServer({ port: config.apiPort, webRoot: config.webRoot, wiring: await config.apiWiring(standIns) });
+  const api = await startApiServer({ port: config.apiPort, webRoot: config.webRoot, wiring: config.apiWiring(standIns) });
   closers.push(api.close);
 
   const media = await startMediaServer({
