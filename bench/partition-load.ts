@@ -27,14 +27,15 @@
  */
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
 import { startApiServer } from '../local/api-server';
+import { readApiConfig } from '../functions/config/api-config';
 import { hashAdminPassword } from '../functions/domain/admin-credentials';
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../functions/domain/playback-claims';
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CODE_SHARDS } from '../functions/adapters/table-schema';
-import { DynamoJobStore } from '../functions/adapters/dynamo-job-store';
-import { DynamoStore } from '../functions/adapters/dynamo-store';
+import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
+import { dynamoStores } from '../functions/adapters/dynamo-stores';
 import { startCodeGeneration } from '../functions/domain/code-admin';
 import { CODES_PER_SECOND_PER_LANE, CODES_PER_STEP, GENERATION_LANES } from '../functions/domain/code-generation-job';
 import { JOB_WORKER } from '../functions/domain/job-worker-settings';
@@ -104,22 +105,17 @@ async function main() {
   const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
   const recorder = await startDynamoRecorder(dynamo.endpoint);
   const adminPassword = randomBytes(9).toString('base64url');
-  Object.assign(process.env, {
+  const config = readApiConfig({
     TABLE_NAME: 'stagedoor',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: recorder.endpoint,
     PLAYBACK_SIGNING_KEYS: JSON.stringify({ activeKid: 'b1', keys: { b1: randomBytes(32).toString('base64url') } }),
     ADMIN_PASSWORD_HASH: await hashAdminPassword(adminPassword),
     ADMIN_SESSION_SECRET: randomBytes(32).toString('base64url'),
     INTERNAL_API_KEY: randomBytes(18).toString('base64url'),
     MEDIA_PORT: '4000',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-    LOG_LEVEL: 'error',
+    LOG_LEVEL: 'SILENT',
   });
-  const server = await startApiServer({ port: 0, host: '127.0.0.1' });
-  server.open();
+  const aws = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: recorder.endpoint } };
+  const server = await startApiServer({ port: 0, host: '127.0.0.1', wiring: { config, aws } });
   const api = `http://127.0.0.1:${server.port}`;
 
   // Charges go to the phase and operation under way; setup is not counted.
@@ -204,18 +200,15 @@ async function main() {
     // A generation job of CODES codes, its steps through the shipped runner and store adapters.
     recorder.setRecording(false);
     const jobEvent = await admin('POST', '/api/admin/events', { title: 'Box office', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() });
-    const documents = DynamoDBDocumentClient.from(
-      new DynamoDBClient({ endpoint: recorder.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
-      { marshallOptions: { removeUndefinedValues: true } },
-    );
+    const documents = dynamoDocumentClient(aws);
     const queue = new MemoryJobQueue();
-    const jobDeps = { store: new DynamoStore(documents, 'stagedoor'), jobs: new DynamoJobStore(documents, 'stagedoor'), queue, now: () => new Date() };
+    const jobDeps = { stores: dynamoStores(documents, 'stagedoor'), queue, now: () => new Date() };
     recorder.setRecording(true);
     let generated = 0;
     await each('generation', 1, async () => {
       const job = await startCodeGeneration(jobDeps, jobEvent.id, { count: CODES }, { actor: 'bench', clientIp: '127.0.0.1' });
       await queue.drain(jobDeps);
-      generated = (await jobDeps.jobs.getJob(job.id))!.done;
+      generated = (await jobDeps.stores.jobs.getJob(job.id))!.done;
     });
     documents.destroy();
     if (generated !== CODES) throw new Error(`generation: ${generated} of ${CODES} codes`);

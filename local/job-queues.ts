@@ -2,7 +2,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import type { JobQueue } from '../functions/domain/job-queue';
 import type { JobStore } from '../functions/domain/job-store';
 import { JOB_MAX_RECEIVES, JOB_WORKER } from '../functions/domain/job-worker-settings';
-import type { Store } from '../functions/domain/store';
+import type { Stores } from '../functions/domain/stores';
 
 export interface JobQueues {
   queueUrl: string;
@@ -44,12 +44,12 @@ export async function createJobQueues(endpoint: string): Promise<JobQueues> {
  * keep their progress. A step queued twice is one the runner handles anyway.
  */
 export async function requeueUnfinishedJobs(
-  deps: { store: Pick<Store, 'listEvents'>; jobs: Pick<JobStore, 'listEventJobs'> },
+  stores: { events: Pick<Stores['events'], 'listEvents'>; jobs: Pick<JobStore, 'listEventJobs'> },
   queues: { steps: JobQueue; deadLetters: JobQueue },
 ): Promise<number> {
   let requeued = 0;
-  for (const event of await deps.store.listEvents()) {
-    for (const job of await deps.jobs.listEventJobs(event.id, 100)) {
+  for (const event of await stores.events.listEvents()) {
+    for (const job of await stores.jobs.listEventJobs(event.id, 100)) {
       if (job.status === 'done') continue;
       const lanes = job.lanes.map((lane, index) => ({ lane, message: { jobId: job.id, lane: index, step: lane.step } })).filter(({ lane }) => !lane.finished);
       await queues.steps.send(lanes.filter(({ lane }) => !lane.failed).map(({ message }) => message));

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { JobWorkerWiring } from '../functions/handlers/job-worker';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const entry = fileURLToPath(new URL('./job-worker.ts', import.meta.url));
@@ -9,12 +10,12 @@ export interface JobWorkerProcess {
 }
 
 /**
- * Keeps one local job worker (local/job-worker.ts) running as a child process
- * with this process's environment: when it dies (killed, crashed, timed out)
- * a new one starts, as Lambda starts a new instance; one that keeps dying at
- * once is started again more and more slowly.
+ * Keeps one local job worker (local/job-worker.ts) running as a child process on
+ * `wiring`: when it dies (killed, crashed, timed out) a new one starts, as Lambda
+ * starts a new instance; one that keeps dying at once is started again more and
+ * more slowly.
  */
-export function startJobWorkerProcess(): JobWorkerProcess {
+export function startJobWorkerProcess(wiring: JobWorkerWiring): JobWorkerProcess {
   let child: ChildProcess | undefined;
   let closing = false;
   let quickDeaths = 0;
@@ -22,7 +23,7 @@ export function startJobWorkerProcess(): JobWorkerProcess {
 
   const start = () => {
     const startedAt = Date.now();
-    child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: root, env: process.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child = spawn(process.execPath, ['--import', 'tsx', entry, JSON.stringify(wiring)], { cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.once('exit', (code, signal) => {
       if (closing) return;
       quickDeaths = Date.now() - startedAt < 10_000 ? quickDeaths + 1 : 0;

@@ -4,19 +4,19 @@
  * (local/job-worker-process.ts keeps one running): the shipped handler
  * (functions/handlers/job-worker.ts) behind a local event source with the
  * Lambda's settings. Killing it mid-step is what a crash or a timeout in AWS is.
+ * Its wiring (configuration and stand-ins' endpoints, no secret) comes as its argument.
  */
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { sqsClient } from '../functions/adapters/aws-clients';
 import { JOB_WORKER } from '../functions/domain/job-worker-settings';
-import { handler } from '../functions/handlers/job-worker';
+import { jobWorker, type JobWorkerWiring } from '../functions/handlers/job-worker';
 import { startSqsEventSource } from './sqs-event-source';
 
-const queueUrl = process.env.JOBS_QUEUE_URL;
-if (!queueUrl) throw new Error('JOBS_QUEUE_URL is required');
+const wiring = JSON.parse(process.argv[2] ?? '') as JobWorkerWiring;
 
 startSqsEventSource({
-  client: new SQSClient({}),
-  queueUrl,
-  handler,
+  client: sqsClient(wiring.aws),
+  queueUrl: wiring.config.jobsQueueUrl,
+  handler: jobWorker(wiring),
   batchSize: JOB_WORKER.batchSize,
   maxConcurrency: JOB_WORKER.maxConcurrency,
   timeoutSeconds: JOB_WORKER.timeoutSeconds,

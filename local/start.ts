@@ -2,22 +2,21 @@
  * `npm start`: the whole system on one machine. Embedded DynamoDB and S3 (+ SQS)
  * stand-ins, the access API (the Lambda handlers behind a thin HTTP adapter),
  * the background-job worker (a child process), the media server (HLS through
- * `edge/`) and the RTMP ingest.
+ * `edge/`) and the RTMP ingest. The configuration is read once
+ * (local-config.ts); each part is then given its dependencies.
  */
+import { dynamoDocumentClient, s3Client, sqsClient } from '../functions/adapters/aws-clients';
+import { dynamoStores } from '../functions/adapters/dynamo-stores';
+import { SqsJobQueue } from '../functions/adapters/sqs-job-queue';
 import { loadLocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { startEmbeddedS3 } from './embedded-s3';
 import { createJobQueues, requeueUnfinishedJobs } from './job-queues';
 import { startJobWorkerProcess } from './job-worker-process';
 import { startApiServer } from './api-server';
-import { dynamoDocumentClient, sqs } from '../functions/adapters/aws-clients';
-import { DynamoJobStore } from '../functions/adapters/dynamo-job-store';
-import { DynamoStore } from '../functions/adapters/dynamo-store';
-import { SqsJobQueue } from '../functions/adapters/sqs-job-queue';
 import { startMediaServer } from './media-server';
 import { buildWeb } from '../web/build';
 import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
-import { parseLadder } from '../ingest-container/src/hls/ffmpeg-args';
 
 async function main(): Promise<void> {
   // Local mode runs on the Node it finds; the SDK's notice about future Node 22 releases is noise here.
@@ -30,43 +29,44 @@ async function main(): Promise<void> {
   const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket], dataDir: config.s3Dir });
   closers.push(s3.close);
   const jobQueues = await createJobQueues(s3.endpoint);
-  await config.applyToEnv({ dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, jobsQueueUrl: jobQueues.queueUrl });
-  // Background jobs: their steps, if a run before this one left some unfinished, and the worker that runs them.
-  await requeueUnfinishedJobs(
-    { store: new DynamoStore(dynamoDocumentClient(), config.tableName), jobs: new DynamoJobStore(dynamoDocumentClient(), config.tableName) },
-    { steps: new SqsJobQueue(sqs(), jobQueues.queueUrl), deadLetters: new SqsJobQueue(sqs(), jobQueues.deadLetterQueueUrl) },
-  );
-  const worker = startJobWorkerProcess();
+  const standIns = { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, jobsQueueUrl: jobQueues.queueUrl };
+  const mediaS3 = s3Client(config.aws(standIns));
+
+  // Background jobs: the steps a run before this one left unfinished, and the worker that runs them.
+  const sqs = sqsClient(config.aws(standIns));
+  await requeueUnfinishedJobs(dynamoStores(dynamoDocumentClient(config.aws(standIns)), config.tableName), {
+    steps: new SqsJobQueue(sqs, jobQueues.queueUrl),
+    deadLetters: new SqsJobQueue(sqs, jobQueues.deadLetterQueueUrl),
+  });
+  sqs.destroy();
+  const worker = startJobWorkerProcess(config.jobWorkerWiring(standIns));
   closers.push(worker.close);
 
   // The viewer and the console, served by the API port.
   await buildWeb(config.webRoot);
-  const api = await startApiServer({ port: config.apiPort, webRoot: config.webRoot });
+  const api = await startApiServer({ port: config.apiPort, webRoot: config.webRoot, wiring: config.apiWiring(standIns) });
   closers.push(api.close);
 
   const media = await startMediaServer({
     port: config.mediaPort,
     bucket: config.mediaBucket,
+    s3Client: mediaS3,
     apiUrl: api.url,
     internalApiKey: config.internalApiKey,
     playbackSigningKeys: config.playbackSigningKeys,
   });
   closers.push(media.close);
-  // With MEDIA_PORT=0 the API must hand out the port actually bound.
-  process.env.MEDIA_PORT = new URL(media.url).port;
-  process.env.MEDIA_ADMIN_URL = media.url;
   // RTMP ingest: the same server as the container, in callback mode against this API, HLS to the local S3.
   const ingest = await startIngestServer({
     listen: { port: config.rtmpPort },
     auth: { mode: 'callback', url: `${api.url}/api/internal/rtmp-auth`, timeoutMs: 5_000, apiKey: config.internalApiKey },
     recheckIntervalMs: 30_000,
     hls: {
-      store: s3Store({ bucket: config.mediaBucket, forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }),
-      ffmpegPath: process.env.FFMPEG_PATH || 'ffmpeg',
+      store: s3Store({ bucket: config.mediaBucket, client: mediaS3 }),
+      ffmpegPath: config.ffmpegPath,
       segmentSeconds: config.segmentSeconds,
       dvrWindowSeconds: config.dvrWindowMs / 1000,
-      // Same variable as the ingest container's -hls-ladder: an adaptive ladder instead of copied codecs.
-      ladder: parseLadder(process.env.INGEST_HLS_LADDER ?? ''),
+      ladder: config.ladder,
     },
     publishGraceMs: config.reconnectWindowMs,
     platform: { apiUrl: api.url, apiKey: config.internalApiKey },
@@ -74,13 +74,7 @@ async function main(): Promise<void> {
   });
   closers.push(ingest.close);
   const rtmpUrl = `${ingest.url}/live`;
-  // The OBS "Server" the console shows is the host the console was opened with (a streamer on another machine
-  // of the LAN needs that, not 127.0.0.1) on this port, unless INGEST_RTMP_URL names one; with RTMP_PORT=0
-  // only now is the port known.
-  process.env.INGEST_RTMP_PORT = new URL(ingest.url!).port;
-  process.env.INGEST_HLS_SEGMENT = `${config.segmentSeconds}s`;
 
-  api.open();
   // The media server answers 503 until it has read the revocation feed once: only then is it ready.
   await media.synced;
   // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`);

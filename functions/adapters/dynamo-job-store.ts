@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { AlreadyExists, Contended, NotFound } from '../domain/errors';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { AlreadyExists, NotFound } from '../domain/errors';
 import type { JobRecord, JobStore } from '../domain/job-store';
-import { conditionalWriter, type ConditionalWriter } from './dynamo-conditional';
-import { eventKey } from './dynamo-store';
+import { epochSeconds } from './dynamo-keys';
+import type { DynamoTable, Item } from './dynamo-table';
 import { tableSchema } from './table-schema';
 
 /**
@@ -14,15 +14,10 @@ import { tableSchema } from './table-schema';
 const jobKey = (id: string) => ({ pk: `JOB#${id}`, sk: 'JOB' });
 /** Ended jobs are collected after this (TTL); nothing depends on when. */
 const KEEP_SECONDS = 30 * 24 * 60 * 60;
-/** How many of a job's codes the event item has counted already: an attribute of the event item per job. */
-const countedName = (jobId: string) => `jobCodes#${jobId}`;
-const COUNT_ATTEMPTS = 8;
 /** Fields absent from the item while null, so that a write can keep the first value (`if_not_exists`). */
 const ABSENT_WHILE_NULL = ['startedAt', 'finishedAt', 'error', 'result', 'secret', 'endAudited'] as const;
 
-type Item = Record<string, unknown>;
-
-const ttlOf = (iso: string) => Math.floor(Date.parse(iso) / 1000) + KEEP_SECONDS;
+const ttlOf = (iso: string) => epochSeconds(iso) + KEEP_SECONDS;
 
 function toItem(job: JobRecord): Item {
   const item: Item = { ...jobKey(job.id), entity: 'job', gsi1pk: `JOBS#${job.eventId}`, gsi1sk: `${job.createdAt}#${job.id}`, ...job };
@@ -47,29 +42,23 @@ function namesUsed(expression: string): Record<string, string> | undefined {
 /** Paths of lane `lane`'s fields (its index is a number the runner checked, never text from outside). */
 const lanePath = (lane: number, field: 'step' | 'finished' | 'cursor' | 'error' | 'failed') => `#lanes[${Math.trunc(lane)}].${field === 'error' ? '#error' : field === 'cursor' ? '#cursor' : field}`;
 
+/** The jobs port on DynamoDB. */
 export class DynamoJobStore implements JobStore {
-  private readonly writeIf: ConditionalWriter;
-
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly table: string,
-  ) {
-    this.writeIf = conditionalWriter(client, table);
-  }
+  constructor(private readonly table: DynamoTable) {}
 
   async createJob(job: JobRecord): Promise<void> {
-    await this.writeIf({ put: { Item: toItem(job), ConditionExpression: 'attribute_not_exists(pk)' } }, () => new AlreadyExists(`job ${job.id} exists`));
+    await this.table.writeIf({ put: { Item: toItem(job), ConditionExpression: 'attribute_not_exists(pk)' } }, () => new AlreadyExists(`job ${job.id} exists`));
   }
 
   async getJob(id: string): Promise<JobRecord | null> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: jobKey(id), ConsistentRead: true }));
-    return Item ? toJob(Item) : null;
+    const item = await this.table.get(jobKey(id));
+    return item ? toJob(item) : null;
   }
 
   async listEventJobs(eventId: string, limit: number): Promise<JobRecord[]> {
-    const { Items } = await this.client.send(
+    const { Items } = await this.table.client.send(
       new QueryCommand({
-        TableName: this.table,
+        TableName: this.table.name,
         IndexName: 'byEvent',
         KeyConditionExpression: 'gsi1pk = :jobs',
         ExpressionAttributeValues: { ':jobs': `JOBS#${eventId}` },
@@ -77,12 +66,12 @@ export class DynamoJobStore implements JobStore {
         Limit: limit,
       }),
     );
-    return (Items ?? []).map(toJob);
+    return ((Items ?? []) as Item[]).map(toJob);
   }
 
-  /** One conditional update returning the job after it, or null when the condition failed. */
-  private async update(id: string, expression: string, condition: string, values: Record<string, unknown>) {
-    const item = await this.writeIf({
+  /** One conditional update: the job after it, or null when the condition failed. */
+  private async update(id: string, expression: string, condition: string, values: Record<string, unknown>): Promise<JobRecord | null> {
+    const outcome = await this.table.writeIf({
       update: {
         Key: jobKey(id),
         UpdateExpression: expression,
@@ -92,15 +81,14 @@ export class DynamoJobStore implements JobStore {
         ReturnValues: 'ALL_NEW',
       },
     });
-    return item ? toJob(item) : null;
+    return outcome.applied ? toJob(outcome.item) : null;
   }
 
   private async existing(id: string): Promise<JobRecord> {
     const job = await this.getJob(id);
-    if (!job) throw new NotFound(`job ${id}`);
+    if (!job) throw new NotFound('job', id);
     return job;
   }
-
   async markJobRunning(id: string, now: string): Promise<JobRecord> {
     return (
       (await this.update(id, 'SET #status = :running, startedAt = :now', '#status = :queued', { ':running': 'running', ':queued': 'queued', ':now': now })) ??
@@ -164,28 +152,5 @@ export class DynamoJobStore implements JobStore {
 
   async markEndAudited(id: string, finishedAt: string): Promise<void> {
     await this.update(id, 'SET endAudited = :at', 'finishedAt = :at', { ':at': finishedAt });
-  }
-
-  async countJobCodes(args: { eventId: string; jobId: string; done: number }): Promise<void> {
-    const names = { '#counted': countedName(args.jobId) };
-    for (let attempt = 0; attempt < COUNT_ATTEMPTS; attempt++) {
-      const { Item } = await this.client.send(
-        new GetCommand({ TableName: this.table, Key: eventKey(args.eventId), ProjectionExpression: '#counted, deleted', ExpressionAttributeNames: names, ConsistentRead: true }),
-      );
-      if (!Item || Item.deleted) return;
-      const counted = (Item[names['#counted']] as number | undefined) ?? 0;
-      if (args.done <= counted) return;
-      const written = await this.writeIf({
-        update: {
-          Key: eventKey(args.eventId),
-          UpdateExpression: 'SET #counted = :done ADD tokenCount :delta',
-          ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND ${counted === 0 ? 'attribute_not_exists(#counted)' : '#counted = :counted'}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':done': args.done, ':delta': args.done - counted, ...(counted === 0 ? {} : { ':counted': counted }) },
-        },
-      });
-      if (written) return;
-    }
-    throw new Contended(`event ${args.eventId}: could not count the codes of job ${args.jobId}`);
   }
 }

@@ -8,6 +8,7 @@
  */
 import { derivedAccessCode } from './access-code';
 import { AlreadyExists, JobStopped, NotFound } from './errors';
+import { setEventActive } from './event-admin';
 import type { JobDeps, JobKind } from './job-kind';
 import type { JobRecord } from './job-store';
 import { derivedId } from './random';
@@ -75,12 +76,12 @@ async function placeCode(deps: JobDeps, job: JobRecord, seed: Buffer, index: num
   for (let attempt = 0, vanished = 0; attempt < DERIVATIONS; ) {
     const record = derivedCode(job, seed, index, attempt, eventActive);
     try {
-      await deps.store.createCode(record);
+      await deps.stores.codes.createCode(record);
       return { code: record.code, eventActive };
     } catch (error) {
       if (!(error instanceof AlreadyExists)) throw error;
     }
-    const existing = await deps.store.getCode(record.code);
+    const existing = await deps.stores.codes.getCode(record.code);
     if (existing?.id === record.id) return { code: record.code, eventActive: existing.eventActive };
     if (existing) attempt++; // held by another code: the next derivation
     else if (++vanished > 3) throw new Error(`code of item ${index} keeps vanishing`); // gone between the two calls: write it again
@@ -92,7 +93,7 @@ async function placeCode(deps: JobDeps, job: JobRecord, seed: Buffer, index: num
 async function codeAt(deps: JobDeps, job: JobRecord, seed: Buffer, index: number): Promise<string | null> {
   for (let attempt = 0; attempt < DERIVATIONS; attempt++) {
     const record = derivedCode(job, seed, index, attempt, true);
-    const existing = await deps.store.getCode(record.code);
+    const existing = await deps.stores.codes.getCode(record.code);
     if (!existing) return null;
     if (existing.id === record.id) return record.code;
   }
@@ -120,7 +121,7 @@ export const codeGenerationJob: JobKind = {
 
   async runStep(deps, job, laneIndex, lane, remainingMs) {
     const { from, to, last } = stepCodes(job, laneIndex, lane.step);
-    const event = await deps.store.getEvent(job.eventId);
+    const event = await deps.stores.events.getEvent(job.eventId);
     if (!event) throw new JobStopped('The event was deleted');
     const seed = seedOf(job);
     const started = Date.now();
@@ -133,16 +134,16 @@ export const codeGenerationJob: JobKind = {
         await sleep(started + (done / CODES_PER_SECOND_PER_LANE) * 1000 - Date.now());
       },
     );
-    const latest = await deps.store.getEvent(job.eventId);
+    const latest = await deps.stores.events.getEvent(job.eventId);
     if (!latest) {
       // The deletion may have listed the event's codes before these existed.
-      await deps.store.deleteCodes(placed.map((entry) => entry.code));
+      await deps.stores.codes.deleteCodes(placed.map((entry) => entry.code));
       throw new JobStopped('The event was deleted');
     }
     // An activation change that raced this step may have missed its codes' copy of the flag (as in generateCodes).
     if (placed.some((entry) => entry.eventActive !== latest.isActive)) {
       try {
-        await deps.store.setEventActive(job.eventId, latest.isActive, deps.now().toISOString());
+        await setEventActive(deps, job.eventId, latest.isActive);
       } catch (error) {
         if (error instanceof NotFound) throw new JobStopped('The event was deleted');
         throw error;
@@ -155,11 +156,11 @@ export const codeGenerationJob: JobKind = {
     const { from, to } = stepCodes(job, laneIndex, lane.step);
     const seed = seedOf(job);
     const codes = await inSlices(from, to, (index) => codeAt(deps, job, seed, index));
-    await deps.store.deleteCodes(codes.filter((code): code is string => code !== null));
+    await deps.stores.codes.deleteCodes(codes.filter((code): code is string => code !== null));
   },
 
   async settle(deps, job) {
-    await deps.jobs.countJobCodes({ eventId: job.eventId, jobId: job.id, done: job.done });
+    await deps.stores.events.countJobCodes({ eventId: job.eventId, jobId: job.id, done: job.done });
   },
 
   async finish(_deps, job) {

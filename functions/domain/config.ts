@@ -1,7 +1,7 @@
 import type { SigningKeys } from './signing-keys';
 
+/** What the use cases and handlers read of the configuration: settings, and the shared secret's values. */
 export interface AppConfig {
-  tableName: string;
   /** Base URL of HLS delivery. When null, the request's host with `mediaPort` (local mode). */
   playbackBaseUrl: string | null;
   mediaPort: number;
@@ -19,14 +19,6 @@ export interface AppConfig {
   siteOrigin: string | null;
   /** A playback session without a heartbeat for this long no longer blocks the code. */
   sessionTimeoutSeconds: number;
-  /** The SQS queue background jobs' steps go to (`JOBS_QUEUE_URL`); null where jobs are not set up. */
-  jobsQueueUrl: string | null;
-}
-
-/** What the background-job worker reads: it holds no secret. */
-export interface JobWorkerConfig {
-  tableName: string;
-  jobsQueueUrl: string;
 }
 
 /**

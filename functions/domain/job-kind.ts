@@ -1,11 +1,10 @@
-import type { JobRecord, JobStore, LaneState } from './job-store';
+import type { JobRecord, LaneState } from './job-store';
 import type { Permission } from './roles';
-import type { Store } from './store';
+import type { Stores } from './stores';
 
 /** What a job's steps work with. */
 export interface JobDeps {
-  store: Store;
-  jobs: JobStore;
+  stores: Stores;
   now(): Date;
 }
 

@@ -32,7 +32,7 @@ export type StepOutcome = 'done' | 'retry' | 'dead' | 'ignored';
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
 
 export async function runStep(deps: RunnerDeps, message: StepMessage, delivery: Delivery): Promise<StepOutcome> {
-  let job = await deps.jobs.getJob(message.jobId);
+  let job = await deps.stores.jobs.getJob(message.jobId);
   const lane = job?.lanes[message.lane];
   if (!job || !lane || message.step > lane.step) return 'ignored';
 
@@ -51,7 +51,7 @@ export async function runStep(deps: RunnerDeps, message: StepMessage, delivery: 
     await delivery.retryIn(0);
     return 'dead';
   }
-  if (job.status === 'queued') job = await deps.jobs.markJobRunning(job.id, deps.now().toISOString());
+  if (job.status === 'queued') job = await deps.stores.jobs.markJobRunning(job.id, deps.now().toISOString());
   let result;
   try {
     result = await JOB_KINDS[job.kind].runStep(deps, job, message.lane, lane, () => delivery.remainingMs());
@@ -60,11 +60,11 @@ export async function runStep(deps: RunnerDeps, message: StepMessage, delivery: 
       await giveUp(deps, job, message, error.reason, { abandon: false });
       return 'done';
     }
-    await deps.jobs.recordStepError({ id: job.id, lane: message.lane, step: message.step, error: errorText(error) });
+    await deps.stores.jobs.recordStepError({ id: job.id, lane: message.lane, step: message.step, error: errorText(error) });
     await delivery.retryIn(JOB_WORKER.retryDelaysSeconds[delivery.attempt - 1] ?? 0);
     return 'retry';
   }
-  const after = await deps.jobs.completeStep({
+  const after = await deps.stores.jobs.completeStep({
     id: job.id,
     lane: message.lane,
     step: message.step,
@@ -82,7 +82,7 @@ export async function runStep(deps: RunnerDeps, message: StepMessage, delivery: 
 /** Marks the step (and the job) failed with `reason`, and undoes what the step did halfway. */
 async function giveUp(deps: RunnerDeps, job: JobRecord, message: StepMessage, reason: string, options = { abandon: true }): Promise<void> {
   const lane = job.lanes[message.lane]!;
-  const after = await deps.jobs.failStep({ id: job.id, lane: message.lane, step: message.step, reason, now: deps.now().toISOString() });
+  const after = await deps.stores.jobs.failStep({ id: job.id, lane: message.lane, step: message.step, reason, now: deps.now().toISOString() });
   await settle(deps, after);
   if (options.abandon) await JOB_KINDS[job.kind].abandonStep?.(deps, after, message.lane, lane);
 }
@@ -93,9 +93,9 @@ async function settle(deps: RunnerDeps, job: JobRecord): Promise<void> {
   await kind.settle?.(deps, job);
   if (job.status !== 'done' && job.lanes.every((lane) => lane.finished)) {
     const result = (await kind.finish?.(deps, job)) ?? null;
-    job = (await deps.jobs.finishJob({ id: job.id, result, now: deps.now().toISOString() })) ?? (await current(deps, job));
+    job = (await deps.stores.jobs.finishJob({ id: job.id, result, now: deps.now().toISOString() })) ?? (await current(deps, job));
   } else if (job.status === 'failed' && !job.lanes.some((lane) => lane.failed)) {
-    job = (await deps.jobs.reopenJob(job.id)) ?? (await current(deps, job));
+    job = (await deps.stores.jobs.reopenJob(job.id)) ?? (await current(deps, job));
   }
   if ((job.status === 'done' || job.status === 'failed') && job.finishedAt && job.endAudited !== job.finishedAt) {
     // Keyed by the end itself: written again after a crash, it replaces the same entry.
@@ -111,10 +111,10 @@ async function settle(deps: RunnerDeps, job: JobRecord): Promise<void> {
       },
       { id: `${job.id}${Date.parse(job.finishedAt).toString(36)}`, at: job.finishedAt },
     );
-    await deps.jobs.markEndAudited(job.id, job.finishedAt);
+    await deps.stores.jobs.markEndAudited(job.id, job.finishedAt);
   }
 }
 
 async function current(deps: RunnerDeps, job: JobRecord): Promise<JobRecord> {
-  return (await deps.jobs.getJob(job.id)) ?? job;
+  return (await deps.stores.jobs.getJob(job.id)) ?? job;
 }

@@ -53,7 +53,9 @@ export interface JobRecord {
 }
 
 /**
- * Adapters raise NotFound and AlreadyExists of `errors.ts` and nothing from their SDK.
+ * The jobs port. Adapters raise NotFound and AlreadyExists of `errors.ts` and nothing from their SDK.
+ * A generation job's codes are the codes port's, their count on the event the events port's
+ * (`EventStore.countJobCodes`).
  */
 export interface JobStore {
   /** AlreadyExists when the id is taken. */
@@ -82,11 +84,4 @@ export interface JobStore {
   finishJob(args: { id: string; result: Record<string, unknown> | null; now: string }): Promise<JobRecord | null>;
   /** Notes that the end at `finishedAt` is in the audit log. */
   markEndAudited(id: string, finishedAt: string): Promise<void>;
-  /**
-   * Raises the event's code count (`tokenCount`) so that it includes the first `done` codes of job
-   * `jobId`, none of them twice: the event item keeps how many of the job's codes it counted, and the
-   * two change in one conditional write (without transactions nothing else makes a crash between
-   * "counted" and "noted" harmless). A deleted event is left alone.
-   */
-  countJobCodes(args: { eventId: string; jobId: string; done: number }): Promise<void>;
 }

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
-import { RecordNotFound } from './errors';
+import { NotFound } from './errors';
 import { parseInput } from './inputs';
 import type { JobDeps } from './job-kind';
 import { JOB_KINDS, type JobKindName } from './job-kinds';
@@ -67,31 +67,31 @@ export async function startJob(
     startedBy: args.startedBy,
     endAudited: null,
   };
-  await deps.jobs.createJob(job);
+  await deps.stores.jobs.createJob(job);
   try {
     await deps.queue.send(job.lanes.map((_, lane) => ({ jobId: job.id, lane, step: 0 })));
   } catch (error) {
     // A lane whose first step went out still runs (and clears its failure); the others would wait for ever.
     const now = deps.now().toISOString();
     for (let lane = 0; lane < lanes; lane++) {
-      await deps.jobs.failStep({ id: job.id, lane, step: 0, reason: 'The job could not be queued: start it again', now });
+      await deps.stores.jobs.failStep({ id: job.id, lane, step: 0, reason: 'The job could not be queued: start it again', now });
     }
     throw error;
   }
   return job;
 }
 
-export async function requireJob(deps: Pick<JobDeps, 'jobs'>, id: string): Promise<JobRecord> {
-  const job = await deps.jobs.getJob(id);
-  if (!job) throw new RecordNotFound('job');
+export async function requireJob(deps: Pick<JobDeps, 'stores'>, id: string): Promise<JobRecord> {
+  const job = await deps.stores.jobs.getJob(id);
+  if (!job) throw new NotFound('job');
   return job;
 }
 
 const jobListQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
 
 /** An event's jobs, newest first, of the kinds `mayRead` allows. */
-export async function listEventJobs(deps: Pick<JobDeps, 'jobs'>, eventId: string, query: Record<string, string>, mayRead: (permission: Permission) => boolean) {
+export async function listEventJobs(deps: Pick<JobDeps, 'stores'>, eventId: string, query: Record<string, string>, mayRead: (permission: Permission) => boolean) {
   const { limit } = parseInput(jobListQuery, query);
-  const jobs = await deps.jobs.listEventJobs(eventId, limit);
+  const jobs = await deps.stores.jobs.listEventJobs(eventId, limit);
   return { jobs: jobs.filter((job) => mayRead(jobPermission(job))).map(jobView) };
 }

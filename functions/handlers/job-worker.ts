@@ -1,12 +1,11 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { dynamoDocumentClient, sqs } from '../adapters/aws-clients';
-import { DynamoJobStore } from '../adapters/dynamo-job-store';
-import { DynamoStore } from '../adapters/dynamo-store';
-import { loadJobWorkerConfig } from '../adapters/load-config';
+import { dynamoDocumentClient, sqsClient, type AwsConnection } from '../adapters/aws-clients';
+import { dynamoStores } from '../adapters/dynamo-stores';
 import { SqsJobQueue } from '../adapters/sqs-job-queue';
+import { logger } from '../adapters/telemetry';
+import { readJobWorkerConfig, type JobWorkerConfig } from '../config/job-worker-config';
 import { stepMessage } from '../domain/job-queue';
 import { runStep, type RunnerDeps } from '../domain/job-runner';
-import { logger } from '../http/logger';
 
 export interface JobWorkerDeps extends RunnerDeps {
   /** Hands a received message out again after `seconds` (ChangeMessageVisibility). */
@@ -59,22 +58,28 @@ async function deliver(deps: JobWorkerDeps, record: SQSRecord, context: Pick<Con
   }
 }
 
-let wired: ReturnType<typeof createJobWorker> | undefined;
+/** The worker's dependencies, given explicitly: its configuration and where its SDK clients connect. */
+export interface JobWorkerWiring {
+  config: JobWorkerConfig;
+  aws: AwsConnection;
+}
 
-function wire(): ReturnType<typeof createJobWorker> {
-  const config = loadJobWorkerConfig(process.env);
-  const queue = new SqsJobQueue(sqs(), config.jobsQueueUrl);
+/** The worker on `wiring`: as the Lambda builds it from its environment, and as local mode builds it from its own. */
+export function jobWorker(wiring: JobWorkerWiring): ReturnType<typeof createJobWorker> {
+  logger.setLogLevel(wiring.config.logLevel);
+  const queue = new SqsJobQueue(sqsClient(wiring.aws), wiring.config.jobsQueueUrl);
   return createJobWorker({
-    store: new DynamoStore(dynamoDocumentClient(), config.tableName),
-    jobs: new DynamoJobStore(dynamoDocumentClient(), config.tableName),
+    stores: dynamoStores(dynamoDocumentClient(wiring.aws), wiring.config.tableName),
     queue,
     retryIn: (receiptHandle, seconds) => queue.retryIn(receiptHandle, seconds),
     now: () => new Date(),
   });
 }
 
-/** Lambda entry point: a batch of job steps from the jobs queue. */
+let wired: ReturnType<typeof createJobWorker> | undefined;
+
+/** Lambda entry point: a batch of job steps from the jobs queue; the configuration is read at the first. */
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  wired ??= wire();
+  wired ??= jobWorker({ config: readJobWorkerConfig(), aws: {} });
   return wired(event, context);
 }

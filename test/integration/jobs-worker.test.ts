@@ -6,15 +6,13 @@
  * a poison step goes to the dead-letter queue and the job reads failed with
  * the reason; a redrive from there resumes it to an exact end.
  */
-import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoJobStore } from '../../functions/adapters/dynamo-job-store';
-import { DynamoStore } from '../../functions/adapters/dynamo-store';
+import { dynamoDocumentClient, sqsClient } from '../../functions/adapters/aws-clients';
+import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { SqsJobQueue } from '../../functions/adapters/sqs-job-queue';
+import type { CodeStore } from '../../functions/domain/code-store';
 import { JOB_WORKER } from '../../functions/domain/job-worker-settings';
-import type { Store } from '../../functions/domain/store';
 import { createJobWorker } from '../../functions/handlers/job-worker';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
@@ -27,24 +25,20 @@ let queues: JobQueues;
 let api: ApiHarness;
 let worker: SqsEventSource;
 let sqs: SQSClient;
-let store: DynamoStore;
 /** Events whose code writes the table refuses, as long as they are listed here. */
 const refusing = new Set<string>();
 
 beforeAll(async () => {
   aws = await startEmbeddedS3({ buckets: [] });
   queues = await createJobQueues(aws.endpoint);
-  api = await startApi({ JOBS_QUEUE_URL: queues.queueUrl, AWS_ENDPOINT_URL_SQS: aws.endpoint });
-  sqs = new SQSClient({ endpoint: aws.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  const documents = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
-    { marshallOptions: { removeUndefinedValues: true } },
-  );
-  store = new DynamoStore(documents, 'stagedoor');
-  const faulty = new Proxy(store, {
+  api = await startApi({ JOBS_QUEUE_URL: queues.queueUrl }, { sqsEndpoint: aws.endpoint });
+  const connection = api.wiring.aws;
+  sqs = sqsClient(connection);
+  const stores = dynamoStores(dynamoDocumentClient(connection), api.wiring.config.tableName);
+  const codes = new Proxy(stores.codes, {
     get(target, name) {
       if (name === 'createCode') {
-        return async (code: Parameters<Store['createCode']>[0]) => {
+        return async (code: Parameters<CodeStore['createCode']>[0]) => {
           if (refusing.has(code.eventId)) throw new Error('injected: the table refused a write');
           return target.createCode(code);
         };
@@ -55,8 +49,7 @@ beforeAll(async () => {
   });
   const queue = new SqsJobQueue(sqs, queues.queueUrl);
   const handler = createJobWorker({
-    store: faulty,
-    jobs: new DynamoJobStore(documents, 'stagedoor'),
+    stores: { ...stores, codes },
     queue,
     // The backoff's pauses shortened to a second at most: the tries and their count are the same.
     retryIn: (receiptHandle, seconds) => queue.retryIn(receiptHandle, Math.min(seconds, 1)),

@@ -1,26 +1,17 @@
 import { AlreadyExists, NotFound } from '../../functions/domain/errors';
 import type { JobRecord, JobStore } from '../../functions/domain/job-store';
-import type { Store } from '../../functions/domain/store';
-
-const copy = <T>(value: T): T => structuredClone(value);
+import { copy } from './memory-records';
 
 /**
- * The JobStore in memory, for the unit tests of jobs: it passes the same contract as DynamoJobStore
- * (`test/integration/store-contract-jobs.ts`). Each method reads and writes without awaiting in between,
- * so it is as atomic as one conditional write. `events` is the MemoryStore the job's codes are counted
- * on: its `addToCodeCount` does its work before its first await, so the count and the note of what was
- * counted change together here too.
+ * The jobs port in memory (memory-stores.ts). Each method reads and writes without awaiting in
+ * between, so it is as atomic as one conditional write.
  */
 export class MemoryJobStore implements JobStore {
   private readonly jobs = new Map<string, JobRecord>();
-  /** Per event and job: how many of the job's codes the event's count holds. */
-  private readonly counted = new Map<string, number>();
-
-  constructor(private readonly events: Pick<Store, 'addToCodeCount'>) {}
 
   private stored(id: string): JobRecord {
     const job = this.jobs.get(id);
-    if (!job) throw new NotFound(`job ${id}`);
+    if (!job) throw new NotFound('job', id);
     return job;
   }
 
@@ -91,18 +82,5 @@ export class MemoryJobStore implements JobStore {
   async markEndAudited(id: string, finishedAt: string): Promise<void> {
     const job = this.jobs.get(id);
     if (job?.finishedAt === finishedAt) job.endAudited = finishedAt;
-  }
-
-  async countJobCodes(args: { eventId: string; jobId: string; done: number }): Promise<void> {
-    const key = `${args.eventId} ${args.jobId}`;
-    const counted = this.counted.get(key) ?? 0;
-    if (args.done <= counted) return;
-    this.counted.set(key, args.done);
-    try {
-      await this.events.addToCodeCount(args.eventId, args.done - counted);
-    } catch (error) {
-      // A deleted event is left alone.
-      if (!(error instanceof NotFound)) throw error;
-    }
   }
 }

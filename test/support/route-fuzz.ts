@@ -31,7 +31,7 @@ export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close()
   const mediaAdmin = await httpServer((_body, _req, res) => res.writeHead(204).end());
   const aws = await startEmbeddedS3({ buckets: [] });
   const { queueUrl } = await createJobQueues(aws.endpoint);
-  const api = await startApi({ MEDIA_ADMIN_URL: mediaAdmin.url, JOBS_QUEUE_URL: queueUrl, AWS_ENDPOINT_URL_SQS: aws.endpoint });
+  const api = await startApi({ MEDIA_ADMIN_URL: mediaAdmin.url, JOBS_QUEUE_URL: queueUrl }, { sqsEndpoint: aws.endpoint });
   const event = (
     await api.admin('POST', '/api/admin/events', {
       title: 'Fuzz',

@@ -7,32 +7,31 @@
 import { describe, expect, it } from 'vitest';
 import { CODE_ALPHABET, CODE_LENGTH, derivedAccessCode } from '../../functions/domain/access-code';
 import { startCodeGeneration } from '../../functions/domain/code-admin';
+import { deleteEvent, setEventActive } from '../../functions/domain/event-admin';
 import { CODES_PER_STEP, GENERATION_LANES, codeGenerationJob, stepCodes } from '../../functions/domain/code-generation-job';
 import { jobView } from '../../functions/domain/jobs';
 import { JOB_WORKER } from '../../functions/domain/job-worker-settings';
-import type { Store } from '../../functions/domain/store';
+import type { CodeStore } from '../../functions/domain/code-store';
 import { MemoryJobQueue } from '../support/memory-job-queue';
-import { MemoryJobStore } from '../support/memory-job-store';
-import { MemoryStore } from '../support/memory-store';
+import { memoryStores, type MemoryStores } from '../support/memory-stores';
 import { sampleEvent } from '../support/store-records';
 
 const STARTER = { actor: 'boxoffice', clientIp: '198.51.100.9' };
 
-/** The stores, the queue and the worker's dependencies; `store` may wrap the memory store to inject faults. */
-function setup(wrap: (store: MemoryStore) => Store = (store) => store) {
-  const memory = new MemoryStore();
-  const store = wrap(memory);
-  const jobs = new MemoryJobStore(memory);
+/** The stores, the queue and the worker's dependencies; `codes` may wrap the codes port to inject faults (it is given the stores). */
+function setup(wrap: (codes: CodeStore, memory: MemoryStores) => CodeStore = (codes) => codes) {
+  const memory = memoryStores();
+  const stores = { ...memory, codes: wrap(memory.codes, memory) };
   const queue = new MemoryJobQueue();
-  const deps = { store, jobs, queue, now: () => new Date() };
+  const deps = { stores, queue, now: () => new Date() };
   return {
     memory,
-    jobs,
+    jobs: memory.jobs,
     queue,
     deps,
     async event(overrides = {}) {
       const event = sampleEvent(overrides);
-      await memory.createEvent(event);
+      await memory.events.createEvent(event);
       return event;
     },
     start: (eventId: string, count: number, label = 'Door') => startCodeGeneration(deps, eventId, { count, label }, STARTER),
@@ -40,27 +39,30 @@ function setup(wrap: (store: MemoryStore) => Store = (store) => store) {
 }
 
 /** Codes of the event, and whether any repeats. */
-async function codesOf(store: MemoryStore, eventId: string) {
-  const codes = await store.listCodes(eventId);
+async function codesOf(memory: MemoryStores, eventId: string) {
+  const codes = await memory.codes.listCodes(eventId);
   return { count: codes.length, unique: new Set(codes.map((code) => code.code)).size, ids: new Set(codes.map((code) => code.id)).size };
 }
 
-/** A store whose `createCode` fails while `failing(call)` says so (the n-th call, 1-based). */
-function failingCreates(failing: (call: number) => boolean) {
-  let calls = 0;
-  return (store: MemoryStore) =>
-    new Proxy(store, {
-      get(target, name, receiver) {
-        if (name === 'createCode') {
-          return async (...args: Parameters<Store['createCode']>) => {
-            if (failing(++calls)) throw new Error('injected: the table refused a write');
-            return target.createCode(...args);
-          };
-        }
-        const value = Reflect.get(target, name, receiver);
+/** The codes port with `createCode` replaced by `create` (given the real one). */
+function withCreate(create: (code: Parameters<CodeStore['createCode']>[0], real: CodeStore['createCode']) => Promise<void>) {
+  return (codes: CodeStore): CodeStore =>
+    new Proxy(codes, {
+      get(target, name) {
+        if (name === 'createCode') return (code: Parameters<CodeStore['createCode']>[0]) => create(code, (c) => target.createCode(c));
+        const value = Reflect.get(target, name);
         return typeof value === 'function' ? value.bind(target) : value;
       },
-    }) as Store;
+    });
+}
+
+/** A codes port whose `createCode` fails while `failing(call)` says so (the n-th call, 1-based). */
+function failingCreates(failing: (call: number) => boolean) {
+  let calls = 0;
+  return withCreate(async (code, real) => {
+    if (failing(++calls)) throw new Error('injected: the table refused a write');
+    return real(code);
+  });
 }
 
 describe('the plan', () => {
@@ -98,7 +100,7 @@ describe('a generation job', () => {
   it('makes exactly `count` unique codes, counts them on the event, and ends done with its result and audit entry', async () => {
     const t = setup();
     const event = await t.event({ tokenCount: 0 });
-    await t.memory.addToCodeCount(event.id, 12);
+    await t.memory.events.addToCodeCount(event.id, 12);
     const job = await t.start(event.id, 2100);
     expect(jobView(job)).toEqual({
       id: job.id,
@@ -116,10 +118,10 @@ describe('a generation job', () => {
     expect(after).toMatchObject({ status: 'done', done: 2100, error: null, secret: null, result: { count: 2100, label: 'Door' } });
     expect(after.finishedAt).not.toBeNull();
     expect(await codesOf(t.memory, event.id)).toEqual({ count: 2100, unique: 2100, ids: 2100 });
-    expect((await t.memory.getEvent(event.id))!.tokenCount).toBe(2112);
-    const codes = await t.memory.listCodes(event.id);
+    expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(2112);
+    const codes = await t.memory.codes.listCodes(event.id);
     expect(codes.every((code) => code.label === 'Door' && code.createdAt === job.createdAt)).toBe(true);
-    const { entries } = await t.memory.listAuditEntries({ eventId: event.id, action: 'job.end', cursor: null, limit: 10 });
+    const { entries } = await t.memory.audit.listAuditEntries({ eventId: event.id, action: 'job.end', cursor: null, limit: 10 });
     expect(entries).toEqual([
       expect.objectContaining({
         actor: 'boxoffice',
@@ -141,8 +143,8 @@ describe('a generation job', () => {
     await t.queue.drain(t.deps, { fate: () => (crashes++ % 2 === 0 ? 'run-then-crash' : 'run') });
     expect(await t.jobs.getJob(job.id)).toMatchObject({ status: 'done', done: 5100 });
     expect(await codesOf(t.memory, event.id)).toEqual({ count: 5100, unique: 5100, ids: 5100 });
-    expect((await t.memory.getEvent(event.id))!.tokenCount).toBe(5100);
-    const { entries } = await t.memory.listAuditEntries({ eventId: event.id, action: 'job.end', cursor: null, limit: 10 });
+    expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(5100);
+    const { entries } = await t.memory.audit.listAuditEntries({ eventId: event.id, action: 'job.end', cursor: null, limit: 10 });
     expect(entries).toHaveLength(1);
   });
 
@@ -155,7 +157,7 @@ describe('a generation job', () => {
     expect(outcomes).toEqual(['retry', 'done']);
     expect(await t.jobs.getJob(job.id)).toMatchObject({ status: 'done', done: 800 });
     expect(await codesOf(t.memory, event.id)).toEqual({ count: 800, unique: 800, ids: 800 });
-    expect((await t.memory.getEvent(event.id))!.tokenCount).toBe(800);
+    expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(800);
   });
 
   it('sends the next step when a worker died between completing a step and sending it', async () => {
@@ -166,25 +168,17 @@ describe('a generation job', () => {
     await t.queue.drain(t.deps);
     expect(await t.jobs.getJob(job.id)).toMatchObject({ status: 'done', done: 4100 });
     expect(await codesOf(t.memory, event.id)).toEqual({ count: 4100, unique: 4100, ids: 4100 });
-    expect((await t.memory.getEvent(event.id))!.tokenCount).toBe(4100);
+    expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(4100);
   });
 
   it('gives a poison step up after its tries: the job reads failed with the reason; a redrive resumes it to an exact end', async () => {
     // Every write of lane 1's step (codes number 1000 to 1999) fails until the fault is fixed.
     const poison = new Set<string>();
-    const t = setup((store) =>
-      new Proxy(store, {
-        get(target, name) {
-          if (name === 'createCode') {
-            return async (code: Parameters<Store['createCode']>[0]) => {
-              if (poison.has(code.code)) throw new Error('injected: the table refused a write');
-              return target.createCode(code);
-            };
-          }
-          const value = Reflect.get(target, name);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      }) as Store,
+    const t = setup(
+      withCreate(async (code, real) => {
+        if (poison.has(code.code)) throw new Error('injected: the table refused a write');
+        return real(code);
+      }),
     );
     const event = await t.event();
     const job = await t.start(event.id, 3000);
@@ -199,8 +193,8 @@ describe('a generation job', () => {
     expect(t.queue.dead).toHaveLength(1);
     // The given-up step's own codes are taken back: the codes and the count agree with `done`.
     expect(await codesOf(t.memory, event.id)).toEqual({ count: 2000, unique: 2000, ids: 2000 });
-    expect((await t.memory.getEvent(event.id))!.tokenCount).toBe(2000);
-    const ends = () => t.memory.listAuditEntries({ eventId: event.id, action: 'job.end', cursor: null, limit: 10 }).then((page) => page.entries);
+    expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(2000);
+    const ends = () => t.memory.audit.listAuditEntries({ eventId: event.id, action: 'job.end', cursor: null, limit: 10 }).then((page) => page.entries);
     expect((await ends()).map((entry) => entry.details)).toEqual([
       { jobId: job.id, kind: 'generate-codes', status: 'failed', done: 2000, total: 3000, error: 'injected: the table refused a write' },
     ]);
@@ -210,7 +204,7 @@ describe('a generation job', () => {
     await t.queue.drain(t.deps);
     expect(await t.jobs.getJob(job.id)).toMatchObject({ status: 'done', done: 3000, error: null });
     expect(await codesOf(t.memory, event.id)).toEqual({ count: 3000, unique: 3000, ids: 3000 });
-    expect((await t.memory.getEvent(event.id))!.tokenCount).toBe(3000);
+    expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(3000);
     expect((await ends()).map((entry) => entry.details?.status)).toEqual(['done', 'failed']);
   });
 
@@ -229,50 +223,32 @@ describe('a generation job', () => {
 
   it('stops when its event is deleted, leaving none of its codes behind', async () => {
     let deleteAfter = 1500;
-    let memory!: MemoryStore;
-    const t = setup((store) => {
-      memory = store;
-      return new Proxy(store, {
-        get(target, name) {
-          if (name === 'createCode') {
-            return async (code: Parameters<Store['createCode']>[0]) => {
-              await target.createCode(code);
-              if (--deleteAfter === 0) await memory.deleteEvent(code.eventId, new Date().toISOString());
-            };
-          }
-          const value = Reflect.get(target, name);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      }) as Store;
-    });
+    const t = setup((codes, memory) =>
+      withCreate(async (code, real) => {
+        await real(code);
+        if (--deleteAfter === 0) await deleteEvent({ stores: memory, now: () => new Date() }, code.eventId);
+      })(codes),
+    );
     const event = await t.event();
     const job = await t.start(event.id, 5000);
     await t.queue.drain(t.deps);
     expect(await t.jobs.getJob(job.id)).toMatchObject({ status: 'failed', error: 'The event was deleted' });
     expect(t.queue.dead).toEqual([]);
-    expect(await t.memory.listCodes(event.id)).toEqual([]);
+    expect(await t.memory.codes.listCodes(event.id)).toEqual([]);
   });
 
   it('leaves no code with a stale copy of the event’s active flag when a deactivation races it', async () => {
     let deactivateAfter = 700;
-    const t = setup((store) =>
-      new Proxy(store, {
-        get(target, name) {
-          if (name === 'createCode') {
-            return async (code: Parameters<Store['createCode']>[0]) => {
-              await target.createCode(code);
-              if (--deactivateAfter === 0) await target.setEventActive(code.eventId, false, new Date().toISOString());
-            };
-          }
-          const value = Reflect.get(target, name);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      }) as Store,
+    const t = setup((codes, memory) =>
+      withCreate(async (code, real) => {
+        await real(code);
+        if (--deactivateAfter === 0) await setEventActive({ stores: memory, now: () => new Date() }, code.eventId, false);
+      })(codes),
     );
     const event = await t.event();
     await t.start(event.id, 2100);
     await t.queue.drain(t.deps);
-    const codes = await Promise.all((await t.memory.listCodes(event.id)).map((code) => t.memory.getCode(code.code)));
+    const codes = await Promise.all((await t.memory.codes.listCodes(event.id)).map((code) => t.memory.codes.getCode(code.code)));
     expect(codes).toHaveLength(2100);
     expect(codes.filter((code) => code!.eventActive)).toEqual([]);
   });
