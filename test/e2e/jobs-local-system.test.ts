@@ -34,7 +34,7 @@ it('a 20,000-code job survives its worker killed halfway: it resumes, the count 
   const halfway = await until('half the codes', async () => {
     const now = await read();
     return now.done >= 8_000 && now.done <= 12_000 ? now : null;
-  });
+  }, 240_000);
   expect(halfway.status).toBe('running');
   const killed = await until('a job worker', () => system.jobWorkerPid());
   process.kill(killed, 'SIGKILL');
@@ -48,7 +48,7 @@ it('a 20,000-code job survives its worker killed halfway: it resumes, the count 
   const done = await until('the job to end', async () => {
     const now = await read();
     return now.status === 'done' || now.status === 'failed' ? now : null;
-  }, 240_000);
+  }, 300_000);
   expect(done).toMatchObject({ status: 'done', done: 20_000, total: 20_000, result: { count: 20_000, label: 'Night 1' } });
 
   const { tokens } = await system.admin('GET', `/api/admin/events/${event.id}/tokens`);
@@ -65,7 +65,7 @@ it('a 20,000-code job survives its worker killed halfway: it resumes, the count 
     body: JSON.stringify({ code: tokens[12_345].code }),
   });
   expect(validate.status).toBe(200);
-}, 360_000);
+}, 600_000);
 
 it('keeps the synchronous route for up to 500 codes exactly as it was', async () => {
   const event = await newEvent();
