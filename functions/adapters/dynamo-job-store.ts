@@ -89,6 +89,7 @@ export class DynamoJobStore implements JobStore {
     if (!job) throw new NotFound('job', id);
     return job;
   }
+
   async markJobRunning(id: string, now: string): Promise<JobRecord> {
     return (
       (await this.update(id, 'SET #status = :running, startedAt = :now', '#status = :queued', { ':running': 'running', ':queued': 'queued', ':now': now })) ??

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { valueOf } from '../support/wait';
 
 let system: LocalSystem;
 beforeAll(async () => {
@@ -13,15 +14,7 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => system?.stop());
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+
 
 const newEvent = () =>
   system.admin('POST', '/api/admin/events', { title: 'Sold out', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() });
@@ -31,24 +24,24 @@ it('a 20,000-code job survives its worker killed halfway: it resumes, the count 
   const { job } = await system.admin('POST', `/api/admin/events/${event.id}/tokens/jobs`, { count: 20_000, label: 'Night 1' });
   const read = async () => (await system.admin('GET', `/api/admin/jobs/${job.id}`)).job;
 
-  const halfway = await until('half the codes', async () => {
+  const halfway = await valueOf('half the codes', async () => {
     const now = await read();
     return now.done >= 8_000 && now.done <= 12_000 ? now : null;
-  }, 240_000);
+  }, { timeout: 240_000 });
   expect(halfway.status).toBe('running');
-  const killed = await until('a job worker', () => system.jobWorkerPid());
+  const killed = await valueOf('a job worker', () => system.jobWorkerPid());
   process.kill(killed, 'SIGKILL');
   // A new worker takes over, as Lambda starts a new instance.
-  const successor = await until('a new job worker', () => {
+  const successor = await valueOf('a new job worker', () => {
     const pid = system.jobWorkerPid();
     return pid !== killed ? pid : null;
   });
   expect(successor).not.toBe(killed);
 
-  const done = await until('the job to end', async () => {
+  const done = await valueOf('the job to end', async () => {
     const now = await read();
     return now.status === 'done' || now.status === 'failed' ? now : null;
-  }, 300_000);
+  }, { timeout: 300_000 });
   expect(done).toMatchObject({ status: 'done', done: 20_000, total: 20_000, result: { count: 20_000, label: 'Night 1' } });
 
   const { tokens } = await system.admin('GET', `/api/admin/events/${event.id}/tokens`);

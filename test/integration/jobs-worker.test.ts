@@ -19,6 +19,7 @@ import { createJobQueues, type JobQueues } from '../../local/job-queues';
 import { startSqsEventSource, type SqsEventSource } from '../../local/sqs-event-source';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { call } from '../support/http';
+import { valueOf } from '../support/wait';
 
 let aws: EmbeddedS3;
 let queues: JobQueues;
@@ -84,18 +85,10 @@ const newEvent = async () => {
   return res.body as { id: string };
 };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+
 
 const jobOf = async (id: string) => (await api.admin('GET', `/api/admin/jobs/${id}`)).body.job;
-const settled = (id: string, status: 'done' | 'failed') => until(`job ${status}`, async () => ((await jobOf(id)).status === status ? jobOf(id) : null));
+const settled = (id: string, status: 'done' | 'failed') => valueOf(`job ${status}`, async () => ((await jobOf(id)).status === status ? jobOf(id) : null));
 
 async function codesOf(eventId: string) {
   const { tokens } = (await api.admin('GET', `/api/admin/events/${eventId}/tokens`)).body as { tokens: { id: string; code: string }[] };
@@ -166,7 +159,7 @@ describe('a poison step', () => {
     const failed = await settled(job.id, 'failed');
     expect(failed).toMatchObject({ status: 'failed', done: 0, error: 'injected: the table refused a write' });
     // Each of the 3 lanes' first step, once its give-up delivery is over.
-    await until('three dead letters', async () => (await deadLetters()) === 3);
+    await valueOf('three dead letters', async () => (await deadLetters()) === 3);
     expect(await codesOf(event.id)).toEqual({ listed: 0, unique: 0, ids: 0, counted: 0 });
 
     // The fault is fixed; the operator redrives the dead-letter queue (what `start-message-move-task` does).
