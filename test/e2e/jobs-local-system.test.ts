@@ -2,8 +2,12 @@
  * Background jobs on the whole local system (`npm start`'s program as a child
  * process): a 20,000-code generation job whose worker is killed (SIGKILL)
  * halfway resumes when a new worker takes over, and ends with exactly 20,000
- * codes, none twice; the synchronous route for small batches is unchanged.
+ * codes, none twice; a job carries on after `npm start` itself is stopped and
+ * started again on its data; the synchronous route for small batches is unchanged.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
 import { valueOf } from '../support/wait';
@@ -58,6 +62,34 @@ it('a 20,000-code job survives its worker killed halfway: it resumes, the count 
     body: JSON.stringify({ code: tokens[12_345].code }),
   });
   expect(validate.status).toBe(200);
+}, 600_000);
+
+it('carries on with a job after npm start is stopped and started again on the same data', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'stagedoor-jobs-'));
+  const env = { DATA_DIR: dataDir };
+  let restarted: LocalSystem | undefined;
+  try {
+    const first = await startLocalSystem(env);
+    const event = await first.admin('POST', '/api/admin/events', { title: 'Restart', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const { job } = await first.admin('POST', `/api/admin/events/${event.id}/tokens/jobs`, { count: 6_000 });
+    await valueOf('a first step', async () => (await first.admin('GET', `/api/admin/jobs/${job.id}`)).job.done > 0, { timeout: 180_000 });
+    await first.stop();
+
+    // The embedded SQS kept its messages in memory only: the restart queues the job's unfinished steps again.
+    restarted = await startLocalSystem(env);
+    const system = restarted;
+    const done = await valueOf('the job to end', async () => {
+      const now = (await system.admin('GET', `/api/admin/jobs/${job.id}`)).job;
+      return now.status === 'done' || now.status === 'failed' ? now : null;
+    }, { timeout: 240_000 });
+    expect(done).toMatchObject({ status: 'done', done: 6_000 });
+    const { tokens } = await system.admin('GET', `/api/admin/events/${event.id}/tokens`);
+    expect(new Set(tokens.map((token: { code: string }) => token.code)).size).toBe(6_000);
+    expect((await system.admin('GET', `/api/admin/events/${event.id}`)).stats.tokens).toBe(6_000);
+  } finally {
+    await restarted?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }, 600_000);
 
 it('keeps the synchronous route for up to 500 codes exactly as it was', async () => {
