@@ -1,4 +1,4 @@
-import { generateAccessCode } from './access-code';
+import { generateAccessCode, newCodeRecord } from './access-code';
 import { toCsv } from './csv';
 import { AlreadyExists, NotFound } from './errors';
 import { requireEvent, setEventActive } from './event-admin';
@@ -16,22 +16,7 @@ const WRITE_CONCURRENCY = 25;
 
 async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: string, createdAt: string): Promise<CodeRecord> {
   for (let attempt = 0; attempt < COLLISION_RETRIES; attempt++) {
-    const record: CodeRecord = {
-      id: randomId(20),
-      code: generateAccessCode(),
-      eventId: event.id,
-      label,
-      isRevoked: false,
-      revokedAt: null,
-      revokedChangedAt: null,
-      redeemedAt: null,
-      redeemedIp: null,
-      createdAt,
-      eventActive: event.isActive,
-      session: null,
-      endedSessions: [],
-      revision: 0,
-    };
+    const record = newCodeRecord({ id: randomId(20), code: generateAccessCode(), eventId: event.id, label, createdAt, eventActive: event.isActive });
     try {
       await deps.stores.codes.createCode(record);
       return record;

@@ -6,7 +6,7 @@
  * again, whole or after being cut off halfway, makes the very same codes: one
  * that exists already with this job's id is done, none is made twice or lost.
  */
-import { derivedAccessCode } from './access-code';
+import { derivedAccessCode, newCodeRecord } from './access-code';
 import { AlreadyExists, JobStopped, NotFound } from './errors';
 import { setEventActive } from './event-admin';
 import type { JobDeps, JobKind } from './job-kind';
@@ -53,22 +53,14 @@ function seedOf(job: JobRecord): Buffer {
 }
 
 function derivedCode(job: JobRecord, seed: Buffer, index: number, attempt: number, eventActive: boolean): CodeRecord {
-  return {
+  return newCodeRecord({
     id: derivedId(seed, `id:${index}:${attempt}`),
     code: derivedAccessCode(seed, index, attempt),
     eventId: job.eventId,
     label: paramsOf(job).label,
-    isRevoked: false,
-    revokedAt: null,
-    revokedChangedAt: null,
-    redeemedAt: null,
-    redeemedIp: null,
     createdAt: job.createdAt,
     eventActive,
-    session: null,
-    endedSessions: [],
-    revision: 0,
-  };
+  });
 }
 
 /** Writes code `index` unless an earlier run did; its code and the event flag it carries. */
