@@ -46,16 +46,13 @@ export async function createJobQueues(endpoint: string): Promise<JobQueues> {
 export async function requeueUnfinishedJobs(
   stores: { events: Pick<Stores['events'], 'listEvents'>; jobs: Pick<JobStore, 'listEventJobs'> },
   queues: { steps: JobQueue; deadLetters: JobQueue },
-): Promise<number> {
-  let requeued = 0;
+): Promise<void> {
   for (const event of await stores.events.listEvents()) {
     for (const job of await stores.jobs.listEventJobs(event.id, 100)) {
       if (job.status === 'done') continue;
       const lanes = job.lanes.map((lane, index) => ({ lane, message: { jobId: job.id, lane: index, step: lane.step } })).filter(({ lane }) => !lane.finished);
       await queues.steps.send(lanes.filter(({ lane }) => !lane.failed).map(({ message }) => message));
       await queues.deadLetters.send(lanes.filter(({ lane }) => lane.failed).map(({ message }) => message));
-      requeued += lanes.length;
     }
   }
-  return requeued;
 }

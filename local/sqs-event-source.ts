@@ -14,7 +14,6 @@ export interface SqsEventSourceOptions {
   timeoutSeconds: number;
   /** An invocation outran the timeout: Lambda stops such an instance, and so must the caller. */
   onTimeout: () => void;
-  log?: (line: string) => void;
 }
 
 export interface SqsEventSource {
@@ -33,7 +32,7 @@ export interface SqsEventSource {
  */
 export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSource {
   const { client, queueUrl } = options;
-  const log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+  const log = (line: string) => process.stderr.write(`job worker: ${line}\n`);
   let stopping = false;
   const arn = client
     .send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))
@@ -66,13 +65,13 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
     try {
       const response = await Promise.race([options.handler({ Records: records }, context), timedOut]);
       if (response === TIMED_OUT) {
-        log(`job worker: timed out after ${options.timeoutSeconds} s`);
+        log(`timed out after ${options.timeoutSeconds} s`);
         return options.onTimeout();
       }
       failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
     } catch (error) {
       // A function error: the whole batch comes back after its visibility timeout.
-      log(`job worker: invocation failed: ${error instanceof Error ? error.stack : error}`);
+      log(`invocation failed: ${error instanceof Error ? error.stack : error}`);
       return;
     } finally {
       clearTimeout(timer);
@@ -96,7 +95,7 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
         if (Messages?.length) await invoke(Messages);
       } catch (error) {
         if (stopping) return;
-        log(`job worker: receiving failed: ${error}`);
+        log(`receiving failed: ${error}`);
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }
