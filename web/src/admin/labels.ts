@@ -106,11 +106,11 @@ export function eventInputFromForm(
   };
 }
 
-/** A count for the generate form: integer 1..500, or a message. */
 /** Codes generated while the admin waits; more are made by a background job. */
 export const CODES_AT_ONCE = 500;
 export const MAX_CODES_PER_JOB = 1_000_000;
 
+/** A count for the generate form: integer 1..1,000,000, or a message. */
 export function checkCodeCount(value: string): { count: number; error?: undefined } | { error: string } {
   const count = Number(value);
   if (value.trim() === '' || !Number.isInteger(count) || count < 1 || count > MAX_CODES_PER_JOB) {
