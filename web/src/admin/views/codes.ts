@@ -9,7 +9,7 @@ import { checkCodeCount, plural, CODES_AT_ONCE, CODE_FILTERS, CODE_STATUS_LABELS
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
-import { jobProgress, type JobProgress } from './job-progress';
+import { jobProgress } from './job-progress';
 import { copyLinkButton, qrButton } from './ticket-qr';
 
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
@@ -46,23 +46,23 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     CODE_FILTERS.map((option) => h('option', { value: option.value }, option.label)),
   );
 
-  // Generation jobs under way (or recently failed), by id: each with its progress bar.
+  // Generation jobs under way (or recently failed), each with its progress bar; the ids of those shown.
   const jobsArea = h('div', { className: 'jobs' });
-  const shownJobs = new Map<string, JobProgress>();
+  const shownJobs = new Set<string>();
   const showJob = (job: JobView) => {
     if (shownJobs.has(job.id) || job.kind !== 'generate-codes') return;
     const progress = jobProgress(job, {
       title: `Generating ${plural(job.total, 'code')}`,
       onEnd: (ended) => {
         if (ended.status === 'failed') return;
-        progress.element.remove();
+        progress.remove();
         shownJobs.delete(job.id);
         notify(`${plural(ended.total, 'code')} generated.`);
         void changed();
       },
     });
-    shownJobs.set(job.id, progress);
-    jobsArea.append(progress.element);
+    shownJobs.add(job.id);
+    jobsArea.append(progress);
   };
 
   const load = async () => {

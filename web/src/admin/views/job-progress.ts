@@ -10,15 +10,10 @@ import { describeProgress, describeTimeLeft, secondsLeft, type ProgressSample } 
 
 const POLL_MS = 1_000;
 
-export interface JobProgress {
-  element: HTMLElement;
-  /** Stops asking about the job. */
-  stop(): void;
-}
-
 const ended = (job: JobView) => job.status === 'done' || job.status === 'failed';
 
-export function jobProgress(job: JobView, options: { title: string; onEnd(job: JobView): void }): JobProgress {
+/** The job's progress element; it stops asking once the job ended or the element left the page. */
+export function jobProgress(job: JobView, options: { title: string; onEnd(job: JobView): void }): HTMLElement {
   const titleId = `job-${job.id}-title`;
   const figuresId = `job-${job.id}-figures`;
   const bar = h('progress', { max: Math.max(1, job.total), value: job.done, 'aria-labelledby': titleId, 'aria-describedby': figuresId });
@@ -26,8 +21,6 @@ export function jobProgress(job: JobView, options: { title: string; onEnd(job: J
   const failure = h('p', { className: 'job-failure', role: 'alert' });
   const element = h('div', { className: 'job-progress', 'data-job': job.id }, h('p', { id: titleId, className: 'job-title' }, options.title), bar, figures, failure);
   let first: ProgressSample | null = null;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
   let shown = false;
 
   const draw = (current: JobView) => {
@@ -45,30 +38,20 @@ export function jobProgress(job: JobView, options: { title: string; onEnd(job: J
   };
 
   const poll = async () => {
-    if (stopped) return;
     shown ||= element.isConnected;
     // The page moved on.
     if (shown && !element.isConnected) return;
     try {
       const current = await adminApi.getJob(job.id);
       draw(current);
-      if (ended(current)) {
-        stopped = true;
-        return options.onEnd(current);
-      }
+      if (ended(current)) return options.onEnd(current);
     } catch {
       // A missed answer: the next poll asks again.
     }
-    if (!stopped) timer = setTimeout(poll, POLL_MS);
+    setTimeout(poll, POLL_MS);
   };
 
   draw(job);
-  if (!ended(job)) timer = setTimeout(poll, POLL_MS);
-  return {
-    element,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  if (!ended(job)) setTimeout(poll, POLL_MS);
+  return element;
 }
