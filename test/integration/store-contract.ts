@@ -159,6 +159,15 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect((await stores.codes.accessChangesSince(since)).codes.map((c) => c.code)).not.toContain(code.code);
     });
 
+    it('reads the whole feed with an empty since, as the edge reconciliation asks (DynamoDB refuses an empty key value)', async () => {
+      const { event, code } = await eventWithCode();
+      await stores.codes.setCodeRevoked(code.id, true, iso());
+      await setActive(event.id, false);
+      const all = await stores.codes.accessChangesSince('');
+      expect(all.codes.map((c) => c.code)).toContain(code.code);
+      expect(all.events.map((e) => e.id)).toContain(event.id);
+    });
+
     it('remembers the release of a session holding a long-lived URL, in the feed, until that URL expires', async () => {
       const since = iso(-1);
       const { code } = await eventWithCode();
