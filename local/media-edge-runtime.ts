@@ -1,5 +1,6 @@
 import * as nodeCrypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { kvsHandleOf } from './media-edge-store';
 
@@ -54,6 +55,44 @@ function edgeRequire(name: string): unknown {
 export function loadEdgeValidator(store: ReadonlyMap<string, string>, file = EDGE_VALIDATOR_FILE): EdgeHandler {
   const source = readFileSync(file, 'utf8');
   if (!source.startsWith(CLOUDFRONT_IMPORT)) throw new Error(`${file} must start with ${CLOUDFRONT_IMPORT}`);
-  const factory = new Function('cf', 'require', `${source.slice(CLOUDFRONT_IMPORT.length)}\nreturn handler;`);
+  return loadCloudFrontFunction(source, store);
+}
+
+/** Any CloudFront Function's code (cloudfront-js-2.0) in Node; `store` is its KeyValueStore, if it imports one. */
+export function loadCloudFrontFunction(source: string, store: ReadonlyMap<string, string> = new Map()): EdgeHandler {
+  const body = source.startsWith(CLOUDFRONT_IMPORT) ? source.slice(CLOUDFRONT_IMPORT.length) : source;
+  const factory = new Function('cf', 'require', `${body}\nreturn handler;`);
   return factory(cloudfrontModule(store), edgeRequire) as EdgeHandler;
+}
+
+/** The viewer request as a CloudFront Function sees it: lower-case header names, repeated values in `multiValue`. */
+export function toCloudFrontRequest(req: IncomingMessage, url: URL): CloudFrontRequest {
+  const headers = valueMap();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) addValue(headers, raw[i]!.toLowerCase(), raw[i + 1]!);
+  const querystring = valueMap();
+  if (url.search) for (const [name, value] of url.searchParams) addValue(querystring, name, value);
+  return { method: req.method ?? 'GET', uri: url.pathname, querystring, headers };
+}
+
+// No prototype: a header or parameter called `constructor` or `__proto__` is just a name.
+function valueMap(): Record<string, CloudFrontValue> {
+  return Object.create(null) as Record<string, CloudFrontValue>;
+}
+
+function addValue(values: Record<string, CloudFrontValue>, name: string, value: string): void {
+  const seen = values[name];
+  if (!seen) values[name] = { value };
+  else (seen.multiValue ??= [{ value: seen.value }]).push({ value });
+}
+
+/** Sends the response a CloudFront Function answered with. */
+export function sendEdgeResponse(res: ServerResponse, response: CloudFrontResponse): void {
+  const headers: Record<string, string> = {};
+  for (const [name, { value }] of Object.entries(response.headers ?? {})) headers[name] = value;
+  const body = response.body
+    ? Buffer.from(response.body.data, response.body.encoding === 'base64' ? 'base64' : 'utf8')
+    : undefined;
+  res.writeHead(response.statusCode, response.statusDescription, headers);
+  res.end(body);
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { parseSigningKeys } from '../functions/domain/signing-keys';
-import { isEdgeResponse, loadEdgeValidator, type CloudFrontRequest, type CloudFrontResponse, type CloudFrontValue } from './media-edge-runtime';
+import { isEdgeResponse, loadEdgeValidator, sendEdgeResponse, toCloudFrontRequest } from './media-edge-runtime';
 import { createMediaEdgeStore } from './media-edge-store';
 import { followRevocations, type RevocationFollower } from './media-revocation-follower';
 import { createS3Origin } from './media-s3-origin';
@@ -192,36 +192,6 @@ function toCached(key: string, object: { body: Buffer; contentType: string | und
  * and for a repeated header or query parameter the first value plus `multiValue`.
  * Read from `rawHeaders`, so Node never assembles `req.headers` for it.
  */
-function toCloudFrontRequest(req: IncomingMessage, url: URL): CloudFrontRequest {
-  const headers = valueMap();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) addValue(headers, raw[i]!.toLowerCase(), raw[i + 1]!);
-  const querystring = valueMap();
-  if (url.search) for (const [name, value] of url.searchParams) addValue(querystring, name, value);
-  return { method: req.method ?? 'GET', uri: url.pathname, querystring, headers };
-}
-
-// No prototype: a header or parameter called `constructor` or `__proto__` is just a name.
-function valueMap(): Record<string, CloudFrontValue> {
-  return Object.create(null) as Record<string, CloudFrontValue>;
-}
-
-function addValue(values: Record<string, CloudFrontValue>, name: string, value: string): void {
-  const seen = values[name];
-  if (!seen) values[name] = { value };
-  else (seen.multiValue ??= [{ value: seen.value }]).push({ value });
-}
-
-function sendEdgeResponse(res: ServerResponse, response: CloudFrontResponse): void {
-  const headers: Record<string, string> = {};
-  for (const [name, { value }] of Object.entries(response.headers ?? {})) headers[name] = value;
-  const body = response.body
-    ? Buffer.from(response.body.data, response.body.encoding === 'base64' ? 'base64' : 'utf8')
-    : undefined;
-  res.writeHead(response.statusCode, response.statusDescription, headers);
-  res.end(body);
-}
-
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, {
     'content-type': 'application/json',

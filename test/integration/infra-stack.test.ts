@@ -10,7 +10,8 @@ import { tableSchema } from '../../functions/adapters/table-schema';
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
-import { idsOf, referencesIn, synthesize, type Synthesized } from '../support/synth';
+import { referencesIn } from '../support/shipped/stack-values';
+import { idsOf, synthesize, type Synthesized } from '../support/synth';
 
 let s: Synthesized;
 beforeAll(async () => {
