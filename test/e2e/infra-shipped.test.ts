@@ -42,6 +42,16 @@ let distribution: DistributionStandIn;
 let s: StoryContext;
 const started = Date.now();
 
+/** Fails with every entry, in full, when `found` is not empty. */
+function none(found: string[], what: string): void {
+  if (found.length) throw new Error(`${what}:\n${found.join('\n')}`);
+}
+
+/** The last errors the functions logged: what a 500 of the function's own making hides from its caller. */
+function functionErrors(): string[] {
+  return [...stack.lambda.functions.values()].flatMap((fn) => fn.logs.filter((line) => /"level":"ERROR"/.test(line)).slice(-3).map((line) => `${fn.id}: ${line}`));
+}
+
 function report(step: string, lines: string[]): void {
   console.log([`verify:shipped, ${step}`, ...lines.map((line) => `  ${line}`)].join('\n'));
 }
@@ -99,7 +109,7 @@ describe('verify:shipped', () => {
   it('synthesizes the stack as a first deploy does and deploys it in an order CloudFormation may pick', async () => {
     const types = new Set(Object.values(assembly.template.Resources).map((r) => r.Type));
     await stack.settle();
-    expect(stack.problems).toEqual([]);
+    none(stack.problems, 'the deploy');
     expect(stack.customResources.length).toBeGreaterThan(0);
     report('1. synth and deploy', [
       `${Object.keys(assembly.template.Resources).length} resources of ${types.size} types; ${stack.lambda.functions.size} of this project's functions, ${stack.lambda.notRun.size} CDK handlers not run`,
@@ -124,9 +134,12 @@ describe('verify:shipped', () => {
   });
 
   it('drives the whole API story through the template\'s routes and integrations', async () => {
-    const { routes, requests } = await runStories(s, STORIES);
+    const { routes, requests } = await runStories(s, STORIES).catch((error: Error) => {
+      // What the functions, API Gateway and CloudFront said about it (a denied AWS call, a function that threw).
+      throw new Error([error.message, ...gateway.problems, ...distribution.problems, ...stack.problems, ...functionErrors()].join('\n\n'));
+    });
     await stack.settle();
-    expect([...gateway.problems, ...distribution.problems, ...stack.problems]).toEqual([]);
+    none([...gateway.problems, ...distribution.problems, ...stack.problems], 'API Gateway, CloudFront and the functions');
     const byFunction = new Map<string, number>();
     for (const route of gateway.routes) byFunction.set(route.functionId, (byFunction.get(route.functionId) ?? 0) + 1);
     const sources = stack.streamSources.map((source) => `${source.functionId} from ${source.id}: ${source.delivered} records in ${source.batches} batches, ${source.filteredOut} filtered out`);
@@ -150,7 +163,7 @@ describe('verify:shipped', () => {
       }
     }
     const never = [...stack.lambda.functions.values()].filter((fn) => fn.invocations === 0).map((fn) => fn.id);
-    expect(never, 'functions nothing in verify:shipped invoked (add their trigger)').toEqual([]);
+    none(never, 'functions nothing in verify:shipped invoked (add a story or a trigger that reaches them)');
     report('4. schedules', lines.length ? lines : ['none in the template']);
   });
 
@@ -253,8 +266,8 @@ describe('verify:shipped', () => {
     const denied = calls.flatMap((call) =>
       call.checks.filter((check) => !check.decision.allowed).map((check) => `${call.caller.name} was denied ${check.authorization.action} on ${check.authorization.resource} (${check.decision.result})`),
     );
-    expect(stack.endpoint.problems).toEqual([]);
-    expect(denied).toEqual([]);
+    none(stack.endpoint.problems, 'AWS calls no stand-in served');
+    none(denied, 'AWS calls IAM would refuse in AWS');
     expect(calls.length).toBeGreaterThan(0);
     const lines: string[] = [];
     const roles = [...new Set(calls.map((call) => call.caller.roleId).filter(Boolean))] as string[];
@@ -281,10 +294,10 @@ describe('verify:shipped', () => {
     for (const fn of stack.lambda.functions.values()) {
       // SnapStart hands credentials over HTTP (AWS_CONTAINER_CREDENTIALS_FULL_URI), through a provider the bundles leave out.
       expect(stack.values.resolve(stack.values.resource(fn.id).Properties?.SnapStart)?.ApplyOn ?? 'None', `${fn.id}: SnapStart`).toBe('None');
-      expect([...fn.leftOutLoaded], `${fn.id} loaded packages its bundle does not contain`).toEqual([]);
+      none([...fn.leftOutLoaded], `${fn.id} loaded packages its bundle does not contain (they are not in Lambda)`);
       const withoutCredentials = await stack.lambda.leftOutWithoutCredentials(fn.id, fn.firstEvent);
       seenWithoutCredentials += withoutCredentials.length;
-      expect(withoutCredentials.filter((name) => !fn.leftOutDeclared.includes(name)), `${fn.id}: loads packages it does not even import lazily`).toEqual([]);
+      none(withoutCredentials.filter((name) => !fn.leftOutDeclared.includes(name)), `${fn.id} loads packages it does not import lazily`);
       lines.push(`${fn.id}: leaves out ${fn.leftOutDeclared.length} (${fn.leftOutDeclared.join(', ')}); loaded in ${fn.invocations} invocations with Lambda's credentials: none; without them: ${withoutCredentials.join(', ') || 'none'}`);
     }
     // The negative control: without the role's credentials the SDK goes on to the providers left out, and the host sees it.
