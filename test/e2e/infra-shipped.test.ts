@@ -127,6 +127,10 @@ describe('verify:shipped', () => {
   it('runs each bundle of cdk.out in its own process with only the environment the template gives it', () => {
     const functions = [...stack.lambda.functions.values()];
     expect(functions.length).toBeGreaterThan(0);
+    none(
+      functions.filter((fn) => !stack.iam.trustedServices(fn.caller.roleId!).includes('lambda.amazonaws.com')).map((fn) => `${fn.id}: its role does not trust lambda.amazonaws.com`),
+      'roles Lambda cannot assume',
+    );
     report('3. bundles', [
       ...functions.map((fn) => `${fn.id} (${fn.description}): env ${Object.keys(fn.environment).sort().join(', ')}; ${fn.timeoutSeconds} s, ${fn.memoryMb} MB`),
       ...[...stack.lambda.notRun.values()].map((line) => `not run: ${line}`),
@@ -136,7 +140,7 @@ describe('verify:shipped', () => {
   it('drives the whole API story through the template\'s routes and integrations', async () => {
     const { routes, requests } = await runStories(s, STORIES).catch((error: Error) => {
       // What the functions, API Gateway and CloudFront said about it (a denied AWS call, a function that threw).
-      throw new Error([error.message, ...gateway.problems, ...distribution.problems, ...stack.problems, ...functionErrors()].join('\n\n'));
+      throw new Error([error.message, ...gateway.problems, ...distribution.problems, ...stack.problems, ...stack.endpoint.problems, ...functionErrors()].join('\n\n'));
     });
     await stack.settle();
     none([...gateway.problems, ...distribution.problems, ...stack.problems], 'API Gateway, CloudFront and the functions');
@@ -199,18 +203,24 @@ describe('verify:shipped', () => {
 
   it('builds the ingest image from its Dockerfile and runs it with the task definition: a publish becomes HLS the edge serves', async () => {
     const taskId = stack.values.idsOf('AWS::ECS::TaskDefinition')[0]!;
-    const imageRef = String(stack.values.resolve(stack.values.resource(taskId).Properties).ContainerDefinitions[0].Image);
-    const { context, dockerfile } = assembly.imageAsset(imageRef.slice(imageRef.lastIndexOf(':') + 1));
+    const task = stack.values.resolve(stack.values.resource(taskId).Properties);
+    const imageRef = String(task.ContainerDefinitions[0].Image);
+    const { context, dockerfile, platform } = assembly.imageAsset(imageRef.slice(imageRef.lastIndexOf(':') + 1));
+    const architecture = ({ X86_64: 'linux/amd64', ARM64: 'linux/arm64' } as Record<string, string>)[task.RuntimePlatform?.CpuArchitecture ?? 'X86_64'];
+    expect(platform ?? 'linux/amd64', 'the image is built for the CPU the task definition asks Fargate for').toBe(architecture);
+    for (const role of [task.TaskRoleArn, task.ExecutionRoleArn]) {
+      expect(stack.iam.trustedServices(stack.values.logicalIdOf(role)!), `${role} may be assumed by ECS tasks`).toContain('ecs-tasks.amazonaws.com');
+    }
     const image = await buildImage(context, dockerfile);
     const localUrl = (url: string) => url.replace(`https://${gateway.domainName}`, gateway.url);
-    const task = await startIngestTask(stack, taskId, image.final, localUrl);
+    const ingest = await startIngestTask(stack, taskId, image.final, localUrl);
     const hits = (key: string) => gateway.routes.find((route) => route.key === key)!.statuses.length;
     const before = { auth: hits('POST /api/internal/rtmp-auth'), lease: hits('POST /api/internal/streams/{eventId}/lease') };
     const code = s.state.codes[5].code;
     try {
-      expect(await task.healthCheck(), 'the task definition\'s health check').toBe(0);
-      const publisher = publish(`${task.rtmpUrl}/${s.state.streamKey}`);
-      const bucket = stack.values.text(stack.values.resource(taskId).Properties!.ContainerDefinitions[0].Environment.find((e: { Name: string }) => e.Name === 'MEDIA_BUCKET').Value);
+      expect(await ingest.healthCheck(), 'the task definition\'s health check').toBe(0);
+      const publisher = publish(`${ingest.rtmpUrl}/${s.state.streamKey}`);
+      const bucket = task.ContainerDefinitions[0].Environment.find((e: { Name: string }) => e.Name === 'MEDIA_BUCKET').Value as string;
       const storage = stack.deployerClient((config) => new S3Client({ ...config, forcePathStyle: true }));
       let keys: string[] = [];
       for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
@@ -219,25 +229,25 @@ describe('verify:shipped', () => {
         if (keys.some((k) => k.endsWith('.ts') || k.endsWith('.m4s')) && keys.some((k) => k.endsWith('.m3u8'))) break;
         if (!publisher.running()) break;
       }
-      expect(keys.length, `HLS in the media bucket; ingest said:\n${task.logs()}`).toBeGreaterThan(1);
+      expect(keys.length, `HLS in the media bucket; ingest said:\n${ingest.logs()}`).toBeGreaterThan(1);
       const viewer = s.expect(await s.site('POST', '/api/tokens/validate', { json: { code }, from: s.client() }), 200, 'validate for the show');
       const base = `${viewer.playbackBaseUrl}${viewer.streamPath}`;
       const media = await mediaPlaylistAndSegment(base, viewer.playbackToken);
       await publisher.stop();
-      const stopped = await task.stop();
+      const stopped = await ingest.stop();
       expect(stopped.withinStopTimeout, 'stopped within the task definition\'s stopTimeout').toBe(true);
       expect(hits('POST /api/internal/rtmp-auth')).toBeGreaterThan(before.auth);
       expect(hits('POST /api/internal/streams/{eventId}/lease')).toBeGreaterThan(before.lease);
       storage.destroy();
       report('7. ingest task', [
         `image: ${image.build.stages} stages; ${image.build.steps.join('; ')}`,
-        `command: ${task.command.map((arg) => arg.replace(/^.*\/stagedoor-image-[^/]+\/stage-\d+/, '')).join(' ')}`,
-        `environment: ${Object.keys(task.environment).sort().join(', ')}`,
+        `command: ${ingest.command.map((arg) => arg.replace(/^.*\/stagedoor-image-[^/]+\/stage-\d+/, '')).join(' ')}`,
+        `environment: ${Object.keys(ingest.environment).sort().join(', ')}`,
         `a publish: ${hits('POST /api/internal/rtmp-auth') - before.auth} RTMP callbacks, ${hits('POST /api/internal/streams/{eventId}/lease') - before.lease} lease calls; ${keys.length} HLS objects in the media bucket; through the distribution with a viewer's JWT: ${media}`,
         `stopped with ${stopped.signal ?? `exit ${stopped.code}`} within the stop timeout`,
       ]);
     } finally {
-      await task.stop();
+      await ingest.stop();
       image.remove();
     }
   }, 120_000);
@@ -273,7 +283,13 @@ describe('verify:shipped', () => {
     const roles = [...new Set(calls.map((call) => call.caller.roleId).filter(Boolean))] as string[];
     for (const roleId of roles) {
       const mine = calls.filter((call) => call.caller.roleId === roleId);
-      const actions = [...new Set(mine.flatMap((call) => call.checks.map((check) => check.authorization.action)))].sort();
+      const actions = [
+        ...new Set(
+          mine.flatMap((call) =>
+            call.checks.map(({ authorization }) => `${authorization.action}${Object.keys(authorization.context).length ? ` [${Object.keys(authorization.context).join(', ')}]` : ''}`),
+          ),
+        ),
+      ].sort();
       lines.push(`${mine[0]!.caller.name}: ${mine.length} calls, ${actions.length} actions (${actions.join(', ')}), all allowed`);
       for (const grant of stack.iam.grants(roleId)) {
         const used = mine.flatMap((call) => call.checks).filter((check) => check.decision.statements.includes(grant.id));

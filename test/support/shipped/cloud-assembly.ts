@@ -28,7 +28,7 @@ export interface CloudAssembly {
   /** The folder of a file asset, by the S3 key the template names (`<hash>.zip`). */
   fileAsset(objectKey: string): string;
   /** The build context and Dockerfile of an image asset, by the image tag the template names. */
-  imageAsset(imageTag: string): { context: string; dockerfile: string };
+  imageAsset(imageTag: string): { context: string; dockerfile: string; platform?: string };
   remove(): void;
 }
 
@@ -64,7 +64,7 @@ export function readCloudAssembly(dir: string): CloudAssembly {
   const assetsFile = Object.values(manifest.artifacts).find((artifact) => artifact.type === 'cdk:asset-manifest')?.properties.file;
   const assets = JSON.parse(readFileSync(join(dir, assetsFile), 'utf8')) as {
     files: Record<string, { source: { path: string }; destinations: Record<string, { objectKey: string }> }>;
-    dockerImages?: Record<string, { source: { directory: string; dockerFile?: string }; destinations: Record<string, { imageTag: string }> }>;
+    dockerImages?: Record<string, { source: { directory: string; dockerFile?: string; platform?: string }; destinations: Record<string, { imageTag: string }> }>;
   };
   return {
     dir,
@@ -81,7 +81,7 @@ export function readCloudAssembly(dir: string): CloudAssembly {
       const image = Object.values(assets.dockerImages ?? {}).find((entry) => Object.values(entry.destinations).some((d) => d.imageTag === imageTag));
       if (!image) throw new Error(`no image asset tagged ${imageTag} in the cloud assembly`);
       const context = join(dir, image.source.directory);
-      return { context, dockerfile: join(context, image.source.dockerFile ?? 'Dockerfile') };
+      return { context, dockerfile: join(context, image.source.dockerFile ?? 'Dockerfile'), platform: image.source.platform };
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
