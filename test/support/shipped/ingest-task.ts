@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { repoPath } from '../../../infra/lib/paths';
-import { freePort } from '../free-port';
+import { freePort } from '../../../local/free-port';
 import type { LocalStack } from './local-stack';
 
 const exec = promisify(execFile);
