@@ -40,6 +40,8 @@ let stack: LocalStack;
 let gateway: HttpApiStandIn;
 let distribution: DistributionStandIn;
 let s: StoryContext;
+/** Set once the API story went through: the steps after it build on what it made. */
+let storyDone = false;
 const started = Date.now();
 
 /** Fails with every entry, in full, when `found` is not empty. */
@@ -144,6 +146,7 @@ describe('verify:shipped', () => {
     });
     await stack.settle();
     none([...gateway.problems, ...distribution.problems, ...stack.problems], 'API Gateway, CloudFront and the functions');
+    storyDone = true;
     const byFunction = new Map<string, number>();
     for (const route of gateway.routes) byFunction.set(route.functionId, (byFunction.get(route.functionId) ?? 0) + 1);
     const sources = stack.streamSources.map((source) => `${source.functionId} from ${source.id}: ${source.delivered} records in ${source.batches} batches, ${source.filteredOut} filtered out`);
@@ -202,6 +205,7 @@ describe('verify:shipped', () => {
   }, 60_000);
 
   it('builds the ingest image from its Dockerfile and runs it with the task definition: a publish becomes HLS the edge serves', async () => {
+    expect(storyDone, 'the API story went through (see its failure)').toBe(true);
     const taskId = stack.values.idsOf('AWS::ECS::TaskDefinition')[0]!;
     const task = stack.values.resolve(stack.values.resource(taskId).Properties);
     const imageRef = String(task.ContainerDefinitions[0].Image);
@@ -253,6 +257,7 @@ describe('verify:shipped', () => {
   }, 120_000);
 
   it('finalizes the recording of an ingest task that died mid-show, in the public function (its S3 permissions)', async () => {
+    expect(storyDone, 'the API story went through (see its failure)').toBe(true);
     // A task that took the lease and died never renews nor releases it: the next status read after it ran out finalizes.
     const headers = { 'x-internal-api-key': await s.internalApiKey() };
     const lease = await s.api('POST', `/api/internal/streams/${s.state.eventId}/lease`, { json: { holder: 'a-task-that-died', action: 'acquire' }, headers });

@@ -280,12 +280,6 @@ export const STORIES: RouteStory[] = [
     s.expect(await s.api('POST', path, { json: { holder: 'verify-b', action: 'acquire' }, headers }), 409, 'a second holder');
     s.expect(await s.api('POST', path, { json: { holder: 'verify-a', action: 'release' }, headers }), 200, 'lease released');
   }),
-  story('POST /api/internal/streams/{eventId}/live', async (s) => {
-    const headers = { 'x-internal-api-key': await s.internalApiKey() };
-    const path = `/api/internal/streams/${s.state.eventId}/live`;
-    s.check(s.expect(await s.api('POST', path, { json: { live: true }, headers }), 200, 'live').live === true, 'live');
-    s.expect(await s.api('POST', path, { json: { live: false }, headers }), 200, 'not live');
-  }),
   story('POST /api/internal/streams/{eventId}/video', async (s) => {
     const headers = { 'x-internal-api-key': await s.internalApiKey() };
     const report = { keyframeIntervalSeconds: 1, frameRate: 25, segmentSeconds: 1 };
