@@ -65,7 +65,11 @@ export function loadCloudFrontFunction(source: string, store: ReadonlyMap<string
   return factory(cloudfrontModule(store), edgeRequire) as EdgeHandler;
 }
 
-/** The viewer request as a CloudFront Function sees it: lower-case header names, repeated values in `multiValue`. */
+/**
+ * The request as CloudFront hands it to a function: lower-case header names,
+ * and for a repeated header or query parameter the first value plus `multiValue`.
+ * Read from `rawHeaders`, so Node never assembles `req.headers` for it.
+ */
 export function toCloudFrontRequest(req: IncomingMessage, url: URL): CloudFrontRequest {
   const headers = valueMap();
   const raw = req.rawHeaders;

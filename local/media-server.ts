@@ -187,11 +187,6 @@ function toCached(key: string, object: { body: Buffer; contentType: string | und
   return { body: object.body, contentType: CONTENT_TYPES[extension] ?? object.contentType ?? 'application/octet-stream' };
 }
 
-/**
- * The request as CloudFront hands it to a function: lower-case header names,
- * and for a repeated header or query parameter the first value plus `multiValue`.
- * Read from `rawHeaders`, so Node never assembles `req.headers` for it.
- */
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, {
     'content-type': 'application/json',

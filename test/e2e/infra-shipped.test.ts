@@ -295,7 +295,8 @@ describe('verify:shipped', () => {
           ),
         ),
       ].sort();
-      lines.push(`${mine[0]!.caller.name}: ${mine.length} calls, ${actions.length} actions (${actions.join(', ')}), all allowed`);
+      const managed = stack.iam.managedPolicies(roleId);
+      lines.push(`${mine[0]!.caller.name}: ${mine.length} calls, ${actions.length} actions (${actions.join(', ')}), all allowed${managed.length ? `; managed policies not evaluated (for the platform, not the code): ${managed.join(', ')}` : ''}`);
       for (const grant of stack.iam.grants(roleId)) {
         const used = mine.flatMap((call) => call.checks).filter((check) => check.decision.statements.includes(grant.id));
         const unusedActions = grant.actions.filter((action) => !used.some((check) => matchesPattern(action, check.authorization.action, true)));
