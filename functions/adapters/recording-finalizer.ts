@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { RecordingFinalizer } from '../domain/stream-lease';
-import { Recording } from '../../ingest-container/src/hls/recording';
-import { s3Store } from '../../ingest-container/src/hls/store';
+import { Recording } from '../../recording/recording';
+import { s3Store } from '../../recording/store';
 import { logger } from './telemetry';
 
 /** The ingest's own recording code (recording.ts) on the media bucket: the same index, the same playlists. */
