@@ -1,15 +1,22 @@
 /**
  * `npm start`: the whole system on one machine. Embedded DynamoDB and S3
  * stand-ins, the access API (the Lambda handlers behind a thin HTTP adapter),
- * the media server (HLS through `edge/`) and the RTMP ingest. The configuration
- * is read once (local-config.ts); each part is then given its dependencies.
+ * the recording sweep (the same handler, on a timer, as AWS runs it), the media
+ * server (HLS through `edge/`) and the RTMP ingest. The configuration is read
+ * once (local-config.ts); each part is then given its dependencies.
  */
-import { s3Client } from '../functions/adapters/aws-clients';
+import { dynamoDocumentClient, s3Client } from '../functions/adapters/aws-clients';
+import { dynamoStores } from '../functions/adapters/dynamo-stores';
+import { s3RecordingFinalizer } from '../functions/adapters/recording-finalizer';
+import { RECORDING_SWEEP_SECONDS } from '../functions/config/recording-sweep-config';
+import { createRecordingSweepHandler } from '../functions/handlers/recording-sweep';
+import { describeError } from '../recording/log';
 import { loadLocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { startEmbeddedS3 } from './embedded-s3';
 import { startApiServer } from './api-server';
 import { startMediaServer } from './media-server';
+import { repeat } from './repeat';
 import { buildWeb } from '../web/build';
 import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
 
@@ -25,6 +32,7 @@ async function main(): Promise<void> {
   closers.push(s3.close);
   const standIns = { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint };
   const mediaS3 = s3Client(config.aws(standIns));
+  const stores = dynamoStores(dynamoDocumentClient(config.aws(standIns)), config.tableName);
 
   // The viewer and the console, served by the API port.
   await buildWeb(config.webRoot);
@@ -40,6 +48,16 @@ async function main(): Promise<void> {
     playbackSigningKeys: config.playbackSigningKeys,
   });
   closers.push(media.close);
+  // Every minute, as the schedule in AWS: the shows whose ingest died get their final playlists.
+  const sweep = createRecordingSweepHandler({ events: stores.events, recordings: s3RecordingFinalizer(mediaS3, config.mediaBucket) });
+  const sweeping = repeat(
+    () => sweep().then(
+      () => undefined,
+      (error) => void process.stderr.write(`recording sweep: ${describeError(error)}\n`),
+    ),
+    () => RECORDING_SWEEP_SECONDS * 1000,
+  );
+  closers.push(sweeping.stop);
   // RTMP ingest: the same server as the container, in callback mode against this API, HLS to the local S3.
   const ingest = await startIngestServer({
     listen: { port: config.rtmpPort },
