@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
+import { EDGE_SYNC_TRIGGERS } from '../../functions/config/edge-sync-config';
 import { Api } from './constructs/api';
 import { Data } from './constructs/data';
 import { Delivery } from './constructs/delivery';
@@ -101,7 +102,7 @@ export class StagedoorStack extends Stack {
       table: data.table,
       secret: data.secret,
       keyValueStore: delivery.keyValueStore,
-      reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? 5),
+      reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? EDGE_SYNC_TRIGGERS.reconcileMinutes),
       secretReady: data.secretReady,
     });
     const recordingSweep = new RecordingSweep(this, 'RecordingSweep', { table: data.table, mediaBucket: data.mediaBucket });
