@@ -134,8 +134,8 @@ async function codeItems({ table: { client, name: table }, codeKey }: LiveSessio
  * One page of an event's live sessions (heartbeat at or after `liveAfter`, code not revoked),
  * newest start first, with a keyset cursor (start time and session id of the last entry passed)
  * so rows do not shift between pages as viewers come and go. A page passes at most a few times
- * `limit` timed-out entries (read, never removed: a read never writes), so it may hold fewer than `limit` sessions with a
- * cursor to go on; `nextCursor` is null once the index has nothing older.
+ * `limit` timed-out entries (it only reads: they stay), so it may hold fewer than `limit`
+ * sessions with a cursor to go on; `nextCursor` is null once the index has nothing older.
  */
 export async function listLiveSessions(
   where: LiveSessionsTable,

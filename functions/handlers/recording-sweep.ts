@@ -6,7 +6,6 @@ import { dynamoTable } from '../adapters/dynamo-table';
 import { s3RecordingFinalizer } from '../adapters/recording-finalizer';
 import { logger } from '../adapters/telemetry';
 import { readRecordingSweepConfig } from '../config/recording-sweep-config';
-import { describeError } from '../../recording/log';
 
 export interface RecordingSweepDeps {
   events: EventStore;
@@ -15,8 +14,8 @@ export interface RecordingSweepDeps {
 }
 
 /**
- * The recording sweep: the shows whose ingest died get their final playlists and leave `live`
- * (functions/domain/stream-lease.ts). A show that failed is logged and stays for the next run;
+ * The recording sweep: the shows whose ingest died get their final playlists, and their lease
+ * ends (functions/domain/stream-lease.ts). A show that failed is logged and stays for the next run;
  * the run then fails too, so the function's error alarm sees it.
  */
 export function createRecordingSweepHandler(deps: RecordingSweepDeps) {
@@ -24,7 +23,7 @@ export function createRecordingSweepHandler(deps: RecordingSweepDeps) {
   return async function recordingSweep(): Promise<{ finalized: string[] }> {
     const { finalized, failed } = await finalizeExpiredLeases({ stores: { events: deps.events }, recordings: deps.recordings, now });
     for (const eventId of finalized) logger.info('recording finalized after an expired lease', { eventId });
-    for (const { eventId, error } of failed) logger.error('recording not finalized, the next sweep tries again', { eventId, error: describeError(error) });
+    for (const { eventId, error } of failed) logger.error('recording not finalized, the next sweep tries again', { eventId, error });
     if (failed.length > 0) throw new Error(`recordings not finalized: ${failed.map((f) => f.eventId).join(', ')}`);
     return { finalized };
   };
