@@ -7,14 +7,16 @@
  * would be the bottleneck and hide the server's cost. Loopback only.
  *   npx tsx bench/edge-media-throughput.ts
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
 import { startEmbeddedS3 } from '../local/embedded-s3';
+import { startEdgeSync } from '../local/edge-sync-triggers';
 import { startMediaServer } from '../local/media-server';
+import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
+import { dynamoStores } from '../functions/adapters/dynamo-stores';
 import { signPlaybackToken } from '../functions/domain/playback-token';
 
 const BUCKET = 'stagedoor-media';
@@ -26,8 +28,7 @@ const ROUND_SECONDS = 1;
 const ROUNDS = 10;
 
 const secret = randomBytes(32);
-const signingKeys = JSON.stringify({ activeKid: 'k1', keys: { k1: secret.toString('base64url') } });
-const internalApiKey = randomBytes(16).toString('hex');
+const signingKeys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) };
 
 const s3 = await startEmbeddedS3({ buckets: [BUCKET] });
 const s3Client = new S3Client({
@@ -40,24 +41,17 @@ for (let i = 0; i < SEGMENTS; i++) {
   await s3Client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `streams/evt-1/seg-${i}.ts`, Body: randomBytes(SEGMENT_BYTES) }));
 }
 
-// A minimal revocation feed: nothing revoked.
-const feed = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ revocations: [], eventDeactivations: [], serverTime: new Date().toISOString() }));
-});
-await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
-const apiUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}`;
+// The edge's state as `npm start` keeps it: edge-sync on an (empty) embedded table: nothing revoked.
+const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
+const aws = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: dynamo.endpoint } };
+const edge = startEdgeSync({ stream: dynamo.stream, codes: dynamoStores(dynamoDocumentClient(aws), 'stagedoor').codes, signingKeys, log: () => {} });
+if (!(await edge.firstSync)) throw new Error('edge-sync did not fill the edge store');
 
-const common = { port: 0, host: '127.0.0.1', bucket: BUCKET, s3Client, apiUrl, internalApiKey, playbackSigningKeys: signingKeys, log: () => {} };
+const common = { port: 0, host: '127.0.0.1', bucket: BUCKET, s3Client, edge, log: () => {} };
 const validating = await startMediaServer({ ...common, validate: true });
 const open = await startMediaServer({ ...common, validate: false });
-await Promise.all([validating.synced, open.synced]);
 
-const { token } = await signPlaybackToken(
-  { code: 'CODE1', eventId: 'evt-1', sessionId: 'sid-1' },
-  { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) },
-  new Date(),
-);
+const { token } = await signPlaybackToken({ code: 'CODE1', eventId: 'evt-1', sessionId: 'sid-1' }, signingKeys, new Date());
 
 const script = fileURLToPath(new URL('./lib/segments.lua', import.meta.url));
 
@@ -123,6 +117,7 @@ try {
 } finally {
   await validating.close();
   await open.close();
-  await new Promise((resolve) => feed.close(resolve));
+  await edge.stop();
+  await dynamo.close();
   await s3.close();
 }

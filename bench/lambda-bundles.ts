@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { LAMBDA_BUNDLING } from '../infra/lib/lambda-bundling';
 import { median, table } from './lib/stats';
 
-const HANDLERS = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync'];
+const HANDLERS = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep'];
 const RUNS = 5;
 const TOP_PACKAGES = 6;
 

@@ -2,7 +2,6 @@ import * as nodeCrypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { kvsHandleOf } from './media-edge-store';
 
 /** The shipped CloudFront Function. */
 export const EDGE_VALIDATOR_FILE = fileURLToPath(new URL('../edge/validate-request.js', import.meta.url));
@@ -33,6 +32,35 @@ export type EdgeHandler = (event: { version: '1.0'; request: CloudFrontRequest }
 
 export function isEdgeResponse(result: CloudFrontRequest | CloudFrontResponse): result is CloudFrontResponse {
   return 'statusCode' in result;
+}
+
+/**
+ * What `cf.kvs()` hands a CloudFront Function (runtime 2.0): read-only `get`, which rejects for a
+ * missing key as the real one does, `exists` and `meta`.
+ */
+export interface EdgeKvsHandle {
+  get(key: string, options?: { format?: 'string' | 'json' | 'bytes' }): Promise<unknown>;
+  exists(key: string): Promise<boolean>;
+  meta(): Promise<{ creationDateTime: string; lastUpdatedDateTime: string; keyCount: number }>;
+}
+
+/** A map read the way a CloudFront Function reads its KeyValueStore. */
+export function kvsHandleOf(entries: ReadonlyMap<string, string>): EdgeKvsHandle {
+  return {
+    async get(key, options) {
+      const value = entries.get(key);
+      if (value === undefined) throw new Error(`KeyValueStore: key not found: ${key}`);
+      if (options?.format === 'json') return JSON.parse(value);
+      if (options?.format === 'bytes') return Buffer.from(value);
+      return value;
+    },
+    async exists(key) {
+      return entries.has(key);
+    },
+    async meta() {
+      return { creationDateTime: '', lastUpdatedDateTime: '', keyCount: entries.size };
+    },
+  };
 }
 
 /** The `cloudfront` module of runtime 2.0: its KeyValueStore, backed by a map the caller keeps current. */

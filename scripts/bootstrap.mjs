@@ -35,6 +35,8 @@ const tools = {
     wrk: '/usr/bin/wrk',
     nginx: '/usr/sbin/nginx',
     'libnginx-mod-rtmp': '/usr/share/nginx/modules-available/mod-rtmp.conf',
+    // DynamoDB Local, against which bench/stand-ins-dynamodb-start.ts measures the embedded stand-in.
+    'default-jre-headless': 'java',
   },
 }[purpose];
 
