@@ -24,7 +24,7 @@ import {
 } from '../domain/event-admin';
 import { updateEventInput } from '../domain/inputs';
 import { allows } from '../domain/roles';
-import { adminEventView } from '../domain/views';
+import { adminEventListView } from '../domain/views';
 import { accountRoutes } from './admin-accounts';
 
 /**
@@ -86,7 +86,8 @@ export const handler = areaHandler('admin', {
 
   'GET /api/admin/events': async ({ app }) => {
     const events = await app.store.listEvents();
-    return json(200, { events: events.map(adminEventView) });
+    const now = app.now();
+    return json(200, { events: events.map((event) => adminEventListView(event, now)) });
   },
   'POST /api/admin/events': async (request) => {
     const event = await createEvent(request.app, request.body);

@@ -126,6 +126,8 @@ describe('web: show night', () => {
     await viewers[0]!.getByRole('heading', { name: 'Session ended' }).waitFor({ timeout: END_BUDGET_MS });
     console.log(`viewer overlay ${Date.now() - endedAt} ms after "End session"`);
     expect(await viewers[0]!.locator('#overlay-text').textContent()).toMatch(/organiser ended/);
+    // One message: the code still works, so the footer does not say that access has ended.
+    expect(await viewers[0]!.locator('#access-until').textContent()).toMatch(/works until/);
     await shot(viewers[0]!, 'show-night-04-viewer-session-ended');
     await poll(() => admin.locator('.sessions-count').textContent()).toBe('About 1 device watching now (estimate).');
     const phoneContext = await story.newContext(PHONE);

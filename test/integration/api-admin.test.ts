@@ -92,7 +92,10 @@ describe('events', () => {
     });
     await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 3, label: 'a' });
     const list = await api.admin('GET', '/api/admin/events');
-    expect(list.body.events.find((e: { id: string }) => e.id === event.id)._count).toEqual({ tokens: 3 });
+    const listed = list.body.events.find((e: { id: string }) => e.id === event.id);
+    expect(listed._count).toEqual({ tokens: 3 });
+    // Whether it is on air, as the public status says it.
+    expect(listed.status).toBe('not-started');
   });
 
   it.each([

@@ -148,8 +148,8 @@ export async function signIn(page: Page, username: string, password: string): Pr
 export async function noSidewaysScrollInCards(page: Page): Promise<void> {
   const overflowing = await page.evaluate(() =>
     [...document.querySelectorAll<HTMLElement>('.card, .ticket, .table-wrap, .card *')]
-      // A text field scrolls its own long value: that is not the layout overflowing.
-      .filter((element) => !element.matches('input, textarea, select') && element.offsetParent !== null && element.scrollWidth > element.clientWidth + 1)
+      // A text field scrolls its own long value, and visually hidden text clips itself: neither is the layout overflowing.
+      .filter((element) => !element.matches('input, textarea, select, .sr-only') && element.offsetParent !== null && element.scrollWidth > element.clientWidth + 1)
       .filter((element) => getComputedStyle(element).overflowX !== 'visible' || element.matches('.card, .ticket'))
       .map((element) => `${element.scrollWidth - element.clientWidth}px in ${element.outerHTML.slice(0, 100)}`),
   );

@@ -4,7 +4,7 @@
  * 401 anywhere but login tells the app to show the login form.
  */
 import { ApiError, requestJson, type RequestOptions } from '../shared/http';
-import type { CodeStatus, CodeView, adminEventView } from '../../../functions/domain/views';
+import type { CodeStatus, CodeView, adminEventListView, adminEventView } from '../../../functions/domain/views';
 import type { dashboard, eventDetails } from '../../../functions/domain/event-admin';
 import type { AuditAction, AuditPage } from '../../../functions/domain/audit-log';
 import type { issuePreview } from '../../../functions/domain/preview';
@@ -17,6 +17,8 @@ export type { EventStatus } from '../../../functions/domain/event-status';
 export type { CodeStatus, CodeView } from '../../../functions/domain/views';
 export type CodeFilter = CodeStatus | 'active' | '';
 export type AdminEvent = ReturnType<typeof adminEventView>;
+/** An event in the list, with its on-air status. */
+export type ListedEvent = ReturnType<typeof adminEventListView>;
 /** `ingest` (the stream key) is null for roles that do not run the stream. */
 export type EventDetail = Omit<Awaited<ReturnType<typeof eventDetails>>, 'ingest'> & {
   ingest: Awaited<ReturnType<typeof eventDetails>>['ingest'] | null;
@@ -108,7 +110,7 @@ export const adminApi = {
     call<{ requireTwoFactor: boolean }>('/account-policy', { method: 'PUT', json: { requireTwoFactor } }),
   logout: () => call<{ success: true }>('/logout', { method: 'POST' }),
   dashboard: () => call<Dashboard>('/dashboard'),
-  listEvents: () => call<{ events: AdminEvent[] }>('/events').then((body) => body.events),
+  listEvents: () => call<{ events: ListedEvent[] }>('/events').then((body) => body.events),
   getEvent: (eventId: string) => call<EventDetail>(`/events/${id(eventId)}`),
   createEvent: (input: EventInput) => call<AdminEvent>('/events', { json: input }),
   updateEvent: (eventId: string, input: Partial<EventInput>) =>

@@ -9,6 +9,8 @@ export const EVENT_STATUS_LABELS: Record<EventStatus, string> = {
   recording: 'Recording',
 };
 
+export const EVENT_STATUS_TONES = { live: 'live', 'not-started': 'muted', ended: 'muted', recording: 'warn' } as const;
+
 export const CODE_STATUS_LABELS: Record<CodeStatus, string> = {
   unused: 'Unused',
   redeemed: 'Redeemed',
