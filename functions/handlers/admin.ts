@@ -37,6 +37,12 @@ function ingestServer({ app, event }: ApiRequest): string {
 
 const id = (request: ApiRequest) => request.params.id ?? '';
 
+/** RFC 6266: an ASCII `filename` for old clients, the exact name (any script) as `filename*`. */
+function attachment(fileName: string): string {
+  const ascii = fileName.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, '') || 'codes.csv';
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
 /** Records an admin action that changed something, with the signed-in account and the client's address. */
 function audit(
   request: ApiRequest,
@@ -156,15 +162,14 @@ export const handler = areaHandler('admin', {
     await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { count: result.count, label });
     return json(201, result);
   },
-  'GET /api/admin/events/{id}/tokens/export': async (request) => ({
-    statusCode: 200,
-    headers: {
-      'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="${id(request)}-codes.csv"`,
-      'cache-control': 'no-store',
-    },
-    body: await exportCodesCsv(request.app, id(request), viewerUrl(request)),
-  }),
+  'GET /api/admin/events/{id}/tokens/export': async (request) => {
+    const { csv, fileName } = await exportCodesCsv(request.app, id(request), viewerUrl(request), request.query);
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': attachment(fileName), 'cache-control': 'no-store' },
+      body: csv,
+    };
+  },
   'GET /api/admin/tokens': async ({ app, query }) => json(200, await listAllCodes(app, query)),
   'POST /api/admin/tokens/bulk-revoke': async (request) => {
     const { revoked, changed } = await bulkRevoke(request.app, request.body);

@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { browserStory, noHorizontalScroll, shot, videoAdvances, watchConsole } from '../support/browser-story';
+import { browserStory, noHorizontalScroll, shot, shotsAtBothWidths, videoAdvances, watchConsole } from '../support/browser-story';
 
 /** How long after "End session" the viewer's overlay must appear (the feed, the next playlist, one refresh). */
 const END_BUDGET_MS = 20_000;
@@ -77,8 +77,14 @@ describe('web: show night', () => {
     const [first, second, third] = codes as [string, string, string];
 
     // --- Each code has a QR code and a watch link in the list.
-    await admin.getByRole('button', { name: `Copy watch link of code ${third}` }).click();
+    const copyLink = admin.locator(`tr[data-code="${third}"]`).getByRole('button', { name: `Copy link of code ${third}` });
+    await copyLink.click();
     expect(await admin.evaluate(() => navigator.clipboard.readText())).toBe(`${api}/?code=${third}`);
+    // The confirmation is at the button, not in the page's notices far above it; screen readers hear it too.
+    await expect.poll(() => copyLink.textContent()).toBe('Copied');
+    expect(await admin.locator('#status').textContent()).not.toMatch(/copied/);
+    expect(await admin.locator('#announcer').textContent()).toBe(`Watch link of ${third} copied.`);
+    await expect.poll(() => copyLink.textContent()).toBe('Copy link');
     await admin.getByRole('button', { name: `Show QR code and link for code ${third}` }).click();
     const dialog = admin.getByRole('dialog');
     await dialog.getByRole('img', { name: `QR code of the watch link for ${third}` }).waitFor();
@@ -117,7 +123,8 @@ describe('web: show night', () => {
     const rows = await admin.locator('tr[data-session-code]').evaluateAll((list) => list.map((row) => (row as HTMLElement).dataset.sessionCode));
     expect(rows).toEqual([second, first]);
     expect(await admin.locator(`tr[data-session-code="${first}"]`).textContent()).toMatch(/door sales.*127\.0\.0\.1.*Chrome \d+ on Linux/);
-    await shot(admin, 'show-night-03-sessions');
+    // The sessions table fits its card at desktop width: "End session" whole, no sideways scroll (and on a phone).
+    await shotsAtBothWidths(admin, 'show-night-03-sessions');
 
     // --- "End session": viewer 1's overlay says so within seconds; the code works at once on a new device.
     await admin.getByRole('button', { name: `End session of code ${first}` }).click();
@@ -143,7 +150,7 @@ describe('web: show night', () => {
     await admin.setViewportSize({ width: 1280, height: 900 });
 
     // --- The ticket sheet: every usable code, with a QR code that the print view renders.
-    await admin.getByRole('link', { name: 'Print tickets' }).click();
+    await admin.getByRole('button', { name: 'Print tickets' }).click();
     await admin.getByRole('heading', { name: 'Print tickets' }).waitFor();
     await poll(() => admin.locator('.ticket').count()).toBe(3);
     await admin.setViewportSize(PHONE.viewport);
@@ -203,9 +210,7 @@ describe('web: show night', () => {
     expect(await admin.locator('tr[data-action="session.end"]').textContent()).toContain(first);
     await admin.getByLabel('Show').selectOption('session.end');
     await poll(() => admin.locator('tr[data-action]').count()).toBe(1);
-    await admin.setViewportSize(PHONE.viewport);
-    await shot(admin, 'show-night-09-audit-phone');
-    await noHorizontalScroll(admin);
+    await shotsAtBothWidths(admin, 'show-night-09-audit');
 
     expect(problems).toEqual([]);
   }, 240_000);

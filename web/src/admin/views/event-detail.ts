@@ -8,7 +8,7 @@ import { adminApi, type EventDetail, type EventTransition } from '../api';
 import { EVENT_STATUS_LABELS, EVENT_STATUS_TONES } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
-import { act, badge, confirmAction, copyText, notify, rerender, tableWrap } from '../ui';
+import { act, badge, confirmAction, copyFromButton, notify, rerender, tableWrap } from '../ui';
 import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
 import { previewPanel } from './preview';
@@ -222,9 +222,7 @@ function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
   const copyField = (id: string, label: string, value: string, secret: boolean) => {
     const input = h('input', { id, type: secret ? 'password' : 'text', readonly: true, value, spellcheck: 'false', className: 'mono' });
     const copy = h('button', { type: 'button', className: 'small', 'data-key': `copy-${id}`, 'aria-label': `Copy ${label}` }, 'Copy');
-    copy.addEventListener('click', () => {
-      void copyText(value).then((ok) => notify(ok ? `${label} copied.` : `Couldn't copy: select the ${label} and copy it.`));
-    });
+    copy.addEventListener('click', () => void copyFromButton(copy, value, label));
     const controls: HTMLElement[] = [input];
     if (secret) {
       const show = h('button', { type: 'button', className: 'small', 'aria-pressed': 'false', 'data-key': `show-${id}`, 'aria-label': `Show ${label}` }, 'Show');
