@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 import { browserStory, shot, shotsAtBothWidths, watchConsole } from '../support/browser-story';
 
 describe('web: admin console', () => {
@@ -33,6 +34,7 @@ describe('web: admin console', () => {
     // Sign in with the keyboard only.
     await page.goto(`${api}/admin/`);
     await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+    await noSeriousAccessibilityFindings(page, 'sign-in');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('username');
     await page.keyboard.type('owner');
     await page.keyboard.press('Tab');
@@ -42,12 +44,14 @@ describe('web: admin console', () => {
     await page.getByRole('heading', { name: 'Events' }).waitFor();
     signedIn = true;
     expect(await page.locator('.stats').textContent()).toMatch(/Events0/);
+    await noSeriousAccessibilityFindings(page, 'events (empty)');
 
     // A form error lands on its field, with focus.
     await page.getByRole('link', { name: 'New event' }).click();
     // No "Origin stream URL": nothing would use it.
     await page.getByLabel('Title').waitFor();
     expect(await page.getByLabel('Origin stream URL').count()).toBe(0);
+    await noSeriousAccessibilityFindings(page, 'new event form');
     await page.getByRole('button', { name: 'Create event' }).click();
     expect(await page.locator('#title-error').textContent()).toBe('Enter a title.');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('title');
@@ -84,6 +88,7 @@ describe('web: admin console', () => {
     );
     expect(labelFonts).toHaveLength(1);
     await shotsAtBothWidths(page, 'admin-codes-generated');
+    await noSeriousAccessibilityFindings(page, 'event page with codes');
 
     // Bulk revoke two selected codes, after confirming.
     await page.getByRole('checkbox', { name: `Select code ${codes[0]}` }).check();
@@ -162,6 +167,7 @@ describe('web: admin console', () => {
     await page.getByRole('radio', { name: 'All' }).check();
     expect(await page.getByRole('link', { name: 'Console check, edited' }).count()).toBe(0);
     await shot(page, 'admin-dashboard-after');
+    await noSeriousAccessibilityFindings(page, 'events');
 
     // Sign out; the API no longer accepts the old page's requests.
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserStory, shot, shotsAtBothWidths, signIn, videoAdvances, type BrowserStory } from '../support/browser-story';
 import { publish, type Run } from '../support/ingest';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 
 const currentTime = (page: Page) => page.evaluate(() => document.querySelector('video')!.currentTime);
 
@@ -87,12 +88,14 @@ describe('web: live → ended → live, and the recording after the show', () =>
     expect(await live.evaluate(() => document.querySelector('video')!.readyState)).toBeGreaterThan(0);
     await live.getByRole('button', { name: 'Watch again' }).waitFor();
     await shotsAtBothWidths(live, 'replay-02-intermission');
+    await noSeriousAccessibilityFindings(live, 'viewer: broadcast ended');
     await poll(() => admin.locator('.preview-freshness').textContent()).toMatch(/^Recording: the broadcast has ended/);
     // A device on the "ended" screen is not watching anything: not counted, not in the list.
     await poll(watching).toBe('Nobody is watching right now.');
     expect(await admin.locator('tr[data-session-code]').count()).toBe(0);
     await poll(onAir).toBe('Recording');
     await shotsAtBothWidths(admin, 'replay-02-console-intermission');
+    await noSeriousAccessibilityFindings(list, 'events list with on-air states');
 
     // Part 2: the same page picks it up by itself, and so does the console's preview.
     const second = publish(rtmpUrl, 20);
@@ -124,11 +127,13 @@ describe('web: live → ended → live, and the recording after the show', () =>
     }, duration - 8);
     await late.waitForFunction((to) => document.querySelector('video')!.currentTime > to, duration - 7, { timeout: 30_000 });
     await shot(late, 'replay-04-recording-seeked');
+    await noSeriousAccessibilityFindings(late, 'viewer: recording playing');
 
     // At its end the player stays, with "Watch again"; the device no longer counts as watching.
     await late.getByRole('heading', { name: 'End of the recording' }).waitFor({ timeout: 30_000 });
     expect(await late.evaluate(() => document.querySelector('video')!.readyState)).toBeGreaterThan(0);
     await shotsAtBothWidths(late, 'replay-05-recording-end');
+    await noSeriousAccessibilityFindings(late, 'viewer: end of the recording');
     await poll(watching).toBe('Nobody is watching right now.');
     await late.getByRole('button', { name: 'Watch again' }).click();
     await playing(late);

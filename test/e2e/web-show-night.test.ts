@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserStory, noHorizontalScroll, shot, shotsAtBothWidths, videoAdvances, watchConsole } from '../support/browser-story';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 
 /** How long after "End session" the viewer's overlay must appear (the feed, the next playlist, one refresh). */
 const END_BUDGET_MS = 20_000;
@@ -91,6 +92,7 @@ describe('web: show night', () => {
     expect(await dialog.getByRole('textbox', { name: 'Watch link' }).inputValue()).toBe(`${api}/?code=${third}`);
     await admin.setViewportSize(PHONE.viewport);
     await shot(admin, 'show-night-01-ticket-qr-phone');
+    await noSeriousAccessibilityFindings(admin, 'ticket QR dialog');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await admin.setViewportSize({ width: 1280, height: 900 });
 
@@ -103,6 +105,7 @@ describe('web: show night', () => {
     await poll(() => admin.locator('.preview-freshness').textContent()).toMatch(/(Last new segment|No new segment since the preview started) \d+ s ago/);
     await poll(() => admin.locator('.preview-freshness').textContent()).toMatch(/^Last new segment \d+ s ago/);
     await shot(admin, 'show-night-02-preview');
+    await noSeriousAccessibilityFindings(admin, 'event page with the preview playing');
     // The preview is not a viewer.
     expect((await system.admin('GET', `/api/admin/events/${event.id}`)).stats.activeViewers).toBe(0);
 
@@ -117,6 +120,7 @@ describe('web: show night', () => {
       await viewer.goto(`${api}/?code=${code}`);
       await viewer.getByRole('button', { name: 'Watch' }).click();
       await videoAdvances(viewer);
+      if (index === 0) await noSeriousAccessibilityFindings(viewer, 'viewer: playing');
       viewers.push(viewer);
     }
     await poll(() => admin.locator('.sessions-count').textContent()).toBe('About 2 devices watching now (estimate).');
@@ -125,6 +129,7 @@ describe('web: show night', () => {
     expect(await admin.locator(`tr[data-session-code="${first}"]`).textContent()).toMatch(/door sales.*127\.0\.0\.1.*Chrome \d+ on Linux/);
     // The sessions table fits its card at desktop width: "End session" whole, no sideways scroll (and on a phone).
     await shotsAtBothWidths(admin, 'show-night-03-sessions');
+    await noSeriousAccessibilityFindings(admin, 'event page with live sessions');
 
     // --- "End session": viewer 1's overlay says so within seconds; the code works at once on a new device.
     await admin.getByRole('button', { name: `End session of code ${first}` }).click();
@@ -135,7 +140,8 @@ describe('web: show night', () => {
     expect(await viewers[0]!.locator('#overlay-text').textContent()).toMatch(/organiser ended/);
     // One message: the code still works, so the footer does not say that access has ended.
     expect(await viewers[0]!.locator('#access-until').textContent()).toMatch(/works until/);
-    await shot(viewers[0]!, 'show-night-04-viewer-session-ended');
+    await shotsAtBothWidths(viewers[0]!, 'show-night-04-viewer-session-ended');
+    await noSeriousAccessibilityFindings(viewers[0]!, 'viewer: session ended');
     await poll(() => admin.locator('.sessions-count').textContent()).toBe('About 1 device watching now (estimate).');
     const phoneContext = await story.newContext(PHONE);
     const newDevice = await phoneContext.newPage();
@@ -190,6 +196,9 @@ describe('web: show night', () => {
     await ticketHolder.getByRole('button', { name: 'Watch' }).click();
     await videoAdvances(ticketHolder);
     await shot(ticketHolder, 'show-night-08-ticket-holder-playing-phone');
+    await ticketHolder.getByRole('button', { name: 'Watch on another player' }).click();
+    await ticketHolder.getByRole('textbox', { name: 'Playback link' }).waitFor();
+    await noSeriousAccessibilityFindings(ticketHolder, 'viewer: watch on another player');
 
     // --- The audit log has it all: per event and across events, filterable.
     await admin.goto(`${api}/admin/#/events/${event.id}`);
@@ -211,6 +220,7 @@ describe('web: show night', () => {
     await admin.getByLabel('Show').selectOption('session.end');
     await poll(() => admin.locator('tr[data-action]').count()).toBe(1);
     await shotsAtBothWidths(admin, 'show-night-09-audit');
+    await noSeriousAccessibilityFindings(admin, 'audit log filtered');
 
     expect(problems).toEqual([]);
   }, 240_000);

@@ -12,6 +12,7 @@ import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { allows, PERMISSION_LABELS, ROLES } from '../../functions/domain/roles';
 import { browserStory, shot, shotsAtBothWidths } from '../support/browser-story';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 
 const BOX_PASSWORD = 'tickets at the door 2026';
 
@@ -62,6 +63,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
       expect(cells, label).toEqual(ROLES.map((role) => (allows(role, permission as keyof typeof PERMISSION_LABELS) ? 'Yes' : 'No')));
     }
     await shotsAtBothWidths(page, 'staff-accounts');
+    await noSeriousAccessibilityFindings(page, 'accounts');
     await signOut(page);
 
     // The box office enrols TOTP from the QR page.
@@ -73,13 +75,15 @@ describe('web: staff accounts and two-factor sign-in', () => {
     const qr = page.getByRole('img', { name: 'QR code for your authenticator app' });
     await qr.waitFor();
     expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    await noSeriousAccessibilityFindings(page, 'two-factor enrolment');
     const totp = new TOTP({ secret: Secret.fromBase32((await page.locator('#totp-secret').textContent())!) });
     await page.getByLabel('Code from the app').fill(totp.generate());
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('heading', { name: 'Two-factor sign-in is on' }).waitFor();
     const recoveryCodes = await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').allTextContents();
     expect(recoveryCodes).toHaveLength(10);
-    await shot(page, 'staff-two-factor-recovery');
+    await shotsAtBothWidths(page, 'staff-two-factor-recovery');
+    await noSeriousAccessibilityFindings(page, 'recovery codes');
     await page.getByRole('button', { name: 'I have saved them' }).click();
     await page.getByText('On. 10 of 10 recovery codes left.').waitFor();
     await signOut(page);
@@ -87,6 +91,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
     // Password, then the code of the next time step (the current one was spent on enrolling).
     await signIn(page, 'boxoffice', BOX_PASSWORD);
     await page.getByRole('heading', { name: 'Second step' }).waitFor();
+    await noSeriousAccessibilityFindings(page, 'second sign-in step');
     await page.getByLabel('Code from your authenticator app').fill(totp.generate({ timestamp: Date.now() + 30_000 }));
     await page.getByRole('button', { name: 'Continue' }).click();
     // Signed in where the page was left: the account page.
@@ -124,6 +129,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
       expect(await page.locator('main .forbidden').textContent(), hash).toBe(sentence);
     }
     await shotsAtBothWidths(page, 'staff-forbidden');
+    await noSeriousAccessibilityFindings(page, 'page not available to the role');
     await page.goto(`${system.urls.api}/admin/#/events/${event.id}`);
     await page.getByRole('heading', { name: 'Staff night' }).waitFor();
 
@@ -159,6 +165,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
     await roleOf.selectOption('stream-tech');
     const confirmRole = ownerPage.getByRole('dialog', { name: 'Make boxoffice Stream tech?' });
     await confirmRole.waitFor();
+    await noSeriousAccessibilityFindings(ownerPage, 'role change confirmation');
     await confirmRole.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => roleOf.inputValue()).toBe('box-office');
     await roleOf.selectOption('stream-tech');
@@ -167,6 +174,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
     // The notice belongs to the accounts page, not to the next one.
     await ownerPage.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
     await ownerPage.getByRole('heading', { name: 'Audit log' }).waitFor();
+    await noSeriousAccessibilityFindings(ownerPage, 'audit log');
     expect(await ownerPage.locator('#status').textContent()).toBe('');
     // The box office, signed out by the change, is told why, and after signing in again what its role is now.
     await page.getByRole('button', { name: 'Generate codes' }).click();
@@ -181,6 +189,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
     await page.getByRole('button', { name: 'Continue' }).click();
     await expect.poll(() => page.locator('#status').textContent()).toBe('Your role is now Stream tech (it was Box office).');
     await shotsAtBothWidths(page, 'staff-role-changed');
+    await noSeriousAccessibilityFindings(page, 'event page of a stream tech');
     // (The account page does not poll: what signs the page out next is the click below.)
     await page.getByRole('navigation').getByRole('link', { name: 'boxoffice' }).click();
     await page.getByRole('heading', { name: 'Your account' }).waitFor();

@@ -11,6 +11,7 @@ import { browserStory, shotsAtBothWidths, signIn } from '../support/browser-stor
 import { artifacts } from '../support/browser';
 import { inside, overlaps, readPrintedPdf, type Rect, type Word } from '../support/printed-pdf';
 import { writeFile } from 'node:fs/promises';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 
 /** Codes as printed: `ABCD-EFGH-JKLM`. */
 const PRINTED_CODE = /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/;
@@ -39,6 +40,7 @@ describe('web: printed ticket sheet', () => {
     await admin.getByRole('heading', { name: 'Print tickets' }).waitFor();
     await expect.poll(() => admin.locator('.ticket').count()).toBe(10);
     await shotsAtBothWidths(admin, 'ticket-sheet');
+    await noSeriousAccessibilityFindings(admin, 'ticket sheet');
 
     const scratch = await admin.context().newPage();
     for (const format of ['A4', 'Letter'] as const) {
