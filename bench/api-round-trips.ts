@@ -7,6 +7,7 @@ import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
 import { startApi } from '../test/support/api-harness';
 import { bearer, call } from '../test/support/http';
 import { table } from './lib/stats';
+import { benchmark } from './lib/cleanup';
 
 interface Span {
   command: string;
@@ -79,7 +80,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+await benchmark(main);

@@ -7,6 +7,7 @@
  */
 import { startLocalSystem } from '../test/support/local-system';
 import { viewerOfNewEvent } from '../test/support/viewer-scenario';
+import { benchmark } from './lib/cleanup';
 
 const TRIES = 20;
 const PROBE_EVERY_MS = 10;
@@ -15,8 +16,9 @@ const WAIT_LIMIT_MS = 10_000;
 /** The media server's default, which `npm start` uses. */
 const POLL_INTERVAL_MS = 500;
 
-const system = await startLocalSystem();
-try {
+await benchmark(async (defer) => {
+  const system = await startLocalSystem();
+  defer(() => system.stop());
   const viewer = await viewerOfNewEvent(system, 'Propagation bench');
   // Nothing is published, so an allowed request ends in 404 and a denied one in 403.
   const probe = async () => (await fetch(viewer.manifestUrl, { headers: { authorization: `Bearer ${viewer.playbackToken}` } })).status;
@@ -48,6 +50,4 @@ try {
   console.log(`revocation propagation, admin revoke → first 403 (${samples.length} of ${TRIES} tries, poll interval ${POLL_INTERVAL_MS} ms)`);
   console.log(`  median ${at(0.5).toFixed(0)} ms, p90 ${at(0.9).toFixed(0)} ms, max ${samples[samples.length - 1]!.toFixed(0)} ms (aim: median ≤ 1000 ms)`);
   if (lost > 0) console.log(`  ${lost} tries saw no 403 within ${WAIT_LIMIT_MS} ms`);
-} finally {
-  await system.stop();
-}
+});
