@@ -217,6 +217,9 @@ describe('web: show night', () => {
     expect(await admin.locator('tr[data-action="admin.login"] .audit-actor').first().textContent()).toBe('owner');
     expect(await admin.locator('tr[data-action="session.end"] .audit-actor').textContent()).toBe('owner');
     expect(await admin.locator('tr[data-action="session.end"]').textContent()).toContain(first);
+    // The event is named by its title, its id on hover.
+    const eventCell = admin.locator('tr[data-action="session.end"]').getByRole('link', { name: title });
+    expect(await eventCell.getAttribute('title')).toBe(event.id);
     await admin.getByLabel('Show').selectOption('session.end');
     await poll(() => admin.locator('tr[data-action]').count()).toBe(1);
     await shotsAtBothWidths(admin, 'show-night-09-audit');
