@@ -2,47 +2,21 @@
  * Show night in a real browser against `npm start`'s program:
  * the admin previews the stream while ffmpeg publishes, sees two viewers,
  * ends one (its overlay says so within seconds and the code works again on
- * a new device), prints a ticket sheet whose QR code (decoded with jsQR)
- * leads to a playing viewer, and finds all of it in the audit log.
+ * a new device), prints a ticket sheet whose printed QR code (read back from
+ * the PDF, decoded with jsQR) leads to a playing viewer, and finds all of it in the audit log.
  * Phone-sized screenshots of each new view go to test-artifacts/web/.
  */
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserStory, noHorizontalScroll, shot, shotsAtBothWidths, videoAdvances, watchConsole } from '../support/browser-story';
 import { noSeriousAccessibilityFindings } from '../support/axe';
+import { readPrintedPdf } from '../support/printed-pdf';
 
 /** How long after "End session" the viewer's overlay must appear (the feed, the next playlist, one refresh). */
 const END_BUDGET_MS = 20_000;
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
-const jsQrPath = createRequire(import.meta.url).resolve('jsqr/dist/jsQR.js');
-
-/** Decodes the QR code in a PNG with jsQR, in a blank page of the browser (its canvas reads the pixels). */
-async function decodeQr(page: Page, png: Buffer): Promise<string | null> {
-  await page.setContent('<!doctype html><title>decode</title>');
-  await page.addScriptTag({ path: jsQrPath });
-  return page.evaluate(async (dataUrl) => {
-    const image = new Image();
-    image.src = dataUrl;
-    await image.decode();
-    const canvas = document.createElement('canvas');
-    canvas.width = image.width;
-    canvas.height = image.height;
-    const context = canvas.getContext('2d')!;
-    context.drawImage(image, 0, 0);
-    const { data, width, height } = context.getImageData(0, 0, canvas.width, canvas.height);
-    const decode = (window as unknown as { jsQR: (d: Uint8ClampedArray, w: number, h: number) => { data: string } | null }).jsQR;
-    return decode(data, width, height)?.data ?? null;
-  }, `data:image/png;base64,${png.toString('base64')}`);
-}
-
 /** Waits for a condition; generous, because the machine is shared and a browser step may take seconds under load. */
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 250 });
-
-/** Page objects in a PDF that Chromium wrote (one `/Type /Page` each). */
-function pdfPages(pdf: Buffer): number {
-  return pdf.toString('latin1').match(/\/Type\s*\/Page\b(?!s)/g)?.length ?? 0;
-}
 
 describe('web: show night', () => {
   const story = browserStory();
@@ -170,23 +144,24 @@ describe('web: show night', () => {
     const ticket = admin.locator(`.ticket[data-code="${third}"]`);
     expect(await ticket.locator('.ticket-code').textContent()).toBe(`${third.slice(0, 4)}-${third.slice(4, 8)}-${third.slice(8)}`);
     expect(await ticket.locator('h2').textContent()).toBe(title);
-    const png = await ticket.locator('svg.qr').screenshot();
     await admin.emulateMedia({ media: 'screen' });
-    const decoder = await admin.context().newPage();
-    const link = await decodeQr(decoder, png);
-    await decoder.close();
-    expect(link).toBe(`${api}/?code=${third}`);
 
-    // --- Eight tickets fill exactly one A4 and one Letter page when printed.
+    // --- Eight tickets fill exactly one A4 and one Letter page when printed; the printed QR code decodes to the link.
     await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 5, label: 'more' });
     await admin.reload();
     await poll(() => admin.locator('.ticket').count()).toBe(8);
+    const scratch = await admin.context().newPage();
+    let link: string | undefined;
     for (const format of ['A4', 'Letter']) {
       await admin.emulateMedia({ media: 'print' });
       const pdf = await admin.pdf({ format });
       await admin.emulateMedia({ media: 'screen' });
-      expect(pdfPages(pdf), `${format} pages for 8 tickets`).toBe(1);
+      const pages = await readPrintedPdf(pdf, scratch);
+      expect(pages.length, `${format} pages for 8 tickets`).toBe(1);
+      link = pages[0]!.qrCodes.find((qr) => qr.data.endsWith(`?code=${third}`))?.data;
+      expect(link).toBe(`${api}/?code=${third}`);
     }
+    await scratch.close();
 
     // --- Following the decoded link on a phone: the code is filled in and the video plays.
     const ticketHolder = await (await story.newContext(PHONE)).newPage();
