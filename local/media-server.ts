@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { s3 } from '../functions/adapters/aws-clients';
 import { parseSigningKeys } from '../functions/domain/signing-keys';
 import { isEdgeResponse, loadEdgeValidator, type CloudFrontRequest, type CloudFrontResponse, type CloudFrontValue } from './media-edge-runtime';
 import { createMediaEdgeStore } from './media-edge-store';
@@ -16,8 +15,8 @@ export interface MediaServerOptions {
   host?: string;
   /** Bucket holding `streams/<eventId>/…` (MEDIA_BUCKET). */
   bucket: string;
-  /** Defaults to the shared client, configured by AWS_ENDPOINT_URL_S3 and S3_FORCE_PATH_STYLE. */
-  s3Client?: S3Client;
+  /** A client of the S3 (stand-in) holding the bucket. */
+  s3Client: S3Client;
   /** Base URL of the access API, for the revocation feed. */
   apiUrl: string;
   internalApiKey: string;
@@ -37,9 +36,8 @@ export interface MediaServer {
   url: string;
   /**
    * True once the revocation state is loaded, false if the feed did not answer
-   * within `startupSyncWaitMs` (media requests get 503 until it does). The API
-   * may hold requests until everything listens, so this is not awaited inside
-   * `startMediaServer`: await it after the API opens, before announcing `ready`.
+   * within `startupSyncWaitMs` (media requests get 503 until it does). Not
+   * awaited inside `startMediaServer`: await it before announcing `ready`.
    */
   synced: Promise<boolean>;
   close(): Promise<void>;
@@ -77,7 +75,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
 
   const edgeStore = createMediaEdgeStore(parseSigningKeys(options.playbackSigningKeys));
   const edge = loadEdgeValidator(edgeStore.entries);
-  const readObject = createS3Origin(options.s3Client ?? s3(), options.bucket);
+  const readObject = createS3Origin(options.s3Client, options.bucket);
   const readMedia = async (key: string) => toCached(key, await readObject(key));
   const segments = createSegmentCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES, readMedia);
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
 import { folderStore, startIngestServer, createLogger, type HlsStore } from '../../ingest-container/src/index';
-import { freePort } from '../../test/support/free-port';
+import { freePort } from '../../local/free-port';
 import { httpServer } from '../../test/support/http-server';
 import { owned } from './cleanup';
 

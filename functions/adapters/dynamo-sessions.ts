@@ -1,6 +1,7 @@
-import { BatchGetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LiveSessionRecord, PlaybackSession } from '../domain/records';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
+import type { DynamoTable, Item } from './dynamo-table';
 
 /**
  * The `liveSessions` index: an event's live sessions in the shards of its
@@ -16,12 +17,9 @@ import { decodeCursor, encodeCursor } from './dynamo-cursor';
  * the audience, where walking the event's codes read all of them.
  */
 
-type Item = Record<string, unknown>;
-
 /** Where an event's sessions are: the table, the event's shards of the index, and a code item's key. */
 export interface LiveSessionsTable {
-  client: DynamoDBDocumentClient;
-  table: string;
+  table: DynamoTable;
   partitions: string[];
   codeKey(code: string): Item;
 }
@@ -52,8 +50,7 @@ class ShardReader {
   private done = false;
 
   constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly table: string,
+    private readonly table: DynamoTable,
     private readonly pk: string,
     private readonly before: string | null,
     private readonly chunk: number,
@@ -62,9 +59,9 @@ class ShardReader {
   /** The newest entry not taken yet (reading the next chunk when needed), or null at the end. */
   async head(): Promise<Entry | null> {
     while (this.buffer.length === 0 && !this.done) {
-      const page = await this.client.send(
+      const page = await this.table.client.send(
         new QueryCommand({
-          TableName: this.table,
+          TableName: this.table.name,
           IndexName: 'liveSessions',
           KeyConditionExpression: this.before ? 'codesPk = :pk AND liveSk < :before' : 'codesPk = :pk',
           ExpressionAttributeValues: { ':pk': this.pk, ...(this.before ? { ':before': this.before } : {}) },
@@ -109,7 +106,7 @@ function mergeShards(readers: ShardReader[]) {
 }
 
 /** Code items by code, 100 per BatchGet, retrying what DynamoDB left unprocessed; eventually consistent (half the units). */
-async function codeItems({ client, table, codeKey }: LiveSessionsTable, codes: string[]): Promise<Map<string, Item>> {
+async function codeItems({ table: { client, name: table }, codeKey }: LiveSessionsTable, codes: string[]): Promise<Map<string, Item>> {
   const found = new Map<string, Item>();
   for (let i = 0; i < codes.length; i += 100) {
     let keys: Item[] | undefined = codes.slice(i, i + 100).map(codeKey);
@@ -139,7 +136,7 @@ async function codeItems({ client, table, codeKey }: LiveSessionsTable, codes: s
  * session and it is still timed out (a timed-out session never heartbeats again). Best effort:
  * a failed clean-up leaves the entry for the next listing.
  */
-async function removeTimedOut({ client, table, codeKey }: LiveSessionsTable, entries: Entry[], liveAfter: string): Promise<void> {
+async function removeTimedOut({ table: { client, name: table }, codeKey }: LiveSessionsTable, entries: Entry[], liveAfter: string): Promise<void> {
   for (let i = 0; i < entries.length; i += CLEANUP_CONCURRENCY) {
     await Promise.all(
       entries.slice(i, i + CLEANUP_CONCURRENCY).map((entry) =>
@@ -175,7 +172,7 @@ export async function listLiveSessions(
   const before = after ? liveSk(after.startedAt!, after.sessionId!) : null;
   // Twice a shard's share of the page: one query per shard usually fills it; a shard richer than that reads on.
   const chunk = Math.max(MIN_SHARD_CHUNK, Math.ceil((2 * args.limit) / where.partitions.length));
-  const merged = mergeShards(where.partitions.map((pk) => new ShardReader(where.client, where.table, pk, before, chunk)));
+  const merged = mergeShards(where.partitions.map((pk) => new ShardReader(where.table, pk, before, chunk)));
 
   const sessions: LiveSessionRecord[] = [];
   const timedOut: Entry[] = [];

@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { RecordingFinalizer } from '../domain/stream-lease';
 import { Recording } from '../../ingest-container/src/hls/recording';
 import { s3Store } from '../../ingest-container/src/hls/store';
-import { logger } from '../http/logger';
+import { logger } from './telemetry';
 
 /** The ingest's own recording code (recording.ts) on the media bucket: the same index, the same playlists. */
 export function s3RecordingFinalizer(client: S3Client, bucket: string): RecordingFinalizer {

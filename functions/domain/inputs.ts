@@ -79,8 +79,6 @@ export const secondFactorInput = z
   .object({ code: z.string().min(1).max(32).optional(), recoveryCode: z.string().min(1).max(64).optional() })
   .refine((value) => (value.code === undefined) !== (value.recoveryCode === undefined), 'give code or recoveryCode');
 
-export const liveInput = z.object({ live: z.boolean() });
-
 export const leaseInput = z.object({
   /** The ingest process asking (its own random id). */
   holder: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be 1-100 letters, digits or _.:-'),

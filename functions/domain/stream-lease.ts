@@ -1,7 +1,6 @@
 import { hasExpiredLease } from './event-status';
-import { Conflict, LeaseHeld, NotFound, RecordNotFound } from './errors';
+import type { EventStore } from './event-store';
 import type { EventRecord } from './records';
-import type { Store } from './store';
 
 /** The port to the media bucket: writes an event's final (VOD) playlists from its recording index. */
 export interface RecordingFinalizer {
@@ -9,10 +8,10 @@ export interface RecordingFinalizer {
 }
 
 export interface LeaseDeps {
-  store: Store;
+  stores: { events: EventStore };
   now(): Date;
-  /** Absent where the media bucket is not reachable: an expired lease then only changes the status. */
-  recordings?: RecordingFinalizer;
+  /** Null where the media bucket is not reachable: an expired lease then only changes the status. */
+  recordings?: RecordingFinalizer | null;
 }
 
 /**
@@ -24,26 +23,16 @@ export interface LeaseDeps {
  */
 export const LEASE_SECONDS = 15;
 
+/** LeaseHeld (answered 409) while another process holds it; NotFound for an unknown event. */
 export async function acquireLease(app: LeaseDeps, eventId: string, holder: string): Promise<{ eventId: string; holder: string; expiresAt: string }> {
   const now = app.now();
   const expiresAt = new Date(now.getTime() + LEASE_SECONDS * 1000).toISOString();
-  try {
-    await app.store.acquireStreamLease(eventId, { holder, now: now.toISOString(), expiresAt });
-  } catch (error) {
-    if (error instanceof LeaseHeld) throw new Conflict('stream-on-air-elsewhere');
-    if (error instanceof NotFound) throw new RecordNotFound('event');
-    throw error;
-  }
+  await app.stores.events.acquireStreamLease(eventId, { holder, now: now.toISOString(), expiresAt });
   return { eventId, holder, expiresAt };
 }
 
 export async function releaseLease(app: LeaseDeps, eventId: string, holder: string): Promise<{ eventId: string; released: true }> {
-  try {
-    await app.store.releaseStreamLease(eventId, { holder, now: app.now().toISOString() });
-  } catch (error) {
-    if (error instanceof NotFound) throw new RecordNotFound('event');
-    throw error;
-  }
+  await app.stores.events.releaseStreamLease(eventId, { holder, now: app.now().toISOString() });
   return { eventId, released: true };
 }
 
@@ -56,5 +45,5 @@ export async function releaseLease(app: LeaseDeps, eventId: string, holder: stri
 export async function settleExpiredLease(app: LeaseDeps, event: EventRecord): Promise<EventRecord> {
   if (!app.recordings || !hasExpiredLease(event, app.now())) return event;
   await app.recordings.finalize(event.id);
-  return app.store.releaseStreamLease(event.id, { holder: event.leaseHolder!, now: app.now().toISOString(), expiresAt: event.leaseExpiresAt! });
+  return app.stores.events.releaseStreamLease(event.id, { holder: event.leaseHolder!, now: app.now().toISOString(), expiresAt: event.leaseExpiresAt! });
 }

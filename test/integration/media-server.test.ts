@@ -7,7 +7,7 @@ import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startMediaServer, type MediaServer } from '../../local/media-server';
 import type { RevocationFeed } from '../../functions/domain/revocation-feed';
 import { signPlaybackToken } from '../../functions/domain/playback-token';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../local/free-port';
 
 /**
  * The media server on its own: real embedded S3, and a small HTTP server

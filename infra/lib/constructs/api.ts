@@ -40,7 +40,7 @@ export interface ApiProps {
   mediaBucket: s3.IBucket;
 }
 
-/** What each area's handler does to the table (functions/adapters/dynamo-store.ts), nothing more. */
+/** What each area's handler does to the table (the stores, functions/adapters/dynamo-*-store.ts), nothing more. */
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
   // validate, refresh, heartbeat, release, status: reads, rate-limit and presence counters, the session claim.
   public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
@@ -49,7 +49,7 @@ const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
     actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
     indexes: ['byEvent', 'byTokenId', 'codesByEvent', 'liveSessions'],
   },
-  // revocation feed (its index, an event's codes) and live status.
+  // revocation feed (its index, an event's codes), the publish lease and the ingest's reports.
   internal: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['accessFeed', 'codesByEvent'] },
   // publish/play checks read an event; a play is its session's heartbeat (a conditional update).
   'rtmp-callback': { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
@@ -100,7 +100,7 @@ export class Api extends Construct {
       TABLE_NAME: props.table.tableName,
       SECRETS_ARN: props.secret.secretArn,
     };
-    // Only what each handler reads (functions/adapters/load-config.ts, http/media-cache-for-env.ts).
+    // Only what each handler reads (functions/config/api-config.ts).
     const specific: Record<Area, Record<string, string>> = {
       public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, MEDIA_BUCKET: props.mediaBucket.bucketName },
       admin: {

@@ -6,7 +6,8 @@
 import { ApiError, requestJson, type RequestOptions } from '../shared/http';
 import type { CodeStatus, CodeView, adminEventListView, adminEventView } from '../../../functions/domain/views';
 import type { dashboard, eventDetails } from '../../../functions/domain/event-admin';
-import type { AuditAction, AuditPage } from '../../../functions/domain/audit-log';
+import type { AuditAction } from '../../../functions/domain/audit-actions';
+import type { AuditPage } from '../../../functions/domain/audit-store';
 import type { issuePreview } from '../../../functions/domain/preview';
 import type { SessionView } from '../../../functions/domain/session-admin';
 import type { AccountView } from '../../../functions/domain/staff-accounts';
@@ -47,7 +48,8 @@ export interface SessionsPage {
   total: number;
   nextCursor: string | null;
 }
-export type { AuditAction, AuditEntry, AuditPage } from '../../../functions/domain/audit-log';
+export type { AuditAction } from '../../../functions/domain/audit-actions';
+export type { AuditEntry, AuditPage } from '../../../functions/domain/audit-store';
 
 /**
  * What the event form sends. The API's `streamUrl` (the spec's "origin stream URL") is left out: nothing

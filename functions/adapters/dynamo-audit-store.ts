@@ -1,6 +1,8 @@
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { AuditAction, AuditEntry, AuditPage, AuditScope } from '../domain/audit-log';
+import { PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { AuditAction } from '../domain/audit-actions';
+import type { AuditEntry, AuditPage, AuditScope, AuditStore } from '../domain/audit-store';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
+import type { DynamoTable, Item } from './dynamo-table';
 
 /**
  * The audit log's items. An entry of an event sits in the event's own
@@ -17,35 +19,50 @@ const ALL = 'AUDIT';
 const MAX_FILTERED_PAGES = 10;
 const FILTERED_PAGE_SIZE = 200;
 
-export const auditPk = (scope: string) => `AUDIT#${scope}`;
+const auditPk = (scope: string) => `AUDIT#${scope}`;
 const sortKey = (entry: AuditEntry) => `${entry.at}#${entry.id}`;
-
-type Item = Record<string, unknown>;
 
 function toEntry(item: Item): AuditEntry {
   const { pk, sk, entity, gsi1pk, gsi1sk, ...entry } = item;
   return entry as unknown as AuditEntry;
 }
 
-export async function putAuditEntry(client: DynamoDBDocumentClient, table: string, entry: AuditEntry, scope: AuditScope) {
-  await client.send(
-    new PutCommand({
-      TableName: table,
-      Item: {
-        pk: auditPk(scope === 'console' ? CONSOLE : scope.eventId),
-        sk: sortKey(entry),
-        entity: 'audit',
-        gsi1pk: ALL,
-        gsi1sk: sortKey(entry),
-        ...entry,
-      },
-    }),
-  );
+/** The audit port on DynamoDB. */
+export class DynamoAuditStore implements AuditStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async putAuditEntry(entry: AuditEntry, scope: AuditScope): Promise<void> {
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.name,
+        Item: {
+          pk: auditPk(scope === 'console' ? CONSOLE : scope.eventId),
+          sk: sortKey(entry),
+          entity: 'audit',
+          gsi1pk: ALL,
+          gsi1sk: sortKey(entry),
+          ...entry,
+        },
+      }),
+    );
+  }
+
+  listAuditEntries(args: { eventId: string | null; action: AuditAction | null; cursor: string | null; limit: number }): Promise<AuditPage> {
+    return listAuditEntries(this.table, args);
+  }
+
+  async deleteAuditEntries(eventId: string): Promise<void> {
+    const keys = await this.table.queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': auditPk(eventId) },
+      ProjectionExpression: 'pk, sk',
+    });
+    await this.table.deleteAll(keys);
+  }
 }
 
-export async function listAuditEntries(
-  client: DynamoDBDocumentClient,
-  table: string,
+async function listAuditEntries(
+  { client, name: table }: DynamoTable,
   args: { eventId: string | null; action: AuditAction | null; cursor: string | null; limit: number },
 ): Promise<AuditPage> {
   const perEvent = args.eventId !== null;
@@ -87,24 +104,4 @@ export async function listAuditEntries(
     if (!start) break;
   }
   return { entries: entries.map(toEntry), nextCursor: start ? encodeCursor(start as Record<string, string>) : null };
-}
-
-/** Keys of an event's log, for deleting it with the event. */
-export async function auditKeysOf(client: DynamoDBDocumentClient, table: string, eventId: string): Promise<Item[]> {
-  const keys: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': auditPk(eventId) },
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey: start,
-      }),
-    );
-    keys.push(...((page.Items ?? []) as Item[]));
-    start = page.LastEvaluatedKey as Item | undefined;
-  } while (start);
-  return keys;
 }
