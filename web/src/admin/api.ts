@@ -74,13 +74,15 @@ export function onUnauthorized(listener: (reason: string | undefined) => void): 
   unauthorizedListeners.add(listener);
 }
 
+function signedOut(error: ApiError): void {
+  for (const listener of unauthorizedListeners) listener(error.reason);
+}
+
 async function call<T>(path: string, options: RequestOptions = {}): Promise<T> {
   try {
     return await requestJson<T>(`/api/admin${path}`, options);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401 && !path.startsWith('/login') && path !== '/session') {
-      for (const listener of unauthorizedListeners) listener(error.reason);
-    }
+    if (error instanceof ApiError && error.status === 401 && !path.startsWith('/login') && path !== '/session') signedOut(error);
     throw error;
   }
 }
@@ -159,7 +161,7 @@ async function download(path: string): Promise<{ blob: Blob; fileName: string }>
   if (!response.ok) {
     const body = (await response.json().catch(() => undefined)) as { error?: string } | undefined;
     const error = new ApiError(response.status, body?.error ?? `HTTP ${response.status}`, body);
-    if (response.status === 401) for (const listener of unauthorizedListeners) listener(error.reason);
+    if (response.status === 401) signedOut(error);
     throw error;
   }
   const disposition = response.headers.get('content-disposition') ?? '';

@@ -6,7 +6,7 @@ import { asApiError } from '../shared/http';
 import { adminApi, onUnauthorized, type Role } from './api';
 import { can, session, setSession } from './session';
 import { adminErrorMessage, ROLE_LABELS, signedOutMessage } from './labels';
-import { parseRoute, type Route } from './router';
+import { parseRoute } from './router';
 import { alertError, clearNotices, notify } from './ui';
 import { forbiddenAction, renderForbidden } from './views/forbidden';
 import { renderAccount } from './views/account';

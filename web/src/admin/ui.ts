@@ -87,14 +87,12 @@ export async function copyFromButton(button: HTMLButtonElement, text: string, wh
   const label = button.dataset.label ?? button.textContent ?? '';
   button.dataset.label = label;
   button.textContent = ok ? 'Copied' : "Couldn't copy";
-  button.classList.toggle('copied', ok);
   byId('announcer').textContent = ok ? `${what} copied.` : `Couldn't copy the ${what}: select it and copy it.`;
   clearTimeout(copiedTimers.get(button));
   copiedTimers.set(
     button,
     setTimeout(() => {
       button.textContent = label;
-      button.classList.remove('copied');
       byId('announcer').textContent = '';
     }, COPIED_MS),
   );
