@@ -43,6 +43,7 @@ import { bearer, call } from '../test/support/http';
 import { MemoryJobQueue } from '../test/support/memory-job-queue';
 import { startDynamoRecorder, type Charge } from './lib/dynamo-recorder';
 import { table } from './lib/stats';
+import { benchmark } from './lib/cleanup';
 
 const VIEWERS = Number(process.env.PARTITION_LOAD_VIEWERS ?? 400);
 const CODES = Number(process.env.PARTITION_LOAD_CODES ?? 8_000);
@@ -368,7 +369,4 @@ function reportSessionsRefresh(tallies: Map<string, Map<string, Tally>>) {
   console.log(`Read units now / before: ${(list.units / walk.units).toFixed(3)} at ${VIEWERS} codes, ${(list.units / perCode(walk.units)).toFixed(6)} at 1M.`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+await benchmark(main);

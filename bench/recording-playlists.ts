@@ -8,7 +8,7 @@
  *   npx tsx bench/recording-playlists.ts
  */
 import { gzipSync } from 'node:zlib';
-import { renderMediaPlaylist, type Segment } from '../ingest-container/src/hls/media-playlist';
+import { renderMediaPlaylist, type Segment } from '../recording/media-playlist';
 import { DEFAULT_DVR_WINDOW_SECONDS } from '../ingest-container/src/hls/packager';
 import { median, table } from './lib/stats';
 

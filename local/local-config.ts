@@ -162,7 +162,6 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     SESSION_TIMEOUT_SECONDS: env.SESSION_TIMEOUT_SECONDS,
     INGEST_RTMP_URL: env.INGEST_RTMP_URL,
     TABLE_NAME: tableName,
-    MEDIA_BUCKET: mediaBucket,
     MEDIA_PORT: String(mediaPort),
     // The OBS "Server" the console shows, without INGEST_RTMP_URL: the host the console was opened with on this port.
     INGEST_RTMP_PORT: String(rtmpPort),

@@ -13,6 +13,7 @@ import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
 import { folderStore, startIngestServer, createLogger, type HlsStore } from '../../ingest-container/src/index';
 import { freePort } from '../../local/free-port';
 import { httpServer } from '../../test/support/http-server';
+import { owned } from './cleanup';
 
 export const SEGMENT_SECONDS = 2;
 
@@ -100,7 +101,7 @@ rtmp {
 }
 `;
   await writeFile(join(prefix, 'nginx.conf'), config);
-  const child = spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = owned(spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] }));
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   await waitForPort(port, child, () => stderr);
@@ -180,7 +181,7 @@ export function startPublisher(url: string, source: { file: string } | { seconds
           '-re', '-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=25', '-f', 'lavfi', '-i', 'sine',
           '-t', String(source.seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac',
         ];
-  return spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...input, '-f', 'flv', url], { stdio: 'ignore' });
+  return owned(spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...input, '-f', 'flv', url], { stdio: 'ignore' }));
 }
 
 export function stopProcess(child: ChildProcess): Promise<void> {
@@ -209,14 +210,16 @@ export async function timePublishHandshake(url: string): Promise<number> {
   }
 }
 
-/** A 2 Mbit/s H.264 + AAC clip, 2 s GOP, made once per run. */
-export function makeClip(dir: string, seconds = 12): string {
-  const file = join(dir, 'clip-2mbit.flv');
+/** An H.264 + AAC clip (default 2 Mbit/s with a keyframe every 2 s), made once per run. */
+export function makeClip(dir: string, seconds = 12, video: { kbps: number; gopFrames: number } = { kbps: 1_900, gopFrames: 60 }): string {
+  const file = join(dir, `clip-${video.kbps}k-g${video.gopFrames}.flv`);
   execFileSync('ffmpeg', [
     '-hide_banner', '-loglevel', 'error', '-y',
     '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440',
-    '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '1900k', '-maxrate', '1900k', '-bufsize', '3800k',
-    '-g', '60', '-keyint_min', '60', '-sc_threshold', '0', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '96k', file,
+    '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast',
+    '-b:v', `${video.kbps}k`, '-maxrate', `${video.kbps}k`, '-bufsize', `${2 * video.kbps}k`,
+    '-g', String(video.gopFrames), '-keyint_min', String(video.gopFrames), '-sc_threshold', '0',
+    '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '96k', file,
   ]);
   return file;
 }

@@ -7,8 +7,8 @@ import type BroadcastServer from 'node-media-server/src/server/broadcast_server.
 import type { Logger } from '../log';
 import { ffmpegArgs, type PackagingOptions } from './ffmpeg-args';
 import { describeError } from '../log';
-import { Recording } from './recording';
-import type { HlsStore } from './store';
+import { Recording } from '../../../recording/recording';
+import type { HlsStore } from '../../../recording/store';
 import { DEFAULT_BUFFER_LIMIT_BYTES, startUploader } from './uploader';
 
 export interface HlsConfig extends PackagingOptions {

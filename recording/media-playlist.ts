@@ -10,6 +10,14 @@ export type SegmentRun = readonly Segment[];
 
 export const isMasterPlaylist = (text: string) => /^#EXT-X-STREAM-INF:/m.test(text);
 
+/**
+ * A line of text as a string of its own. V8 keeps a substring as a slice of
+ * the string it came from: a segment's URI would hold ffmpeg's whole playlist
+ * text in memory, and the recording keeps every segment for the whole show
+ * (one playlist of about 12 KB per segment: 130 MB over three hours).
+ */
+const ownCopy = (line: string) => Buffer.from(line, 'utf8').toString('utf8');
+
 /** The segments of a media playlist (ffmpeg's, in the work folder), in order. */
 export function parseMediaPlaylist(text: string): Segment[] {
   const segments: Segment[] = [];
@@ -19,7 +27,7 @@ export function parseMediaPlaylist(text: string): Segment[] {
     const extinf = /^#EXTINF:([\d.]+)/.exec(line);
     if (extinf) duration = Number(extinf[1]);
     else if (line !== '' && !line.startsWith('#') && duration !== undefined) {
-      segments.push({ uri: line, duration });
+      segments.push({ uri: ownCopy(line), duration });
       duration = undefined;
     }
   }

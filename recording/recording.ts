@@ -1,5 +1,5 @@
-import type { Logger } from '../log';
-import { describeError } from '../log';
+import type { Logger } from './log';
+import { describeError } from './log';
 import { renderMediaPlaylist, type Segment, type SegmentRun } from './media-playlist';
 import { PLAYLIST_CACHE_CONTROL, PLAYLIST_CONTENT_TYPE, type HlsStore } from './store';
 

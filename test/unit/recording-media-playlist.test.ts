@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMediaPlaylist, renderMediaPlaylist } from '../../ingest-container/src/hls/media-playlist';
+import { parseMediaPlaylist, renderMediaPlaylist } from '../../recording/media-playlist';
 
 const run = (id: string, count: number) => Array.from({ length: count }, (_, n) => ({ uri: `${id}_${n}.ts`, duration: 2 }));
 const uris = (text: string) => text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
