@@ -4,7 +4,14 @@
  * entry here fails the suite ("route X has no story"); add its story where it belongs in the order.
  */
 import { Secret, TOTP } from 'otpauth';
+import { CODES_PER_STEP, GENERATION_LANES } from '../../../functions/domain/code-generation-job';
 import { cookieOf, story, type RouteStory, type StoryContext } from './story-runner';
+
+/**
+ * Codes of the background job: one step more than it has lanes (functions/domain/code-generation-job.ts),
+ * so the admin function queues the lanes' first steps and the worker queues the last one itself.
+ */
+const JOB_CODES = GENERATION_LANES * CODES_PER_STEP + 1;
 
 const STAFF = { username: 'verify-staff', password: 'staff password one two', changed: 'staff password three four' };
 
@@ -132,6 +139,33 @@ export const STORIES: RouteStory[] = [
   }),
   story('GET /api/admin/tokens', async (s) => {
     s.check((await s.admin('GET', `/api/admin/tokens?eventId=${s.state.eventId}&status=unused`)).tokens.length === 6, 'six unused codes');
+  }),
+
+  // A background job (the event deleted at the end, so the show's own codes stay six): the admin
+  // function queues its steps, Lambda's queue poller hands them to the job worker.
+  story('POST /api/admin/events/{id}/tokens/jobs', async (s) => {
+    const { job } = await s.admin('POST', `/api/admin/events/${s.state.throwawayEventId}/tokens/jobs`, { count: JOB_CODES, label: 'verify job' }, 202);
+    s.check(job.kind === 'generate-codes' && job.status === 'queued' && job.total === JOB_CODES && job.done === 0, `job: ${JSON.stringify(job)}`);
+    s.state.jobId = job.id;
+  }),
+  story('GET /api/admin/events/{id}/jobs', async (s) => {
+    const { jobs } = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}/jobs`);
+    s.check(jobs.length === 1 && jobs[0].id === s.state.jobId, `the event's jobs: ${JSON.stringify(jobs)}`);
+  }),
+  story('GET /api/admin/jobs/{jobId}', async (s) => {
+    let job: { status: string; done: number; total: number; result?: { count: number } } = (await s.admin('GET', `/api/admin/jobs/${s.state.jobId}`)).job;
+    let delivered = 0;
+    for (const deadline = Date.now() + 60_000; job.status !== 'done' && job.status !== 'failed' && Date.now() < deadline; ) {
+      delivered += await s.queuesDelivered();
+      // A step queued with a delay (the job's pace) or given back shows up later.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      job = (await s.admin('GET', `/api/admin/jobs/${s.state.jobId}`)).job;
+    }
+    s.check(job.status === 'done' && job.done === JOB_CODES && job.result?.count === JOB_CODES, `after ${delivered} steps through the queue: ${JSON.stringify(job)}`);
+    const details = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}`);
+    s.check(details.stats.tokens === JOB_CODES, `the event counts ${details.stats.tokens} codes`);
+    const { entries } = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}/audit`);
+    s.check(['job.start', 'job.end'].every((action) => entries.some((entry: { action: string }) => entry.action === action)), `the job's start and end in the event log: ${JSON.stringify(entries.map((entry: { action: string }) => entry.action))}`);
   }),
 
   // A viewer: validate, heartbeat, refresh, the long-lived URL, and each at the edge.
