@@ -52,6 +52,7 @@ async function main(): Promise<void> {
       dvrWindowSeconds: config.dvrWindowMs / 1000,
       // Same variable as the ingest container's -hls-ladder: an adaptive ladder instead of copied codecs.
       ladder: parseLadder(process.env.INGEST_HLS_LADDER ?? ''),
+      reencode: config.reencode,
     },
     publishGraceMs: config.reconnectWindowMs,
     platform: { apiUrl: api.url, apiKey: config.internalApiKey },
