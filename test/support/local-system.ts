@@ -43,7 +43,11 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
   let output = '';
   child.stderr!.on('data', (chunk) => (output += chunk));
   const urls = await new Promise<Record<string, string>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`local system not ready after 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(() => {
+      // Nothing is left running by a start that failed.
+      child.kill('SIGKILL');
+      reject(new Error(`local system not ready after 60 s:\n${output}`));
+    }, 60_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`local system exited with ${code}:\n${output}`));

@@ -49,7 +49,7 @@ export function ffmpegArgs(workDir: string, runId: string, segmentSeconds: numbe
   ];
   // Keyframes exactly one segment apart, so segments are cut on them (and every rendition of a ladder at the same instants).
   const keyframes = ['-force_key_frames', `expr:if(isnan(prev_forced_t),1,gte(t-prev_forced_t,${segmentSeconds}))`, '-sc_threshold', '0'];
-  const x264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'];
+  const x264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p'];
   switch (packaging.kind) {
     case 'copy':
       return [...input, '-map', '0:v?', '-map', '0:a?', '-c', 'copy', ...hls, ...singleOutput(workDir, runId)];
