@@ -29,10 +29,13 @@ const FORMATS = [
   { name: '1080p30', height: 1080, fps: 30, videoKbps: 4500 },
   { name: '1080p60', height: 1080, fps: 60, videoKbps: 6000 },
 ].filter((format) => format.name.includes(process.env.ONLY ?? ''));
-/** A keyframe every second is copied; every 250 frames (8.33 s at 30 fps) against 1 s segments is re-encoded. */
+/**
+ * A keyframe every second is copied; every 250 frames (8.33 s at 30 fps) against 1 s segments is re-encoded. A clip
+ * is a whole number of GOPs, so the keyframes keep their rhythm where it loops.
+ */
 const MODES = [
-  { name: 'copy', gop: (fps: number) => fps },
-  { name: 're-encode', gop: () => 250 },
+  { name: 'copy', gop: (fps: number) => fps, frames: (fps: number) => 16 * fps },
+  { name: 're-encode', gop: () => 250, frames: () => 500 },
 ];
 
 interface Window {
@@ -72,11 +75,10 @@ try {
   const clips = await tempDir('reencode-clips');
   for (const format of FORMATS) {
     const windows = new Map<string, Window[]>(MODES.map((mode) => [mode.name, []]));
-    // 500 frames: the clip loops on a keyframe, so the GOP pattern holds across loops.
     const clipOf = new Map(
       MODES.map((mode) => [
         mode.name,
-        makeClip(clips, 500 / format.fps, { height: format.height, fps: format.fps, videoKbps: format.videoKbps, gop: mode.gop(format.fps), preset: 'veryfast', noise: true }),
+        makeClip(clips, mode.frames(format.fps) / format.fps, { height: format.height, fps: format.fps, videoKbps: format.videoKbps, gop: mode.gop(format.fps), preset: 'veryfast', noise: true }),
       ]),
     );
     for (let run = 0; run < RUNS; run++) {

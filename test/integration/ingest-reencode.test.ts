@@ -104,6 +104,14 @@ describe('keyframes and segments', () => {
     expect(vod.reduce((a, b) => a + b, 0)).toBeLessThan(12.5);
   }, 60_000);
 
+  it('copies keyframes 0.8 s apart as one segment each: no segment of two GOPs, target 1', async () => {
+    const show = await publishOnce({ gop: 20 }, 'auto', 12);
+    expect(reencoded(show.logs)).toBe(false);
+    expect(target(show.live)).toBe(1);
+    const vod = durations(show.vod);
+    expect(Math.max(...vod.slice(0, -1))).toBeCloseTo(0.8, 1);
+  }, 60_000);
+
   it('with re-encoding off, copies keyframes 4 s apart: 4 s segments and a live playlist of target 4', async () => {
     const show = await publishOnce({ gop: 100 }, 'off');
     expect(reencoded(show.logs)).toBe(false);

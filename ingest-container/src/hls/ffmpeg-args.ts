@@ -40,7 +40,11 @@ export function ffmpegArgs(workDir: string, runId: string, segmentSeconds: numbe
   const input = ['-hide_banner', '-loglevel', 'error', '-analyzeduration', '3000000', '-f', 'flv', '-i', 'pipe:0'];
   const hls = [
     '-f', 'hls',
-    '-hls_time', String(segmentSeconds),
+    // ffmpeg cuts segment n at the first keyframe at least n × hls_time into the stream. At the segment length, a
+    // keyframe a frame early (OBS's come every 1.000 s give or take a frame), or keyframes every 0.8 s, miss cuts
+    // and make segments of two GOPs, longer than the live playlist's target duration. At half of it, every
+    // keyframe at least that far apart is a cut, and closer ones make segments shorter than the segment length.
+    '-hls_time', String(segmentSeconds / 2),
     // The work folder's playlists keep every segment of the publish: they are how the uploader learns of
     // complete segments, and one it has not stored yet must not slide out. Viewers get our playlists.
     '-hls_list_size', '0',
