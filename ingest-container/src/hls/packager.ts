@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BaseSession from 'node-media-server/src/session/base_session.js';
 import type BroadcastServer from 'node-media-server/src/server/broadcast_server.js';
 import type { Logger } from '../log';
 import { ffmpegArgs, type Packaging, type PackagingOptions } from './ffmpeg-args';
@@ -12,6 +12,7 @@ import type { HlsStore } from './store';
 import { DEFAULT_BUFFER_LIMIT_BYTES, startUploader } from './uploader';
 import { KeyframeJudge } from '../video/keyframe-judge';
 import { flvTagTime, flvVideoFrame } from '../video/keyframe-meter';
+import { FlvTap } from '../rtmp/flv-tap';
 
 export interface HlsConfig extends PackagingOptions {
   store: HlsStore;
@@ -28,20 +29,6 @@ const FFMPEG_EXIT_TIMEOUT_MS = 15_000;
 /** Re-encoding bit rate when the publisher declares none and there is nothing to measure it on. */
 const FALLBACK_VIDEO_KBPS = 2_500;
 
-/**
- * A subscriber of the broadcast that hands every FLV tag on, like
- * node-media-server's own NodeRecordSession writes a file. Its empty `ip`
- * marks it internal: node-media-server emits no play events for it.
- */
-class FlvPipe extends BaseSession {
-  constructor(streamPath: string, onTag: (buffer: Buffer) => void) {
-    super();
-    this.protocol = 'flv';
-    this.streamPath = streamPath;
-    this.sendBuffer = onTag;
-  }
-}
-
 export interface HlsJob {
   /**
    * Ends the input, lets ffmpeg write its last segment, stores what is left,
@@ -53,16 +40,15 @@ export interface HlsJob {
 
 /** One ffmpeg process packaging part of a publish into its own work folder. */
 interface FfmpegRun {
-  id: string;
-  packaging: Packaging;
   workDir: string;
+  /** Writes go to ffmpeg's stdin (buffered until it runs). */
   write(buffer: Buffer): void;
   /** Ends its input and waits until it has written its last segment (killed if it takes too long). */
   close(): Promise<void>;
 }
 
-async function startFfmpeg(id: string, packaging: Packaging, config: HlsConfig, streamName: string, log: Logger): Promise<FfmpegRun> {
-  const workDir = await mkdtemp(join(tmpdir(), 'stagedoor-ingest-work-'));
+function startFfmpeg(id: string, packaging: Packaging, config: HlsConfig, streamName: string, log: Logger): FfmpegRun {
+  const workDir = mkdtempSync(join(tmpdir(), 'stagedoor-ingest-work-'));
   // Own process group: a Ctrl-C in the terminal must not kill ffmpeg before we close its input and it writes the
   // final playlist. It still ends with us: our death closes its stdin.
   const ffmpeg = spawn(config.ffmpegPath, ffmpegArgs(workDir, id, config.segmentSeconds, packaging), { stdio: ['pipe', 'ignore', 'pipe'], detached: true });
@@ -81,8 +67,6 @@ async function startFfmpeg(id: string, packaging: Packaging, config: HlsConfig, 
     });
   });
   return {
-    id,
-    packaging,
     workDir,
     write: (buffer) => void ffmpeg.stdin.write(buffer),
     async close() {
@@ -122,17 +106,15 @@ export async function startHlsJob(args: {
   await recording.putLivePlaylists();
   const bufferLimitBytes = config.bufferLimitBytes ?? DEFAULT_BUFFER_LIMIT_BYTES;
 
-  let current: { run: Promise<FfmpegRun>; uploader: Promise<ReturnType<typeof startUploader>> } | undefined;
-  /** The run before the current one, until its segments are stored: the current run's part starts after it. */
+  let current: { run: FfmpegRun; uploader: Promise<ReturnType<typeof startUploader>> } | undefined;
+  /** The runs before the current one, until their segments are stored: the current run's part starts after them. */
   let previousDone: Promise<void> = Promise.resolve();
-  /** Writes to a run wait for its ffmpeg to be spawned; they keep their order. */
-  let writes: Promise<unknown> = Promise.resolve();
 
   const begin = (id: string, packaging: Packaging) => {
     const run = startFfmpeg(id, packaging, config, streamName, log);
-    const uploader = previousDone.then(async () => {
+    const uploader = previousDone.then(() => {
       if (id !== publishId) recording.startPart(id, live);
-      return startUploader({ workDir: (await run).workDir, recording, store: config.store, bufferLimitBytes, log });
+      return startUploader({ workDir: run.workDir, recording, store: config.store, bufferLimitBytes, log });
     });
     current = { run, uploader };
     if (packaging.kind !== 'copy') {
@@ -145,24 +127,20 @@ export async function startHlsJob(args: {
     }
   };
   const write = (buffers: Buffer[]) => {
-    const run = current!.run;
-    writes = writes.then(async () => {
-      const target = await run;
-      for (const buffer of buffers) target.write(buffer);
-    });
+    for (const buffer of buffers) current!.run.write(buffer);
   };
-  /** Ends the current run; its segments are stored before the next run's part begins. */
-  const endCurrent = () => {
+  /** Ends the current run: ffmpeg's last segment, then what is left is stored, after the runs before it. */
+  const endCurrent = (ownsShow?: () => boolean) => {
     const { run, uploader } = current!;
     const before = previousDone;
     previousDone = (async () => {
-      await writes;
-      const ended = await run;
-      await ended.close();
+      await run.close();
       await before;
-      await (await uploader).finish();
-      await rm(ended.workDir, { recursive: true, force: true });
+      await (await uploader).finish(ownsShow);
+      await rm(run.workDir, { recursive: true, force: true });
     })();
+    current = undefined;
+    return previousDone;
   };
 
   // What the judge needs to decide, and to re-encode the bit rate the publisher sends.
@@ -199,9 +177,9 @@ export async function startHlsJob(args: {
       held = undefined;
       return;
     }
-    if (verdict === 'reencode' && current && frame) {
+    if (verdict === 'reencode' && frame) {
       // The copy stops before this frame; the re-encode decodes from the last keyframe and keeps the picture from here.
-      endCurrent();
+      void endCurrent();
       begin(`${publishId}-reencoded`, { kind: 'reencode', videoKbps: videoKbps(), fromMs: frame.dtsMs });
       const preamble = [broadcast.flvHeader, broadcast.flvMetaData, broadcast.flvAudioHeader, broadcast.flvVideoHeader].filter((b): b is Buffer => b !== null);
       write([...preamble, ...gop.filter((tag) => flvVideoFrame(tag)), buffer]);
@@ -214,7 +192,18 @@ export async function startHlsJob(args: {
     }
     write([buffer]);
   };
-  const pipe = new FlvPipe(broadcast.streamPath, onTag);
+  // A failure here (no work folder) must not reach node-media-server's broadcast loop: this publish goes unpackaged.
+  let failed = false;
+  const pipe = new FlvTap(broadcast.streamPath, (buffer) => {
+    if (failed) return;
+    try {
+      onTag(buffer);
+    } catch (error) {
+      failed = true;
+      held = undefined;
+      log.error('hls packaging failed, the publish is not packaged', { stream_name: streamName, publish_id: publishId, error: describeError(error) });
+    }
+  });
   broadcast.postPlay(pipe);
   log.info('hls packaging started', { stream_name: streamName, publish_id: publishId, store: config.store.location });
 
@@ -229,15 +218,7 @@ export async function startHlsJob(args: {
           write(held);
         }
         held = undefined;
-        if (current) {
-          const { run, uploader } = current;
-          await writes;
-          const last = await run;
-          await last.close();
-          await previousDone;
-          await (await uploader).finish(final);
-          await rm(last.workDir, { recursive: true, force: true });
-        }
+        await (current ? endCurrent(final) : previousDone);
         if (final()) await putFinalPlaylists(recording, log);
         log.info('hls packaging ended', { stream_name: streamName, publish_id: publishId });
       })();

@@ -1,26 +1,16 @@
-import BaseSession from 'node-media-server/src/session/base_session.js';
 import type BroadcastServer from 'node-media-server/src/server/broadcast_server.js';
 import type { Logger } from '../log';
 import type { StreamReporter } from '../platform/stream-reports';
+import { FlvTap } from '../rtmp/flv-tap';
 import { keyframesTooFar } from './keyframe-judge';
 import { flvVideoFrame, KeyframeMeter, type VideoReading } from './keyframe-meter';
 
 /** Unchanged figures are reported again after this long (the event page shows when they were measured). */
 const REPORT_EVERY_MS = 60_000;
 
-/** An internal subscriber (empty `ip`: no play events) that reads the broadcast's FLV tags into a meter. */
-class VideoTap extends BaseSession {
-  constructor(streamPath: string, onTag: (tag: Buffer) => void) {
-    super();
-    this.protocol = 'flv';
-    this.streamPath = streamPath;
-    this.sendBuffer = onTag;
-  }
-}
-
 interface Watched {
   broadcast: BroadcastServer;
-  tap: VideoTap;
+  tap: FlvTap;
   /** The HLS packaging re-encodes this publisher's video (its keyframes are too far apart, or a ladder). */
   reencoding: boolean;
   /** Reports the last reading again, if there is one (the re-encoding state changed). */
@@ -48,7 +38,7 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
       else log.info('publisher video measured', fields);
       void reporter.video(streamName, { ...reading, segmentSeconds, reencoding });
     };
-    const tap = new VideoTap(streamPath, (tag) => {
+    const tap = new FlvTap(streamPath, (tag) => {
       const frame = flvVideoFrame(tag);
       if (!frame) return;
       meter.addFrame(frame.dtsMs, frame.keyframe);
