@@ -10,6 +10,7 @@ import { startEmbeddedS3 } from '../local/embedded-s3';
 import { s3Store } from '../ingest-container/src/index';
 import { median, percentile, table } from './lib/stats';
 import { OUR_LIVE_PLAYLIST, readText, ratio, sleep, startNginx, startOurs, startPublisher, stopProcess, removeTempDirs, tempDir, type BenchServer } from './lib/ingest-support';
+import { benchmark } from './lib/cleanup';
 
 const RUNS = Math.min(Number(process.env.RUNS || 5), 20);
 const GIVE_UP_MS = 15_000;
@@ -76,9 +77,7 @@ async function main() {
   console.log(`ratio stagedoor S3/nginx folder (median): ${ratio(oursBucket.median, theirs.median).toFixed(2)}`);
 }
 
-main()
-  .then(removeTempDirs)
-  .catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
+await benchmark(async (defer) => {
+  defer(removeTempDirs);
+  await main();
+});

@@ -15,8 +15,8 @@
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { folderStore, startIngestServer, createLogger } from '../ingest-container/src/index';
-import { parseMediaPlaylist } from '../ingest-container/src/hls/media-playlist';
-import { livePlaylistName } from '../ingest-container/src/hls/recording';
+import { parseMediaPlaylist } from '../recording/media-playlist';
+import { livePlaylistName } from '../recording/recording';
 import { median, table } from './lib/stats';
 import { makeClip, packagerCpuSeconds, readText, removeTempDirs, sleep, startPublisher, stopProcess, tempDir } from './lib/ingest-support';
 

@@ -21,6 +21,7 @@
  */
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
 import { startApiServer } from '../local/api-server';
+import { readApiConfig } from '../functions/config/api-config';
 import { hashAdminPassword } from '../functions/domain/admin-credentials';
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../functions/domain/playback-claims';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +31,7 @@ import { CODE_SHARDS } from '../functions/adapters/table-schema';
 import { bearer, call } from '../test/support/http';
 import { startDynamoRecorder, type Charge } from './lib/dynamo-recorder';
 import { table } from './lib/stats';
+import { benchmark } from './lib/cleanup';
 
 const VIEWERS = Number(process.env.PARTITION_LOAD_VIEWERS ?? 400);
 const AUDIENCE = 1_000_000;
@@ -90,22 +92,17 @@ async function main() {
   const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
   const recorder = await startDynamoRecorder(dynamo.endpoint);
   const adminPassword = randomBytes(9).toString('base64url');
-  Object.assign(process.env, {
+  const config = readApiConfig({
     TABLE_NAME: 'stagedoor',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: recorder.endpoint,
     PLAYBACK_SIGNING_KEYS: JSON.stringify({ activeKid: 'b1', keys: { b1: randomBytes(32).toString('base64url') } }),
     ADMIN_PASSWORD_HASH: await hashAdminPassword(adminPassword),
     ADMIN_SESSION_SECRET: randomBytes(32).toString('base64url'),
     INTERNAL_API_KEY: randomBytes(18).toString('base64url'),
     MEDIA_PORT: '4000',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-    LOG_LEVEL: 'error',
+    LOG_LEVEL: 'SILENT',
   });
-  const server = await startApiServer({ port: 0, host: '127.0.0.1' });
-  server.open();
+  const aws = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: recorder.endpoint } };
+  const server = await startApiServer({ port: 0, host: '127.0.0.1', wiring: { config, aws } });
   const api = `http://127.0.0.1:${server.port}`;
 
   // Charges go to the phase and operation under way; setup is not counted.
@@ -282,7 +279,4 @@ function reportSessionsRefresh(tallies: Map<string, Map<string, Tally>>) {
   console.log(`Read units now / before: ${(list.units / walk.units).toFixed(3)} at ${VIEWERS} codes, ${(list.units / perCode(walk.units)).toFixed(6)} at 1M.`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+await benchmark(main);

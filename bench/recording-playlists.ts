@@ -8,8 +8,8 @@
  *   npx tsx bench/recording-playlists.ts
  */
 import { gzipSync } from 'node:zlib';
-import { renderLivePlaylist, renderVodPlaylist, type Segment } from '../ingest-container/src/hls/media-playlist';
-import { DEFAULT_DVR_WINDOW_SECONDS } from '../ingest-container/src/hls/recording';
+import { renderLivePlaylist, renderVodPlaylist, type Segment } from '../recording/media-playlist';
+import { DEFAULT_DVR_WINDOW_SECONDS } from '../recording/recording';
 import { median, table } from './lib/stats';
 
 const SHOW_SECONDS = 3 * 3600;

@@ -1,41 +1,45 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { logger } from '../functions/adapters/telemetry';
+import { appSource, type ApiWiring } from '../functions/http/app';
+import { areaHandler } from '../functions/http/area-handler';
+import { adminApp, adminRoutes } from '../functions/handlers/admin';
+import { internalRoutes } from '../functions/handlers/internal';
+import { publicRoutes } from '../functions/handlers/public';
+import { callbackRoutes } from '../functions/handlers/rtmp-callback';
 import { handleApiRequest, type AreaHandlers } from './lambda-http-adapter';
 import { serveStatic } from './static-files';
 
 export interface ApiServer {
   url: string;
   port: number;
-  /** Starts answering; requests that arrived before wait until then. */
-  open(): void;
   close(): Promise<void>;
 }
 
 /**
- * The access API on one port: `/api/*` through the Lambda handlers that ship,
- * anything else from the built web pages. Handlers read their configuration
- * from process.env on the first request, as a Lambda cold start would, so
- * requests are held until `open()`: the other parts start after the API (they
- * need its URL) and put their own ports into that env first.
+ * Every area's Lambda handler on one wiring, built as each Lambda entry point builds its own
+ * (functions/handlers/*.ts), from explicit dependencies instead of the function's environment.
  */
-export async function startApiServer(opts: { port: number; host?: string; webRoot?: string }): Promise<ApiServer> {
-  const [publicArea, admin, internal, callback] = await Promise.all([
-    import('../functions/handlers/public'),
-    import('../functions/handlers/admin'),
-    import('../functions/handlers/internal'),
-    import('../functions/handlers/rtmp-callback'),
-  ]);
-  const handlers: AreaHandlers = {
-    public: publicArea.handler,
-    admin: admin.handler,
-    internal: internal.handler,
-    'rtmp-callback': callback.handler,
+export function apiHandlers(wiring: ApiWiring): AreaHandlers {
+  logger.setLogLevel(wiring.config.logLevel);
+  const base = appSource(wiring);
+  return {
+    public: areaHandler('public', publicRoutes, base),
+    admin: areaHandler('admin', adminRoutes, adminApp(wiring, base)),
+    internal: areaHandler('internal', internalRoutes, base),
+    'rtmp-callback': areaHandler('rtmp-callback', callbackRoutes, base),
   };
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
+}
+
+/**
+ * The access API on one port: `/api/*` through the Lambda handlers that ship,
+ * anything else from the built web pages. It answers from the moment it listens:
+ * everything it needs, the other parts' addresses included, is in its wiring.
+ */
+export async function startApiServer(opts: { port: number; host?: string; webRoot?: string; wiring: ApiWiring }): Promise<ApiServer> {
+  const handlers = apiHandlers(opts.wiring);
   const server = createServer((req, res) => {
-    opened
-      .then(() => handleApiRequest(req, res, handlers))
+    handleApiRequest(req, res, handlers)
       .then((handled) => {
         if (handled) return;
         if (opts.webRoot) return serveStatic(req, res, opts.webRoot);
@@ -63,7 +67,6 @@ export async function startApiServer(opts: { port: number; host?: string; webRoo
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    open,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

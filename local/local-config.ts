@@ -2,8 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AwsConnection } from '../functions/adapters/aws-clients';
+import { readApiConfig } from '../functions/config/api-config';
 import { hashAdminPassword } from '../functions/domain/admin-credentials';
+import type { ApiWiring } from '../functions/http/app';
 import { parseDuration } from '../ingest-container/src/config/values';
+import { parseLadder, type Rendition } from '../ingest-container/src/hls/ffmpeg-args';
+import { freePort } from './free-port';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -14,7 +19,19 @@ interface LocalSecrets {
   playbackSigningKeys: string;
 }
 
+/** Where the stand-ins listen, once started. */
+export interface StandIns {
+  dynamoEndpoint: string;
+  s3Endpoint: string;
+}
+
+/**
+ * The local system's configuration, read from the environment once (`npm start`'s settings,
+ * README "Configuration"). Every part is then given what it needs explicitly: nothing is
+ * written back into the environment.
+ */
 export interface LocalConfig {
+  /** Listen ports; one set to 0 is chosen here, before anything starts, so that each part can be told the others'. */
   apiPort: number;
   mediaPort: number;
   rtmpPort: number;
@@ -39,8 +56,14 @@ export interface LocalConfig {
   adminPassword: string;
   /** JSON of `PLAYBACK_SIGNING_KEYS` (docs/contracts.md). */
   playbackSigningKeys: string;
-  /** Sets the env the Lambda handlers read (same names as in AWS), once the stand-ins listen. */
-  applyToEnv(endpoints: { dynamoEndpoint: string; s3Endpoint: string }): Promise<void>;
+  /** The ffmpeg the ingest runs (`FFMPEG_PATH`). */
+  ffmpegPath: string;
+  /** An adaptive ladder instead of copied codecs (`INGEST_HLS_LADDER`, as the ingest container's `-hls-ladder`). */
+  ladder: Rendition[];
+  /** How the SDK clients reach the stand-ins. */
+  aws(standIns: StandIns): AwsConnection;
+  /** The API's wiring on the stand-ins: its configuration (the same variables as in AWS, checked by the same module) and connection. */
+  apiWiring(standIns: StandIns): ApiWiring;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -50,13 +73,19 @@ function port(value: string | undefined, fallback: number, name: string): number
   return parsed;
 }
 
-function duration(value: string | undefined, fallback: string, name: string): number {
+/** 0 is a port the kernel picks now, on every interface (where the servers listen). */
+const resolvePort = async (value: number) => (value === 0 ? freePort() : value);
+
+/** `parse(value)`, its error prefixed with the variable's name. */
+function named<T>(name: string, parse: () => T): T {
   try {
-    return parseDuration(value || fallback);
+    return parse();
   } catch (error) {
     throw new Error(`${name}: ${(error as Error).message}`);
   }
 }
+
+const duration = (value: string | undefined, fallback: string, name: string) => named(name, () => parseDuration(value || fallback));
 
 function generateSecrets(): LocalSecrets {
   return {
@@ -101,13 +130,7 @@ function loadSecrets(dataDir: string | undefined, env: NodeJS.ProcessEnv): { sec
 
 function segmentSeconds(value: string | undefined): number {
   if (value === undefined || value === '') return 1;
-  const ms = (() => {
-    try {
-      return parseDuration(value);
-    } catch (error) {
-      throw new Error(`INGEST_HLS_SEGMENT: ${(error as Error).message}`);
-    }
-  })();
+  const ms = duration(value, value, 'INGEST_HLS_SEGMENT');
   if (ms < 500 || ms > 10_000) throw new Error(`INGEST_HLS_SEGMENT must be between 500ms and 10s, got "${value}"`);
   return ms / 1000;
 }
@@ -127,11 +150,41 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
   const tableName = 'stagedoor';
   const mediaBucket = 'stagedoor-media';
   const logLevel = env.LOG_LEVEL || 'info';
+  const ports = {
+    api: port(env.API_PORT, 3000, 'API_PORT'),
+    media: port(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
+    rtmp: port(env.RTMP_PORT, 1935, 'RTMP_PORT'),
+  };
+  const seconds = segmentSeconds(env.INGEST_HLS_SEGMENT);
+  const ladder = named('INGEST_HLS_LADDER', () => parseLadder(env.INGEST_HLS_LADDER ?? ''));
+  const [apiPort, mediaPort, rtmpPort] = await Promise.all([resolvePort(ports.api), resolvePort(ports.media), resolvePort(ports.rtmp)]);
+  const apiConfig = readApiConfig({
+    // What a user may set for the API locally (README "Configuration"); the rest is this system's own.
+    SESSION_TIMEOUT_SECONDS: env.SESSION_TIMEOUT_SECONDS,
+    INGEST_RTMP_URL: env.INGEST_RTMP_URL,
+    TABLE_NAME: tableName,
+    MEDIA_PORT: String(mediaPort),
+    // The OBS "Server" the console shows, without INGEST_RTMP_URL: the host the console was opened with on this port.
+    INGEST_RTMP_PORT: String(rtmpPort),
+    INGEST_HLS_SEGMENT: `${seconds}s`,
+    MEDIA_ADMIN_URL: `http://127.0.0.1:${mediaPort}`,
+    LOG_LEVEL: logLevel,
+    PLAYBACK_SIGNING_KEYS: secrets.playbackSigningKeys,
+    INTERNAL_API_KEY: secrets.internalApiKey,
+    ADMIN_PASSWORD_HASH: await hashAdminPassword(secrets.adminPassword),
+    ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
+  });
+  const aws = ({ dynamoEndpoint, s3Endpoint }: StandIns): AwsConnection => ({
+    region: env.AWS_REGION || 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    endpoints: { dynamodb: dynamoEndpoint, s3: s3Endpoint },
+    s3ForcePathStyle: true,
+  });
   return {
-    apiPort: port(env.API_PORT, 3000, 'API_PORT'),
-    mediaPort: port(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
-    rtmpPort: port(env.RTMP_PORT, 1935, 'RTMP_PORT'),
-    segmentSeconds: segmentSeconds(env.INGEST_HLS_SEGMENT),
+    apiPort,
+    mediaPort,
+    rtmpPort,
+    segmentSeconds: seconds,
     dynamoDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
     s3Dir: dataDir ? join(dataDir, 's3') : undefined,
     tableName,
@@ -144,23 +197,9 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     internalApiKey: secrets.internalApiKey,
     adminPassword: secrets.adminPassword,
     playbackSigningKeys: secrets.playbackSigningKeys,
-    async applyToEnv({ dynamoEndpoint, s3Endpoint }) {
-      Object.assign(process.env, {
-        TABLE_NAME: tableName,
-        MEDIA_BUCKET: mediaBucket,
-        AWS_REGION: env.AWS_REGION || 'us-east-1',
-        AWS_ACCESS_KEY_ID: 'local',
-        AWS_SECRET_ACCESS_KEY: 'local',
-        AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
-        AWS_ENDPOINT_URL_S3: s3Endpoint,
-        S3_FORCE_PATH_STYLE: 'true',
-        PLAYBACK_SIGNING_KEYS: secrets.playbackSigningKeys,
-        ADMIN_PASSWORD_HASH: await hashAdminPassword(secrets.adminPassword),
-        ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
-        INTERNAL_API_KEY: secrets.internalApiKey,
-        POWERTOOLS_LOG_LEVEL: logLevel.toUpperCase(),
-      });
-      delete process.env.AWS_PROFILE;
-    },
+    ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
+    ladder,
+    aws,
+    apiWiring: (standIns) => ({ config: apiConfig, aws: aws(standIns) }),
   };
 }

@@ -11,10 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
 import { folderStore, startIngestServer, createLogger, type HlsStore } from '../../ingest-container/src/index';
-import { targetFor } from '../../ingest-container/src/hls/media-playlist';
-import { livePlaylistName } from '../../ingest-container/src/hls/recording';
-import { freePort } from '../../test/support/free-port';
+import { targetFor } from '../../recording/media-playlist';
+import { livePlaylistName } from '../../recording/recording';
+import { freePort } from '../../local/free-port';
 import { httpServer } from '../../test/support/http-server';
+import { owned } from './cleanup';
 
 export const SEGMENT_SECONDS = 2;
 /** Our live media playlist (`index.m3u8` is the multivariant playlist naming it), comparable to nginx-rtmp's `index.m3u8`. */
@@ -109,7 +110,7 @@ rtmp {
 }
 `;
   await writeFile(join(prefix, 'nginx.conf'), config);
-  const child = spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = owned(spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] }));
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   await waitForPort(port, child, () => stderr);
@@ -189,7 +190,7 @@ export function startPublisher(url: string, source: { file: string } | { seconds
           '-re', '-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=25', '-f', 'lavfi', '-i', 'sine',
           '-t', String(source.seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac',
         ];
-  return spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...input, '-f', 'flv', url], { stdio: 'ignore' });
+  return owned(spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...input, '-f', 'flv', url], { stdio: 'ignore' }));
 }
 
 export function stopProcess(child: ChildProcess): Promise<void> {

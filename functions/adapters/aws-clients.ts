@@ -3,26 +3,33 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 
 /**
- * SDK clients, made once per process. Endpoints come from the SDK's own
- * `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_S3` settings, so the same
- * code talks to AWS and to the local stand-ins.
+ * Where the SDK clients connect: nothing in AWS (the SDK's own defaults: the function's region,
+ * role and endpoints); locally the stand-ins' endpoints, a region and placeholder credentials,
+ * given explicitly by the local wiring.
  */
-let documentClient: DynamoDBDocumentClient | undefined;
-let s3Client: S3Client | undefined;
-
-export function dynamoDocumentClient(): DynamoDBDocumentClient {
-  documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 3 }), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  return documentClient;
+export interface AwsConnection {
+  region?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  endpoints?: { dynamodb?: string; s3?: string };
+  /** Path-style bucket URLs, which the local S3 stand-in needs. */
+  s3ForcePathStyle?: boolean;
 }
 
-export function s3(): S3Client {
-  s3Client ??= new S3Client({
-    forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true',
+export function dynamoDocumentClient(aws: AwsConnection = {}): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({ maxAttempts: 3, region: aws.region, credentials: aws.credentials, endpoint: aws.endpoints?.dynamodb }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+}
+
+export function s3Client(aws: AwsConnection = {}): S3Client {
+  return new S3Client({
+    region: aws.region,
+    credentials: aws.credentials,
+    endpoint: aws.endpoints?.s3,
+    forcePathStyle: aws.s3ForcePathStyle ?? false,
     // Plain payloads: stand-ins store aws-chunked framing verbatim otherwise.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
-  return s3Client;
 }

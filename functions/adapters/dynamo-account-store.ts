@@ -1,14 +1,16 @@
-import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore } from '../domain/account-store';
 import { AlreadyExists, NotFound } from '../domain/errors';
-import { conditionalWriter, type ConditionalWriter } from './dynamo-conditional';
+import { epochSeconds } from './dynamo-keys';
+import type { DynamoTable, Item } from './dynamo-table';
+import { tableSchema } from './table-schema';
 
 /** Staff accounts are few: one partition holds them all, so listing is one query and no index is needed. */
 const PARTITION = 'ACCOUNTS';
 const accountKey = (username: string) => ({ pk: PARTITION, sk: `ACCOUNT#${username}` });
 const POLICY_KEY = { pk: PARTITION, sk: 'POLICY' };
+const adminSessionKey = (id: string) => ({ pk: `ADMINSESSION#${id}`, sk: 'ADMINSESSION' });
 
-type Item = Record<string, unknown>;
 type AccountUpdate = Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
 
 function toAccount(item: Item): AccountRecord {
@@ -19,21 +21,13 @@ function toAccount(item: Item): AccountRecord {
 /** Recovery code hashes are map keys, so using one is a single conditional REMOVE. */
 const recoveryMap = (hashes: string[]) => Object.fromEntries(hashes.map((hash) => [hash, true]));
 
-/** The accounts part of the Store on DynamoDB (DynamoStore extends it). */
+/** The staff accounts port on DynamoDB: one partition of accounts and the policy, and an item per signed-out admin session. */
 export class DynamoAccountStore implements AccountStore {
-  /** Every conditional write of the table (DynamoStore's too). */
-  protected readonly writeIf: ConditionalWriter;
-
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {
-    this.writeIf = conditionalWriter(db, tableName);
-  }
+  constructor(private readonly table: DynamoTable) {}
 
   async createAccount(account: AccountRecord): Promise<void> {
     const { recoveryCodeHashes, ...rest } = account;
-    await this.writeIf(
+    await this.table.writeIf(
       {
         put: {
           Item: { ...accountKey(account.username), ...rest, recoveryCodes: recoveryMap(recoveryCodeHashes) },
@@ -45,26 +39,16 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   async getAccount(username: string): Promise<AccountRecord | null> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: accountKey(username), ConsistentRead: true }));
-    return Item ? toAccount(Item) : null;
+    const item = await this.table.get(accountKey(username));
+    return item ? toAccount(item) : null;
   }
 
   async listAccounts(): Promise<AccountRecord[]> {
-    const items: Item[] = [];
-    let ExclusiveStartKey: Item | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': PARTITION, ':prefix': 'ACCOUNT#' },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      items.push(...((page.Items ?? []) as Item[]));
-      ExclusiveStartKey = page.LastEvaluatedKey as Item | undefined;
-    } while (ExclusiveStartKey);
+    const items = await this.table.queryAll({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': PARTITION, ':prefix': 'ACCOUNT#' },
+      ConsistentRead: true,
+    });
     return items.map(toAccount);
   }
 
@@ -115,23 +99,35 @@ export class DynamoAccountStore implements AccountStore {
 
   /** Updates the account if it exists (NotFound otherwise); the item after the update. */
   private updateExisting(username: string, update: AccountUpdate): Promise<Item> {
-    return this.writeIf(
+    return this.table.writeIf(
       { update: { ...update, Key: accountKey(username), ConditionExpression: 'attribute_exists(pk)', ReturnValues: 'ALL_NEW' } },
-      () => new NotFound(`account ${username}`),
+      () => new NotFound('account', username),
     );
   }
 
   /** Spends something usable once (a TOTP step, a recovery code): true when this call spent it. */
   private async useOnce(username: string, update: AccountUpdate): Promise<boolean> {
-    return (await this.writeIf({ update: { ...update, Key: accountKey(username) } })) !== null;
+    return (await this.table.writeIf({ update: { ...update, Key: accountKey(username) } })).applied;
   }
 
   async getAccountPolicy(): Promise<AccountPolicy> {
-    const { Item } = await this.db.send(new GetCommand({ TableName: this.tableName, Key: POLICY_KEY, ConsistentRead: true }));
-    return { requireTwoFactor: Item?.requireTwoFactor === true };
+    const item = await this.table.get(POLICY_KEY);
+    return { requireTwoFactor: item?.requireTwoFactor === true };
   }
 
   async setAccountPolicy(policy: AccountPolicy, now: string): Promise<void> {
-    await this.db.send(new PutCommand({ TableName: this.tableName, Item: { ...POLICY_KEY, ...policy, updatedAt: now } }));
+    await this.put({ ...POLICY_KEY, ...policy, updatedAt: now });
+  }
+
+  async revokeAdminSession(id: string, expiresAt: string): Promise<void> {
+    await this.put({ ...adminSessionKey(id), [tableSchema.ttlAttribute]: epochSeconds(expiresAt) + 60 });
+  }
+
+  async isAdminSessionRevoked(id: string): Promise<boolean> {
+    return (await this.table.get(adminSessionKey(id))) !== null;
+  }
+
+  private async put(item: Item): Promise<void> {
+    await this.table.client.send(new PutCommand({ TableName: this.table.name, Item: item }));
   }
 }

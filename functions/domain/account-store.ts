@@ -45,8 +45,8 @@ export interface AccountPolicy {
 }
 
 /**
- * The accounts part of the store port. Single-item conditional writes only,
- * so that DynamoDB, DynamoDB Local and dynalite all accept them.
+ * The staff accounts port: accounts, the account policy and signed-out admin sessions.
+ * Adapters raise the errors of `errors.ts` (NotFound, AlreadyExists) and nothing from their SDK.
  */
 export interface AccountStore {
   /** AlreadyExists when the name is taken. */
@@ -63,4 +63,7 @@ export interface AccountStore {
   useRecoveryCode(username: string, hash: string, now: string): Promise<boolean>;
   getAccountPolicy(): Promise<AccountPolicy>;
   setAccountPolicy(policy: AccountPolicy, now: string): Promise<void>;
+  /** A signed-out session id stays refused until its cookie would have expired anyway (`expiresAt`). */
+  revokeAdminSession(id: string, expiresAt: string): Promise<void>;
+  isAdminSessionRevoked(id: string): Promise<boolean>;
 }

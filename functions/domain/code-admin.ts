@@ -1,8 +1,9 @@
 import { generateAccessCode } from './access-code';
 import { toCsv } from './csv';
-import { AlreadyExists, NotFound, RecordNotFound } from './errors';
-import { orNotFound, requireEvent } from './event-admin';
-import { bulkRevokeInput, generateCodesInput, parseInput, codeListQuery } from './inputs';
+import { AlreadyExists, NotFound } from './errors';
+import { requireEvent, setEventActive } from './event-admin';
+import { bulkRevokeInput, codeExportQuery, generateCodesInput, parseInput, codeListQuery } from './inputs';
+import { dayInTimeZone, isoInTimeZone } from './time-zone';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
 import { countRevocationPresence, type AccessDeps } from './viewer-access';
@@ -31,7 +32,7 @@ async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: str
       revision: 0,
     };
     try {
-      await deps.store.createCode(record);
+      await deps.stores.codes.createCode(record);
       return record;
     } catch (error) {
       if (!(error instanceof AlreadyExists)) throw error;
@@ -56,14 +57,14 @@ export async function generateCodes(deps: AccessDeps, eventId: string, body: unk
       const failed = results.find((result) => result.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;
     }
-    await orNotFound(deps.store.addToCodeCount(eventId, created.length));
+    await deps.stores.events.addToCodeCount(eventId, created.length);
   } catch (error) {
-    await deps.store.deleteCodes(created.map((record) => record.code));
+    await deps.stores.codes.deleteCodes(created.map((record) => record.code));
     throw error;
   }
   // An activation change that raced this batch would have missed the new codes' copy of the flag.
   const latest = await requireEvent(deps, eventId);
-  if (latest.isActive !== event.isActive) await deps.store.setEventActive(eventId, latest.isActive, deps.now().toISOString());
+  if (latest.isActive !== event.isActive) await setEventActive(deps, eventId, latest.isActive);
   const tokens = created.map((record) => codeView(record, latest, now));
   return { tokens, count: tokens.length };
 }
@@ -78,36 +79,66 @@ export async function listEventCodes(deps: AccessDeps, eventId: string, query: R
   const { status } = parseInput(codeListQuery, query);
   const event = await requireEvent(deps, eventId);
   const now = deps.now();
-  const codes = await deps.store.listCodes(eventId);
+  const codes = await deps.stores.codes.listCodes(eventId);
   return { tokens: filterByStatus(codes.map((code) => codeView(code, event, now)), status) };
 }
 
 /** Codes across all events (or one, with `eventId`), filtered by status. */
 export async function listAllCodes(deps: AccessDeps, query: Record<string, string>) {
   const { status, eventId } = parseInput(codeListQuery, query);
-  const events = eventId ? [await requireEvent(deps, eventId)] : await deps.store.listEvents();
+  const events = eventId ? [await requireEvent(deps, eventId)] : await deps.stores.events.listEvents();
   const now = deps.now();
   const perEvent = await Promise.all(
-    events.map(async (event) => (await deps.store.listCodes(event.id)).map((code) => codeView(code, event, now))),
+    events.map(async (event) => (await deps.stores.codes.listCodes(event.id)).map((code) => codeView(code, event, now))),
   );
   return { tokens: filterByStatus(perEvent.flat(), status) };
 }
 
-/** The spec's five columns first and in order, then each code's watch link. */
-export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string): Promise<string> {
+/**
+ * The spec's five columns first and in order, then each code's watch link. With `tz` (query) the times
+ * carry that zone's offset (ISO 8601, as the console shows them); the file is named after the event's
+ * title and the day of the export there.
+ */
+export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string, query: Record<string, string>) {
+  const { tz } = parseInput(codeExportQuery, query);
+  const event = await requireEvent(deps, eventId);
   const { tokens } = await listEventCodes(deps, eventId, {});
-  return toCsv(
+  const time = (iso: string) => (tz ? isoInTimeZone(iso, tz) : iso);
+  const csv = toCsv(
     ['code', 'label', 'status', 'createdAt', 'expiresAt', 'link'],
-    tokens.map((token) => [token.code, token.label, token.status, token.createdAt, token.expiresAt, watchLink(viewerUrl, token.code)]),
+    tokens.map((token) => [token.code, token.label, token.status, time(token.createdAt), time(token.expiresAt), watchLink(viewerUrl, token.code)]),
   );
+  return { csv, fileName: exportFileName(event.title, dayInTimeZone(deps.now(), tz ?? 'UTC')) };
+}
+
+/** `<title>-codes-<day>.csv`, the title made safe as a file name on every system (letters and digits of any script kept). */
+export function exportFileName(title: string, day: string): string {
+  const safe = title
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/, '');
+  return `${safe || 'event'}-codes-${day}.csv`;
+}
+
+/**
+ * Revokes or unrevokes a code; a real change is counted (the event's revoked counter, and its live
+ * viewer off or back on the presence estimate). NotFound for an unknown code.
+ */
+async function changeRevoked(deps: AccessDeps, codeId: string, revoked: boolean, at: Date) {
+  const { code, changed } = await deps.stores.codes.setCodeRevoked(codeId, revoked, at.toISOString());
+  if (changed) {
+    await deps.stores.counters.countRevocation({ eventId: code.eventId, code: code.code, delta: revoked ? 1 : -1 });
+    await countRevocationPresence(deps, code, at);
+  }
+  return { code, changed };
 }
 
 export async function setCodeRevoked(deps: AccessDeps, codeId: string, revoked: boolean) {
-  const now = deps.now();
-  const code = await orNotFound(deps.store.setCodeRevoked(codeId, revoked, now.toISOString()), 'code');
-  if (code.revokedChangedAt === now.toISOString()) await countRevocationPresence(deps, code, now);
-  const event = await deps.store.getEvent(code.eventId);
-  if (!event) throw new RecordNotFound('code');
+  const { code } = await changeRevoked(deps, codeId, revoked, deps.now());
+  const event = await deps.stores.events.getEvent(code.eventId);
+  if (!event) throw new NotFound('code');
   return codeView(code, event, deps.now());
 }
 
@@ -118,17 +149,14 @@ export async function setCodeRevoked(deps: AccessDeps, codeId: string, revoked: 
 export async function bulkRevoke(deps: AccessDeps, body: unknown) {
   const { tokenIds: codeIds } = parseInput(bulkRevokeInput, body);
   const at = deps.now();
-  const now = at.toISOString();
   const changed: CodeRecord[] = [];
   const unique = [...new Set(codeIds)];
   for (let i = 0; i < unique.length; i += WRITE_CONCURRENCY) {
     await Promise.all(
       unique.slice(i, i + WRITE_CONCURRENCY).map(async (id) => {
         try {
-          const after = await deps.store.setCodeRevoked(id, true, now);
-          if (after.revokedChangedAt !== now) return;
-          changed.push(after);
-          await countRevocationPresence(deps, after, at);
+          const result = await changeRevoked(deps, id, true, at);
+          if (result.changed) changed.push(result.code);
         } catch (error) {
           if (!(error instanceof NotFound)) throw error;
         }

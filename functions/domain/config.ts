@@ -1,7 +1,7 @@
 import type { SigningKeys } from './signing-keys';
 
+/** What the use cases and handlers read of the configuration: settings, and the shared secret's values. */
 export interface AppConfig {
-  tableName: string;
   /** Base URL of HLS delivery. When null, the request's host with `mediaPort` (local mode). */
   playbackBaseUrl: string | null;
   mediaPort: number;

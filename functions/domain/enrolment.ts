@@ -9,7 +9,7 @@ import type { AccessDeps } from './viewer-access';
 export const confirmInput = z.object({ code: z.string().min(1).max(32) });
 
 async function ownAccount(deps: AccessDeps, session: AdminSession) {
-  const account = session.username === OWNER_USERNAME ? await ownerAccount(deps) : await deps.store.getAccount(session.username);
+  const account = session.username === OWNER_USERNAME ? await ownerAccount(deps) : await deps.stores.accounts.getAccount(session.username);
   if (!account) throw new NotSignedIn();
   return account;
 }
@@ -18,7 +18,7 @@ async function ownAccount(deps: AccessDeps, session: AdminSession) {
 export async function startEnrolment(deps: AccessDeps, session: AdminSession) {
   const account = await ownAccount(deps, session);
   const secret = newTotpSecret();
-  await deps.store.updateAccount(account.username, { totpPendingSecret: secret }, { now: deps.now().toISOString() });
+  await deps.stores.accounts.updateAccount(account.username, { totpPendingSecret: secret }, { now: deps.now().toISOString() });
   return enrolmentOffer(secret, account.username);
 }
 
@@ -35,7 +35,7 @@ export async function confirmEnrolment(deps: AccessDeps, session: AdminSession, 
   const step = matchTotp(account.totpPendingSecret, account.username, code, now);
   if (step === null) throw new InvalidInput('code', 'does not match; check the time on your phone and try the next code');
   const recoveryCodes = newRecoveryCodes();
-  const updated = await deps.store.updateAccount(
+  const updated = await deps.stores.accounts.updateAccount(
     account.username,
     { totpSecret: account.totpPendingSecret, totpPendingSecret: null, totpLastStep: step, recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode) },
     { now: now.toISOString(), endSessions: true },

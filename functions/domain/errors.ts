@@ -4,6 +4,7 @@
  * `error` text, headers, `reason`), and anything not in that table is a 500.
  */
 import type { RATE_LIMITS } from './config';
+import type { CodeRecord } from './records';
 
 export class DomainError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -12,19 +13,51 @@ export class DomainError extends Error {
   }
 }
 
-// Raised by the store at the storage boundary (for example from a failed conditional write), so that callers
-// never see SDK errors.
+export type RecordKind = 'event' | 'code' | 'session' | 'account';
+/**
+ * The record a request names, or a store write changes, does not exist (or is not where the
+ * request looks for it). Stores and use cases raise it alike, so it answers the same from anywhere.
+ */
+export class NotFound extends DomainError {
+  constructor(
+    readonly kind: RecordKind,
+    detail?: string,
+  ) {
+    super(`${kind} not found${detail ? `: ${detail}` : ''}`);
+  }
+}
+
+// Raised by the stores at the storage boundary (for example from a failed conditional write), so that callers
+// never see SDK errors. The use cases turn some into answers of their own (a heartbeat's lost session into the
+// viewer's reason); the error table answers every one that reaches it.
 
 /** The item to create exists already (an access code collided). */
 export class AlreadyExists extends DomainError {}
-/** The item to change does not exist. */
-export class NotFound extends DomainError {}
-/** Another device holds a live session on this code, or the code changed under us. Also validation's "in use". */
-export class CodeInUse extends DomainError {}
+/**
+ * Another device holds a live session on this code, or the code changed under us. Also validation's
+ * "in use". From a claim that lost, `seen` is the code as that write saw it (null: gone).
+ */
+export class CodeInUse extends DomainError {
+  constructor(
+    message: string,
+    readonly seen?: CodeRecord | null,
+  ) {
+    super(message);
+  }
+}
+/** A conditional write on a code's session that did not apply; `seen` is the code as that write saw it (null: gone). */
+abstract class LostSessionWrite extends DomainError {
+  constructor(
+    message: string,
+    readonly seen: CodeRecord | null,
+  ) {
+    super(message);
+  }
+}
 /** The session to keep alive is not the code's live session any more. */
-export class SessionGone extends DomainError {}
+export class SessionGone extends LostSessionWrite {}
 /** The code or its event no longer grants access. */
-export class AccessRevoked extends DomainError {}
+export class AccessRevoked extends LostSessionWrite {}
 /** Another ingest process holds the event's publish lease and keeps renewing it. */
 export class LeaseHeld extends DomainError {}
 /** The item kept changing between the read and the conditional write, attempt after attempt; a later retry may succeed. */
@@ -50,22 +83,13 @@ export class InvalidInput extends DomainError {
   }
 }
 
-export type RecordKind = 'event' | 'code' | 'session' | 'account';
-/** The record a request names does not exist (or is not where the request looks for it). */
-export class RecordNotFound extends DomainError {
-  constructor(readonly kind: RecordKind) {
-    super(`${kind} not found`);
-  }
-}
-
 export type ConflictKind =
   | 'username-taken'
   | 'owner-managed-elsewhere'
   | 'own-account'
   | 'owner-password-elsewhere'
   | 'enrolment-not-started'
-  | 'preview-of-inactive-event'
-  | 'stream-on-air-elsewhere';
+  | 'preview-of-inactive-event';
 /** The request cannot apply to the record's current state. */
 export class Conflict extends DomainError {
   constructor(readonly kind: ConflictKind) {
@@ -128,9 +152,15 @@ export class TooManyRequests extends DomainError {
 }
 
 /** No signed-in admin account behind the request (any more). */
+/**
+ * Why a request has no valid admin session, for the console to tell the person: none was sent, it ran
+ * out, it was signed out, or an owner changed the account (role, password, two-factor) or disabled it.
+ */
+export type SignedOutReason = 'no-session' | 'session-expired' | 'signed-out' | 'account-changed' | 'account-disabled';
+
 export class NotSignedIn extends DomainError {
-  constructor() {
-    super('not signed in');
+  constructor(readonly reason: SignedOutReason = 'no-session') {
+    super(`not signed in: ${reason}`);
   }
 }
 

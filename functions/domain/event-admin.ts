@@ -1,10 +1,11 @@
 import { PRESENCE_WINDOW_SECONDS, type AccessDeps } from './viewer-access';
 import { accessEndsAt, eventStatus } from './event-status';
-import { InvalidInput, NotFound, RecordNotFound, type RecordKind } from './errors';
+import type { EventCounters } from './counter-store';
+import { InvalidInput, NotFound } from './errors';
+import type { EventChanges } from './event-store';
 import { createEventInput, parseInput, updateEventInput } from './inputs';
 import { randomId, randomString } from './random';
 import type { EventRecord } from './records';
-import type { EventChanges, EventCounters } from './store';
 import { adminEventView } from './views';
 import { ingestReportView, retireIngestKey } from './stream-reports';
 
@@ -15,20 +16,29 @@ export function newIngestKey(): string {
   return randomString(INGEST_KEY_ALPHABET, 32);
 }
 
-/** Maps the store's NotFound to the record the request named (an event unless said otherwise). */
-export async function orNotFound<T>(work: Promise<T>, kind: RecordKind = 'event'): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof NotFound) throw new RecordNotFound(kind);
-    throw error;
-  }
+export async function requireEvent(deps: AccessDeps, id: string): Promise<EventRecord> {
+  const event = await deps.stores.events.getEvent(id);
+  if (!event) throw new NotFound('event');
+  return event;
 }
 
-export async function requireEvent(deps: AccessDeps, id: string): Promise<EventRecord> {
-  const event = await deps.store.getEvent(id);
-  if (!event) throw new RecordNotFound('event');
+/**
+ * (De)activates the event, then copies the flag onto its codes: the event item is the authority
+ * for validation and refresh, each code's copy keeps a heartbeat one conditional write.
+ */
+export async function setEventActive(deps: AccessDeps, id: string, active: boolean): Promise<EventRecord> {
+  const event = await deps.stores.events.setEventActive(id, active, deps.now().toISOString());
+  await deps.stores.codes.copyEventActive(id, active);
   return event;
+}
+
+/**
+ * Deletes the event: a deactivated tombstone first (from then on validation, refresh and the feed
+ * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes.
+ */
+export async function deleteEvent(deps: AccessDeps, id: string): Promise<void> {
+  await deps.stores.events.deleteEvent(id, deps.now().toISOString());
+  await deps.stores.codes.deleteEventCodes(id);
 }
 
 export async function createEvent(deps: AccessDeps, body: unknown) {
@@ -44,10 +54,9 @@ export async function createEvent(deps: AccessDeps, body: unknown) {
     activeChangedAt: now,
     tokenCount: 0,
     ingestKey: newIngestKey(),
-    liveSince: null,
     lastLiveEndedAt: null,
   };
-  await deps.store.createEvent(event);
+  await deps.stores.events.createEvent(event);
   return adminEventView(event);
 }
 
@@ -57,7 +66,7 @@ export async function updateEvent(deps: AccessDeps, id: string, body: unknown) {
   const startsAt = changes.startsAt ?? current.startsAt;
   const endsAt = changes.endsAt ?? current.endsAt;
   if (endsAt <= startsAt) throw new InvalidInput('endsAt', 'must be after startsAt');
-  const updated = await orNotFound(deps.store.updateEvent(id, changes satisfies EventChanges, deps.now().toISOString()));
+  const updated = await deps.stores.events.updateEvent(id, changes satisfies EventChanges, deps.now().toISOString());
   return adminEventView(updated);
 }
 
@@ -67,21 +76,21 @@ export async function setEventFlag(deps: AccessDeps, id: string, flag: 'active' 
   if (flag === 'active') {
     // Only a real change enters the revocation feed.
     if (current.isActive === value) return adminEventView(current);
-    return adminEventView(await orNotFound(deps.store.setEventActive(id, value, now)));
+    return adminEventView(await setEventActive(deps, id, value));
   }
-  return adminEventView(await orNotFound(deps.store.updateEvent(id, { isArchived: value }, now)));
+  return adminEventView(await deps.stores.events.updateEvent(id, { isArchived: value }, now));
 }
 
 export async function rotateIngestKey(deps: AccessDeps, id: string, ingestServer: string) {
   const current = await requireEvent(deps, id);
   const changes = { ingestKey: newIngestKey(), retiredIngestKeyHashes: retireIngestKey(current) };
-  const event = await orNotFound(deps.store.updateEvent(id, changes, deps.now().toISOString()));
+  const event = await deps.stores.events.updateEvent(id, changes, deps.now().toISOString());
   return eventDetails(deps, event, ingestServer);
 }
 
 function eventCounters(deps: AccessDeps, event: EventRecord, now: Date) {
   const presenceSince = new Date(now.getTime() - PRESENCE_WINDOW_SECONDS * 1000).toISOString();
-  return deps.store.eventCounters({ eventId: event.id, presenceSince });
+  return deps.stores.counters.eventCounters({ eventId: event.id, presenceSince });
 }
 
 /** Active viewers are estimated from the claims and refreshes of the last refresh period (each present viewer makes one per period). */
@@ -128,7 +137,7 @@ export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestS
 
 export async function dashboard(deps: AccessDeps) {
   const now = deps.now();
-  const events = await deps.store.listEvents();
+  const events = await deps.stores.events.listEvents();
   const stats = await Promise.all(events.map((event) => codeStats(deps, event, now)));
   const total = (pick: (s: (typeof stats)[number]) => number) => stats.reduce((sum, s) => sum + pick(s), 0);
   return {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { InvalidInput } from './errors';
 import { TOKEN_STATUSES } from './views';
+import { isTimeZone } from './time-zone';
 
 const timestamp = z
   .string()
@@ -66,14 +67,17 @@ export const codeListQuery = z.object({
   eventId: recordId.optional(),
 });
 
+/** The CSV export: `tz`, the organiser's IANA time zone, puts its offset on the times (UTC without it). */
+export const codeExportQuery = z.object({
+  tz: z.string().max(64).refine(isTimeZone, 'is not a known time zone (use an IANA name such as Europe/Berlin)').optional(),
+});
+
 /** Without `username` the spec's login: the bootstrap owner. */
 export const loginInput = z.object({ username: z.string().min(1).max(200).optional(), password: z.string().min(1).max(1024) });
 
 export const secondFactorInput = z
   .object({ code: z.string().min(1).max(32).optional(), recoveryCode: z.string().min(1).max(64).optional() })
   .refine((value) => (value.code === undefined) !== (value.recoveryCode === undefined), 'give code or recoveryCode');
-
-export const liveInput = z.object({ live: z.boolean() });
 
 export const leaseInput = z.object({
   /** The ingest process asking (its own random id). */

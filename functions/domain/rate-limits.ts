@@ -1,14 +1,14 @@
 import { RATE_LIMITS } from './config';
 import { RateLimited, TooManyRequests, type RateLimitName } from './errors';
-import type { Store } from './store';
+import type { CounterStore } from './counter-store';
 
 /** The store key of one caller's window of a limit: `validate#<address>`, `refresh#<code>`, `login#<address>`. */
 const keyOf = (name: RateLimitName, subject: string) => `${name}#${subject}`;
 
 /** Counts one hit against the spec's limit `name` for `subject`; a full window is `TooManyRequests`. */
-export async function hitRateLimit(store: Store, name: RateLimitName, subject: string, now: Date): Promise<void> {
+export async function hitRateLimit(counters: CounterStore, name: RateLimitName, subject: string, now: Date): Promise<void> {
   try {
-    await store.hitRateLimit({ key: keyOf(name, subject), ...RATE_LIMITS[name], now });
+    await counters.hitRateLimit({ key: keyOf(name, subject), ...RATE_LIMITS[name], now });
   } catch (error) {
     if (error instanceof RateLimited) throw new TooManyRequests(name, error.retryAfterSeconds);
     throw error;
@@ -16,7 +16,7 @@ export async function hitRateLimit(store: Store, name: RateLimitName, subject: s
 }
 
 /** Refuses (`TooManyRequests`) when the window is full already, without counting a hit. */
-export async function refuseIfRateLimited(store: Store, name: RateLimitName, subject: string, now: Date): Promise<void> {
-  const retryAfter = await store.rateLimitRetryAfter({ key: keyOf(name, subject), ...RATE_LIMITS[name], now });
+export async function refuseIfRateLimited(counters: CounterStore, name: RateLimitName, subject: string, now: Date): Promise<void> {
+  const retryAfter = await counters.rateLimitRetryAfter({ key: keyOf(name, subject), ...RATE_LIMITS[name], now });
   if (retryAfter !== null) throw new TooManyRequests(name, retryAfter);
 }

@@ -29,9 +29,7 @@ export interface EventRecord {
   tokenCount: number;
   /** Secret the streamer publishes with (OBS stream key `<eventId>?token=<ingestKey>`). */
   ingestKey: string;
-  /** Set while a publisher is on air. */
-  liveSince: string | null;
-  /** When the last publish ended. */
+  /** When the last publish ended (its lease was released). */
   lastLiveEndedAt: string | null;
   /** The latest publisher's video as the ingest measured it (absent before the first measurement). */
   ingestVideo?: IngestVideo | null;

@@ -1,7 +1,7 @@
 import { eventDenyUntil, sessionDenyUntil } from './edge-deny';
 import { InvalidInput } from './errors';
 import type { RevocationFeed } from './revocation-feed';
-import type { Store } from './store';
+import type { Stores } from './stores';
 
 /**
  * `serverTime` lags the clock by this much, so writes stamped a little
@@ -18,10 +18,10 @@ function parseSince(since: string | undefined): string {
   return new Date(at).toISOString();
 }
 
-export async function buildRevocationFeed(deps: { store: Store; now(): Date }, sinceParam: string | undefined): Promise<RevocationFeed> {
+export async function buildRevocationFeed(deps: { stores: Pick<Stores, 'codes'>; now(): Date }, sinceParam: string | undefined): Promise<RevocationFeed> {
   const since = parseSince(sinceParam);
   const serverTime = new Date(deps.now().getTime() - FEED_OVERLAP_MS).toISOString();
-  const { codes, events } = await deps.store.accessChangesSince(since);
+  const { codes, events } = await deps.stores.codes.accessChangesSince(since);
   const feed: RevocationFeed = {
     revocations: [],
     eventDeactivations: [],
@@ -43,7 +43,7 @@ export async function buildRevocationFeed(deps: { store: Store; now(): Date }, s
     }
   }
   const deactivated = events.filter((event) => !event.isActive);
-  const tokenCodes = await Promise.all(deactivated.map((event) => deps.store.listCodes(event.id)));
+  const tokenCodes = await Promise.all(deactivated.map((event) => deps.stores.codes.listCodes(event.id)));
   deactivated.forEach((event, i) =>
     feed.eventDeactivations.push({
       eventId: event.id,

@@ -36,13 +36,13 @@ export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<Rt
   const input = parseInput(rtmpAuthInput, body);
   const deny = () => new RtmpDenied();
   if (input.app !== RTMP_APP || !recordId.safeParse(input.stream_name).success) throw deny();
-  const event = await deps.store.getEvent(input.stream_name);
+  const event = await deps.stores.events.getEvent(input.stream_name);
   if (!event) throw deny();
   if (input.action === 'publish') {
     // Refused publishes are kept on the event (the answer stays the same): OBS shows only a generic error, the
     // event page says why. A failed write of that log must not change the answer.
     const refuse = async (reason: PublishRefusalReason) => {
-      await recordRefusal(deps.store, event.id, reason, input.remote_addr, deps.now()).catch(() => undefined);
+      await recordRefusal(deps.stores.events, event.id, reason, input.remote_addr, deps.now()).catch(() => undefined);
       return deny();
     };
     if (!event.isActive) throw await refuse('event-inactive');
@@ -57,7 +57,7 @@ export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<Rt
   const { claims } = checked;
   if (now.toISOString() >= accessEndsAt(event)) throw deny();
   try {
-    await deps.store.heartbeat({
+    await deps.stores.codes.heartbeat({
       code: claims.code,
       sessionId: claims.sid,
       now: now.toISOString(),

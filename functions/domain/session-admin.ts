@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { normalizeAccessCode } from './access-code';
-import { InvalidCursor, InvalidInput, RecordNotFound } from './errors';
+import { NotFound } from './errors';
 import { estimateActiveViewers, requireEvent } from './event-admin';
 import { parseInput } from './inputs';
 import type { LiveSessionRecord } from './records';
@@ -29,7 +29,7 @@ export const endSessionInput = z.object({
   sessionId: z.string().min(1).max(64),
 });
 
-const sessionNotFound = () => new RecordNotFound('session');
+const sessionNotFound = () => new NotFound('session');
 
 function liveAfter(deps: AccessDeps): string {
   return new Date(deps.now().getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString();
@@ -56,16 +56,11 @@ export type SessionView = ReturnType<typeof sessionView>;
 export async function listSessions(deps: AccessDeps, eventId: string, query: Record<string, string>) {
   const { cursor, limit } = parseInput(sessionsQuery, query);
   const event = await requireEvent(deps, eventId);
-  try {
-    const [page, total] = await Promise.all([
-      deps.store.listEventSessions({ eventId, liveAfter: liveAfter(deps), cursor: cursor ?? null, limit }),
-      estimateActiveViewers(deps, event, deps.now()),
-    ]);
-    return { sessions: page.sessions.map(sessionView), total, nextCursor: page.nextCursor };
-  } catch (error) {
-    if (error instanceof InvalidCursor) throw new InvalidInput('cursor', 'is invalid');
-    throw error;
-  }
+  const [page, total] = await Promise.all([
+    deps.stores.codes.listEventSessions({ eventId, liveAfter: liveAfter(deps), cursor: cursor ?? null, limit }),
+    estimateActiveViewers(deps, event, deps.now()),
+  ]);
+  return { sessions: page.sessions.map(sessionView), total, nextCursor: page.nextCursor };
 }
 
 /** Ends one session of the event; 404 when it is not (any more) the code's session. */
@@ -73,10 +68,10 @@ export async function endSession(deps: AccessDeps, eventId: string, body: unknow
   const input = parseInput(endSessionInput, body);
   await requireEvent(deps, eventId);
   const code = normalizeAccessCode(input.code);
-  const record = code ? await deps.store.getCode(code) : null;
+  const record = code ? await deps.stores.codes.getCode(code) : null;
   if (!record || record.eventId !== eventId || record.session?.id !== input.sessionId) throw sessionNotFound();
   const now = deps.now();
-  const ended = await deps.store.releaseSession({ code: record.code, sessionId: input.sessionId, now: now.toISOString(), by: 'admin' });
+  const ended = await deps.stores.codes.releaseSession({ code: record.code, sessionId: input.sessionId, now: now.toISOString(), by: 'admin' });
   if (!ended) throw sessionNotFound();
   await countLiveSessionPresence(deps, record, now, -1);
   return { ended: true as const, sessionId: input.sessionId, code: record.code, label: record.label };
@@ -88,14 +83,14 @@ export async function endAllSessions(deps: AccessDeps, eventId: string) {
   const live: LiveSessionRecord[] = [];
   let cursor: string | null = null;
   do {
-    const page = await deps.store.listEventSessions({ eventId, liveAfter: liveAfter(deps), cursor, limit: SESSION_PAGE_MAX });
+    const page = await deps.stores.codes.listEventSessions({ eventId, liveAfter: liveAfter(deps), cursor, limit: SESSION_PAGE_MAX });
     live.push(...page.sessions);
     cursor = page.nextCursor;
   } while (cursor);
   let ended = 0;
   const now = deps.now();
   const endOne = async (entry: LiveSessionRecord) => {
-    if (!(await deps.store.releaseSession({ code: entry.code, sessionId: entry.session.id, now: now.toISOString(), by: 'admin' }))) return false;
+    if (!(await deps.stores.codes.releaseSession({ code: entry.code, sessionId: entry.session.id, now: now.toISOString(), by: 'admin' }))) return false;
     await countLiveSessionPresence(deps, { eventId, code: entry.code, session: entry.session }, now, -1);
     return true;
   };

@@ -34,15 +34,15 @@ function refuseIfLocked(account: AccountRecord, now: Date): void {
 
 async function countFailure(deps: AccessDeps, account: AccountRecord): Promise<void> {
   const now = deps.now();
-  const failures = await deps.store.countFailedAttempt(account.username, now.toISOString());
+  const failures = await deps.stores.accounts.countFailedAttempt(account.username, now.toISOString());
   if (failures < LOCKOUT.failures) return;
   const lockedUntil = new Date(now.getTime() + LOCKOUT.lockSeconds * 1000).toISOString();
-  await deps.store.updateAccount(account.username, { failedAttempts: 0, lockedUntil }, { now: now.toISOString() });
+  await deps.stores.accounts.updateAccount(account.username, { failedAttempts: 0, lockedUntil }, { now: now.toISOString() });
 }
 
 async function clearFailures(deps: AccessDeps, account: AccountRecord): Promise<void> {
   if (account.failedAttempts === 0 && account.lockedUntil === null) return;
-  await deps.store.updateAccount(account.username, { failedAttempts: 0, lockedUntil: null }, { now: deps.now().toISOString() });
+  await deps.stores.accounts.updateAccount(account.username, { failedAttempts: 0, lockedUntil: null }, { now: deps.now().toISOString() });
 }
 
 /**
@@ -54,7 +54,7 @@ export async function checkPassword(deps: SignInDeps, input: { username?: string
   const now = deps.now();
   const name = input.username === undefined ? OWNER_USERNAME : normalizeUsername(input.username);
   const invalid = input.username === undefined ? 'wrong-password' : 'wrong-credentials';
-  const account = name === OWNER_USERNAME ? await ownerAccount(deps) : name ? await deps.store.getAccount(name) : null;
+  const account = name === OWNER_USERNAME ? await ownerAccount(deps) : name ? await deps.stores.accounts.getAccount(name) : null;
   if (account) refuseIfLocked(account, now);
   const hash = account?.username === OWNER_USERNAME ? deps.adminSecrets.adminPasswordHash : (account?.passwordHash ?? (await unknownAccountHash()));
   const matches = await verifyAdminPassword(input.password, hash);
@@ -65,7 +65,7 @@ export async function checkPassword(deps: SignInDeps, input: { username?: string
   }
   await clearFailures(deps, account);
   if (account.totpSecret) return { step: 'second-factor', account };
-  const { requireTwoFactor } = await deps.store.getAccountPolicy();
+  const { requireTwoFactor } = await deps.stores.accounts.getAccountPolicy();
   return { step: 'signed-in', account, enrolOnly: requireTwoFactor };
 }
 
@@ -76,7 +76,7 @@ export async function checkSecondFactor(
   input: { code?: string | undefined; recoveryCode?: string | undefined },
 ): Promise<AccountRecord> {
   const now = deps.now();
-  const account = await deps.store.getAccount(challenge.username);
+  const account = await deps.stores.accounts.getAccount(challenge.username);
   if (!account || account.disabled || account.sessionGeneration !== challenge.generation || !account.totpSecret) {
     throw new SignInFailed(challenge.username, 'sign-in-again');
   }
@@ -84,14 +84,14 @@ export async function checkSecondFactor(
   let accepted = false;
   if (input.code !== undefined) {
     const step = matchTotp(account.totpSecret, account.username, input.code, now);
-    accepted = step !== null && (await deps.store.useTotpStep(account.username, step, now.toISOString()));
+    accepted = step !== null && (await deps.stores.accounts.useTotpStep(account.username, step, now.toISOString()));
   } else if (input.recoveryCode !== undefined) {
-    accepted = await deps.store.useRecoveryCode(account.username, hashRecoveryCode(input.recoveryCode), now.toISOString());
+    accepted = await deps.stores.accounts.useRecoveryCode(account.username, hashRecoveryCode(input.recoveryCode), now.toISOString());
   }
   if (!accepted) {
     await countFailure(deps, account);
     throw new SignInFailed(account.username, 'wrong-code');
   }
   await clearFailures(deps, account);
-  return (await deps.store.getAccount(account.username)) ?? account;
+  return (await deps.stores.accounts.getAccount(account.username)) ?? account;
 }

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { AccountRecord } from './account-store';
 import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { AdminSession } from './admin-session';
-import { AlreadyExists, Conflict, InvalidInput, NotFound, RecordNotFound } from './errors';
+import { AlreadyExists, Conflict, InvalidInput, NotFound } from './errors';
 import { parseInput } from './inputs';
 import { ROLES, type Role } from './roles';
 import type { AccessDeps } from './viewer-access';
@@ -55,14 +55,14 @@ export function newAccount(name: string, accountRole: Role, passwordHash: string
 
 /** The bootstrap owner's item, created the first time it is needed (it holds the owner's two-factor state and lockout). */
 export async function ownerAccount(deps: AccessDeps): Promise<AccountRecord> {
-  const existing = await deps.store.getAccount(OWNER_USERNAME);
+  const existing = await deps.stores.accounts.getAccount(OWNER_USERNAME);
   if (existing) return existing;
   try {
-    await deps.store.createAccount(newAccount(OWNER_USERNAME, 'owner', null, deps.now().toISOString()));
+    await deps.stores.accounts.createAccount(newAccount(OWNER_USERNAME, 'owner', null, deps.now().toISOString()));
   } catch (error) {
     if (!(error instanceof AlreadyExists)) throw error;
   }
-  return (await deps.store.getAccount(OWNER_USERNAME))!;
+  return (await deps.stores.accounts.getAccount(OWNER_USERNAME))!;
 }
 
 export function accountView(account: AccountRecord, now: Date) {
@@ -81,7 +81,7 @@ export function accountView(account: AccountRecord, now: Date) {
 export type AccountView = ReturnType<typeof accountView>;
 
 export async function listAccounts(deps: AccessDeps) {
-  const [owner, accounts, policy] = await Promise.all([ownerAccount(deps), deps.store.listAccounts(), deps.store.getAccountPolicy()]);
+  const [owner, accounts, policy] = await Promise.all([ownerAccount(deps), deps.stores.accounts.listAccounts(), deps.stores.accounts.getAccountPolicy()]);
   const others = accounts.filter((account) => account.username !== OWNER_USERNAME);
   const now = deps.now();
   return { accounts: [owner, ...others].map((account) => accountView(account, now)), policy };
@@ -92,7 +92,7 @@ export async function createAccount(deps: AccessDeps, body: unknown) {
   if (input.username === OWNER_USERNAME) throw new Conflict('username-taken');
   const account = newAccount(input.username, input.role, await hashAdminPassword(input.password), deps.now().toISOString());
   try {
-    await deps.store.createAccount(account);
+    await deps.stores.accounts.createAccount(account);
   } catch (error) {
     if (error instanceof AlreadyExists) throw new Conflict('username-taken');
     throw error;
@@ -100,18 +100,13 @@ export async function createAccount(deps: AccessDeps, body: unknown) {
   return accountView(account, deps.now());
 }
 
-const accountNotFound = () => new RecordNotFound('account');
+const accountNotFound = () => new NotFound('account');
 
 async function updateOther(deps: AccessDeps, name: string, update: (username: string) => Promise<AccountRecord>) {
   const target = normalizeUsername(name);
   if (!target) throw accountNotFound();
   if (target === OWNER_USERNAME) throw new Conflict('owner-managed-elsewhere');
-  try {
-    return accountView(await update(target), deps.now());
-  } catch (error) {
-    if (error instanceof NotFound) throw accountNotFound();
-    throw error;
-  }
+  return accountView(await update(target), deps.now());
 }
 
 /** A new role or disabling ends every session of the account at once. */
@@ -119,10 +114,10 @@ export function changeAccount(deps: AccessDeps, actor: AdminSession, name: strin
   const input = parseInput(changeAccountInput, body);
   return updateOther(deps, name, async (target) => {
     if (target === actor.username) throw new Conflict('own-account');
-    const current = await deps.store.getAccount(target);
-    if (!current) throw new NotFound(target);
+    const current = await deps.stores.accounts.getAccount(target);
+    if (!current) throw accountNotFound();
     const endSessions = (input.role !== undefined && input.role !== current.role) || input.disabled === true;
-    return deps.store.updateAccount(target, input, { now: deps.now().toISOString(), endSessions });
+    return deps.stores.accounts.updateAccount(target, input, { now: deps.now().toISOString(), endSessions });
   });
 }
 
@@ -131,14 +126,14 @@ export async function resetPassword(deps: AccessDeps, name: string, body: unknow
   const input = parseInput(resetPasswordInput, body);
   const passwordHash = await hashAdminPassword(input.password);
   return updateOther(deps, name, (target) =>
-    deps.store.updateAccount(target, { passwordHash, failedAttempts: 0, lockedUntil: null }, { now: deps.now().toISOString(), endSessions: true }),
+    deps.stores.accounts.updateAccount(target, { passwordHash, failedAttempts: 0, lockedUntil: null }, { now: deps.now().toISOString(), endSessions: true }),
   );
 }
 
 /** For a lost phone: the account signs in with its password again (and enrols anew when two-factor sign-in is required). */
 export function resetTwoFactor(deps: AccessDeps, name: string) {
   return updateOther(deps, name, (target) =>
-    deps.store.updateAccount(
+    deps.stores.accounts.updateAccount(
       target,
       { totpSecret: null, totpPendingSecret: null, recoveryCodeHashes: [] },
       { now: deps.now().toISOString(), endSessions: true },
@@ -148,7 +143,7 @@ export function resetTwoFactor(deps: AccessDeps, name: string) {
 
 export async function setAccountPolicy(deps: AccessDeps, body: unknown) {
   const policy = parseInput(accountPolicyInput, body);
-  await deps.store.setAccountPolicy(policy, deps.now().toISOString());
+  await deps.stores.accounts.setAccountPolicy(policy, deps.now().toISOString());
   return policy;
 }
 
@@ -156,10 +151,10 @@ export async function setAccountPolicy(deps: AccessDeps, body: unknown) {
 export async function changeOwnPassword(deps: AccessDeps, actor: AdminSession, body: unknown): Promise<AccountRecord> {
   const input = parseInput(changeOwnPasswordInput, body);
   if (actor.username === OWNER_USERNAME) throw new Conflict('owner-password-elsewhere');
-  const account = await deps.store.getAccount(actor.username);
+  const account = await deps.stores.accounts.getAccount(actor.username);
   if (!account?.passwordHash || !(await verifyAdminPassword(input.currentPassword, account.passwordHash))) {
     throw new InvalidInput('currentPassword', 'is not right');
   }
   const passwordHash = await hashAdminPassword(input.newPassword);
-  return deps.store.updateAccount(actor.username, { passwordHash }, { now: deps.now().toISOString(), endSessions: true });
+  return deps.stores.accounts.updateAccount(actor.username, { passwordHash }, { now: deps.now().toISOString(), endSessions: true });
 }

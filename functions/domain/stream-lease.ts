@@ -1,7 +1,5 @@
 import { hasExpiredLease } from './event-status';
-import { Conflict, LeaseHeld, NotFound, RecordNotFound } from './errors';
-import type { EventRecord } from './records';
-import type { Store } from './store';
+import type { EventStore } from './event-store';
 
 /** The port to the media bucket: writes an event's final (VOD) playlists from its recording index. */
 export interface RecordingFinalizer {
@@ -9,10 +7,12 @@ export interface RecordingFinalizer {
 }
 
 export interface LeaseDeps {
-  store: Store;
+  stores: { events: EventStore };
   now(): Date;
-  /** Absent where the media bucket is not reachable: an expired lease then only changes the status. */
-  recordings?: RecordingFinalizer;
+}
+
+export interface SweepDeps extends LeaseDeps {
+  recordings: RecordingFinalizer;
 }
 
 /**
@@ -24,37 +24,41 @@ export interface LeaseDeps {
  */
 export const LEASE_SECONDS = 15;
 
+/** LeaseHeld (answered 409) while another process holds it; NotFound for an unknown event. */
 export async function acquireLease(app: LeaseDeps, eventId: string, holder: string): Promise<{ eventId: string; holder: string; expiresAt: string }> {
   const now = app.now();
   const expiresAt = new Date(now.getTime() + LEASE_SECONDS * 1000).toISOString();
-  try {
-    await app.store.acquireStreamLease(eventId, { holder, now: now.toISOString(), expiresAt });
-  } catch (error) {
-    if (error instanceof LeaseHeld) throw new Conflict('stream-on-air-elsewhere');
-    if (error instanceof NotFound) throw new RecordNotFound('event');
-    throw error;
-  }
+  await app.stores.events.acquireStreamLease(eventId, { holder, now: now.toISOString(), expiresAt });
   return { eventId, holder, expiresAt };
 }
 
 export async function releaseLease(app: LeaseDeps, eventId: string, holder: string): Promise<{ eventId: string; released: true }> {
-  try {
-    await app.store.releaseStreamLease(eventId, { holder, now: app.now().toISOString() });
-  } catch (error) {
-    if (error instanceof NotFound) throw new RecordNotFound('event');
-    throw error;
-  }
+  await app.stores.events.releaseStreamLease(eventId, { holder, now: app.now().toISOString() });
   return { eventId, released: true };
 }
 
 /**
- * An ingest died mid-show (its lease ran out): write the whole show's final
- * playlists from what it stored, then end that very lease, so the recording
- * is watchable with nobody pressing anything. Runs on a status read; a lease
- * renewed or taken over meanwhile is left alone.
+ * Ingests that died mid-show (their lease ran out without a release): write each show's final
+ * playlists from what it stored, then end that very lease, so the recording is watchable with
+ * nobody pressing anything. The recording sweep runs this every minute; a lease renewed or taken
+ * over meanwhile is left alone. A show that fails keeps its lease, so the next run tries it again,
+ * and does not hold up the others.
  */
-export async function settleExpiredLease(app: LeaseDeps, event: EventRecord): Promise<EventRecord> {
-  if (!app.recordings || !hasExpiredLease(event, app.now())) return event;
-  await app.recordings.finalize(event.id);
-  return app.store.releaseStreamLease(event.id, { holder: event.leaseHolder!, now: app.now().toISOString(), expiresAt: event.leaseExpiresAt! });
+export async function finalizeExpiredLeases(deps: SweepDeps): Promise<{ finalized: string[]; failed: { eventId: string; error: unknown }[] }> {
+  const now = deps.now();
+  const expired = (await deps.stores.events.listStreamLeases()).filter((lease) =>
+    hasExpiredLease({ leaseHolder: lease.holder, leaseExpiresAt: lease.expiresAt }, now),
+  );
+  const finalized: string[] = [];
+  const failed: { eventId: string; error: unknown }[] = [];
+  for (const { eventId, holder, expiresAt } of expired) {
+    try {
+      await deps.recordings.finalize(eventId);
+      await deps.stores.events.releaseStreamLease(eventId, { holder, now: deps.now().toISOString(), expiresAt });
+      finalized.push(eventId);
+    } catch (error) {
+      failed.push({ eventId, error });
+    }
+  }
+  return { finalized, failed };
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { parseInput } from './inputs';
 import type { EventRecord, IngestVideo, PublishRefusal, PublishRefusalReason } from './records';
-import type { Store } from './store';
+import type { EventStore } from './event-store';
 
 /** How many refused attempts the event page lists. */
 export const REFUSALS_SHOWN = 10;
@@ -51,20 +51,20 @@ export function keyRefusalReason(event: Pick<EventRecord, 'retiredIngestKeyHashe
   return (event.retiredIngestKeyHashes ?? []).includes(ingestKeyHash(token)) ? 'rotated-key' : 'wrong-key';
 }
 
-export async function recordRefusal(store: Store, eventId: string, reason: PublishRefusalReason, remoteAddr: string, now: Date): Promise<void> {
-  await store.appendPublishRefusal(eventId, { at: now.toISOString(), reason, remoteAddr }, REFUSALS_SHOWN);
+export async function recordRefusal(events: EventStore, eventId: string, reason: PublishRefusalReason, remoteAddr: string, now: Date): Promise<void> {
+  await events.appendPublishRefusal(eventId, { at: now.toISOString(), reason, remoteAddr }, REFUSALS_SHOWN);
 }
 
-export async function recordVideoReport(store: Store, eventId: string, body: unknown, now: Date): Promise<IngestVideo> {
+export async function recordVideoReport(events: EventStore, eventId: string, body: unknown, now: Date): Promise<IngestVideo> {
   const input = parseInput(videoReportInput, body);
   const video: IngestVideo = { ...input, measuredAt: now.toISOString() };
-  await store.updateEvent(eventId, { ingestVideo: video }, now.toISOString());
+  await events.updateEvent(eventId, { ingestVideo: video }, now.toISOString());
   return video;
 }
 
-export async function recordRefusalReport(store: Store, eventId: string, body: unknown, now: Date): Promise<PublishRefusal> {
+export async function recordRefusalReport(events: EventStore, eventId: string, body: unknown, now: Date): Promise<PublishRefusal> {
   const input = parseInput(refusalReportInput, body);
-  await recordRefusal(store, eventId, input.reason, input.remoteAddr, now);
+  await recordRefusal(events, eventId, input.reason, input.remoteAddr, now);
   return { at: now.toISOString(), ...input };
 }
 

@@ -9,12 +9,14 @@ import { playbackUrlOf } from './playback-url';
 import { randomId } from './random';
 import { rateLimitSubject } from './rate-limit-subject';
 import { hitRateLimit, refuseIfRateLimited } from './rate-limits';
+import type { CounterStore } from './counter-store';
 import type { CodeRecord, EventRecord } from './records';
-import type { Store } from './store';
+import type { Stores } from './stores';
 import { viewerEventView } from './views';
 
+/** What the use cases work with: the storage ports, the configuration and the clock. */
 export interface AccessDeps {
-  store: Store;
+  stores: Stores;
   config: AppConfig;
   now(): Date;
 }
@@ -40,21 +42,17 @@ const USER_AGENT_MAX = 300;
  * venue Wi-Fi) each validate their own code without filling it. Once it is full, every
  * validation from the address waits, a correct guess included.
  */
-async function failedValidation(store: Store, subject: string, now: Date, error: Error): Promise<never> {
-  await hitRateLimit(store, 'validate', subject, now);
+async function failedValidation(counters: CounterStore, subject: string, now: Date, error: Error): Promise<never> {
+  await hitRateLimit(counters, 'validate', subject, now);
   throw error;
 }
 
 /** A viewer counts as present from a claim or refresh until the next refresh is due (80 % of the JWT's life). */
 export const PRESENCE_WINDOW_SECONDS = Math.round(PLAYBACK_TOKEN_TTL_SECONDS * 0.8);
 
-/** Counter writes are best effort: a lost one only skews the admin's estimate. */
-function countPresence(store: Store, claims: { eid: string; code: string }, at: Date, delta: number): Promise<void> {
-  return store.countPresence({ eventId: claims.eid, seed: claims.code, at: at.toISOString(), delta }).catch(() => undefined);
-}
-
-function countRedemption(store: Store, eventId: string, code: string, delta: number): Promise<void> {
-  return store.countRedemption({ eventId, code, delta }).catch(() => undefined);
+/** Best effort, as every counter write (counter-store.ts): it never fails the viewer's request. */
+function countPresence(counters: CounterStore, claims: { eid: string; code: string }, at: Date, delta: number): Promise<void> {
+  return counters.countPresence({ eventId: claims.eid, seed: claims.code, at: at.toISOString(), delta });
 }
 
 /**
@@ -71,7 +69,7 @@ export function countLiveSessionPresence(
   const startedAt = Date.parse(where.session.startedAt);
   const period = PRESENCE_WINDOW_SECONDS * 1000;
   const lastCounted = startedAt + Math.floor((now.getTime() - startedAt) / period) * period;
-  return countPresence(deps.store, { eid: where.eventId, code: where.code }, new Date(lastCounted), delta);
+  return countPresence(deps.stores.counters, { eid: where.eventId, code: where.code }, new Date(lastCounted), delta);
 }
 
 /** Revoking a code takes its live viewer off the presence estimate (unrevoking puts it back), so a revoked code is never counted. */
@@ -101,12 +99,9 @@ function sessionEndReason(code: Pick<CodeRecord, 'session' | 'endedSessions'> | 
   return 'session-ended';
 }
 
-/**
- * Why a conditional session write (heartbeat, marking a long-lived URL) did
- * not apply: one more read of the code, on this refusal path only.
- */
-async function lostSessionReason(store: Store, error: SessionGone | AccessRevoked, claims: PlaybackClaims) {
-  const code = await store.getCode(claims.code);
+/** Why a conditional session write (heartbeat, marking a long-lived URL) did not apply, from the code as that write saw it. */
+function lostSessionReason(error: SessionGone | AccessRevoked, claims: PlaybackClaims) {
+  const code = error.seen;
   if (error instanceof SessionGone) return sessionEndReason(code, claims.sid);
   return code && !code.isRevoked && !code.eventActive ? ('event-inactive' as const) : ('revoked' as const);
 }
@@ -120,15 +115,16 @@ export async function validateCode(
   input: { code: unknown; ip: string; userAgent?: string; playbackBaseUrl: string },
 ) {
   const now = deps.now();
+  const { codes, events, counters } = deps.stores;
   const normalized = normalizeAccessCode(input.code);
   const subject = rateLimitSubject(input.ip);
   const [, code] = await Promise.all([
-    refuseIfRateLimited(deps.store, 'validate', subject, now),
-    normalized ? deps.store.getCode(normalized) : Promise.resolve(null),
+    refuseIfRateLimited(counters, 'validate', subject, now),
+    normalized ? codes.getCode(normalized) : Promise.resolve(null),
   ]);
-  if (!normalized) return failedValidation(deps.store, subject, now, new InvalidInput(null, 'Access code is required'));
-  const event = code ? await deps.store.getEvent(code.eventId, VIEWER_READ) : null;
-  if (!code || !event) return failedValidation(deps.store, subject, now, new AccessRefused('validate', 'unknown-code'));
+  if (!normalized) return failedValidation(counters, subject, now, new InvalidInput(null, 'Access code is required'));
+  const event = code ? await events.getEvent(code.eventId, VIEWER_READ) : null;
+  if (!code || !event) return failedValidation(counters, subject, now, new AccessRefused('validate', 'unknown-code'));
 
   const problem = accessProblem(code, event, now);
   if (problem) throw new AccessRefused('validate', problem);
@@ -150,11 +146,11 @@ export async function validateCode(
   // Signing and counting go alongside the claim (one round trip fewer in sequence); a failed claim takes the counts back.
   const counted = (delta: number) =>
     Promise.all([
-      countPresence(deps.store, { eid: event.id, code: code.code }, now, delta),
-      firstRedemption ? countRedemption(deps.store, event.id, code.code, delta) : null,
+      countPresence(counters, { eid: event.id, code: code.code }, now, delta),
+      firstRedemption ? counters.countRedemption({ eventId: event.id, code: code.code, delta }) : null,
     ]);
   const [claimError, { token, expiresIn }] = await Promise.all([
-    deps.store
+    codes
       .claimSession({
         code: code.code,
         expectedRevision: code.revision,
@@ -170,10 +166,10 @@ export async function validateCode(
   if (claimError) {
     await counted(-1);
     if (!(claimError instanceof CodeInUse)) throw claimError;
-    // Lost a race: usually another device's claim, but the code may have been revoked meanwhile.
-    const latest = await deps.store.getCode(code.code);
-    if (!latest || latest.isRevoked) throw new AccessRefused('validate', 'revoked');
-    if (!latest.eventActive) throw new AccessRefused('validate', 'event-inactive');
+    // Lost a race: usually another device's claim, but the code may have been revoked (or deleted) meanwhile.
+    const seen = claimError.seen;
+    if (seen === null || seen?.isRevoked) throw new AccessRefused('validate', 'revoked');
+    if (seen && !seen.eventActive) throw new AccessRefused('validate', 'event-inactive');
     throw inUse();
   }
   return {
@@ -209,7 +205,7 @@ export async function refreshPlayback(deps: AccessDeps, token: string | null, pl
   const grant = { code: code.code, eventId: event.id, sessionId: claims.sid };
   const [{ token: playbackToken, expiresIn }] = await Promise.all([
     signPlaybackToken(grant, deps.config.signingKeys, now),
-    countPresence(deps.store, claims, now, 1),
+    countPresence(deps.stores.counters, claims, now, 1),
   ]);
   return { playbackToken, playbackUrl: shortPlaybackUrl(deps, playbackBaseUrl, grant, now, expiresIn), tokenExpiresIn: expiresIn };
 }
@@ -224,9 +220,9 @@ async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) 
   if (!checked.ok) throw new AccessRefused('refresh', checked.problem === 'expired' ? 'expired' : 'invalid-token');
   const { claims } = checked;
   const [, code, event] = await Promise.all([
-    hitRateLimit(deps.store, 'refresh', claims.code, now),
-    deps.store.getCode(claims.code),
-    deps.store.getEvent(claims.eid, VIEWER_READ),
+    hitRateLimit(deps.stores.counters, 'refresh', claims.code, now),
+    deps.stores.codes.getCode(claims.code),
+    deps.stores.events.getEvent(claims.eid, VIEWER_READ),
   ]);
   if (!code || !event || code.eventId !== event.id) throw new AccessRefused('refresh', 'revoked');
   const problem = accessProblem(code, event, now);
@@ -250,7 +246,7 @@ export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | nul
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const expiresAt = Math.min(Math.floor(Date.parse(accessEndsAt(event)) / 1000), nowSeconds + LONG_LIVED_URL_MAX_SECONDS);
   try {
-    await deps.store.markSessionLongLived({
+    await deps.stores.codes.markSessionLongLived({
       code: code.code,
       sessionId: claims.sid,
       until: new Date(expiresAt * 1000).toISOString(),
@@ -258,7 +254,7 @@ export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | nul
     });
   } catch (error) {
     if (error instanceof SessionGone || error instanceof AccessRevoked) {
-      throw new AccessRefused('refresh', await lostSessionReason(deps.store, error, claims));
+      throw new AccessRefused('refresh', lostSessionReason(error, claims));
     }
     throw error;
   }
@@ -277,7 +273,7 @@ export async function heartbeat(deps: AccessDeps, token: string | null) {
   if (!checked.ok) throw new AccessRefused('heartbeat', 'invalid-token');
   const { claims } = checked;
   try {
-    await deps.store.heartbeat({
+    await deps.stores.codes.heartbeat({
       code: claims.code,
       sessionId: claims.sid,
       now: now.toISOString(),
@@ -285,7 +281,7 @@ export async function heartbeat(deps: AccessDeps, token: string | null) {
     });
   } catch (error) {
     if (error instanceof SessionGone || error instanceof AccessRevoked) {
-      throw new AccessRefused('heartbeat', await lostSessionReason(deps.store, error, claims));
+      throw new AccessRefused('heartbeat', lostSessionReason(error, claims));
     }
     throw error;
   }
@@ -298,10 +294,10 @@ export async function releasePlayback(deps: AccessDeps, token: string | null) {
   const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: true });
   if (!checked.ok) throw new AccessRefused('release', 'invalid-token');
   const { claims } = checked;
-  const released = await deps.store.releaseSession({ code: claims.code, sessionId: claims.sid, now: now.toISOString() });
+  const released = await deps.stores.codes.releaseSession({ code: claims.code, sessionId: claims.sid, now: now.toISOString() });
   // The viewer was counted when this JWT was issued; uncount it there, while that still lies in the window. Only
   // the release that ended the session does: a repeated one, or one after an admin's end, was uncounted already.
   const issuedAt = new Date(claims.iat * 1000);
-  if (released && issuedAt.getTime() > now.getTime() - PRESENCE_WINDOW_SECONDS * 1000) await countPresence(deps.store, claims, issuedAt, -1);
+  if (released && issuedAt.getTime() > now.getTime() - PRESENCE_WINDOW_SECONDS * 1000) await countPresence(deps.stores.counters, claims, issuedAt, -1);
   return { released: true as const };
 }

@@ -1,6 +1,6 @@
 import type { ApiEvent, ApiRequest, RouteHandler } from '../http/api-types';
 import type { AdminApp, App } from '../http/app';
-import { auditAccount } from '../http/account-audit';
+import { auditRequest } from '../http/audit-request';
 import { errorAnswer } from '../http/error-table';
 import { clearedSecondFactorCookie, secondFactorCookie, sessionCookie } from '../http/admin-cookie';
 import { clientIp, cookie } from '../http/request-info';
@@ -27,7 +27,7 @@ import {
 
 /** Every password and second-factor attempt counts against the spec's login limit (per client address). */
 function hitLoginLimit(app: App, event: ApiEvent): Promise<void> {
-  return hitRateLimit(app.store, 'login', rateLimitSubject(clientIp(event, app.config.originVerifySecret)), app.now());
+  return hitRateLimit(app.stores.counters, 'login', rateLimitSubject(clientIp(event, app.config.originVerifySecret)), app.now());
 }
 
 async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Promise<T>): Promise<T> {
@@ -37,7 +37,7 @@ async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Pro
     if (error instanceof SignInFailed) {
       // The audit keeps the words the user was shown.
       const reason = errorAnswer(error)!.body.error;
-      await auditAccount(app, event, { actor: error.username, action: 'sign-in-failed', detail: { step, reason } });
+      await auditRequest(app, event, { actor: error.username, action: 'admin.login-failed', details: { step, reason } });
     }
     throw error;
   }
@@ -55,7 +55,7 @@ async function sessionCookieFor(app: AdminApp, event: ApiEvent, account: Account
 
 async function signedIn(app: AdminApp, event: ApiEvent, account: AccountRecord, enrolOnly: boolean, extraCookies: string[] = []) {
   const cookie = await sessionCookieFor(app, event, account, enrolOnly);
-  await auditAccount(app, event, { actor: account.username, action: 'sign-in', detail: { twoFactor: account.totpSecret !== null } });
+  await auditRequest(app, event, { actor: account.username, action: 'admin.login', details: { twoFactor: account.totpSecret !== null } });
   return json(200, { success: true, ...(enrolOnly ? { enrolmentRequired: true } : {}) }, {}, [cookie, ...extraCookies]);
 }
 
@@ -94,19 +94,19 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
       twoFactorEnabled: account!.totpSecret !== null,
       recoveryCodesLeft: account!.recoveryCodeHashes.length,
       enrolmentRequired: admin!.enrolOnly,
-      requireTwoFactor: (await app.store.getAccountPolicy()).requireTwoFactor,
+      requireTwoFactor: (await app.stores.accounts.getAccountPolicy()).requireTwoFactor,
     }),
 
   'POST /api/admin/account/two-factor': async ({ app, admin }) => json(200, await startEnrolment(app, admin!)),
   'POST /api/admin/account/two-factor/confirm': async ({ app, event, admin, body }) => {
     const { account, recoveryCodes } = await confirmEnrolment(app, admin!, body);
-    await auditAccount(app, event, { actor: account.username, action: 'two-factor-enabled' });
+    await auditRequest(app, event, { actor: account.username, action: 'account.two-factor-enable' });
     // Every session of the account ended with the enrolment; this one goes on, now complete.
     return json(200, { recoveryCodes }, {}, [await sessionCookieFor(app, event, account, false)]);
   },
   'POST /api/admin/account/password': async ({ app, event, admin, body }) => {
     const account = await changeOwnPassword(app, admin!, body);
-    await auditAccount(app, event, { actor: account.username, action: 'password-changed' });
+    await auditRequest(app, event, { actor: account.username, action: 'account.password-change' });
     // The other sessions ended; this one goes on.
     return json(200, { success: true }, {}, [await sessionCookieFor(app, event, account, admin!.enrolOnly)]);
   },
@@ -114,32 +114,32 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
   'GET /api/admin/accounts': async ({ app }) => json(200, await listAccounts(app)),
   'POST /api/admin/accounts': async (request) => {
     const account = await createAccount(request.app, request.body);
-    await auditAccount(request.app, request.event, { actor: actorOf(request), action: 'account-created', target: account.username, detail: { role: account.role } });
+    await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.create', target: account.username, details: { role: account.role } });
     return json(201, account);
   },
   'PATCH /api/admin/accounts/{username}': async (request) => {
     const account = await changeAccount(request.app, request.admin!, target(request), request.body);
-    await auditAccount(request.app, request.event, {
+    await auditRequest(request.app, request.event, {
       actor: actorOf(request),
-      action: 'account-changed',
+      action: 'account.update',
       target: account.username,
-      detail: { role: account.role, disabled: account.disabled },
+      details: { role: account.role, disabled: account.disabled },
     });
     return json(200, account);
   },
   'POST /api/admin/accounts/{username}/password': async (request) => {
     const account = await resetPassword(request.app, target(request), request.body);
-    await auditAccount(request.app, request.event, { actor: actorOf(request), action: 'password-reset', target: account.username });
+    await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.password-reset', target: account.username });
     return json(200, account);
   },
   'POST /api/admin/accounts/{username}/two-factor/reset': async (request) => {
     const account = await resetTwoFactor(request.app, target(request));
-    await auditAccount(request.app, request.event, { actor: actorOf(request), action: 'two-factor-reset', target: account.username });
+    await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.two-factor-reset', target: account.username });
     return json(200, account);
   },
   'PUT /api/admin/account-policy': async (request) => {
     const policy = await setAccountPolicy(request.app, request.body);
-    await auditAccount(request.app, request.event, { actor: actorOf(request), action: 'policy-changed', detail: { ...policy } });
+    await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.policy-change', details: { ...policy } });
     return json(200, policy);
   },
 };

@@ -1,13 +1,16 @@
+import { loadAdminSecrets } from '../adapters/secrets';
+import { mediaCacheOf } from '../adapters/media-cache-of';
 import { areaHandler } from '../http/area-handler';
-import type { ApiRequest } from '../http/api-types';
-import { auditAccount } from '../http/account-audit';
+import type { ApiRequest, RouteHandler } from '../http/api-types';
+import { appSource, fromEnvironment, type AdminApp, type ApiWiring, type AppSource } from '../http/app';
+import { auditRequest } from '../http/audit-request';
 import { clearedCookie } from '../http/admin-cookie';
-import { clientIp, cookie, requestOrigin } from '../http/request-info';
+import { cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
-import { mediaCacheForEnv } from '../http/media-cache-for-env';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
-import { listAudit, recordAudit, type AuditAction } from '../domain/audit-log';
+import type { AuditAction } from '../domain/audit-actions';
+import { listAudit } from '../domain/audit-log';
 import { issuePreview } from '../domain/preview';
 import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
 import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
@@ -15,8 +18,8 @@ import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes
 import {
   createEvent,
   dashboard,
+  deleteEvent,
   eventDetails,
-  orNotFound,
   requireEvent,
   rotateIngestKey,
   setEventFlag,
@@ -24,7 +27,7 @@ import {
 } from '../domain/event-admin';
 import { updateEventInput } from '../domain/inputs';
 import { allows } from '../domain/roles';
-import { adminEventView } from '../domain/views';
+import { adminEventListView } from '../domain/views';
 import { accountRoutes } from './admin-accounts';
 
 /**
@@ -37,23 +40,30 @@ function ingestServer({ app, event }: ApiRequest): string {
 
 const id = (request: ApiRequest) => request.params.id ?? '';
 
-/** Records an admin action that changed something, with the signed-in account and the client's address. */
-function audit(
-  request: ApiRequest,
-  action: AuditAction,
-  eventId: string | null,
-  target: string,
-  details?: Record<string, unknown>,
-) {
-  const { app, event, account } = request;
-  return recordAudit(app, {
-    action,
-    eventId,
-    target,
-    actor: account!.username,
-    clientIp: clientIp(event, app.config.originVerifySecret),
-    ...(details ? { details } : {}),
-  });
+/** RFC 6266: an ASCII `filename` for old clients, the exact name (any script) as `filename*`. */
+function attachment(fileName: string): string {
+  const ascii = fileName.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, '') || 'codes.csv';
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+/**
+ * The admin area's App: the admin secrets come through the same cache as the shared secret
+ * (Secrets Manager in AWS, where only this function's role may read them), and the media cache
+ * is the one the configuration names.
+ */
+export function adminApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<AdminApp> {
+  const source = wiring.config.adminSecrets;
+  if (!source) throw new Error('configuration: the admin area needs ADMIN_SECRETS_ARN (locally ADMIN_PASSWORD_HASH and ADMIN_SESSION_SECRET)');
+  const mediaCache = mediaCacheOf(wiring.config.mediaCache);
+  return async () => {
+    const [app, adminSecrets] = await Promise.all([base(), loadAdminSecrets(source)]);
+    return { ...app, adminSecrets, mediaCache };
+  };
+}
+
+/** Records an admin action that changed something, by the signed-in account. */
+function audit(request: ApiRequest, action: AuditAction, eventId: string, target: string, details?: Record<string, unknown>) {
+  return auditRequest(request.app, request.event, { action, actor: request.account!.username, eventId, target, details });
 }
 
 const TRANSITION_ACTIONS = {
@@ -70,23 +80,24 @@ async function transition(request: ApiRequest, name: keyof typeof TRANSITION_ACT
   return json(200, event);
 }
 
-export const handler = areaHandler('admin', {
+export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   ...accountRoutes,
   'POST /api/admin/logout': async ({ app, event }) => {
     const token = cookie(event, ADMIN_COOKIE);
     const session = token ? await readAdminSession(token, app.adminSecrets.adminSessionSecret, app.now()) : null;
     // The cookie is signed, not stored; logout revokes its id until it would have expired anyway.
     if (session) {
-      await app.store.revokeAdminSession(session.id, session.expiresAt.toISOString());
-      await auditAccount(app, event, { actor: session.username, action: 'sign-out' });
+      await app.stores.accounts.revokeAdminSession(session.id, session.expiresAt.toISOString());
+      await auditRequest(app, event, { actor: session.username, action: 'admin.logout' });
     }
     return json(200, { success: true }, {}, [clearedCookie(event)]);
   },
   'GET /api/admin/dashboard': async ({ app }) => json(200, await dashboard(app)),
 
   'GET /api/admin/events': async ({ app }) => {
-    const events = await app.store.listEvents();
-    return json(200, { events: events.map(adminEventView) });
+    const events = await app.stores.events.listEvents();
+    const now = app.now();
+    return json(200, { events: events.map((event) => adminEventListView(event, now)) });
   },
   'POST /api/admin/events': async (request) => {
     const event = await createEvent(request.app, request.body);
@@ -106,10 +117,10 @@ export const handler = areaHandler('admin', {
   },
   'DELETE /api/admin/events/{id}': async (request) => {
     const event = await requireEvent(request.app, id(request));
-    await orNotFound(request.app.store.deleteEvent(event.id, request.app.now().toISOString()));
+    await deleteEvent(request.app, event.id);
     // The deletion itself stays in the console-wide log; the event's own log goes with the event.
     await audit(request, 'event.delete', event.id, event.title);
-    await request.app.store.deleteAuditEntries(event.id);
+    await request.app.stores.audit.deleteAuditEntries(event.id);
     return json(200, { deleted: true });
   },
   'PATCH /api/admin/events/{id}/activate': (request) => transition(request, 'activate'),
@@ -123,9 +134,8 @@ export const handler = areaHandler('admin', {
   },
   'DELETE /api/admin/events/{id}/cache': async (request) => {
     const event = await requireEvent(request.app, id(request));
-    const cache = mediaCacheForEnv();
-    if (!cache) throw new HttpError(503, 'Media cache clearing is not configured');
-    await cache.clear(event.id);
+    if (!request.app.mediaCache) throw new HttpError(503, 'Media cache clearing is not configured');
+    await request.app.mediaCache.clear(event.id);
     await audit(request, 'cache.clear', event.id, event.title);
     return json(200, { cleared: true });
   },
@@ -155,15 +165,14 @@ export const handler = areaHandler('admin', {
     await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { count: result.count, label });
     return json(201, result);
   },
-  'GET /api/admin/events/{id}/tokens/export': async (request) => ({
-    statusCode: 200,
-    headers: {
-      'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="${id(request)}-codes.csv"`,
-      'cache-control': 'no-store',
-    },
-    body: await exportCodesCsv(request.app, id(request), viewerUrl(request)),
-  }),
+  'GET /api/admin/events/{id}/tokens/export': async (request) => {
+    const { csv, fileName } = await exportCodesCsv(request.app, id(request), viewerUrl(request), request.query);
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': attachment(fileName), 'cache-control': 'no-store' },
+      body: csv,
+    };
+  },
   'GET /api/admin/tokens': async ({ app, query }) => json(200, await listAllCodes(app, query)),
   'POST /api/admin/tokens/bulk-revoke': async (request) => {
     const { revoked, changed } = await bulkRevoke(request.app, request.body);
@@ -187,4 +196,6 @@ export const handler = areaHandler('admin', {
     await audit(request, 'code.unrevoke', token.eventId, token.code);
     return json(200, token);
   },
-});
+};
+
+export const handler = areaHandler('admin', adminRoutes, fromEnvironment(adminApp));

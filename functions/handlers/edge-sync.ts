@@ -1,12 +1,15 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
-import type { Store } from '../domain/store';
+import type { CodeStore } from '../domain/code-store';
 import type { SigningKeys } from '../domain/signing-keys';
 import { dynamoDocumentClient } from '../adapters/aws-clients';
-import { DynamoStore } from '../adapters/dynamo-store';
-import { loadConfig } from '../adapters/load-config';
+import { DynamoCodeStore } from '../adapters/dynamo-code-store';
+import { dynamoTable } from '../adapters/dynamo-table';
+import { loadSharedSecrets } from '../adapters/secrets';
+import { readEdgeSyncConfig } from '../config/edge-sync-config';
 import { entriesOfCode, entriesOfEvent, signingKeyEntries } from '../adapters/kvs-entries';
 import { changesFromStreamRecords } from '../adapters/kvs-stream-changes';
+import { cloudFrontKeyValueStore } from '../adapters/kvs-cloudfront';
 import { createKvsWriter, type KvsWriter } from '../adapters/kvs-writer';
 
 /** The schedule's event (EventBridge); only its presence matters. */
@@ -17,7 +20,8 @@ export interface ScheduledEvent {
 
 export interface EdgeSyncDeps {
   writer: KvsWriter;
-  store: Pick<Store, 'accessChangesSince'>;
+  /** The access feed: what the edge must deny. */
+  codes: Pick<CodeStore, 'accessChangesSince'>;
   /** Asked on every reconciliation: a rotated key reaches the edge without a cold start. */
   signingKeys(): Promise<SigningKeys>;
   now?: () => Date;
@@ -47,7 +51,7 @@ export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
       const at = now();
       const entries = signingKeyEntries(signingKeys);
       // An empty `since` reads every item that ever entered the feed: the full current state.
-      const { codes, events } = await deps.store.accessChangesSince('');
+      const { codes, events } = await deps.codes.accessChangesSince('');
       for (const code of codes) for (const [key, value] of entriesOfCode(code, at)) entries.set(key, value);
       for (const item of events) for (const [key, value] of entriesOfEvent(item, at)) entries.set(key, value);
       return entries;
@@ -58,15 +62,14 @@ export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
 
 let wired: ReturnType<typeof createEdgeSyncHandler> | undefined;
 
+/** The dependencies from the function's configuration, read once per process. */
 function wire(): ReturnType<typeof createEdgeSyncHandler> {
-  const kvsArn = process.env.KVS_ARN;
-  const tableName = process.env.TABLE_NAME;
-  if (!kvsArn || !tableName) throw new Error('configuration: KVS_ARN and TABLE_NAME are required');
+  const config = readEdgeSyncConfig();
   return createEdgeSyncHandler({
-    writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({}), kvsArn }),
-    store: new DynamoStore(dynamoDocumentClient(), tableName),
-    // The configuration cache of every entry point (load-config.ts): secrets are re-read once they are older than its maximum age.
-    signingKeys: async () => (await loadConfig()).signingKeys,
+    writer: createKvsWriter({ store: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({}), config.kvsArn) }),
+    codes: new DynamoCodeStore(dynamoTable(dynamoDocumentClient(), config.tableName)),
+    // The secrets cache of every entry point (secrets.ts): re-read once older than its maximum age.
+    signingKeys: async () => (await loadSharedSecrets(config.secrets)).signingKeys,
   });
 }
 

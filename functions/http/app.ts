@@ -1,37 +1,76 @@
-import { DynamoStore } from '../adapters/dynamo-store';
-import { dynamoDocumentClient } from '../adapters/aws-clients';
-import { loadAdminSecrets, loadConfig } from '../adapters/load-config';
+import { dynamoDocumentClient, type AwsConnection } from '../adapters/aws-clients';
+import { dynamoStores } from '../adapters/dynamo-stores';
+import { loadSharedSecrets } from '../adapters/secrets';
+import { logger } from '../adapters/telemetry';
+import { readApiConfig, type ApiConfig } from '../config/api-config';
 import type { AdminSecrets, AppConfig } from '../domain/config';
-import type { Store } from '../domain/store';
+import type { MediaCache } from '../domain/media-cache';
+import type { Stores } from '../domain/stores';
 
 /** What every handler works with. */
 export interface App {
   config: AppConfig;
-  store: Store;
+  stores: Stores;
   now(): Date;
 }
 
-/** What the admin area's handlers work with: the App and the admin secrets, which no other area loads. */
+/** What the admin area's handlers work with: also the admin secrets, which no other area loads, and the media cache. */
 export interface AdminApp extends App {
   adminSecrets: AdminSecrets;
+  /** Null where clearing is not configured. */
+  mediaCache: MediaCache | null;
 }
-
-let store: Store | undefined;
 
 /**
- * The configuration comes from the one cache every entry point shares
- * (load-config.ts, with its maximum age), so a rotated secret reaches warm
- * instances; the store is built once per process. A failed read (say,
- * Secrets Manager unreachable) fails this request only: the next one tries again.
+ * The API's dependencies, given explicitly: its configuration (read once, by the config module
+ * in Lambda or by the local wiring) and where its SDK clients connect.
  */
-export async function getApp(): Promise<App> {
-  const config = await loadConfig(process.env);
-  store ??= new DynamoStore(dynamoDocumentClient(), config.tableName);
-  return { config, store, now: () => new Date() };
+export interface ApiWiring {
+  config: ApiConfig;
+  aws: AwsConnection;
 }
 
-/** The admin area's App: the admin secrets come through the same cache (ADMIN_SECRETS_ARN, or env locally). */
-export async function getAdminApp(): Promise<AdminApp> {
-  const [app, adminSecrets] = await Promise.all([getApp(), loadAdminSecrets(process.env)]);
-  return { ...app, adminSecrets };
+/** An area's App, for each request. */
+export type AppSource<A extends App = App> = () => Promise<A>;
+
+/**
+ * The App of every area on `wiring`: the stores are built once; each request takes the shared
+ * secrets from the one cache every entry point shares (secrets.ts, with its maximum age), so a
+ * rotated secret reaches warm instances. A failed read (say, Secrets Manager unreachable) fails
+ * that request only: the next one tries again.
+ */
+export function appSource(wiring: ApiWiring): AppSource {
+  const { config } = wiring;
+  const stores = dynamoStores(dynamoDocumentClient(wiring.aws), config.tableName);
+  return async () => ({
+    config: {
+      playbackBaseUrl: config.playbackBaseUrl,
+      mediaPort: config.mediaPort,
+      ingestRtmpUrl: config.ingestRtmpUrl,
+      ingestRtmpPort: config.ingestRtmpPort,
+      segmentSeconds: config.segmentSeconds,
+      siteOrigin: config.siteOrigin,
+      sessionTimeoutSeconds: config.sessionTimeoutSeconds,
+      ...(await loadSharedSecrets(config.secrets)),
+    },
+    stores,
+    now: () => new Date(),
+  });
+}
+
+/**
+ * A Lambda entry point's App: the wiring comes from the function's environment, read by the
+ * config module at the first request and kept (a configuration that fails to read fails that
+ * request, and is read again at the next).
+ */
+export function fromEnvironment<A extends App>(build: (wiring: ApiWiring) => AppSource<A>): AppSource<A> {
+  let source: AppSource<A> | undefined;
+  return () => {
+    if (!source) {
+      const config = readApiConfig();
+      logger.setLogLevel(config.logLevel);
+      source = build({ config, aws: {} });
+    }
+    return source();
+  };
 }

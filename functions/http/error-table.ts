@@ -1,13 +1,19 @@
 import {
   AccessRefused,
+  AccessRevoked,
   AccountLocked,
+  AlreadyExists,
   CodeInUse,
   Conflict,
   Contended,
+  InvalidCursor,
   InvalidInput,
+  LeaseHeld,
+  NotFound,
   NotSignedIn,
-  RecordNotFound,
+  RateLimited,
   RtmpDenied,
+  SessionGone,
   SignInFailed,
   TooManyRequests,
   type ConflictKind,
@@ -45,7 +51,6 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'owner-password-elsewhere': 'The owner password is set with set-admin-password',
   'enrolment-not-started': 'Start two-factor enrolment first',
   'preview-of-inactive-event': 'Event is deactivated: activate it to preview the stream',
-  'stream-on-air-elsewhere': 'Stream is on air on another ingest',
 };
 
 interface Refusal {
@@ -115,7 +120,7 @@ const retryAfter = (seconds: number) => ({ 'retry-after': String(seconds) });
 export function errorAnswer(error: unknown): ErrorAnswer | null {
   if (error instanceof HttpError) return { status: error.status, body: { error: error.message } };
   if (error instanceof InvalidInput) return { status: 400, body: { error: error.message } };
-  if (error instanceof RecordNotFound) return { status: 404, body: { error: NOT_FOUND[error.kind] } };
+  if (error instanceof NotFound) return { status: 404, body: { error: NOT_FOUND[error.kind] } };
   if (error instanceof Conflict) return { status: 409, body: { error: CONFLICTS[error.kind] } };
   if (error instanceof CodeInUse) {
     // The spec's exact body: `inUse` is what tells this 409 apart.
@@ -134,7 +139,7 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
   }
   // Others kept changing the item (a crowd of claims and releases on one code): worth a retry, not a fault.
   if (error instanceof Contended) return { status: 503, body: { error: 'Busy: try again in a moment' }, headers: retryAfter(1) };
-  if (error instanceof NotSignedIn) return { status: 401, body: { error: 'Authentication required' } };
+  if (error instanceof NotSignedIn) return { status: 401, body: { error: 'Authentication required', reason: error.reason } };
   // Sign-in refusals carry the failure as `reason`: the console words a lockout apart from the address's limit.
   if (error instanceof AccountLocked) {
     return {
@@ -145,6 +150,22 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
   }
   if (error instanceof SignInFailed) {
     return { status: 401, body: { error: SIGN_IN_FAILURES[error.failure as Exclude<SignInFailure, 'locked'>], reason: error.failure } };
+  }
+  return storeErrorAnswer(error);
+}
+
+/**
+ * The stores' errors where no use case turned them into an answer of its own: what each means
+ * for the request, never a 500 (`NotFound`, which stores and use cases share, is answered above).
+ */
+function storeErrorAnswer(error: unknown): ErrorAnswer | null {
+  if (error instanceof LeaseHeld) return { status: 409, body: { error: 'Stream is on air on another ingest' } };
+  if (error instanceof InvalidCursor) return { status: 400, body: { error: 'cursor: is invalid' } };
+  if (error instanceof AlreadyExists) return { status: 409, body: { error: 'Already exists' } };
+  if (error instanceof SessionGone) return { status: 404, body: { error: SESSION_NOT_FOUND } };
+  if (error instanceof AccessRevoked) return { status: 403, body: { error: PLAYBACK_REVOKED } };
+  if (error instanceof RateLimited) {
+    return { status: 429, body: { error: TOO_MANY.validate }, headers: retryAfter(error.retryAfterSeconds) };
   }
   return null;
 }

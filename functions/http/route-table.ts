@@ -71,7 +71,6 @@ export const routeTable: RouteSpec[] = [
   route('PUT', '/api/admin/account-policy', 'admin', 'admin', 'accounts:manage'),
 
   route('GET', '/api/revocations', 'internal', 'internal'),
-  route('POST', '/api/internal/streams/{eventId}/live', 'internal', 'internal'),
   route('POST', '/api/internal/streams/{eventId}/video', 'internal', 'internal'),
   route('POST', '/api/internal/streams/{eventId}/refusals', 'internal', 'internal'),
   route('POST', '/api/internal/streams/{eventId}/lease', 'internal', 'internal'),

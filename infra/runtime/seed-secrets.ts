@@ -40,7 +40,7 @@ export interface SecretStore {
 const random = (bytes: number) => randomBytes(bytes).toString('base64url');
 const isSet = (value: unknown) => typeof value === 'string' && value !== '';
 
-/** The fields the admin secret holds, and what each gets when nobody set it (shapes: functions/adapters/load-config.ts). */
+/** The fields the admin secret holds, and what each gets when nobody set it (shapes: functions/adapters/secrets.ts). */
 const ADMIN_GENERATORS: Record<string, () => Promise<string>> = {
   // A random password that is thrown away: the console stays closed until an operator sets one.
   adminPasswordHash: () => hashAdminPassword(random(24)),

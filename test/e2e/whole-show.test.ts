@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { referencedFiles } from '../../ingest-container/src/hls/playlist';
+import { referencedFiles } from '../../recording/playlist';
 import { mediaSeconds, newShow, showStatus, videoFrames, watchShow, type Show } from '../support/show';
 import { publish, tempDir, until } from '../support/ingest';
 

@@ -12,7 +12,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
-import { CONFIG_MAX_AGE_SECONDS } from '../../functions/adapters/load-config';
+import { CONFIG_MAX_AGE_SECONDS } from '../../functions/adapters/secrets';
 import { hashAdminPassword } from '../../functions/domain/admin-credentials';
 import { withAdminPassword } from '../../infra/scripts/set-admin-password';
 import { apiGatewayEvent as apiEvent } from '../support/api-gateway-event';
@@ -111,12 +111,16 @@ describe('the secret split at run time', () => {
 
   it('fails closed, without details, when the admin function cannot read its secret', async () => {
     const { handler } = await import('../../functions/handlers/admin');
-    const arn = process.env.ADMIN_SECRETS_ARN;
-    process.env.ADMIN_SECRETS_ARN = `${ADMIN_ARN}-not-granted`;
+    const granted = values.get(ADMIN_ARN)!;
+    // Access to the secret is withdrawn (the stub answers AccessDenied); the cached value expires.
+    values.delete(ADMIN_ARN);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 2 * (CONFIG_MAX_AGE_SECONDS + 1) * 1000);
     try {
       expect(await login(handler, 'second password, long')).toMatchObject({ statusCode: 500, body: JSON.stringify({ error: 'Internal server error' }) });
     } finally {
-      process.env.ADMIN_SECRETS_ARN = arn;
+      values.set(ADMIN_ARN, granted);
+      vi.useRealTimers();
     }
   });
 });

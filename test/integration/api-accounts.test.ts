@@ -3,12 +3,9 @@
  * handlers on the embedded DynamoDB. The permission walk covers every admin
  * route of the route table for every role.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoStore } from '../../functions/adapters/dynamo-store';
-import { loadAdminSecrets, loadConfig } from '../../functions/adapters/load-config';
+import { adminApp } from '../../functions/handlers/admin';
 import { ROLES, permissionsOf, type Role } from '../../functions/domain/roles';
 import { checkPassword, LOCKOUT, SignInFailed } from '../../functions/domain/sign-in';
 import { routeTable } from '../../functions/http/route-table';
@@ -200,17 +197,7 @@ describe('sign-in', () => {
   it('locks an account after repeated failures, and the lock ends by itself', async () => {
     await createAccount('lou', 'box-office');
     let clock = new Date();
-    const deps = {
-      store: new DynamoStore(
-        DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB }), {
-          marshallOptions: { removeUndefinedValues: true },
-        }),
-        'stagedoor',
-      ),
-      config: await loadConfig(process.env),
-      adminSecrets: await loadAdminSecrets(process.env),
-      now: () => clock,
-    };
+    const deps = { ...(await adminApp(api.wiring)()), now: () => clock };
     for (let i = 1; i < LOCKOUT.failures; i++) expect((await login('lou', 'wrong password!')).status).toBe(401);
     expect((await login('lou', 'wrong password!')).status).toBe(401);
     // Locked: even the right password is refused, over HTTP as in the domain.
@@ -261,12 +248,16 @@ describe('account management', () => {
     expect((await as(cookie, 'GET', '/api/admin/events')).status).toBe(200);
     const demoted = await api.admin('PATCH', '/api/admin/accounts/dan', { role: 'read-only' });
     expect(demoted).toMatchObject({ status: 200, body: { username: 'dan', role: 'read-only' } });
-    expect(await as(cookie, 'GET', '/api/admin/events')).toMatchObject({ status: 401, body: { error: 'Authentication required' } });
+    // The 401 says why, so the console can tell the person.
+    expect(await as(cookie, 'GET', '/api/admin/events')).toMatchObject({
+      status: 401,
+      body: { error: 'Authentication required', reason: 'account-changed' },
+    });
 
     const again = await signIn('dan');
     expect((await as(again, 'GET', '/api/admin/session')).body.role).toBe('read-only');
     expect((await api.admin('PATCH', '/api/admin/accounts/dan', { disabled: true })).body.disabled).toBe(true);
-    expect((await as(again, 'GET', '/api/admin/session')).status).toBe(401);
+    expect(await as(again, 'GET', '/api/admin/session')).toMatchObject({ status: 401, body: { reason: 'account-disabled' } });
     expect(await login('dan')).toMatchObject({ status: 401, body: { error: 'Invalid username or password' } });
 
     await api.admin('PATCH', '/api/admin/accounts/dan', { disabled: false });

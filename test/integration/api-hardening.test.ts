@@ -64,11 +64,11 @@ describe('ids that cannot name a record', () => {
     expect(await api.admin('GET', `/api/admin/events/${long}`)).toMatchObject({ status: 404, body: { error: 'Event not found' } });
     expect(await api.admin('PATCH', `/api/admin/tokens/${long}/revoke`)).toMatchObject({ status: 404, body: { error: 'Token not found' } });
     expect(await api.admin('GET', `/api/admin/events/a%20b/tokens`)).toMatchObject({ status: 404 });
-    const live = await call('POST', `${api.url}/api/internal/streams/${long}/live`, {
-      json: { live: true },
+    const lease = await call('POST', `${api.url}/api/internal/streams/${long}/lease`, {
+      json: { holder: 'ingest-a', action: 'acquire' },
       headers: { 'x-internal-api-key': api.internalApiKey },
     });
-    expect(live).toMatchObject({ status: 404, body: { error: 'Event not found' } });
+    expect(lease).toMatchObject({ status: 404, body: { error: 'Event not found' } });
   });
 
   it('are a 400 in a query or body, and a refusal in the RTMP callback', async () => {

@@ -99,20 +99,6 @@ describe('GET /api/revocations', () => {
   });
 });
 
-describe('POST /api/internal/streams/:eventId/live', () => {
-  it('requires the internal key and a boolean', async () => {
-    const { event } = await setup(1);
-    const path = `${api.url}/api/internal/streams/${event.id}/live`;
-    expect((await call('POST', path, { json: { live: true } })).status).toBe(401);
-    const headers = { 'x-internal-api-key': api.internalApiKey };
-    expect(await call('POST', path, { json: { live: 'yes' }, headers })).toMatchObject({ status: 400 });
-    expect(await call('POST', `${api.url}/api/internal/streams/nope/live`, { json: { live: true }, headers })).toMatchObject({
-      status: 404,
-      body: { error: 'Event not found' },
-    });
-  });
-});
-
 describe('POST /api/internal/streams/:eventId/lease', () => {
   const lease = (eventId: string, body: unknown, key = api.internalApiKey) =>
     call('POST', `${api.url}/api/internal/streams/${eventId}/lease`, { json: body, headers: { 'x-internal-api-key': key } });

@@ -362,16 +362,16 @@ describe('GET /api/events/:id/status', () => {
     expect(missing.headers['cache-control']).toBe('no-store');
   });
 
-  it('follows the ingest: live while on air, recording after', async () => {
+  it('follows the ingest\'s lease: live while on air, recording after', async () => {
     const event = await newEvent();
-    const live = (value: boolean) =>
-      call('POST', `${api.url}/api/internal/streams/${event.id}/live`, {
-        json: { live: value },
+    const lease = (action: 'acquire' | 'release') =>
+      call('POST', `${api.url}/api/internal/streams/${event.id}/lease`, {
+        json: { holder: 'ingest-a', action },
         headers: { 'x-internal-api-key': api.internalApiKey },
       });
-    expect(await live(true)).toMatchObject({ status: 200, body: { eventId: event.id, live: true } });
+    expect(await lease('acquire')).toMatchObject({ status: 200, body: { eventId: event.id, holder: 'ingest-a' } });
     expect((await call('GET', `${api.url}/api/events/${event.id}/status`)).body.status).toBe('live');
-    await live(false);
+    await lease('release');
     expect((await call('GET', `${api.url}/api/events/${event.id}/status`)).body.status).toBe('recording');
   });
 

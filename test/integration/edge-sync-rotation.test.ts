@@ -10,7 +10,7 @@ import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyval
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
-import { CONFIG_MAX_AGE_SECONDS } from '../../functions/adapters/load-config';
+import { CONFIG_MAX_AGE_SECONDS } from '../../functions/adapters/secrets';
 import { memoryKvs } from '../support/memory-kvs';
 import { kvsKey } from '../../functions/adapters/kvs-scheme';
 

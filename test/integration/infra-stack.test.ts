@@ -10,7 +10,8 @@ import { tableSchema } from '../../functions/adapters/table-schema';
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
-import { idsOf, referencesIn, synthesize, type Synthesized } from '../support/synth';
+import { referencesIn } from '../support/shipped/stack-values';
+import { idsOf, synthesize, type Synthesized } from '../support/synth';
 
 let s: Synthesized;
 beforeAll(async () => {
@@ -25,11 +26,19 @@ const only = (ids: string[]) => {
   return ids[0]!;
 };
 
-/** The Lambda function of an API area, found by its description. */
-const functionOf = (area: Area | 'edge-sync') =>
+/** Functions besides the API's areas, by the start of their description. */
+const OTHER_FUNCTIONS = { 'edge-sync': 'Stagedoor edge-sync', 'recording-sweep': 'Stagedoor recording sweep' } as const;
+type Runtime = Area | keyof typeof OTHER_FUNCTIONS;
+/** Every function the stack runs for the product (not CDK's own helpers). */
+const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep'];
+
+/** The Lambda function of an API area, or of edge-sync or the recording sweep, found by its description. */
+const functionOf = (area: Runtime) =>
   only(
     idsOf(s.json, 'AWS::Lambda::Function', (p) =>
-      area === 'edge-sync' ? String(p.Description).startsWith('Stagedoor edge-sync') : p.Description === `Stagedoor API: ${area} routes`,
+      area in OTHER_FUNCTIONS
+        ? String(p.Description).startsWith(OTHER_FUNCTIONS[area as keyof typeof OTHER_FUNCTIONS])
+        : p.Description === `Stagedoor API: ${area} routes`,
     ),
   );
 const roleOf = (functionId: string) => resource(functionId).Properties.Role['Fn::GetAtt'][0] as string;
@@ -161,10 +170,10 @@ describe('data', () => {
 });
 
 describe('functions', () => {
-  it('runs each area and edge-sync as its own Node.js 22 function with its own role', () => {
-    const ids = [...AREAS, 'edge-sync' as const].map(functionOf);
+  it('runs each area, edge-sync and the recording sweep as its own Node.js 22 function with its own role', () => {
+    const ids = RUNTIMES.map(functionOf);
     const roles = new Set(ids.map(roleOf));
-    expect(roles.size).toBe(5);
+    expect(roles.size).toBe(6);
     for (const id of ids) {
       expect(resource(id).Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -176,7 +185,7 @@ describe('functions', () => {
   });
 
   it('sets each function exactly the configuration its handler reads', () => {
-    const env = (area: Area | 'edge-sync') => resource(functionOf(area)).Properties.Environment.Variables;
+    const env = (area: Runtime) => resource(functionOf(area)).Properties.Environment.Variables;
     const secretRef = { Ref: sharedSecretId() };
     for (const area of [...AREAS, 'edge-sync' as const]) {
       expect(env(area)).toMatchObject({
@@ -202,10 +211,14 @@ describe('functions', () => {
       expect(Object.keys(env(area))).not.toContain('CLOUDFRONT_DISTRIBUTION_ID');
       expect(Object.keys(env(area))).not.toContain('PLAYBACK_BASE_URL');
     }
+    // Only the recording sweep is told where the media bucket is; it needs no secret.
+    const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
+    expect(env('recording-sweep')).toEqual({ TABLE_NAME: { Ref: tableId() }, MEDIA_BUCKET: { Ref: media }, POWERTOOLS_SERVICE_NAME: 'stagedoor', LOG_LEVEL: 'info' });
+    for (const area of [...AREAS, 'edge-sync' as const]) expect(Object.keys(env(area)), area).not.toContain('MEDIA_BUCKET');
   });
 
   it('alarms on errors and throttles of every function', () => {
-    for (const area of [...AREAS, 'edge-sync' as const]) {
+    for (const area of RUNTIMES) {
       const fn = functionOf(area);
       for (const metric of ['Errors', 'Throttles']) {
         s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -219,7 +232,7 @@ describe('functions', () => {
   });
 
   it('bundles each function into one ES module that loads in Node and exports handler', async () => {
-    for (const area of [...AREAS, 'edge-sync' as const]) {
+    for (const area of RUNTIMES) {
       const key = resource(functionOf(area)).Properties.Code.S3Key as string;
       const bundle = join(s.outdir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
       expect(existsSync(bundle), area).toBe(true);
@@ -237,7 +250,7 @@ describe('functions', () => {
   });
 
   it('keeps logs for a month in a log group per function', () => {
-    for (const area of [...AREAS, 'edge-sync' as const]) {
+    for (const area of RUNTIMES) {
       const group = resource(functionOf(area)).Properties.LoggingConfig.LogGroup.Ref as string;
       expect(resource(group).Properties.RetentionInDays).toBe(30);
     }
@@ -293,7 +306,7 @@ describe('least privilege', () => {
     const readers = grants.filter((grant) => grant.actions.includes('secretsmanager:GetSecretValue')).map((grant) => grant.role);
     expect(new Set(readers)).toEqual(new Set([roleOf(functionOf('admin')), seedRole]));
     expect(grants.filter((grant) => grant.role !== seedRole).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
-    for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync'] as const) {
+    for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep'] as const) {
       const statements = statementsOf(roleOf(functionOf(area)));
       expect(statements.filter((st) => referencesIn(st.Resource).has(adminSecret)), area).toEqual([]);
       // Nor through a wildcard.
@@ -308,7 +321,7 @@ describe('least privilege', () => {
   });
 
   it('never grants a wildcard action or a write to the secret to a runtime function', () => {
-    for (const area of [...AREAS, 'edge-sync' as const]) {
+    for (const area of RUNTIMES) {
       for (const statement of statementsOf(roleOf(functionOf(area)))) {
         for (const action of actionsOf(statement)) {
           expect(action, area).not.toMatch(/\*$/);
@@ -319,7 +332,7 @@ describe('least privilege', () => {
   });
 
   it('lets only the admin function invalidate, and only this distribution', () => {
-    const invalidators = [...AREAS, 'edge-sync' as const].filter((area) =>
+    const invalidators = RUNTIMES.filter((area) =>
       statementsOf(roleOf(functionOf(area))).some((st) => actionsOf(st).includes('cloudfront:CreateInvalidation')),
     );
     expect(invalidators).toEqual(['admin']);
@@ -347,6 +360,27 @@ describe('least privilege', () => {
     );
     const writes = statements.filter((st) => actionsOf(st).some((a) => /^dynamodb:(Put|Update|Delete|BatchWrite)/.test(a)));
     expect(writes).toEqual([]);
+  });
+
+  it('gives no API function any access to the media bucket: no read writes, and the public one only reads the table', () => {
+    const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
+    for (const area of AREAS) {
+      const statements = statementsOf(roleOf(functionOf(area)));
+      expect(statements.filter((st) => actionsOf(st).some((action) => action.startsWith('s3:'))), area).toEqual([]);
+      expect(statements.filter((st) => referencesIn(st.Resource).has(media)), area).toEqual([]);
+    }
+  });
+
+  it('lets the recording sweep find leases in the events listing, end one, read recording indexes and write playlists: nothing else', () => {
+    const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
+    const objects = (prefix: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [media, 'Arn'] }, `/${prefix}`]] });
+    expect(statementsOf(roleOf(functionOf('recording-sweep')))).toEqual([
+      { Effect: 'Allow', Action: 'dynamodb:Query', Resource: index('byEvent') },
+      { Effect: 'Allow', Action: 'dynamodb:UpdateItem', Resource: table() },
+      { Effect: 'Allow', Action: 's3:GetObject', Resource: objects('recordings/*') },
+      { Effect: 'Allow', Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [media, 'Arn'] }, Condition: { StringLike: { 's3:prefix': ['recordings/*'] } } },
+      { Effect: 'Allow', Action: 's3:PutObject', Resource: objects('streams/*.m3u8') },
+    ]);
   });
 
   it('limits the ingest task role to writing under streams/ and keeping the recording index under recordings/', () => {
@@ -546,6 +580,16 @@ describe('edge-sync', () => {
     expect(create).toContain(functionOf('edge-sync'));
     const seed = seedId('fill');
     expect([resource(initial!).DependsOn].flat()).toContain(seed);
+  });
+});
+
+describe('recording sweep', () => {
+  it('runs every minute, each run done before the next', () => {
+    s.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionOf('recording-sweep'), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+    expect(resource(functionOf('recording-sweep')).Properties.Timeout).toBeLessThan(60);
   });
 });
 

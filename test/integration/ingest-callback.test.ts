@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { folderStore, startIngestServer, type IngestServer } from '../../ingest-container/src/index';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../local/free-port';
 import { firstStatus, httpServer, logRecorder, publish, tempDir, uniqueName, until, type TestHttpServer } from '../support/ingest';
 
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmbeddedS3 } from '../../local/embedded-s3';
-import { referencedFiles } from '../../ingest-container/src/hls/playlist';
+import { referencedFiles } from '../../recording/playlist';
 import { folderStore, s3Store, startIngestServer, type HlsStore } from '../../ingest-container/src/index';
 import { ffprobe, logRecorder, publish, tempDir, uniqueName } from '../support/ingest';
 

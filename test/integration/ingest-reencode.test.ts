@@ -8,7 +8,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseMediaPlaylist } from '../../ingest-container/src/hls/media-playlist';
+import { parseMediaPlaylist } from '../../recording/media-playlist';
 import { folderStore, startIngestServer } from '../../ingest-container/src/index';
 import { ffprobe, logRecorder, publish, tempDir, uniqueName } from '../support/ingest';
 

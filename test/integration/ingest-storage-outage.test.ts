@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { referencedFiles } from '../../ingest-container/src/hls/playlist';
+import { referencedFiles } from '../../recording/playlist';
 import { folderStore, startIngestServer, type HlsStore } from '../../ingest-container/src/index';
 import { livePlaylist, logRecorder, publish, tempDir, uniqueName, until } from '../support/ingest';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shardOf } from '../../functions/adapters/dynamo-store';
+import { shardOf } from '../../functions/adapters/dynamo-keys';
 import { CODE_SHARDS } from '../../functions/adapters/table-schema';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
@@ -7,22 +7,22 @@ import type { CodeRecord } from '../../functions/domain/records';
 import { newAccount } from '../../functions/domain/staff-accounts';
 import { withinOneWindow } from '../support/rate-window';
 import { sampleCode, sampleEvent } from '../support/store-records';
-import { storeForSuite, type StoreFactory } from '../support/store-under-test';
+import { storesForSuite, type StoreFactory } from '../support/store-under-test';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
 /**
- * One contract, run against every store: DynamoStore on each DynamoDB implementation we rely on,
+ * One contract, run against every store: the DynamoDB adapters on each DynamoDB implementation we rely on,
  * so that nothing depends on a stand-in's quirks, and the in-memory store the unit tests use, so
  * that it keeps the same rules.
  */
 export function describeStoreContract(name: string, open: StoreFactory) {
   describe(`Store contract on ${name}`, () => {
-    const store = storeForSuite(open);
+    const stores = storesForSuite(open);
 
     /** Installs session `sid` on a code nobody has claimed yet. */
     const claimFresh = (code: string, sid: string) =>
-      store.claimSession({
+      stores.codes.claimSession({
         code,
         expectedRevision: 0,
         session: { id: sid, startedAt: iso(), heartbeatAt: iso() },
@@ -32,33 +32,62 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         now: iso(),
       });
 
+    /** (De)activates an event as the domain does (event-admin.ts): the event, then its codes' copy of the flag. */
+    async function setActive(eventId: string, active: boolean) {
+      await stores.events.setEventActive(eventId, active, iso());
+      await stores.codes.copyEventActive(eventId, active);
+    }
+
     async function eventWithCode(codeOverrides: Partial<CodeRecord> = {}) {
       const event = sampleEvent();
-      await store.createEvent(event);
+      await stores.events.createEvent(event);
       const code = sampleCode(event.id, codeOverrides);
-      await store.createCode(code);
+      await stores.codes.createCode(code);
       return { event, code };
     }
 
     it('creates, lists, updates and reads events', async () => {
       const event = sampleEvent({ title: 'First' });
-      await store.createEvent(event);
-      await expect(store.createEvent(event)).rejects.toBeInstanceOf(AlreadyExists);
-      expect(await store.getEvent(event.id)).toEqual(event);
-      const updated = await store.updateEvent(event.id, { title: 'Renamed', accessWindowHours: 3 }, iso());
+      await stores.events.createEvent(event);
+      await expect(stores.events.createEvent(event)).rejects.toBeInstanceOf(AlreadyExists);
+      expect(await stores.events.getEvent(event.id)).toEqual(event);
+      const updated = await stores.events.updateEvent(event.id, { title: 'Renamed', accessWindowHours: 3 }, iso());
       expect(updated).toMatchObject({ title: 'Renamed', accessWindowHours: 3 });
-      expect((await store.listEvents()).map((e) => e.id)).toContain(event.id);
-      await expect(store.updateEvent('missing', { title: 'x' }, iso())).rejects.toBeInstanceOf(NotFound);
+      expect((await stores.events.listEvents()).map((e) => e.id)).toContain(event.id);
+      await expect(stores.events.updateEvent('missing', { title: 'x' }, iso())).rejects.toBeInstanceOf(NotFound);
+    });
+
+    it('lists the publish leases held, fresh or run out, not released ones nor deleted events\', and ends only that very lease', async () => {
+      const [fresh, ranOut, released, never, deleted] = [0, 1, 2, 3, 4].map(() => sampleEvent());
+      for (const event of [fresh!, ranOut!, released!, never!, deleted!]) await stores.events.createEvent(event);
+      await stores.events.acquireStreamLease(fresh!.id, { holder: 'ingest-a', now: iso(), expiresAt: iso(15_000) });
+      await stores.events.acquireStreamLease(ranOut!.id, { holder: 'ingest-b', now: iso(-60_000), expiresAt: iso(-45_000) });
+      await stores.events.acquireStreamLease(released!.id, { holder: 'ingest-c', now: iso(), expiresAt: iso(15_000) });
+      await stores.events.releaseStreamLease(released!.id, { holder: 'ingest-c', now: iso() });
+      await stores.events.acquireStreamLease(deleted!.id, { holder: 'ingest-d', now: iso(), expiresAt: iso(15_000) });
+      await stores.events.deleteEvent(deleted!.id, iso());
+      const ours = new Set([fresh!.id, ranOut!.id, released!.id, never!.id, deleted!.id]);
+      const leases = (await stores.events.listStreamLeases()).filter((lease) => ours.has(lease.eventId));
+      expect(leases.sort((a, b) => a.holder.localeCompare(b.holder))).toEqual([
+        { eventId: fresh!.id, holder: 'ingest-a', expiresAt: expect.any(String) },
+        { eventId: ranOut!.id, holder: 'ingest-b', expiresAt: expect.any(String) },
+      ]);
+      const run = leases[1]!;
+      expect(run.expiresAt < iso()).toBe(true);
+      // Taken over meanwhile: ending the lease that ran out leaves the new one alone.
+      await stores.events.acquireStreamLease(ranOut!.id, { holder: 'ingest-e', now: iso(), expiresAt: iso(15_000) });
+      await stores.events.releaseStreamLease(ranOut!.id, { holder: run.holder, now: iso(), expiresAt: run.expiresAt });
+      expect((await stores.events.listStreamLeases()).find((lease) => lease.eventId === ranOut!.id)).toMatchObject({ holder: 'ingest-e' });
     });
 
     it('keeps codes unique and finds them by code and by id', async () => {
       const { event, code } = await eventWithCode();
-      await expect(store.createCode({ ...code, id: randomId(20) })).rejects.toBeInstanceOf(AlreadyExists);
-      expect(await store.getCode(code.code)).toEqual(code);
-      expect(await store.getCodeById(code.id)).toEqual(code);
-      expect((await store.listCodes(event.id)).map((c) => c.id)).toEqual([code.id]);
-      await store.addToCodeCount(event.id, 1);
-      expect((await store.getEvent(event.id))!.tokenCount).toBe(1);
+      await expect(stores.codes.createCode({ ...code, id: randomId(20) })).rejects.toBeInstanceOf(AlreadyExists);
+      expect(await stores.codes.getCode(code.code)).toEqual(code);
+      expect(await stores.codes.getCodeById(code.id)).toEqual(code);
+      expect((await stores.codes.listCodes(event.id)).map((c) => c.id)).toEqual([code.id]);
+      await stores.events.addToCodeCount(event.id, 1);
+      expect((await stores.events.getEvent(event.id))!.tokenCount).toBe(1);
     });
 
     it('lets exactly one of 20 concurrent claims win', async () => {
@@ -66,7 +95,7 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const now = iso();
       const results = await Promise.allSettled(
         Array.from({ length: 20 }, () =>
-          store.claimSession({
+          stores.codes.claimSession({
             code: code.code,
             expectedRevision: 0,
             session: { id: randomId(), startedAt: now, heartbeatAt: now },
@@ -81,13 +110,13 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(rejected).toHaveLength(19);
       for (const r of rejected) expect(r.reason).toBeInstanceOf(CodeInUse);
-      expect((await store.getCode(code.code))!.revision).toBe(1);
+      expect((await stores.codes.getCode(code.code))!.revision).toBe(1);
     });
 
     it('refuses a claim on a revoked code or an inactive event', async () => {
       const { event, code } = await eventWithCode();
       const claim = (revision: number) =>
-        store.claimSession({
+        stores.codes.claimSession({
           code: code.code,
           expectedRevision: revision,
           session: { id: randomId(), startedAt: iso(), heartbeatAt: iso() },
@@ -96,28 +125,48 @@ export function describeStoreContract(name: string, open: StoreFactory) {
           redeemed: null,
           now: iso(),
         });
-      await store.setCodeRevoked(code.id, true, iso());
+      await stores.codes.setCodeRevoked(code.id, true, iso());
       await expect(claim(0)).rejects.toBeInstanceOf(CodeInUse);
-      await store.setCodeRevoked(code.id, false, iso());
-      await store.setEventActive(event.id, false, iso());
-      expect((await store.getCode(code.code))!.eventActive).toBe(false);
+      await stores.codes.setCodeRevoked(code.id, false, iso());
+      await setActive(event.id, false);
+      expect((await stores.codes.getCode(code.code))!.eventActive).toBe(false);
       await expect(claim(0)).rejects.toBeInstanceOf(CodeInUse);
-      await store.setEventActive(event.id, true, iso());
+      await setActive(event.id, true);
       await expect(claim(0)).resolves.toMatchObject({ revision: 1 });
+    });
+
+    it('answers a lost conditional write with the code as that write saw it', async () => {
+      const { code } = await eventWithCode();
+      const sid = randomId();
+      await claimFresh(code.code, sid);
+      const lost = await claimFresh(code.code, 'second').catch((error: unknown) => error);
+      expect(lost).toBeInstanceOf(CodeInUse);
+      expect((lost as CodeInUse).seen).toMatchObject({ code: code.code, revision: 1, session: { id: sid } });
+      const missing = await claimFresh('NO-SUCH-CODE', 'x').catch((error: unknown) => error);
+      expect((missing as CodeInUse).seen).toBeNull();
+
+      await stores.codes.setCodeRevoked(code.id, true, iso());
+      const revoked = await stores.codes.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) }).catch((error: unknown) => error);
+      expect(revoked).toBeInstanceOf(AccessRevoked);
+      expect((revoked as AccessRevoked).seen).toMatchObject({ code: code.code, isRevoked: true, session: { id: sid } });
+      await stores.codes.setCodeRevoked(code.id, false, iso());
+      const gone = await stores.codes.heartbeat({ code: code.code, sessionId: 'other', now: iso(), staleBefore: iso(-60_000) }).catch((error: unknown) => error);
+      expect(gone).toBeInstanceOf(SessionGone);
+      expect((gone as SessionGone).seen).toMatchObject({ session: { id: sid } });
     });
 
     it('keeps a session alive by heartbeat and tells why one fails', async () => {
       const { event, code } = await eventWithCode();
       const sid = randomId();
       await claimFresh(code.code, sid);
-      await store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) });
-      await expect(store.heartbeat({ code: code.code, sessionId: 'other', now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(SessionGone);
-      await expect(store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(1000) })).rejects.toBeInstanceOf(SessionGone);
-      await store.setEventActive(event.id, false, iso());
-      await expect(store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(AccessRevoked);
-      await store.setEventActive(event.id, true, iso());
-      await store.setCodeRevoked(code.id, true, iso());
-      await expect(store.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(AccessRevoked);
+      await stores.codes.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) });
+      await expect(stores.codes.heartbeat({ code: code.code, sessionId: 'other', now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(SessionGone);
+      await expect(stores.codes.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(1000) })).rejects.toBeInstanceOf(SessionGone);
+      await setActive(event.id, false);
+      await expect(stores.codes.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(AccessRevoked);
+      await setActive(event.id, true);
+      await stores.codes.setCodeRevoked(code.id, true, iso());
+      await expect(stores.codes.heartbeat({ code: code.code, sessionId: sid, now: iso(), staleBefore: iso(-60_000) })).rejects.toBeInstanceOf(AccessRevoked);
     });
 
     it('releases a plain session without a trace in the feed', async () => {
@@ -125,12 +174,21 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const { code } = await eventWithCode();
       const sid = randomId();
       await claimFresh(code.code, sid);
-      await store.releaseSession({ code: code.code, sessionId: sid, now: iso() });
-      await store.releaseSession({ code: code.code, sessionId: sid, now: iso() });
-      const after = (await store.getCode(code.code))!;
+      await stores.codes.releaseSession({ code: code.code, sessionId: sid, now: iso() });
+      await stores.codes.releaseSession({ code: code.code, sessionId: sid, now: iso() });
+      const after = (await stores.codes.getCode(code.code))!;
       expect(after.session).toBeNull();
       expect(after.endedSessions).toEqual([]);
-      expect((await store.accessChangesSince(since)).codes.map((c) => c.code)).not.toContain(code.code);
+      expect((await stores.codes.accessChangesSince(since)).codes.map((c) => c.code)).not.toContain(code.code);
+    });
+
+    it('reads the whole feed with an empty since, as the edge reconciliation asks (DynamoDB refuses an empty key value)', async () => {
+      const { event, code } = await eventWithCode();
+      await stores.codes.setCodeRevoked(code.id, true, iso());
+      await setActive(event.id, false);
+      const all = await stores.codes.accessChangesSince('');
+      expect(all.codes.map((c) => c.code)).toContain(code.code);
+      expect(all.events.map((e) => e.id)).toContain(event.id);
     });
 
     it('remembers the release of a session holding a long-lived URL, in the feed, until that URL expires', async () => {
@@ -138,7 +196,7 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const { code } = await eventWithCode();
       const sid = randomId();
       const longLivedUntil = iso(3 * 3_600_000);
-      await store.claimSession({
+      await stores.codes.claimSession({
         code: code.code,
         expectedRevision: 0,
         session: { id: sid, startedAt: iso(), heartbeatAt: iso(), longLivedUntil },
@@ -148,9 +206,9 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         now: iso(),
       });
       const at = iso();
-      await store.releaseSession({ code: code.code, sessionId: sid, now: at });
-      expect((await store.getCode(code.code))!.endedSessions).toEqual([{ sessionId: sid, endedAt: at, longLivedUntil }]);
-      const fed = (await store.accessChangesSince(since)).codes.find((c) => c.code === code.code);
+      await stores.codes.releaseSession({ code: code.code, sessionId: sid, now: at });
+      expect((await stores.codes.getCode(code.code))!.endedSessions).toEqual([{ sessionId: sid, endedAt: at, longLivedUntil }]);
+      const fed = (await stores.codes.accessChangesSince(since)).codes.find((c) => c.code === code.code);
       expect(fed?.endedSessions).toEqual([{ sessionId: sid, endedAt: at, longLivedUntil }]);
     });
 
@@ -160,7 +218,7 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const old = randomId();
       await claimFresh(code.code, old);
       const at = iso();
-      await store.claimSession({
+      await stores.codes.claimSession({
         code: code.code,
         expectedRevision: 1,
         session: { id: randomId(), startedAt: at, heartbeatAt: at },
@@ -169,16 +227,16 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         redeemed: null,
         now: at,
       });
-      const fed = (await store.accessChangesSince(since)).codes.find((c) => c.code === code.code);
+      const fed = (await stores.codes.accessChangesSince(since)).codes.find((c) => c.code === code.code);
       expect(fed?.endedSessions).toEqual([{ sessionId: old, endedAt: at }]);
     });
 
     it('lists an event\'s codes from every shard, newest first, without session state', async () => {
       const event = sampleEvent();
-      await store.createEvent(event);
+      await stores.events.createEvent(event);
       const codes = Array.from({ length: 40 }, (_, i) => sampleCode(event.id, { createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }));
-      await Promise.all(codes.map((code) => store.createCode(code)));
-      const listed = await store.listCodes(event.id);
+      await Promise.all(codes.map((code) => stores.codes.createCode(code)));
+      const listed = await stores.codes.listCodes(event.id);
       expect(listed.map((c) => c.id)).toEqual([...codes].reverse().map((c) => c.id));
       expect(listed[0]).toEqual({
         id: codes[39]!.id,
@@ -197,18 +255,18 @@ export function describeStoreContract(name: string, open: StoreFactory) {
     it('feeds revocations of many codes, whatever shard they land in', async () => {
       const since = iso(-1);
       const event = sampleEvent();
-      await store.createEvent(event);
+      await stores.events.createEvent(event);
       const codes = Array.from({ length: 30 }, () => sampleCode(event.id));
-      await Promise.all(codes.map((code) => store.createCode(code)));
-      await Promise.all(codes.map((code) => store.setCodeRevoked(code.id, true, iso())));
-      const fed = new Set((await store.accessChangesSince(since)).codes.map((c) => c.code));
+      await Promise.all(codes.map((code) => stores.codes.createCode(code)));
+      await Promise.all(codes.map((code) => stores.codes.setCodeRevoked(code.id, true, iso())));
+      const fed = new Set((await stores.codes.accessChangesSince(since)).codes.map((c) => c.code));
       for (const code of codes) expect(fed.has(code.code)).toBe(true);
     });
 
     it('denies a revoked code at the edge past its longest credential', async () => {
       const { code } = await eventWithCode();
       const longLivedUntil = iso(5 * 3_600_000);
-      await store.claimSession({
+      await stores.codes.claimSession({
         code: code.code,
         expectedRevision: 0,
         session: { id: randomId(), startedAt: iso(), heartbeatAt: iso(), longLivedUntil },
@@ -217,18 +275,22 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         redeemed: null,
         now: iso(),
       });
-      expect((await store.setCodeRevoked(code.id, true, iso())).denyUntil).toBe(longLivedUntil);
-      expect((await store.setCodeRevoked(code.id, false, iso())).denyUntil).toBeNull();
+      expect((await stores.codes.setCodeRevoked(code.id, true, iso())).code.denyUntil).toBe(longLivedUntil);
+      expect((await stores.codes.setCodeRevoked(code.id, false, iso())).code.denyUntil).toBeNull();
       const plain = await eventWithCode();
       const at = iso();
-      const revoked = await store.setCodeRevoked(plain.code.id, true, at);
+      const { code: revoked, changed } = await stores.codes.setCodeRevoked(plain.code.id, true, at);
+      expect(changed).toBe(true);
       expect(Date.parse(revoked.denyUntil!) - Date.parse(at)).toBe(600_000);
+      // Revoked already: nothing changes, and the answer says so.
+      expect(await stores.codes.setCodeRevoked(plain.code.id, true, iso(1000))).toEqual({ code: revoked, changed: false });
+      await expect(stores.codes.setCodeRevoked(randomId(20), true, iso())).rejects.toBeInstanceOf(NotFound);
     });
 
     it('keeps sharded counters of redemptions, revocations and presence', async () => {
       const { event, code } = await eventWithCode();
       const now = iso();
-      await store.claimSession({
+      await stores.codes.claimSession({
         code: code.code,
         expectedRevision: 0,
         session: { id: randomId(), startedAt: now, heartbeatAt: now },
@@ -237,23 +299,21 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         redeemed: { at: now, ip: '192.0.2.1' },
         now,
       });
-      await store.countRedemption({ eventId: event.id, code: code.code, delta: 1 });
-      const second = sampleCode(event.id);
-      await store.createCode(second);
-      await store.setCodeRevoked(second.id, true, iso());
-      await store.setCodeRevoked(code.id, true, iso());
-      await store.setCodeRevoked(code.id, false, iso());
+      await stores.counters.countRedemption({ eventId: event.id, code: code.code, delta: 1 });
+      await stores.counters.countRevocation({ eventId: event.id, code: 'SECOND', delta: 1 });
+      await stores.counters.countRevocation({ eventId: event.id, code: code.code, delta: 1 });
+      await stores.counters.countRevocation({ eventId: event.id, code: code.code, delta: -1 });
       const seeds = Array.from({ length: 20 }, () => randomId());
-      await Promise.all(seeds.map((seed) => store.countPresence({ eventId: event.id, seed, at: now, delta: 1 })));
-      await store.countPresence({ eventId: event.id, seed: seeds[0]!, at: now, delta: -1 });
-      await store.countPresence({ eventId: event.id, seed: 'old', at: iso(-3_600_000), delta: 1 });
-      expect(await store.eventCounters({ eventId: event.id, presenceSince: iso(-60_000) })).toEqual({ redeemed: 1, revoked: 1, presence: 19 });
-      expect((await store.eventCounters({ eventId: event.id, presenceSince: iso(-7_200_000) })).presence).toBe(20);
+      await Promise.all(seeds.map((seed) => stores.counters.countPresence({ eventId: event.id, seed, at: now, delta: 1 })));
+      await stores.counters.countPresence({ eventId: event.id, seed: seeds[0]!, at: now, delta: -1 });
+      await stores.counters.countPresence({ eventId: event.id, seed: 'old', at: iso(-3_600_000), delta: 1 });
+      expect(await stores.counters.eventCounters({ eventId: event.id, presenceSince: iso(-60_000) })).toEqual({ redeemed: 1, revoked: 1, presence: 19 });
+      expect((await stores.counters.eventCounters({ eventId: event.id, presenceSince: iso(-7_200_000) })).presence).toBe(20);
     });
 
     it('lists an event\'s live sessions newest first, page by page across its shards', async () => {
       const event = sampleEvent();
-      await store.createEvent(event);
+      await stores.events.createEvent(event);
       // Ten codes in one shard among spread ones: more than one read of a shard brings, so the merge reads on within it.
       const crowded: CodeRecord[] = [];
       while (crowded.length < 10) {
@@ -262,9 +322,9 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       }
       const spread = Array.from({ length: 40 }, () => sampleCode(event.id));
       const codes = spread.flatMap((code, i) => (i % 4 === 0 ? [crowded[i / 4]!, code] : [code]));
-      await Promise.all(codes.map((code) => store.createCode(code)));
+      await Promise.all(codes.map((code) => stores.codes.createCode(code)));
       const claimAt = (code: string, sid: string, startedMs: number, heartbeatMs: number) =>
-        store.claimSession({
+        stores.codes.claimSession({
           code,
           expectedRevision: 0,
           session: { id: sid, startedAt: iso(startedMs), heartbeatAt: iso(heartbeatMs) },
@@ -281,7 +341,7 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const page: Awaited<ReturnType<typeof store.listEventSessions>> = await store.listEventSessions({
+        const page: Awaited<ReturnType<typeof stores.codes.listEventSessions>> = await stores.codes.listEventSessions({
           eventId: event.id,
           liveAfter: iso(-60_000),
           limit: 7,
@@ -300,11 +360,11 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       await withinOneWindow(60);
       const key = `test#${randomId()}`;
       const now = new Date();
-      expect(await store.rateLimitRetryAfter({ key, limit: 2, windowSeconds: 60, now })).toBeNull();
-      await store.hitRateLimit({ key, limit: 2, windowSeconds: 60, now });
-      expect(await store.rateLimitRetryAfter({ key, limit: 2, windowSeconds: 60, now })).toBeNull();
-      await store.hitRateLimit({ key, limit: 2, windowSeconds: 60, now });
-      const wait = await store.rateLimitRetryAfter({ key, limit: 2, windowSeconds: 60, now });
+      expect(await stores.counters.rateLimitRetryAfter({ key, limit: 2, windowSeconds: 60, now })).toBeNull();
+      await stores.counters.hitRateLimit({ key, limit: 2, windowSeconds: 60, now });
+      expect(await stores.counters.rateLimitRetryAfter({ key, limit: 2, windowSeconds: 60, now })).toBeNull();
+      await stores.counters.hitRateLimit({ key, limit: 2, windowSeconds: 60, now });
+      const wait = await stores.counters.rateLimitRetryAfter({ key, limit: 2, windowSeconds: 60, now });
       expect(wait).toBeGreaterThan(0);
       expect(wait).toBeLessThanOrEqual(60);
     });
@@ -314,25 +374,25 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const sid = randomId();
       await claimFresh(code.code, sid);
       const later = iso(3_600_000);
-      await store.markSessionLongLived({ code: code.code, sessionId: sid, until: later, staleBefore: iso(-60_000) });
-      await store.markSessionLongLived({ code: code.code, sessionId: sid, until: iso(60_000), staleBefore: iso(-60_000) });
-      expect((await store.getCode(code.code))!.session?.longLivedUntil).toBe(later);
+      await stores.codes.markSessionLongLived({ code: code.code, sessionId: sid, until: later, staleBefore: iso(-60_000) });
+      await stores.codes.markSessionLongLived({ code: code.code, sessionId: sid, until: iso(60_000), staleBefore: iso(-60_000) });
+      expect((await stores.codes.getCode(code.code))!.session?.longLivedUntil).toBe(later);
       await expect(
-        store.markSessionLongLived({ code: code.code, sessionId: 'other', until: later, staleBefore: iso(-60_000) }),
+        stores.codes.markSessionLongLived({ code: code.code, sessionId: 'other', until: later, staleBefore: iso(-60_000) }),
       ).rejects.toBeInstanceOf(SessionGone);
-      await store.setEventActive(event.id, false, iso());
+      await setActive(event.id, false);
       await expect(
-        store.markSessionLongLived({ code: code.code, sessionId: sid, until: iso(7_200_000), staleBefore: iso(-60_000) }),
+        stores.codes.markSessionLongLived({ code: code.code, sessionId: sid, until: iso(7_200_000), staleBefore: iso(-60_000) }),
       ).rejects.toBeInstanceOf(AccessRevoked);
-      await store.setEventActive(event.id, true, iso());
+      await setActive(event.id, true);
 
       const at = iso();
-      await store.releaseSession({ code: code.code, sessionId: sid, now: at });
-      expect((await store.getCode(code.code))!.endedSessions).toEqual([{ sessionId: sid, endedAt: at, longLivedUntil: later }]);
+      await stores.codes.releaseSession({ code: code.code, sessionId: sid, now: at });
+      expect((await stores.codes.getCode(code.code))!.endedSessions).toEqual([{ sessionId: sid, endedAt: at, longLivedUntil: later }]);
       // A later plain release leaves no trace of its own and keeps this end until its URL expires.
       const next = randomId();
-      const released = (await store.getCode(code.code))!;
-      await store.claimSession({
+      const released = (await stores.codes.getCode(code.code))!;
+      await stores.codes.claimSession({
         code: code.code,
         expectedRevision: released.revision,
         session: { id: next, startedAt: iso(), heartbeatAt: iso() },
@@ -341,8 +401,8 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         redeemed: null,
         now: iso(),
       });
-      await store.releaseSession({ code: code.code, sessionId: next, now: iso(60_000) });
-      expect((await store.getCode(code.code))!.endedSessions.map((ended) => ended.sessionId)).toEqual([sid]);
+      await stores.codes.releaseSession({ code: code.code, sessionId: next, now: iso(60_000) });
+      expect((await stores.codes.getCode(code.code))!.endedSessions.map((ended) => ended.sessionId)).toEqual([sid]);
     });
 
     it('counts rate-limit hits atomically', async () => {
@@ -350,7 +410,7 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const key = `test#${randomId()}`;
       const now = new Date();
       const results = await Promise.allSettled(
-        Array.from({ length: 20 }, () => store.hitRateLimit({ key, limit: 5, windowSeconds: 60, now })),
+        Array.from({ length: 20 }, () => stores.counters.hitRateLimit({ key, limit: 5, windowSeconds: 60, now })),
       );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
       const limited = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!;
@@ -363,67 +423,68 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const since = iso(-1);
       const { event, code } = await eventWithCode();
       const untouched = await eventWithCode();
-      await store.setCodeRevoked(code.id, true, iso());
+      await stores.codes.setCodeRevoked(code.id, true, iso());
       const other = await eventWithCode();
-      await store.setEventActive(other.event.id, false, iso());
-      const changes = await store.accessChangesSince(since);
+      await setActive(other.event.id, false);
+      const changes = await stores.codes.accessChangesSince(since);
       expect(changes.codes.map((c) => c.code)).toContain(code.code);
       expect(changes.codes.map((c) => c.code)).not.toContain(untouched.code.code);
       expect(changes.events.map((e) => e.id)).toContain(other.event.id);
 
-      await store.deleteEvent(event.id, iso());
-      expect(await store.getEvent(event.id)).toBeNull();
-      expect(await store.getCode(code.code)).toBeNull();
-      expect(await store.listCodes(event.id)).toEqual([]);
-      expect((await store.listEvents()).map((e) => e.id)).not.toContain(event.id);
-      await expect(store.deleteEvent(event.id, iso())).rejects.toBeInstanceOf(NotFound);
-      const afterDelete = await store.accessChangesSince(since);
+      await stores.events.deleteEvent(event.id, iso());
+      await stores.codes.deleteEventCodes(event.id);
+      expect(await stores.events.getEvent(event.id)).toBeNull();
+      expect(await stores.codes.getCode(code.code)).toBeNull();
+      expect(await stores.codes.listCodes(event.id)).toEqual([]);
+      expect((await stores.events.listEvents()).map((e) => e.id)).not.toContain(event.id);
+      await expect(stores.events.deleteEvent(event.id, iso())).rejects.toBeInstanceOf(NotFound);
+      const afterDelete = await stores.codes.accessChangesSince(since);
       expect(afterDelete.events.find((e) => e.id === event.id)).toMatchObject({ isActive: false });
     });
 
     it('remembers revoked admin sessions', async () => {
       const id = randomId();
-      expect(await store.isAdminSessionRevoked(id)).toBe(false);
-      await store.revokeAdminSession(id, iso(60_000));
-      expect(await store.isAdminSessionRevoked(id)).toBe(true);
+      expect(await stores.accounts.isAdminSessionRevoked(id)).toBe(false);
+      await stores.accounts.revokeAdminSession(id, iso(60_000));
+      expect(await stores.accounts.isAdminSessionRevoked(id)).toBe(true);
     });
 
     it('creates, reads, lists and updates staff accounts; raising the session generation', async () => {
       const account = newAccount(`acct-${randomId(8)}`, 'box-office', 'scrypt$hash', iso());
-      await store.createAccount(account);
-      await expect(store.createAccount(account)).rejects.toBeInstanceOf(AlreadyExists);
-      expect(await store.getAccount(account.username)).toEqual(account);
-      expect(await store.getAccount('missing-account')).toBeNull();
-      expect((await store.listAccounts()).map((a) => a.username)).toContain(account.username);
-      const updated = await store.updateAccount(account.username, { role: 'read-only', recoveryCodeHashes: ['aa', 'bb'] }, { now: iso(), endSessions: true });
+      await stores.accounts.createAccount(account);
+      await expect(stores.accounts.createAccount(account)).rejects.toBeInstanceOf(AlreadyExists);
+      expect(await stores.accounts.getAccount(account.username)).toEqual(account);
+      expect(await stores.accounts.getAccount('missing-account')).toBeNull();
+      expect((await stores.accounts.listAccounts()).map((a) => a.username)).toContain(account.username);
+      const updated = await stores.accounts.updateAccount(account.username, { role: 'read-only', recoveryCodeHashes: ['aa', 'bb'] }, { now: iso(), endSessions: true });
       expect(updated).toMatchObject({ role: 'read-only', sessionGeneration: 1, recoveryCodeHashes: expect.arrayContaining(['aa', 'bb']) });
-      expect((await store.updateAccount(account.username, { disabled: true }, { now: iso() })).sessionGeneration).toBe(1);
-      await expect(store.updateAccount('missing-account', { disabled: true }, { now: iso() })).rejects.toBeInstanceOf(NotFound);
+      expect((await stores.accounts.updateAccount(account.username, { disabled: true }, { now: iso() })).sessionGeneration).toBe(1);
+      await expect(stores.accounts.updateAccount('missing-account', { disabled: true }, { now: iso() })).rejects.toBeInstanceOf(NotFound);
     });
 
     it('uses each TOTP step and each recovery code once, even when raced', async () => {
       const account = newAccount(`acct-${randomId(8)}`, 'manager', 'scrypt$hash', iso());
-      await store.createAccount({ ...account, recoveryCodeHashes: ['c1', 'c2'] });
-      const steps = await Promise.all(Array.from({ length: 8 }, () => store.useTotpStep(account.username, 1000, iso())));
+      await stores.accounts.createAccount({ ...account, recoveryCodeHashes: ['c1', 'c2'] });
+      const steps = await Promise.all(Array.from({ length: 8 }, () => stores.accounts.useTotpStep(account.username, 1000, iso())));
       expect(steps.filter(Boolean)).toHaveLength(1);
-      expect(await store.useTotpStep(account.username, 999, iso())).toBe(false);
-      expect(await store.useTotpStep(account.username, 1001, iso())).toBe(true);
-      const uses = await Promise.all(Array.from({ length: 8 }, () => store.useRecoveryCode(account.username, 'c1', iso())));
+      expect(await stores.accounts.useTotpStep(account.username, 999, iso())).toBe(false);
+      expect(await stores.accounts.useTotpStep(account.username, 1001, iso())).toBe(true);
+      const uses = await Promise.all(Array.from({ length: 8 }, () => stores.accounts.useRecoveryCode(account.username, 'c1', iso())));
       expect(uses.filter(Boolean)).toHaveLength(1);
-      expect(await store.useRecoveryCode(account.username, 'never-issued', iso())).toBe(false);
-      expect((await store.getAccount(account.username))!.recoveryCodeHashes).toEqual(['c2']);
+      expect(await stores.accounts.useRecoveryCode(account.username, 'never-issued', iso())).toBe(false);
+      expect((await stores.accounts.getAccount(account.username))!.recoveryCodeHashes).toEqual(['c2']);
     });
 
     it('counts failed attempts atomically and keeps the account policy', async () => {
       const account = newAccount(`acct-${randomId(8)}`, 'stream-tech', 'scrypt$hash', iso());
-      await store.createAccount(account);
-      const counts = await Promise.all(Array.from({ length: 6 }, () => store.countFailedAttempt(account.username, iso())));
+      await stores.accounts.createAccount(account);
+      const counts = await Promise.all(Array.from({ length: 6 }, () => stores.accounts.countFailedAttempt(account.username, iso())));
       expect(counts.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
-      await expect(store.countFailedAttempt('missing-account', iso())).rejects.toBeInstanceOf(NotFound);
-      expect(await store.getAccountPolicy()).toEqual({ requireTwoFactor: false });
-      await store.setAccountPolicy({ requireTwoFactor: true }, iso());
-      expect(await store.getAccountPolicy()).toEqual({ requireTwoFactor: true });
-      await store.setAccountPolicy({ requireTwoFactor: false }, iso());
+      await expect(stores.accounts.countFailedAttempt('missing-account', iso())).rejects.toBeInstanceOf(NotFound);
+      expect(await stores.accounts.getAccountPolicy()).toEqual({ requireTwoFactor: false });
+      await stores.accounts.setAccountPolicy({ requireTwoFactor: true }, iso());
+      expect(await stores.accounts.getAccountPolicy()).toEqual({ requireTwoFactor: true });
+      await stores.accounts.setAccountPolicy({ requireTwoFactor: false }, iso());
     });
   });
 }

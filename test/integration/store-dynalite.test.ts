@@ -1,8 +1,8 @@
 import { startEmbeddedDynamo } from '../../local/embedded-dynamodb';
-import { dynamoStoreOn } from '../support/store-under-test';
+import { dynamoStoresOn } from '../support/store-under-test';
 import { describeStoreContract } from './store-contract';
 import { describeShowNightStoreContract } from './store-contract-show-night';
 
-const dynalite = dynamoStoreOn((tableName) => startEmbeddedDynamo({ tableName }));
+const dynalite = dynamoStoresOn((tableName) => startEmbeddedDynamo({ tableName }));
 describeStoreContract('dynalite (the embedded stand-in)', dynalite);
 describeShowNightStoreContract('dynalite (the embedded stand-in)', dynalite);

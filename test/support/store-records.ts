@@ -20,7 +20,6 @@ export function sampleEvent(overrides: Partial<EventRecord> = {}): EventRecord {
     activeChangedAt: now,
     tokenCount: 0,
     ingestKey: 'k'.repeat(32),
-    liveSince: null,
     lastLiveEndedAt: null,
     ...overrides,
   };

@@ -1,22 +1,22 @@
 import { afterAll, beforeAll } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoStore } from '../../functions/adapters/dynamo-store';
-import type { Store } from '../../functions/domain/store';
-import { MemoryStore } from './memory-store';
+import { dynamoStores } from '../../functions/adapters/dynamo-stores';
+import type { Stores } from '../../functions/domain/stores';
+import { memoryStores as inMemory } from './memory-stores';
 
-export interface OpenStore {
-  store: Store;
+export interface OpenStores {
+  stores: Stores;
   close(): Promise<void>;
 }
 
-/** Opens a fresh, empty store: what the store contract suites run against. */
-export type StoreFactory = () => Promise<OpenStore>;
+/** Opens fresh, empty stores: what the store contract suites run against. */
+export type StoreFactory = () => Promise<OpenStores>;
 
 const TABLE = 'stagedoor';
 
-/** DynamoStore on a DynamoDB-compatible server that `start` brings up with the table created. */
-export function dynamoStoreOn(start: (table: string) => Promise<{ endpoint: string; close(): Promise<void> }>): StoreFactory {
+/** The DynamoDB adapters on a DynamoDB-compatible server that `start` brings up with the table created. */
+export function dynamoStoresOn(start: (table: string) => Promise<{ endpoint: string; close(): Promise<void> }>): StoreFactory {
   return async () => {
     const server = await start(TABLE);
     const client = new DynamoDBClient({
@@ -24,9 +24,9 @@ export function dynamoStoreOn(start: (table: string) => Promise<{ endpoint: stri
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
-    const store = new DynamoStore(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), TABLE);
+    const stores = dynamoStores(DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), TABLE);
     return {
-      store,
+      stores,
       async close() {
         client.destroy();
         await server.close();
@@ -35,23 +35,22 @@ export function dynamoStoreOn(start: (table: string) => Promise<{ endpoint: stri
   };
 }
 
-export const memoryStore: StoreFactory = async () => ({ store: new MemoryStore(), close: async () => undefined });
+export const memoryStores: StoreFactory = async () => ({ stores: inMemory(), close: async () => undefined });
 
 /**
- * Opens a store before the enclosing suite and closes it after. The returned Store forwards each
- * call to the store opened then, so test bodies call it like any store.
+ * Opens the stores before the enclosing suite and closes them after. The returned Stores forward
+ * each port to the stores opened then, so test bodies use them like any stores.
  */
-export function storeForSuite(open: StoreFactory): Store {
-  let opened: OpenStore | undefined;
+export function storesForSuite(open: StoreFactory): Stores {
+  let opened: OpenStores | undefined;
   beforeAll(async () => {
     opened = await open();
   }, 90_000);
   afterAll(async () => opened?.close());
-  return new Proxy({} as Store, {
-    get(_, method: keyof Store) {
-      if (!opened) throw new Error('the store opens in beforeAll: use it inside tests only');
-      const store = opened.store;
-      return (store[method] as (...args: unknown[]) => unknown).bind(store);
+  return new Proxy({} as Stores, {
+    get(_, port: keyof Stores) {
+      if (!opened) throw new Error('the stores open in beforeAll: use them inside tests only');
+      return opened.stores[port];
     },
   });
 }

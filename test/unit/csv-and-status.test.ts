@@ -29,11 +29,10 @@ describe('csv', () => {
 
 describe('eventStatus', () => {
   const event = (overrides: Partial<EventRecord>) =>
-    ({ startsAt: '2030-01-01T10:00:00.000Z', endsAt: '2030-01-01T12:00:00.000Z', accessWindowHours: 24, liveSince: null, lastLiveEndedAt: null, ...overrides }) as EventRecord;
+    ({ startsAt: '2030-01-01T10:00:00.000Z', endsAt: '2030-01-01T12:00:00.000Z', accessWindowHours: 24, lastLiveEndedAt: null, ...overrides }) as EventRecord;
   const at = (iso: string) => new Date(iso);
 
-  it('is live only while a publisher is on air', () => {
-    expect(eventStatus(event({ liveSince: '2030-01-01T09:55:00.000Z' }), at('2030-01-01T09:56:00Z'))).toBe('live');
+  it('is not started before a publisher came on air', () => {
     expect(eventStatus(event({}), at('2030-01-01T11:00:00Z'))).toBe('not-started');
   });
   it('is recording after a stream while codes still work, then ended', () => {
@@ -47,7 +46,7 @@ describe('eventStatus', () => {
     expect(eventStatus(leased, at('2030-01-01T11:00:10Z'))).toBe('live');
     expect(eventStatus(leased, at('2030-01-01T11:00:15Z'))).toBe('recording');
     expect(eventStatus(leased, at('2030-01-03T00:00:00Z'))).toBe('ended');
-    // A lease overrides a stale live notice: its holder is gone.
-    expect(eventStatus({ ...leased, liveSince: '2030-01-01T10:59:00.000Z' }, at('2030-01-01T11:01:00Z'))).toBe('recording');
+    // A released lease: the show ended, its recording watchable.
+    expect(eventStatus({ ...leased, leaseHolder: null, leaseExpiresAt: null, lastLiveEndedAt: '2030-01-01T11:00:05.000Z' }, at('2030-01-01T11:01:00Z'))).toBe('recording');
   });
 });

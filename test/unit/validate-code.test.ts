@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRevocationFeed } from '../../functions/domain/revocation-feed-builder';
 import { heartbeat, refreshPlayback, validateCode } from '../../functions/domain/viewer-access';
 import { sampleCode } from '../support/store-records';
+import { setEventActive } from '../../functions/domain/event-admin';
 import { domainFixture, PLAYBACK_BASE_URL, refusal } from '../support/domain-fixture';
 
 /** Code validation's rules on the in-memory store: one device per code, takeover, refusals, the failed-attempt limit. */
@@ -20,10 +21,10 @@ describe('validating an access code', () => {
       expiresAt: '2026-11-23T21:00:00.000Z',
       tokenExpiresIn: 600,
     });
-    const stored = (await f.store.getCode(code.code))!;
+    const stored = (await f.stores.codes.getCode(code.code))!;
     expect(stored.session).toMatchObject({ startedAt: f.now().toISOString(), clientIp: '198.51.100.7', userAgent: 'unit test' });
     expect(stored).toMatchObject({ redeemedAt: f.now().toISOString(), redeemedIp: '198.51.100.7', revision: 1 });
-    expect(await f.store.eventCounters({ eventId: event.id, presenceSince: f.now().toISOString() })).toEqual({ redeemed: 1, revoked: 0, presence: 1 });
+    expect(await f.stores.counters.eventCounters({ eventId: event.id, presenceSince: f.now().toISOString() })).toEqual({ redeemed: 1, revoked: 0, presence: 1 });
   });
 
   it('keeps a code on one device while it beats, and lets another take over once it stops', async () => {
@@ -43,7 +44,7 @@ describe('validating an access code', () => {
     const takenOverAt = f.now().toISOString();
     const second = await validate(f, code.code, '203.0.113.9');
     const firstSession = JSON.parse(Buffer.from(first.playbackToken.split('.')[1]!, 'base64url').toString()).sid as string;
-    expect((await f.store.getCode(code.code))!.endedSessions).toEqual([{ sessionId: firstSession, endedAt: takenOverAt }]);
+    expect((await f.stores.codes.getCode(code.code))!.endedSessions).toEqual([{ sessionId: firstSession, endedAt: takenOverAt }]);
     expect(await refusal(refreshPlayback(f.deps, first.playbackToken, PLAYBACK_BASE_URL))).toMatchObject({
       status: 401,
       body: { error: 'Valid playback token required', reason: 'taken-over' },
@@ -69,9 +70,9 @@ describe('validating an access code', () => {
     const f = domainFixture();
     const { event, code } = await f.eventWithCode({ code: { isRevoked: true }, event: { isActive: false } });
     expect(await refusal(validate(f, code.code))).toMatchObject({ status: 403, body: { error: 'Access code has been revoked' } });
-    await f.store.setCodeRevoked(code.id, false, f.now().toISOString());
+    await f.stores.codes.setCodeRevoked(code.id, false, f.now().toISOString());
     expect(await refusal(validate(f, code.code))).toMatchObject({ status: 403, body: { error: 'This event is not currently available' } });
-    await f.store.setEventActive(event.id, true, f.now().toISOString());
+    await setEventActive(f.deps, event.id, true);
     // Codes work until `accessWindowHours` (24) after the event's end (an hour from now).
     f.advance(25 * 3600 - 1);
     await expect(validate(f, code.code)).resolves.toMatchObject({ expiresAt: '2026-11-23T21:00:00.000Z' });
@@ -107,10 +108,10 @@ describe('validating an access code', () => {
     const f = domainFixture();
     const { event, code: first } = await f.eventWithCode();
     const codes = [first, ...Array.from({ length: 7 }, () => sampleCode(event.id))];
-    for (const code of codes.slice(1)) await f.store.createCode(code);
+    for (const code of codes.slice(1)) await f.stores.codes.createCode(code);
     for (const code of codes) await validate(f, code.code, '100.64.0.1');
     for (const code of codes) expect((await refusal(validate(f, code.code, '100.64.0.1'))).status).toBe(409);
-    await expect(f.store.rateLimitRetryAfter({ key: 'validate#100.64.0.1', limit: 1, windowSeconds: 60, now: f.now() })).resolves.toBeNull();
+    await expect(f.stores.counters.rateLimitRetryAfter({ key: 'validate#100.64.0.1', limit: 1, windowSeconds: 60, now: f.now() })).resolves.toBeNull();
   });
 
   it('counts an IPv6 address with the rest of its /64', async () => {

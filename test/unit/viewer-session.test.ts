@@ -3,6 +3,7 @@ import { signPlaybackToken } from '../../functions/domain/playback-token';
 import { buildRevocationFeed } from '../../functions/domain/revocation-feed-builder';
 import { endSession } from '../../functions/domain/session-admin';
 import { heartbeat, refreshPlayback, releasePlayback, validateCode } from '../../functions/domain/viewer-access';
+import { setEventActive } from '../../functions/domain/event-admin';
 import { domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
 
 const refresh = (f: DomainFixture, token: string | null) => refreshPlayback(f.deps, token, PLAYBACK_BASE_URL);
@@ -39,14 +40,14 @@ describe('refreshing a playback JWT', () => {
   it('refuses a revoked code, a deactivated event and access past its window', async () => {
     const f = domainFixture();
     const { event, code, token } = await f.watching();
-    await f.store.setCodeRevoked(code.id, true, f.now().toISOString());
+    await f.stores.codes.setCodeRevoked(code.id, true, f.now().toISOString());
     expect(await refusal(refresh(f, token))).toMatchObject({ ...revoked, body: { ...revoked.body, reason: 'revoked' } });
-    await f.store.setCodeRevoked(code.id, false, f.now().toISOString());
-    await f.store.setEventActive(event.id, false, f.now().toISOString());
+    await f.stores.codes.setCodeRevoked(code.id, false, f.now().toISOString());
+    await setEventActive(f.deps, event.id, false);
     // One status and text for both; the reason tells the player which.
     expect(await refusal(refresh(f, token))).toMatchObject({ ...revoked, body: { ...revoked.body, reason: 'event-inactive' } });
-    await f.store.setEventActive(event.id, true, f.now().toISOString());
-    await f.store.updateEvent(event.id, { endsAt: '2026-11-21T20:00:00.000Z' }, f.now().toISOString());
+    await setEventActive(f.deps, event.id, true);
+    await f.stores.events.updateEvent(event.id, { endsAt: '2026-11-21T20:00:00.000Z' }, f.now().toISOString());
     expect(await refusal(refresh(f, token))).toMatchObject({ status: 410, body: { error: 'Access has expired' } });
   });
 
@@ -70,18 +71,18 @@ describe('keeping a session alive by heartbeat', () => {
       f.advance(80);
       await expect(heartbeat(f.deps, token)).resolves.toEqual({ ok: true });
     }
-    expect((await f.store.getCode(code.code))!.session!.heartbeatAt).toBe(f.now().toISOString());
+    expect((await f.stores.codes.getCode(code.code))!.session!.heartbeatAt).toBe(f.now().toISOString());
   });
 
   it('answers 404 once the session is gone, 403 once access is revoked, 401 for a bad or expired token', async () => {
     const f = domainFixture();
     const { event, code, token } = await f.watching();
-    await f.store.setEventActive(event.id, false, f.now().toISOString());
+    await setEventActive(f.deps, event.id, false);
     expect(await refusal(heartbeat(f.deps, token))).toMatchObject(revoked);
-    await f.store.setEventActive(event.id, true, f.now().toISOString());
-    await f.store.setCodeRevoked(code.id, true, f.now().toISOString());
+    await setEventActive(f.deps, event.id, true);
+    await f.stores.codes.setCodeRevoked(code.id, true, f.now().toISOString());
     expect(await refusal(heartbeat(f.deps, token))).toMatchObject(revoked);
-    await f.store.setCodeRevoked(code.id, false, f.now().toISOString());
+    await f.stores.codes.setCodeRevoked(code.id, false, f.now().toISOString());
     await heartbeat(f.deps, token);
 
     f.advance(91);
@@ -99,9 +100,9 @@ describe('releasing a session', () => {
     const since = f.now().toISOString();
     await expect(releasePlayback(f.deps, token)).resolves.toEqual({ released: true });
     await expect(releasePlayback(f.deps, token)).resolves.toEqual({ released: true });
-    expect((await f.store.getCode(code.code))!).toMatchObject({ session: null, endedSessions: [] });
+    expect((await f.stores.codes.getCode(code.code))!).toMatchObject({ session: null, endedSessions: [] });
     expect(await refusal(refresh(f, token))).toMatchObject(invalidToken);
-    expect(await f.store.eventCounters({ eventId: event.id, presenceSince: since })).toMatchObject({ presence: 0 });
+    expect(await f.stores.counters.eventCounters({ eventId: event.id, presenceSince: since })).toMatchObject({ presence: 0 });
     await expect(validateCode(f.deps, { code: code.code, ip: '203.0.113.9', playbackBaseUrl: PLAYBACK_BASE_URL })).resolves.toBeTruthy();
     expect((await buildRevocationFeed(f.deps, since)).endedSessions).toEqual([]);
   });
@@ -111,7 +112,7 @@ describe('releasing a session', () => {
     const { code, token } = await f.watching();
     f.advance(30 * 60);
     await expect(releasePlayback(f.deps, token)).resolves.toEqual({ released: true });
-    expect((await f.store.getCode(code.code))!.session).toBeNull();
+    expect((await f.stores.codes.getCode(code.code))!.session).toBeNull();
     expect(await refusal(releasePlayback(f.deps, null))).toMatchObject(invalidToken);
   });
 
@@ -119,7 +120,7 @@ describe('releasing a session', () => {
     const f = domainFixture();
     const { code, token, sessionId } = await f.watching();
     const until = '2026-11-22T23:00:00.000Z';
-    await f.store.markSessionLongLived({ code: code.code, sessionId, until, staleBefore: f.now().toISOString() });
+    await f.stores.codes.markSessionLongLived({ code: code.code, sessionId, until, staleBefore: f.now().toISOString() });
     const since = f.now().toISOString();
     await releasePlayback(f.deps, token);
     expect((await buildRevocationFeed(f.deps, since)).endedSessions).toEqual([

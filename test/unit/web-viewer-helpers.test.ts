@@ -74,6 +74,13 @@ describe('access loss during playback', () => {
     expect(accessLossFor(404, 'taken-over')?.message).toMatch(/another device/);
     expect(accessLossFor(401, 'session-ended')?.title).toBe('Playback stopped');
     expect(accessLossFor(401, 'invalid-token')?.message).toMatch(/enter your access code again/i);
+    // One thing said: a viewing that ended leaves the code working, a revoked or expired code does not.
+    for (const [status, reason] of [[401, 'ended-by-admin'], [404, 'ended-by-admin'], [401, 'taken-over'], [404, 'session-ended']] as const) {
+      expect(accessLossFor(status, reason)?.accessOver, `${status} ${reason}`).toBe(false);
+    }
+    for (const [status, reason] of [[403, 'revoked'], [403, 'event-inactive'], [410, 'expired']] as const) {
+      expect(accessLossFor(status, reason)?.accessOver, `${status} ${reason}`).toBe(true);
+    }
     expect(accessLossFor(410, 'expired')?.title).toBe('Access expired');
     expect(accessLossFor(404, 'session-ended')?.title).toBe('Session ended');
   });

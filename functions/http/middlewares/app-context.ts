@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { ApiContext, ApiEvent, ApiResult } from '../api-types';
 import type { App } from '../app';
 
-/** Puts the process-wide App (config, store; the admin area's also its secrets) on `context.app`. */
+/** Puts the request's App (config, stores; the admin area's also its secrets) on `context.app`. */
 export function appContext<A extends App>(load: () => Promise<A>): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext<A>> {
   return {
     before: async function loadApp(request) {

@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { ApiContext, ApiEvent, ApiResult } from '../api-types';
 import { errorAnswer } from '../error-table';
 import { json } from '../responses';
-import { logger } from '../logger';
+import { logger } from '../../adapters/telemetry';
 
 /**
  * The single error step: a domain error or an HttpError becomes its answer

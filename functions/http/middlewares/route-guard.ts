@@ -17,7 +17,7 @@ import type { RouteSpec } from '../route-table';
  */
 export function routeGuard<A extends App>(
   specOf: (routeKey: string) => RouteSpec | undefined,
-  sessionSecret: ((app: A) => string) | null,
+  sessionSecret: (app: A) => string | null,
 ): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext<A>> {
   return {
     before: async function checkGuard(request) {
@@ -28,14 +28,16 @@ export function routeGuard<A extends App>(
         if (!key || !secretsEqual(key, app.config.internalApiKey)) throw new HttpError(401, 'Unauthorized');
       } else if (spec?.guard === 'admin') {
         const token = cookie(request.event, ADMIN_COOKIE);
-        const secret = sessionSecret?.(app);
+        const secret = sessionSecret(app);
         const session = token && secret ? await readAdminSession(token, secret, app.now()) : null;
         const [revoked, account] = session
-          ? await Promise.all([app.store.isAdminSessionRevoked(session.id), app.store.getAccount(session.username)])
+          ? await Promise.all([app.stores.accounts.isAdminSessionRevoked(session.id), app.stores.accounts.getAccount(session.username)])
           : [true, null];
-        if (!session || revoked || !account || account.disabled || account.sessionGeneration !== session.generation) {
-          throw new NotSignedIn();
-        }
+        if (!token) throw new NotSignedIn('no-session');
+        if (!session) throw new NotSignedIn('session-expired');
+        if (revoked) throw new NotSignedIn('signed-out');
+        if (!account || account.disabled) throw new NotSignedIn('account-disabled');
+        if (account.sessionGeneration !== session.generation) throw new NotSignedIn('account-changed');
         if (session.enrolOnly && spec.permission !== 'self') throw new HttpError(403, 'Two-factor enrolment required');
         if (!allows(account.role, spec.permission)) throw new HttpError(403, 'Forbidden');
         request.context.admin = session;

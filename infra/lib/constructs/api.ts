@@ -4,7 +4,6 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IDependable } from 'constructs';
@@ -36,11 +35,9 @@ export interface ApiProps {
    * an account concurrency quota above 10 + the reservations (new accounts start lower; docs/deploy.md).
    */
   operatorConcurrency?: number;
-  /** The status read finalizes the recording of an ingest that died mid-show (functions/domain/stream-lease.ts). */
-  mediaBucket: s3.IBucket;
 }
 
-/** What each area's handler does to the table (functions/adapters/dynamo-store.ts), nothing more. */
+/** What each area's handler does to the table (the stores, functions/adapters/dynamo-*-store.ts), nothing more. */
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
   // validate, refresh, heartbeat, release, status: reads, rate-limit and presence counters, the session claim.
   public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
@@ -49,7 +46,7 @@ const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
     actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
     indexes: ['byEvent', 'byTokenId', 'codesByEvent', 'liveSessions'],
   },
-  // revocation feed (its index, an event's codes) and live status.
+  // revocation feed (its index, an event's codes), the publish lease and the ingest's reports.
   internal: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['accessFeed', 'codesByEvent'] },
   // publish/play checks read an event; a play is its session's heartbeat (a conditional update).
   'rtmp-callback': { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
@@ -100,9 +97,9 @@ export class Api extends Construct {
       TABLE_NAME: props.table.tableName,
       SECRETS_ARN: props.secret.secretArn,
     };
-    // Only what each handler reads (functions/adapters/load-config.ts, http/media-cache-for-env.ts).
+    // Only what each handler reads (functions/config/api-config.ts).
     const specific: Record<Area, Record<string, string>> = {
-      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, MEDIA_BUCKET: props.mediaBucket.bucketName },
+      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl },
       admin: {
         INGEST_RTMP_URL: props.ingestRtmpUrl,
         INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
@@ -140,25 +137,6 @@ export class Api extends Construct {
       const secrets = area === 'admin' ? [props.secret.secretArn, props.adminSecret.secretArn] : [props.secret.secretArn];
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));
       if (area === 'admin') fn.node.addDependency(props.secretReady);
-      if (area === 'public') {
-        // Finalizing a recording: read its index, write its playlists (recording.ts, shared with the ingest).
-        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.mediaBucket.arnForObjects('recordings/*')] }));
-        fn.addToRolePolicy(
-          new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.mediaBucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['recordings/*'] } } }),
-        );
-        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [props.mediaBucket.arnForObjects('streams/*.m3u8')] }));
-        NagSuppressions.addResourceSuppressions(
-          fn.role!,
-          [
-            {
-              id: 'AwsSolutions-IAM5',
-              appliesTo: [{ regex: '/^Resource::<.*MediaBucket.*>\\/(recordings\\/\\*|streams\\/\\*\\.m3u8)$/g' }],
-              reason: 'Finalizing a recording after its ingest died: read any event\'s recording index, write its playlists.',
-            },
-          ],
-          true,
-        );
-      }
       if (access.indexes.length > 0) {
         NagSuppressions.addResourceSuppressions(
           fn.role!,

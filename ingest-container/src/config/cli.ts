@@ -2,7 +2,7 @@ import { STREAM_KEY_PATTERN } from '../auth/access-request';
 import { AUTH_MODES, type AuthConfig, type AuthMode } from '../auth/authenticator';
 import { parseLadder } from '../hls/ffmpeg-args';
 import type { HlsConfig } from '../hls/packager';
-import { folderStore, s3Store } from '../hls/store';
+import { folderStore, s3Store } from '../../../recording/store';
 import { HOOK_EVENTS, type HookEvent } from '../hooks/webhooks';
 import { isLogLevel } from '../log';
 import type { IngestOptions } from '../server';

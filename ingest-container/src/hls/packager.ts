@@ -7,8 +7,8 @@ import type BroadcastServer from 'node-media-server/src/server/broadcast_server.
 import type { Logger } from '../log';
 import { ffmpegArgs, type Packaging, type PackagingOptions } from './ffmpeg-args';
 import { describeError } from '../log';
-import { DEFAULT_DVR_WINDOW_SECONDS, Recording, type LiveSettings } from './recording';
-import type { HlsStore } from './store';
+import { DEFAULT_DVR_WINDOW_SECONDS, Recording, type LiveSettings } from '../../../recording/recording';
+import type { HlsStore } from '../../../recording/store';
 import { DEFAULT_BUFFER_LIMIT_BYTES, startUploader } from './uploader';
 import { KeyframeJudge } from '../video/keyframe-judge';
 import { flvTagTime, flvVideoFrame } from '../video/keyframe-meter';

@@ -2,10 +2,10 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, type Logger } from '../log';
-import { isMasterPlaylist, parseMediaPlaylist } from './media-playlist';
-import { isPlaylist } from './playlist';
-import { streamPrefix, type Recording, type StoredSegment } from './recording';
-import { SEGMENT_CACHE_CONTROL, SEGMENT_CONTENT_TYPE, type HlsStore } from './store';
+import { isMasterPlaylist, parseMediaPlaylist, type Segment } from '../../../recording/media-playlist';
+import { isPlaylist, referencedFiles } from '../../../recording/playlist';
+import { putPlaylistText, streamPrefix, type Recording, type StoredSegment } from '../../../recording/recording';
+import { SEGMENT_CACHE_CONTROL, SEGMENT_CONTENT_TYPE, type HlsStore } from '../../../recording/store';
 
 export interface UploaderOptions {
   /** Where ffmpeg writes (its files appear by rename, see `temp_file`). */

@@ -15,7 +15,7 @@ export interface PlayerCallbacks {
   onDenied(status: number): void;
   /** The manifest is missing or the network failed. */
   onUnavailable(): void;
-  /** Playback reached the end of the stream (the broadcast finished). */
+  /** Playback reached the end of the stream (the broadcast finished); the last frame stays shown. */
   onEnded(): void;
   /** Frames are moving. */
   onPlaying(): void;
@@ -101,7 +101,10 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
     reportEdge();
     callbacks.onPlaying();
   };
-  const onEnded = () => finish(callbacks.onEnded);
+  // The player stays on its last frame (the page may offer to watch again); the caller destroys it.
+  const onEnded = () => {
+    if (!done) callbacks.onEnded();
+  };
   video.addEventListener('playing', onPlaying);
   video.addEventListener('ended', onEnded);
   for (const name of ['timeupdate', 'pause', 'seeked'] as const) video.addEventListener(name, reportEdge);

@@ -1,0 +1,261 @@
+import type { CodeStore } from '../domain/code-store';
+import { codeDenyUntil, endedSessionsAfter } from '../domain/edge-deny';
+import { AccessRevoked, AlreadyExists, CodeInUse, Contended, NotFound, SessionGone } from '../domain/errors';
+import type { CodeRecord, CodeSummary } from '../domain/records';
+import { accessChangesSince } from './dynamo-access-feed';
+import { codeKey, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
+import { listLiveSessions, liveSessionSk } from './dynamo-sessions';
+import type { DynamoTable, Item } from './dynamo-table';
+import { CODE_SHARDS } from './table-schema';
+
+const FAN_OUT = 16;
+/** Read-then-write attempts on a code that others keep changing (revokes, releases) before Contended. */
+const REVOKE_ATTEMPTS = 9;
+const RELEASE_ATTEMPTS = 5;
+
+function toCode(item: Item): CodeRecord {
+  const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, ...rest } = item;
+  return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
+}
+const toCodeOrNull = (item: Item | null) => (item ? toCode(item) : null);
+
+/** From the `codesByEvent` projection: the admin-facing fields only. */
+function toCodeSummary(item: Item): CodeSummary {
+  return {
+    id: item.tokenId as string,
+    code: item.code as string,
+    eventId: item.eventId as string,
+    label: item.label as string,
+    isRevoked: item.isRevoked as boolean,
+    revokedAt: (item.revokedAt as string | null) ?? null,
+    revokedChangedAt: (item.revokedChangedAt as string | null) ?? null,
+    redeemedAt: (item.redeemedAt as string | null) ?? null,
+    redeemedIp: (item.redeemedIp as string | null) ?? null,
+    createdAt: item.createdAt as string,
+  };
+}
+
+/** Why a session write on `code` (as the write saw it) did not apply. */
+function lostSessionWrite(code: CodeRecord | null): Error {
+  if (!code || code.isRevoked || !code.eventActive) return new AccessRevoked('code or event no longer active', code);
+  return new SessionGone('session ended', code);
+}
+
+/** The session condition of a heartbeat and of marking a long-lived URL: still this session, fresh, and the code still grants access. */
+const LIVE_SESSION = '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true';
+
+/**
+ * The codes port on DynamoDB: one item per code (`CODE#<code>`) holding its session; an event's
+ * codes in the sharded `codesByEvent` index, its live sessions in `liveSessions` (dynamo-sessions.ts),
+ * the access feed in `accessFeed` (dynamo-access-feed.ts). Every change to a code is one conditional write.
+ */
+export class DynamoCodeStore implements CodeStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async createCode(code: CodeRecord): Promise<void> {
+    const { id, ...rest } = code;
+    await this.table.writeIf(
+      {
+        put: {
+          Item: {
+            ...codeKey(code.code),
+            entity: 'code',
+            tokenId: id,
+            codesPk: eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS)),
+            codesSk: `${code.createdAt}#${id}`,
+            ...rest,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      () => new AlreadyExists('code exists'),
+    );
+  }
+
+  async deleteCodes(codes: string[]): Promise<void> {
+    await this.table.deleteAll(codes.map(codeKey));
+  }
+
+  async deleteEventCodes(eventId: string): Promise<void> {
+    await this.deleteCodes((await this.listCodes(eventId)).map((code) => code.code));
+  }
+
+  async getCode(code: string): Promise<CodeRecord | null> {
+    return toCodeOrNull(await this.table.get(codeKey(code)));
+  }
+
+  async getCodeById(id: string): Promise<CodeRecord | null> {
+    const [item] = await this.table.queryAll({
+      IndexName: 'byTokenId',
+      KeyConditionExpression: 'tokenId = :id',
+      ExpressionAttributeValues: { ':id': id },
+    });
+    // The index may lag; the base item is the truth.
+    return item ? this.getCode(item.code as string) : null;
+  }
+
+  async listCodes(eventId: string): Promise<CodeSummary[]> {
+    const shards = await Promise.all(
+      eventCodeShards(eventId).map((pk) =>
+        this.table.queryAll({ IndexName: 'codesByEvent', KeyConditionExpression: 'codesPk = :shard', ExpressionAttributeValues: { ':shard': pk } }),
+      ),
+    );
+    // Newest first, as one listing: the shards are merged on the sort key.
+    return shards
+      .flat()
+      .sort((a, b) => ((a.codesSk as string) < (b.codesSk as string) ? 1 : -1))
+      .map(toCodeSummary);
+  }
+
+  async copyEventActive(eventId: string, active: boolean): Promise<void> {
+    const codes = await this.listCodes(eventId);
+    for (let i = 0; i < codes.length; i += FAN_OUT) {
+      await Promise.all(
+        codes.slice(i, i + FAN_OUT).map((code) =>
+          // The condition keeps the update from creating a code deleted meanwhile.
+          this.table.writeIf({
+            update: {
+              Key: codeKey(code.code),
+              UpdateExpression: 'SET eventActive = :active',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':active': active },
+            },
+          }),
+        ),
+      );
+    }
+  }
+
+  async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<{ code: CodeRecord; changed: boolean }> {
+    // The session state the write starts from decides how long the edge denies the code, so the write
+    // requires it unchanged (no claim in between); a lost race starts again from the code the write saw.
+    let current = await this.getCodeById(id);
+    for (let attempt = 0; attempt < REVOKE_ATTEMPTS; attempt++) {
+      if (!current) throw new NotFound('code', id);
+      if (current.isRevoked === revoked) return { code: current, changed: false };
+      const outcome = await this.table.writeIf({
+        update: {
+          Key: codeKey(current.code),
+          UpdateExpression:
+            'SET isRevoked = :revoked, revokedAt = :revokedAt, revokedChangedAt = :now, denyUntil = :denyUntil, feedPk = :feedPk, feedSk = :feedSk',
+          ConditionExpression: 'attribute_exists(pk) AND revision = :revision AND isRevoked = :was',
+          ExpressionAttributeValues: {
+            ':revoked': revoked,
+            ':was': current.isRevoked,
+            ':revokedAt': revoked ? now : null,
+            ':now': now,
+            ':denyUntil': revoked ? codeDenyUntil(current, now) : null,
+            ':revision': current.revision,
+            ...feedValues(now, codeKey(current.code).pk),
+          },
+          ReturnValues: 'ALL_NEW',
+        },
+      });
+      if (outcome.applied) return { code: toCode(outcome.item), changed: true };
+      current = toCodeOrNull(await outcome.seen());
+    }
+    throw new Contended(`token ${id} kept changing while ${revoked ? 'revoking' : 'unrevoking'} it`);
+  }
+
+  async claimSession(args: Parameters<CodeStore['claimSession']>[0]): Promise<CodeRecord> {
+    // The claim enters the event's live-sessions index (a takeover moves the code's entry within it).
+    const sets = ['#session = :session', 'endedSessions = :ended', 'revision = revision + :one', 'liveSk = :liveSk'];
+    const values: Record<string, unknown> = {
+      ':session': args.session,
+      ':liveSk': liveSessionSk(args.session),
+      ':ended': args.endedSessions,
+      ':one': 1,
+      ':expected': args.expectedRevision,
+      ':false': false,
+      ':true': true,
+    };
+    if (args.redeemed) {
+      sets.push('redeemedAt = :redeemedAt', 'redeemedIp = :redeemedIp');
+      values[':redeemedAt'] = args.redeemed.at;
+      values[':redeemedIp'] = args.redeemed.ip;
+    }
+    if (args.toEdge) {
+      sets.push('feedPk = :feedPk', 'feedSk = :feedSk');
+      Object.assign(values, feedValues(args.now, codeKey(args.code).pk));
+    }
+    const item = await this.table.writeIf(
+      {
+        update: {
+          Key: codeKey(args.code),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'revision = :expected AND isRevoked = :false AND eventActive = :true',
+          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        },
+      },
+      async (seen) => new CodeInUse('the code changed while claiming it', toCodeOrNull(await seen())),
+    );
+    return toCode(item);
+  }
+
+  async heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void> {
+    await this.table.writeIf(
+      {
+        update: {
+          Key: codeKey(args.code),
+          UpdateExpression: 'SET #session.heartbeatAt = :now',
+          ConditionExpression: LIVE_SESSION,
+          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeValues: { ':now': args.now, ':sid': args.sessionId, ':staleBefore': args.staleBefore, ':false': false, ':true': true },
+        },
+      },
+      async (seen) => lostSessionWrite(toCodeOrNull(await seen())),
+    );
+  }
+
+  async markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void> {
+    // The revision moves too: a revoke sizes the code's deny from the session it read, so it must read again.
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: codeKey(args.code),
+        UpdateExpression: 'SET #session.longLivedUntil = :until, revision = revision + :one',
+        ConditionExpression: `${LIVE_SESSION} AND (attribute_not_exists(#session.longLivedUntil) OR #session.longLivedUntil < :until)`,
+        ExpressionAttributeNames: { '#session': 'session' },
+        ExpressionAttributeValues: { ':until': args.until, ':one': 1, ':sid': args.sessionId, ':staleBefore': args.staleBefore, ':false': false, ':true': true },
+      },
+    });
+    if (outcome.applied) return;
+    const code = toCodeOrNull(await outcome.seen());
+    const session = code?.session;
+    const live = session?.id === args.sessionId && session.heartbeatAt >= args.staleBefore && code!.eventActive && !code!.isRevoked;
+    // Marked already with a later time: nothing to do.
+    if (!live || (session.longLivedUntil ?? '') < args.until) throw lostSessionWrite(code);
+  }
+
+  async releaseSession(args: Parameters<CodeStore['releaseSession']>[0]): Promise<boolean> {
+    let code = await this.getCode(args.code);
+    for (let attempt = 0; ; attempt++) {
+      if (!code?.session || code.session.id !== args.sessionId) return false;
+      const { endedSessions, toEdge } = endedSessionsAfter(code, code.session, args.by === 'admin' ? 'admin' : 'release', args.now);
+      const values: Record<string, unknown> = { ':null': null, ':ended': endedSessions, ':one': 1, ':expected': code.revision };
+      if (toEdge) Object.assign(values, feedValues(args.now, codeKey(args.code).pk));
+      const outcome = await this.table.writeIf({
+        update: {
+          Key: codeKey(args.code),
+          UpdateExpression: `SET #session = :null, endedSessions = :ended, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''} REMOVE liveSk`,
+          ConditionExpression: 'revision = :expected',
+          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeValues: values,
+        },
+      });
+      if (outcome.applied) return true;
+      // Not "gone already": the session may still stand, and a caller must not report it ended.
+      if (attempt + 1 >= RELEASE_ATTEMPTS) throw new Contended(`code ${args.code} kept changing while ending session ${args.sessionId}`);
+      code = toCodeOrNull(await outcome.seen());
+    }
+  }
+
+  listEventSessions(args: Parameters<CodeStore['listEventSessions']>[0]) {
+    return listLiveSessions({ table: this.table, partitions: eventCodeShards(args.eventId), codeKey }, args);
+  }
+
+  accessChangesSince(since: string) {
+    return accessChangesSince(this.table, since);
+  }
+}

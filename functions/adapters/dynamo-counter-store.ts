@@ -1,0 +1,131 @@
+import { BatchGetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { CounterStore, EventCounters, RateWindow } from '../domain/counter-store';
+import { RateLimited } from '../domain/errors';
+import { epochSeconds, shardOf } from './dynamo-keys';
+import type { DynamoTable, Item } from './dynamo-table';
+import { tableSchema } from './table-schema';
+import { reportLostWrite } from './telemetry';
+
+/** Counter items are spread like the codes, so that a crowd's validations never meet on one key. */
+const COUNTER_SHARDS = 32;
+/** Presence is counted in buckets of this many seconds; old buckets are collected by TTL. */
+const PRESENCE_BUCKET_SECONDS = 10;
+const PRESENCE_KEEP_SECONDS = 24 * 60 * 60;
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const countersPk = (eventId: string, shard: number) => `STATS#${eventId}#${pad(shard)}`;
+const presenceSk = (bucket: number) => `PRESENCE#${String(bucket).padStart(12, '0')}`;
+
+/** The fixed window, aligned to the clock, that a rate-limit hit at `now` counts in (also the in-memory store's). */
+export function rateWindow(args: { key: string; windowSeconds: number; now: Date }) {
+  const nowSeconds = Math.floor(args.now.getTime() / 1000);
+  const windowStart = nowSeconds - (nowSeconds % args.windowSeconds);
+  return { key: { pk: `RATE#${args.key}#${windowStart}`, sk: 'RATE' }, windowEnd: windowStart + args.windowSeconds, nowSeconds };
+}
+
+/** What a lost counter write tells: which counter of which event, and the error. */
+export type CounterWriteFailure = { counter: 'redeemed' | 'revoked' | 'presence'; eventId: string; delta: number; error: unknown };
+
+/** Logs a lost counter write once, with a `CounterWriteFailed` metric. */
+export function reportCounterWriteFailed({ error, ...fields }: CounterWriteFailure): void {
+  reportLostWrite('CounterWriteFailed', 'counter write failed', { ...fields, error: error instanceof Error ? error : String(error) });
+}
+
+/**
+ * The counters port on DynamoDB: rate-limit windows (`RATE#…`, one item per window) and an event's
+ * sharded counters (`STATS#<eventId>#<shard>`: `TOTALS`, and `PRESENCE#<bucket>` items).
+ */
+export class DynamoCounterStore implements CounterStore {
+  constructor(
+    private readonly table: DynamoTable,
+    private readonly reportFailure: (failure: CounterWriteFailure) => void = reportCounterWriteFailed,
+  ) {}
+
+  async rateLimitRetryAfter(args: RateWindow): Promise<number | null> {
+    const { key, windowEnd, nowSeconds } = rateWindow(args);
+    const item = await this.table.get(key);
+    return item && (item.hits as number) >= args.limit ? Math.max(1, windowEnd - nowSeconds) : null;
+  }
+
+  async hitRateLimit(args: RateWindow): Promise<void> {
+    const { key, windowEnd, nowSeconds } = rateWindow(args);
+    await this.table.writeIf(
+      {
+        update: {
+          Key: key,
+          UpdateExpression: 'ADD hits :one SET #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
+          ExpressionAttributeNames: { '#ttl': tableSchema.ttlAttribute },
+          ExpressionAttributeValues: { ':one': 1, ':limit': args.limit, ':ttl': windowEnd + 60 },
+        },
+      },
+      () => new RateLimited(Math.max(1, windowEnd - nowSeconds)),
+    );
+  }
+
+  /** Sharded counters are estimates: a lost write is reported once and dropped, never failing the request it counts. */
+  private async count(failure: Omit<CounterWriteFailure, 'error'>, update: Omit<UpdateCommandInput, 'TableName'>): Promise<void> {
+    try {
+      await this.table.client.send(new UpdateCommand({ ...update, TableName: this.table.name }));
+    } catch (error) {
+      this.reportFailure({ ...failure, error });
+    }
+  }
+
+  private countTotal(counter: 'redeemed' | 'revoked', args: { eventId: string; code: string; delta: number }): Promise<void> {
+    return this.count(
+      { counter, eventId: args.eventId, delta: args.delta },
+      {
+        Key: { pk: countersPk(args.eventId, shardOf(args.code, COUNTER_SHARDS)), sk: 'TOTALS' },
+        UpdateExpression: 'ADD #counter :delta',
+        ExpressionAttributeNames: { '#counter': counter },
+        ExpressionAttributeValues: { ':delta': args.delta },
+      },
+    );
+  }
+
+  countRedemption(args: { eventId: string; code: string; delta: number }): Promise<void> {
+    return this.countTotal('redeemed', args);
+  }
+
+  countRevocation(args: { eventId: string; code: string; delta: number }): Promise<void> {
+    return this.countTotal('revoked', args);
+  }
+
+  countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void> {
+    const bucket = Math.floor(epochSeconds(args.at) / PRESENCE_BUCKET_SECONDS);
+    return this.count(
+      { counter: 'presence', eventId: args.eventId, delta: args.delta },
+      {
+        Key: { pk: countersPk(args.eventId, shardOf(args.seed, COUNTER_SHARDS)), sk: presenceSk(bucket) },
+        UpdateExpression: 'ADD viewers :delta SET #ttl = :ttl',
+        ExpressionAttributeNames: { '#ttl': tableSchema.ttlAttribute },
+        ExpressionAttributeValues: { ':delta': args.delta, ':ttl': epochSeconds(args.at) + PRESENCE_KEEP_SECONDS },
+      },
+    );
+  }
+
+  async eventCounters(args: { eventId: string; presenceSince: string }): Promise<EventCounters> {
+    const shards = Array.from({ length: COUNTER_SHARDS }, (_, shard) => countersPk(args.eventId, shard));
+    const fromSk = presenceSk(Math.floor(epochSeconds(args.presenceSince) / PRESENCE_BUCKET_SECONDS));
+    const [totals, presence] = await Promise.all([
+      this.table.client.send(new BatchGetCommand({ RequestItems: { [this.table.name]: { Keys: shards.map((pk) => ({ pk, sk: 'TOTALS' })) } } })),
+      Promise.all(
+        shards.map((pk) =>
+          this.table.queryAll({
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': pk, ':from': fromSk, ':to': 'PRESENCE#~' },
+          }),
+        ),
+      ),
+    ]);
+    // 32 small keys fit one BatchGet (100 at most); a throttled remainder only makes the estimate smaller.
+    const sum = (items: Item[], name: string) => items.reduce((total, item) => total + ((item[name] as number | undefined) ?? 0), 0);
+    const totalItems = (totals.Responses?.[this.table.name] ?? []) as Item[];
+    return {
+      redeemed: sum(totalItems, 'redeemed'),
+      revoked: sum(totalItems, 'revoked'),
+      presence: Math.max(0, sum(presence.flat(), 'viewers')),
+    };
+  }
+}

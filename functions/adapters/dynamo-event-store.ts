@@ -1,0 +1,179 @@
+import { AlreadyExists, LeaseHeld, NotFound } from '../domain/errors';
+import type { EventChanges, EventStore, StreamLease } from '../domain/event-store';
+import type { EventRecord, PublishRefusal } from '../domain/records';
+import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
+import type { DynamoTable, Item } from './dynamo-table';
+import { tableSchema } from './table-schema';
+
+/** Deleted events stay as tombstones long enough for every poller and the edge to see the deactivation. */
+const TOMBSTONE_SECONDS = 24 * 60 * 60;
+
+export function toEvent(item: Item): EventRecord {
+  const { pk, sk, entity, gsi1pk, gsi1sk, feedPk, feedSk, ttl, deleted, ...event } = item;
+  return event as unknown as EventRecord;
+}
+
+/** The event a write saw, unless there was none or it is a deleted event's tombstone. */
+const liveEvent = (item: Item | null) => (item && !item.deleted ? item : null);
+
+/** The events port on DynamoDB: one item per event (`EVENT#<id>`), listed by the `byEvent` index. */
+export class DynamoEventStore implements EventStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async createEvent(event: EventRecord): Promise<void> {
+    await this.table.writeIf(
+      {
+        put: {
+          Item: { ...eventKey(event.id), entity: 'event', gsi1pk: 'EVENTS', gsi1sk: `${event.createdAt}#${event.id}`, ...event },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      () => new AlreadyExists(`event ${event.id} exists`),
+    );
+  }
+
+  async getEvent(id: string, options: { consistent?: boolean } = {}): Promise<EventRecord | null> {
+    const item = liveEvent(await this.table.get(eventKey(id), options));
+    return item ? toEvent(item) : null;
+  }
+
+  async listEvents(): Promise<EventRecord[]> {
+    const items = await this.table.queryAll({
+      IndexName: 'byEvent',
+      KeyConditionExpression: 'gsi1pk = :events',
+      ExpressionAttributeValues: { ':events': 'EVENTS' },
+      ScanIndexForward: false,
+    });
+    return items.map(toEvent);
+  }
+
+  async updateEvent(id: string, changes: EventChanges, now: string): Promise<EventRecord> {
+    const names: Record<string, string> = { '#updatedAt': 'updatedAt' };
+    const values: Record<string, unknown> = { ':now': now };
+    const sets = ['#updatedAt = :now'];
+    for (const [field, value] of Object.entries(changes)) {
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      values[`:${field}`] = value;
+      sets.push(`#${field} = :${field}`);
+    }
+    return this.updateLiveEvent(id, `SET ${sets.join(', ')}`, values, names);
+  }
+
+  /** Updates the event unless it is gone (NotFound); the item after the update. */
+  private async updateLiveEvent(id: string, update: string, values: Record<string, unknown>, names?: Record<string, string>): Promise<EventRecord> {
+    const item = await this.table.writeIf(
+      {
+        update: {
+          Key: eventKey(id),
+          UpdateExpression: update,
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        },
+      },
+      () => new NotFound('event', id),
+    );
+    return toEvent(item);
+  }
+
+  setEventActive(id: string, active: boolean, now: string): Promise<EventRecord> {
+    return this.updateLiveEvent(id, 'SET isActive = :active, activeChangedAt = :now, updatedAt = :now, feedPk = :feedPk, feedSk = :feedSk', {
+      ':active': active,
+      ':now': now,
+      ...feedValues(now, eventKey(id).pk),
+    });
+  }
+
+  async appendPublishRefusal(id: string, refusal: PublishRefusal, keep: number): Promise<void> {
+    const event = await this.updateLiveEvent(id, 'SET publishRefusals = list_append(if_not_exists(publishRefusals, :none), :one)', {
+      ':none': [],
+      ':one': [refusal],
+    });
+    const all = event.publishRefusals ?? [];
+    if (all.length <= keep * 2) return;
+    // Trim only if nobody appended meanwhile (the append itself is atomic); a lost race leaves it to the next one.
+    await this.table.writeIf({
+      update: {
+        Key: eventKey(id),
+        UpdateExpression: 'SET publishRefusals = :kept',
+        ConditionExpression: 'size(publishRefusals) = :count',
+        ExpressionAttributeValues: { ':kept': all.slice(-keep), ':count': all.length },
+      },
+    });
+  }
+
+  async acquireStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt: string }): Promise<EventRecord> {
+    const item = await this.table.writeIf(
+      {
+        update: {
+          Key: eventKey(id),
+          UpdateExpression: 'SET leaseHolder = :holder, leaseExpiresAt = :expires, updatedAt = :now',
+          ConditionExpression:
+            'attribute_exists(pk) AND attribute_not_exists(deleted) AND (attribute_not_exists(leaseHolder) OR leaseHolder = :null OR leaseHolder = :holder OR leaseExpiresAt <= :now)',
+          ExpressionAttributeValues: { ':holder': holder, ':expires': expiresAt, ':now': now, ':null': null },
+          ReturnValues: 'ALL_NEW',
+        },
+      },
+      async (seen) => (liveEvent(await seen()) ? new LeaseHeld(`event ${id}`) : new NotFound('event', id)),
+    );
+    return toEvent(item);
+  }
+
+  async releaseStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt?: string }): Promise<EventRecord> {
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: eventKey(id),
+        UpdateExpression: 'SET leaseHolder = :null, leaseExpiresAt = :null, lastLiveEndedAt = :now, updatedAt = :now',
+        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND leaseHolder = :holder${expiresAt ? ' AND leaseExpiresAt = :expires' : ''}`,
+        ExpressionAttributeValues: { ':holder': holder, ':now': now, ':null': null, ...(expiresAt ? { ':expires': expiresAt } : {}) },
+        ReturnValues: 'ALL_NEW',
+      },
+    });
+    if (outcome.applied) return toEvent(outcome.item);
+    // Not (any more) this holder's lease: nothing to end.
+    const seen = liveEvent(await outcome.seen());
+    if (!seen) throw new NotFound('event', id);
+    return toEvent(seen);
+  }
+
+  async listStreamLeases(): Promise<StreamLease[]> {
+    // A released lease holds NULL, which `attribute_type(…, S)` leaves out with the events that never had one.
+    const items = await this.table.queryAll({
+      IndexName: 'byEvent',
+      KeyConditionExpression: 'gsi1pk = :events',
+      FilterExpression: 'attribute_type(leaseHolder, :string)',
+      ProjectionExpression: 'id, leaseHolder, leaseExpiresAt',
+      ExpressionAttributeValues: { ':events': 'EVENTS', ':string': 'S' },
+    });
+    return items.map((item) => ({ eventId: item.id as string, holder: item.leaseHolder as string, expiresAt: item.leaseExpiresAt as string }));
+  }
+
+  async deleteEvent(id: string, now: string): Promise<void> {
+    // It keeps `endsAt` and `accessWindowHours`, which say how long the edge must deny the event's credentials.
+    await this.table.writeIf(
+      {
+        update: {
+          Key: eventKey(id),
+          UpdateExpression:
+            'SET deleted = :true, isActive = :false, activeChangedAt = :now, feedPk = :feedPk, feedSk = :feedSk, #ttl = :ttl REMOVE gsi1pk, gsi1sk',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted)',
+          ExpressionAttributeNames: { '#ttl': tableSchema.ttlAttribute },
+          ExpressionAttributeValues: {
+            ':true': true,
+            ':false': false,
+            ':now': now,
+            ':ttl': epochSeconds(now) + TOMBSTONE_SECONDS,
+            ...feedValues(now, eventKey(id).pk),
+          },
+        },
+      },
+      () => new NotFound('event', id),
+    );
+  }
+
+  async addToCodeCount(eventId: string, delta: number): Promise<void> {
+    await this.updateLiveEvent(eventId, 'ADD tokenCount :delta', { ':delta': delta });
+  }
+}

@@ -1,0 +1,28 @@
+import { CODE_SHARDS, FEED_SHARDS } from './table-schema';
+
+/**
+ * The table's keys, shared by the adapters that write the same items or indexes
+ * (an event's codes are the codes adapter's, its feed entry the events adapter's).
+ */
+
+/** FNV-1a: a stable, well-spread shard number for a key (same key, same shard, on every instance). */
+export function shardOf(key: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % shards;
+}
+const pad = (n: number) => String(n).padStart(2, '0');
+
+export const eventKey = (id: string) => ({ pk: `EVENT#${id}`, sk: 'EVENT' });
+export const codeKey = (code: string) => ({ pk: `CODE#${code}`, sk: 'CODE' });
+/** The `codesByEvent` and `liveSessions` partition of a code: one of its event's shards. */
+export const eventCodesPk = (eventId: string, shard: number) => `EVENT#${eventId}#${pad(shard)}`;
+export const eventCodeShards = (eventId: string) => Array.from({ length: CODE_SHARDS }, (_, shard) => eventCodesPk(eventId, shard));
+export const feedPk = (shard: number) => `FEED#${pad(shard)}`;
+
+/** The `accessFeed` keys of an item (by its `pk`) that changed at `at`, as `:feedPk`/`:feedSk` expression values. */
+export function feedValues(at: string, pk: string): Record<string, string> {
+  return { ':feedPk': feedPk(shardOf(pk, FEED_SHARDS)), ':feedSk': `${at}#${pk}` };
+}
+
+export const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);

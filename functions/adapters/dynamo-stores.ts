@@ -1,0 +1,20 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Stores } from '../domain/stores';
+import { DynamoAccountStore } from './dynamo-account-store';
+import { DynamoAuditStore } from './dynamo-audit-store';
+import { DynamoCodeStore } from './dynamo-code-store';
+import { DynamoCounterStore } from './dynamo-counter-store';
+import { DynamoEventStore } from './dynamo-event-store';
+import { dynamoTable } from './dynamo-table';
+
+/** Every port on the one DynamoDB table: each adapter is given the shared table helper. */
+export function dynamoStores(client: DynamoDBDocumentClient, tableName: string): Stores {
+  const table = dynamoTable(client, tableName);
+  return {
+    events: new DynamoEventStore(table),
+    codes: new DynamoCodeStore(table),
+    counters: new DynamoCounterStore(table),
+    audit: new DynamoAuditStore(table),
+    accounts: new DynamoAccountStore(table),
+  };
+}

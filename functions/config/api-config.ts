@@ -1,0 +1,130 @@
+import * as z from 'zod';
+import { SESSION_TIMEOUT_SECONDS } from '../domain/config';
+import { parseEnvironment, variable, type Environment } from './env';
+
+/**
+ * Where a function's secrets come from: Secrets Manager (by ARN, read through the cache every
+ * entry point shares, so a rotation reaches warm instances), or values given with the
+ * configuration (local mode). Parsed and checked when loaded (functions/adapters/secrets.ts).
+ */
+export type SecretSource = { arn: string } | { values: Record<string, unknown> };
+
+/** Where the admin's "clear media cache" goes: a CloudFront invalidation in AWS, the local media server's admin endpoint. */
+export type MediaCacheTarget = { cloudFrontDistributionId: string } | { mediaAdminUrl: string } | null;
+
+export type LogLevel = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'CRITICAL' | 'SILENT';
+const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+
+/** The API functions' configuration (every area's; each uses its part), read once per process. */
+export interface ApiConfig {
+  tableName: string;
+  /** Base URL of HLS delivery. When null, the request's host with `mediaPort` (local mode). */
+  playbackBaseUrl: string | null;
+  mediaPort: number;
+  /** OBS "Server" shown to admins, e.g. `rtmp://ingest.example.com/live`. */
+  ingestRtmpUrl: string | null;
+  /** Without `ingestRtmpUrl`: the console's own host on this port (local mode: whatever address the admin used). */
+  ingestRtmpPort: number;
+  /** The ingest's HLS segment length; OBS's keyframe interval should match it. */
+  segmentSeconds: number;
+  /** The site's own origin (`https://…`, the CloudFront URL in AWS): admin mutations from a browser must come from it. */
+  siteOrigin: string | null;
+  sessionTimeoutSeconds: number;
+  mediaCache: MediaCacheTarget;
+  logLevel: LogLevel;
+  /** The secret every function reads: signing keys, internal API key, origin verify secret. */
+  secrets: SecretSource;
+  /** The admin function's own secret (only its role may read it in AWS); null where not given. */
+  adminSecrets: SecretSource | null;
+}
+
+/** `1s`, `1.5s`, `500ms` or plain seconds, as the ingest's `-hls-segment` takes it. */
+const duration = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    if (value === undefined || value === '') return 1;
+    const match = /^\s*(\d+(?:\.\d+)?)(ms|s)?\s*$/.exec(value);
+    const seconds = match ? Number(match[1]) / (match[2] === 'ms' ? 1000 : 1) : NaN;
+    if (seconds > 0) return seconds;
+    context.addIssue({ code: 'custom', message: `must be a duration such as 1s, got "${value}"` });
+    return z.NEVER;
+  });
+
+const logLevel = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    const level = (value || 'INFO').toUpperCase();
+    if ((LOG_LEVELS as string[]).includes(level)) return level as LogLevel;
+    context.addIssue({ code: 'custom', message: `must be one of ${LOG_LEVELS.join(', ').toLowerCase()}, got "${value}"` });
+    return z.NEVER;
+  });
+
+const settings = {
+  TABLE_NAME: variable.required(),
+  PLAYBACK_BASE_URL: variable.url(),
+  MEDIA_PORT: variable.positiveInteger(4000),
+  INGEST_RTMP_URL: variable.optional(),
+  INGEST_RTMP_PORT: variable.positiveInteger(1935),
+  INGEST_HLS_SEGMENT: duration,
+  SITE_ORIGIN: variable.url(),
+  SESSION_TIMEOUT_SECONDS: variable.positiveInteger(SESSION_TIMEOUT_SECONDS),
+  CLOUDFRONT_DISTRIBUTION_ID: variable.optional(),
+  MEDIA_ADMIN_URL: variable.url(),
+  LOG_LEVEL: logLevel,
+  SECRETS_ARN: variable.optional(),
+  ADMIN_SECRETS_ARN: variable.optional(),
+};
+
+/** Without SECRETS_ARN (local mode), the shared secret's values come as variables themselves. */
+const sharedSecretValues = {
+  PLAYBACK_SIGNING_KEYS: variable.required(),
+  INTERNAL_API_KEY: variable.required(),
+  ORIGIN_VERIFY_SECRET: variable.optional(),
+};
+const adminSecretValues = {
+  ADMIN_PASSWORD_HASH: variable.required(),
+  ADMIN_SESSION_SECRET: variable.required(),
+};
+
+/**
+ * Reads the API functions' environment once: the settings the CDK app sets (infra/lib/constructs/api.ts),
+ * or, locally, what local/local-config.ts hands over. Throws one error naming each variable that
+ * is missing or malformed.
+ */
+export function readApiConfig(env: Environment = process.env): ApiConfig {
+  // Powertools' own POWERTOOLS_LOG_LEVEL wins over LOG_LEVEL, as in Powertools.
+  const found = parseEnvironment(settings, { ...env, LOG_LEVEL: env.POWERTOOLS_LOG_LEVEL || env.LOG_LEVEL });
+  const shared = found.SECRETS_ARN ? null : parseEnvironment(sharedSecretValues, env);
+  // Locally the admin secret's values are variables; in AWS only the admin function is given its ARN.
+  const admin = found.ADMIN_SECRETS_ARN || !(env.ADMIN_PASSWORD_HASH || env.ADMIN_SESSION_SECRET) ? null : parseEnvironment(adminSecretValues, env);
+  return {
+    tableName: found.TABLE_NAME,
+    playbackBaseUrl: found.PLAYBACK_BASE_URL,
+    mediaPort: found.MEDIA_PORT,
+    ingestRtmpUrl: found.INGEST_RTMP_URL,
+    ingestRtmpPort: found.INGEST_RTMP_PORT,
+    segmentSeconds: found.INGEST_HLS_SEGMENT,
+    siteOrigin: found.SITE_ORIGIN,
+    sessionTimeoutSeconds: found.SESSION_TIMEOUT_SECONDS,
+    mediaCache: found.CLOUDFRONT_DISTRIBUTION_ID
+      ? { cloudFrontDistributionId: found.CLOUDFRONT_DISTRIBUTION_ID }
+      : found.MEDIA_ADMIN_URL
+        ? { mediaAdminUrl: found.MEDIA_ADMIN_URL }
+        : null,
+    logLevel: found.LOG_LEVEL,
+    secrets: shared
+      ? {
+          values: {
+            playbackSigningKeys: shared.PLAYBACK_SIGNING_KEYS,
+            internalApiKey: shared.INTERNAL_API_KEY,
+            originVerifySecret: shared.ORIGIN_VERIFY_SECRET,
+          },
+        }
+      : { arn: found.SECRETS_ARN! },
+    adminSecrets: found.ADMIN_SECRETS_ARN
+      ? { arn: found.ADMIN_SECRETS_ARN }
+      : admin && { values: { adminPasswordHash: admin.ADMIN_PASSWORD_HASH, adminSessionSecret: admin.ADMIN_SESSION_SECRET } },
+  };
+}

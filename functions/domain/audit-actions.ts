@@ -1,0 +1,41 @@
+/**
+ * The one vocabulary of the admin audit log: every action an admin (or a
+ * sign-in attempt) records, events', codes' and accounts' alike. The HTTP
+ * layer, the store and the console's labels all use these names.
+ */
+export const AUDIT_ACTIONS = [
+  'admin.login',
+  'admin.login-failed',
+  'admin.logout',
+  'account.create',
+  'account.update',
+  'account.password-change',
+  'account.password-reset',
+  'account.two-factor-enable',
+  'account.two-factor-reset',
+  'account.policy-change',
+  'event.create',
+  'event.update',
+  'event.activate',
+  'event.deactivate',
+  'event.archive',
+  'event.unarchive',
+  'event.delete',
+  'codes.generate',
+  'code.revoke',
+  'code.unrevoke',
+  'codes.bulk-revoke',
+  'session.end',
+  'sessions.end-all',
+  'ingest-key.rotate',
+  'cache.clear',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Sign-ins and sign-outs act on the console itself: that is their target. */
+const CONSOLE_ACTIONS: ReadonlySet<AuditAction> = new Set(['admin.login', 'admin.login-failed', 'admin.logout']);
+
+/** What an entry names as acted on when the caller names nothing: the console, or the acting account itself. */
+export function defaultAuditTarget(action: AuditAction, actor: string): string {
+  return CONSOLE_ACTIONS.has(action) ? 'Admin console' : actor;
+}

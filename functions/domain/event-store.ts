@@ -1,0 +1,60 @@
+import type { EventRecord, PublishRefusal } from './records';
+
+/** A publish lease as the table holds it: fresh while an ingest renews it, run out when that ingest died. */
+export interface StreamLease {
+  eventId: string;
+  holder: string;
+  expiresAt: string;
+}
+
+export type EventChanges = Partial<
+  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo'>
+>;
+
+/**
+ * The events port: the event item, its publish lease and its code count. What an event
+ * change means for its codes (the `eventActive` copies, deleting them) is the codes port's
+ * part; the domain does both (event-admin.ts). Adapters raise the errors of `errors.ts`
+ * (NotFound, AlreadyExists, LeaseHeld) and nothing from their SDK.
+ */
+export interface EventStore {
+  /** AlreadyExists when the id is taken. */
+  createEvent(event: EventRecord): Promise<void>;
+  /**
+   * `consistent: false` reads eventually consistent (half the read units): the viewer paths read one
+   * event item for every validation and refresh, thousands a second on one key at a large show.
+   */
+  getEvent(id: string, options?: { consistent?: boolean }): Promise<EventRecord | null>;
+  /** Newest first. */
+  listEvents(): Promise<EventRecord[]>;
+  /** Throws NotFound. */
+  updateEvent(id: string, changes: EventChanges, now: string): Promise<EventRecord>;
+  /** Sets `isActive` (the change enters the access feed). Throws NotFound. */
+  setEventActive(id: string, active: boolean, now: string): Promise<EventRecord>;
+  /** Appends atomically; keeps at least the last `keep` (older ones are trimmed now and then). Throws NotFound. */
+  appendPublishRefusal(id: string, refusal: PublishRefusal, keep: number): Promise<void>;
+  /**
+   * Takes or renews the event's publish lease for `holder` until `expiresAt`:
+   * when there is none, it is `holder`'s, or it expired before `now`. One
+   * conditional write. LeaseHeld when another holder's lease is fresh; NotFound.
+   */
+  acquireStreamLease(id: string, args: { holder: string; now: string; expiresAt: string }): Promise<EventRecord>;
+  /**
+   * Ends the lease if it is still `holder`'s (and, with `expiresAt`, still that
+   * very lease: a finalizer must not end one that was renewed meanwhile); records
+   * the end of the show. Otherwise a no-op returning the event. Throws NotFound.
+   */
+  releaseStreamLease(id: string, args: { holder: string; now: string; expiresAt?: string }): Promise<EventRecord>;
+  /**
+   * Every publish lease held, fresh or run out (its ingest died), a released one not: one query of
+   * the events listing, never of codes (events are few), for the recording sweep.
+   */
+  listStreamLeases(): Promise<StreamLease[]>;
+  /**
+   * Replaces the event with a deactivated tombstone: from then on it is gone for every read but
+   * the access feed, which must tell the edge. Its codes are the codes port's. Throws NotFound.
+   */
+  deleteEvent(id: string, now: string): Promise<void>;
+  /** Adds to the event's code count (`tokenCount`). Throws NotFound. */
+  addToCodeCount(eventId: string, delta: number): Promise<void>;
+}

@@ -1,0 +1,23 @@
+import type { AccountStore } from './account-store';
+import type { AuditStore } from './audit-store';
+import type { CodeStore } from './code-store';
+import type { CounterStore } from './counter-store';
+import type { EventStore } from './event-store';
+
+/**
+ * Every storage port the domain speaks to, one per aggregate. Each is its own
+ * interface (`*-store.ts` beside this file), its own DynamoDB adapter composed
+ * from the shared table helper (functions/adapters/dynamo-*-store.ts, wired in
+ * dynamo-stores.ts) and its own in-memory twin for tests; a new aggregate adds
+ * its port here (docs/architecture.md, "Adding a store port").
+ */
+export interface Stores {
+  events: EventStore;
+  /** Codes, their playback sessions and the access feed. */
+  codes: CodeStore;
+  /** Rate-limit windows and event counters. */
+  counters: CounterStore;
+  audit: AuditStore;
+  /** Staff accounts, the account policy and signed-out admin sessions. */
+  accounts: AccountStore;
+}

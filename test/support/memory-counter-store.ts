@@ -1,0 +1,59 @@
+import { rateWindow } from '../../functions/adapters/dynamo-counter-store';
+import type { CounterStore, EventCounters, RateWindow } from '../../functions/domain/counter-store';
+import { RateLimited } from '../../functions/domain/errors';
+
+/** Presence is counted in buckets of this many seconds, as in DynamoDB. */
+const PRESENCE_BUCKET_SECONDS = 10;
+const presenceBucket = (iso: string) => Math.floor(Date.parse(iso) / 1000 / PRESENCE_BUCKET_SECONDS);
+
+/**
+ * The counters port in memory (memory-stores.ts). What DynamoDB only collects by TTL (rate
+ * windows, presence buckets) is kept, as the domain never relies on TTL.
+ */
+export class MemoryCounterStore implements CounterStore {
+  /** Hits by window (the window's DynamoDB key). */
+  private readonly rateWindows = new Map<string, number>();
+  private readonly totals = new Map<string, { redeemed: number; revoked: number }>();
+  /** Per event: presence bucket → viewers. */
+  private readonly presence = new Map<string, Map<number, number>>();
+
+  private totalsOf(eventId: string) {
+    let totals = this.totals.get(eventId);
+    if (!totals) this.totals.set(eventId, (totals = { redeemed: 0, revoked: 0 }));
+    return totals;
+  }
+
+  async rateLimitRetryAfter(args: RateWindow): Promise<number | null> {
+    const { key, windowEnd, nowSeconds } = rateWindow(args);
+    return (this.rateWindows.get(key.pk) ?? 0) >= args.limit ? Math.max(1, windowEnd - nowSeconds) : null;
+  }
+
+  async hitRateLimit(args: RateWindow): Promise<void> {
+    const { key, windowEnd, nowSeconds } = rateWindow(args);
+    const hits = this.rateWindows.get(key.pk) ?? 0;
+    if (hits >= args.limit) throw new RateLimited(Math.max(1, windowEnd - nowSeconds));
+    this.rateWindows.set(key.pk, hits + 1);
+  }
+
+  async countRedemption(args: { eventId: string; code: string; delta: number }): Promise<void> {
+    this.totalsOf(args.eventId).redeemed += args.delta;
+  }
+
+  async countRevocation(args: { eventId: string; code: string; delta: number }): Promise<void> {
+    this.totalsOf(args.eventId).revoked += args.delta;
+  }
+
+  async countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void> {
+    let buckets = this.presence.get(args.eventId);
+    if (!buckets) this.presence.set(args.eventId, (buckets = new Map()));
+    const bucket = presenceBucket(args.at);
+    buckets.set(bucket, (buckets.get(bucket) ?? 0) + args.delta);
+  }
+
+  async eventCounters(args: { eventId: string; presenceSince: string }): Promise<EventCounters> {
+    const from = presenceBucket(args.presenceSince);
+    let presence = 0;
+    for (const [bucket, viewers] of this.presence.get(args.eventId) ?? []) if (bucket >= from) presence += viewers;
+    return { ...this.totalsOf(args.eventId), presence: Math.max(0, presence) };
+  }
+}

@@ -1,0 +1,109 @@
+import { AlreadyExists, LeaseHeld, NotFound } from '../../functions/domain/errors';
+import type { EventChanges, EventStore, StreamLease } from '../../functions/domain/event-store';
+import type { EventAccessState, EventRecord, PublishRefusal } from '../../functions/domain/records';
+import { changedSince, copy } from './memory-records';
+
+interface StoredEvent {
+  record: EventRecord;
+  /** A deleted event stays as a tombstone for the access feed. */
+  deleted: boolean;
+  /** When it last entered the access feed. */
+  feedAt: string | null;
+}
+
+/**
+ * The events port in memory (memory-stores.ts). Each method reads and writes without awaiting in
+ * between, so it is as atomic as DynamoDB's conditional write.
+ */
+export class MemoryEventStore implements EventStore {
+  private readonly events = new Map<string, StoredEvent>();
+
+  private liveEvent(id: string): StoredEvent {
+    const stored = this.events.get(id);
+    if (!stored || stored.deleted) throw new NotFound('event', id);
+    return stored;
+  }
+
+  async createEvent(event: EventRecord): Promise<void> {
+    if (this.events.has(event.id)) throw new AlreadyExists(`event ${event.id} exists`);
+    this.events.set(event.id, { record: copy(event), deleted: false, feedAt: null });
+  }
+
+  async getEvent(id: string): Promise<EventRecord | null> {
+    const stored = this.events.get(id);
+    return stored && !stored.deleted ? copy(stored.record) : null;
+  }
+
+  async listEvents(): Promise<EventRecord[]> {
+    return [...this.events.values()]
+      .filter((stored) => !stored.deleted)
+      .map(({ record }) => record)
+      .sort((a, b) => `${b.createdAt}#${b.id}`.localeCompare(`${a.createdAt}#${a.id}`))
+      .map(copy);
+  }
+
+  async updateEvent(id: string, changes: EventChanges, now: string): Promise<EventRecord> {
+    const { record } = this.liveEvent(id);
+    for (const [field, value] of Object.entries(changes)) {
+      if (value !== undefined) Object.assign(record, { [field]: copy(value) });
+    }
+    record.updatedAt = now;
+    return copy(record);
+  }
+
+  async setEventActive(id: string, active: boolean, now: string): Promise<EventRecord> {
+    const stored = this.liveEvent(id);
+    Object.assign(stored.record, { isActive: active, activeChangedAt: now, updatedAt: now });
+    stored.feedAt = now;
+    return copy(stored.record);
+  }
+
+  async appendPublishRefusal(id: string, refusal: PublishRefusal, keep: number): Promise<void> {
+    const { record } = this.liveEvent(id);
+    const all = [...(record.publishRefusals ?? []), copy(refusal)];
+    record.publishRefusals = all.length > keep * 2 ? all.slice(-keep) : all;
+  }
+
+  async acquireStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt: string }): Promise<EventRecord> {
+    const { record } = this.liveEvent(id);
+    const free = !record.leaseHolder || record.leaseHolder === holder || (record.leaseExpiresAt ?? '') <= now;
+    if (!free) throw new LeaseHeld(`event ${id}`);
+    Object.assign(record, { leaseHolder: holder, leaseExpiresAt: expiresAt, updatedAt: now });
+    return copy(record);
+  }
+
+  async releaseStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt?: string }): Promise<EventRecord> {
+    const { record } = this.liveEvent(id);
+    if (record.leaseHolder === holder && (!expiresAt || record.leaseExpiresAt === expiresAt)) {
+      Object.assign(record, { leaseHolder: null, leaseExpiresAt: null, lastLiveEndedAt: now, updatedAt: now });
+    }
+    return copy(record);
+  }
+
+  async listStreamLeases(): Promise<StreamLease[]> {
+    return [...this.events.values()].flatMap(({ record, deleted }) =>
+      !deleted && record.leaseHolder && record.leaseExpiresAt ? [{ eventId: record.id, holder: record.leaseHolder, expiresAt: record.leaseExpiresAt }] : [],
+    );
+  }
+
+  async deleteEvent(id: string, now: string): Promise<void> {
+    const stored = this.liveEvent(id);
+    Object.assign(stored, { deleted: true, feedAt: now });
+    Object.assign(stored.record, { isActive: false, activeChangedAt: now });
+  }
+
+  async addToCodeCount(eventId: string, delta: number): Promise<void> {
+    this.liveEvent(eventId).record.tokenCount += delta;
+  }
+
+  /** Events (tombstones included) whose access state entered the feed at or after `since`, in order: the codes port's feed reads them. */
+  accessChangesSince(since: string): EventAccessState[] {
+    return changedSince(this.events.values(), since).map(({ record }) => ({
+      id: record.id,
+      isActive: record.isActive,
+      activeChangedAt: record.activeChangedAt,
+      endsAt: record.endsAt,
+      accessWindowHours: record.accessWindowHours,
+    }));
+  }
+}

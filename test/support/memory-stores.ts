@@ -1,0 +1,31 @@
+import type { Stores } from '../../functions/domain/stores';
+import { MemoryAccountStore } from './memory-account-store';
+import { MemoryAuditStore } from './memory-audit-store';
+import { MemoryCodeStore } from './memory-code-store';
+import { MemoryCounterStore } from './memory-counter-store';
+import { MemoryEventStore } from './memory-event-store';
+
+/** Every port in memory, as they share one table in DynamoDB. */
+export interface MemoryStores extends Stores {
+  events: MemoryEventStore;
+  codes: MemoryCodeStore;
+  counters: MemoryCounterStore;
+  audit: MemoryAuditStore;
+  accounts: MemoryAccountStore;
+}
+
+/**
+ * The stores in memory, for fast tests of the domain's rules: they pass the same contract suites
+ * as the DynamoDB adapters (`test/integration/store-contract*.ts`). The access feed spans events
+ * and codes, so the codes' twin reads the events' feed entries.
+ */
+export function memoryStores(): MemoryStores {
+  const events = new MemoryEventStore();
+  return {
+    events,
+    codes: new MemoryCodeStore((since) => events.accessChangesSince(since)),
+    counters: new MemoryCounterStore(),
+    audit: new MemoryAuditStore(),
+    accounts: new MemoryAccountStore(),
+  };
+}

@@ -1,0 +1,89 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { readApiConfig } from '../../functions/config/api-config';
+import { readEdgeSyncConfig } from '../../functions/config/edge-sync-config';
+import { readRecordingSweepConfig } from '../../functions/config/recording-sweep-config';
+
+const local = {
+  TABLE_NAME: 'stagedoor',
+  PLAYBACK_SIGNING_KEYS: '{"activeKid":"k1","keys":{"k1":"x"}}',
+  INTERNAL_API_KEY: 'i'.repeat(24),
+};
+
+describe('the API functions\' configuration', () => {
+  it('names every variable that is missing', () => {
+    expect(() => readApiConfig({})).toThrow('configuration: TABLE_NAME is required');
+    expect(() => readApiConfig({ TABLE_NAME: 't' })).toThrow('configuration: PLAYBACK_SIGNING_KEYS is required; INTERNAL_API_KEY is required');
+    expect(() => readApiConfig({ ...local, ADMIN_PASSWORD_HASH: 'scrypt$x' })).toThrow('configuration: ADMIN_SESSION_SECRET is required');
+  });
+
+  it('names a malformed variable with the value it got', () => {
+    expect(() => readApiConfig({ ...local, MEDIA_PORT: 'eighty' })).toThrow('configuration: MEDIA_PORT must be a positive whole number, got "eighty"');
+    expect(() => readApiConfig({ ...local, INGEST_HLS_SEGMENT: 'fast', SESSION_TIMEOUT_SECONDS: '-1' })).toThrow(
+      'configuration: INGEST_HLS_SEGMENT must be a duration such as 1s, got "fast"; SESSION_TIMEOUT_SECONDS must be a positive whole number, got "-1"',
+    );
+    expect(() => readApiConfig({ ...local, PLAYBACK_BASE_URL: 'media.example.com' })).toThrow('PLAYBACK_BASE_URL must be a URL, got "media.example.com"');
+    expect(() => readApiConfig({ ...local, LOG_LEVEL: 'loud' })).toThrow('LOG_LEVEL must be one of trace, debug, info, warn, error, critical, silent, got "loud"');
+  });
+
+  it('reads AWS\'s settings: secrets by ARN, the admin secret only where given, the CloudFront cache', () => {
+    const config = readApiConfig({
+      TABLE_NAME: 'Table-1',
+      SECRETS_ARN: 'arn:shared',
+      PLAYBACK_BASE_URL: 'https://d1.cloudfront.net',
+      INGEST_HLS_SEGMENT: '2s',
+      CLOUDFRONT_DISTRIBUTION_ID: 'E123',
+      LOG_LEVEL: 'info',
+    });
+    expect(config).toMatchObject({
+      tableName: 'Table-1',
+      secrets: { arn: 'arn:shared' },
+      adminSecrets: null,
+      playbackBaseUrl: 'https://d1.cloudfront.net',
+      segmentSeconds: 2,
+      mediaCache: { cloudFrontDistributionId: 'E123' },
+      mediaPort: 4000,
+      sessionTimeoutSeconds: 90,
+      logLevel: 'INFO',
+    });
+    expect(readApiConfig({ ...local, ADMIN_SECRETS_ARN: 'arn:admin', POWERTOOLS_LOG_LEVEL: 'SILENT', LOG_LEVEL: 'info' })).toMatchObject({
+      adminSecrets: { arn: 'arn:admin' },
+      logLevel: 'SILENT',
+    });
+  });
+
+  it('takes the secrets\' values as variables locally', () => {
+    const config = readApiConfig({ ...local, ADMIN_PASSWORD_HASH: 'scrypt$x', ADMIN_SESSION_SECRET: 's', MEDIA_ADMIN_URL: 'http://127.0.0.1:4000' });
+    expect(config.secrets).toEqual({ values: { playbackSigningKeys: local.PLAYBACK_SIGNING_KEYS, internalApiKey: local.INTERNAL_API_KEY, originVerifySecret: null } });
+    expect(config.adminSecrets).toEqual({ values: { adminPasswordHash: 'scrypt$x', adminSessionSecret: 's' } });
+    expect(config.mediaCache).toEqual({ mediaAdminUrl: 'http://127.0.0.1:4000' });
+  });
+});
+
+describe('edge-sync\'s configuration', () => {
+  it('names every variable that is missing', () => {
+    expect(() => readEdgeSyncConfig({ TABLE_NAME: 't' })).toThrow('configuration: KVS_ARN is required; SECRETS_ARN is required');
+    expect(readEdgeSyncConfig({ TABLE_NAME: 't', KVS_ARN: 'arn:kvs', SECRETS_ARN: 'arn:s' })).toEqual({ tableName: 't', kvsArn: 'arn:kvs', secrets: { arn: 'arn:s' } });
+  });
+});
+
+describe('the recording sweep\'s configuration', () => {
+  it('names every variable that is missing', () => {
+    expect(() => readRecordingSweepConfig({})).toThrow('configuration: TABLE_NAME is required; MEDIA_BUCKET is required');
+    expect(readRecordingSweepConfig({ TABLE_NAME: 't', MEDIA_BUCKET: 'media' })).toEqual({ tableName: 't', mediaBucket: 'media' });
+  });
+});
+
+describe('reading the environment', () => {
+  it('happens in functions/ only in the config modules', () => {
+    const root = fileURLToPath(new URL('../../functions', import.meta.url));
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : [join(dir, name)]));
+    const readers = files(root)
+      .filter((file) => readFileSync(file, 'utf8').includes('process.env'))
+      .map((file) => relative(root, file));
+    expect(readers.sort()).toEqual(['config/api-config.ts', 'config/edge-sync-config.ts', 'config/env.ts', 'config/recording-sweep-config.ts']);
+  });
+});
