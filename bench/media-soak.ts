@@ -84,7 +84,7 @@ async function watch(playbackUrl: string, until: number, counts: { segments: num
 await benchmark(async (defer) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'stagedoor-soak-'));
   defer(() => rm(dataDir, { recursive: true, force: true }));
-  const clip = makeClip(dataDir, 12, { kbps: 2_400, gopFrames: 30 });
+  const clip = makeClip(dataDir, 12, { videoKbps: 2_400, gop: 30 });
   const system = await startLocalSystem({
     DATA_DIR: dataDir,
     LOG_LEVEL: 'error',

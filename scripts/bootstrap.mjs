@@ -31,9 +31,11 @@ const tools = {
     // poppler: the printed ticket sheet is checked as paper shows it (pdftoppm renders, pdftotext -bbox reads).
     'poppler-utils': '/usr/bin/pdftoppm',
   },
-  // nginx with its RTMP module: the baseline the ingest benchmarks compare against; wrk: load generator.
+  // nginx with its RTMP module: the baseline the ingest benchmarks compare against; wrk: load generator;
+  // chromium: the glass-to-glass benchmark plays the viewer page.
   bench: {
     ffmpeg: '/usr/bin/ffmpeg',
+    chromium: '/usr/bin/chromium',
     wrk: '/usr/bin/wrk',
     nginx: '/usr/sbin/nginx',
     'libnginx-mod-rtmp': '/usr/share/nginx/modules-available/mod-rtmp.conf',

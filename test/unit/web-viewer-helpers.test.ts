@@ -3,6 +3,7 @@ import { addressWithoutCode, codeFormatProblem, normalizeCode, validateErrorMess
 import { accessLossFor, lostRenewal } from '../../web/src/viewer/access-loss';
 import {
   eventIdFromStreamPath,
+  liveSyncSeconds,
   manifestUrl,
   refreshDelayMs,
   refreshRetryDelayMs,
@@ -97,6 +98,15 @@ describe('access loss during playback', () => {
 });
 
 describe('timing', () => {
+  it('holds two segments back, as long as the newest ones: a long first segment or an earlier encoder stops counting', () => {
+    expect(liveSyncSeconds([1, 1, 1.001, 1])).toBeCloseTo(2.002);
+    expect(liveSyncSeconds([1.999, 1, 1, 1])).toBe(2);
+    expect(liveSyncSeconds([1.999, 1, 1])).toBe(3.998);
+    expect(liveSyncSeconds([8.333, 8.333, 8.333, 1, 1, 1])).toBe(2);
+    expect(liveSyncSeconds([8.333, 8.333])).toBeCloseTo(16.666);
+    expect(liveSyncSeconds([])).toBeUndefined();
+  });
+
   it('refreshes at 80 % of the token lifetime', () => {
     expect(refreshDelayMs(600)).toBe(480_000);
     expect(refreshDelayMs(0)).toBe(1_000);

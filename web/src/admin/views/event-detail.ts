@@ -250,7 +250,7 @@ function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
     h(
       'p',
       { className: 'hint' },
-      'In OBS: Settings → Output → Output Mode “Advanced”, tab Streaming (Simple mode has no keyframe setting and sends one only every 8 s or so, which puts viewers that far behind):',
+      'In OBS: Settings → Output → Output Mode “Advanced”, tab Streaming (Simple mode has no keyframe setting and sends a keyframe only every 8 s or so: the ingest then has to re-encode the video, or, if it only copies, viewers fall about 20 s behind):',
     ),
     h(
       'ul',
