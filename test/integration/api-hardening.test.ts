@@ -71,6 +71,20 @@ describe('ids that cannot name a record', () => {
     expect(lease).toMatchObject({ status: 404, body: { error: 'Event not found' } });
   });
 
+  it('checks each path parameter with its own rule: a login name with a dot names an account', async () => {
+    const created = await api.admin('POST', '/api/admin/accounts', { username: 'j.doe', role: 'box-office', password: 'a long enough password' });
+    expect(created).toMatchObject({ status: 201, body: { username: 'j.doe' } });
+    expect(await api.admin('PATCH', '/api/admin/accounts/j.doe', { disabled: true })).toMatchObject({ status: 200, body: { username: 'j.doe', disabled: true } });
+    expect(await api.admin('POST', '/api/admin/accounts/j.doe/password', { password: 'another long password' })).toMatchObject({ status: 200 });
+    expect(await api.admin('POST', '/api/admin/accounts/j.doe/two-factor/reset', {})).toMatchObject({ status: 200 });
+    // A name no account can have is that account's 404, not the event's.
+    for (const name of [long, 'a%20b', '.dot-first', 'UPPER%2Fslash']) {
+      expect(await api.admin('PATCH', `/api/admin/accounts/${name}`, { disabled: true }), name).toMatchObject({ status: 404, body: { error: 'Account not found' } });
+    }
+    // An event id with a dot is no event id.
+    expect(await api.admin('GET', '/api/admin/events/j.doe')).toMatchObject({ status: 404, body: { error: 'Event not found' } });
+  });
+
   it('are a 400 in a query or body, and a refusal in the RTMP callback', async () => {
     expect(await api.admin('GET', `/api/admin/tokens?eventId=${long}`)).toMatchObject({ status: 400, body: { error: 'eventId: is not a valid id' } });
     expect(await api.admin('POST', '/api/admin/tokens/bulk-revoke', { tokenIds: [long] })).toMatchObject({ status: 400 });
