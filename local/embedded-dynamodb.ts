@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
+import { staffTableSchema, tableSchema } from '../functions/adapters/table-schema';
 import { createTable } from './create-table';
 
 const require = createRequire(import.meta.url);
@@ -13,10 +14,10 @@ export interface EmbeddedDynamo {
 }
 
 /**
- * dynalite: a DynamoDB-compatible HTTP server in this process. `dataDir`
- * persists tables in LevelDB; `undefined` keeps them in memory.
+ * dynalite: a DynamoDB-compatible HTTP server in this process, with the table (and, given its
+ * name, the staff table) created. `dataDir` persists tables in LevelDB; `undefined` keeps them in memory.
  */
-export async function startEmbeddedDynamo(opts: { dataDir?: string; tableName: string }): Promise<EmbeddedDynamo> {
+export async function startEmbeddedDynamo(opts: { dataDir?: string; tableName: string; staffTableName?: string }): Promise<EmbeddedDynamo> {
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
   const server = dynalite({ path: opts.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
@@ -25,7 +26,8 @@ export async function startEmbeddedDynamo(opts: { dataDir?: string; tableName: s
   });
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://127.0.0.1:${port}`;
-  await createTable(endpoint, opts.tableName);
+  await createTable(endpoint, opts.tableName, tableSchema);
+  if (opts.staffTableName) await createTable(endpoint, opts.staffTableName, staffTableSchema);
   return {
     endpoint,
     close: () =>

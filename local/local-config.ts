@@ -42,6 +42,8 @@ export interface LocalConfig {
   /** Folder of the embedded S3 (HLS); undefined keeps objects in memory. */
   s3Dir: string | undefined;
   tableName: string;
+  /** The staff accounts' table (only the admin function reaches it in AWS). */
+  staffTableName: string;
   mediaBucket: string;
   /** Built web pages served by the API port. */
   webRoot: string;
@@ -140,6 +142,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
   const { secrets, printed } = loadSecrets(dataDir, env);
   for (const line of printed) process.stdout.write(`${line}\n`);
   const tableName = 'stagedoor';
+  const staffTableName = 'stagedoor-staff';
   const mediaBucket = 'stagedoor-media';
   const logLevel = env.LOG_LEVEL || 'info';
   const ports = {
@@ -155,6 +158,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     SESSION_TIMEOUT_SECONDS: env.SESSION_TIMEOUT_SECONDS,
     INGEST_RTMP_URL: env.INGEST_RTMP_URL,
     TABLE_NAME: tableName,
+    STAFF_TABLE_NAME: staffTableName,
     MEDIA_BUCKET: mediaBucket,
     MEDIA_PORT: String(mediaPort),
     // The OBS "Server" the console shows, without INGEST_RTMP_URL: the host the console was opened with on this port.
@@ -181,6 +185,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     dynamoDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
     s3Dir: dataDir ? join(dataDir, 's3') : undefined,
     tableName,
+    staffTableName,
     mediaBucket,
     webRoot: join(root, 'web', 'dist'),
     logLevel,

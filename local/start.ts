@@ -4,8 +4,9 @@
  * the media server (HLS through `edge/`) and the RTMP ingest. The configuration
  * is read once (local-config.ts); each part is then given its dependencies.
  */
-import { s3Client } from '../functions/adapters/aws-clients';
-import { loadLocalConfig } from './local-config';
+import { dynamoDocumentClient, s3Client } from '../functions/adapters/aws-clients';
+import { copyStaffItems, retireStaffItems } from '../functions/adapters/staff-table-move';
+import { loadLocalConfig, type LocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { startEmbeddedS3 } from './embedded-s3';
 import { startApiServer } from './api-server';
@@ -19,8 +20,9 @@ async function main(): Promise<void> {
   const config = await loadLocalConfig(process.env);
   const closers: (() => Promise<void>)[] = [];
 
-  const dynamo = await startEmbeddedDynamo({ dataDir: config.dynamoDir, tableName: config.tableName });
+  const dynamo = await startEmbeddedDynamo({ dataDir: config.dynamoDir, tableName: config.tableName, staffTableName: config.staffTableName });
   closers.push(dynamo.close);
+  await moveStaffItems(config, dynamo.endpoint);
   const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket], dataDir: config.s3Dir });
   closers.push(s3.close);
   const standIns = { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint };
@@ -75,6 +77,22 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * A data folder from before the staff table keeps staff accounts in the main table: both steps of
+ * the deploy's move (infra/runtime/move-staff-items.ts), one after the other, before the API starts.
+ */
+async function moveStaffItems(config: LocalConfig, dynamoEndpoint: string): Promise<void> {
+  const client = dynamoDocumentClient(config.aws({ dynamoEndpoint, s3Endpoint: '' }));
+  const tables = { from: config.tableName, to: config.staffTableName };
+  try {
+    const { copied } = await copyStaffItems(client, tables);
+    await retireStaffItems(client, tables);
+    if (copied.length > 0) process.stdout.write(`staff accounts moved to their own table: ${copied.length} items; staff sign in once more\n`);
+  } finally {
+    client.destroy();
+  }
 }
 
 main().catch((error) => {

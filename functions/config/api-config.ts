@@ -18,6 +18,8 @@ const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERRO
 /** The API functions' configuration (every area's; each uses its part), read once per process. */
 export interface ApiConfig {
   tableName: string;
+  /** The staff table (staff accounts and sign-in state): given to the admin function alone; null elsewhere. */
+  staffTableName: string | null;
   /** Base URL of HLS delivery. When null, the request's host with `mediaPort` (local mode). */
   playbackBaseUrl: string | null;
   mediaPort: number;
@@ -65,6 +67,7 @@ const logLevel = z
 
 const settings = {
   TABLE_NAME: variable.required(),
+  STAFF_TABLE_NAME: variable.optional(),
   PLAYBACK_BASE_URL: variable.url(),
   MEDIA_PORT: variable.positiveInteger(4000),
   INGEST_RTMP_URL: variable.optional(),
@@ -104,6 +107,7 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
   const admin = found.ADMIN_SECRETS_ARN || !(env.ADMIN_PASSWORD_HASH || env.ADMIN_SESSION_SECRET) ? null : parseEnvironment(adminSecretValues, env);
   return {
     tableName: found.TABLE_NAME,
+    staffTableName: found.STAFF_TABLE_NAME,
     playbackBaseUrl: found.PLAYBACK_BASE_URL,
     mediaPort: found.MEDIA_PORT,
     ingestRtmpUrl: found.INGEST_RTMP_URL,

@@ -3,19 +3,19 @@ import type { AdminSession } from './admin-session';
 import { Conflict, InvalidInput, NotSignedIn } from './errors';
 import { parseInput } from './inputs';
 import { OWNER_USERNAME, ownerAccount } from './staff-accounts';
+import type { StaffDeps } from './staff-accounts';
 import { enrolmentOffer, hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret } from './two-factor';
-import type { AccessDeps } from './viewer-access';
 
 export const confirmInput = z.object({ code: z.string().min(1).max(32) });
 
-async function ownAccount(deps: AccessDeps, session: AdminSession) {
+async function ownAccount(deps: StaffDeps, session: AdminSession) {
   const account = session.username === OWNER_USERNAME ? await ownerAccount(deps) : await deps.stores.accounts.getAccount(session.username);
   if (!account) throw new NotSignedIn();
   return account;
 }
 
 /** Starts (or restarts) enrolment: a new secret waits for its first code; an enabled factor stays until then. */
-export async function startEnrolment(deps: AccessDeps, session: AdminSession) {
+export async function startEnrolment(deps: StaffDeps, session: AdminSession) {
   const account = await ownAccount(deps, session);
   const secret = newTotpSecret();
   await deps.stores.accounts.updateAccount(account.username, { totpPendingSecret: secret }, { now: deps.now().toISOString() });
@@ -27,7 +27,7 @@ export async function startEnrolment(deps: AccessDeps, session: AdminSession) {
  * returned this once (only their hashes are kept), and every other session
  * of the account ends: they were opened with the password alone.
  */
-export async function confirmEnrolment(deps: AccessDeps, session: AdminSession, body: unknown) {
+export async function confirmEnrolment(deps: StaffDeps, session: AdminSession, body: unknown) {
   const { code } = parseInput(confirmInput, body);
   const account = await ownAccount(deps, session);
   if (!account.totpPendingSecret) throw new Conflict('enrolment-not-started');

@@ -4,11 +4,11 @@ import type { SecondFactorChallenge } from './admin-session';
 import type { AdminSecrets } from './config';
 import { AccountLocked, SignInFailed } from './errors';
 import { normalizeUsername, OWNER_USERNAME, ownerAccount } from './staff-accounts';
+import type { StaffDeps } from './staff-accounts';
 import { hashRecoveryCode, matchTotp } from './two-factor';
-import type { AccessDeps } from './viewer-access';
 
 /** Signing in reads the owner's password hash: only the admin area has the admin secrets. */
-export interface SignInDeps extends AccessDeps {
+export interface SignInDeps extends StaffDeps {
   adminSecrets: Pick<AdminSecrets, 'adminPasswordHash'>;
 }
 
@@ -32,7 +32,7 @@ function refuseIfLocked(account: AccountRecord, now: Date): void {
   throw new AccountLocked(account.username, seconds);
 }
 
-async function countFailure(deps: AccessDeps, account: AccountRecord): Promise<void> {
+async function countFailure(deps: StaffDeps, account: AccountRecord): Promise<void> {
   const now = deps.now();
   const failures = await deps.stores.accounts.countFailedAttempt(account.username, now.toISOString());
   if (failures < LOCKOUT.failures) return;
@@ -40,7 +40,7 @@ async function countFailure(deps: AccessDeps, account: AccountRecord): Promise<v
   await deps.stores.accounts.updateAccount(account.username, { failedAttempts: 0, lockedUntil }, { now: now.toISOString() });
 }
 
-async function clearFailures(deps: AccessDeps, account: AccountRecord): Promise<void> {
+async function clearFailures(deps: StaffDeps, account: AccountRecord): Promise<void> {
   if (account.failedAttempts === 0 && account.lockedUntil === null) return;
   await deps.stores.accounts.updateAccount(account.username, { failedAttempts: 0, lockedUntil: null }, { now: deps.now().toISOString() });
 }
@@ -71,7 +71,7 @@ export async function checkPassword(deps: SignInDeps, input: { username?: string
 
 /** Second step: a TOTP code (each time step once) or an unused recovery code (each once). */
 export async function checkSecondFactor(
-  deps: AccessDeps,
+  deps: StaffDeps,
   challenge: SecondFactorChallenge,
   input: { code?: string | undefined; recoveryCode?: string | undefined },
 ): Promise<AccountRecord> {

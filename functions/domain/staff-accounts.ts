@@ -1,11 +1,16 @@
 import * as z from 'zod';
-import type { AccountRecord } from './account-store';
+import type { AccountRecord, AccountStore } from './account-store';
 import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { AdminSession } from './admin-session';
 import { AlreadyExists, Conflict, InvalidInput, NotFound } from './errors';
 import { parseInput } from './inputs';
 import { ROLES, type Role } from './roles';
-import type { AccessDeps } from './viewer-access';
+
+/** What the staff accounts' use cases work with: the accounts port, which only the admin function has. */
+export interface StaffDeps {
+  stores: { accounts: AccountStore };
+  now(): Date;
+}
 
 /** The bootstrap account: its password is `adminPasswordHash` of the configuration, so `set-admin-password` keeps working. */
 export const OWNER_USERNAME = 'owner';
@@ -54,7 +59,7 @@ export function newAccount(name: string, accountRole: Role, passwordHash: string
 }
 
 /** The bootstrap owner's item, created the first time it is needed (it holds the owner's two-factor state and lockout). */
-export async function ownerAccount(deps: AccessDeps): Promise<AccountRecord> {
+export async function ownerAccount(deps: StaffDeps): Promise<AccountRecord> {
   const existing = await deps.stores.accounts.getAccount(OWNER_USERNAME);
   if (existing) return existing;
   try {
@@ -80,14 +85,14 @@ export function accountView(account: AccountRecord, now: Date) {
 }
 export type AccountView = ReturnType<typeof accountView>;
 
-export async function listAccounts(deps: AccessDeps) {
+export async function listAccounts(deps: StaffDeps) {
   const [owner, accounts, policy] = await Promise.all([ownerAccount(deps), deps.stores.accounts.listAccounts(), deps.stores.accounts.getAccountPolicy()]);
   const others = accounts.filter((account) => account.username !== OWNER_USERNAME);
   const now = deps.now();
   return { accounts: [owner, ...others].map((account) => accountView(account, now)), policy };
 }
 
-export async function createAccount(deps: AccessDeps, body: unknown) {
+export async function createAccount(deps: StaffDeps, body: unknown) {
   const input = parseInput(createAccountInput, body);
   if (input.username === OWNER_USERNAME) throw new Conflict('username-taken');
   const account = newAccount(input.username, input.role, await hashAdminPassword(input.password), deps.now().toISOString());
@@ -102,7 +107,7 @@ export async function createAccount(deps: AccessDeps, body: unknown) {
 
 const accountNotFound = () => new NotFound('account');
 
-async function updateOther(deps: AccessDeps, name: string, update: (username: string) => Promise<AccountRecord>) {
+async function updateOther(deps: StaffDeps, name: string, update: (username: string) => Promise<AccountRecord>) {
   const target = normalizeUsername(name);
   if (!target) throw accountNotFound();
   if (target === OWNER_USERNAME) throw new Conflict('owner-managed-elsewhere');
@@ -110,7 +115,7 @@ async function updateOther(deps: AccessDeps, name: string, update: (username: st
 }
 
 /** A new role or disabling ends every session of the account at once. */
-export function changeAccount(deps: AccessDeps, actor: AdminSession, name: string, body: unknown) {
+export function changeAccount(deps: StaffDeps, actor: AdminSession, name: string, body: unknown) {
   const input = parseInput(changeAccountInput, body);
   return updateOther(deps, name, async (target) => {
     if (target === actor.username) throw new Conflict('own-account');
@@ -122,7 +127,7 @@ export function changeAccount(deps: AccessDeps, actor: AdminSession, name: strin
 }
 
 /** Also lifts a lockout; ends the account's sessions. */
-export async function resetPassword(deps: AccessDeps, name: string, body: unknown) {
+export async function resetPassword(deps: StaffDeps, name: string, body: unknown) {
   const input = parseInput(resetPasswordInput, body);
   const passwordHash = await hashAdminPassword(input.password);
   return updateOther(deps, name, (target) =>
@@ -131,7 +136,7 @@ export async function resetPassword(deps: AccessDeps, name: string, body: unknow
 }
 
 /** For a lost phone: the account signs in with its password again (and enrols anew when two-factor sign-in is required). */
-export function resetTwoFactor(deps: AccessDeps, name: string) {
+export function resetTwoFactor(deps: StaffDeps, name: string) {
   return updateOther(deps, name, (target) =>
     deps.stores.accounts.updateAccount(
       target,
@@ -141,14 +146,14 @@ export function resetTwoFactor(deps: AccessDeps, name: string) {
   );
 }
 
-export async function setAccountPolicy(deps: AccessDeps, body: unknown) {
+export async function setAccountPolicy(deps: StaffDeps, body: unknown) {
   const policy = parseInput(accountPolicyInput, body);
   await deps.stores.accounts.setAccountPolicy(policy, deps.now().toISOString());
   return policy;
 }
 
 /** Staff change their own password (the owner's is set with set-admin-password); their other sessions end. */
-export async function changeOwnPassword(deps: AccessDeps, actor: AdminSession, body: unknown): Promise<AccountRecord> {
+export async function changeOwnPassword(deps: StaffDeps, actor: AdminSession, body: unknown): Promise<AccountRecord> {
   const input = parseInput(changeOwnPasswordInput, body);
   if (actor.username === OWNER_USERNAME) throw new Conflict('owner-password-elsewhere');
   const account = await deps.stores.accounts.getAccount(actor.username);

@@ -1,3 +1,5 @@
+import { dynamoDocumentClient } from '../adapters/aws-clients';
+import { dynamoAccountStore } from '../adapters/dynamo-stores';
 import { loadAdminSecrets } from '../adapters/secrets';
 import { mediaCacheOf } from '../adapters/media-cache-of';
 import { areaHandler } from '../http/area-handler';
@@ -41,17 +43,20 @@ function ingestServer({ app, event }: ApiRequest): string {
 const id = (request: ApiRequest) => request.params.id ?? '';
 
 /**
- * The admin area's App: the admin secrets come through the same cache as the shared secret
- * (Secrets Manager in AWS, where only this function's role may read them), and the media cache
- * is the one the configuration names.
+ * The admin area's App: the staff accounts on the staff table and the admin secrets through the
+ * same cache as the shared secret (Secrets Manager in AWS; only this function's role may reach
+ * either), and the media cache the configuration names.
  */
 export function adminApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<AdminApp> {
   const source = wiring.config.adminSecrets;
   if (!source) throw new Error('configuration: the admin area needs ADMIN_SECRETS_ARN (locally ADMIN_PASSWORD_HASH and ADMIN_SESSION_SECRET)');
+  const { staffTableName } = wiring.config;
+  if (!staffTableName) throw new Error('configuration: the admin area needs STAFF_TABLE_NAME');
+  const accounts = dynamoAccountStore(dynamoDocumentClient(wiring.aws), staffTableName);
   const mediaCache = mediaCacheOf(wiring.config.mediaCache);
   return async () => {
     const [app, adminSecrets] = await Promise.all([base(), loadAdminSecrets(source)]);
-    return { ...app, adminSecrets, mediaCache };
+    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache };
   };
 }
 

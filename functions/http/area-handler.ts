@@ -15,8 +15,9 @@ import { normalizeUsername } from '../domain/staff-accounts';
 
 export type LambdaHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 
-/** The admin session secret, which only the admin area's App holds. */
-const sessionSecretOf = (app: App) => ('adminSecrets' in app ? (app as AdminApp).adminSecrets.adminSessionSecret : null);
+/** The admin session secret and the staff accounts, which only the admin area's App holds. */
+const adminOf = (app: App) =>
+  'adminSecrets' in app ? { sessionSecret: (app as AdminApp).adminSecrets.adminSessionSecret, accounts: (app as AdminApp).stores.accounts } : null;
 
 /**
  * The Lambda handler of one area: middlewares, then dispatch on API
@@ -40,7 +41,7 @@ export function areaHandler<A extends App>(area: Area, handlers: Record<string, 
   if (area === 'admin') handler.use(sameOriginMutations());
   handler
     .use(jsonBody())
-    .use(routeGuard((key) => specs.get(key), sessionSecretOf))
+    .use(routeGuard((key) => specs.get(key), adminOf))
     .handler(async function dispatch(event, context) {
       const handle = handlers[event.routeKey];
       if (!handle) throw new HttpError(404, 'Not found');

@@ -86,6 +86,8 @@ export class StagedoorStack extends Stack {
       httpApi: gateway.httpApi,
       stage: gateway.stage,
       table: data.table,
+      staffTable: data.staffTable,
+      staffReady: data.staffReady,
       secret: data.secret,
       adminSecret: data.adminSecret,
       secretReady: data.secretReady,
@@ -104,8 +106,9 @@ export class StagedoorStack extends Stack {
       reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? 5),
       secretReady: data.secretReady,
     });
-    // Last of all: the admin fields leave the shared secret once everything else is updated (docs/deploy.md, "Upgrading").
+    // Last of all: the admin fields leave the shared secret, and staff items the main table, once everything else is updated (docs/deploy.md, "Upgrading").
     data.retireSharedAdminFields([web, gateway, ingest, delivery, api, edgeSync]);
+    data.retireOldStaffItems([web, gateway, ingest, delivery, api, edgeSync]);
 
     new CfnOutput(this, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });
     new CfnOutput(this, 'AdminUrl', { value: `${delivery.url}/admin/`, description: 'Admin console' });
@@ -123,6 +126,7 @@ export class StagedoorStack extends Stack {
       description: 'Recycle these after changing the secret (docs/deploy.md)',
     });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
+    new CfnOutput(this, 'StaffTableName', { value: data.staffTable.tableName, description: 'Staff accounts; for infra/scripts/unlock-account.ts' });
     new CfnOutput(this, 'MediaBucket', { value: data.mediaBucket.bucketName });
   }
 }

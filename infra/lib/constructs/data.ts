@@ -1,11 +1,12 @@
 import { CfnResource, CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IConstruct } from 'constructs';
-import { tableSchema } from '../../../functions/adapters/table-schema';
+import { staffTableSchema, tableSchema } from '../../../functions/adapters/table-schema';
 import { AppFunction } from './app-function';
 
 export interface DataProps {
@@ -14,12 +15,18 @@ export interface DataProps {
 }
 
 /**
- * Durable state: the DynamoDB table, the media bucket the ingest writes HLS
- * to, the access-logs bucket, the Secrets Manager secret every part reads and
- * the admin secret only the admin function reads.
+ * Durable state: the DynamoDB table, the staff table only the admin function
+ * reaches, the media bucket the ingest writes HLS to, the access-logs bucket,
+ * the Secrets Manager secret every part reads and the admin secret only the
+ * admin function reads.
  */
 export class Data extends Construct {
   readonly table: dynamodb.Table;
+  /** Staff accounts, the account policy, signed-out admin sessions, sign-in failures: the admin function's alone. */
+  readonly staffTable: dynamodb.Table;
+  /** Completes once staff items of an older stack are in the staff table; the admin function waits for it. */
+  readonly staffReady: CustomResource;
+  private readonly staffMoveProvider: cr.Provider;
   readonly mediaBucket: s3.Bucket;
   readonly logsBucket: s3.Bucket;
   readonly secret: secretsmanager.Secret;
@@ -55,6 +62,18 @@ export class Data extends Construct {
           : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
       });
     }
+
+    // Its own table, so that no other function's role can read a password hash or write an account.
+    this.staffTable = new dynamodb.Table(this, 'StaffTable', {
+      partitionKey: { name: staffTableSchema.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: staffTableSchema.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      // Collects signed-out sessions and sign-in failure windows once they no longer matter.
+      timeToLiveAttribute: staffTableSchema.ttlAttribute,
+    });
 
     // Server access logs of the buckets, CloudFront standard logs and NLB access logs.
     this.logsBucket = new s3.Bucket(this, 'LogsBucket', {
@@ -144,11 +163,57 @@ export class Data extends Construct {
       ],
       true,
     );
+    // Stacks from before the staff table keep accounts in the main table's ACCOUNTS partition: moved on deploy.
+    const move = new AppFunction(this, 'MoveStaffItems', {
+      entry: 'infra/runtime/move-staff-items.ts',
+      description: 'Moves Stagedoor staff accounts from the main table into the staff table (keeps newer ones)',
+      memorySize: 256,
+      timeout: Duration.minutes(5),
+      environment: {},
+      alarms: false,
+    });
+    move.fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query', 'dynamodb:BatchWriteItem'],
+        resources: [this.table.tableArn],
+        // The old staff partition only.
+        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['ACCOUNTS'] } },
+      }),
+    );
+    move.fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [this.staffTable.tableArn] }));
+    this.staffMoveProvider = new cr.Provider(this, 'MoveStaffItemsProvider', { onEventHandler: move.fn });
+    NagSuppressions.addResourceSuppressions(
+      this.staffMoveProvider,
+      [
+        { id: 'AwsSolutions-IAM4', reason: 'CDK custom resource provider framework: AWSLambdaBasicExecutionRole only grants writing its own logs.' },
+        { id: 'AwsSolutions-IAM5', reason: 'CDK custom resource provider framework: invokes the move function and its versions (":*").' },
+        { id: 'AwsSolutions-L1', reason: 'Runtime of the CDK provider framework function is chosen by aws-cdk-lib.' },
+      ],
+      true,
+    );
+    this.staffReady = new CustomResource(this, 'StaffItemsCopied', {
+      serviceToken: this.staffMoveProvider.serviceToken,
+      properties: { TableName: this.table.tableName, StaffTableName: this.staffTable.tableName, Step: 'copy' },
+    });
+
     this.secretReady = new CustomResource(this, 'SeedSecretsResource', {
       serviceToken: provider.serviceToken,
       // Only the ARNs: values never pass through CloudFormation.
       properties: { SecretArn: this.secret.secretArn, AdminSecretArn: this.adminSecret.secretArn, Step: 'fill' },
     });
+  }
+
+  /**
+   * Deletes the staff items of an older stack from the main table (infra/runtime/move-staff-items.ts,
+   * step `retire`), once every function reads the staff table; like the secrets' retirement, last.
+   */
+  retireOldStaffItems(after: IConstruct[]): CustomResource {
+    const retire = new CustomResource(this, 'RetireOldStaffItems', {
+      serviceToken: this.staffMoveProvider.serviceToken,
+      properties: { TableName: this.table.tableName, StaffTableName: this.staffTable.tableName, Step: 'retire' },
+    });
+    retire.node.addDependency(...lastOf(retire, [this, ...after]));
+    return retire;
   }
 
   /**
@@ -162,10 +227,18 @@ export class Data extends Construct {
       serviceToken: this.seedProvider.serviceToken,
       properties: { SecretArn: this.secret.secretArn, AdminSecretArn: this.adminSecret.secretArn, Step: 'retire' },
     });
-    // Every resource, except those behind a condition: CloudFormation refuses a DependsOn on one it did not create.
-    const everything = [this, ...after].flatMap((scope) => scope.node.findAll());
-    const waitFor = everything.filter((node) => CfnResource.isCfnResource(node) && !node.cfnOptions.condition && !retire.node.findAll().includes(node));
-    retire.node.addDependency(...waitFor);
+    retire.node.addDependency(...lastOf(retire, [this, ...after]));
     return retire;
   }
+}
+
+/**
+ * What a last step waits for: every resource of `scopes` but its own, except those behind a
+ * condition (CloudFormation refuses a DependsOn on one it did not create).
+ */
+function lastOf(step: IConstruct, scopes: IConstruct[]): IConstruct[] {
+  const own = new Set(step.node.findAll());
+  return scopes
+    .flatMap((scope) => scope.node.findAll())
+    .filter((node) => CfnResource.isCfnResource(node) && !node.cfnOptions.condition && !own.has(node));
 }
