@@ -37,6 +37,8 @@ export interface LocalConfig {
   rtmpPort: number;
   /** HLS segment length the ingest cuts (`INGEST_HLS_SEGMENT`, default 1 s: docs/performance.md, "Latency"). */
   segmentSeconds: number;
+  /** `DATA_DIR`; undefined keeps nothing. */
+  dataDir: string | undefined;
   /** LevelDB folder of the embedded DynamoDB; undefined keeps data in memory. */
   dynamoDir: string | undefined;
   /** Folder of the embedded S3 (HLS); undefined keeps objects in memory. */
@@ -135,14 +137,24 @@ function segmentSeconds(value: string | undefined): number {
   return ms / 1000;
 }
 
-export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConfig> {
+/** The tables of the embedded DynamoDB: the main one and the staff accounts'. */
+export const LOCAL_TABLES = { tableName: 'stagedoor', staffTableName: 'stagedoor-staff' } as const;
+
+/** `DATA_DIR` as a folder, or undefined for `memory` (nothing kept). */
+export function localDataDir(env: NodeJS.ProcessEnv): string | undefined {
   const dataSetting = env.DATA_DIR || '.data';
-  const dataDir = dataSetting === 'memory' ? undefined : resolve(dataSetting);
+  return dataSetting === 'memory' ? undefined : resolve(dataSetting);
+}
+
+/** The embedded DynamoDB's LevelDB folder in the data folder. */
+export const localDynamoDir = (dataDir: string) => join(dataDir, 'dynamodb');
+
+export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConfig> {
+  const dataDir = localDataDir(env);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const { secrets, printed } = loadSecrets(dataDir, env);
   for (const line of printed) process.stdout.write(`${line}\n`);
-  const tableName = 'stagedoor';
-  const staffTableName = 'stagedoor-staff';
+  const { tableName, staffTableName } = LOCAL_TABLES;
   const mediaBucket = 'stagedoor-media';
   const logLevel = env.LOG_LEVEL || 'info';
   const ports = {
@@ -182,7 +194,8 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     mediaPort,
     rtmpPort,
     segmentSeconds: seconds,
-    dynamoDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
+    dataDir,
+    dynamoDir: dataDir ? localDynamoDir(dataDir) : undefined,
     s3Dir: dataDir ? join(dataDir, 's3') : undefined,
     tableName,
     staffTableName,

@@ -8,6 +8,7 @@ import { dynamoDocumentClient, s3Client } from '../functions/adapters/aws-client
 import { copyStaffItems, retireStaffItems } from '../functions/adapters/staff-table-move';
 import { loadLocalConfig, type LocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
+import { announceRunningSystem } from './running-system';
 import { startEmbeddedS3 } from './embedded-s3';
 import { startApiServer } from './api-server';
 import { startMediaServer } from './media-server';
@@ -22,6 +23,10 @@ async function main(): Promise<void> {
 
   const dynamo = await startEmbeddedDynamo({ dataDir: config.dynamoDir, tableName: config.tableName, staffTableName: config.staffTableName });
   closers.push(dynamo.close);
+  if (config.dataDir) {
+    const forget = announceRunningSystem(config.dataDir, dynamo.endpoint);
+    closers.push(async () => forget());
+  }
   await moveStaffItems(config, dynamo.endpoint);
   const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket], dataDir: config.s3Dir });
   closers.push(s3.close);

@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS = [
   'account.update',
   'account.password-change',
   'account.password-reset',
+  'account.unlock',
   'account.two-factor-enable',
   'account.two-factor-reset',
   'account.policy-change',
@@ -31,6 +32,9 @@ export const AUDIT_ACTIONS = [
   'cache.clear',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** The actor of a failed sign-in whose name belongs to no account: what was typed is never recorded (it may be a password). */
+export const UNKNOWN_ACCOUNT = 'unknown account';
 
 /** Sign-ins and sign-outs act on the console itself: that is their target. */
 const CONSOLE_ACTIONS: ReadonlySet<AuditAction> = new Set(['admin.login', 'admin.login-failed', 'admin.logout']);

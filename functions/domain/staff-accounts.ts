@@ -2,9 +2,10 @@ import * as z from 'zod';
 import type { AccountRecord, AccountStore } from './account-store';
 import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { AdminSession } from './admin-session';
-import { AlreadyExists, Conflict, InvalidInput, NotFound } from './errors';
+import { AlreadyExists, Conflict, InvalidInput, NotFound, NotSignedIn } from './errors';
 import { parseInput } from './inputs';
 import { ROLES, type Role } from './roles';
+import { countedFactor, signInLockOf, unlockSignIn } from './sign-in-limits';
 
 /** What the staff accounts' use cases work with: the accounts port, which only the admin function has. */
 export interface StaffDeps {
@@ -51,8 +52,6 @@ export function newAccount(name: string, accountRole: Role, passwordHash: string
     totpPendingSecret: null,
     totpLastStep: 0,
     recoveryCodeHashes: [],
-    failedAttempts: 0,
-    lockedUntil: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -70,7 +69,8 @@ export async function ownerAccount(deps: StaffDeps): Promise<AccountRecord> {
   return (await deps.stores.accounts.getAccount(OWNER_USERNAME))!;
 }
 
-export function accountView(account: AccountRecord, now: Date) {
+/** An account as the console shows it; `lockedUntil` is its sign-in lock (domain/sign-in-limits.ts). */
+export async function accountView(deps: StaffDeps, account: AccountRecord) {
   return {
     username: account.username,
     role: account.role,
@@ -78,18 +78,17 @@ export function accountView(account: AccountRecord, now: Date) {
     disabled: account.disabled,
     twoFactorEnabled: account.totpSecret !== null,
     recoveryCodesLeft: account.recoveryCodeHashes.length,
-    lockedUntil: account.lockedUntil && account.lockedUntil > now.toISOString() ? account.lockedUntil : null,
+    lockedUntil: await signInLockOf(deps, account.username),
     createdAt: account.createdAt,
     updatedAt: account.updatedAt,
   };
 }
-export type AccountView = ReturnType<typeof accountView>;
+export type AccountView = Awaited<ReturnType<typeof accountView>>;
 
 export async function listAccounts(deps: StaffDeps) {
   const [owner, accounts, policy] = await Promise.all([ownerAccount(deps), deps.stores.accounts.listAccounts(), deps.stores.accounts.getAccountPolicy()]);
   const others = accounts.filter((account) => account.username !== OWNER_USERNAME);
-  const now = deps.now();
-  return { accounts: [owner, ...others].map((account) => accountView(account, now)), policy };
+  return { accounts: await Promise.all([owner, ...others].map((account) => accountView(deps, account))), policy };
 }
 
 export async function createAccount(deps: StaffDeps, body: unknown) {
@@ -102,7 +101,7 @@ export async function createAccount(deps: StaffDeps, body: unknown) {
     if (error instanceof AlreadyExists) throw new Conflict('username-taken');
     throw error;
   }
-  return accountView(account, deps.now());
+  return accountView(deps, account);
 }
 
 const accountNotFound = () => new NotFound('account');
@@ -111,7 +110,7 @@ async function updateOther(deps: StaffDeps, name: string, update: (username: str
   const target = normalizeUsername(name);
   if (!target) throw accountNotFound();
   if (target === OWNER_USERNAME) throw new Conflict('owner-managed-elsewhere');
-  return accountView(await update(target), deps.now());
+  return accountView(deps, await update(target));
 }
 
 /** A new role or disabling ends every session of the account at once. */
@@ -130,9 +129,23 @@ export function changeAccount(deps: StaffDeps, actor: AdminSession, name: string
 export async function resetPassword(deps: StaffDeps, name: string, body: unknown) {
   const input = parseInput(resetPasswordInput, body);
   const passwordHash = await hashAdminPassword(input.password);
-  return updateOther(deps, name, (target) =>
-    deps.stores.accounts.updateAccount(target, { passwordHash, failedAttempts: 0, lockedUntil: null }, { now: deps.now().toISOString(), endSessions: true }),
-  );
+  return updateOther(deps, name, async (target) => {
+    const account = await deps.stores.accounts.updateAccount(target, { passwordHash }, { now: deps.now().toISOString(), endSessions: true });
+    await unlockSignIn(deps, target);
+    return account;
+  });
+}
+
+/**
+ * Lifts a sign-in lock of an account, the bootstrap owner's included (an owner, from the console);
+ * its password and sessions stay.
+ */
+export async function unlockAccount(deps: StaffDeps, name: string) {
+  const target = normalizeUsername(name);
+  const account = target === OWNER_USERNAME ? await ownerAccount(deps) : target ? await deps.stores.accounts.getAccount(target) : null;
+  if (!account) throw accountNotFound();
+  await unlockSignIn(deps, account.username);
+  return accountView(deps, account);
 }
 
 /** For a lost phone: the account signs in with its password again (and enrols anew when two-factor sign-in is required). */
@@ -152,14 +165,18 @@ export async function setAccountPolicy(deps: StaffDeps, body: unknown) {
   return policy;
 }
 
-/** Staff change their own password (the owner's is set with set-admin-password); their other sessions end. */
-export async function changeOwnPassword(deps: StaffDeps, actor: AdminSession, body: unknown): Promise<AccountRecord> {
+/**
+ * Staff change their own password (the owner's is set with set-admin-password); their other sessions
+ * end. The current password counts as a sign-in factor: a stolen cookie cannot guess it unhindered.
+ */
+export async function changeOwnPassword(deps: StaffDeps, actor: AdminSession, body: unknown, address: string): Promise<AccountRecord> {
   const input = parseInput(changeOwnPasswordInput, body);
   if (actor.username === OWNER_USERNAME) throw new Conflict('owner-password-elsewhere');
   const account = await deps.stores.accounts.getAccount(actor.username);
-  if (!account?.passwordHash || !(await verifyAdminPassword(input.currentPassword, account.passwordHash))) {
-    throw new InvalidInput('currentPassword', 'is not right');
-  }
+  const hash = account?.passwordHash;
+  if (!account || !hash) throw new NotSignedIn();
+  const right = await countedFactor(deps, { name: account.username, account: account.username, address }, () => verifyAdminPassword(input.currentPassword, hash));
+  if (!right) throw new InvalidInput('currentPassword', 'is not right');
   const passwordHash = await hashAdminPassword(input.newPassword);
   return deps.stores.accounts.updateAccount(actor.username, { passwordHash }, { now: deps.now().toISOString(), endSessions: true });
 }

@@ -23,11 +23,16 @@ import {
   resetPassword,
   resetTwoFactor,
   setAccountPolicy,
+  unlockAccount,
 } from '../domain/staff-accounts';
+import { UNKNOWN_ACCOUNT } from '../domain/audit-actions';
+
+/** The client address as the rate limits and the sign-in limits count it (IPv6: its /64). */
+const addressOf = (app: App, event: ApiEvent) => rateLimitSubject(clientIp(event, app.config.originVerifySecret));
 
 /** Every password and second-factor attempt counts against the spec's login limit (per client address). */
 function hitLoginLimit(app: App, event: ApiEvent): Promise<void> {
-  return hitRateLimit(app.stores.counters, 'login', rateLimitSubject(clientIp(event, app.config.originVerifySecret)), app.now());
+  return hitRateLimit(app.stores.counters, 'login', addressOf(app, event), app.now());
 }
 
 async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Promise<T>): Promise<T> {
@@ -35,9 +40,9 @@ async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Pro
     return await work;
   } catch (error) {
     if (error instanceof SignInFailed) {
-      // The audit keeps the words the user was shown.
+      // The audit keeps the words the user was shown, and never what was typed as a name.
       const reason = errorAnswer(error)!.body.error;
-      await auditRequest(app, event, { actor: error.username, action: 'admin.login-failed', details: { step, reason } });
+      await auditRequest(app, event, { actor: error.account ?? UNKNOWN_ACCOUNT, action: 'admin.login-failed', details: { step, reason } });
     }
     throw error;
   }
@@ -67,7 +72,7 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
   'POST /api/admin/login': async ({ app, event, body }) => {
     await hitLoginLimit(app, event);
     const input = parseInput(loginInput, body);
-    const outcome = await auditedStep(app, event, 'password', checkPassword(app, input));
+    const outcome = await auditedStep(app, event, 'password', checkPassword(app, input, addressOf(app, event)));
     if (outcome.step === 'signed-in') return signedIn(app, event, outcome.account, outcome.enrolOnly);
     const challenge = await issueSecondFactorChallenge(app.adminSecrets.adminSessionSecret, app.now(), {
       username: outcome.account.username,
@@ -80,8 +85,8 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
     const input = parseInput(secondFactorInput, body);
     const token = cookie(event, SECOND_FACTOR_COOKIE);
     const challenge = token ? await readSecondFactorChallenge(token, app.adminSecrets.adminSessionSecret, app.now()) : null;
-    if (!challenge) throw new SignInFailed('', 'sign-in-again');
-    const account = await auditedStep(app, event, 'second-factor', checkSecondFactor(app, challenge, input));
+    if (!challenge) throw new SignInFailed(null, 'sign-in-again');
+    const account = await auditedStep(app, event, 'second-factor', checkSecondFactor(app, challenge, input, addressOf(app, event)));
     return signedIn(app, event, account, false, [clearedSecondFactorCookie(event)]);
   },
   'GET /api/admin/session': async ({ app, admin, account }) =>
@@ -105,7 +110,7 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(200, { recoveryCodes }, {}, [await sessionCookieFor(app, event, account, false)]);
   },
   'POST /api/admin/account/password': async ({ app, event, admin, body }) => {
-    const account = await changeOwnPassword(app, admin!, body);
+    const account = await changeOwnPassword(app, admin!, body, addressOf(app, event));
     await auditRequest(app, event, { actor: account.username, action: 'account.password-change' });
     // The other sessions ended; this one goes on.
     return json(200, { success: true }, {}, [await sessionCookieFor(app, event, account, admin!.enrolOnly)]);
@@ -130,6 +135,11 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
   'POST /api/admin/accounts/{username}/password': async (request) => {
     const account = await resetPassword(request.app, target(request), request.body);
     await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.password-reset', target: account.username });
+    return json(200, account);
+  },
+  'POST /api/admin/accounts/{username}/unlock': async (request) => {
+    const account = await unlockAccount(request.app, target(request));
+    await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.unlock', target: account.username });
     return json(200, account);
   },
   'POST /api/admin/accounts/{username}/two-factor/reset': async (request) => {

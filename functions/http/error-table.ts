@@ -15,6 +15,7 @@ import {
   RtmpDenied,
   SessionGone,
   SignInFailed,
+  SignInThrottled,
   TooManyRequests,
   type ConflictKind,
   type RateLimitName,
@@ -103,7 +104,7 @@ const TOO_MANY: Record<RateLimitName, string> = {
   login: 'Too many login attempts',
 };
 
-const SIGN_IN_FAILURES: Record<Exclude<SignInFailure, 'locked'>, string> = {
+const SIGN_IN_FAILURES: Record<Exclude<SignInFailure, 'locked' | 'address-locked'>, string> = {
   'wrong-password': 'Invalid password',
   'wrong-credentials': 'Invalid username or password',
   'wrong-code': 'Invalid code',
@@ -148,8 +149,15 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
       headers: retryAfter(error.retryAfterSeconds),
     };
   }
+  if (error instanceof SignInThrottled) {
+    return {
+      status: 429,
+      body: { error: 'Too many failed sign-ins from this address', reason: error.failure },
+      headers: retryAfter(error.retryAfterSeconds),
+    };
+  }
   if (error instanceof SignInFailed) {
-    return { status: 401, body: { error: SIGN_IN_FAILURES[error.failure as Exclude<SignInFailure, 'locked'>], reason: error.failure } };
+    return { status: 401, body: { error: SIGN_IN_FAILURES[error.failure as keyof typeof SIGN_IN_FAILURES], reason: error.failure } };
   }
   return storeErrorAnswer(error);
 }

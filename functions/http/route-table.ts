@@ -67,6 +67,7 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/admin/accounts', 'admin', 'admin', 'accounts:manage'),
   route('PATCH', '/api/admin/accounts/{username}', 'admin', 'admin', 'accounts:manage'),
   route('POST', '/api/admin/accounts/{username}/password', 'admin', 'admin', 'accounts:manage'),
+  route('POST', '/api/admin/accounts/{username}/unlock', 'admin', 'admin', 'accounts:manage'),
   route('POST', '/api/admin/accounts/{username}/two-factor/reset', 'admin', 'admin', 'accounts:manage'),
   route('PUT', '/api/admin/account-policy', 'admin', 'admin', 'accounts:manage'),
 

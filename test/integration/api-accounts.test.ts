@@ -7,7 +7,8 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminApp } from '../../functions/handlers/admin';
 import { ROLES, permissionsOf, type Role } from '../../functions/domain/roles';
-import { checkPassword, LOCKOUT, SignInFailed } from '../../functions/domain/sign-in';
+import { checkPassword, SignInFailed } from '../../functions/domain/sign-in';
+import { SIGN_IN_LIMITS } from '../../functions/domain/sign-in-limits';
 import { routeTable } from '../../functions/http/route-table';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { call } from '../support/http';
@@ -194,26 +195,92 @@ describe('sign-in', () => {
     expect((await attempt(recoveryCodes[4]!)).status).toBe(200);
   });
 
-  it('locks an account after repeated failures, and the lock ends by itself', async () => {
+  it('locks an account after repeated failures from several addresses, and the lock ends by itself', async () => {
     await createAccount('lou', 'box-office');
     let clock = new Date();
     const deps = { ...(await adminApp(api.wiring)()), now: () => clock };
-    for (let i = 1; i < LOCKOUT.failures; i++) expect((await login('lou', 'wrong password!')).status).toBe(401);
+    for (let i = 1; i < SIGN_IN_LIMITS.name.failures; i++) expect((await login('lou', 'wrong password!')).status).toBe(401);
     expect((await login('lou', 'wrong password!')).status).toBe(401);
     // Locked: even the right password is refused, over HTTP as in the domain.
     const locked = await login('lou');
-    expect(locked).toMatchObject({ status: 429, body: { error: 'Account locked after repeated failed sign-ins' } });
+    expect(locked).toMatchObject({ status: 429, body: { error: 'Account locked after repeated failed sign-ins', reason: 'locked' } });
     const retryAfter = Number(locked.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
-    expect(retryAfter).toBeLessThanOrEqual(LOCKOUT.lockSeconds);
+    expect(retryAfter).toBeLessThanOrEqual(SIGN_IN_LIMITS.name.lockSeconds);
     const owner = await api.admin('GET', '/api/admin/accounts');
     const lockedUntil = Date.parse(owner.body.accounts.find((a: { username: string }) => a.username === 'lou').lockedUntil);
     expect(lockedUntil).toBeGreaterThan(Date.now());
     // The domain on the same table, with a clock moved to just before and just after the lock's end.
     clock = new Date(lockedUntil - 5_000);
-    await expect(checkPassword(deps, { username: 'lou', password: PASSWORD })).rejects.toBeInstanceOf(SignInFailed);
+    await expect(checkPassword(deps, { username: 'lou', password: PASSWORD }, '192.0.2.1')).rejects.toBeInstanceOf(SignInFailed);
     clock = new Date(lockedUntil + 1_000);
-    expect(await checkPassword(deps, { username: 'lou', password: PASSWORD })).toMatchObject({ step: 'signed-in' });
+    expect(await checkPassword(deps, { username: 'lou', password: PASSWORD }, '192.0.2.1')).toMatchObject({ step: 'signed-in' });
+  });
+
+  it('counts every wrong second factor: 5 over two sign-ins and two addresses lock the account, whose right password never clears them', async () => {
+    await createAccount('tom', 'stream-tech');
+    const { totp } = await enrol(await signIn('tom'));
+    const wrong = String((Number(nextCode(totp)) + 1) % 1_000_000).padStart(6, '0');
+    const wrongCodes = async (from: string, times: number) => {
+      const first = await call('POST', `${api.url}/api/admin/login`, { json: { username: 'tom', password: PASSWORD }, from });
+      expect(first.body, first.text).toMatchObject({ secondFactorRequired: true });
+      const results = [];
+      for (let i = 0; i < times; i++) {
+        results.push(await call('POST', `${api.url}/api/admin/login/second-factor`, { json: { code: wrong }, headers: { cookie: cookieOf(first, 'stagedoor_2fa') }, from }));
+      }
+      return { results, challenge: cookieOf(first, 'stagedoor_2fa') };
+    };
+    const a = nextClient();
+    expect((await wrongCodes(a, 2)).results.map((r) => r.status)).toEqual([401, 401]);
+    const b = nextClient();
+    const second = await wrongCodes(b, 3);
+    expect(second.results.map((r) => r.status)).toEqual([401, 401, 401]);
+    // The right code is refused now (from a third address: b may not try tom's any more), and so is the right password.
+    const right = await call('POST', `${api.url}/api/admin/login/second-factor`, { json: { code: nextCode(totp) }, headers: { cookie: second.challenge }, from: nextClient() });
+    expect(right).toMatchObject({ status: 429, body: { reason: 'locked' } });
+    expect(await login('tom')).toMatchObject({ status: 429, body: { error: 'Account locked after repeated failed sign-ins', reason: 'locked' } });
+    const listed = (await api.admin('GET', '/api/admin/accounts')).body.accounts.find((account: { username: string }) => account.username === 'tom');
+    expect(Date.parse(listed.lockedUntil)).toBeGreaterThan(Date.now());
+  });
+
+  it('counts before checking: 10 parallel wrong passwords from 10 addresses lock the account, and at most 5 were checked', async () => {
+    await createAccount('paul', 'read-only');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => login('paul', 'not the password, in parallel')));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(SIGN_IN_LIMITS.name.failures);
+    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+    expect(await login('paul')).toMatchObject({ status: 429, body: { reason: 'locked' } });
+  });
+
+  it('refuses one address after 3 failures on a name without locking the account; an owner lifts a lock from the console', async () => {
+    await createAccount('ada', 'manager');
+    const from = nextClient();
+    const here = (password: string) => call('POST', `${api.url}/api/admin/login`, { json: { username: 'ada', password }, from });
+    for (let i = 0; i < SIGN_IN_LIMITS.address.failures; i++) expect((await here('wrong password!')).status).toBe(401);
+    const refused = await here(PASSWORD);
+    expect(refused).toMatchObject({ status: 429, body: { error: 'Too many failed sign-ins from this address', reason: 'address-locked' } });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // The account itself is not locked: ada signs in from anywhere else.
+    expect(await login('ada')).toMatchObject({ status: 200, body: { success: true } });
+    // Two more addresses lock it; the owner lifts the lock (and ada's password stays).
+    for (let i = 0; i < SIGN_IN_LIMITS.name.failures; i++) await login('ada', 'wrong password!');
+    expect((await login('ada')).status).toBe(429);
+    expect(await api.admin('POST', '/api/admin/accounts/ada/unlock', {})).toMatchObject({ status: 200, body: { username: 'ada', lockedUntil: null } });
+    expect((await login('ada')).status).toBe(200);
+    expect(await api.admin('POST', '/api/admin/accounts/nobody-here/unlock', {})).toMatchObject({ status: 404, body: { error: 'Account not found' } });
+  });
+
+  it('refuses unknown and locked names alike: 5 failures on a name no account has end in the same 429', async () => {
+    const unknown = 'nobody-by-this-name';
+    for (let i = 0; i < SIGN_IN_LIMITS.name.failures; i++) {
+      expect(await login(unknown, 'wrong password!')).toMatchObject({ status: 401, body: { error: 'Invalid username or password' } });
+    }
+    await createAccount('kim', 'read-only');
+    for (let i = 0; i < SIGN_IN_LIMITS.name.failures; i++) await login('kim', 'wrong password!');
+    const [asUnknown, asLocked] = [await login(unknown, 'wrong password!'), await login('kim', 'wrong password!')];
+    expect(asUnknown.status).toBe(429);
+    expect(asUnknown.body).toEqual(asLocked.body);
+    expect(Object.keys(asUnknown.headers).sort()).toEqual(Object.keys(asLocked.headers).sort());
   });
 });
 

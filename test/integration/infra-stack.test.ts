@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routeTable, type Area } from '../../functions/http/route-table';
 import { staffTableSchema, tableSchema } from '../../functions/adapters/table-schema';
 import { STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/api';
-import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE } from '../../infra/lib/constructs/delivery';
+import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
 import { idsOf, referencesIn, synthesize, type Synthesized } from '../support/synth';
@@ -468,7 +468,7 @@ describe('api gateway', () => {
     expect(idsOf(s.json, 'AWS::ApiGatewayV2::Integration')).toHaveLength(AREAS.length);
   });
 
-  it('deploys the $default stage with access logs, a default throttle above 1M viewers\' heartbeats, and route throttles on validate and login', () => {
+  it('deploys the $default stage with access logs, a default throttle above 1M viewers\' heartbeats, and route throttles on validate and both sign-in steps', () => {
     s.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
@@ -477,6 +477,7 @@ describe('api gateway', () => {
       RouteSettings: {
         'POST /api/tokens/validate': { ThrottlingRateLimit: 5000, ThrottlingBurstLimit: 5000 },
         'POST /api/admin/login': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+        'POST /api/admin/login/second-factor': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
       },
     });
     const stage = resource(only(idsOf(s.json, 'AWS::ApiGatewayV2::Stage')));
@@ -485,8 +486,8 @@ describe('api gateway', () => {
     expect(stageProps.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThanOrEqual(33_334);
     for (const key of Object.keys(stageProps.RouteSettings)) expect(key).toMatch(/validate|login/);
     // Route settings name existing routes: the stage waits for them.
-    const routeIds = idsOf(s.json, 'AWS::ApiGatewayV2::Route', (p) => p.RouteKey === 'POST /api/tokens/validate' || p.RouteKey === 'POST /api/admin/login');
-    expect(routeIds).toHaveLength(2);
+    const routeIds = idsOf(s.json, 'AWS::ApiGatewayV2::Route', (p) => p.RouteKey in stageProps.RouteSettings);
+    expect(routeIds).toHaveLength(Object.keys(stageProps.RouteSettings).length);
     for (const id of routeIds) expect(stage.DependsOn).toContain(id);
   });
 
@@ -763,17 +764,19 @@ describe('the template as a whole', () => {
 });
 
 describe('optional WAF rule', () => {
-  it('is a stack parameter, off by default, counting only validate and login per address', () => {
+  it('is a stack parameter, off by default, counting validations and each sign-in step per address', () => {
     expect(s.json.Parameters?.WafValidateRequestsPer5Min).toMatchObject({ Type: 'Number', Default: 0, MinValue: 0 });
     const aclId = only(idsOf(s.json, 'AWS::WAFv2::WebACL'));
     const acl = resource(aclId);
     expect(acl.Condition).toBeDefined();
     expect(acl.Properties).toMatchObject({ Scope: 'CLOUDFRONT', DefaultAction: { Allow: {} } });
-    const rule = acl.Properties.Rules[0];
-    expect(rule.Action).toEqual({ Block: {} });
-    expect(rule.Statement.RateBasedStatement).toMatchObject({ Limit: { Ref: 'WafValidateRequestsPer5Min' }, AggregateKeyType: 'IP' });
-    const paths = rule.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements.map((st: any) => st.ByteMatchStatement.SearchString);
-    expect(paths).toEqual(['/api/tokens/validate', '/api/admin/login']);
+    const [validate, signIn] = acl.Properties.Rules;
+    for (const rule of [validate, signIn]) expect(rule.Action).toEqual({ Block: {} });
+    expect(validate.Statement.RateBasedStatement).toMatchObject({ Limit: { Ref: 'WafValidateRequestsPer5Min' }, AggregateKeyType: 'IP' });
+    expect(validate.Statement.RateBasedStatement.ScopeDownStatement.ByteMatchStatement.SearchString).toBe('/api/tokens/validate');
+    expect(signIn.Statement.RateBasedStatement).toMatchObject({ Limit: WAF_SIGN_IN_REQUESTS_PER_5_MIN, AggregateKeyType: 'IP' });
+    const paths = signIn.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements.map((st: any) => st.ByteMatchStatement.SearchString);
+    expect(paths).toEqual(['/api/admin/login', '/api/admin/login/second-factor']);
     expect(distributionConfig().WebACLId).toEqual({ 'Fn::If': [acl.Condition, { 'Fn::GetAtt': [aclId, 'Arn'] }, { Ref: 'AWS::NoValue' }] });
   });
 });

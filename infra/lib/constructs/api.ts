@@ -77,6 +77,7 @@ const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
 export const ROUTE_THROTTLES: Record<string, { rateLimit: number; burstLimit: number }> = {
   'POST /api/tokens/validate': { rateLimit: 5000, burstLimit: 5000 },
   'POST /api/admin/login': { rateLimit: 10, burstLimit: 20 },
+  'POST /api/admin/login/second-factor': { rateLimit: 10, burstLimit: 20 },
 };
 
 /** The areas an audience must not starve of Lambda concurrency: the operator's and the ingest's. */

@@ -16,6 +16,12 @@ export const DIRECTORY_INDEX_FILE = repoPath('infra/edge/directory-index.js');
 /** The longest any API response may be kept by CloudFront: the event status's `s-maxage` (functions/handlers/public.ts). */
 export const API_MAX_SHARED_CACHE_SECONDS = 5;
 
+/**
+ * Sign-in steps one address may send in 5 minutes under the optional WAF rule: above the API's own
+ * per-address login limit (10 a minute), so only a flood is blocked, and before it spends the route throttles.
+ */
+export const WAF_SIGN_IN_REQUESTS_PER_5_MIN = 100;
+
 /** Header CloudFront adds to /api/* origin requests; the API believes CloudFront-Viewer-Address only with it. */
 export const ORIGIN_VERIFY_HEADER = 'X-Origin-Verify';
 
@@ -203,9 +209,11 @@ export class Delivery extends Construct {
 
   /**
    * Stack parameter `WafValidateRequestsPer5Min`: when above 0, an AWS WAF web ACL on the distribution
-   * blocks an address that sends more validations or admin logins than that in 5 minutes, before they
-   * reach API Gateway. Only those two paths count: heartbeats of a thousand viewers behind one carrier
-   * NAT are legitimate. A CloudFront web ACL lives in us-east-1, so the stack must be deployed there.
+   * blocks an address that sends more validations than that in 5 minutes, and more than
+   * `WAF_SIGN_IN_REQUESTS_PER_5_MIN` sign-in steps (password or second factor), before they reach API
+   * Gateway, whose route throttles are shared by every caller: without it one client can spend them
+   * and keep the staff out. Only those paths count: heartbeats of a thousand viewers behind one
+   * carrier NAT are legitimate. A CloudFront web ACL lives in us-east-1, so the stack must be deployed there.
    */
   private addOptionalRateRule(): void {
     const limit = new CfnParameter(this, 'WafValidateRequestsPer5Min', {
@@ -213,7 +221,7 @@ export class Delivery extends Construct {
       default: 0,
       minValue: 0,
       description:
-        'AWS WAF rate-based rule on the distribution: most POST /api/tokens/validate and /api/admin/login per client address in 5 minutes (0 = no WAF; otherwise at least 10). Needs the stack in us-east-1.',
+        'AWS WAF rate-based rules on the distribution: most POST /api/tokens/validate per client address in 5 minutes (0 = no WAF; otherwise at least 10); sign-in steps are then limited too. Needs the stack in us-east-1.',
     });
     limit.overrideLogicalId('WafValidateRequestsPer5Min');
     const enabled = new CfnCondition(this, 'WafEnabled', { expression: Fn.conditionNot(Fn.conditionEquals(limit.valueAsNumber, 0)) });
@@ -225,24 +233,26 @@ export class Delivery extends Construct {
         textTransformations: [{ priority: 0, type: 'NONE' }],
       },
     });
+    const perAddress = (name: string, priority: number, rateLimit: number, paths: string[]): wafv2.CfnWebACL.RuleProperty => ({
+      name,
+      priority,
+      action: { block: {} },
+      statement: {
+        rateBasedStatement: {
+          limit: rateLimit,
+          aggregateKeyType: 'IP',
+          scopeDownStatement: paths.length === 1 ? path(paths[0]!) : { orStatement: { statements: paths.map(path) } },
+        },
+      },
+      visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: `Stagedoor${pascalCase(name)}`, sampledRequestsEnabled: true },
+    });
     const acl = new wafv2.CfnWebACL(this, 'RateLimitAcl', {
       scope: 'CLOUDFRONT',
       defaultAction: { allow: {} },
       visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'StagedoorEdge', sampledRequestsEnabled: true },
       rules: [
-        {
-          name: 'validate-and-login-per-address',
-          priority: 0,
-          action: { block: {} },
-          statement: {
-            rateBasedStatement: {
-              limit: limit.valueAsNumber,
-              aggregateKeyType: 'IP',
-              scopeDownStatement: { orStatement: { statements: [path('/api/tokens/validate'), path('/api/admin/login')] } },
-            },
-          },
-          visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'StagedoorValidateRate', sampledRequestsEnabled: true },
-        },
+        perAddress('validate-per-address', 0, limit.valueAsNumber, ['/api/tokens/validate']),
+        perAddress('sign-in-per-address', 1, WAF_SIGN_IN_REQUESTS_PER_5_MIN, ['/api/admin/login', '/api/admin/login/second-factor']),
       ],
     });
     acl.cfnOptions.condition = enabled;
@@ -254,3 +264,5 @@ export class Delivery extends Construct {
   }
 
 }
+
+const pascalCase = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());

@@ -105,6 +105,7 @@ export const adminApi = {
   changeAccount: (username: string, change: { role?: Role; disabled?: boolean }) =>
     call<AccountView>(`/accounts/${id(username)}`, { method: 'PATCH', json: change }),
   resetPassword: (username: string, password: string) => call<AccountView>(`/accounts/${id(username)}/password`, { json: { password } }),
+  unlockAccount: (username: string) => call<AccountView>(`/accounts/${id(username)}/unlock`, { json: {} }),
   resetTwoFactor: (username: string) => call<AccountView>(`/accounts/${id(username)}/two-factor/reset`, { json: {} }),
   setPolicy: (requireTwoFactor: boolean) =>
     call<{ requireTwoFactor: boolean }>('/account-policy', { method: 'PUT', json: { requireTwoFactor } }),

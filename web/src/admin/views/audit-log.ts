@@ -16,6 +16,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'account.update': 'Account changed',
   'account.password-change': 'Own password changed',
   'account.password-reset': 'Password reset',
+  'account.unlock': 'Sign-in lock lifted',
   'account.two-factor-enable': 'Two-factor enabled',
   'account.two-factor-reset': 'Two-factor reset',
   'account.policy-change': 'Sign-in policy changed',
