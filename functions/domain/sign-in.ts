@@ -1,5 +1,5 @@
 import type { AccountRecord } from './account-store';
-import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
+import { hashAdminPassword, passwordHashIsOutdated, verifyAdminPassword } from './admin-credentials';
 import type { SecondFactorChallenge } from './admin-session';
 import type { AdminSecrets } from './config';
 import { AccountLocked, SignInFailed, SignInThrottled } from './errors';
@@ -58,6 +58,15 @@ export function checkOwnSecondFactor(
 }
 
 /**
+ * A staff account's hash of an older, cheaper cost is replaced once its password proved right. The
+ * owner's lives in the admin secret, which no function may write: set-admin-password renews it.
+ */
+async function rehashIfOutdated(deps: StaffDeps, account: AccountRecord, password: string): Promise<void> {
+  if (!account.passwordHash || !passwordHashIsOutdated(account.passwordHash)) return;
+  await deps.stores.accounts.updateAccount(account.username, { passwordHash: await hashAdminPassword(password) }, { now: deps.now().toISOString() });
+}
+
+/**
  * First step: `{ password }` alone is the bootstrap owner (the spec's login);
  * `{ username, password }` is any account. Wrong name, wrong password and a
  * disabled account all answer alike, and count alike (domain/sign-in-limits.ts).
@@ -78,6 +87,7 @@ export async function checkPassword(
     return matches && account !== null;
   });
   if (!right || !account) throw new SignInFailed(found?.username ?? null, invalid);
+  await rehashIfOutdated(deps, account, input.password);
   if (account.totpSecret) return { step: 'second-factor', account };
   await signInCompleted(deps, account.username);
   const { requireTwoFactor } = await deps.stores.accounts.getAccountPolicy();

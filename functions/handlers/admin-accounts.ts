@@ -5,7 +5,9 @@ import { errorAnswer } from '../http/error-table';
 import { clearedSecondFactorCookie, secondFactorCookie, sessionCookie } from '../http/admin-cookie';
 import { clientIp, cookie } from '../http/request-info';
 import { json } from '../http/responses';
+import { logger } from '../adapters/telemetry';
 import type { AccountRecord } from '../domain/account-store';
+import { passwordHashIsOutdated } from '../domain/admin-credentials';
 import { issueAdminSession, issueSecondFactorChallenge, readSecondFactorChallenge, SECOND_FACTOR_COOKIE } from '../domain/admin-session';
 import { confirmEnrolment, startEnrolment } from '../domain/enrolment';
 import { SignInFailed } from '../domain/errors';
@@ -73,6 +75,10 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
     await hitLoginLimit(app, event);
     const input = parseInput(loginInput, body);
     const outcome = await auditedStep(app, event, 'password', checkPassword(app, input, addressOf(app, event)));
+    if (outcome.account.username === OWNER_USERNAME && passwordHashIsOutdated(app.adminSecrets.adminPasswordHash)) {
+      // No function may write the admin secret: the operator renews the hash (docs/deploy.md).
+      logger.warn('the owner password hash has an older scrypt cost: set the password again with infra/scripts/set-admin-password.ts');
+    }
     if (outcome.step === 'signed-in') return signedIn(app, event, outcome.account, outcome.enrolOnly);
     const challenge = await issueSecondFactorChallenge(app.adminSecrets.adminSessionSecret, app.now(), {
       username: outcome.account.username,

@@ -135,7 +135,7 @@ export class Api extends Construct {
         entry: AREA_ENTRY[area],
         description: `Stagedoor API: ${area} routes`,
         environment: { ...common, ...specific[area] },
-        // The admin login runs scrypt (N=2^15, 32 MiB); more memory also means more CPU for it.
+        // The admin login runs scrypt (N=2^17: 128 MiB, about 0.4 s of a core); more memory also means more CPU for it.
         memorySize: area === 'admin' ? 1024 : 512,
         timeout: Duration.seconds(area === 'admin' ? 29 : 10),
         reservedConcurrentExecutions: OPERATOR_AREAS.includes(area) ? props.operatorConcurrency : undefined,

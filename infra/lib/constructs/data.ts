@@ -142,8 +142,8 @@ export class Data extends Construct {
     const seed = new AppFunction(this, 'SeedSecrets', {
       entry: 'infra/runtime/seed-secrets.ts',
       description: 'Fills the Stagedoor secrets and moves the admin fields to the admin secret (keeps existing values)',
-      // scrypt of the placeholder password wants ~32 MiB and a little CPU.
-      memorySize: 256,
+      // scrypt of the placeholder password wants 128 MiB (N=2^17) besides Node itself, and CPU.
+      memorySize: 512,
       timeout: Duration.seconds(30),
       environment: {},
       alarms: false,
