@@ -97,6 +97,7 @@ async function main() {
     PLAYBACK_SIGNING_KEYS: JSON.stringify({ activeKid: 'b1', keys: { b1: randomBytes(32).toString('base64url') } }),
     ADMIN_PASSWORD_HASH: await hashAdminPassword(adminPassword),
     ADMIN_SESSION_SECRET: randomBytes(32).toString('base64url'),
+    ADMIN_TOTP_KEY: randomBytes(32).toString('base64url'),
     INTERNAL_API_KEY: randomBytes(18).toString('base64url'),
     MEDIA_PORT: '4000',
     LOG_LEVEL: 'SILENT',

@@ -16,6 +16,7 @@ interface LocalSecrets {
   adminPassword: string;
   internalApiKey: string;
   adminSessionSecret: string;
+  totpEncryptionKey: string;
   playbackSigningKeys: string;
 }
 
@@ -56,6 +57,8 @@ export interface LocalConfig {
   dvrWindowMs: number;
   internalApiKey: string;
   adminPassword: string;
+  /** The key TOTP secrets are sealed with (`ADMIN_TOTP_KEY` of the API). */
+  totpEncryptionKey: string;
   /** JSON of `PLAYBACK_SIGNING_KEYS` (docs/contracts.md). */
   playbackSigningKeys: string;
   /** The ffmpeg the ingest runs (`FFMPEG_PATH`). */
@@ -94,6 +97,7 @@ function generateSecrets(): LocalSecrets {
     adminPassword: randomBytes(12).toString('base64url'),
     internalApiKey: randomBytes(24).toString('base64url'),
     adminSessionSecret: randomBytes(32).toString('base64url'),
+    totpEncryptionKey: randomBytes(32).toString('base64url'),
     playbackSigningKeys: JSON.stringify({ activeKid: 'local-1', keys: { 'local-1': randomBytes(32).toString('base64url') } }),
   };
 }
@@ -118,6 +122,7 @@ function loadSecrets(dataDir: string | undefined, env: NodeJS.ProcessEnv): { sec
     adminPassword: pick('adminPassword', env.ADMIN_PASSWORD, 'admin password'),
     internalApiKey: pick('internalApiKey', env.INTERNAL_API_KEY, 'internal API key (X-Internal-Api-Key)'),
     adminSessionSecret: pick('adminSessionSecret', undefined),
+    totpEncryptionKey: pick('totpEncryptionKey', undefined),
     playbackSigningKeys: pick('playbackSigningKeys', env.PLAYBACK_SIGNING_KEYS),
   };
   if (file) {
@@ -182,6 +187,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     INTERNAL_API_KEY: secrets.internalApiKey,
     ADMIN_PASSWORD_HASH: await hashAdminPassword(secrets.adminPassword),
     ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
+    ADMIN_TOTP_KEY: secrets.totpEncryptionKey,
   });
   const aws = ({ dynamoEndpoint, s3Endpoint }: StandIns): AwsConnection => ({
     region: env.AWS_REGION || 'us-east-1',
@@ -206,6 +212,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     dvrWindowMs: duration(env.INGEST_HLS_DVR_WINDOW, '2m', 'INGEST_HLS_DVR_WINDOW'),
     internalApiKey: secrets.internalApiKey,
     adminPassword: secrets.adminPassword,
+    totpEncryptionKey: secrets.totpEncryptionKey,
     playbackSigningKeys: secrets.playbackSigningKeys,
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ladder,

@@ -90,10 +90,10 @@ async function main(): Promise<void> {
  */
 async function moveStaffItems(config: LocalConfig, dynamoEndpoint: string): Promise<void> {
   const client = dynamoDocumentClient(config.aws({ dynamoEndpoint, s3Endpoint: '' }));
-  const tables = { from: config.tableName, to: config.staffTableName };
+  const move = { from: config.tableName, to: config.staffTableName, totpEncryptionKey: config.totpEncryptionKey };
   try {
-    const { copied } = await copyStaffItems(client, tables);
-    await retireStaffItems(client, tables);
+    const { copied } = await copyStaffItems(client, move);
+    await retireStaffItems(client, move);
     if (copied.length > 0) process.stdout.write(`staff accounts moved to their own table: ${copied.length} items; staff sign in once more\n`);
   } finally {
     client.destroy();

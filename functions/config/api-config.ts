@@ -92,6 +92,7 @@ const sharedSecretValues = {
 const adminSecretValues = {
   ADMIN_PASSWORD_HASH: variable.required(),
   ADMIN_SESSION_SECRET: variable.required(),
+  ADMIN_TOTP_KEY: variable.required(),
 };
 
 /**
@@ -104,7 +105,8 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
   const found = parseEnvironment(settings, { ...env, LOG_LEVEL: env.POWERTOOLS_LOG_LEVEL || env.LOG_LEVEL });
   const shared = found.SECRETS_ARN ? null : parseEnvironment(sharedSecretValues, env);
   // Locally the admin secret's values are variables; in AWS only the admin function is given its ARN.
-  const admin = found.ADMIN_SECRETS_ARN || !(env.ADMIN_PASSWORD_HASH || env.ADMIN_SESSION_SECRET) ? null : parseEnvironment(adminSecretValues, env);
+  const admin =
+    found.ADMIN_SECRETS_ARN || !(env.ADMIN_PASSWORD_HASH || env.ADMIN_SESSION_SECRET || env.ADMIN_TOTP_KEY) ? null : parseEnvironment(adminSecretValues, env);
   return {
     tableName: found.TABLE_NAME,
     staffTableName: found.STAFF_TABLE_NAME,
@@ -133,6 +135,8 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
       : { arn: found.SECRETS_ARN! },
     adminSecrets: found.ADMIN_SECRETS_ARN
       ? { arn: found.ADMIN_SECRETS_ARN }
-      : admin && { values: { adminPasswordHash: admin.ADMIN_PASSWORD_HASH, adminSessionSecret: admin.ADMIN_SESSION_SECRET } },
+      : admin && {
+          values: { adminPasswordHash: admin.ADMIN_PASSWORD_HASH, adminSessionSecret: admin.ADMIN_SESSION_SECRET, totpEncryptionKey: admin.ADMIN_TOTP_KEY },
+        },
   };
 }

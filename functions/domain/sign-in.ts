@@ -5,11 +5,12 @@ import type { AdminSecrets } from './config';
 import { AccountLocked, SignInFailed, SignInThrottled } from './errors';
 import { countedFactor, signInCompleted } from './sign-in-limits';
 import { normalizeUsername, OWNER_USERNAME, ownerAccount, type StaffDeps } from './staff-accounts';
+import { openTotpSecret } from './totp-secrets';
 import { hashRecoveryCode, matchTotp } from './two-factor';
 
-/** Signing in reads the owner's password hash: only the admin area has the admin secrets. */
+/** Signing in reads the owner's password hash and opens TOTP secrets: only the admin area has the admin secrets. */
 export interface SignInDeps extends StaffDeps {
-  adminSecrets: Pick<AdminSecrets, 'adminPasswordHash'>;
+  adminSecrets: Pick<AdminSecrets, 'adminPasswordHash' | 'totpEncryptionKey'>;
 }
 
 export type PasswordOutcome =
@@ -40,7 +41,7 @@ export function checkOwnPassword(deps: SignInDeps, account: AccountRecord, passw
  * once) of the account (counted as a factor).
  */
 export function checkOwnSecondFactor(
-  deps: StaffDeps,
+  deps: SignInDeps,
   account: AccountRecord,
   input: { code?: string | undefined; recoveryCode?: string | undefined },
   address: string,
@@ -49,7 +50,8 @@ export function checkOwnSecondFactor(
   return countedFactor(deps, { name: account.username, account: account.username, address }, async () => {
     if (!account.totpSecret) return false;
     if (input.code !== undefined) {
-      const step = matchTotp(account.totpSecret, account.username, input.code, now);
+      const secret = openTotpSecret(account.totpSecret, deps.adminSecrets.totpEncryptionKey, account.username);
+      const step = matchTotp(secret, account.username, input.code, now);
       return step !== null && deps.stores.accounts.useTotpStep(account.username, step, now.toISOString());
     }
     if (input.recoveryCode !== undefined) return deps.stores.accounts.useRecoveryCode(account.username, hashRecoveryCode(input.recoveryCode), now.toISOString());
@@ -96,7 +98,7 @@ export async function checkPassword(
 
 /** Second step: a TOTP code or a recovery code, for the account whose password was right. */
 export async function checkSecondFactor(
-  deps: StaffDeps,
+  deps: SignInDeps,
   challenge: SecondFactorChallenge,
   input: { code?: string | undefined; recoveryCode?: string | undefined },
   address: string,

@@ -8,7 +8,13 @@ import { json } from '../http/responses';
 import { logger } from '../adapters/telemetry';
 import type { AccountRecord } from '../domain/account-store';
 import { passwordHashIsOutdated } from '../domain/admin-credentials';
-import { issueAdminSession, issueSecondFactorChallenge, readSecondFactorChallenge, SECOND_FACTOR_COOKIE } from '../domain/admin-session';
+import {
+  issueAdminSession,
+  issueSecondFactorChallenge,
+  readSecondFactorChallenge,
+  SECOND_FACTOR_COOKIE,
+  type AdminSession,
+} from '../domain/admin-session';
 import { confirmEnrolment, startEnrolment } from '../domain/enrolment';
 import { SignInFailed } from '../domain/errors';
 import { loginInput, parseInput, secondFactorInput } from '../domain/inputs';
@@ -50,14 +56,19 @@ async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Pro
   }
 }
 
-/** The session cookie of `account` at its current generation. */
-async function sessionCookieFor(app: AdminApp, event: ApiEvent, account: AccountRecord, enrolOnly: boolean): Promise<string> {
-  const { token } = await issueAdminSession(app.adminSecrets.adminSessionSecret, app.now(), {
-    username: account.username,
-    generation: account.sessionGeneration,
-    enrolOnly,
-  });
-  return sessionCookie(event, token);
+/**
+ * The session cookie of `account` at its current generation; `within`: the session it renews, whose
+ * end it keeps (a renewal never lengthens a session).
+ */
+async function sessionCookieFor(app: AdminApp, event: ApiEvent, account: AccountRecord, enrolOnly: boolean, within?: AdminSession): Promise<string> {
+  const now = app.now();
+  const { token, session } = await issueAdminSession(
+    app.adminSecrets.adminSessionSecret,
+    now,
+    { username: account.username, generation: account.sessionGeneration, enrolOnly },
+    within?.expiresAt,
+  );
+  return sessionCookie(event, token, session.expiresAt, now);
 }
 
 async function signedIn(app: AdminApp, event: ApiEvent, account: AccountRecord, enrolOnly: boolean, extraCookies: string[] = []) {
@@ -108,18 +119,18 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
       requireTwoFactor: (await app.stores.accounts.getAccountPolicy()).requireTwoFactor,
     }),
 
-  'POST /api/admin/account/two-factor': async ({ app, admin }) => json(200, await startEnrolment(app, admin!)),
+  'POST /api/admin/account/two-factor': async ({ app, event, admin, body }) => json(200, await startEnrolment(app, admin!, body, addressOf(app, event))),
   'POST /api/admin/account/two-factor/confirm': async ({ app, event, admin, body }) => {
     const { account, recoveryCodes } = await confirmEnrolment(app, admin!, body);
     await auditRequest(app, event, { actor: account.username, action: 'account.two-factor-enable' });
     // Every session of the account ended with the enrolment; this one goes on, now complete.
-    return json(200, { recoveryCodes }, {}, [await sessionCookieFor(app, event, account, false)]);
+    return json(200, { recoveryCodes }, {}, [await sessionCookieFor(app, event, account, false, admin!)]);
   },
   'POST /api/admin/account/password': async ({ app, event, admin, body }) => {
     const account = await changeOwnPassword(app, admin!, body, addressOf(app, event));
     await auditRequest(app, event, { actor: account.username, action: 'account.password-change' });
     // The other sessions ended; this one goes on.
-    return json(200, { success: true }, {}, [await sessionCookieFor(app, event, account, admin!.enrolOnly)]);
+    return json(200, { success: true }, {}, [await sessionCookieFor(app, event, account, admin!.enrolOnly, admin!)]);
   },
 
   'GET /api/admin/accounts': async ({ app }) => json(200, await listAccounts(app)),

@@ -60,6 +60,9 @@ describe('web: staff accounts and two-factor sign-in', () => {
     await page.getByRole('link', { name: 'boxoffice' }).click();
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
     await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    // A cookie alone cannot set up (or replace) two-factor sign-in: the password first.
+    await page.getByLabel('Your password').fill(BOX_PASSWORD);
+    await page.getByRole('button', { name: 'Continue' }).click();
     const qr = page.getByRole('img', { name: 'QR code for your authenticator app' });
     await qr.waitFor();
     expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);

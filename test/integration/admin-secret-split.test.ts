@@ -51,7 +51,14 @@ beforeAll(async () => {
       originVerifySecret: randomBytes(24).toString('base64url'),
     }),
   );
-  values.set(ADMIN_ARN, JSON.stringify({ adminPasswordHash: await hashAdminPassword('first password, long'), adminSessionSecret: randomBytes(48).toString('base64url') }));
+  values.set(
+    ADMIN_ARN,
+    JSON.stringify({
+      adminPasswordHash: await hashAdminPassword('first password, long'),
+      adminSessionSecret: randomBytes(48).toString('base64url'),
+      totpEncryptionKey: randomBytes(32).toString('base64url'),
+    }),
+  );
   secrets.on(GetSecretValueCommand).callsFake(async (input: { SecretId: string }) => {
     const value = values.get(input.SecretId);
     if (value === undefined) throw new Error(`AccessDeniedException: ${input.SecretId}`);

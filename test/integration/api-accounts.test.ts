@@ -3,9 +3,13 @@
  * handlers on the embedded DynamoDB. The permission walk covers every admin
  * route of the route table for every role.
  */
+import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
+import { dynamoAccountStore } from '../../functions/adapters/dynamo-stores';
 import { adminApp } from '../../functions/handlers/admin';
+import { issueAdminSession } from '../../functions/domain/admin-session';
 import { ROLES, permissionsOf, type Role } from '../../functions/domain/roles';
 import { checkPassword, SignInFailed } from '../../functions/domain/sign-in';
 import { SIGN_IN_LIMITS } from '../../functions/domain/sign-in-limits';
@@ -45,8 +49,8 @@ async function signIn(username: string): Promise<string> {
 const as = (cookie: string, method: string, path: string, json?: unknown) => call(method, `${api.url}${path}`, { json, headers: { cookie } });
 
 /** Enrols TOTP through the API as the app on a phone would, returning the authenticator and the recovery codes. */
-async function enrol(cookie: string) {
-  const offer = await as(cookie, 'POST', '/api/admin/account/two-factor', {});
+async function enrol(cookie: string, password = PASSWORD) {
+  const offer = await as(cookie, 'POST', '/api/admin/account/two-factor', { password });
   expect(offer.status, offer.text).toBe(200);
   expect(offer.body.qrCode).toMatch(/^data:image\/svg\+xml;base64,/);
   expect(offer.body.otpauthUrl).toMatch(/^otpauth:\/\/totp\/Stagedoor:/);
@@ -174,6 +178,64 @@ describe('sign-in', () => {
     expect((await as(cookieOf(done), 'GET', '/api/admin/session')).body).toMatchObject({ username: 'tess' });
     // A code is good once.
     expect(await step({ code })).toMatchObject({ status: 401, body: { error: 'Invalid code' } });
+  });
+
+  it('lets no cookie alone start or replace two-factor sign-in: the password, and with it on a current factor, are asked for', async () => {
+    await createAccount('vic', 'box-office');
+    const cookie = await signIn('vic');
+    const start = (json: unknown) => as(cookie, 'POST', '/api/admin/account/two-factor', json);
+    expect(await start({})).toMatchObject({ status: 400, body: { error: 'password: is required' } });
+    expect(await start({ password: 'not the password' })).toMatchObject({ status: 400, body: { error: 'password: is not right' } });
+    const { totp, recoveryCodes, cookie: enrolled } = await enrol(cookie);
+    // Replacing it (a stolen cookie would lock the owner out): the password is not enough.
+    const replace = (json: unknown) => as(enrolled, 'POST', '/api/admin/account/two-factor', json);
+    expect(await replace({ password: PASSWORD })).toMatchObject({ status: 400, body: { error: 'code: is required: give a current code or a recovery code' } });
+    expect(await replace({ password: PASSWORD, code: '000000' })).toMatchObject({ status: 400, body: { error: 'code: is not right' } });
+    expect((await replace({ password: PASSWORD, code: nextCode(totp) })).status).toBe(200);
+    expect((await replace({ password: PASSWORD, recoveryCode: recoveryCodes[0] })).status).toBe(200);
+    // Wrong proofs counted as failed sign-ins: 2 so far, three more lock the account whatever cookie tries.
+    for (let i = 0; i < 3; i++) await replace({ password: 'not the password' });
+    expect(await replace({ password: PASSWORD, code: nextCode(totp) })).toMatchObject({ status: 429 });
+    expect(await api.admin('POST', '/api/admin/accounts/vic/unlock', {})).toMatchObject({ status: 200 });
+  });
+
+  it('renews a session without lengthening it: the cookie after enrolling or a password change ends when the session would have', async () => {
+    await createAccount('rey', 'read-only');
+    // A session with 10 minutes left, as a stolen cookie might have.
+    const generation = (await adminApp(api.wiring)().then((app) => app.stores.accounts.getAccount('rey')))!.sessionGeneration;
+    const ends = new Date(Date.now() + 600_000);
+    const { token } = await issueAdminSession(api.adminSessionSecret, new Date(), { username: 'rey', generation }, ends);
+    const short = `stagedoor_admin=${token}`;
+    const expiryOf = (cookie: string) => (decodeJwt(cookie.split('=')[1]!).exp ?? 0) * 1000;
+    const offer = await as(short, 'POST', '/api/admin/account/two-factor', { password: PASSWORD });
+    const totp = new TOTP({ secret: Secret.fromBase32(offer.body.secret) });
+    const confirmed = await as(short, 'POST', '/api/admin/account/two-factor/confirm', { code: totp.generate() });
+    expect(confirmed.status).toBe(200);
+    expect(expiryOf(cookieOf(confirmed))).toBeLessThanOrEqual(ends.getTime());
+    expect(String(confirmed.headers['set-cookie'])).toMatch(/Max-Age=(59\d|600)\b/);
+    const changed = await as(cookieOf(confirmed), 'POST', '/api/admin/account/password', { currentPassword: PASSWORD, newPassword: 'rey has a new password' });
+    expect(changed.status).toBe(200);
+    expect(expiryOf(cookieOf(changed))).toBeLessThanOrEqual(ends.getTime());
+  });
+
+  it('keeps the TOTP secret sealed in the staff table: neither the pending nor the enabled one is the key the app holds', async () => {
+    await createAccount('sealed', 'read-only');
+    const cookie = await signIn('sealed');
+    const accounts = dynamoAccountStore(dynamoDocumentClient(api.wiring.aws), 'stagedoor-staff');
+    const offer = await as(cookie, 'POST', '/api/admin/account/two-factor', { password: PASSWORD });
+    const pending = (await accounts.getAccount('sealed'))!.totpPendingSecret!;
+    expect(pending).not.toContain(offer.body.secret);
+    expect(pending).toMatch(/^v1\./);
+    const totp = new TOTP({ secret: Secret.fromBase32(offer.body.secret) });
+    expect((await as(cookie, 'POST', '/api/admin/account/two-factor/confirm', { code: totp.generate() })).status).toBe(200);
+    const stored = (await accounts.getAccount('sealed'))!;
+    expect(stored.totpSecret).toMatch(/^v1\./);
+    expect(JSON.stringify(stored)).not.toContain(offer.body.secret);
+    // And the sealed secret signs in.
+    const from = nextClient();
+    const first = await call('POST', `${api.url}/api/admin/login`, { json: { username: 'sealed', password: PASSWORD }, from });
+    const done = await call('POST', `${api.url}/api/admin/login/second-factor`, { json: { code: nextCode(totp) }, headers: { cookie: cookieOf(first, 'stagedoor_2fa') }, from });
+    expect(done.status).toBe(200);
   });
 
   it('accepts each recovery code once', async () => {

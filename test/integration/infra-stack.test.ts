@@ -115,9 +115,16 @@ describe('data', () => {
 
   it('moves an older stack\'s staff items: copied before the admin function changes, deleted from the main table last', () => {
     for (const step of ['copy', 'retire'] as const) {
-      expect(resource(moveId(step)).Properties).toMatchObject({ TableName: { Ref: tableId() }, StaffTableName: { Ref: staffTableId() }, Step: step });
+      expect(resource(moveId(step)).Properties).toMatchObject({
+        TableName: { Ref: tableId() },
+        StaffTableName: { Ref: staffTableId() },
+        AdminSecretArn: { Ref: adminSecretId() },
+        Step: step,
+      });
     }
     expect([resource(functionOf('admin')).DependsOn].flat()).toContain(moveId('copy'));
+    // It seals with the key the seeding makes.
+    expect(dependenciesOf(moveId('copy'))).toContain(seedId('fill'));
     const retire = moveId('retire');
     const before = dependenciesOf(retire);
     for (const area of [...AREAS, 'edge-sync' as const]) expect(before, area).toContain(functionOf(area));
@@ -370,13 +377,15 @@ describe('least privilege', () => {
     );
   });
 
-  it('lets only the admin function read the admin secret (and the seeding fill it); nobody else may touch it', () => {
+  it('lets only the admin function read the admin secret (and the seeding fill it, the staff move seal with its key); nobody else may touch it', () => {
     const adminSecret = adminSecretId();
     const seedRole = roleOf(only(idsOf(s.json, 'AWS::Lambda::Function', (p) => String(p.Description).startsWith('Fills the Stagedoor secrets'))));
+    const moveRole = roleOf(only(idsOf(s.json, 'AWS::Lambda::Function', (p) => String(p.Description).startsWith('Moves Stagedoor staff accounts'))));
     const grants = rolesGranted(adminSecret);
     const readers = grants.filter((grant) => grant.actions.includes('secretsmanager:GetSecretValue')).map((grant) => grant.role);
-    expect(new Set(readers)).toEqual(new Set([roleOf(functionOf('admin')), seedRole]));
-    expect(grants.filter((grant) => grant.role !== seedRole).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(new Set(readers)).toEqual(new Set([roleOf(functionOf('admin')), seedRole, moveRole]));
+    expect(grants.filter((grant) => grant.role === roleOf(functionOf('admin'))).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(grants.filter((grant) => grant.role === moveRole).flatMap((grant) => grant.actions)).not.toContain('secretsmanager:PutSecretValue');
     for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync'] as const) {
       const statements = statementsOf(roleOf(functionOf(area)));
       expect(statements.filter((st) => referencesIn(st.Resource).has(adminSecret)), area).toEqual([]);

@@ -2,8 +2,11 @@
  * The upgrade of a stack from before the staff table: its staff accounts and account policy sit in
  * the main table's ACCOUNTS partition. The deploy's custom resource (infra/runtime/move-staff-items.ts)
  * copies them into the staff table before the admin function changes and deletes the old items last;
- * run here on the embedded DynamoDB under the API as it ships.
+ * run here on the embedded DynamoDB under the API as it ships. Secrets Manager, which has no
+ * stand-in, is a mock holding the admin secret.
  */
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
@@ -18,6 +21,8 @@ import { startApi, type ApiHarness } from '../support/api-harness';
 import { call } from '../support/http';
 
 const PASSWORD = 'an upgrade-proof password';
+const ADMIN_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:AdminSecret-abc';
+const secrets = mockClient(SecretsManagerClient);
 let api: ApiHarness;
 /** The accounts adapter on the main table: exactly how versions before the staff table kept them. */
 let oldLayout: AccountStore;
@@ -25,7 +30,7 @@ let staffTable: AccountStore;
 const totpSecret = newTotpSecret();
 
 const move = (Step: 'copy' | 'retire') =>
-  handler({ RequestType: 'Update', ResourceProperties: { TableName: 'stagedoor', StaffTableName: 'stagedoor-staff', Step } });
+  handler({ RequestType: 'Update', ResourceProperties: { TableName: 'stagedoor', StaffTableName: 'stagedoor-staff', AdminSecretArn: ADMIN_SECRET_ARN, Step } });
 const login = (username: string, from: string) => call('POST', `${api.url}/api/admin/login`, { json: { username, password: PASSWORD }, from });
 const oldItems = async () => (await oldLayout.listAccounts()).map((account) => account.username).sort();
 
@@ -41,12 +46,20 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_ENDPOINT_URL_DYNAMODB: api.wiring.aws.endpoints!.dynamodb,
   });
+  secrets.on(GetSecretValueCommand, { SecretId: ADMIN_SECRET_ARN }).resolves({
+    SecretString: JSON.stringify({
+      adminPasswordHash: await hashAdminPassword('the owner password'),
+      adminSessionSecret: api.adminSessionSecret,
+      totpEncryptionKey: api.totpEncryptionKey,
+    }),
+  });
   const now = new Date().toISOString();
   await oldLayout.createAccount({ ...newAccount('ann', 'manager', await hashAdminPassword(PASSWORD), now), totpSecret, sessionGeneration: 2 });
   await oldLayout.createAccount(newAccount('owner', 'owner', null, now));
   await oldLayout.setAccountPolicy({ requireTwoFactor: true }, now);
 }, 60_000);
 afterAll(async () => {
+  secrets.restore();
   delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
   await api?.close();
 });
@@ -58,6 +71,10 @@ describe('moving staff accounts into the staff table', () => {
     await move('copy');
     expect(await oldItems()).toEqual(['ann', 'owner']);
     expect(await staffTable.getAccountPolicy()).toEqual({ requireTwoFactor: true });
+    // The TOTP secret kept in clear before is sealed on the way.
+    const moved = (await staffTable.getAccount('ann'))!;
+    expect(moved.totpSecret).toMatch(/^v1\./);
+    expect(moved.totpSecret).not.toContain(totpSecret);
     // The password and the authenticator of before still sign in.
     const first = await login('ann', '127.31.0.2');
     expect(first.body).toMatchObject({ secondFactorRequired: true });

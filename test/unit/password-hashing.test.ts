@@ -31,7 +31,7 @@ describe('password hashing', () => {
 
   it('rehashes an account\'s older hash at its next successful sign-in, never at a failed one', async () => {
     const { deps, stores } = domainFixture();
-    const signIn = { ...deps, adminSecrets: { adminPasswordHash: await hashAdminPassword('the owner password') } };
+    const signIn = { ...deps, adminSecrets: { adminPasswordHash: await hashAdminPassword('the owner password'), totpEncryptionKey: randomBytes(32).toString('base64url') } };
     const old = await oldHash('ann has a long password');
     await stores.accounts.createAccount(newAccount('ann', 'manager', old, deps.now().toISOString()));
     await expect(checkPassword(signIn, { username: 'ann', password: 'not her password' }, '192.0.2.1')).rejects.toThrow();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashAdminPassword } from '../../functions/domain/admin-credentials';
 import { checkPassword } from '../../functions/domain/sign-in';
@@ -63,7 +64,7 @@ describe('sign-in limits', () => {
 
   it('answers a name no account has exactly as a locked account once it failed as often', async () => {
     const { deps, stores } = domainFixture();
-    const signIn = { ...deps, adminSecrets: { adminPasswordHash: await hashAdminPassword('the owner password') } };
+    const signIn = { ...deps, adminSecrets: { adminPasswordHash: await hashAdminPassword('the owner password'), totpEncryptionKey: randomBytes(32).toString('base64url') } };
     await stores.accounts.createAccount(newAccount('kim', 'read-only', await hashAdminPassword('kim password is long'), deps.now().toISOString()));
     const failures = SIGN_IN_LIMITS.name.failures;
     for (let i = 0; i < failures; i++) {

@@ -181,6 +181,8 @@ export class Data extends Construct {
       }),
     );
     move.fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [this.staffTable.tableArn] }));
+    // Its totpEncryptionKey seals the TOTP secrets older stacks kept in clear.
+    this.adminSecret.grantRead(move.fn);
     this.staffMoveProvider = new cr.Provider(this, 'MoveStaffItemsProvider', { onEventHandler: move.fn });
     NagSuppressions.addResourceSuppressions(
       this.staffMoveProvider,
@@ -193,7 +195,7 @@ export class Data extends Construct {
     );
     this.staffReady = new CustomResource(this, 'StaffItemsCopied', {
       serviceToken: this.staffMoveProvider.serviceToken,
-      properties: { TableName: this.table.tableName, StaffTableName: this.staffTable.tableName, Step: 'copy' },
+      properties: { TableName: this.table.tableName, StaffTableName: this.staffTable.tableName, AdminSecretArn: this.adminSecret.secretArn, Step: 'copy' },
     });
 
     this.secretReady = new CustomResource(this, 'SeedSecretsResource', {
@@ -201,6 +203,8 @@ export class Data extends Construct {
       // Only the ARNs: values never pass through CloudFormation.
       properties: { SecretArn: this.secret.secretArn, AdminSecretArn: this.adminSecret.secretArn, Step: 'fill' },
     });
+    // The key the move seals TOTP secrets with is made by the seeding.
+    this.staffReady.node.addDependency(this.secretReady);
   }
 
   /**
@@ -210,7 +214,7 @@ export class Data extends Construct {
   retireOldStaffItems(after: IConstruct[]): CustomResource {
     const retire = new CustomResource(this, 'RetireOldStaffItems', {
       serviceToken: this.staffMoveProvider.serviceToken,
-      properties: { TableName: this.table.tableName, StaffTableName: this.staffTable.tableName, Step: 'retire' },
+      properties: { TableName: this.table.tableName, StaffTableName: this.staffTable.tableName, AdminSecretArn: this.adminSecret.secretArn, Step: 'retire' },
     });
     retire.node.addDependency(...lastOf(retire, [this, ...after]));
     return retire;

@@ -37,6 +37,9 @@ export interface SessionInfo {
   requireTwoFactor: boolean;
 }
 
+/** What starting two-factor enrolment asks for: the password, and with two-factor sign-in on, the current factor. */
+export type EnrolmentProof = { password: string; code?: string; recoveryCode?: string };
+
 export type LoginAnswer = { success: true; enrolmentRequired?: true } | { success: false; secondFactorRequired: true };
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 export type Preview = Awaited<ReturnType<typeof issuePreview>>;
@@ -96,7 +99,7 @@ export const adminApi = {
     call<LoginAnswer>('/login', { json: username ? { username, password } : { password } }),
   secondFactor: (answer: { code: string } | { recoveryCode: string }) =>
     call<{ success: true }>('/login/second-factor', { json: answer }),
-  startEnrolment: () => call<{ secret: string; otpauthUrl: string; qrCode: string }>('/account/two-factor', { json: {} }),
+  startEnrolment: (proof: EnrolmentProof) => call<{ secret: string; otpauthUrl: string; qrCode: string }>('/account/two-factor', { json: proof }),
   confirmEnrolment: (code: string) => call<{ recoveryCodes: string[] }>('/account/two-factor/confirm', { json: { code } }),
   changeOwnPassword: (currentPassword: string, newPassword: string) =>
     call<{ success: true }>('/account/password', { json: { currentPassword, newPassword } }),
