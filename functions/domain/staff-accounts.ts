@@ -3,6 +3,8 @@ import type { AccountRecord, AccountStore } from './account-store';
 import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { AdminSession } from './admin-session';
 import { AlreadyExists, Conflict, InvalidInput, NotFound, NotSignedIn } from './errors';
+import { changesOf } from './audit-log';
+import type { AuditChange } from './audit-store';
 import { parseInput } from './inputs';
 import { ROLES, type Role } from './roles';
 import { countedFactor, signInLockOf, unlockSignIn } from './sign-in-limits';
@@ -113,16 +115,20 @@ async function updateOther(deps: StaffDeps, name: string, update: (username: str
   return accountView(deps, await update(target));
 }
 
-/** A new role or disabling ends every session of the account at once. */
-export function changeAccount(deps: StaffDeps, actor: AdminSession, name: string, body: unknown) {
+/** A new role or disabling ends every session of the account at once. The account, and what changed (for the audit log). */
+export async function changeAccount(deps: StaffDeps, actor: AdminSession, name: string, body: unknown) {
   const input = parseInput(changeAccountInput, body);
-  return updateOther(deps, name, async (target) => {
+  let changes: Record<string, AuditChange> = {};
+  const account = await updateOther(deps, name, async (target) => {
     if (target === actor.username) throw new Conflict('own-account');
     const current = await deps.stores.accounts.getAccount(target);
     if (!current) throw accountNotFound();
     const endSessions = (input.role !== undefined && input.role !== current.role) || input.disabled === true;
-    return deps.stores.accounts.updateAccount(target, input, { now: deps.now().toISOString(), endSessions });
+    const updated = await deps.stores.accounts.updateAccount(target, input, { now: deps.now().toISOString(), endSessions });
+    changes = changesOf(current, updated, ['role', 'disabled']);
+    return updated;
   });
+  return { account, changes };
 }
 
 /** Also lifts a lockout; ends the account's sessions. */
@@ -159,10 +165,12 @@ export function resetTwoFactor(deps: StaffDeps, name: string) {
   );
 }
 
+/** The policy, and what changed (for the audit log). */
 export async function setAccountPolicy(deps: StaffDeps, body: unknown) {
   const policy = parseInput(accountPolicyInput, body);
+  const before = await deps.stores.accounts.getAccountPolicy();
   await deps.stores.accounts.setAccountPolicy(policy, deps.now().toISOString());
-  return policy;
+  return { policy, changes: changesOf(before, policy, ['requireTwoFactor']) };
 }
 
 /**

@@ -140,13 +140,11 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(201, account);
   },
   'PATCH /api/admin/accounts/{username}': async (request) => {
-    const account = await changeAccount(request.app, request.admin!, target(request), request.body);
-    await auditRequest(request.app, request.event, {
-      actor: actorOf(request),
-      action: 'account.update',
-      target: account.username,
-      details: { role: account.role, disabled: account.disabled },
-    });
+    const { account, changes } = await changeAccount(request.app, request.admin!, target(request), request.body);
+    // Only a real change is worth an entry (the same role chosen again changes nothing).
+    if (Object.keys(changes).length > 0) {
+      await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.update', target: account.username, changes });
+    }
     return json(200, account);
   },
   'POST /api/admin/accounts/{username}/password': async (request) => {
@@ -165,8 +163,10 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(200, account);
   },
   'PUT /api/admin/account-policy': async (request) => {
-    const policy = await setAccountPolicy(request.app, request.body);
-    await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.policy-change', details: { ...policy } });
+    const { policy, changes } = await setAccountPolicy(request.app, request.body);
+    if (Object.keys(changes).length > 0) {
+      await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.policy-change', target: 'Sign-in policy', changes });
+    }
     return json(200, policy);
   },
 };

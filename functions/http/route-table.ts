@@ -52,7 +52,8 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/admin/events/{id}/sessions/end', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/events/{id}/sessions/end-all', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/events/{id}/audit', 'admin', 'admin', 'events:read'),
-  route('GET', '/api/admin/audit', 'admin', 'admin', 'events:read'),
+  // Every event's entries and every sign-in (with the names of failed ones): the account managers'.
+  route('GET', '/api/admin/audit', 'admin', 'admin', 'accounts:manage'),
   route('GET', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:read'),
   route('POST', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/events/{id}/tokens/export', 'admin', 'admin', 'codes:manage'),

@@ -114,7 +114,9 @@ describe('roles', () => {
     expect(refusals).not.toContain('stream-tech POST /api/admin/events/{id}/preview');
     expect(refusals).not.toContain('read-only GET /api/admin/events/{id}/sessions');
     expect(refusals).not.toContain('box-office POST /api/admin/events/{id}/sessions/end-all');
-    expect(refusals).not.toContain('read-only GET /api/admin/audit');
+    // The log across events names every sign-in: only roles that manage accounts read it.
+    expect(refusals).toContain('read-only GET /api/admin/audit');
+    expect(refusals).toContain('manager GET /api/admin/audit');
     expect(refusals).not.toContain('stream-tech GET /api/admin/events/{id}/audit');
   }, 120_000);
 
@@ -362,12 +364,24 @@ describe('account management', () => {
     expect(consoleLog).toContainEqual(
       expect.objectContaining({ action: 'account.create', actor: 'owner', target: 'audit-clerk', eventId: null, details: { role: 'box-office' } }),
     );
+    // A password typed into the name field never reaches the log: an unknown name is "unknown account".
+    expect(await login('Correct-Horse-Typed-Here', 'whatever')).toMatchObject({ status: 401 });
+    const after = (await api.admin('GET', '/api/admin/audit?action=admin.login-failed&limit=200')).body.entries as Record<string, unknown>[];
+    expect(after).toContainEqual(expect.objectContaining({ action: 'admin.login-failed', actor: 'unknown account', target: 'Admin console' }));
+    expect(JSON.stringify(after).toLowerCase()).not.toContain('correct-horse-typed-here');
     expect(consoleLog).toContainEqual(expect.objectContaining({ action: 'admin.login-failed', actor: 'audit-clerk', target: 'Admin console' }));
     expect(consoleLog).toContainEqual(expect.objectContaining({ action: 'admin.login', actor: 'audit-clerk', target: 'Admin console' }));
     const eventLog = (await as(clerk, 'GET', `/api/admin/events/${event.body.id}/audit`)).body.entries;
     expect(eventLog.map((entry: { action: string; actor: string }) => `${entry.action} ${entry.actor}`)).toEqual([
       'codes.generate audit-clerk',
       'event.create owner',
+    ]);
+    // A role change says what it changed, once.
+    await api.admin('PATCH', '/api/admin/accounts/audit-clerk', { role: 'stream-tech' });
+    await api.admin('PATCH', '/api/admin/accounts/audit-clerk', { role: 'stream-tech' });
+    const updates = (await api.admin('GET', '/api/admin/audit?action=account.update&limit=200')).body.entries as { target: string }[];
+    expect(updates.filter((entry) => entry.target === 'audit-clerk')).toEqual([
+      expect.objectContaining({ actor: 'owner', changes: { role: { from: 'box-office', to: 'stream-tech' } } }),
     ]);
   });
 

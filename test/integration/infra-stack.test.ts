@@ -7,7 +7,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routeTable, type Area } from '../../functions/http/route-table';
 import { staffTableSchema, tableSchema } from '../../functions/adapters/table-schema';
-import { STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/api';
+import { AUDIT_WRITERS, STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/api';
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
@@ -316,8 +316,21 @@ describe('least privilege', () => {
     };
     for (const area of AREAS) {
       const statements = statementsOf(roleOf(functionOf(area)));
-      const dynamo = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')) && referencesIn(st.Resource).has(tableId()));
+      const onTable = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')) && referencesIn(st.Resource).has(tableId()));
+      const dynamo = onTable.filter((st) => st.Condition === undefined);
       expect(dynamo, area).toHaveLength(1);
+      // The ingest's reports go to the audit log: a put, of audit entries only.
+      expect(onTable.filter((st) => st.Condition !== undefined), area).toEqual(
+        AUDIT_WRITERS.includes(area)
+          ? [
+              expect.objectContaining({
+                Action: 'dynamodb:PutItem',
+                Resource: table(),
+                Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+              }),
+            ]
+          : [],
+      );
       expect(actionsOf(dynamo[0]).sort(), area).toEqual([...expected[area].actions].sort());
       expect([dynamo[0].Resource].flat(), area).toEqual(expected[area].resources);
       const reads = statements.filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue'));

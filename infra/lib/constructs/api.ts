@@ -80,6 +80,12 @@ export const ROUTE_THROTTLES: Record<string, { rateLimit: number; burstLimit: nu
   'POST /api/admin/login/second-factor': { rateLimit: 10, burstLimit: 20 },
 };
 
+/**
+ * Areas that record the ingest's reports in the audit log (a publish started, stopped, taken over or
+ * refused): they may put items, but only audit entries (their partitions, `AUDIT#<eventId>`).
+ */
+export const AUDIT_WRITERS: Area[] = ['internal', 'rtmp-callback'];
+
 /** The areas an audience must not starve of Lambda concurrency: the operator's and the ingest's. */
 const OPERATOR_AREAS: Area[] = ['admin', 'internal', 'rtmp-callback'];
 
@@ -149,6 +155,15 @@ export class Api extends Construct {
           resources: [props.table.tableArn, ...access.indexes.map((index) => `${props.table.tableArn}/index/${index}`)],
         }),
       );
+      if (AUDIT_WRITERS.includes(area)) {
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['dynamodb:PutItem'],
+            resources: [props.table.tableArn],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+          }),
+        );
+      }
       // Least privilege: the admin secret (password hash, session signing secret) is the admin function's alone.
       const secrets = area === 'admin' ? [props.secret.secretArn, props.adminSecret.secretArn] : [props.secret.secretArn];
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));

@@ -19,7 +19,7 @@ import { renderTicketSheet } from './views/ticket-sheet';
 
 /** A view the role cannot use falls back to the events list (say, after someone else signed out on this page). */
 function allowedRoute(route: Route): Route {
-  if (route.view === 'accounts' && !can('accounts:manage')) return { view: 'dashboard' };
+  if ((route.view === 'accounts' || route.view === 'audit') && !can('accounts:manage')) return { view: 'dashboard' };
   if ((route.view === 'new-event' || route.view === 'edit-event') && !can('events:edit')) return { view: 'dashboard' };
   return route;
 }
@@ -27,6 +27,8 @@ function allowedRoute(route: Route): Route {
 const main = byId('main');
 const nav = byId('nav');
 const accountsLink = byId('nav-accounts');
+// The log across events names every sign-in: for those who manage accounts (an event's own log is on its page).
+const auditLink = byId('nav-audit');
 const accountLink = byId('nav-account');
 let signedIn = false;
 /** Increments on every render, so a slow load never paints over a newer view. */
@@ -51,6 +53,7 @@ async function show(): Promise<void> {
   }
   const info = session()!;
   accountsLink.hidden = !can('accounts:manage');
+  auditLink.hidden = !can('accounts:manage');
   accountLink.textContent = info.username;
   // Until a required second factor is set up, the account page is all there is.
   const route = info.enrolmentRequired ? ({ view: 'account' } as const) : allowedRoute(parseRoute(location.hash));
