@@ -161,6 +161,18 @@ export class DynamoEventStore implements EventStore {
     );
   }
 
+  async extendEventDenyUntil(id: string, until: string): Promise<void> {
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: eventKey(id),
+        UpdateExpression: 'SET denyUntil = :until',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(denyUntil) OR denyUntil = :null OR denyUntil < :until)',
+        ExpressionAttributeValues: { ':until': until, ':null': null },
+      },
+    });
+    if (!outcome.applied && !(await outcome.seen())) throw new NotFound('event', id);
+  }
+
   async addToCodeCount(eventId: string, delta: number): Promise<void> {
     await this.updateLiveEvent(eventId, 'ADD tokenCount :delta', { ':delta': delta });
   }

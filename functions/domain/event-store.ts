@@ -43,6 +43,8 @@ export interface EventStore {
    * the access feed, which must tell the edge. Its codes are the codes port's. Throws NotFound.
    */
   deleteEvent(id: string, now: string): Promise<void>;
+  /** Raises the event's `denyUntil` to `until` unless it is that late already (never lowers it). Throws NotFound. */
+  extendEventDenyUntil(id: string, until: string): Promise<void>;
   /** Adds to the event's code count (`tokenCount`). Throws NotFound. */
   addToCodeCount(eventId: string, delta: number): Promise<void>;
 }

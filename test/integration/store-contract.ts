@@ -57,6 +57,18 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       await expect(stores.events.updateEvent('missing', { title: 'x' }, iso())).rejects.toBeInstanceOf(NotFound);
     });
 
+    it('keeps an event\'s denyUntil at its latest value, and reports it with the event\'s access state', async () => {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      await stores.events.extendEventDenyUntil(event.id, '2030-01-01T12:00:00.000Z');
+      await stores.events.extendEventDenyUntil(event.id, '2030-01-01T10:00:00.000Z');
+      expect((await stores.events.getEvent(event.id))!.denyUntil).toBe('2030-01-01T12:00:00.000Z');
+      await expect(stores.events.extendEventDenyUntil('missing', '2030-01-01T12:00:00.000Z')).rejects.toBeInstanceOf(NotFound);
+      await stores.events.setEventActive(event.id, false, iso());
+      const { events } = await stores.codes.accessChangesSince('');
+      expect(events.find((state) => state.id === event.id)).toMatchObject({ isActive: false, denyUntil: '2030-01-01T12:00:00.000Z' });
+    });
+
     it('keeps codes unique and finds them by code and by id', async () => {
       const { event, code } = await eventWithCode();
       await expect(stores.codes.createCode({ ...code, id: randomId(20) })).rejects.toBeInstanceOf(AlreadyExists);

@@ -86,6 +86,12 @@ export class MemoryEventStore implements EventStore {
     Object.assign(stored.record, { isActive: false, activeChangedAt: now });
   }
 
+  async extendEventDenyUntil(id: string, until: string): Promise<void> {
+    const stored = this.events.get(id);
+    if (!stored) throw new NotFound('event', id);
+    if (!stored.record.denyUntil || stored.record.denyUntil < until) stored.record.denyUntil = until;
+  }
+
   async addToCodeCount(eventId: string, delta: number): Promise<void> {
     this.liveEvent(eventId).record.tokenCount += delta;
   }
@@ -98,6 +104,7 @@ export class MemoryEventStore implements EventStore {
       activeChangedAt: record.activeChangedAt,
       endsAt: record.endsAt,
       accessWindowHours: record.accessWindowHours,
+      denyUntil: record.denyUntil ?? null,
     }));
   }
 }
