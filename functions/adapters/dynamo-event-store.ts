@@ -37,13 +37,16 @@ export class DynamoEventStore implements EventStore {
     return item ? toEvent(item) : null;
   }
 
-  async listEvents(): Promise<EventRecord[]> {
-    const items = await this.table.queryAll({
-      IndexName: 'byEvent',
-      KeyConditionExpression: 'gsi1pk = :events',
-      ExpressionAttributeValues: { ':events': 'EVENTS' },
-      ScanIndexForward: false,
-    });
+  async listEvents(limit: number): Promise<EventRecord[]> {
+    const items = await this.table.queryAll(
+      {
+        IndexName: 'byEvent',
+        KeyConditionExpression: 'gsi1pk = :events',
+        ExpressionAttributeValues: { ':events': 'EVENTS' },
+        ScanIndexForward: false,
+      },
+      limit,
+    );
     return items.map(toEvent);
   }
 

@@ -1,10 +1,12 @@
 import { generateAccessCode } from './access-code';
 import { toCsv } from './csv';
-import { AlreadyExists, NotFound } from './errors';
+import { LIST_LIMITS } from './config';
+import { AlreadyExists, Conflict, NotFound, type ConflictKind } from './errors';
 import { requireEvent, setEventActive } from './event-admin';
 import { bulkRevokeInput, generateCodesInput, parseInput, codeListQuery } from './inputs';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
+import { hitRateLimit } from './rate-limits';
 import { countRevocationPresence, type AccessDeps } from './viewer-access';
 import { codeView, type CodeView } from './views';
 import { watchLink } from './watch-link';
@@ -40,11 +42,15 @@ async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: str
   throw new Error(`no unique code after ${COLLISION_RETRIES} tries`);
 }
 
-/** Creates 1..500 unique codes. On failure the codes already written are removed again, so nothing half-done remains. */
-export async function generateCodes(deps: AccessDeps, eventId: string, body: unknown) {
+/**
+ * Creates 1..500 unique codes. On failure the codes already written are removed again, so nothing
+ * half-done remains. Each staff account may generate `RATE_LIMITS.generate` times per window.
+ */
+export async function generateCodes(deps: AccessDeps, eventId: string, body: unknown, actor: string) {
   const { count, label } = parseInput(generateCodesInput, body);
   const event = await requireEvent(deps, eventId);
   const now = deps.now();
+  await hitRateLimit(deps.stores.counters, 'generate', actor, now);
   const createdAt = now.toISOString();
   const created: CodeRecord[] = [];
   try {
@@ -74,18 +80,24 @@ function filterByStatus(tokens: CodeView[], status: string | undefined): CodeVie
   return tokens.filter((token) => token.status === status);
 }
 
+/** An event's codes as the admin sees them; `most`: the codes one answer may hold (the event's own count says, before any is read). */
+async function eventCodeViews(deps: AccessDeps, event: EventRecord, most: number, tooMany: ConflictKind): Promise<CodeView[]> {
+  if (event.tokenCount > most) throw new Conflict(tooMany);
+  const now = deps.now();
+  return (await deps.stores.codes.listCodes(event.id)).map((code) => codeView(code, event, now));
+}
+
 export async function listEventCodes(deps: AccessDeps, eventId: string, query: Record<string, string>) {
   const { status } = parseInput(codeListQuery, query);
   const event = await requireEvent(deps, eventId);
-  const now = deps.now();
-  const codes = await deps.stores.codes.listCodes(eventId);
-  return { tokens: filterByStatus(codes.map((code) => codeView(code, event, now)), status) };
+  return { tokens: filterByStatus(await eventCodeViews(deps, event, LIST_LIMITS.codes, 'codes-list-too-long'), status) };
 }
 
-/** Codes across all events (or one, with `eventId`), filtered by status. */
+/** Codes across all events (or one, with `eventId`), filtered by status; at most `LIST_LIMITS.codes` codes are read. */
 export async function listAllCodes(deps: AccessDeps, query: Record<string, string>) {
   const { status, eventId } = parseInput(codeListQuery, query);
-  const events = eventId ? [await requireEvent(deps, eventId)] : await deps.stores.events.listEvents();
+  const events = eventId ? [await requireEvent(deps, eventId)] : await deps.stores.events.listEvents(LIST_LIMITS.events);
+  if (events.reduce((sum, event) => sum + event.tokenCount, 0) > LIST_LIMITS.codes) throw new Conflict('codes-list-too-long');
   const now = deps.now();
   const perEvent = await Promise.all(
     events.map(async (event) => (await deps.stores.codes.listCodes(event.id)).map((code) => codeView(code, event, now))),
@@ -93,9 +105,9 @@ export async function listAllCodes(deps: AccessDeps, query: Record<string, strin
   return { tokens: filterByStatus(perEvent.flat(), status) };
 }
 
-/** The spec's five columns first and in order, then each code's watch link. */
+/** The spec's five columns first and in order, then each code's watch link; at most `LIST_LIMITS.exportRows` rows. */
 export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string): Promise<string> {
-  const { tokens } = await listEventCodes(deps, eventId, {});
+  const tokens = await eventCodeViews(deps, await requireEvent(deps, eventId), LIST_LIMITS.exportRows, 'codes-export-too-long');
   return toCsv(
     ['code', 'label', 'status', 'createdAt', 'expiresAt', 'link'],
     tokens.map((token) => [token.code, token.label, token.status, token.createdAt, token.expiresAt, watchLink(viewerUrl, token.code)]),

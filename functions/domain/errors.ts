@@ -89,7 +89,10 @@ export type ConflictKind =
   | 'own-account'
   | 'owner-password-elsewhere'
   | 'enrolment-not-started'
-  | 'preview-of-inactive-event';
+  | 'preview-of-inactive-event'
+  | 'codes-list-too-long'
+  | 'codes-export-too-long'
+  | 'too-many-accounts';
 /** The request cannot apply to the record's current state. */
 export class Conflict extends DomainError {
   constructor(readonly kind: ConflictKind) {

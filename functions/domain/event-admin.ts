@@ -1,6 +1,7 @@
 import { PRESENCE_WINDOW_SECONDS, type AccessDeps } from './viewer-access';
 import { accessEndsAt, eventStatus } from './event-status';
 import type { EventCounters } from './counter-store';
+import { LIST_LIMITS } from './config';
 import { InvalidInput, NotFound } from './errors';
 import type { EventChanges } from './event-store';
 import { createEventInput, parseInput, updateEventInput } from './inputs';
@@ -142,7 +143,7 @@ export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestS
 
 export async function dashboard(deps: AccessDeps) {
   const now = deps.now();
-  const events = await deps.stores.events.listEvents();
+  const events = await deps.stores.events.listEvents(LIST_LIMITS.events);
   const stats = await Promise.all(events.map((event) => codeStats(deps, event, now)));
   const total = (pick: (s: (typeof stats)[number]) => number) => stats.reduce((sum, s) => sum + pick(s), 0);
   return {

@@ -18,8 +18,8 @@ export interface EventStore {
    * event item for every validation and refresh, thousands a second on one key at a large show.
    */
   getEvent(id: string, options?: { consistent?: boolean }): Promise<EventRecord | null>;
-  /** Newest first. */
-  listEvents(): Promise<EventRecord[]>;
+  /** Newest first, at most `limit`. */
+  listEvents(limit: number): Promise<EventRecord[]>;
   /** Throws NotFound. */
   updateEvent(id: string, changes: EventChanges, now: string): Promise<EventRecord>;
   /** Sets `isActive` (the change enters the access feed). Throws NotFound. */

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { AccountRecord, AccountStore } from './account-store';
 import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { AdminSession } from './admin-session';
+import { LIST_LIMITS } from './config';
 import { AlreadyExists, Conflict, InvalidInput, NotFound, NotSignedIn } from './errors';
 import { changesOf } from './audit-log';
 import type { AuditChange } from './audit-store';
@@ -96,6 +97,7 @@ export async function listAccounts(deps: StaffDeps) {
 export async function createAccount(deps: StaffDeps, body: unknown) {
   const input = parseInput(createAccountInput, body);
   if (input.username === OWNER_USERNAME) throw new Conflict('username-taken');
+  if ((await deps.stores.accounts.listAccounts()).length >= LIST_LIMITS.accounts) throw new Conflict('too-many-accounts');
   const account = newAccount(input.username, input.role, await hashAdminPassword(input.password), deps.now().toISOString());
   try {
     await deps.stores.accounts.createAccount(account);

@@ -28,6 +28,7 @@ import {
   updateEvent,
 } from '../domain/event-admin';
 import { allows } from '../domain/roles';
+import { LIST_LIMITS } from '../domain/config';
 import { adminEventView } from '../domain/views';
 import { accountRoutes } from './admin-accounts';
 
@@ -103,7 +104,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'GET /api/admin/dashboard': async ({ app }) => json(200, await dashboard(app)),
 
   'GET /api/admin/events': async ({ app }) => {
-    const events = await app.stores.events.listEvents();
+    const events = await app.stores.events.listEvents(LIST_LIMITS.events);
     return json(200, { events: events.map(adminEventView) });
   },
   'POST /api/admin/events': async (request) => {
@@ -165,7 +166,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
 
   'GET /api/admin/events/{id}/tokens': async (request) => json(200, await listEventCodes(request.app, id(request), request.query)),
   'POST /api/admin/events/{id}/tokens': async (request) => {
-    const result = await generateCodes(request.app, id(request), request.body);
+    const result = await generateCodes(request.app, id(request), request.body, request.account!.username);
     const label = result.tokens[0]?.label ?? '';
     await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { details: { count: result.count, label } });
     return json(201, result);

@@ -51,6 +51,14 @@ describe('admin mutations and CSRF', () => {
     expect(deactivated.status).toBe(200);
   });
 
+  it('refuses a JSON body over 64 KiB with 413 before parsing it (API Gateway would pass up to 10 MB)', async () => {
+    const big = JSON.stringify({ ...event, description: 'x'.repeat(70 * 1024) });
+    expect(await post({ 'content-type': 'application/json' }, big)).toMatchObject({ status: 413, body: { error: 'Request body too large' } });
+    const bulk = JSON.stringify({ tokenIds: Array.from({ length: 1000 }, (_, i) => `id${String(i).padStart(20, '0')}`) });
+    const revoke = await call('POST', `${api.url}/api/admin/tokens/bulk-revoke`, { body: bulk, headers: { cookie, 'content-type': 'application/json' } });
+    expect(revoke).toMatchObject({ status: 200, body: { revoked: 0 } });
+  });
+
   it('leaves reads and the viewer API alone', async () => {
     expect((await call('GET', `${api.url}/api/admin/events`, { headers: { cookie, origin: 'https://evil.example' } })).status).toBe(200);
   });

@@ -490,7 +490,7 @@ describe('api gateway', () => {
     expect(idsOf(s.json, 'AWS::ApiGatewayV2::Integration')).toHaveLength(AREAS.length);
   });
 
-  it('deploys the $default stage with access logs, a default throttle above 1M viewers\' heartbeats, and route throttles on validate and both sign-in steps', () => {
+  it('deploys the $default stage with access logs, a default throttle above 1M viewers\' heartbeats, and route throttles on validate, both sign-in steps and code generation', () => {
     s.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
@@ -500,13 +500,14 @@ describe('api gateway', () => {
         'POST /api/tokens/validate': { ThrottlingRateLimit: 5000, ThrottlingBurstLimit: 5000 },
         'POST /api/admin/login': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
         'POST /api/admin/login/second-factor': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+        'POST /api/admin/events/{id}/tokens': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
       },
     });
     const stage = resource(only(idsOf(s.json, 'AWS::ApiGatewayV2::Stage')));
     const stageProps = stage.Properties;
     // No route setting may hold the playback routes below 1M viewers' heartbeats (33,334/s).
     expect(stageProps.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThanOrEqual(33_334);
-    for (const key of Object.keys(stageProps.RouteSettings)) expect(key).toMatch(/validate|login/);
+    for (const key of Object.keys(stageProps.RouteSettings)) expect(key).toMatch(/validate|login|\/tokens$/);
     // Route settings name existing routes: the stage waits for them.
     const routeIds = idsOf(s.json, 'AWS::ApiGatewayV2::Route', (p) => p.RouteKey in stageProps.RouteSettings);
     expect(routeIds).toHaveLength(Object.keys(stageProps.RouteSettings).length);

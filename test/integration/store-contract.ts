@@ -53,7 +53,7 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect(await stores.events.getEvent(event.id)).toEqual(event);
       const updated = await stores.events.updateEvent(event.id, { title: 'Renamed', accessWindowHours: 3 }, iso());
       expect(updated).toMatchObject({ title: 'Renamed', accessWindowHours: 3 });
-      expect((await stores.events.listEvents()).map((e) => e.id)).toContain(event.id);
+      expect((await stores.events.listEvents(100)).map((e) => e.id)).toContain(event.id);
       await expect(stores.events.updateEvent('missing', { title: 'x' }, iso())).rejects.toBeInstanceOf(NotFound);
     });
 
@@ -416,7 +416,7 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect(await stores.events.getEvent(event.id)).toBeNull();
       expect(await stores.codes.getCode(code.code)).toBeNull();
       expect(await stores.codes.listCodes(event.id)).toEqual([]);
-      expect((await stores.events.listEvents()).map((e) => e.id)).not.toContain(event.id);
+      expect((await stores.events.listEvents(100)).map((e) => e.id)).not.toContain(event.id);
       await expect(stores.events.deleteEvent(event.id, iso())).rejects.toBeInstanceOf(NotFound);
       const afterDelete = await stores.codes.accessChangesSince(since);
       expect(afterDelete.events.find((e) => e.id === event.id)).toMatchObject({ isActive: false });

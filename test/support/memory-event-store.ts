@@ -34,11 +34,12 @@ export class MemoryEventStore implements EventStore {
     return stored && !stored.deleted ? copy(stored.record) : null;
   }
 
-  async listEvents(): Promise<EventRecord[]> {
+  async listEvents(limit: number): Promise<EventRecord[]> {
     return [...this.events.values()]
       .filter((stored) => !stored.deleted)
       .map(({ record }) => record)
       .sort((a, b) => `${b.createdAt}#${b.id}`.localeCompare(`${a.createdAt}#${a.id}`))
+      .slice(0, limit)
       .map(copy);
   }
 

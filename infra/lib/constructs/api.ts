@@ -68,7 +68,7 @@ const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
 
 /**
  * Per-route throttles (API Gateway's token bucket, over all callers) where a flood is abuse, not an
- * audience: code guessing and password guessing. Validation allows a sold-out start (a million
+ * audience: code guessing, password guessing, and code generation (each request writes up to 500 items). Validation allows a sold-out start (a million
  * arrivals over 10 minutes are 1,700/s on average, a few times that at the doors' opening); the
  * per-address limit in DynamoDB and the optional WAF rule stop a single guesser long before.
  * Heartbeat, refresh and release keep the stage's default, which must stay above 1M viewers'
@@ -78,6 +78,7 @@ export const ROUTE_THROTTLES: Record<string, { rateLimit: number; burstLimit: nu
   'POST /api/tokens/validate': { rateLimit: 5000, burstLimit: 5000 },
   'POST /api/admin/login': { rateLimit: 10, burstLimit: 20 },
   'POST /api/admin/login/second-factor': { rateLimit: 10, burstLimit: 20 },
+  'POST /api/admin/events/{id}/tokens': { rateLimit: 5, burstLimit: 10 },
 };
 
 /**
