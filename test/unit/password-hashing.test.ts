@@ -40,5 +40,5 @@ describe('password hashing', () => {
     const upgraded = (await stores.accounts.getAccount('ann'))!.passwordHash!;
     expect(costOf(upgraded)).toBe(2 ** 17);
     expect(await checkPassword(signIn, { username: 'ann', password: 'ann has a long password' }, '192.0.2.1')).toMatchObject({ step: 'signed-in' });
-  });
+  }, 60_000);
 });

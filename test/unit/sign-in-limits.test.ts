@@ -76,5 +76,6 @@ describe('sign-in limits', () => {
     const unknown = await refusal(checkPassword(signIn, { username: 'no-such-name', password: 'kim password is long' }, '192.0.2.1'));
     expect(unknown).toEqual(known);
     expect(known).toMatchObject({ status: 429, body: { reason: 'locked' } });
-  });
+    // Fifteen scrypt checks at N = 2^17, on a machine shared with other suites.
+  }, 120_000);
 });
