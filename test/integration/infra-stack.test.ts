@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routeTable, type Area } from '../../functions/http/route-table';
 import { staffTableSchema, tableSchema } from '../../functions/adapters/table-schema';
 import { AUDIT_WRITERS, STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/api';
+import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityPolicy } from '../../web/security-headers';
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
@@ -603,6 +604,24 @@ describe('delivery', () => {
     expect(config.DefaultCacheBehavior.FunctionAssociations).toHaveLength(1);
     for (const b of [config.DefaultCacheBehavior, ...config.CacheBehaviors]) expect(b.ViewerProtocolPolicy).not.toBe('allow-all');
     expect(config.Logging).toBeDefined();
+  });
+
+  it('sends the pages and the API with the security headers of web/security-headers.ts, HSTS included', () => {
+    const headersOf = (b: any) => resource(b.ResponseHeadersPolicyId.Ref).Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+    const common = {
+      ContentTypeOptions: { Override: true },
+      FrameOptions: { FrameOption: 'DENY', Override: true },
+      ReferrerPolicy: { ReferrerPolicy: 'no-referrer', Override: true },
+      StrictTransportSecurity: { AccessControlMaxAgeSec: HSTS_MAX_AGE_SECONDS, IncludeSubdomains: true, Override: true },
+    };
+    expect(headersOf(distributionConfig().DefaultCacheBehavior)).toEqual({
+      ...common,
+      ContentSecurityPolicy: { ContentSecurityPolicy: pageContentSecurityPolicy(), Override: true },
+    });
+    expect(headersOf(behavior('/api/*'))).toEqual({ ...common, ContentSecurityPolicy: { ContentSecurityPolicy: API_CONTENT_SECURITY_POLICY, Override: true } });
+    expect(pageContentSecurityPolicy()).toContain("frame-ancestors 'none'");
+    // CloudFront refuses a policy longer than 1,783 characters.
+    expect(pageContentSecurityPolicy().length).toBeLessThan(1783);
   });
 
   it('lets only this distribution read the buckets (OAC), with ListBucket on media for honest 404s', () => {

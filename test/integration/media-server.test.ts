@@ -222,6 +222,23 @@ describe('media server: health and cache', () => {
     expect((await get('/streams/evt-a/seg-00001.ts', jwt)).status).toBe(404);
   });
 
+  it('lets no page of another site clear a cache: the preflight allows no DELETE, a browser\'s DELETE is refused', async () => {
+    const preflight = await fetch(`${media.url}/admin/cache/evt-a`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    expect(preflight.headers.get('access-control-allow-methods') ?? '').not.toContain('DELETE');
+    const streams = await fetch(`${media.url}/streams/evt-a/index.m3u8`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
+    expect(streams.headers.get('access-control-allow-methods') ?? '').not.toContain('DELETE');
+    const fromPage = await fetch(`${media.url}/admin/cache/evt-a`, { method: 'DELETE', headers: { origin: 'https://evil.example' } });
+    expect(fromPage.status).toBe(403);
+    expect(fromPage.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('denies media (503) until the revocation state was loaded once', async () => {
     const deadUrl = `http://127.0.0.1:${await freePort()}`;
     const cold = await startMediaServer({

@@ -8,6 +8,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IDependable } from 'constructs';
 import { repoPath } from '../paths';
+import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityPolicy } from '../../../web/security-headers';
 
 /** The files of the two CloudFront Functions (runtime code stays out of the CDK code). */
 export const MEDIA_GUARD_FILE = repoPath('edge/validate-request.js');
@@ -118,6 +119,22 @@ export class Delivery extends Construct {
       queryStringBehavior: cloudfront.OriginRequestQueryStringBehavior.none(),
     });
 
+    // The site's security headers (web/security-headers.ts, which local mode sends too), and HSTS.
+    const securityHeaders = (name: string, comment: string, contentSecurityPolicy: string) =>
+      new cloudfront.ResponseHeadersPolicy(this, name, {
+        comment,
+        securityHeadersBehavior: {
+          contentSecurityPolicy: { contentSecurityPolicy, override: true },
+          contentTypeOptions: { override: true },
+          frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+          referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.NO_REFERRER, override: true },
+          strictTransportSecurity: { accessControlMaxAge: Duration.seconds(HSTS_MAX_AGE_SECONDS), includeSubdomains: true, override: true },
+        },
+      });
+    // HLS comes from this distribution too (/streams/*): the pages need no other origin.
+    const pageHeaders = securityHeaders('PageHeaders', 'Stagedoor pages: CSP of web/security-headers.ts, no framing, no referrer, HSTS', pageContentSecurityPolicy());
+    const apiHeaders = securityHeaders('ApiHeaders', 'Stagedoor API: nothing loads, no framing, no referrer, HSTS', API_CONTENT_SECURITY_POLICY);
+
     const apiOrigin = new origins.HttpOrigin(props.apiDomainName, {
       protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
@@ -148,7 +165,7 @@ export class Delivery extends Construct {
         origin: origins.S3BucketOrigin.withOriginAccessControl(props.webBucket),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+        responseHeadersPolicy: pageHeaders,
         functionAssociations: [{ function: directoryIndex, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: {
@@ -158,7 +175,7 @@ export class Delivery extends Construct {
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
           cachePolicy: apiCachePolicy,
           originRequestPolicy: apiOriginRequestPolicy,
-          responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+          responseHeadersPolicy: apiHeaders,
         },
         '/streams/*': {
           // LIST lets S3 answer 404 (not 403) for a playlist that is not there yet, which the
