@@ -43,8 +43,11 @@ export const RATE_LIMITS = {
   validate: { limit: 5, windowSeconds: 60 },
   refresh: { limit: 12, windowSeconds: 3600 },
   login: { limit: 10, windowSeconds: 60 },
-  /** Generations of up to 500 codes each: 10,000 codes per account every 10 minutes (more belongs to a background job). */
-  generate: { limit: 20, windowSeconds: 600 },
+  /**
+   * Generations per account: a door selling one ticket at a time needs one every few seconds; at up to
+   * 500 codes each this bounds an account's inline writes (a million codes belong to a background job).
+   */
+  generate: { limit: 120, windowSeconds: 600 },
 } as const;
 
 /**

@@ -8,7 +8,7 @@ import { sampleEvent } from '../support/store-records';
 
 /** What no single request may exceed (docs/api.md, "Limits"), on the in-memory stores. */
 describe('bounds of one request', () => {
-  it('lets one account generate codes 20 times in 10 minutes, then 429 with Retry-After until the window ends', async () => {
+  it('lets one account generate codes 120 times in 10 minutes, then 429 with Retry-After until the window ends', async () => {
     const f = domainFixture();
     const { event } = await f.eventWithCode();
     for (let i = 0; i < RATE_LIMITS.generate.limit; i++) await generateCodes(f.deps, event.id, { count: 1 }, 'box');
