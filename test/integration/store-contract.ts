@@ -65,7 +65,7 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect((await stores.events.getEvent(event.id))!.denyUntil).toBe('2030-01-01T12:00:00.000Z');
       await expect(stores.events.extendEventDenyUntil('missing', '2030-01-01T12:00:00.000Z')).rejects.toBeInstanceOf(NotFound);
       await stores.events.setEventActive(event.id, false, iso());
-      const { events } = await stores.codes.accessChangesSince('');
+      const { events } = await stores.codes.accessChangesSince('2000-01-01T00:00:00.000Z');
       expect(events.find((state) => state.id === event.id)).toMatchObject({ isActive: false, denyUntil: '2030-01-01T12:00:00.000Z' });
     });
 
