@@ -189,9 +189,12 @@ describe('web: show night', () => {
     await poll(() => eventLog.locator('tr[data-action]').evaluateAll((list) => list.map((row) => (row as HTMLElement).dataset.action))).toEqual([
       'codes.generate',
       'session.end',
+      'stream.start',
       'codes.generate',
       'event.create',
     ]);
+    // The ingest reported the publish: by the ingest, with the event's title.
+    expect(await eventLog.locator('tr[data-action="stream.start"] .audit-actor').textContent()).toBe('ingest');
     await admin.goto(`${api}/admin/#/audit`);
     await admin.getByRole('heading', { name: 'Audit log' }).waitFor();
     await poll(() => admin.locator('tr[data-action="admin.login"]').count()).toBeGreaterThan(0);
@@ -199,6 +202,10 @@ describe('web: show night', () => {
     expect(await admin.locator('tr[data-action="admin.login"] .audit-actor').first().textContent()).toBe('owner');
     expect(await admin.locator('tr[data-action="session.end"] .audit-actor').textContent()).toBe('owner');
     expect(await admin.locator('tr[data-action="session.end"]').textContent()).toContain(first);
+    // The event by its title, its id on hover.
+    const eventCell = admin.locator('tr[data-action="session.end"] a');
+    expect(await eventCell.textContent()).toBe(title);
+    expect(await eventCell.getAttribute('title')).toBe(event.id);
     await admin.getByLabel('Show').selectOption('session.end');
     await poll(() => admin.locator('tr[data-action]').count()).toBe(1);
     await admin.setViewportSize(PHONE.viewport);
