@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cspViolations, launchBrowser } from '../support/browser';
-import { browserStory, videoAdvances, watchConsole } from '../support/browser-story';
+import { browserStory, signInAsOwner, videoAdvances, watchConsole } from '../support/browser-story';
 
 describe('web: security headers in Chromium', () => {
   const story = browserStory();
@@ -38,11 +38,7 @@ describe('web: security headers in Chromium', () => {
     const admin = await story.adminPage();
     let signedIn = false;
     watchConsole(admin, 'admin', problems, () => (signedIn ? [404] : [401, 404]));
-    await admin.goto(`${api}/admin/`);
-    await admin.getByLabel('Login name').fill('owner');
-    await admin.getByLabel('Password').fill(system.adminPassword);
-    await admin.getByRole('button', { name: 'Sign in' }).click();
-    await admin.getByRole('heading', { name: 'Events' }).waitFor();
+    await signInAsOwner(admin, system);
     signedIn = true;
     await admin.goto(`${api}/admin/#/account`);
     await admin.getByRole('button', { name: 'Set up two-factor sign-in' }).click();

@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { browserStory, noHorizontalScroll, shot, videoAdvances, watchConsole } from '../support/browser-story';
+import { browserStory, noHorizontalScroll, shot, signInAsOwner, videoAdvances, watchConsole } from '../support/browser-story';
 
 /** How long after "End session" the viewer's overlay must appear (the feed, the next playlist, one refresh). */
 const END_BUDGET_MS = 20_000;
@@ -56,11 +56,7 @@ describe('web: show night', () => {
     let signedIn = false;
     // Before sign-in the session check answers 401; the preview may meet a 404 before the first segment.
     watchConsole(admin, 'admin', problems, () => (signedIn ? [404] : [401, 404]));
-    await admin.goto(`${api}/admin/`);
-    await admin.getByLabel('Login name').fill('owner');
-    await admin.getByLabel('Password').fill(system.adminPassword);
-    await admin.getByRole('button', { name: 'Sign in' }).click();
-    await admin.getByRole('heading', { name: 'Events' }).waitFor();
+    await signInAsOwner(admin, system);
     signedIn = true;
     const title = `Show night ${Date.now().toString(36)}`;
     const event = await admin.evaluate(async (body) => {

@@ -84,6 +84,15 @@ export function watchConsole(page: Page, name: string, problems: string[], expec
   page.on('pageerror', (error) => problems.push(`${name}: uncaught ${error.message}`));
 }
 
+/** The console's sign-in as the owner, with the admin password, up to the events list. */
+export async function signInAsOwner(page: Page, system: LocalSystem): Promise<void> {
+  await page.goto(`${system.urls.api}/admin/`);
+  await page.getByLabel('Login name').fill('owner');
+  await page.getByLabel('Password').fill(system.adminPassword);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Events' }).waitFor();
+}
+
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
 }

@@ -6,7 +6,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IConstruct } from 'constructs';
-import { staffTableSchema, tableSchema } from '../../../functions/adapters/table-schema';
+import { staffTableSchema, tableSchema, type TableSchema } from '../../../functions/adapters/table-schema';
 import { AppFunction } from './app-function';
 
 export interface DataProps {
@@ -39,41 +39,13 @@ export class Data extends Construct {
   constructor(scope: Construct, id: string, props: DataProps) {
     super(scope, id);
 
-    // The key schema comes from the same module the local stand-ins and the tests create their tables from.
-    this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: tableSchema.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: tableSchema.sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-      // TTL only collects garbage (rate windows, revoked admin sessions, tombstones); no check relies on it.
-      timeToLiveAttribute: tableSchema.ttlAttribute,
+    // The key schemas come from the same module the local stand-ins and the tests create their tables from.
+    this.table = this.tableFrom('Table', tableSchema, {
       // The edge-sync function diffs old against new images to find revokes, unrevokes and ended sessions.
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
-    for (const index of tableSchema.indexes) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
-        ...('sortKey' in index ? { sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING } } : {}),
-        ...(index.projection === 'ALL'
-          ? { projectionType: dynamodb.ProjectionType.ALL }
-          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
-      });
-    }
-
     // Its own table, so that no other function's role can read a password hash or write an account.
-    this.staffTable = new dynamodb.Table(this, 'StaffTable', {
-      partitionKey: { name: staffTableSchema.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: staffTableSchema.sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-      // Collects signed-out sessions and sign-in failure windows once they no longer matter.
-      timeToLiveAttribute: staffTableSchema.ttlAttribute,
-    });
+    this.staffTable = this.tableFrom('StaffTable', staffTableSchema);
 
     // Server access logs of the buckets, CloudFront standard logs and NLB access logs.
     this.logsBucket = new s3.Bucket(this, 'LogsBucket', {
@@ -205,6 +177,35 @@ export class Data extends Construct {
     });
     // The key the move seals TOTP secrets with is made by the seeding.
     this.staffReady.node.addDependency(this.secretReady);
+  }
+
+  /**
+   * A table of `schema`: on demand, point-in-time recovery, deletion protection, retained with the
+   * stack's data. TTL only collects garbage (rate windows, signed-out sessions, tombstones, sign-in
+   * failures, old audit entries); no check relies on it.
+   */
+  private tableFrom(id: string, schema: TableSchema, options: Pick<dynamodb.TableProps, 'stream'> = {}): dynamodb.Table {
+    const table = new dynamodb.Table(this, id, {
+      partitionKey: { name: schema.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: schema.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      timeToLiveAttribute: schema.ttlAttribute,
+      ...options,
+    });
+    for (const index of schema.indexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        ...(index.sortKey ? { sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING } } : {}),
+        ...(index.projection === 'ALL'
+          ? { projectionType: dynamodb.ProjectionType.ALL }
+          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
+      });
+    }
+    return table;
   }
 
   /**
