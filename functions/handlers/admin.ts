@@ -49,7 +49,7 @@ const id = (request: ApiRequest) => request.params.id ?? '';
  */
 export function adminApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<AdminApp> {
   const source = wiring.config.adminSecrets;
-  if (!source) throw new Error('configuration: the admin area needs ADMIN_SECRETS_ARN (locally ADMIN_PASSWORD_HASH and ADMIN_SESSION_SECRET)');
+  if (!source) throw new Error('configuration: the admin area needs ADMIN_SECRETS_ARN (locally ADMIN_PASSWORD_HASH, ADMIN_SESSION_SECRET and ADMIN_TOTP_KEY)');
   const { staffTableName } = wiring.config;
   if (!staffTableName) throw new Error('configuration: the admin area needs STAFF_TABLE_NAME');
   const accounts = dynamoAccountStore(dynamoDocumentClient(wiring.aws), staffTableName);
