@@ -67,9 +67,10 @@ export interface ApiRequestParts {
 
 /**
  * The API Gateway HTTP API (payload 2.0) event of a request to `spec`'s route, as API Gateway
- * builds it: for the local adapter, and for tests that invoke a handler directly.
+ * builds it: for the local adapter, for tests that invoke a handler directly, and for the
+ * stand-in of the synthesized HTTP API (test/support/shipped/api-gateway.ts).
  */
-export function apiGatewayEvent(spec: RouteSpec, params: Record<string, string>, request: ApiRequestParts): ApiEvent {
+export function apiGatewayEvent(spec: Pick<RouteSpec, 'method' | 'path'>, params: Record<string, string>, request: ApiRequestParts): ApiEvent {
   const { url, headers } = request;
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = query[name] === undefined ? value : `${query[name]},${value}`;

@@ -55,6 +55,8 @@ export interface LocalConfig {
   reconnectWindowMs: number;
   /** Seekable time behind the live edge (`INGEST_HLS_DVR_WINDOW`). */
   dvrWindowMs: number;
+  /** `INGEST_HLS_REENCODE`: `auto` re-encodes video whose keyframes are too far apart for the segments; `off` copies always. */
+  reencode: 'auto' | 'off';
   internalApiKey: string;
   adminPassword: string;
   /** The key TOTP secrets are sealed with (`ADMIN_TOTP_KEY` of the API). */
@@ -142,6 +144,12 @@ function segmentSeconds(value: string | undefined): number {
   return ms / 1000;
 }
 
+function reencode(value: string | undefined): 'auto' | 'off' {
+  if (value === undefined || value === '' || value === 'auto') return 'auto';
+  if (value === 'off') return 'off';
+  throw new Error(`INGEST_HLS_REENCODE must be auto or off, got "${value}"`);
+}
+
 /** The tables of the embedded DynamoDB: the main one and the staff accounts'. */
 export const LOCAL_TABLES = { tableName: 'stagedoor', staffTableName: 'stagedoor-staff' } as const;
 
@@ -176,7 +184,6 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     INGEST_RTMP_URL: env.INGEST_RTMP_URL,
     TABLE_NAME: tableName,
     STAFF_TABLE_NAME: staffTableName,
-    MEDIA_BUCKET: mediaBucket,
     MEDIA_PORT: String(mediaPort),
     // The OBS "Server" the console shows, without INGEST_RTMP_URL: the host the console was opened with on this port.
     INGEST_RTMP_PORT: String(rtmpPort),
@@ -210,6 +217,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     logLevel,
     reconnectWindowMs: duration(env.INGEST_PUBLISH_GRACE, '30s', 'INGEST_PUBLISH_GRACE'),
     dvrWindowMs: duration(env.INGEST_HLS_DVR_WINDOW, '2m', 'INGEST_HLS_DVR_WINDOW'),
+    reencode: reencode(env.INGEST_HLS_REENCODE),
     internalApiKey: secrets.internalApiKey,
     adminPassword: secrets.adminPassword,
     totpEncryptionKey: secrets.totpEncryptionKey,

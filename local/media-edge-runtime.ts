@@ -1,7 +1,7 @@
 import * as nodeCrypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { kvsHandleOf } from './media-edge-store';
 
 /** The shipped CloudFront Function. */
 export const EDGE_VALIDATOR_FILE = fileURLToPath(new URL('../edge/validate-request.js', import.meta.url));
@@ -34,6 +34,35 @@ export function isEdgeResponse(result: CloudFrontRequest | CloudFrontResponse): 
   return 'statusCode' in result;
 }
 
+/**
+ * What `cf.kvs()` hands a CloudFront Function (runtime 2.0): read-only `get`, which rejects for a
+ * missing key as the real one does, `exists` and `meta`.
+ */
+export interface EdgeKvsHandle {
+  get(key: string, options?: { format?: 'string' | 'json' | 'bytes' }): Promise<unknown>;
+  exists(key: string): Promise<boolean>;
+  meta(): Promise<{ creationDateTime: string; lastUpdatedDateTime: string; keyCount: number }>;
+}
+
+/** A map read the way a CloudFront Function reads its KeyValueStore. */
+export function kvsHandleOf(entries: ReadonlyMap<string, string>): EdgeKvsHandle {
+  return {
+    async get(key, options) {
+      const value = entries.get(key);
+      if (value === undefined) throw new Error(`KeyValueStore: key not found: ${key}`);
+      if (options?.format === 'json') return JSON.parse(value);
+      if (options?.format === 'bytes') return Buffer.from(value);
+      return value;
+    },
+    async exists(key) {
+      return entries.has(key);
+    },
+    async meta() {
+      return { creationDateTime: '', lastUpdatedDateTime: '', keyCount: entries.size };
+    },
+  };
+}
+
 /** The `cloudfront` module of runtime 2.0: its KeyValueStore, backed by a map the caller keeps current. */
 function cloudfrontModule(store: ReadonlyMap<string, string>) {
   const handle = kvsHandleOf(store);
@@ -54,6 +83,48 @@ function edgeRequire(name: string): unknown {
 export function loadEdgeValidator(store: ReadonlyMap<string, string>, file = EDGE_VALIDATOR_FILE): EdgeHandler {
   const source = readFileSync(file, 'utf8');
   if (!source.startsWith(CLOUDFRONT_IMPORT)) throw new Error(`${file} must start with ${CLOUDFRONT_IMPORT}`);
-  const factory = new Function('cf', 'require', `${source.slice(CLOUDFRONT_IMPORT.length)}\nreturn handler;`);
+  return loadCloudFrontFunction(source, store);
+}
+
+/** Any CloudFront Function's code (cloudfront-js-2.0) in Node; `store` is its KeyValueStore, if it imports one. */
+export function loadCloudFrontFunction(source: string, store: ReadonlyMap<string, string> = new Map()): EdgeHandler {
+  const body = source.startsWith(CLOUDFRONT_IMPORT) ? source.slice(CLOUDFRONT_IMPORT.length) : source;
+  const factory = new Function('cf', 'require', `${body}\nreturn handler;`);
   return factory(cloudfrontModule(store), edgeRequire) as EdgeHandler;
+}
+
+/**
+ * The request as CloudFront hands it to a function: lower-case header names,
+ * and for a repeated header or query parameter the first value plus `multiValue`.
+ * Read from `rawHeaders`, so Node never assembles `req.headers` for it.
+ */
+export function toCloudFrontRequest(req: IncomingMessage, url: URL): CloudFrontRequest {
+  const headers = valueMap();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) addValue(headers, raw[i]!.toLowerCase(), raw[i + 1]!);
+  const querystring = valueMap();
+  if (url.search) for (const [name, value] of url.searchParams) addValue(querystring, name, value);
+  return { method: req.method ?? 'GET', uri: url.pathname, querystring, headers };
+}
+
+// No prototype: a header or parameter called `constructor` or `__proto__` is just a name.
+function valueMap(): Record<string, CloudFrontValue> {
+  return Object.create(null) as Record<string, CloudFrontValue>;
+}
+
+function addValue(values: Record<string, CloudFrontValue>, name: string, value: string): void {
+  const seen = values[name];
+  if (!seen) values[name] = { value };
+  else (seen.multiValue ??= [{ value: seen.value }]).push({ value });
+}
+
+/** Sends the response a CloudFront Function answered with. */
+export function sendEdgeResponse(res: ServerResponse, response: CloudFrontResponse): void {
+  const headers: Record<string, string> = {};
+  for (const [name, { value }] of Object.entries(response.headers ?? {})) headers[name] = value;
+  const body = response.body
+    ? Buffer.from(response.body.data, response.body.encoding === 'base64' ? 'base64' : 'utf8')
+    : undefined;
+  res.writeHead(response.statusCode, response.statusDescription, headers);
+  res.end(body);
 }

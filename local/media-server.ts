@@ -1,10 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { parseSigningKeys } from '../functions/domain/signing-keys';
-import { isEdgeResponse, loadEdgeValidator, type CloudFrontRequest, type CloudFrontResponse, type CloudFrontValue } from './media-edge-runtime';
-import { createMediaEdgeStore } from './media-edge-store';
-import { followRevocations, type RevocationFollower } from './media-revocation-follower';
+import { isDenyKey } from '../functions/adapters/kvs-scheme';
+import { isEdgeResponse, loadEdgeValidator, sendEdgeResponse, toCloudFrontRequest } from './media-edge-runtime';
 import { createS3Origin } from './media-s3-origin';
 import { createSegmentCache, type CachedObject } from './media-segment-cache';
 
@@ -17,14 +15,8 @@ export interface MediaServerOptions {
   bucket: string;
   /** A client of the S3 (stand-in) holding the bucket. */
   s3Client: S3Client;
-  /** Base URL of the access API, for the revocation feed. */
-  apiUrl: string;
-  internalApiKey: string;
-  /** The PLAYBACK_SIGNING_KEYS JSON of docs/contracts.md. */
-  playbackSigningKeys: string;
-  pollIntervalMs?: number;
-  /** Bound of `synced`: how long to wait for the first successful feed poll. */
-  startupSyncWaitMs?: number;
+  /** What the edge knows: the KeyValueStore that edge-sync keeps (local/edge-sync-triggers.ts). */
+  edge: MediaEdgeState;
   /** Byte bound of the in-memory segment cache. */
   cacheMaxBytes?: number;
   /** `false` serves without the edge validator: only for the benchmark that measures its cost. */
@@ -32,19 +24,20 @@ export interface MediaServerOptions {
   log?: (line: string) => void;
 }
 
+/** The edge's KeyValueStore and how current it is, as edge-sync keeps them. */
+export interface MediaEdgeState {
+  readonly entries: ReadonlyMap<string, string>;
+  /** `Date.now()` before which every table change is in `entries`; null until it was filled once. */
+  syncedUpTo(): number | null;
+}
+
 export interface MediaServer {
   url: string;
-  /**
-   * True once the revocation state is loaded, false if the feed did not answer
-   * within `startupSyncWaitMs` (media requests get 503 until it does). Not
-   * awaited inside `startMediaServer`: await it before announcing `ready`.
-   */
-  synced: Promise<boolean>;
   close(): Promise<void>;
 }
 
-const DEFAULT_POLL_INTERVAL_MS = 500;
-const DEFAULT_STARTUP_SYNC_WAIT_MS = 30_000;
+/** Health says `stale` once the edge lags the table by more than this. */
+const STALE_AFTER_MS = 5_000;
 const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 const CONTENT_TYPES: Record<string, string> = {
   m3u8: 'application/vnd.apple.mpegurl',
@@ -66,32 +59,30 @@ const CORS_HEADERS = {
 /**
  * The local stand-in for CloudFront in front of the media bucket: every
  * `/streams/…` request goes through `edge/validate-request.js` (the shipped
- * CloudFront Function) against an in-memory KeyValueStore (media-edge-store.ts)
- * holding the signing keys and what the revocation feed reported.
+ * CloudFront Function) against the in-memory KeyValueStore that edge-sync fills
+ * from the table, as it fills CloudFront's in AWS.
  */
 export async function startMediaServer(options: MediaServerOptions): Promise<MediaServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`media: ${line}\n`));
   const validate = options.validate ?? true;
   const startedAt = Date.now();
 
-  const edgeStore = createMediaEdgeStore(parseSigningKeys(options.playbackSigningKeys));
-  const edge = loadEdgeValidator(edgeStore.entries);
+  const edge = loadEdgeValidator(options.edge.entries);
   const readObject = createS3Origin(options.s3Client, options.bucket);
   const readMedia = async (key: string) => toCached(key, await readObject(key));
   const segments = createSegmentCache(options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES, readMedia);
 
-  // Started once the port is bound; until its first success media requests get 503.
-  let follower: RevocationFollower | undefined;
-
   function health() {
-    const lastSyncAt = follower?.lastSyncAt() ?? null;
-    const ageMs = Date.now() - (lastSyncAt ?? startedAt);
-    const staleAfterMs = Math.max(5_000, 10 * (options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS));
+    const syncedUpTo = options.edge.syncedUpTo();
+    const ageMs = Math.max(0, Date.now() - (syncedUpTo ?? startedAt));
+    let denied = 0;
+    for (const key of options.edge.entries.keys()) if (isDenyKey(key)) denied++;
     return {
-      status: lastSyncAt === null ? 'starting' : ageMs > staleAfterMs ? 'stale' : 'ok',
+      status: syncedUpTo === null ? 'starting' : ageMs > STALE_AFTER_MS ? 'stale' : 'ok',
       mode: validate ? 'validating' : 'open',
-      revocationCacheSize: edgeStore.denyEntryCount(),
-      // Before the first sync this counts from start-up, so it grows just the same while the API is down.
+      // Revoked codes, deactivated events and ended sessions the edge denies.
+      revocationCacheSize: denied,
+      // How far the edge lags the table; before the first sync, the time since start-up.
       lastSyncAgoSeconds: Math.floor(ageMs / 1000),
     };
   }
@@ -100,7 +91,7 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
     let uri = url.pathname;
     if (validate) {
       // Fail closed until the revocation state is known.
-      if (!follower?.lastSyncAt()) return sendJson(res, 503, { error: 'Revocation state not loaded yet' });
+      if (options.edge.syncedUpTo() === null) return sendJson(res, 503, { error: 'Revocation state not loaded yet' });
       const result = await edge({ version: '1.0', request: toCloudFrontRequest(req, url) });
       if (isEdgeResponse(result)) return sendEdgeResponse(res, result);
       uri = result.uri;
@@ -156,24 +147,10 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
   const host = !options.host || options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-  follower = followRevocations({
-    apiUrl: options.apiUrl,
-    internalApiKey: options.internalApiKey,
-    intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-    startupWaitMs: options.startupSyncWaitMs ?? DEFAULT_STARTUP_SYNC_WAIT_MS,
-    onFeed: (feed) => edgeStore.applyFeed(feed, new Date()),
-    log,
-  });
-  const synced = follower.firstSync.then((loaded) => {
-    if (!loaded) log('no revocation state yet: media requests get 503 until the feed answers');
-    return loaded;
-  });
   return {
     url,
-    synced,
     close: () =>
       new Promise<void>((resolve) => {
-        follower?.stop();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -188,41 +165,6 @@ function toCached(key: string, object: { body: Buffer; contentType: string | und
   if (!object) return null;
   const extension = key.slice(key.lastIndexOf('.') + 1);
   return { body: object.body, contentType: CONTENT_TYPES[extension] ?? object.contentType ?? 'application/octet-stream' };
-}
-
-/**
- * The request as CloudFront hands it to a function: lower-case header names,
- * and for a repeated header or query parameter the first value plus `multiValue`.
- * Read from `rawHeaders`, so Node never assembles `req.headers` for it.
- */
-function toCloudFrontRequest(req: IncomingMessage, url: URL): CloudFrontRequest {
-  const headers = valueMap();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) addValue(headers, raw[i]!.toLowerCase(), raw[i + 1]!);
-  const querystring = valueMap();
-  if (url.search) for (const [name, value] of url.searchParams) addValue(querystring, name, value);
-  return { method: req.method ?? 'GET', uri: url.pathname, querystring, headers };
-}
-
-// No prototype: a header or parameter called `constructor` or `__proto__` is just a name.
-function valueMap(): Record<string, CloudFrontValue> {
-  return Object.create(null) as Record<string, CloudFrontValue>;
-}
-
-function addValue(values: Record<string, CloudFrontValue>, name: string, value: string): void {
-  const seen = values[name];
-  if (!seen) values[name] = { value };
-  else (seen.multiValue ??= [{ value: seen.value }]).push({ value });
-}
-
-function sendEdgeResponse(res: ServerResponse, response: CloudFrontResponse): void {
-  const headers: Record<string, string> = {};
-  for (const [name, { value }] of Object.entries(response.headers ?? {})) headers[name] = value;
-  const body = response.body
-    ? Buffer.from(response.body.data, response.body.encoding === 'base64' ? 'base64' : 'utf8')
-    : undefined;
-  res.writeHead(response.statusCode, response.statusDescription, headers);
-  res.end(body);
 }
 
 /** A JSON answer; readable by any page (`cors`) unless it belongs to the admin endpoint. */

@@ -1,17 +1,27 @@
 /**
  * `npm start`: the whole system on one machine. Embedded DynamoDB and S3
  * stand-ins, the access API (the Lambda handlers behind a thin HTTP adapter),
- * the media server (HLS through `edge/`) and the RTMP ingest. The configuration
- * is read once (local-config.ts); each part is then given its dependencies.
+ * edge-sync and the recording sweep (the same handlers, on the table's stream
+ * and on timers, as AWS runs them), the media server (HLS through `edge/`) and
+ * the RTMP ingest. The configuration is read once (local-config.ts); each part
+ * is then given its dependencies.
  */
 import { dynamoDocumentClient, s3Client } from '../functions/adapters/aws-clients';
+import { dynamoStores } from '../functions/adapters/dynamo-stores';
+import { s3RecordingFinalizer } from '../functions/adapters/recording-finalizer';
 import { copyStaffItems, retireStaffItems } from '../functions/adapters/staff-table-move';
+import { RECORDING_SWEEP_SECONDS } from '../functions/config/recording-sweep-config';
+import { parseSigningKeys } from '../functions/domain/signing-keys';
+import { createRecordingSweepHandler } from '../functions/handlers/recording-sweep';
+import { describeError } from '../recording/log';
+import { startEdgeSync } from './edge-sync-triggers';
 import { loadLocalConfig, type LocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { announceRunningSystem } from './running-system';
 import { startEmbeddedS3 } from './embedded-s3';
 import { startApiServer } from './api-server';
 import { startMediaServer } from './media-server';
+import { repeat } from './repeat';
 import { buildWeb } from '../web/build';
 import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
 
@@ -32,21 +42,28 @@ async function main(): Promise<void> {
   closers.push(s3.close);
   const standIns = { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint };
   const mediaS3 = s3Client(config.aws(standIns));
+  const stores = dynamoStores(dynamoDocumentClient(config.aws(standIns)), config.tableName);
 
   // The viewer and the console, served by the API port.
   await buildWeb(config.webRoot);
   const api = await startApiServer({ port: config.apiPort, webRoot: config.webRoot, wiring: config.apiWiring(standIns) });
   closers.push(api.close);
 
-  const media = await startMediaServer({
-    port: config.mediaPort,
-    bucket: config.mediaBucket,
-    s3Client: mediaS3,
-    apiUrl: api.url,
-    internalApiKey: config.internalApiKey,
-    playbackSigningKeys: config.playbackSigningKeys,
-  });
+  // The edge's KeyValueStore, filled by edge-sync from the table's stream and reconciliation.
+  const edge = startEdgeSync({ stream: dynamo.stream, codes: stores.codes, signingKeys: parseSigningKeys(config.playbackSigningKeys) });
+  closers.push(edge.stop);
+  const media = await startMediaServer({ port: config.mediaPort, bucket: config.mediaBucket, s3Client: mediaS3, edge });
   closers.push(media.close);
+  // Every minute, as the schedule in AWS: the shows whose ingest died get their final playlists.
+  const sweep = createRecordingSweepHandler({ events: stores.events, recordings: s3RecordingFinalizer(mediaS3, config.mediaBucket) });
+  const sweeping = repeat(
+    () => sweep().then(
+      () => undefined,
+      (error) => void process.stderr.write(`recording sweep: ${describeError(error)}\n`),
+    ),
+    () => RECORDING_SWEEP_SECONDS * 1000,
+  );
+  closers.push(sweeping.stop);
   // RTMP ingest: the same server as the container, in callback mode against this API, HLS to the local S3.
   const ingest = await startIngestServer({
     listen: { port: config.rtmpPort },
@@ -58,6 +75,7 @@ async function main(): Promise<void> {
       segmentSeconds: config.segmentSeconds,
       dvrWindowSeconds: config.dvrWindowMs / 1000,
       ladder: config.ladder,
+      reencode: config.reencode,
     },
     publishGraceMs: config.reconnectWindowMs,
     platform: { apiUrl: api.url, apiKey: config.internalApiKey },
@@ -66,8 +84,8 @@ async function main(): Promise<void> {
   closers.push(ingest.close);
   const rtmpUrl = `${ingest.url}/live`;
 
-  // The media server answers 503 until it has read the revocation feed once: only then is it ready.
-  await media.synced;
+  // The media server answers 503 until edge-sync has filled its store once: only then is it ready.
+  if (!(await edge.firstSync)) process.stderr.write('media: no revocation state yet: media requests get 503 until edge-sync reconciles\n');
   // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`).
   const ready = { api: api.url, media: media.url, rtmp: rtmpUrl, s3: s3.endpoint };
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`);

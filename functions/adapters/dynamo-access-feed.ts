@@ -34,10 +34,11 @@ function toEventAccess(item: Item): EventAccessState {
 export async function accessChangesSince(table: DynamoTable, since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }> {
   const shards = await Promise.all(
     Array.from({ length: FEED_SHARDS }, (_, shard) =>
+      // DynamoDB refuses an empty string in a key condition: an empty `since` (the whole feed) has none.
       table.queryAll({
         IndexName: 'accessFeed',
-        KeyConditionExpression: 'feedPk = :shard AND feedSk >= :since',
-        ExpressionAttributeValues: { ':shard': feedPk(shard), ':since': since },
+        KeyConditionExpression: since ? 'feedPk = :shard AND feedSk >= :since' : 'feedPk = :shard',
+        ExpressionAttributeValues: { ':shard': feedPk(shard), ...(since ? { ':since': since } : {}) },
       }),
     ),
   );

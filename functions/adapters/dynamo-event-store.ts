@@ -1,5 +1,5 @@
 import { AlreadyExists, LeaseHeld, NotFound } from '../domain/errors';
-import type { EventChanges, EventStore } from '../domain/event-store';
+import type { EventChanges, EventStore, StreamLease } from '../domain/event-store';
 import type { EventRecord, PublishRefusal } from '../domain/records';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -139,6 +139,18 @@ export class DynamoEventStore implements EventStore {
     const seen = liveEvent(await outcome.seen());
     if (!seen) throw new NotFound('event', id);
     return toEvent(seen);
+  }
+
+  async listStreamLeases(): Promise<StreamLease[]> {
+    // A released lease holds NULL, which `attribute_type(…, S)` leaves out with the events that never had one.
+    const items = await this.table.queryAll({
+      IndexName: 'byEvent',
+      KeyConditionExpression: 'gsi1pk = :events',
+      FilterExpression: 'attribute_type(leaseHolder, :string)',
+      ProjectionExpression: 'id, leaseHolder, leaseExpiresAt',
+      ExpressionAttributeValues: { ':events': 'EVENTS', ':string': 'S' },
+    });
+    return items.map((item) => ({ eventId: item.id as string, holder: item.leaseHolder as string, expiresAt: item.leaseExpiresAt as string }));
   }
 
   async deleteEvent(id: string, now: string): Promise<void> {

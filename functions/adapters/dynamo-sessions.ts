@@ -1,4 +1,4 @@
-import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { LiveSessionRecord, PlaybackSession } from '../domain/records';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -9,7 +9,8 @@ import type { DynamoTable, Item } from './dynamo-table';
  * session there and a release or an admin's end takes it out, both in the
  * same write as the session itself; a heartbeat changes nothing the index
  * holds, so it never writes it. A session that timed out without a release
- * stays until a listing passes it and removes it.
+ * stays until its code is claimed again (or released): a listing only reads,
+ * and passes over it.
  *
  * A page is a k-way merge of the shards, newest first, reading a few entries
  * of each at a time; its codes' current state (one BatchGet) says which
@@ -28,8 +29,6 @@ export interface LiveSessionsTable {
 const MIN_SHARD_CHUNK = 4;
 /** A page passes at most this many times `limit` timed-out entries before it returns what it has. */
 const PAGE_SCAN_FACTOR = 4;
-/** Concurrent clean-up writes of timed-out entries. */
-const CLEANUP_CONCURRENCY = 16;
 
 const liveSk = (startedAt: string, sessionId: string) => `${startedAt}#${sessionId}`;
 
@@ -132,37 +131,11 @@ async function codeItems({ table: { client, name: table }, codeKey }: LiveSessio
 }
 
 /**
- * Takes a timed-out session's entry out of the index, only if the code still holds that very
- * session and it is still timed out (a timed-out session never heartbeats again). Best effort:
- * a failed clean-up leaves the entry for the next listing.
- */
-async function removeTimedOut({ table: { client, name: table }, codeKey }: LiveSessionsTable, entries: Entry[], liveAfter: string): Promise<void> {
-  for (let i = 0; i < entries.length; i += CLEANUP_CONCURRENCY) {
-    await Promise.all(
-      entries.slice(i, i + CLEANUP_CONCURRENCY).map((entry) =>
-        client
-          .send(
-            new UpdateCommand({
-              TableName: table,
-              Key: codeKey(entry.code),
-              UpdateExpression: 'REMOVE liveSk',
-              ConditionExpression: 'liveSk = :sk AND #session.heartbeatAt < :liveAfter',
-              ExpressionAttributeNames: { '#session': 'session' },
-              ExpressionAttributeValues: { ':sk': entry.sk, ':liveAfter': liveAfter },
-            }),
-          )
-          .catch(() => undefined),
-      ),
-    );
-  }
-}
-
-/**
  * One page of an event's live sessions (heartbeat at or after `liveAfter`, code not revoked),
  * newest start first, with a keyset cursor (start time and session id of the last entry passed)
  * so rows do not shift between pages as viewers come and go. A page passes at most a few times
- * `limit` timed-out entries (and removes them), so it may hold fewer than `limit` sessions with a
- * cursor to go on; `nextCursor` is null once the index has nothing older.
+ * `limit` timed-out entries (it only reads: they stay), so it may hold fewer than `limit`
+ * sessions with a cursor to go on; `nextCursor` is null once the index has nothing older.
  */
 export async function listLiveSessions(
   where: LiveSessionsTable,
@@ -175,7 +148,6 @@ export async function listLiveSessions(
   const merged = mergeShards(where.partitions.map((pk) => new ShardReader(where.table, pk, before, chunk)));
 
   const sessions: LiveSessionRecord[] = [];
-  const timedOut: Entry[] = [];
   let last: Entry | null = null;
   let passed = 0;
   while (sessions.length < args.limit && passed < args.limit * PAGE_SCAN_FACTOR) {
@@ -189,14 +161,12 @@ export async function listLiveSessions(
       const session = item?.session as PlaybackSession | null | undefined;
       // The index may lag the item by a moment: only the item's own session counts.
       if (!item || !session || liveSk(session.startedAt, session.id) !== entry.sk) continue;
-      if (session.heartbeatAt < args.liveAfter) timedOut.push(entry);
-      // A revoked code's session is over whatever its last heartbeat says: the edge refuses it.
-      else if (item.isRevoked !== true) {
+      // Timed out, or a revoked code's (over whatever its last heartbeat says: the edge refuses it): passed over.
+      if (session.heartbeatAt >= args.liveAfter && item.isRevoked !== true) {
         sessions.push({ session, code: entry.code, codeId: item.tokenId as string, label: (item.label as string | undefined) ?? '' });
       }
     }
   }
-  await removeTimedOut(where, timedOut, args.liveAfter);
   const position = last ? { startedAt: last.sk.slice(0, last.sk.indexOf('#')), sessionId: last.sk.slice(last.sk.indexOf('#') + 1) } : null;
   return { sessions, nextCursor: position && (await merged.more()) ? encodeCursor(position) : null };
 }

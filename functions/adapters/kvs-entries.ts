@@ -1,9 +1,8 @@
 /**
  * The KeyValueStore entries that the access state asks for, in the scheme of kvs-scheme.ts:
- * written by the edge-sync Lambda (AWS) and by the local media server (in memory).
+ * written by edge-sync (functions/handlers/edge-sync.ts), in AWS and in `npm start` alike.
  */
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../domain/playback-claims';
-import type { RevocationFeed } from '../domain/revocation-feed';
 import { eventDenyUntil, sessionDenyUntil } from '../domain/edge-deny';
 import type { CodeAccessState, EventAccessState } from '../domain/records';
 import type { SigningKeys } from '../domain/signing-keys';
@@ -24,9 +23,9 @@ function denyUntil(iso: string | null | undefined, fallback: Date): string {
   return kvsValue.denyUntil((Number.isNaN(ms) ? fallback.getTime() : ms) / 1000);
 }
 
-/** An older feed without `until`: the change's time plus one JWT life. */
-function untilOr(until: string | undefined, changedAt: string, now: Date): string {
-  return until ?? new Date((Date.parse(changedAt) || now.getTime()) + PLAYBACK_TOKEN_TTL_SECONDS * 1000).toISOString();
+/** A code revoked before codes kept `denyUntil`: its revocation plus one JWT life. */
+function revokedUntil(revokedAt: string, now: Date): string {
+  return new Date((Date.parse(revokedAt) || now.getTime()) + PLAYBACK_TOKEN_TTL_SECONDS * 1000).toISOString();
 }
 
 /** `k:<kid>` entries: every verifying key, base64url as the edge decodes it. */
@@ -38,26 +37,12 @@ export function signingKeyEntries(signingKeys: SigningKeys): Map<string, string>
   return entries;
 }
 
-/** The changes one revocation-feed page asks for (each entry carries its subject's latest state). */
-export function changesFromFeed(feed: RevocationFeed, now: Date): KvsChange[] {
-  return [
-    ...feed.revocations.map((r) => ({ key: kvsKey.revokedCode(r.code), value: denyUntil(untilOr(r.until, r.revokedAt, now), now) })),
-    ...feed.unrevocations.map((u) => ({ key: kvsKey.revokedCode(u.code), value: null })),
-    ...feed.eventDeactivations.map((d) => ({
-      key: kvsKey.deactivatedEvent(d.eventId),
-      value: denyUntil(untilOr(d.until, d.deactivatedAt, now), now),
-    })),
-    ...feed.eventReactivations.map((r) => ({ key: kvsKey.deactivatedEvent(r.eventId), value: null })),
-    ...feed.endedSessions.map((s) => ({ key: kvsKey.endedSession(s.sessionId), value: denyUntil(s.until ?? sessionDenyUntil(s), now) })),
-  ].filter((change) => change.value === null || !isExpiredDenyEntry(change.key, change.value, now));
-}
-
 /** The entries a code should have: revoked, and its ended sessions whose credentials may still work. */
 export function entriesOfCode(code: CodeAccessState, now: Date): Map<string, string> {
   const entries = new Map<string, string>();
   if (code.isRevoked) {
     const revokedAt = code.revokedAt ?? code.revokedChangedAt ?? '';
-    entries.set(kvsKey.revokedCode(code.code), denyUntil(code.denyUntil ?? untilOr(undefined, revokedAt, now), now));
+    entries.set(kvsKey.revokedCode(code.code), denyUntil(code.denyUntil ?? revokedUntil(revokedAt, now), now));
   }
   for (const ended of code.endedSessions) entries.set(kvsKey.endedSession(ended.sessionId), denyUntil(sessionDenyUntil(ended), now));
   return withoutExpired(entries, now);

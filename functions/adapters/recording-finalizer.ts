@@ -1,10 +1,10 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { RecordingFinalizer } from '../domain/stream-lease';
-import { Recording } from '../../ingest-container/src/hls/recording';
-import { s3Store } from '../../ingest-container/src/hls/store';
+import { Recording } from '../../recording/recording';
+import { s3Store } from '../../recording/store';
 import { logger } from './telemetry';
 
-/** The ingest's own recording code (recording.ts) on the media bucket: the same index, the same playlists. */
+/** The recording module the ingest writes with (recording/), on the media bucket: the same index, the same playlists. */
 export function s3RecordingFinalizer(client: S3Client, bucket: string): RecordingFinalizer {
   const store = s3Store({ bucket, client });
   const log = {
@@ -17,7 +17,6 @@ export function s3RecordingFinalizer(client: S3Client, bucket: string): Recordin
     async finalize(eventId) {
       const recording = await Recording.open(store, eventId, log);
       await recording.putFinalPlaylists();
-      logger.info('recording finalized after an expired lease', { eventId });
     },
   };
 }

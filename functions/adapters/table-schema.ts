@@ -32,7 +32,7 @@ export const tableSchema = {
      * An event's live sessions in the codes' shards, newest first: codesPk as above, liveSk =
      * `<session startedAt>#<sessionId>`, which a claim (validation, takeover) sets and a release or an
      * admin's end removes: a code is in this index only while liveSk exists. A session that timed out
-     * stays until a listing passes it and removes it. The session (with its heartbeat) is not
+     * stays until its code is claimed again (a listing passes over it, and never writes). The session (with its heartbeat) is not
      * projected, so a heartbeat never writes this index.
      */
     { name: 'liveSessions', partitionKey: 'codesPk', sortKey: 'liveSk', projection: ['code'] },

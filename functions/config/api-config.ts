@@ -32,8 +32,6 @@ export interface ApiConfig {
   /** The site's own origin (`https://…`, the CloudFront URL in AWS): admin mutations from a browser must come from it. */
   siteOrigin: string | null;
   sessionTimeoutSeconds: number;
-  /** The media bucket, where the public function finalizes the recording of an ingest that died; null: not reachable. */
-  mediaBucket: string | null;
   mediaCache: MediaCacheTarget;
   logLevel: LogLevel;
   /** The secret every function reads: signing keys, internal API key, origin verify secret. */
@@ -75,7 +73,6 @@ const settings = {
   INGEST_HLS_SEGMENT: duration,
   SITE_ORIGIN: variable.url(),
   SESSION_TIMEOUT_SECONDS: variable.positiveInteger(SESSION_TIMEOUT_SECONDS),
-  MEDIA_BUCKET: variable.optional(),
   CLOUDFRONT_DISTRIBUTION_ID: variable.optional(),
   MEDIA_ADMIN_URL: variable.url(),
   LOG_LEVEL: logLevel,
@@ -117,7 +114,6 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
     segmentSeconds: found.INGEST_HLS_SEGMENT,
     siteOrigin: found.SITE_ORIGIN,
     sessionTimeoutSeconds: found.SESSION_TIMEOUT_SECONDS,
-    mediaBucket: found.MEDIA_BUCKET,
     mediaCache: found.CLOUDFRONT_DISTRIBUTION_ID
       ? { cloudFrontDistributionId: found.CLOUDFRONT_DISTRIBUTION_ID }
       : found.MEDIA_ADMIN_URL

@@ -3,7 +3,8 @@ import { toCsv } from './csv';
 import { LIST_LIMITS } from './config';
 import { AlreadyExists, Conflict, NotFound, type ConflictKind } from './errors';
 import { requireEvent, setEventActive } from './event-admin';
-import { bulkRevokeInput, generateCodesInput, parseInput, codeListQuery } from './inputs';
+import { bulkRevokeInput, codeExportQuery, generateCodesInput, parseInput, codeListQuery } from './inputs';
+import { dayInTimeZone, isoInTimeZone } from './time-zone';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
 import { hitRateLimit } from './rate-limits';
@@ -105,13 +106,32 @@ export async function listAllCodes(deps: AccessDeps, query: Record<string, strin
   return { tokens: filterByStatus(perEvent.flat(), status) };
 }
 
-/** The spec's five columns first and in order, then each code's watch link; at most `LIST_LIMITS.exportRows` rows. */
-export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string): Promise<string> {
-  const tokens = await eventCodeViews(deps, await requireEvent(deps, eventId), LIST_LIMITS.exportRows, 'codes-export-too-long');
-  return toCsv(
+/**
+ * The spec's five columns first and in order, then each code's watch link; at most `LIST_LIMITS.exportRows` rows.
+ * With `tz` (query) the times carry that zone's offset (ISO 8601, as the console shows them); the file is named
+ * after the event's title and the day of the export there.
+ */
+export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string, query: Record<string, string>) {
+  const { tz } = parseInput(codeExportQuery, query);
+  const event = await requireEvent(deps, eventId);
+  const tokens = await eventCodeViews(deps, event, LIST_LIMITS.exportRows, 'codes-export-too-long');
+  const time = (iso: string) => (tz ? isoInTimeZone(iso, tz) : iso);
+  const csv = toCsv(
     ['code', 'label', 'status', 'createdAt', 'expiresAt', 'link'],
-    tokens.map((token) => [token.code, token.label, token.status, token.createdAt, token.expiresAt, watchLink(viewerUrl, token.code)]),
+    tokens.map((token) => [token.code, token.label, token.status, time(token.createdAt), time(token.expiresAt), watchLink(viewerUrl, token.code)]),
   );
+  return { csv, fileName: exportFileName(event.title, dayInTimeZone(deps.now(), tz ?? 'UTC')) };
+}
+
+/** `<title>-codes-<day>.csv`, the title made safe as a file name on every system (letters and digits of any script kept). */
+export function exportFileName(title: string, day: string): string {
+  const safe = title
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/, '');
+  return `${safe || 'event'}-codes-${day}.csv`;
 }
 
 /**

@@ -8,7 +8,7 @@ export function accessEndsAt(event: Pick<EventRecord, 'endsAt' | 'accessWindowHo
 }
 
 /** The lease of an ingest that stopped renewing (killed mid-show): the show is over, its recording not yet finalized. */
-export function hasExpiredLease(event: EventRecord, now: Date): boolean {
+export function hasExpiredLease(event: Pick<EventRecord, 'leaseHolder' | 'leaseExpiresAt'>, now: Date): boolean {
   return Boolean(event.leaseHolder && event.leaseExpiresAt && event.leaseExpiresAt <= now.toISOString());
 }
 

@@ -1,5 +1,12 @@
 import type { EventRecord, PublishRefusal } from './records';
 
+/** A publish lease as the table holds it: fresh while an ingest renews it, run out when that ingest died. */
+export interface StreamLease {
+  eventId: string;
+  holder: string;
+  expiresAt: string;
+}
+
 export type EventChanges = Partial<
   Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo'>
 >;
@@ -38,6 +45,11 @@ export interface EventStore {
    * the end of the show. Otherwise a no-op returning the event. Throws NotFound.
    */
   releaseStreamLease(id: string, args: { holder: string; now: string; expiresAt?: string }): Promise<EventRecord>;
+  /**
+   * Every publish lease held, fresh or run out (its ingest died), a released one not: one query of
+   * the events listing, never of codes (events are few), for the recording sweep.
+   */
+  listStreamLeases(): Promise<StreamLease[]>;
   /**
    * Replaces the event with a deactivated tombstone: from then on it is gone for every read but
    * the access feed, which must tell the edge. Its codes are the codes port's. Throws NotFound.

@@ -1,6 +1,5 @@
 import { hasExpiredLease } from './event-status';
 import type { EventStore } from './event-store';
-import type { EventRecord } from './records';
 
 /** The port to the media bucket: writes an event's final (VOD) playlists from its recording index. */
 export interface RecordingFinalizer {
@@ -10,8 +9,10 @@ export interface RecordingFinalizer {
 export interface LeaseDeps {
   stores: { events: EventStore };
   now(): Date;
-  /** Null where the media bucket is not reachable: an expired lease then only changes the status. */
-  recordings?: RecordingFinalizer | null;
+}
+
+export interface SweepDeps extends LeaseDeps {
+  recordings: RecordingFinalizer;
 }
 
 /**
@@ -50,13 +51,27 @@ export async function releaseLease(app: LeaseDeps, eventId: string, holder: stri
 }
 
 /**
- * An ingest died mid-show (its lease ran out): write the whole show's final
- * playlists from what it stored, then end that very lease, so the recording
- * is watchable with nobody pressing anything. Runs on a status read; a lease
- * renewed or taken over meanwhile is left alone.
+ * Ingests that died mid-show (their lease ran out without a release): write each show's final
+ * playlists from what it stored, then end that very lease, so the recording is watchable with
+ * nobody pressing anything. The recording sweep runs this every minute; a lease renewed or taken
+ * over meanwhile is left alone. A show that fails keeps its lease, so the next run tries it again,
+ * and does not hold up the others.
  */
-export async function settleExpiredLease(app: LeaseDeps, event: EventRecord): Promise<EventRecord> {
-  if (!app.recordings || !hasExpiredLease(event, app.now())) return event;
-  await app.recordings.finalize(event.id);
-  return app.stores.events.releaseStreamLease(event.id, { holder: event.leaseHolder!, now: app.now().toISOString(), expiresAt: event.leaseExpiresAt! });
+export async function finalizeExpiredLeases(deps: SweepDeps): Promise<{ finalized: string[]; failed: { eventId: string; error: unknown }[] }> {
+  const now = deps.now();
+  const expired = (await deps.stores.events.listStreamLeases()).filter((lease) =>
+    hasExpiredLease({ leaseHolder: lease.holder, leaseExpiresAt: lease.expiresAt }, now),
+  );
+  const finalized: string[] = [];
+  const failed: { eventId: string; error: unknown }[] = [];
+  for (const { eventId, holder, expiresAt } of expired) {
+    try {
+      await deps.recordings.finalize(eventId);
+      await deps.stores.events.releaseStreamLease(eventId, { holder, now: deps.now().toISOString(), expiresAt });
+      finalized.push(eventId);
+    } catch (error) {
+      failed.push({ eventId, error });
+    }
+  }
+  return { finalized, failed };
 }

@@ -29,7 +29,7 @@ import {
 } from '../domain/event-admin';
 import { allows } from '../domain/roles';
 import { LIST_LIMITS } from '../domain/config';
-import { adminEventView } from '../domain/views';
+import { adminEventListView } from '../domain/views';
 import { accountRoutes } from './admin-accounts';
 
 /**
@@ -41,6 +41,12 @@ function ingestServer({ app, event }: ApiRequest): string {
 }
 
 const id = (request: ApiRequest) => request.params.id ?? '';
+
+/** RFC 6266: an ASCII `filename` for old clients, the exact name (any script) as `filename*`. */
+function attachment(fileName: string): string {
+  const ascii = fileName.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, '') || 'codes.csv';
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
 
 /**
  * The admin area's App: the staff accounts on the staff table and the admin secrets through the
@@ -105,7 +111,8 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
 
   'GET /api/admin/events': async ({ app }) => {
     const events = await app.stores.events.listEvents(LIST_LIMITS.events);
-    return json(200, { events: events.map(adminEventView) });
+    const now = app.now();
+    return json(200, { events: events.map((event) => adminEventListView(event, now)) });
   },
   'POST /api/admin/events': async (request) => {
     const event = await createEvent(request.app, request.body);
@@ -171,15 +178,14 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { details: { count: result.count, label } });
     return json(201, result);
   },
-  'GET /api/admin/events/{id}/tokens/export': async (request) => ({
-    statusCode: 200,
-    headers: {
-      'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="${id(request)}-codes.csv"`,
-      'cache-control': 'no-store',
-    },
-    body: await exportCodesCsv(request.app, id(request), viewerUrl(request)),
-  }),
+  'GET /api/admin/events/{id}/tokens/export': async (request) => {
+    const { csv, fileName } = await exportCodesCsv(request.app, id(request), viewerUrl(request), request.query);
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': attachment(fileName), 'cache-control': 'no-store' },
+      body: csv,
+    };
+  },
   'GET /api/admin/tokens': async ({ app, query }) => json(200, await listAllCodes(app, query)),
   'POST /api/admin/tokens/bulk-revoke': async (request) => {
     const { revoked, changed } = await bulkRevoke(request.app, request.body);

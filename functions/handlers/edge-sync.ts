@@ -9,6 +9,7 @@ import { loadSharedSecrets } from '../adapters/secrets';
 import { readEdgeSyncConfig } from '../config/edge-sync-config';
 import { entriesOfCode, entriesOfEvent, signingKeyEntries } from '../adapters/kvs-entries';
 import { changesFromStreamRecords } from '../adapters/kvs-stream-changes';
+import { cloudFrontKeyValueStore } from '../adapters/kvs-cloudfront';
 import { createKvsWriter, type KvsWriter } from '../adapters/kvs-writer';
 
 /** The schedule's event (EventBridge); only its presence matters. */
@@ -65,7 +66,7 @@ let wired: ReturnType<typeof createEdgeSyncHandler> | undefined;
 function wire(): ReturnType<typeof createEdgeSyncHandler> {
   const config = readEdgeSyncConfig();
   return createEdgeSyncHandler({
-    writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({}), kvsArn: config.kvsArn }),
+    writer: createKvsWriter({ store: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({}), config.kvsArn) }),
     codes: new DynamoCodeStore(dynamoTable(dynamoDocumentClient(), config.tableName)),
     // The secrets cache of every entry point (secrets.ts): re-read once older than its maximum age.
     signingKeys: async () => (await loadSharedSecrets(config.secrets)).signingKeys,

@@ -1,12 +1,14 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
+import { EDGE_SYNC_TRIGGERS } from '../../functions/config/edge-sync-config';
 import { Api } from './constructs/api';
 import { Data } from './constructs/data';
 import { Delivery } from './constructs/delivery';
 import { EdgeSync } from './constructs/edge-sync';
 import { Gateway } from './constructs/gateway';
 import { Ingest } from './constructs/ingest';
+import { RecordingSweep } from './constructs/recording-sweep';
 import { Web } from './constructs/web';
 
 /** Deployment choices; `infra/bin/app.ts` reads them from CDK context (docs/deploy.md). */
@@ -32,6 +34,10 @@ export interface StagedoorConfig {
   operatorConcurrency?: number;
   /** HLS segment length in whole seconds (default 1): shorter is closer to live, longer means fewer requests per viewer. */
   hlsSegmentSeconds?: number;
+  /** Re-encode video whose keyframes are too far apart for the segments (`auto`, default) or copy always (`off`). */
+  hlsReencode?: 'auto' | 'off';
+  /** vCPUs of each ingest task: 1, 2 (default) or 4. */
+  ingestTaskVcpu?: 1 | 2 | 4;
 }
 
 export interface StagedoorStackProps extends StackProps {
@@ -40,7 +46,7 @@ export interface StagedoorStackProps extends StackProps {
 
 /**
  * The whole deployment. Constructs are made in dependency order and hand their
- * outputs on as props: data -> web -> gateway -> ingest -> delivery -> api, edge-sync.
+ * outputs on as props: data -> web -> gateway -> ingest -> delivery -> api, edge-sync, recording sweep.
  */
 export class StagedoorStack extends Stack {
   constructor(scope: Construct, id: string, props: StagedoorStackProps) {
@@ -67,7 +73,9 @@ export class StagedoorStack extends Stack {
       rtmpsOnly: config.rtmpsOnly,
       rtmpPlay: config.rtmpPlay,
       maxTasks: config.ingestMaxTasks ?? 3,
+      taskVcpu: config.ingestTaskVcpu ?? 2,
       segmentSeconds: config.hlsSegmentSeconds ?? 1,
+      reencode: config.hlsReencode ?? 'auto',
     });
 
     const delivery = new Delivery(this, 'Delivery', {
@@ -96,19 +104,20 @@ export class StagedoorStack extends Stack {
       segmentSeconds: config.hlsSegmentSeconds ?? 1,
       distributionId: delivery.distribution.distributionId,
       operatorConcurrency: config.operatorConcurrency,
-      mediaBucket: data.mediaBucket,
     });
 
     const edgeSync = new EdgeSync(this, 'EdgeSync', {
       table: data.table,
       secret: data.secret,
       keyValueStore: delivery.keyValueStore,
-      reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? 5),
+      reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? EDGE_SYNC_TRIGGERS.reconcileMinutes),
       secretReady: data.secretReady,
     });
+    const recordingSweep = new RecordingSweep(this, 'RecordingSweep', { table: data.table, mediaBucket: data.mediaBucket });
     // Last of all: the admin fields leave the shared secret, and staff items the main table, once everything else is updated (docs/deploy.md, "Upgrading").
-    data.retireSharedAdminFields([web, gateway, ingest, delivery, api, edgeSync]);
-    data.retireOldStaffItems([web, gateway, ingest, delivery, api, edgeSync]);
+    const everythingElse = [web, gateway, ingest, delivery, api, edgeSync, recordingSweep];
+    data.retireSharedAdminFields(everythingElse);
+    data.retireOldStaffItems(everythingElse);
 
     new CfnOutput(this, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });
     new CfnOutput(this, 'AdminUrl', { value: `${delivery.url}/admin/`, description: 'Admin console' });

@@ -1,5 +1,9 @@
 import { LogFormatter, LogItem, Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
+import type { Logger } from '../../recording/log';
+
+// The logging port and error text are the recording module's (shared with the functions); the ingest's modules take them from here.
+export { describeError, type Logger } from '../../recording/log';
 
 /**
  * One JSON object per line on stderr: ECS ships it to CloudWatch as is, and
@@ -8,13 +12,6 @@ import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertool
  */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export interface Logger {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
 
 export function isLogLevel(value: string): value is LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(value);
@@ -50,11 +47,4 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     warn: (msg, fields) => logger.warn(msg, fields ?? {}),
     error: (msg, fields) => logger.error(msg, fields ?? {}),
   };
-}
-
-/** Error text for logs without stack noise; keeps the cause chain readable. */
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${describeError(error.cause)}` : '';
-  return `${error.message}${cause}`;
 }

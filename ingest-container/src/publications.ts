@@ -34,6 +34,8 @@ export function createPublications(deps: {
   log: Logger;
   /** The folder under `streams/` a publication's HLS goes to (default: its stream name). */
   hlsNameOf?: (session: GatedRtmpSession) => string;
+  /** The packaging of a publication began re-encoding its video. */
+  onReencoding?: (streamPath: string) => void;
 }) {
   const { hls, notifier, log } = deps;
   const hlsNameOf = deps.hlsNameOf ?? ((session: GatedRtmpSession) => session.streamName);
@@ -50,7 +52,14 @@ export function createPublications(deps: {
     }
     const streamName = session.streamName;
     const job = hls
-      ? startHlsJob({ broadcast: session.broadcast, streamName: hlsNameOf(session), publishId: session.id, config: hls, log }).catch((error) => {
+      ? startHlsJob({
+          broadcast: session.broadcast,
+          streamName: hlsNameOf(session),
+          publishId: session.id,
+          config: hls,
+          log,
+          onReencoding: () => deps.onReencoding?.(session.streamPath),
+        }).catch((error) => {
           log.error('hls packaging failed to start', { stream_name: streamName, error: describeError(error) });
           return undefined;
         })

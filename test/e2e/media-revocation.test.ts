@@ -5,7 +5,8 @@ import { viewerOfNewEvent, type Viewer } from '../support/viewer-scenario';
 
 /**
  * Revocation reaching the media server through the running local system:
- * admin actions on the API, the media server following the feed. The bucket
+ * admin actions on the API, edge-sync following the table's stream into the
+ * media server's KeyValueStore, as in AWS. The bucket
  * of the local system is empty, so a request that passes the edge validator
  * ends in 404 `Not found` and a denied one in 403 `Access denied`.
  */

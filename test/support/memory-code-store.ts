@@ -141,7 +141,7 @@ export class MemoryCodeStore implements CodeStore {
 
   /**
    * As the DynamoDB index: claims enter the listing and releases leave it; a page passes at most a few
-   * times `limit` entries and forgets the timed-out ones it passed. The cursor is the last entry passed.
+   * times `limit` entries and skips the timed-out ones, which stay. The cursor is the last entry passed.
    */
   async listEventSessions(args: Parameters<CodeStore['listEventSessions']>[0]) {
     const after = args.cursor
@@ -157,9 +157,8 @@ export class MemoryCodeStore implements CodeStore {
       const [code, entry] = entries[position]!;
       const record = this.codes.get(code)?.record;
       if (!record?.session || sessionOrder(record.session) !== entry.order) continue;
-      if (record.session.heartbeatAt < args.liveAfter) this.listed.delete(code);
-      // A revoked code's session is over whatever its last heartbeat says.
-      else if (!record.isRevoked) sessions.push({ code: record.code, codeId: record.id, label: record.label, session: copy(record.session) });
+      // Timed out, or a revoked code's (over whatever its last heartbeat says): passed over.
+      if (record.session.heartbeatAt >= args.liveAfter && !record.isRevoked) sessions.push({ code: record.code, codeId: record.id, label: record.label, session: copy(record.session) });
     }
     const [, last] = entries[position - 1] ?? [];
     const [startedAt, sessionId] = last ? [last.order.slice(0, last.order.indexOf('#')), last.order.slice(last.order.indexOf('#') + 1)] : [];

@@ -1,5 +1,5 @@
 import { AlreadyExists, LeaseHeld, NotFound } from '../../functions/domain/errors';
-import type { EventChanges, EventStore } from '../../functions/domain/event-store';
+import type { EventChanges, EventStore, StreamLease } from '../../functions/domain/event-store';
 import type { EventAccessState, EventRecord, PublishRefusal } from '../../functions/domain/records';
 import { changedSince, copy } from './memory-records';
 
@@ -79,6 +79,12 @@ export class MemoryEventStore implements EventStore {
       Object.assign(record, { leaseHolder: null, leaseExpiresAt: null, lastLiveEndedAt: now, updatedAt: now });
     }
     return copy(record);
+  }
+
+  async listStreamLeases(): Promise<StreamLease[]> {
+    return [...this.events.values()].flatMap(({ record, deleted }) =>
+      !deleted && record.leaseHolder && record.leaseExpiresAt ? [{ eventId: record.id, holder: record.leaseHolder, expiresAt: record.leaseExpiresAt }] : [],
+    );
   }
 
   async deleteEvent(id: string, now: string): Promise<void> {

@@ -40,20 +40,3 @@ export function idsOf(json: Synthesized['json'], type: string, test: (properties
     .filter(([, resource]) => resource.Type === type && test(resource.Properties ?? {}))
     .map(([id]) => id);
 }
-
-/** Every logical id a value refers to (Ref, Fn::GetAtt, ${Sub}). */
-export function referencesIn(value: unknown, into = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) for (const item of value) referencesIn(item, into);
-  else if (value && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
-      if (key === 'Ref' && typeof inner === 'string') into.add(inner);
-      else if (key === 'Fn::GetAtt') into.add(Array.isArray(inner) ? String(inner[0]) : String(inner).split('.')[0]!);
-      else if (key === 'Fn::Sub') {
-        const text = Array.isArray(inner) ? String(inner[0]) : String(inner);
-        for (const match of text.matchAll(/\$\{([A-Za-z0-9]+)[.}]/g)) into.add(match[1]!);
-        if (Array.isArray(inner)) referencesIn(inner[1], into);
-      } else referencesIn(inner, into);
-    }
-  }
-  return into;
-}

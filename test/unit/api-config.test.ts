@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readApiConfig } from '../../functions/config/api-config';
 import { readEdgeSyncConfig } from '../../functions/config/edge-sync-config';
+import { readRecordingSweepConfig } from '../../functions/config/recording-sweep-config';
 
 const local = {
   TABLE_NAME: 'stagedoor',
@@ -34,7 +35,6 @@ describe('the API functions\' configuration', () => {
       PLAYBACK_BASE_URL: 'https://d1.cloudfront.net',
       INGEST_HLS_SEGMENT: '2s',
       CLOUDFRONT_DISTRIBUTION_ID: 'E123',
-      MEDIA_BUCKET: 'media-1',
       LOG_LEVEL: 'info',
     });
     expect(config).toMatchObject({
@@ -44,7 +44,6 @@ describe('the API functions\' configuration', () => {
       playbackBaseUrl: 'https://d1.cloudfront.net',
       segmentSeconds: 2,
       mediaCache: { cloudFrontDistributionId: 'E123' },
-      mediaBucket: 'media-1',
       mediaPort: 4000,
       sessionTimeoutSeconds: 90,
       logLevel: 'INFO',
@@ -70,6 +69,13 @@ describe('edge-sync\'s configuration', () => {
   });
 });
 
+describe('the recording sweep\'s configuration', () => {
+  it('names every variable that is missing', () => {
+    expect(() => readRecordingSweepConfig({})).toThrow('configuration: TABLE_NAME is required; MEDIA_BUCKET is required');
+    expect(readRecordingSweepConfig({ TABLE_NAME: 't', MEDIA_BUCKET: 'media' })).toEqual({ tableName: 't', mediaBucket: 'media' });
+  });
+});
+
 describe('reading the environment', () => {
   it('happens in functions/ only in the config modules', () => {
     const root = fileURLToPath(new URL('../../functions', import.meta.url));
@@ -78,6 +84,6 @@ describe('reading the environment', () => {
     const readers = files(root)
       .filter((file) => readFileSync(file, 'utf8').includes('process.env'))
       .map((file) => relative(root, file));
-    expect(readers.sort()).toEqual(['config/api-config.ts', 'config/edge-sync-config.ts', 'config/env.ts']);
+    expect(readers.sort()).toEqual(['config/api-config.ts', 'config/edge-sync-config.ts', 'config/env.ts', 'config/recording-sweep-config.ts']);
   });
 });

@@ -28,9 +28,9 @@ describe('bounds of one request', () => {
     expect(await refusal(listEventCodes(f.deps, event.id, {}))).toMatchObject({ status: 409, body: { error: expect.stringMatching(/^More than 10,000 codes/) } });
     expect(await refusal(listAllCodes(f.deps, {}))).toMatchObject({ status: 409 });
     // An export holds more rows than a list, up to its own bound.
-    await expect(exportCodesCsv(f.deps, event.id, 'https://watch.example')).resolves.toContain('code,label,status');
+    expect((await exportCodesCsv(f.deps, event.id, 'https://watch.example', {})).csv).toContain('code,label,status');
     await f.stores.events.addToCodeCount(event.id, LIST_LIMITS.exportRows);
-    expect(await refusal(exportCodesCsv(f.deps, event.id, 'https://watch.example'))).toMatchObject({
+    expect(await refusal(exportCodesCsv(f.deps, event.id, 'https://watch.example', {}))).toMatchObject({
       status: 409,
       body: { error: 'More than 20,000 codes: too many to export at once' },
     });

@@ -11,6 +11,7 @@ import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-clo
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createEdgeSyncHandler } from '../../functions/handlers/edge-sync';
 import { createKvsWriter } from '../../functions/adapters/kvs-writer';
+import { cloudFrontKeyValueStore } from '../../functions/adapters/kvs-cloudfront';
 import { cloudFrontMediaCache } from '../../functions/adapters/cdn-invalidation';
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
 import { memoryKvs } from '../support/memory-kvs';
@@ -64,7 +65,7 @@ function record(oldImage?: Record<string, AttributeValue>, newImage?: Record<str
 
 function handlerWith(store: { codes?: CodeRecord[]; events?: EventRecord[] } = {}) {
   return createEdgeSyncHandler({
-    writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), kvsArn: KVS_ARN, retryDelayMs: 0 }),
+    writer: createKvsWriter({ store: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), KVS_ARN), retryDelayMs: 0 }),
     codes: { accessChangesSince: async () => ({ codes: store.codes ?? [], events: store.events ?? [] }) },
     signingKeys: async () => ({ activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) }),
     now: () => NOW,
@@ -200,16 +201,16 @@ describe('edge-sync: reconciliation racing a stream batch', () => {
       session: null, endedSessions: [], revision: 1,
     } satisfies CodeRecord;
     const handler = createEdgeSyncHandler({
-      writer: createKvsWriter({ client: new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), kvsArn: KVS_ARN, retryDelayMs: 0 }),
+      writer: createKvsWriter({ store: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), KVS_ARN), retryDelayMs: 0 }),
       codes: { accessChangesSince: async () => ({ codes: [...codes], events: [] }) },
       signingKeys: async () => ({ activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) }),
       now: () => NOW,
     });
     // While the reconciliation lists the store, an admin revokes FRESH: the table changes, then the stream writes c:FRESH.
-    kvs.onList = () => {
+    kvs.onList = async () => {
       kvs.onList = undefined;
       codes.push(revoked);
-      kvs.write({ [kvsKey.revokedCode('FRESH')]: String(Date.parse(revoked.revokedAt) / 1000) });
+      await kvs.write({ [kvsKey.revokedCode('FRESH')]: String(Date.parse(revoked.revokedAt) / 1000) });
     };
     await handler({ source: 'aws.events' });
     expect([...kvs.entries.keys()].sort()).toEqual([kvsKey.revokedCode('FRESH'), kvsKey.signingKey('k1')]);

@@ -4,7 +4,6 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IDependable } from 'constructs';
@@ -40,8 +39,6 @@ export interface ApiProps {
    * an account concurrency quota above 10 + the reservations (new accounts start lower; docs/deploy.md).
    */
   operatorConcurrency?: number;
-  /** The status read finalizes the recording of an ingest that died mid-show (functions/domain/stream-lease.ts). */
-  mediaBucket: s3.IBucket;
 }
 
 /**
@@ -121,7 +118,7 @@ export class Api extends Construct {
     };
     // Only what each handler reads (functions/config/api-config.ts).
     const specific: Record<Area, Record<string, string>> = {
-      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, MEDIA_BUCKET: props.mediaBucket.bucketName },
+      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl },
       admin: {
         INGEST_RTMP_URL: props.ingestRtmpUrl,
         INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
@@ -171,25 +168,6 @@ export class Api extends Construct {
       if (area === 'admin') {
         fn.addToRolePolicy(new iam.PolicyStatement({ actions: STAFF_TABLE_ACCESS, resources: [props.staffTable.tableArn] }));
         fn.node.addDependency(props.secretReady, props.staffReady);
-      }
-      if (area === 'public') {
-        // Finalizing a recording: read its index, write its playlists (recording.ts, shared with the ingest).
-        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.mediaBucket.arnForObjects('recordings/*')] }));
-        fn.addToRolePolicy(
-          new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.mediaBucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['recordings/*'] } } }),
-        );
-        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [props.mediaBucket.arnForObjects('streams/*.m3u8')] }));
-        NagSuppressions.addResourceSuppressions(
-          fn.role!,
-          [
-            {
-              id: 'AwsSolutions-IAM5',
-              appliesTo: [{ regex: '/^Resource::<.*MediaBucket.*>\\/(recordings\\/\\*|streams\\/\\*\\.m3u8)$/g' }],
-              reason: 'Finalizing a recording after its ingest died: read any event\'s recording index, write its playlists.',
-            },
-          ],
-          true,
-        );
       }
       if (access.indexes.length > 0) {
         NagSuppressions.addResourceSuppressions(

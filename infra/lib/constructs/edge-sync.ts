@@ -11,6 +11,7 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import type { IDependable } from 'constructs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import { EDGE_SYNC_TRIGGERS } from '../../../functions/config/edge-sync-config';
 import { AppFunction } from './app-function';
 
 export interface EdgeSyncProps {
@@ -57,21 +58,16 @@ export class EdgeSync extends Construct {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/accessFeed`] }));
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [props.secret.secretArn] }));
 
+    // The same settings as the local stand-in's (functions/config/edge-sync-config.ts).
+    const { stream } = EDGE_SYNC_TRIGGERS;
     fn.addEventSource(
       new DynamoEventSource(props.table, {
         startingPosition: lambda.StartingPosition.LATEST,
-        batchSize: 100,
+        batchSize: stream.batchSize,
         // No batching window: a revoke should reach the edge within seconds.
-        retryAttempts: 3,
+        retryAttempts: stream.retryAttempts,
         bisectBatchOnError: true,
-        // Only codes and events change what the edge knows; rate-limit counters (every validation)
-        // and admin-session items would only wake the function for nothing.
-        filters: [
-          lambda.FilterCriteria.filter({
-            dynamodb: { Keys: { pk: { S: [...lambda.FilterRule.beginsWith('CODE#'), ...lambda.FilterRule.beginsWith('EVENT#')] } } },
-          }),
-        ],
-        // A batch that still fails is dropped; the next reconciliation writes its effect anyway.
+        filters: [lambda.FilterCriteria.filter({ dynamodb: { Keys: { pk: { S: stream.keyPrefixes.flatMap((prefix) => lambda.FilterRule.beginsWith(prefix)) } } } })],
       }),
     );
     new events.Rule(this, 'Reconcile', {

@@ -49,7 +49,7 @@ const CONSOLE_ONLY_ACTIONS: ReadonlySet<string> = new Set([
   ...Object.keys(AUDIT_ACTION_LABELS).filter((name) => name.startsWith('admin.') || name.startsWith('account.')),
 ]);
 
-/** The log as a panel; `eventId` null for every event. */
+/** The log as a panel; `eventId` null for every event (each entry then names its event by its title, the id on hover). */
 export function auditPanel(eventId: string | null): { element: HTMLElement; load: () => Promise<void> } {
   let action: AuditAction | '' = '';
   let entries: AuditEntry[] = [];

@@ -1,0 +1,44 @@
+import type { EventStore } from '../domain/event-store';
+import { finalizeExpiredLeases, type RecordingFinalizer } from '../domain/stream-lease';
+import { dynamoDocumentClient, s3Client } from '../adapters/aws-clients';
+import { DynamoEventStore } from '../adapters/dynamo-event-store';
+import { dynamoTable } from '../adapters/dynamo-table';
+import { s3RecordingFinalizer } from '../adapters/recording-finalizer';
+import { logger } from '../adapters/telemetry';
+import { readRecordingSweepConfig } from '../config/recording-sweep-config';
+
+export interface RecordingSweepDeps {
+  events: EventStore;
+  recordings: RecordingFinalizer;
+  now?: () => Date;
+}
+
+/**
+ * The recording sweep: the shows whose ingest died get their final playlists, and their lease
+ * ends (functions/domain/stream-lease.ts). A show that failed is logged and stays for the next run;
+ * the run then fails too, so the function's error alarm sees it.
+ */
+export function createRecordingSweepHandler(deps: RecordingSweepDeps) {
+  const now = deps.now ?? (() => new Date());
+  return async function recordingSweep(): Promise<{ finalized: string[] }> {
+    const { finalized, failed } = await finalizeExpiredLeases({ stores: { events: deps.events }, recordings: deps.recordings, now });
+    for (const eventId of finalized) logger.info('recording finalized after an expired lease', { eventId });
+    for (const { eventId, error } of failed) logger.error('recording not finalized, the next sweep tries again', { eventId, error });
+    if (failed.length > 0) throw new Error(`recordings not finalized: ${failed.map((f) => f.eventId).join(', ')}`);
+    return { finalized };
+  };
+}
+
+let wired: ReturnType<typeof createRecordingSweepHandler> | undefined;
+
+/** Lambda entry point, on the schedule (infra/lib/constructs/recording-sweep.ts); the event carries nothing it reads. */
+export async function handler(): Promise<{ finalized: string[] }> {
+  if (!wired) {
+    const config = readRecordingSweepConfig();
+    wired = createRecordingSweepHandler({
+      events: new DynamoEventStore(dynamoTable(dynamoDocumentClient(), config.tableName)),
+      recordings: s3RecordingFinalizer(s3Client(), config.mediaBucket),
+    });
+  }
+  return wired();
+}

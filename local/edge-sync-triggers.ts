@@ -1,0 +1,140 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { createKvsWriter } from '../functions/adapters/kvs-writer';
+import { EDGE_SYNC_TRIGGERS } from '../functions/config/edge-sync-config';
+import type { CodeStore } from '../functions/domain/code-store';
+import type { SigningKeys } from '../functions/domain/signing-keys';
+import { createEdgeSyncHandler } from '../functions/handlers/edge-sync';
+import { createMemoryKeyValueStore } from './memory-key-value-store';
+import { repeat } from './repeat';
+import type { TableStream } from './table-stream';
+
+/** The local edge's state, as the media server reads it. */
+export interface LocalEdge {
+  /** The KeyValueStore the edge function reads. */
+  readonly entries: ReadonlyMap<string, string>;
+  /** True once the first reconciliation filled the store; false if it had not within `startupWaitMs`. */
+  readonly firstSync: Promise<boolean>;
+  /** `Date.now()` before which every table change is in `entries`; null until the first reconciliation. */
+  syncedUpTo(): number | null;
+  stop(): Promise<void>;
+}
+
+export interface LocalEdgeOptions {
+  /** The table's change stream (the embedded DynamoDB's). */
+  stream: TableStream;
+  /** The access feed the reconciliation reads (the codes port on the table). */
+  codes: Pick<CodeStore, 'accessChangesSince'>;
+  signingKeys: SigningKeys;
+  reconcileEveryMs?: number;
+  /** Bound of `firstSync`. */
+  startupWaitMs?: number;
+  log?: (line: string) => void;
+}
+
+/** Until the first reconciliation succeeds it is tried this often (in AWS, the deploy's first invocation, retried by Lambda). */
+const FIRST_SYNC_RETRY_MS = 1_000;
+const RETRY_DELAY_MS = 100;
+
+/**
+ * edge-sync locally, as AWS runs it: the same handler (functions/handlers/edge-sync.ts) writing through
+ * the same KVS writer into an in-memory KeyValueStore, triggered as the CDK app triggers it
+ * (EDGE_SYNC_TRIGGERS): the table's stream in batches of codes and events, in order, one batch at a
+ * time, each retried then dropped as the event source mapping does (without its bisecting), and a
+ * reconciliation on a timer as the schedule does, the first one at once as the deploy's.
+ */
+export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
+  const log = options.log ?? ((line: string) => process.stderr.write(`edge-sync: ${line}\n`));
+  const { stream: settings } = EDGE_SYNC_TRIGGERS;
+  const store = createMemoryKeyValueStore();
+  const handler = createEdgeSyncHandler({
+    writer: createKvsWriter({ store }),
+    codes: options.codes,
+    signingKeys: async () => options.signingKeys,
+  });
+
+  /** Changes not yet applied, oldest first, with when they were written; a batch stays here while it is delivered. */
+  const pending: { record: DynamoDBRecord; at: number }[] = [];
+  /** The oldest change of a dropped batch that no reconciliation has made up for yet. */
+  let lostSince: number | null = null;
+  let reconciledAt: number | null = null;
+  let stopped = false;
+  let delivering: Promise<void> | null = null;
+  let failing = false;
+
+  async function deliver(): Promise<void> {
+    while (pending.length > 0 && !stopped) {
+      const batch = pending.slice(0, settings.batchSize);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await handler({ Records: batch.map(({ record }) => record) });
+          break;
+        } catch (error) {
+          if (attempt >= settings.retryAttempts) {
+            log(`stream batch of ${batch.length} dropped after ${attempt + 1} attempts, the next reconciliation makes up for it: ${(error as Error).message}`);
+            lostSince ??= batch[0]!.at;
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 2 ** attempt));
+        }
+      }
+      pending.splice(0, batch.length);
+    }
+  }
+
+  /** One delivery at a time; when it ends, changes that came meanwhile go next. */
+  function pump(): void {
+    if (delivering || stopped || pending.length === 0) return;
+    delivering = deliver().finally(() => {
+      delivering = null;
+      pump();
+    });
+  }
+
+  const unsubscribe = options.stream.subscribe((record) => {
+    const pk = record.dynamodb?.Keys?.pk?.S ?? '';
+    if (!settings.keyPrefixes.some((prefix) => pk.startsWith(prefix))) return;
+    pending.push({ record, at: Date.now() });
+    pump();
+  });
+
+  let settleFirstSync: (synced: boolean) => void = () => {};
+  const firstSync = new Promise<boolean>((resolve) => (settleFirstSync = resolve));
+  const startupTimer = setTimeout(() => settleFirstSync(false), options.startupWaitMs ?? 30_000);
+
+  async function reconcile(): Promise<void> {
+    const startedAt = Date.now();
+    try {
+      await handler({ source: 'stagedoor.local', 'detail-type': 'Scheduled Event' });
+      reconciledAt = startedAt;
+      if (lostSince !== null && lostSince < startedAt) lostSince = null;
+      if (failing) log('reconciliation succeeded again');
+      failing = false;
+      clearTimeout(startupTimer);
+      settleFirstSync(true);
+    } catch (error) {
+      // Logged once per outage, not once per run.
+      if (!failing) log(`reconciliation failed, the edge keeps what it has: ${(error as Error).message}`);
+      failing = true;
+    }
+  }
+
+  const every = options.reconcileEveryMs ?? EDGE_SYNC_TRIGGERS.reconcileMinutes * 60_000;
+  const reconciling = repeat(reconcile, () => (reconciledAt === null ? Math.min(every, FIRST_SYNC_RETRY_MS) : every));
+
+  return {
+    entries: store.entries,
+    firstSync,
+    syncedUpTo() {
+      if (reconciledAt === null) return null;
+      const streamAt = pending[0]?.at ?? Date.now();
+      return Math.max(reconciledAt, Math.min(streamAt, lostSince ?? Infinity));
+    },
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      clearTimeout(startupTimer);
+      settleFirstSync(false);
+      await Promise.all([delivering, reconciling.stop()]);
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
+import { dynamoStores } from '../../functions/adapters/dynamo-stores';
+import { routeTable, type RouteSpec } from '../../functions/http/route-table';
+import { startApi, type ApiHarness } from '../support/api-harness';
+import { dynamoWriteGuard, type DynamoWriteGuard } from '../support/dynamo-write-guard';
+import { call } from '../support/http';
+
+/**
+ * A read never writes: every GET route of the route table, served by the shipped handlers, answers
+ * while the table refuses every write. The data is there to make each route do its whole work: an
+ * event with codes, a live session, a revoked code, a session that timed out in the live-sessions
+ * listing, an audit trail, and a publish lease whose ingest died (run out, not released).
+ */
+let api: ApiHarness;
+let guard: DynamoWriteGuard;
+let eventId: string;
+let cookie: string;
+
+beforeAll(async () => {
+  guard = dynamoWriteGuard();
+  api = await startApi({}, { dynamoVia: guard.via });
+  cookie = await api.login();
+  const now = Date.now();
+  const event = await api.admin('POST', '/api/admin/events', {
+    title: 'Reads only',
+    startsAt: new Date(now - 3_600_000).toISOString(),
+    endsAt: new Date(now + 3_600_000).toISOString(),
+  });
+  eventId = event.body.id;
+  const [watched, revoked, forgotten] = (await api.admin('POST', `/api/admin/events/${eventId}/tokens`, { count: 3, label: 'reads' })).body.tokens;
+  expect((await call('POST', `${api.url}/api/tokens/validate`, { json: { code: watched.code } })).status).toBe(200);
+  expect((await api.admin('PATCH', `/api/admin/tokens/${revoked.id}/revoke`)).status).toBe(200);
+
+  const stores = dynamoStores(dynamoDocumentClient(api.wiring.aws), api.wiring.config.tableName);
+  // A laptop closed mid-show: its session stopped heartbeating long ago and was never released.
+  const long = new Date(now - 600_000).toISOString();
+  await stores.codes.claimSession({
+    code: forgotten.code,
+    expectedRevision: 0,
+    session: { id: 'closed-laptop', startedAt: long, heartbeatAt: long },
+    endedSessions: [],
+    toEdge: false,
+    redeemed: null,
+    now: long,
+  });
+  // An ingest that died a minute ago: its lease ran out without a release.
+  await stores.events.acquireStreamLease(eventId, { holder: 'dead-ingest', now: new Date(now - 75_000).toISOString(), expiresAt: new Date(now - 60_000).toISOString() });
+
+  guard.refuseWrites();
+});
+
+afterAll(async () => {
+  await api?.close();
+  await guard?.close();
+});
+
+/** What a caller of the route sends: its path with the seeded ids, the query it needs, its credential. */
+function requestOf(route: RouteSpec): { url: string; headers: Record<string, string> } {
+  const path = route.path.replace('{id}', eventId);
+  const query = route.path === '/api/revocations' ? `?since=${encodeURIComponent(new Date(0).toISOString())}` : '';
+  const headers: Record<string, string> =
+    route.guard === 'admin' ? { cookie } : route.guard === 'internal' ? { 'x-internal-api-key': api.internalApiKey } : {};
+  return { url: `${api.url}${path}${query}`, headers };
+}
+
+describe('GET routes', () => {
+  const gets = routeTable.filter((route) => route.method === 'GET');
+
+  it.each(gets.map((route) => [`${route.method} ${route.path}`, route] as const))('%s answers without writing', async (_name, route) => {
+    const { url, headers } = requestOf(route);
+    guard.refused.length = 0;
+    const res = await call('GET', url, { headers });
+    expect(res.status, res.text).toBe(200);
+    expect(guard.refused).toEqual([]);
+  });
+
+  it('tells a show whose ingest died as `recording`: the sweep, not the read, finalizes it', async () => {
+    guard.refused.length = 0;
+    const res = await call('GET', `${api.url}/api/events/${eventId}/status`);
+    expect(res.body).toMatchObject({ eventId, status: 'recording' });
+    expect(guard.refused).toEqual([]);
+  });
+
+  it('covers every GET route of the table', () => {
+    expect(gets.map((route) => route.path)).toContain('/api/events/{id}/status');
+    expect(gets.every((route) => !/\{(?!id\})/.test(route.path))).toBe(true);
+  });
+});

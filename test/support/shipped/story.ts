@@ -1,0 +1,293 @@
+/**
+ * The API story verify:shipped drives through the synthesized HTTP API: one entry per route of the
+ * template, in the order a first show night meets them. A route the template gains without an
+ * entry here fails the suite ("route X has no story"); add its story where it belongs in the order.
+ */
+import { Secret, TOTP } from 'otpauth';
+import { cookieOf, story, type RouteStory, type StoryContext } from './story-runner';
+
+const STAFF = { username: 'verify-staff', password: 'staff password one two', changed: 'staff password three four' };
+
+/** A TOTP code of a later time step: each step is accepted once, and the current one may be spent. */
+const codeAt = (totp: TOTP, stepsAhead: number) => totp.generate({ timestamp: Date.now() + stepsAhead * 30_000 });
+
+async function validate(s: StoryContext, code: string) {
+  const from = s.client();
+  const body = s.expect(await s.site('POST', '/api/tokens/validate', { json: { code }, from }), 200, `validate ${code}`);
+  return { ...body, from, manifest: `${body.playbackBaseUrl}${body.streamPath}index.m3u8` } as {
+    playbackToken: string;
+    playbackBaseUrl: string;
+    streamPath: string;
+    manifest: string;
+    from: string;
+  };
+}
+
+const eventPath = (s: StoryContext, suffix = '') => `/api/admin/events/${s.state.eventId}${suffix}`;
+const codeOf = (s: StoryContext, i: number) => s.state.codes[i] as { id: string; code: string };
+
+export const STORIES: RouteStory[] = [
+  // Sign-in: the owner with the password set by infra/scripts/set-admin-password.ts, then two-factor.
+  story('POST /api/admin/login', async (s) => {
+    const wrong = await s.site('POST', '/api/admin/login', { json: { password: 'not it' }, from: s.client() });
+    s.expect(wrong, 401, 'login with a wrong password');
+    const res = await s.site('POST', '/api/admin/login', { json: { password: s.adminPassword }, from: s.client() });
+    s.check(s.expect(res, 200, 'login').success === true, `login: ${res.text}`);
+    s.state.cookie = cookieOf(res, 'stagedoor_admin');
+    s.check(s.state.cookie, 'login set no stagedoor_admin cookie');
+  }),
+  story('GET /api/admin/session', async (s) => {
+    const session = await s.admin('GET', '/api/admin/session');
+    s.check(session.username === 'owner' && session.authenticated === true, `session: ${JSON.stringify(session)}`);
+    s.expect(await s.site('GET', '/api/admin/session'), 401, 'session without a cookie');
+  }),
+  story('POST /api/admin/account/two-factor', async (s) => {
+    const offer = await s.admin('POST', '/api/admin/account/two-factor', {});
+    s.state.totp = new TOTP({ secret: Secret.fromBase32(offer.secret) });
+  }),
+  story('POST /api/admin/account/two-factor/confirm', async (s) => {
+    const res = await s.site('POST', '/api/admin/account/two-factor/confirm', { json: { code: codeAt(s.state.totp, 0) }, cookie: s.state.cookie });
+    s.check(s.expect(res, 200, 'confirm two-factor').recoveryCodes.length === 10, 'ten recovery codes');
+    s.state.cookie = cookieOf(res, 'stagedoor_admin');
+  }),
+  story('POST /api/admin/logout', async (s) => {
+    await s.admin('POST', '/api/admin/logout', {});
+    s.expect(await s.site('GET', '/api/admin/session', { cookie: s.state.cookie }), 401, 'the session after logout');
+  }),
+  story('POST /api/admin/login/second-factor', async (s) => {
+    const from = s.client();
+    const first = await s.site('POST', '/api/admin/login', { json: { password: s.adminPassword }, from });
+    s.check(s.expect(first, 200, 'login with two-factor').secondFactorRequired === true, `login: ${first.text}`);
+    const challenge = cookieOf(first, 'stagedoor_2fa');
+    s.check(challenge, 'login set no stagedoor_2fa cookie');
+    const res = await s.site('POST', '/api/admin/login/second-factor', { json: { code: codeAt(s.state.totp, 1) }, cookie: challenge, from });
+    s.expect(res, 200, 'second factor');
+    s.state.cookie = cookieOf(res, 'stagedoor_admin');
+    s.check((await s.admin('GET', '/api/admin/session')).twoFactorEnabled === true, 'signed in with two-factor');
+  }),
+
+  // Staff accounts.
+  story('PUT /api/admin/account-policy', async (s) => {
+    s.check((await s.admin('PUT', '/api/admin/account-policy', { requireTwoFactor: false })).requireTwoFactor === false, 'policy');
+  }),
+  story('POST /api/admin/accounts', async (s) => {
+    await s.admin('POST', '/api/admin/accounts', { username: STAFF.username, role: 'box-office', password: STAFF.password }, 201);
+  }),
+  story('GET /api/admin/accounts', async (s) => {
+    const { accounts } = await s.admin('GET', '/api/admin/accounts');
+    s.check(accounts.some((a: { username: string }) => a.username === STAFF.username), 'the new account is listed');
+  }),
+  story('PATCH /api/admin/accounts/{username}', async (s) => {
+    s.check((await s.admin('PATCH', `/api/admin/accounts/${STAFF.username}`, { role: 'manager' })).role === 'manager', 'role changed');
+  }),
+  story('POST /api/admin/accounts/{username}/password', async (s) => {
+    await s.admin('POST', `/api/admin/accounts/${STAFF.username}/password`, { password: STAFF.password });
+  }),
+  story('POST /api/admin/accounts/{username}/two-factor/reset', async (s) => {
+    await s.admin('POST', `/api/admin/accounts/${STAFF.username}/two-factor/reset`, {});
+  }),
+  story('POST /api/admin/account/password', async (s) => {
+    const login = await s.site('POST', '/api/admin/login', { json: { username: STAFF.username, password: STAFF.password }, from: s.client() });
+    s.expect(login, 200, 'staff login');
+    const res = await s.site('POST', '/api/admin/account/password', {
+      json: { currentPassword: STAFF.password, newPassword: STAFF.changed },
+      cookie: cookieOf(login, 'stagedoor_admin'),
+    });
+    s.expect(res, 200, 'staff changes its password');
+  }),
+
+  // An event and its codes.
+  story('POST /api/admin/events', async (s) => {
+    const now = Date.now();
+    const times = { startsAt: new Date(now - 3_600_000).toISOString(), endsAt: new Date(now + 7_200_000).toISOString() };
+    s.state.eventId = (await s.admin('POST', '/api/admin/events', { title: 'verify:shipped', ...times }, 201)).id;
+    s.state.throwawayEventId = (await s.admin('POST', '/api/admin/events', { title: 'verify:shipped, deleted again', ...times }, 201)).id;
+  }),
+  story('GET /api/admin/events', async (s) => {
+    const { events } = await s.admin('GET', '/api/admin/events');
+    s.check(events.some((e: { id: string }) => e.id === s.state.eventId), 'the event is listed');
+  }),
+  story('GET /api/admin/events/{id}', async (s) => {
+    const details = await s.admin('GET', eventPath(s));
+    s.check(details.ingest?.streamKey?.startsWith(`${s.state.eventId}?token=`), `stream key: ${JSON.stringify(details.ingest)}`);
+  }),
+  story('PUT /api/admin/events/{id}', async (s) => {
+    s.check((await s.admin('PUT', eventPath(s), { description: 'Checked by verify:shipped' })).description === 'Checked by verify:shipped', 'updated');
+  }),
+  story('POST /api/admin/events/{id}/ingest-key', async (s) => {
+    s.state.streamKey = (await s.admin('POST', eventPath(s, '/ingest-key'), {})).ingest.streamKey;
+  }),
+  story('POST /api/admin/events/{id}/tokens', async (s) => {
+    const { tokens } = await s.admin('POST', eventPath(s, '/tokens'), { count: 6, label: 'verify' }, 201);
+    s.state.codes = tokens;
+  }),
+  story('GET /api/admin/events/{id}/tokens', async (s) => {
+    s.check((await s.admin('GET', eventPath(s, '/tokens'))).tokens.length === 6, 'six codes listed');
+  }),
+  story('GET /api/admin/events/{id}/tokens/export', async (s) => {
+    const res = await s.site('GET', eventPath(s, '/tokens/export'), { cookie: s.state.cookie });
+    s.expect(res, 200, 'export');
+    s.check(String(res.headers['content-type']).startsWith('text/csv') && res.text.trim().split('\n').length === 7, `CSV: ${res.text.slice(0, 200)}`);
+    s.check(res.text.includes(`${s.siteOrigin}/?code=`), 'watch links point at the site');
+  }),
+  story('GET /api/admin/tokens', async (s) => {
+    s.check((await s.admin('GET', `/api/admin/tokens?eventId=${s.state.eventId}&status=unused`)).tokens.length === 6, 'six unused codes');
+  }),
+
+  // A viewer: validate, heartbeat, refresh, the long-lived URL, and each at the edge.
+  story('POST /api/tokens/validate', async (s) => {
+    s.expect(await s.site('POST', '/api/tokens/validate', { json: { code: 'NOSUCHCODE23' }, from: s.client() }), 401, 'an unknown code');
+    const viewer = await validate(s, codeOf(s, 0).code);
+    s.state.viewerA = viewer;
+    s.check(viewer.playbackBaseUrl === s.siteOrigin, `playbackBaseUrl ${viewer.playbackBaseUrl} is not the distribution`);
+    await s.edge('a valid playback JWT', viewer.manifest, 'pass', { bearer: viewer.playbackToken });
+    await s.edge('no credential', viewer.manifest, 401);
+  }),
+  story('POST /api/playback/heartbeat', async (s) => {
+    const res = await s.site('POST', '/api/playback/heartbeat', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from });
+    s.check(s.expect(res, 200, 'heartbeat').ok === true, 'heartbeat ok');
+  }),
+  story('POST /api/playback/refresh', async (s) => {
+    const res = await s.site('POST', '/api/playback/refresh', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from });
+    s.state.viewerA.playbackToken = s.expect(res, 200, 'refresh').playbackToken;
+    await s.edge('a refreshed playback JWT', s.state.viewerA.manifest, 'pass', { bearer: s.state.viewerA.playbackToken });
+  }),
+  story('POST /api/playback/url', async (s) => {
+    const res = await s.site('POST', '/api/playback/url', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from });
+    s.state.viewerA.playbackUrl = s.expect(res, 200, 'playback URL').playbackUrl;
+    await s.edge('a long-lived playback URL, no header', s.state.viewerA.playbackUrl, 'pass');
+  }),
+  story('GET /api/events/{id}/status', async (s) => {
+    const status = s.expect(await s.site('GET', `/api/events/${s.state.eventId}/status`), 200, 'status');
+    s.check(status.eventId === s.state.eventId, `status: ${JSON.stringify(status)}`);
+    s.expect(await s.site('GET', '/api/events/nosuchevent/status'), 404, 'status of an unknown event');
+  }),
+  story('GET /api/admin/dashboard', async (s) => {
+    s.check((await s.admin('GET', '/api/admin/dashboard')).totalTokens >= 6, 'dashboard counts the codes');
+  }),
+
+  // Show night: who watches, preview, ending sessions.
+  story('GET /api/admin/events/{id}/sessions', async (s) => {
+    const { sessions } = await s.admin('GET', eventPath(s, '/sessions'));
+    const session = sessions.find((entry: { code: string }) => entry.code === codeOf(s, 0).code);
+    // The viewer's own address: CloudFront's CloudFront-Viewer-Address, believed because its X-Origin-Verify matches the secret.
+    s.check(session?.clientIp === s.state.viewerA.from, `viewer A is listed from ${s.state.viewerA.from}: ${JSON.stringify(sessions)}`);
+  }),
+  story('POST /api/admin/events/{id}/preview', async (s) => {
+    const preview = await s.admin('POST', eventPath(s, '/preview'), {});
+    await s.edge('an admin preview JWT', `${preview.playbackBaseUrl}${preview.streamPath}index.m3u8`, 'pass', { bearer: preview.playbackToken });
+  }),
+  story('POST /api/admin/events/{id}/sessions/end', async (s) => {
+    const viewer = await validate(s, codeOf(s, 1).code);
+    const { sessions } = await s.admin('GET', eventPath(s, '/sessions'));
+    const session = sessions.find((entry: { code: string }) => entry.code === codeOf(s, 1).code);
+    await s.admin('POST', eventPath(s, '/sessions/end'), { code: session.code, sessionId: session.sessionId });
+    const refused = await s.site('POST', '/api/playback/refresh', { bearer: viewer.playbackToken, from: viewer.from });
+    s.check(s.expect(refused, 401, 'refresh of an ended session').reason === 'ended-by-admin', `reason: ${refused.text}`);
+  }),
+  story('POST /api/admin/events/{id}/sessions/end-all', async (s) => {
+    await validate(s, codeOf(s, 2).code);
+    s.check((await s.admin('POST', eventPath(s, '/sessions/end-all'), {})).ended >= 1, 'end-all ended a session');
+  }),
+
+  // Revocation, at the API and at the edge (through the table's stream and edge-sync).
+  story('PATCH /api/admin/tokens/{id}/revoke', async (s) => {
+    s.check((await s.admin('PATCH', `/api/admin/tokens/${codeOf(s, 0).id}/revoke`, {})).isRevoked === true, 'revoked');
+    await s.streamsDelivered();
+    await s.edge('the JWT of a revoked code', s.state.viewerA.manifest, 403, { bearer: s.state.viewerA.playbackToken });
+    await s.edge('the long-lived URL of a revoked code', s.state.viewerA.playbackUrl, 403);
+  }),
+  story('PATCH /api/admin/tokens/{id}/unrevoke', async (s) => {
+    await s.admin('PATCH', `/api/admin/tokens/${codeOf(s, 0).id}/unrevoke`, {});
+    await s.streamsDelivered();
+    // The revoke ended the code's session for good; the code itself works again.
+    await s.edge('the JWT of the session the revoke ended', s.state.viewerA.manifest, 403, { bearer: s.state.viewerA.playbackToken });
+    s.state.viewerA = await validate(s, codeOf(s, 0).code);
+    await s.edge('a new JWT of the unrevoked code', s.state.viewerA.manifest, 'pass', { bearer: s.state.viewerA.playbackToken });
+  }),
+  story('POST /api/admin/tokens/bulk-revoke', async (s) => {
+    s.check((await s.admin('POST', '/api/admin/tokens/bulk-revoke', { tokenIds: [codeOf(s, 3).id] })).revoked === 1, 'one code revoked');
+    await s.streamsDelivered();
+  }),
+  story('POST /api/playback/release', async (s) => {
+    const viewer = s.state.viewerA;
+    const url = await s.site('POST', '/api/playback/url', { bearer: viewer.playbackToken, from: viewer.from });
+    const { playbackUrl } = s.expect(url, 200, 'a long-lived URL before the release');
+    const res = await s.site('POST', '/api/playback/release', { bearer: viewer.playbackToken, from: viewer.from });
+    s.check(s.expect(res, 200, 'release').released === true, 'released');
+    await s.streamsDelivered();
+    await s.edge('a long-lived URL after its session was released', playbackUrl, 403);
+  }),
+  story('PATCH /api/admin/events/{id}/deactivate', async (s) => {
+    s.state.viewerD = await validate(s, codeOf(s, 4).code);
+    s.check((await s.admin('PATCH', eventPath(s, '/deactivate'), {})).isActive === false, 'deactivated');
+    await s.streamsDelivered();
+    await s.edge('a JWT of a deactivated event', s.state.viewerD.manifest, 403, { bearer: s.state.viewerD.playbackToken });
+  }),
+  story('GET /api/revocations', async (s) => {
+    s.expect(await s.api('GET', '/api/revocations?since=2020-01-01T00:00:00Z'), 401, 'the feed without the key');
+    const feed = s.expect(
+      await s.api('GET', '/api/revocations?since=2020-01-01T00:00:00Z', { headers: { 'x-internal-api-key': await s.internalApiKey() } }),
+      200,
+      'the revocation feed',
+    );
+    s.check(feed.revocations.some((r: { code: string }) => r.code === codeOf(s, 3).code), `the bulk-revoked code is in the feed: ${JSON.stringify(feed)}`);
+    const deactivation = feed.eventDeactivations.find((d: { eventId: string }) => d.eventId === s.state.eventId);
+    s.check(deactivation?.tokenCodes.length === 6, `the deactivated event with its codes is in the feed: ${JSON.stringify(deactivation)}`);
+  }),
+  story('PATCH /api/admin/events/{id}/activate', async (s) => {
+    s.check((await s.admin('PATCH', eventPath(s, '/activate'), {})).isActive === true, 'activated');
+    await s.streamsDelivered();
+    await s.edge('a JWT of a reactivated event', s.state.viewerD.manifest, 'pass', { bearer: s.state.viewerD.playbackToken });
+  }),
+  story('PATCH /api/admin/events/{id}/archive', async (s) => {
+    s.check((await s.admin('PATCH', eventPath(s, '/archive'), {})).isArchived === true, 'archived');
+  }),
+  story('PATCH /api/admin/events/{id}/unarchive', async (s) => {
+    s.check((await s.admin('PATCH', eventPath(s, '/unarchive'), {})).isArchived === false, 'unarchived');
+  }),
+  story('GET /api/admin/events/{id}/audit', async (s) => {
+    const { entries } = await s.admin('GET', eventPath(s, '/audit'));
+    s.check(entries.some((entry: { action: string }) => entry.action === 'code.revoke'), 'the revoke is in the event log');
+  }),
+  story('GET /api/admin/audit', async (s) => {
+    const { entries } = await s.admin('GET', '/api/admin/audit');
+    s.check(entries.length > 0, 'the console-wide log has entries');
+  }),
+  story('DELETE /api/admin/events/{id}/cache', async (s) => {
+    s.check((await s.admin('DELETE', eventPath(s, '/cache'))).cleared === true, 'cleared');
+    const invalidation = s.stack.endpoint.cloudfront.invalidations.at(-1);
+    s.check(invalidation?.paths.includes(`/streams/${s.state.eventId}/*`), `invalidation: ${JSON.stringify(invalidation)}`);
+  }),
+  story('DELETE /api/admin/events/{id}', async (s) => {
+    s.check((await s.admin('DELETE', `/api/admin/events/${s.state.throwawayEventId}`)).deleted === true, 'deleted');
+    s.expect(await s.site('GET', `/api/admin/events/${s.state.throwawayEventId}`, { cookie: s.state.cookie }), 404, 'the deleted event');
+  }),
+
+  // What the ingest task calls (it runs for real in the ingest step; here each answer is checked).
+  story('POST /api/internal/rtmp-auth', async (s) => {
+    const key = await s.internalApiKey();
+    const body = (token: string) => ({ action: 'publish', app: 'live', stream_name: s.state.eventId, stream_key: `${s.state.eventId}?token=${token}`, token, remote_addr: '198.51.100.20' });
+    const token = String(s.state.streamKey).split('?token=')[1]!;
+    s.check(s.expect(await s.api('POST', '/api/internal/rtmp-auth', { json: body(token), headers: { 'x-internal-api-key': key } }), 200, 'publish with the key').ok, 'ok');
+    s.expect(await s.api('POST', '/api/internal/rtmp-auth', { json: body('wrong'), headers: { 'x-internal-api-key': key } }), 403, 'publish with a wrong key');
+    s.expect(await s.api('POST', '/api/internal/rtmp-auth', { json: body(token) }), 401, 'the callback without the internal key');
+  }),
+  story('POST /api/internal/streams/{eventId}/lease', async (s) => {
+    const headers = { 'x-internal-api-key': await s.internalApiKey() };
+    const path = `/api/internal/streams/${s.state.eventId}/lease`;
+    s.expect(await s.api('POST', path, { json: { holder: 'verify-a', action: 'acquire' }, headers }), 200, 'lease acquired');
+    s.expect(await s.api('POST', path, { json: { holder: 'verify-b', action: 'acquire' }, headers }), 409, 'a second holder');
+    s.expect(await s.api('POST', path, { json: { holder: 'verify-a', action: 'release' }, headers }), 200, 'lease released');
+  }),
+  story('POST /api/internal/streams/{eventId}/video', async (s) => {
+    const headers = { 'x-internal-api-key': await s.internalApiKey() };
+    const report = { keyframeIntervalSeconds: 1, frameRate: 25, segmentSeconds: 1 };
+    s.expect(await s.api('POST', `/api/internal/streams/${s.state.eventId}/video`, { json: report, headers }), 200, 'video report');
+  }),
+  story('POST /api/internal/streams/{eventId}/refusals', async (s) => {
+    const headers = { 'x-internal-api-key': await s.internalApiKey() };
+    const report = { reason: 'already-publishing', remoteAddr: '198.51.100.21' };
+    s.expect(await s.api('POST', `/api/internal/streams/${s.state.eventId}/refusals`, { json: report, headers }), 200, 'refusal report');
+  }),
+];
