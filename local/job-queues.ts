@@ -3,6 +3,7 @@ import type { JobQueue } from '../functions/domain/job-queue';
 import type { JobStore } from '../functions/domain/job-store';
 import { JOB_MAX_RECEIVES, JOB_WORKER } from '../functions/domain/job-worker-settings';
 import type { Stores } from '../functions/domain/stores';
+import { LIST_LIMITS } from '../functions/domain/config';
 
 export interface JobQueues {
   queueUrl: string;
@@ -47,7 +48,7 @@ export async function requeueUnfinishedJobs(
   stores: { events: Pick<Stores['events'], 'listEvents'>; jobs: Pick<JobStore, 'listEventJobs'> },
   queues: { steps: JobQueue; deadLetters: JobQueue },
 ): Promise<void> {
-  for (const event of await stores.events.listEvents()) {
+  for (const event of await stores.events.listEvents(LIST_LIMITS.events)) {
     for (const job of await stores.jobs.listEventJobs(event.id, 100)) {
       if (job.status === 'done') continue;
       const lanes = job.lanes.map((lane, index) => ({ lane, message: { jobId: job.id, lane: index, step: lane.step } })).filter(({ lane }) => !lane.finished);

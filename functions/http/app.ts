@@ -6,7 +6,7 @@ import { readApiConfig, type ApiConfig } from '../config/api-config';
 import type { AdminSecrets, AppConfig } from '../domain/config';
 import type { JobQueue } from '../domain/job-queue';
 import type { MediaCache } from '../domain/media-cache';
-import type { Stores } from '../domain/stores';
+import type { AdminStores, Stores } from '../domain/stores';
 
 /** What every handler works with. */
 export interface App {
@@ -15,8 +15,12 @@ export interface App {
   now(): Date;
 }
 
-/** What the admin area's handlers work with: also the admin secrets, which no other area loads, the media cache and the jobs queue. */
+/**
+ * What the admin area's handlers work with: also the staff accounts and the admin secrets, which no
+ * other area loads (nor may reach in AWS), the media cache and the jobs queue.
+ */
 export interface AdminApp extends App {
+  stores: AdminStores;
   adminSecrets: AdminSecrets;
   /** Null where clearing is not configured. */
   mediaCache: MediaCache | null;

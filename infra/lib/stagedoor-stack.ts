@@ -97,6 +97,8 @@ export class StagedoorStack extends Stack {
       httpApi: gateway.httpApi,
       stage: gateway.stage,
       table: data.table,
+      staffTable: data.staffTable,
+      staffReady: data.staffReady,
       secret: data.secret,
       adminSecret: data.adminSecret,
       secretReady: data.secretReady,
@@ -117,8 +119,10 @@ export class StagedoorStack extends Stack {
       secretReady: data.secretReady,
     });
     const recordingSweep = new RecordingSweep(this, 'RecordingSweep', { table: data.table, mediaBucket: data.mediaBucket });
-    // Last of all: the admin fields leave the shared secret once everything else is updated (docs/deploy.md, "Upgrading").
-    data.retireSharedAdminFields([web, gateway, ingest, delivery, jobs, api, edgeSync, recordingSweep]);
+    // Last of all: the admin fields leave the shared secret, and staff items the main table, once everything else is updated (docs/deploy.md, "Upgrading").
+    const everythingElse = [web, gateway, ingest, delivery, jobs, api, edgeSync, recordingSweep];
+    data.retireSharedAdminFields(everythingElse);
+    data.retireOldStaffItems(everythingElse);
 
     new CfnOutput(this, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });
     new CfnOutput(this, 'AdminUrl', { value: `${delivery.url}/admin/`, description: 'Admin console' });
@@ -141,6 +145,7 @@ export class StagedoorStack extends Stack {
       description: 'Given-up job steps; redrive with aws sqs start-message-move-task --source-arn <this> (docs/deploy.md)',
     });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
+    new CfnOutput(this, 'StaffTableName', { value: data.staffTable.tableName, description: 'Staff accounts; for infra/scripts/unlock-account.ts' });
     new CfnOutput(this, 'MediaBucket', { value: data.mediaBucket.bucketName });
   }
 }

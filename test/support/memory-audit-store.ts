@@ -32,9 +32,4 @@ export class MemoryAuditStore implements AuditStore {
     const last = entries[entries.length - 1];
     return { entries: entries.map(copy), nextCursor: rest.length > args.limit && last ? encodeCursor({ listing, last: auditOrder(last) }) : null };
   }
-
-  async deleteAuditEntries(eventId: string): Promise<void> {
-    const kept = this.audit.filter(({ scope }) => scope !== eventId);
-    this.audit.splice(0, this.audit.length, ...kept);
-  }
 }
