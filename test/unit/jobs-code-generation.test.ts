@@ -15,6 +15,8 @@ import type { CodeStore } from '../../functions/domain/code-store';
 import { MemoryJobQueue } from '../support/memory-job-queue';
 import { memoryStores, type MemoryStores } from '../support/memory-stores';
 import { sampleEvent } from '../support/store-records';
+import { refusal } from '../support/domain-fixture';
+import { RATE_LIMITS } from '../../functions/domain/config';
 
 const STARTER = { actor: 'boxoffice', clientIp: '198.51.100.9' };
 
@@ -97,6 +99,16 @@ describe('the plan', () => {
 });
 
 describe('a generation job', () => {
+  it('may be started 10 times an hour per account, then 429 before anything is queued', async () => {
+    const t = setup();
+    const event = await t.event();
+    for (let i = 0; i < RATE_LIMITS.generateJob.limit; i++) await t.start(event.id, 1);
+    const queued = t.queue.ready.length;
+    expect(await refusal(t.start(event.id, 1))).toMatchObject({ status: 429, body: { error: 'Too many generation jobs: wait an hour' } });
+    expect(t.queue.ready.length).toBe(queued);
+    await expect(startCodeGeneration(t.deps, event.id, { count: 1 }, { ...STARTER, actor: 'manager' })).resolves.toMatchObject({ status: 'queued' });
+  });
+
   it('makes exactly `count` unique codes, counts them on the event, and ends done with its result and audit entry', async () => {
     const t = setup();
     const event = await t.event({ tokenCount: 0 });
