@@ -73,7 +73,7 @@ export interface LocalConfig {
   /** An adaptive ladder instead of copied codecs (`INGEST_HLS_LADDER`, as the ingest container's `-hls-ladder`). */
   ladder: Rendition[];
   /** How the SDK clients reach the stand-ins. */
-  aws(standIns: StandIns): AwsConnection;
+  aws(standIns: Pick<StandIns, 'dynamoEndpoint' | 's3Endpoint'>): AwsConnection;
   /** The API's wiring on the stand-ins: its configuration (the same variables as in AWS, checked by the same module) and connection. */
   apiWiring(standIns: StandIns): ApiWiring;
   /** The job worker's wiring on the stand-ins (it runs in a process of its own: local/job-worker-process.ts). */
@@ -203,7 +203,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
     ADMIN_TOTP_KEY: secrets.totpEncryptionKey,
   });
-  const aws = ({ dynamoEndpoint, s3Endpoint }: StandIns): AwsConnection => ({
+  const aws = ({ dynamoEndpoint, s3Endpoint }: Pick<StandIns, 'dynamoEndpoint' | 's3Endpoint'>): AwsConnection => ({
     region: env.AWS_REGION || 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     endpoints: { dynamodb: dynamoEndpoint, s3: s3Endpoint, sqs: s3Endpoint },

@@ -122,7 +122,7 @@ async function main(): Promise<void> {
  * the deploy's move (infra/runtime/move-staff-items.ts), one after the other, before the API starts.
  */
 async function moveStaffItems(config: LocalConfig, dynamoEndpoint: string): Promise<void> {
-  const client = dynamoDocumentClient(config.aws({ dynamoEndpoint, s3Endpoint: '', jobsQueueUrl: '' }));
+  const client = dynamoDocumentClient(config.aws({ dynamoEndpoint, s3Endpoint: '' }));
   const move = { from: config.tableName, to: config.staffTableName, totpEncryptionKey: config.totpEncryptionKey };
   try {
     const { copied } = await copyStaffItems(client, move);
