@@ -30,10 +30,10 @@ const only = (ids: string[]) => {
 };
 
 /** Functions besides the API's areas, by the start of their description. */
-const OTHER_FUNCTIONS = { 'edge-sync': 'Stagedoor edge-sync', 'recording-sweep': 'Stagedoor recording sweep' } as const;
+const OTHER_FUNCTIONS = { 'edge-sync': 'Stagedoor edge-sync', 'recording-sweep': 'Stagedoor recording sweep', 'job-worker': 'Stagedoor jobs:' } as const;
 type Runtime = Area | keyof typeof OTHER_FUNCTIONS;
 /** Every function the stack runs for the product (not CDK's own helpers). */
-const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep'];
+const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'job-worker'];
 
 /** The Lambda function of an API area, or of edge-sync or the recording sweep, found by its description. */
 const functionOf = (area: Runtime) =>
@@ -215,10 +215,10 @@ describe('data', () => {
 });
 
 describe('functions', () => {
-  it('runs each area, edge-sync and the recording sweep as its own Node.js 22 function with its own role', () => {
+  it('runs each area, edge-sync, the recording sweep and the job worker as its own Node.js 22 function with its own role', () => {
     const ids = RUNTIMES.map(functionOf);
     const roles = new Set(ids.map(roleOf));
-    expect(roles.size).toBe(6);
+    expect(roles.size).toBe(RUNTIMES.length);
     for (const id of ids) {
       expect(resource(id).Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -382,6 +382,7 @@ describe('least privilege', () => {
       [roleOf(functionOf('rtmp-callback')), [tableId()]],
       [roleOf(functionOf('edge-sync')), [tableId()]],
       [roleOf(functionOf('recording-sweep')), [tableId()]],
+      [roleOf(functionOf('job-worker')), [tableId()]],
       [moveRole, [tableId(), staffTableId()]],
     ]);
     expect(new Map([...touched].map(([role, tables]) => [role, [...tables].sort()]))).toEqual(
@@ -876,7 +877,7 @@ describe('optional WAF rule', () => {
 });
 
 describe('background jobs', () => {
-  const worker = () => only(idsOf(s.json, 'AWS::Lambda::Function', (p) => String(p.Description).startsWith('Stagedoor jobs:')));
+  const worker = () => functionOf('job-worker');
   const queues = () => idsOf(s.json, 'AWS::SQS::Queue');
   const jobsQueue = () => only(queues().filter((id) => resource(id).Properties.RedrivePolicy));
   const deadLetterQueue = () => only(queues().filter((id) => !resource(id).Properties.RedrivePolicy));
