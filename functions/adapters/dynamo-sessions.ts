@@ -1,7 +1,8 @@
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LiveSessionRecord, PlaybackSession } from '../domain/records';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import type { DynamoTable, Item } from './dynamo-table';
+import { mergedShards, type ShardEntry } from './dynamo-shard-merge';
 
 /**
  * The `liveSessions` index: an event's live sessions in the shards of its
@@ -12,8 +13,7 @@ import type { DynamoTable, Item } from './dynamo-table';
  * stays until its code is claimed again (or released): a listing only reads,
  * and passes over it.
  *
- * A page is a k-way merge of the shards, newest first, reading a few entries
- * of each at a time; its codes' current state (one BatchGet) says which
+ * A page is a merge of the shards, newest first (dynamo-shard-merge.ts); its codes' current state (one BatchGet) says which
  * sessions are still live. It reads about `limit` entries and codes whatever
  * the audience, where walking the event's codes read all of them.
  */
@@ -25,8 +25,6 @@ export interface LiveSessionsTable {
   codeKey(code: string): Item;
 }
 
-/** Entries read from a shard at a time: enough that most pages need one query per shard. */
-const MIN_SHARD_CHUNK = 4;
 /** A page passes at most this many times `limit` timed-out entries before it returns what it has. */
 const PAGE_SCAN_FACTOR = 4;
 
@@ -35,73 +33,6 @@ const liveSk = (startedAt: string, sessionId: string) => `${startedAt}#${session
 /** The index's sort key that a claim sets on the code item (its partition key is the code's `codesPk`). */
 export function liveSessionSk(session: Pick<PlaybackSession, 'id' | 'startedAt'>): string {
   return liveSk(session.startedAt, session.id);
-}
-
-interface Entry {
-  code: string;
-  sk: string;
-}
-
-/** One shard of an event's entries, newest first, read `chunk` at a time below `before`. */
-class ShardReader {
-  private buffer: Entry[] = [];
-  private next: Item | undefined;
-  private done = false;
-
-  constructor(
-    private readonly table: DynamoTable,
-    private readonly pk: string,
-    private readonly before: string | null,
-    private readonly chunk: number,
-  ) {}
-
-  /** The newest entry not taken yet (reading the next chunk when needed), or null at the end. */
-  async head(): Promise<Entry | null> {
-    while (this.buffer.length === 0 && !this.done) {
-      const page = await this.table.client.send(
-        new QueryCommand({
-          TableName: this.table.name,
-          IndexName: 'liveSessions',
-          KeyConditionExpression: this.before ? 'codesPk = :pk AND liveSk < :before' : 'codesPk = :pk',
-          ExpressionAttributeValues: { ':pk': this.pk, ...(this.before ? { ':before': this.before } : {}) },
-          ScanIndexForward: false,
-          Limit: this.chunk,
-          ExclusiveStartKey: this.next,
-        }),
-      );
-      this.buffer = ((page.Items ?? []) as Item[]).map((item) => ({ code: item.code as string, sk: item.liveSk as string }));
-      this.next = page.LastEvaluatedKey as Item | undefined;
-      this.done = !this.next;
-    }
-    return this.buffer[0] ?? null;
-  }
-
-  take(): void {
-    this.buffer.shift();
-  }
-}
-
-/** The shards merged newest first: `take(n)` gives the next `n` entries of the event (fewer at the end). */
-function mergeShards(readers: ShardReader[]) {
-  return {
-    async take(n: number): Promise<Entry[]> {
-      const taken: Entry[] = [];
-      while (taken.length < n) {
-        const heads = await Promise.all(readers.map((reader) => reader.head()));
-        let newest = -1;
-        heads.forEach((head, i) => {
-          if (head && (newest < 0 || head.sk > heads[newest]!.sk)) newest = i;
-        });
-        if (newest < 0) break;
-        taken.push(heads[newest]!);
-        readers[newest]!.take();
-      }
-      return taken;
-    },
-    async more(): Promise<boolean> {
-      return (await Promise.all(readers.map((reader) => reader.head()))).some(Boolean);
-    },
-  };
 }
 
 /** Code items by code, 100 per BatchGet, retrying what DynamoDB left unprocessed; eventually consistent (half the units). */
@@ -143,27 +74,25 @@ export async function listLiveSessions(
 ): Promise<{ sessions: LiveSessionRecord[]; nextCursor: string | null }> {
   const after = args.cursor ? decodeCursor(args.cursor, ['startedAt', 'sessionId'], () => true) : null;
   const before = after ? liveSk(after.startedAt!, after.sessionId!) : null;
-  // Twice a shard's share of the page: one query per shard usually fills it; a shard richer than that reads on.
-  const chunk = Math.max(MIN_SHARD_CHUNK, Math.ceil((2 * args.limit) / where.partitions.length));
-  const merged = mergeShards(where.partitions.map((pk) => new ShardReader(where.table, pk, before, chunk)));
+  const merged = mergedShards({ table: where.table, index: 'liveSessions', sortKey: 'liveSk', partitions: where.partitions }, before, args.limit);
 
   const sessions: LiveSessionRecord[] = [];
-  let last: Entry | null = null;
+  let last: ShardEntry | null = null;
   let passed = 0;
   while (sessions.length < args.limit && passed < args.limit * PAGE_SCAN_FACTOR) {
     const entries = await merged.take(args.limit - sessions.length);
     if (entries.length === 0) break;
     passed += entries.length;
     last = entries[entries.length - 1]!;
-    const items = await codeItems(where, entries.map((entry) => entry.code));
+    const items = await codeItems(where, entries.map((entry) => entry.item.code as string));
     for (const entry of entries) {
-      const item = items.get(entry.code);
+      const item = items.get(entry.item.code as string);
       const session = item?.session as PlaybackSession | null | undefined;
       // The index may lag the item by a moment: only the item's own session counts.
       if (!item || !session || liveSk(session.startedAt, session.id) !== entry.sk) continue;
       // Timed out, or a revoked code's (over whatever its last heartbeat says: the edge refuses it): passed over.
       if (session.heartbeatAt >= args.liveAfter && item.isRevoked !== true) {
-        sessions.push({ session, code: entry.code, codeId: item.tokenId as string, label: (item.label as string | undefined) ?? '' });
+        sessions.push({ session, code: entry.item.code as string, codeId: item.tokenId as string, label: (item.label as string | undefined) ?? '' });
       }
     }
   }

@@ -1,7 +1,9 @@
-import { generateAccessCode, newCodeRecord } from './access-code';
+import * as z from 'zod';
+import { generateAccessCode, newCodeRecord, normalizeAccessCode } from './access-code';
+import { matchesCodeFilter, statusFilter, type CodeFilter } from './code-filter';
 import { toCsv } from './csv';
 import { LIST_LIMITS } from './config';
-import { AlreadyExists, Conflict, NotFound, type ConflictKind } from './errors';
+import { AlreadyExists, Conflict, InvalidCursor, NotFound } from './errors';
 import { requireEvent, setEventActive } from './event-admin';
 import { bulkRevokeInput, codeExportQuery, generateCodesInput, generateCodesJobInput, parseInput, codeListQuery } from './inputs';
 import type { JobRecord } from './job-store';
@@ -70,35 +72,93 @@ export async function startCodeGeneration(deps: JobStartDeps, eventId: string, b
   return startJob(deps, { kind: 'generate-codes', eventId, total: params.count, params, startedBy });
 }
 
-function filterByStatus(tokens: CodeView[], status: string | undefined): CodeView[] {
-  if (!status) return tokens;
-  if (status === 'active') return tokens.filter((token) => token.status !== 'revoked' && token.status !== 'expired');
-  return tokens.filter((token) => token.status === status);
+type CodeListQuery = z.infer<typeof codeListQuery>;
+interface CodePage {
+  tokens: CodeView[];
+  nextCursor: string | null;
+}
+const NO_CODES: CodePage = { tokens: [], nextCursor: null };
+
+/** The query's status and label as a filter on the event's codes; null when none can match. */
+function codeFilterOf(query: CodeListQuery, event: EventRecord, now: Date): CodeFilter | null {
+  const byStatus = statusFilter(query.status, event, now);
+  if (!byStatus) return null;
+  return query.label === undefined ? byStatus : { ...byStatus, label: query.label };
 }
 
-/** An event's codes as the admin sees them; `most`: the codes one answer may hold (the event's own count says, before any is read). */
-async function eventCodeViews(deps: AccessDeps, event: EventRecord, most: number, tooMany: ConflictKind): Promise<CodeView[]> {
-  if (event.tokenCount > most) throw new Conflict(tooMany);
+/** `code`: one lookup of the exact code (in `event` when given), held to the other filters. */
+async function exactCode(deps: AccessDeps, query: CodeListQuery, event: EventRecord | null, now: Date): Promise<CodePage> {
+  const value = normalizeAccessCode(query.code);
+  const found = value ? await deps.stores.codes.getCode(value) : null;
+  if (!found || (event && found.eventId !== event.id)) return NO_CODES;
+  const owner = event ?? (await deps.stores.events.getEvent(found.eventId));
+  const filter = owner && codeFilterOf(query, owner, now);
+  return owner && filter && matchesCodeFilter(found, filter) ? { tokens: [codeView(found, owner, now)], nextCursor: null } : NO_CODES;
+}
+
+/** One page of an event's codes as the admin sees them, newest first (code-store.ts `listCodePage`). */
+async function eventCodePage(deps: AccessDeps, event: EventRecord, query: CodeListQuery, now: Date): Promise<CodePage> {
+  if (query.code !== undefined) return exactCode(deps, query, event, now);
+  const filter = codeFilterOf(query, event, now);
+  if (!filter) return NO_CODES;
+  const page = await deps.stores.codes.listCodePage({ eventId: event.id, filter, cursor: query.cursor ?? null, limit: query.limit });
+  return { tokens: page.codes.map((code) => codeView(code, event, now)), nextCursor: page.nextCursor };
+}
+
+/**
+ * An event's codes, a page at a time: `limit` (1..1,000, default 1,000) and `cursor`, filtered by
+ * `status` and exact `label`, or the one exact `code`. Without `limit` an event of up to 1,000 codes
+ * answers as the spec's list: all of them, with `nextCursor` null.
+ */
+export async function listEventCodes(deps: AccessDeps, eventId: string, query: Record<string, string>): Promise<CodePage> {
+  const parsed = parseInput(codeListQuery, query);
+  return eventCodePage(deps, await requireEvent(deps, eventId), parsed, deps.now());
+}
+
+/** Where a page across events goes on: the event (by its place in the event list) and the cursor within it ('' from its newest). */
+const acrossEventsCursor = z.object({ event: z.string().min(1).max(200), codes: z.string().max(2048) }).strict();
+type AcrossEventsPosition = z.infer<typeof acrossEventsCursor>;
+const eventOrder = (event: EventRecord) => `${event.createdAt}#${event.id}`;
+
+function decodeAcrossEvents(cursor: string): AcrossEventsPosition {
+  try {
+    return acrossEventsCursor.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+  } catch {
+    throw new InvalidCursor('not a cursor of the codes across events');
+  }
+}
+const encodeAcrossEvents = (position: AcrossEventsPosition) => Buffer.from(JSON.stringify(position)).toString('base64url');
+
+/**
+ * Codes across the newest `LIST_LIMITS.events` events (or one, with `eventId`), newest event first and
+ * each event's codes newest first, paged as an event's list. A page visits at most
+ * `LIST_LIMITS.codePageEvents` events that hold codes, so it costs the same whatever their number.
+ */
+export async function listAllCodes(deps: AccessDeps, query: Record<string, string>): Promise<CodePage> {
+  const parsed = parseInput(codeListQuery, query);
   const now = deps.now();
-  return (await deps.stores.codes.listCodes(event.id)).map((code) => codeView(code, event, now));
-}
-
-export async function listEventCodes(deps: AccessDeps, eventId: string, query: Record<string, string>) {
-  const { status } = parseInput(codeListQuery, query);
-  const event = await requireEvent(deps, eventId);
-  return { tokens: filterByStatus(await eventCodeViews(deps, event, LIST_LIMITS.codes, 'codes-list-too-long'), status) };
-}
-
-/** Codes across all events (or one, with `eventId`), filtered by status; at most `LIST_LIMITS.codes` codes are read. */
-export async function listAllCodes(deps: AccessDeps, query: Record<string, string>) {
-  const { status, eventId } = parseInput(codeListQuery, query);
-  const events = eventId ? [await requireEvent(deps, eventId)] : await deps.stores.events.listEvents(LIST_LIMITS.events);
-  if (events.reduce((sum, event) => sum + event.tokenCount, 0) > LIST_LIMITS.codes) throw new Conflict('codes-list-too-long');
-  const now = deps.now();
-  const perEvent = await Promise.all(
-    events.map(async (event) => (await deps.stores.codes.listCodes(event.id)).map((code) => codeView(code, event, now))),
-  );
-  return { tokens: filterByStatus(perEvent.flat(), status) };
+  if (parsed.eventId) return eventCodePage(deps, await requireEvent(deps, parsed.eventId), parsed, now);
+  if (parsed.code !== undefined) return exactCode(deps, parsed, null, now);
+  const position = parsed.cursor ? decodeAcrossEvents(parsed.cursor) : null;
+  const events = await deps.stores.events.listEvents(LIST_LIMITS.events);
+  // An event deleted since the cursor was issued: the walk goes on with the next older one, from its newest code.
+  let next = position ? events.findIndex((event) => eventOrder(event) <= position.event) : 0;
+  let codesCursor = position && next >= 0 && eventOrder(events[next]!) === position.event ? position.codes || undefined : undefined;
+  const tokens: CodeView[] = [];
+  let visited = 0;
+  while (next >= 0 && next < events.length && tokens.length < parsed.limit && visited < LIST_LIMITS.codePageEvents) {
+    const event = events[next]!;
+    if (event.tokenCount > 0) {
+      visited++;
+      const page = await eventCodePage(deps, event, { ...parsed, cursor: codesCursor, limit: parsed.limit - tokens.length }, now);
+      tokens.push(...page.tokens);
+      if (page.nextCursor) return { tokens, nextCursor: encodeAcrossEvents({ event: eventOrder(event), codes: page.nextCursor }) };
+    }
+    codesCursor = undefined;
+    next++;
+  }
+  const rest = next >= 0 && next < events.length ? events[next]! : null;
+  return { tokens, nextCursor: rest ? encodeAcrossEvents({ event: eventOrder(rest), codes: '' }) : null };
 }
 
 /**
@@ -109,7 +169,9 @@ export async function listAllCodes(deps: AccessDeps, query: Record<string, strin
 export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string, query: Record<string, string>) {
   const { tz } = parseInput(codeExportQuery, query);
   const event = await requireEvent(deps, eventId);
-  const tokens = await eventCodeViews(deps, event, LIST_LIMITS.exportRows, 'codes-export-too-long');
+  if (event.tokenCount > LIST_LIMITS.exportRows) throw new Conflict('codes-export-too-long');
+  const now = deps.now();
+  const tokens = (await deps.stores.codes.listCodes(event.id)).map((code) => codeView(code, event, now));
   const time = (iso: string) => (tz ? isoInTimeZone(iso, tz) : iso);
   const csv = toCsv(
     ['code', 'label', 'status', 'createdAt', 'expiresAt', 'link'],

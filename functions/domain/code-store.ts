@@ -1,3 +1,4 @@
+import type { CodeFilter } from './code-filter';
 import type { CodeAccessState, CodeRecord, CodeSummary, EndedSession, EventAccessState, LiveSessionRecord, PlaybackSession } from './records';
 
 /**
@@ -17,6 +18,14 @@ export interface CodeStore {
   getCodeById(id: string): Promise<CodeRecord | null>;
   /** The event's codes, newest first, without their session state. */
   listCodes(eventId: string): Promise<CodeSummary[]>;
+  /**
+   * One page of the event's codes matching `filter` (code-filter.ts), newest first, at most `limit`;
+   * `cursor` is the previous page's `nextCursor` (InvalidCursor when it is not one), null once nothing
+   * older is left. A page passes at most `LIST_LIMITS.codePageScan` codes, whatever the event's size,
+   * so a page of a rare filter may hold fewer than `limit` with a cursor to go on. Walking the cursor
+   * gives every matching code exactly once (codes created meanwhile are newer: they are not in the walk).
+   */
+  listCodePage(args: { eventId: string; filter: CodeFilter; cursor: string | null; limit: number }): Promise<{ codes: CodeSummary[]; nextCursor: string | null }>;
   /**
    * Copies the event's `isActive` onto each of its codes (`eventActive`), so that a heartbeat
    * stays one conditional write; the event item stays the authority. A code deleted meanwhile is skipped.

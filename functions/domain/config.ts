@@ -55,13 +55,20 @@ export const RATE_LIMITS = {
 /**
  * The most one answer lists or carries, so that no request reads or sends without bound (a Lambda
  * answer stops at 6 MB: one code in a list is about 260 bytes, one CSV row about 115). Pages
- * (sessions, the audit log) have their own `limit`; the revocation feed is the ingest's and the edge's.
+ * (codes, sessions, the audit log) have their own `limit`; the revocation feed is the ingest's and the edge's.
  */
 export const LIST_LIMITS = {
   /** The newest events of the event list and the dashboard. */
   events: 1000,
-  /** Codes in one list (an event's, or across events). */
-  codes: 10_000,
+  /** Codes in one page of a code list (an event's, or across events): `limit`'s default and most. */
+  codePage: 1000,
+  /**
+   * Codes one page passes at most to find its matches for a filter (status, label): a page of a
+   * rare filter may hold fewer than `limit` with a cursor to go on, but never reads the whole event.
+   */
+  codePageScan: 10_000,
+  /** Events one page across events visits at most (each costs a query of its shards). */
+  codePageEvents: 20,
   /** Rows of one CSV export. */
   exportRows: 20_000,
   /** Staff accounts. */

@@ -97,7 +97,6 @@ export type ConflictKind =
   | 'owner-password-elsewhere'
   | 'enrolment-not-started'
   | 'preview-of-inactive-event'
-  | 'codes-list-too-long'
   | 'codes-export-too-long'
   | 'too-many-accounts';
 /** The request cannot apply to the record's current state. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { LIST_LIMITS } from './config';
 import { InvalidInput } from './errors';
 import { TOKEN_STATUSES } from './views';
 import { isTimeZone } from './time-zone';
@@ -68,9 +69,14 @@ export const bulkRevokeInput = z.object({
   tokenIds: z.array(recordId).min(1).max(1000),
 });
 
+/** A page of codes: `label` exact, `code` one exact code (looked up, not searched for). */
 export const codeListQuery = z.object({
   status: z.enum([...TOKEN_STATUSES, 'active']).optional(),
   eventId: recordId.optional(),
+  label: z.string().max(200).optional(),
+  code: z.string().min(1).max(64).optional(),
+  cursor: z.string().min(1).max(2048).optional(),
+  limit: z.coerce.number().int().min(1).max(LIST_LIMITS.codePage).default(LIST_LIMITS.codePage),
 });
 
 /** The CSV export: `tz`, the organiser's IANA time zone, puts its offset on the times (UTC without it). */

@@ -54,7 +54,6 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'owner-password-elsewhere': 'The owner password is set with set-admin-password',
   'enrolment-not-started': 'Start two-factor enrolment first',
   'preview-of-inactive-event': 'Event is deactivated: activate it to preview the stream',
-  'codes-list-too-long': `More than ${LIST_LIMITS.codes.toLocaleString('en')} codes: too many to list at once (choose one event that has fewer)`,
   'codes-export-too-long': `More than ${LIST_LIMITS.exportRows.toLocaleString('en')} codes: too many to export at once`,
   'too-many-accounts': `There are ${LIST_LIMITS.accounts} staff accounts already: disable one and give it to someone else`,
 };

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { allEventCodes } from '../support/code-pages';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
 import { valueOf } from '../support/wait';
 
@@ -48,7 +49,7 @@ it('a 20,000-code job survives its worker killed halfway: it resumes, the count 
   }, { timeout: 300_000 });
   expect(done).toMatchObject({ status: 'done', done: 20_000, total: 20_000, result: { count: 20_000, label: 'Night 1' } });
 
-  const { tokens } = await system.admin('GET', `/api/admin/events/${event.id}/tokens`);
+  const tokens = await allEventCodes<{ id: string; code: string; label: string }>((path) => system.admin('GET', path), event.id);
   expect(tokens).toHaveLength(20_000);
   expect(new Set(tokens.map((token: { code: string }) => token.code)).size).toBe(20_000);
   expect(new Set(tokens.map((token: { id: string }) => token.id)).size).toBe(20_000);
@@ -59,7 +60,7 @@ it('a 20,000-code job survives its worker killed halfway: it resumes, the count 
   const validate = await fetch(`${system.urls.api}/api/tokens/validate`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code: tokens[12_345].code }),
+    body: JSON.stringify({ code: tokens[12_345]!.code }),
   });
   expect(validate.status).toBe(200);
 }, 600_000);
@@ -83,8 +84,8 @@ it('carries on with a job after npm start is stopped and started again on the sa
       return now.status === 'done' || now.status === 'failed' ? now : null;
     }, { timeout: 240_000 });
     expect(done).toMatchObject({ status: 'done', done: 6_000 });
-    const { tokens } = await system.admin('GET', `/api/admin/events/${event.id}/tokens`);
-    expect(new Set(tokens.map((token: { code: string }) => token.code)).size).toBe(6_000);
+    const tokens = await allEventCodes<{ id: string; code: string }>((path) => system.admin('GET', path), event.id);
+    expect(new Set(tokens.map((token) => token.code)).size).toBe(6_000);
     expect((await system.admin('GET', `/api/admin/events/${event.id}`)).stats.tokens).toBe(6_000);
   } finally {
     await restarted?.stop();

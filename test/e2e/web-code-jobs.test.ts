@@ -2,7 +2,10 @@
  * The console's generation of many codes, in Chromium against `npm start`'s
  * program: more than 500 codes start a background job whose progress bar
  * (done of total, %, time left) follows the job, survives a reload of the
- * page, and gives way to the refreshed code list when the job is done.
+ * page, and gives way to the refreshed code list when the job is done. The
+ * 9,000 codes are then walked as a user pages them: 100 a page (server cursor),
+ * a label filter, an exact code typed as printed, and ticket sheets of a label
+ * 400 at a time.
  * The worker is paused (SIGSTOP) for the screenshots, at 1280 and 390 px.
  */
 import { describe, expect, it } from 'vitest';
@@ -13,7 +16,7 @@ const poll = <T>(read: () => Promise<T>, timeout = 60_000) => expect.poll(read, 
 describe('web: generating codes in the background', () => {
   const story = browserStory();
 
-  it('shows the job’s progress, keeps it across a reload, and lists the codes when it is done', async () => {
+  it('shows the job’s progress, keeps it across a reload, and pages the codes when it is done', async () => {
     const { system } = story;
     const api = system.urls.api!;
     const page = await story.adminPage();
@@ -77,12 +80,56 @@ describe('web: generating codes in the background', () => {
     expect(await page.locator('.job-progress .job-figures').textContent()).toMatch(/ of 9,000 \(\d+ %\) · /);
     await page.setViewportSize({ width: 1280, height: 900 });
 
-    // The worker carries on: when the job is done the bar goes and the list shows every code.
+    // The worker carries on: when the job is done the bar goes and the list shows the newest page of codes.
     process.kill(worker, 'SIGCONT');
     await poll(() => page.locator('#status').textContent(), 240_000).toBe('9,000 codes generated.');
     expect(await page.locator('.job-progress').count()).toBe(0);
-    await poll(() => page.locator('tr[data-code]').count()).toBe(9000);
-    expect(await page.locator('tr[data-code] td', { hasText: 'Presale' }).count()).toBe(9000);
+    const shown = () => page.locator('tr[data-code]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-code')!));
+    await poll(async () => (await shown()).length).toBe(100);
+    expect(await page.locator('tr[data-code] td', { hasText: 'Presale' }).count()).toBe(100);
+    const older = page.getByRole('button', { name: 'Older →' });
+    const newer = page.getByRole('button', { name: '← Newer' });
+    const pageNumber = page.locator('[data-key="codes-page"]');
+    expect(await pageNumber.textContent()).toBe('Page 1');
+    expect(await newer.isHidden()).toBe(true);
+
+    // Paging: every page another 100 codes, back to the same first page.
+    const first = await shown();
+    await older.click();
+    await poll(() => pageNumber.textContent()).toBe('Page 2');
+    await poll(async () => (await shown())[0]).not.toBe(first[0]);
+    const second = await shown();
+    expect(second).toHaveLength(100);
+    expect(second.filter((code) => first.includes(code))).toEqual([]);
+    await newer.click();
+    await poll(() => pageNumber.textContent()).toBe('Page 1');
+    await poll(shown).toEqual(first);
+
+    // One exact code, typed as printed on a ticket (lower case, dashes): one lookup, one row.
+    const wanted = second[42]!;
+    await page.getByLabel('Code', { exact: true }).fill(wanted.toLowerCase().replace(/(.{4})(?=.)/g, '$1-'));
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await poll(shown).toEqual([wanted]);
+    await page.getByLabel('Code', { exact: true }).fill('');
+    // The label is exact: another case matches nothing; the label filter pages as the list does.
+    await page.getByLabel('Sale or list').fill('presale');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await poll(() => page.locator('.codes-list .empty').textContent()).toBe('No codes match this filter.');
+    await page.getByLabel('Sale or list').fill('Presale');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await poll(shown).toEqual(first);
+    expect(await older.isVisible()).toBe(true);
+
+    // Tickets of the label: a sheet of 400, then the next 400, never all 9,000 on one page.
+    await page.getByRole('button', { name: 'Print tickets' }).click();
+    await page.getByRole('heading', { name: 'Print tickets' }).waitFor();
+    const tickets = () => page.locator('.ticket-sheet .ticket').evaluateAll((all) => all.map((ticket) => ticket.getAttribute('data-code')!));
+    await poll(async () => (await tickets()).length).toBe(400);
+    expect(await page.getByLabel('Tickets for').locator('option').first().textContent()).toBe('The newest 400 usable codes labelled “Presale” (400 codes)');
+    const sheet = await tickets();
+    expect(sheet).toEqual(expect.arrayContaining(first));
+    await page.getByRole('link', { name: 'Next 400 codes labelled “Presale” →' }).click();
+    await poll(async () => (await tickets()).filter((code) => sheet.includes(code)).length === 0 && (await tickets()).length).toBe(400);
     expect(problems).toEqual([]);
   }, 480_000);
 });

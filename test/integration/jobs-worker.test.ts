@@ -18,6 +18,7 @@ import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
 import { startSqsEventSource, type SqsEventSource } from '../../local/sqs-event-source';
 import { startApi, type ApiHarness } from '../support/api-harness';
+import { allEventCodes } from '../support/code-pages';
 import { call } from '../support/http';
 import { valueOf } from '../support/wait';
 
@@ -91,7 +92,7 @@ const jobOf = async (id: string) => (await api.admin('GET', `/api/admin/jobs/${i
 const settled = (id: string, status: 'done' | 'failed') => valueOf(`job ${status}`, async () => ((await jobOf(id)).status === status ? jobOf(id) : null));
 
 async function codesOf(eventId: string) {
-  const { tokens } = (await api.admin('GET', `/api/admin/events/${eventId}/tokens`)).body as { tokens: { id: string; code: string }[] };
+  const tokens = await allEventCodes<{ id: string; code: string }>(async (path) => (await api.admin('GET', path)).body, eventId);
   const event = (await api.admin('GET', `/api/admin/events/${eventId}`)).body;
   return { listed: tokens.length, unique: new Set(tokens.map((t) => t.code)).size, ids: new Set(tokens.map((t) => t.id)).size, counted: event.stats.tokens };
 }

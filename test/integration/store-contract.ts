@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { shardOf } from '../../functions/adapters/dynamo-keys';
 import { CODE_SHARDS } from '../../functions/adapters/table-schema';
-import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
+import { AccessRevoked, AlreadyExists, CodeInUse, InvalidCursor, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
 import type { CodeRecord } from '../../functions/domain/records';
 import { newAccount } from '../../functions/domain/staff-accounts';
@@ -262,6 +262,42 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         redeemedIp: null,
         createdAt: codes[39]!.createdAt,
       });
+    });
+
+    it('pages an event\'s codes across its shards: every code once, newest first, filtered, from a cursor it issued', async () => {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      // Codes made in the same millisecond are ordered by id, as the index sorts them.
+      const codes = Array.from({ length: 45 }, (_, i) =>
+        sampleCode(event.id, {
+          createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(i / 3))).toISOString(),
+          label: i % 2 ? 'balcony' : 'stalls',
+          isRevoked: i % 5 === 0,
+          redeemedAt: i % 3 === 0 ? iso() : null,
+        }),
+      );
+      await Promise.all(codes.map((code) => stores.codes.createCode(code)));
+      const walk = async (filter: Parameters<typeof stores.codes.listCodePage>[0]['filter'], limit: number) => {
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const page: Awaited<ReturnType<typeof stores.codes.listCodePage>> = await stores.codes.listCodePage({ eventId: event.id, filter, cursor, limit });
+          expect(page.codes.length).toBeLessThanOrEqual(limit);
+          seen.push(...page.codes.map((code) => code.id));
+          cursor = page.nextCursor;
+        } while (cursor);
+        return seen;
+      };
+      const newestFirst = (await stores.codes.listCodes(event.id)).map((code) => code.id);
+      expect(await walk({}, 7)).toEqual(newestFirst);
+      expect(await walk({}, 45)).toEqual(newestFirst);
+      const byId = new Map(codes.map((code) => [code.id, code]));
+      const unusedStalls = newestFirst.filter((id) => byId.get(id)!.label === 'stalls' && !byId.get(id)!.isRevoked && !byId.get(id)!.redeemedAt);
+      expect(await walk({ label: 'stalls', revoked: false, redeemed: false }, 4)).toEqual(unusedStalls);
+      expect(await walk({ label: 'nobody' }, 10)).toEqual([]);
+      const first = await stores.codes.listCodePage({ eventId: event.id, filter: {}, cursor: null, limit: 1 });
+      expect(first.codes[0]).toEqual((await stores.codes.listCodes(event.id))[0]);
+      await expect(stores.codes.listCodePage({ eventId: event.id, filter: {}, cursor: 'bm90IGEgY3Vyc29y', limit: 5 })).rejects.toBeInstanceOf(InvalidCursor);
     });
 
     it('feeds revocations of many codes, whatever shard they land in', async () => {

@@ -2,6 +2,8 @@ import type { CodeStore } from '../../functions/domain/code-store';
 import { codeDenyUntil, endedSessionsAfter } from '../../functions/domain/edge-deny';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, SessionGone } from '../../functions/domain/errors';
 import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, LiveSessionRecord } from '../../functions/domain/records';
+import { matchesCodeFilter } from '../../functions/domain/code-filter';
+import { LIST_LIMITS } from '../../functions/domain/config';
 import { changedSince, copy } from './memory-records';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 
@@ -11,7 +13,9 @@ interface StoredCode {
   feedAt: string | null;
 }
 
-const newestCodeFirst = (a: CodeRecord, b: CodeRecord) => `${b.createdAt}#${b.id}`.localeCompare(`${a.createdAt}#${a.id}`);
+/** An event's codes are listed newest first, then by id, as the DynamoDB index sorts them. */
+const codeOrder = (code: CodeRecord) => `${code.createdAt}#${code.id}`;
+const newestCodeFirst = (a: CodeRecord, b: CodeRecord) => (codeOrder(a) < codeOrder(b) ? 1 : codeOrder(a) > codeOrder(b) ? -1 : 0);
 /** A page of live sessions passes at most this many times its limit in entries, as in DynamoDB. */
 const PAGE_SCAN_FACTOR = 4;
 /** Live sessions are listed newest start first, then by session id, as the DynamoDB index sorts them. */
@@ -71,6 +75,21 @@ export class MemoryCodeStore implements CodeStore {
 
   async listCodes(eventId: string): Promise<CodeSummary[]> {
     return this.codesOf(eventId).map(toSummary);
+  }
+
+  async listCodePage(args: Parameters<CodeStore['listCodePage']>[0]): Promise<{ codes: CodeSummary[]; nextCursor: string | null }> {
+    const before = args.cursor
+      ? decodeCursor<{ before: string }>(args.cursor, (value) => Object.keys(value).length === 1 && typeof value.before === 'string').before
+      : null;
+    const older = this.codesOf(args.eventId).filter((code) => before === null || codeOrder(code) < before);
+    const codes: CodeSummary[] = [];
+    let passed = 0;
+    // As in DynamoDB: at most `codePageScan` codes passed, the cursor after the last one passed.
+    while (passed < older.length && codes.length < args.limit && passed < LIST_LIMITS.codePageScan) {
+      const code = toSummary(older[passed++]!);
+      if (matchesCodeFilter(code, args.filter)) codes.push(code);
+    }
+    return { codes: copy(codes), nextCursor: passed > 0 && passed < older.length ? encodeCursor({ before: codeOrder(older[passed - 1]!) }) : null };
   }
 
   async copyEventActive(eventId: string, active: boolean): Promise<void> {

@@ -112,6 +112,8 @@ describe('routes', () => {
       { view: 'edit-event', id: 'ev1' },
       { view: 'tickets', id: 'ev1', ids: [] },
       { view: 'tickets', id: 'ev1', ids: ['t1', 't2'] },
+      { view: 'tickets', id: 'ev1', ids: ['t1'], status: 'redeemed', label: 'Box & office', cursor: 'eyJiZWZvcmUiOiJ4In0' },
+      { view: 'tickets', id: 'ev1', ids: [], label: 'guest list' },
       { view: 'audit' },
       { view: 'accounts' },
       { view: 'account' },

@@ -18,6 +18,17 @@ import type { Permission, Role } from '../../../functions/domain/roles';
 export type { EventStatus } from '../../../functions/domain/event-status';
 export type { CodeStatus, CodeView } from '../../../functions/domain/views';
 export type CodeFilter = CodeStatus | 'active' | '';
+/** Which page of an event's codes: filters (status, exact label, one exact code) and where the page starts. */
+export interface CodePageQuery {
+  status?: CodeFilter;
+  label?: string;
+  code?: string;
+  cursor?: string;
+}
+export interface CodePage {
+  tokens: CodeView[];
+  nextCursor: string | null;
+}
 export type AdminEvent = ReturnType<typeof adminEventView>;
 /** An event in the list, with its on-air status. */
 export type ListedEvent = ReturnType<typeof adminEventListView>;
@@ -133,9 +144,10 @@ export const adminApi = {
   deleteEvent: (eventId: string) => call<{ deleted: true }>(`/events/${id(eventId)}`, { method: 'DELETE' }),
   rotateIngestKey: (eventId: string) => call<EventDetail>(`/events/${id(eventId)}/ingest-key`, { method: 'POST' }),
   clearCache: (eventId: string) => call<{ cleared: true }>(`/events/${id(eventId)}/cache`, { method: 'DELETE' }),
-  listCodes: (eventId: string, status: CodeFilter = '') =>
-    call<{ tokens: CodeView[] }>(`/events/${id(eventId)}/tokens${status ? `?status=${status}` : ''}`).then(
-      (body) => body.tokens,
+  /** One page of the event's codes, newest first (`cursor`: the previous page's `nextCursor`). */
+  listCodes: (eventId: string, page: CodePageQuery & { limit: number }) =>
+    call<CodePage>(
+      `/events/${id(eventId)}/tokens${query({ status: page.status ?? null, label: page.label ?? null, code: page.code ?? null, cursor: page.cursor ?? null, limit: String(page.limit) })}`,
     ),
   generateCodes: (eventId: string, count: number, label: string) =>
     call<{ tokens: CodeView[]; count: number }>(`/events/${id(eventId)}/tokens`, { json: { count, label } }),

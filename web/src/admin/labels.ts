@@ -103,6 +103,9 @@ export function eventInputFromForm(
   };
 }
 
+/** Codes on one page of the codes list (the API pages them: no page renders a large event's codes whole). */
+export const CODES_PAGE = 100;
+
 /** Codes generated while the admin waits; more are made by a background job. */
 export const CODES_AT_ONCE = 500;
 export const MAX_CODES_PER_JOB = 1_000_000;

@@ -80,7 +80,7 @@ async function show(): Promise<void> {
         await renderEventDetail(main, route.id, current, navigate);
         break;
       case 'tickets':
-        await renderTicketSheet(main, route.id, route.ids, current);
+        await renderTicketSheet(main, route, current);
         break;
       case 'audit':
         await renderAuditPage(main);

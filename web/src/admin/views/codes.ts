@@ -1,11 +1,12 @@
 /**
  * Access codes of one event: generate (up to 500 at once, more in a background job with its progress bar),
- * filter, export, revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print).
+ * a page at a time (server cursor) filtered by status and exact label or found by exact code, export,
+ * revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print: the selection, or a label's codes).
  */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type CodeFilter, type CodeView, type JobView } from '../api';
-import { checkCodeCount, plural, CODES_AT_ONCE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB } from '../labels';
+import { adminApi, type CodeFilter, type CodePageQuery, type CodeView, type JobView } from '../api';
+import { checkCodeCount, plural, CODES_AT_ONCE, CODES_PAGE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
@@ -19,15 +20,23 @@ const FAILED_JOB_SHOWN_MS = 24 * 60 * 60 * 1000;
 export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
   // Read-only sees the list; generating, exporting and revoking need codes:manage.
   const manage = can('codes:manage');
-  let filter: CodeFilter = '';
+  let filter: Omit<CodePageQuery, 'cursor'> = {};
+  /** Cursors of the pages before the shown one; the shown page's own cursor is last. */
+  const cursors: (string | undefined)[] = [undefined];
   let codes: CodeView[] = [];
+  let nextCursor: string | null = null;
   const selected = new Set<string>();
 
   const list = h('div', { className: 'codes-list' });
   const bulk = h('button', { type: 'button', className: 'danger', disabled: true, 'data-key': 'bulk' }, 'Revoke selected');
   // Buttons, like the rest of the toolbar: one opens the ticket sheet, the other saves a file.
   const print = h('button', { type: 'button', 'data-key': 'print' }, 'Print tickets');
-  print.addEventListener('click', () => (location.hash = hrefOf({ view: 'tickets', id: eventId, ids: [...selected] })));
+  // The selection with the page it was made on; without one, the sheets of the label filtered on (or of every usable code).
+  print.addEventListener('click', () => {
+    const ids = [...selected];
+    const page = ids.length ? { status: filter.status || undefined, cursor: cursors[cursors.length - 1] } : {};
+    location.hash = hrefOf({ view: 'tickets', id: eventId, ids, label: filter.label, ...page });
+  });
   const exportCsv = h('button', { type: 'button', 'data-key': 'export' }, 'Export CSV');
   exportCsv.addEventListener('click', () => {
     void act(exportCsv, async () => {
@@ -59,6 +68,21 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     { id: 'code-filter' },
     CODE_FILTERS.map((option) => h('option', { value: option.value }, option.label)),
   );
+  const labelFilter = h('input', { id: 'code-label-filter', type: 'search', maxlength: 200, placeholder: 'Any', 'aria-describedby': 'code-search-hint' });
+  const codeSearch = h('input', { id: 'code-search', type: 'search', maxlength: 64, placeholder: 'ABCD-EFGH-JKLM', autocomplete: 'off', spellcheck: false });
+  const searchForm = h(
+    'form',
+    { className: 'toolbar codes-search', role: 'search', 'aria-label': 'Find codes' },
+    h('div', { className: 'field inline' }, h('label', { for: 'code-filter' }, 'Show codes'), statusSelect),
+    h('div', { className: 'field inline' }, h('label', { for: 'code-label-filter' }, 'Sale or list'), labelFilter),
+    h('div', { className: 'field inline' }, h('label', { for: 'code-search' }, 'Code'), codeSearch),
+    h('button', { type: 'submit', 'data-key': 'find' }, 'Find'),
+    h('p', { id: 'code-search-hint', className: 'hint sr-only' }, 'The sale or list (a label) and the code must match exactly; a code in any case, with or without dashes.'),
+  );
+  const pageInfo = h('p', { className: 'hint', role: 'status', 'data-key': 'codes-page' });
+  const newer = h('button', { type: 'button', className: 'small', 'data-key': 'codes-newer' }, '← Newer');
+  const older = h('button', { type: 'button', className: 'small', 'data-key': 'codes-older' }, 'Older →');
+  const pager = h('div', { className: 'toolbar pager' }, pageInfo, newer, older);
 
   // Generation jobs under way (or recently failed), each with its progress bar; the ids of those shown.
   const jobsArea = h('div', { className: 'jobs' });
@@ -80,8 +104,12 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   };
 
   const load = async () => {
-    const [listed, jobs] = await Promise.all([adminApi.listCodes(eventId, filter), manage ? adminApi.listJobs(eventId) : []]);
-    codes = listed;
+    const [listed, jobs] = await Promise.all([
+      adminApi.listCodes(eventId, { ...filter, cursor: cursors[cursors.length - 1], limit: CODES_PAGE }),
+      manage ? adminApi.listJobs(eventId) : [],
+    ]);
+    codes = listed.tokens;
+    nextCursor = listed.nextCursor;
     for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
     draw();
     // After a reload too: jobs still running, and failures of the last day.
@@ -101,7 +129,20 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     bulk.disabled = selected.size === 0;
     bulk.textContent = selected.size ? `Revoke selected (${selected.size})` : 'Revoke selected';
     print.textContent = selected.size ? `Print tickets (${selected.size})` : 'Print tickets';
+    newer.hidden = cursors.length === 1;
+    older.hidden = !nextCursor;
+    // Pages of a rare filter may hold fewer than a full page: the pager numbers pages, it does not count codes.
+    pageInfo.textContent = `Page ${cursors.length}`;
+    pager.hidden = newer.hidden && older.hidden;
   };
+  const turn = (to: 'newer' | 'older') => {
+    if (to === 'older' && nextCursor) cursors.push(nextCursor);
+    if (to === 'newer' && cursors.length > 1) cursors.pop();
+    selected.clear();
+    void reload();
+  };
+  newer.addEventListener('click', () => turn('newer'));
+  older.addEventListener('click', () => turn('older'));
 
   const toggle = async (button: HTMLButtonElement, code: CodeView) => {
     const done = await act(button, () =>
@@ -113,7 +154,11 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   };
 
   const table = () => {
-    if (codes.length === 0) return h('p', { className: 'empty' }, filter ? 'No codes match this filter.' : 'No codes yet.');
+    const filtered = Boolean(filter.status || filter.label || filter.code);
+    if (codes.length === 0) {
+      if (nextCursor) return h('p', { className: 'empty' }, 'No matching codes among these: look at older codes.');
+      return h('p', { className: 'empty' }, filtered ? 'No codes match this filter.' : 'No codes yet.');
+    }
     const selectable = codes.filter((code) => !code.isRevoked);
     const all = h('input', {
       type: 'checkbox',
@@ -246,10 +291,19 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     });
   });
 
-  statusSelect.addEventListener('change', () => {
-    filter = statusSelect.value as CodeFilter;
+  // A new filter starts from the newest page.
+  const applyFilter = () => {
+    const label = labelFilter.value.trim();
+    const code = codeSearch.value.replace(/[\s-]/g, '');
+    filter = { status: (statusSelect.value as CodeFilter) || undefined, label: label || undefined, code: code || undefined };
+    cursors.splice(1);
     selected.clear();
     void reload();
+  };
+  statusSelect.addEventListener('change', applyFilter);
+  searchForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    applyFilter();
   });
 
   bulk.addEventListener('click', () => {
@@ -275,15 +329,10 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     h('h2', { id: 'codes-title', tabindex: -1 }, 'Access codes'),
     manage && form,
     jobsArea,
-    h(
-      'div',
-      { className: 'toolbar codes-toolbar' },
-      h('div', { className: 'field inline' }, h('label', { for: 'code-filter' }, 'Show codes'), statusSelect),
-      manage && exportCsv,
-      manage && print,
-      manage && bulk,
-    ),
+    searchForm,
+    h('div', { className: 'toolbar codes-toolbar' }, manage && exportCsv, manage && print, manage && bulk),
     list,
+    pager,
   );
   return { element, load };
 }

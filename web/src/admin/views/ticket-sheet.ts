@@ -1,14 +1,19 @@
 /**
- * A printable sheet of tickets: selected codes, one generated batch, or every
- * usable code of the event. Each ticket has the event's title and date, a QR
+ * A printable sheet of tickets: the codes selected on a page of the codes list, or
+ * usable codes of the event (of one label when given) a sheet of `SHEET_CODES` at a time,
+ * with a link to the next; within a sheet, one generated batch. No sheet renders
+ * every code of a large event. Each ticket has the event's title and date, a QR
  * code of the watch link and the code in large, unambiguous type. The
  * browser prints it (print styles lay out eight tickets per A4 or Letter page).
  */
 import { h, replaceChildren } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type EventDetail, type CodeView } from '../api';
-import { plural } from '../labels';
-import { hrefOf } from '../router';
+import { adminApi, type CodeFilter, type EventDetail, type CodeView } from '../api';
+import { CODES_PAGE, plural } from '../labels';
+import { hrefOf, type Route } from '../router';
+
+/** Tickets on one sheet at most: 50 printed pages. */
+export const SHEET_CODES = 400;
 import { consoleWatchLink, groupedCode, qrSvg } from '../tickets';
 
 interface Choice {
@@ -28,16 +33,32 @@ function batches(codes: CodeView[]): Choice[] {
   }));
 }
 
-export async function renderTicketSheet(main: HTMLElement, eventId: string, ids: string[], current: () => boolean): Promise<void> {
+export async function renderTicketSheet(main: HTMLElement, route: Extract<Route, { view: 'tickets' }>, current: () => boolean): Promise<void> {
+  const eventId = route.id;
   replaceChildren(main, h('h1', { tabindex: -1 }, 'Print tickets'), h('p', { className: 'muted' }, 'Loading…'));
-  const [event, usable] = await Promise.all([adminApi.getEvent(eventId), adminApi.listCodes(eventId, 'active')]);
+  // Selected codes: the codes list's page they were chosen on, read again as it was asked for.
+  const page = route.ids.length
+    ? adminApi.listCodes(eventId, { status: route.status as CodeFilter | undefined, label: route.label, cursor: route.cursor, limit: CODES_PAGE })
+    : adminApi.listCodes(eventId, { status: 'active', label: route.label, cursor: route.cursor, limit: SHEET_CODES });
+  const [event, listed] = await Promise.all([adminApi.getEvent(eventId), page]);
   if (!current()) return;
+  const usable = listed.tokens.filter((code) => code.status === 'unused' || code.status === 'redeemed');
 
   const choices: Choice[] = [];
-  const chosen = usable.filter((code) => ids.includes(code.id));
-  if (ids.length > 0) choices.push({ value: 'selected', label: `Selected codes (${plural(chosen.length, 'code')})`, codes: chosen });
-  choices.push({ value: 'all', label: `All usable codes (${plural(usable.length, 'code')})`, codes: usable });
-  choices.push(...batches(usable));
+  const of = route.label ? ` labelled “${route.label}”` : '';
+  if (route.ids.length > 0) {
+    const chosen = usable.filter((code) => route.ids.includes(code.id));
+    choices.push({ value: 'selected', label: `Selected codes (${plural(chosen.length, 'code')})`, codes: chosen });
+  } else {
+    const which = route.cursor ? 'More usable codes' : listed.nextCursor ? `The newest ${SHEET_CODES} usable codes` : 'All usable codes';
+    choices.push({ value: 'all', label: `${which}${of} (${plural(usable.length, 'code')})`, codes: usable });
+    choices.push(...batches(usable));
+  }
+  // The next sheet goes on where this one stopped.
+  const next =
+    route.ids.length === 0 && listed.nextCursor
+      ? h('a', { href: hrefOf({ view: 'tickets', id: eventId, ids: [], label: route.label, cursor: listed.nextCursor }), 'data-key': 'next-sheet' }, `Next ${SHEET_CODES} codes${of} →`)
+      : null;
 
   const select = h('select', { id: 'ticket-choice' }, choices.map((choice) => h('option', { value: choice.value }, choice.label)));
   const summary = h('p', { className: 'hint', role: 'status' });
@@ -66,7 +87,7 @@ export async function renderTicketSheet(main: HTMLElement, eventId: string, ids:
       h('h1', { tabindex: -1 }, 'Print tickets'),
       h('div', { className: 'field inline' }, h('label', { for: 'ticket-choice' }, 'Tickets for'), select),
       summary,
-      h('div', { className: 'toolbar' }, printButton),
+      h('div', { className: 'toolbar' }, printButton, next),
     ),
     sheet,
   );
