@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Stores } from '../domain/stores';
 import { DynamoAccountStore } from './dynamo-account-store';
+import { DynamoAudienceStore } from './dynamo-audience-store';
 import { DynamoAuditStore } from './dynamo-audit-store';
 import { DynamoCodeStore } from './dynamo-code-store';
 import { DynamoCounterStore } from './dynamo-counter-store';
@@ -16,5 +17,6 @@ export function dynamoStores(client: DynamoDBDocumentClient, tableName: string):
     counters: new DynamoCounterStore(table),
     audit: new DynamoAuditStore(table),
     accounts: new DynamoAccountStore(table),
+    audience: new DynamoAudienceStore(table),
   };
 }

@@ -1,4 +1,5 @@
 import type { AccountStore } from './account-store';
+import type { AudienceStore } from './audience-store';
 import type { AuditStore } from './audit-store';
 import type { CodeStore } from './code-store';
 import type { CounterStore } from './counter-store';
@@ -20,4 +21,6 @@ export interface Stores {
   audit: AuditStore;
   /** Staff accounts, the account policy and signed-out admin sessions. */
   accounts: AccountStore;
+  /** An event's audience over time, its tickets' watching records, its trouble list and air marks. */
+  audience: AudienceStore;
 }

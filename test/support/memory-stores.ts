@@ -1,5 +1,6 @@
 import type { Stores } from '../../functions/domain/stores';
 import { MemoryAccountStore } from './memory-account-store';
+import { MemoryAudienceStore } from './memory-audience-store';
 import { MemoryAuditStore } from './memory-audit-store';
 import { MemoryCodeStore } from './memory-code-store';
 import { MemoryCounterStore } from './memory-counter-store';
@@ -12,6 +13,7 @@ export interface MemoryStores extends Stores {
   counters: MemoryCounterStore;
   audit: MemoryAuditStore;
   accounts: MemoryAccountStore;
+  audience: MemoryAudienceStore;
 }
 
 /**
@@ -27,5 +29,6 @@ export function memoryStores(): MemoryStores {
     counters: new MemoryCounterStore(),
     audit: new MemoryAuditStore(),
     accounts: new MemoryAccountStore(),
+    audience: new MemoryAudienceStore(),
   };
 }
