@@ -14,7 +14,8 @@ const FAN_OUT = 16;
 const REVOKE_ATTEMPTS = 9;
 const RELEASE_ATTEMPTS = 5;
 
-function toCode(item: Item): CodeRecord {
+/** A code item (as read, or as a stream image) as the domain's record. */
+export function toCode(item: Item): CodeRecord {
   const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, ...rest } = item;
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
 }
