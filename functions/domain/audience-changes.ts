@@ -42,14 +42,19 @@ export function minuteOf(iso: string): string {
   return new Date(Math.floor(Date.parse(iso) / MINUTE_MS) * MINUTE_MS).toISOString();
 }
 
+/** Bitrate classes (kbps) of the rendition mix: the usual rungs of ladders, about 1.25 to 1.5 apart. */
+const BITRATE_CLASSES = [
+  100, 150, 200, 300, 400, 500, 600, 800, 1000, 1200, 1500, 2000, 2500, 3000, 3500, 4000, 5000, 6000, 8000, 10_000, 12_000, 15_000, 20_000,
+  25_000, 30_000, 40_000, 50_000,
+];
+
 /**
- * Renditions are told apart by bitrate class: a geometric scale of ratio 1.25 from 50 kbps, so that
- * each rung of a ladder (rungs are 1.5× or more apart) keeps a class of its own, and a player
- * reporting odd numbers adds at most one of some 30 classes to a minute.
+ * A rendition's class: the nearest of the usual rungs on a log scale, so each rung of a ladder keeps
+ * a class of its own, and a player reporting odd numbers adds at most one of some 30 classes to a minute.
  */
 export function bitrateClass(kbps: number): number {
-  const step = Math.round(Math.log(Math.max(50, kbps) / 50) / Math.log(1.25));
-  return Math.round(50 * 1.25 ** Math.min(step, 31));
+  const distance = (rung: number) => Math.abs(Math.log(Math.max(1, kbps) / rung));
+  return BITRATE_CLASSES.reduce((best, rung) => (distance(rung) < distance(best) ? rung : best));
 }
 
 const SUMS = ['playingMs', 'stalledMs', 'stalls', 'errors', 'droppedFrames'] as const;
@@ -109,18 +114,23 @@ export function effectsOfCodeChange(change: CodeChange, sessionTimeoutSeconds: n
   }
 
   let trouble: TroubleEntry | null = null;
-  if (is && was && is.id === was.id && is.heartbeatAt > was.heartbeatAt) {
+  if (is && was && is.id === was.id && is.heartbeatAt >= was.heartbeatAt) {
     aliveThrough(was.heartbeatAt, is.heartbeatAt);
-    const minute = tally(is.heartbeatAt);
-    for (const field of SUMS) minute[field] += Math.max(0, (is[field] ?? 0) - (was[field] ?? 0));
-    if (is.startupMs !== undefined && was.startupMs === undefined) {
-      const bucket = sketchBucket(is.startupMs);
-      minute.startups.set(bucket, (minute.startups.get(bucket) ?? 0) + 1);
-    }
-    const played = Math.max(0, (is.playingMs ?? 0) - (was.playingMs ?? 0));
-    if (played > 0 && is.bitrateKbps !== undefined) {
-      const kbps = bitrateClass(is.bitrateKbps);
-      minute.renditions.set(kbps, (minute.renditions.get(kbps) ?? 0) + played);
+    const added = SUMS.map((field) => [field, Math.max(0, (is[field] ?? 0) - (was[field] ?? 0))] as const);
+    const started = is.startupMs !== undefined && was.startupMs === undefined;
+    // A write of the session that reported nothing (a long-lived URL marked, a revoke) adds no minute.
+    if (started || added.some(([, value]) => value > 0)) {
+      const minute = tally(is.heartbeatAt);
+      for (const [field, value] of added) minute[field] += value;
+      if (started) {
+        const bucket = sketchBucket(is.startupMs!);
+        minute.startups.set(bucket, (minute.startups.get(bucket) ?? 0) + 1);
+      }
+      const played = added.find(([field]) => field === 'playingMs')![1];
+      if (played > 0 && is.bitrateKbps !== undefined) {
+        const kbps = bitrateClass(is.bitrateKbps);
+        minute.renditions.set(kbps, (minute.renditions.get(kbps) ?? 0) + played);
+      }
     }
     const reason = sessionTrouble(is);
     if (reason && !sessionTrouble(was)) {

@@ -1,8 +1,10 @@
 import { startEmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { dynamoStoresOn } from '../support/store-under-test';
 import { describeStoreContract } from './store-contract';
+import { describeAudienceStoreContract } from './store-contract-audience';
 import { describeShowNightStoreContract } from './store-contract-show-night';
 
 const dynalite = dynamoStoresOn((tableName) => startEmbeddedDynamo({ tableName }));
 describeStoreContract('dynalite (the embedded stand-in)', dynalite);
 describeShowNightStoreContract('dynalite (the embedded stand-in)', dynalite);
+describeAudienceStoreContract('dynalite (the embedded stand-in)', dynalite);
