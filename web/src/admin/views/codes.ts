@@ -1,20 +1,27 @@
-/** Access codes of one event: generate, filter, export, revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print). */
+/**
+ * Access codes of one event: generate, filter, export, revoke/unrevoke, bulk revoke by selection,
+ * tickets (QR, link, print), each ticket's watching; the filter "with trouble" lists the tickets whose
+ * holders had trouble watching, with their CSV for refunds.
+ */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type CodeFilter, type CodeView } from '../api';
-import { checkCodeCount, plural, CODE_FILTERS, CODE_STATUS_LABELS } from '../labels';
+import { adminApi, type CodeView, type TroublePage } from '../api';
+import { checkCodeCount, plural, CODE_FILTERS, CODE_STATUS_LABELS, type CodeListFilter } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
 import { copyLinkButton, qrButton } from './ticket-qr';
+import { troubleTable, watchingButton } from './watching';
 
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
 
 export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
   // Read-only sees the list; generating, exporting and revoking need codes:manage.
   const manage = can('codes:manage');
-  let filter: CodeFilter = '';
+  let filter: CodeListFilter = '';
   let codes: CodeView[] = [];
+  /** The trouble list's pages shown so far (the filter "with trouble"). */
+  let trouble: TroublePage = { tickets: [], nextCursor: null };
   const selected = new Set<string>();
 
   const list = h('div', { className: 'codes-list' });
@@ -40,7 +47,17 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     CODE_FILTERS.map((option) => h('option', { value: option.value }, option.label)),
   );
 
+  const troubleCsv = h('a', { className: 'button', href: adminApi.troubleExportUrl(eventId), download: '', hidden: true }, 'Download CSV for refunds');
+  const moreTrouble = h('button', { type: 'button', className: 'small', 'data-key': 'trouble-more', hidden: true }, 'More');
+
   const load = async () => {
+    troubleCsv.hidden = !(manage && filter === 'trouble');
+    if (filter === 'trouble') {
+      trouble = await adminApi.troubleList(eventId, null);
+      codes = [];
+      selected.clear();
+      return draw();
+    }
     codes = await adminApi.listCodes(eventId, filter);
     for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
     draw();
@@ -52,7 +69,8 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   };
 
   const draw = () => {
-    rerender(list, () => table());
+    rerender(list, () => (filter === 'trouble' ? troubleTable(trouble) : table()));
+    moreTrouble.hidden = filter !== 'trouble' || !trouble.nextCursor;
     bulk.disabled = selected.size === 0;
     bulk.textContent = selected.size ? `Revoke selected (${selected.size})` : 'Revoke selected';
     print.href = hrefOf({ view: 'tickets', id: eventId, ids: [...selected] });
@@ -137,7 +155,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       { 'data-code': code.code },
       manage && h('td', { className: 'check' }, check),
       h('th', { scope: 'row', className: 'mono code' }, code.code),
-      h('td', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code)),
+      h('td', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code), code.redeemedAt && watchingButton(code.id, code.code)),
       h('td', null, code.label || '—'),
       h('td', null, badge(CODE_STATUS_LABELS[code.status] ?? code.status, STATUS_TONES[code.status] ?? 'muted')),
       h('td', null, formatDateTime(code.redeemedAt)),
@@ -190,9 +208,17 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   });
 
   statusSelect.addEventListener('change', () => {
-    filter = statusSelect.value as CodeFilter;
+    filter = statusSelect.value as CodeListFilter;
     selected.clear();
     void reload();
+  });
+
+  moreTrouble.addEventListener('click', () => {
+    void act(moreTrouble, async () => {
+      const next = await adminApi.troubleList(eventId, trouble.nextCursor);
+      trouble = { tickets: [...trouble.tickets, ...next.tickets], nextCursor: next.nextCursor };
+      draw();
+    });
   });
 
   bulk.addEventListener('click', () => {
@@ -222,10 +248,12 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       { className: 'toolbar codes-toolbar' },
       h('div', { className: 'field inline' }, h('label', { for: 'code-filter' }, 'Show codes'), statusSelect),
       manage && h('a', { className: 'button', href: adminApi.exportUrl(eventId), download: '' }, 'Export CSV'),
+      manage && troubleCsv,
       manage && print,
       manage && bulk,
     ),
     list,
+    moreTrouble,
   );
   return { element, load };
 }
