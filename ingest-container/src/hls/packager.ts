@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import BaseSession from 'node-media-server/src/session/base_session.js';
 import type BroadcastServer from 'node-media-server/src/server/broadcast_server.js';
 import type { Logger } from '../log';
+import type { IngestMetrics } from '../metrics';
 import { ffmpegArgs, type PackagingOptions } from './ffmpeg-args';
 import { describeError } from '../log';
 import { Recording } from '../../../recording/recording';
@@ -67,14 +68,15 @@ export async function startHlsJob(args: {
   publishId: string;
   config: HlsConfig;
   log: Logger;
+  metrics: Pick<IngestMetrics, 'count'>;
 }): Promise<HlsJob> {
-  const { broadcast, streamName, publishId, config, log } = args;
+  const { broadcast, streamName, publishId, config, log, metrics } = args;
   const recording = await Recording.open(config.store, streamName, log, publishId);
   const workDir = await mkdtemp(join(tmpdir(), 'stagedoor-ingest-work-'));
   const dvrWindowSeconds = config.dvrWindowSeconds ?? DEFAULT_DVR_WINDOW_SECONDS;
   await recording.putLivePlaylists(dvrWindowSeconds);
   const bufferLimitBytes = config.bufferLimitBytes ?? DEFAULT_BUFFER_LIMIT_BYTES;
-  const uploader = startUploader({ workDir, recording, store: config.store, dvrWindowSeconds, bufferLimitBytes, log });
+  const uploader = startUploader({ workDir, recording, store: config.store, dvrWindowSeconds, bufferLimitBytes, log, metrics });
   // Own process group: a Ctrl-C in the terminal must not kill ffmpeg before we close its input and it writes the
   // final playlist. It still ends with us: our death closes its stdin.
   const ffmpeg = spawn(config.ffmpegPath, ffmpegArgs(workDir, publishId, config), { stdio: ['pipe', 'ignore', 'pipe'], detached: true });
