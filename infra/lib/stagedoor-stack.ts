@@ -1,13 +1,16 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
 import { EDGE_SYNC_TRIGGERS } from '../../functions/config/edge-sync-config';
+import { Alerts, NotifyEveryAlarm } from './constructs/alerts';
 import { Api } from './constructs/api';
+import { Audience } from './constructs/audience';
 import { Data } from './constructs/data';
 import { Delivery } from './constructs/delivery';
 import { EdgeSync } from './constructs/edge-sync';
 import { Gateway } from './constructs/gateway';
 import { Ingest } from './constructs/ingest';
+import { Monitoring } from './constructs/monitoring';
 import { RecordingSweep } from './constructs/recording-sweep';
 import { Web } from './constructs/web';
 
@@ -42,12 +45,15 @@ export interface StagedoorStackProps extends StackProps {
 
 /**
  * The whole deployment. Constructs are made in dependency order and hand their
- * outputs on as props: data -> web -> gateway -> ingest -> delivery -> api, edge-sync, recording sweep.
+ * outputs on as props: data -> web -> gateway -> ingest -> delivery -> api, edge-sync, audience, recording
+ * sweep -> monitoring. Every alarm anywhere in the stack notifies the alerts topic (an aspect).
  */
 export class StagedoorStack extends Stack {
   constructor(scope: Construct, id: string, props: StagedoorStackProps) {
     super(scope, id, props);
     const config = props.config;
+    const alerts = new Alerts(this, 'Alerts');
+    Aspects.of(this).add(new NotifyEveryAlarm(alerts.topic));
 
     const data = new Data(this, 'Data', { mediaRetentionDays: config.mediaRetentionDays ?? 30 });
     const web = new Web(this, 'Web', { builtDir: config.webBuildDir, logsBucket: data.logsBucket });
@@ -105,9 +111,20 @@ export class StagedoorStack extends Stack {
       reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? EDGE_SYNC_TRIGGERS.reconcileMinutes),
       secretReady: data.secretReady,
     });
+    const audience = new Audience(this, 'Audience', { table: data.table });
     const recordingSweep = new RecordingSweep(this, 'RecordingSweep', { table: data.table, mediaBucket: data.mediaBucket });
+    const monitoring = new Monitoring(this, 'Monitoring', {
+      apiFunctions: api.functions,
+      httpApi: gateway.httpApi,
+      edgeSync: edgeSync.fn,
+      audience: audience.fn,
+      recordingSweep: recordingSweep.fn,
+      table: data.table,
+      distribution: delivery.distribution,
+      ingestTargets: ingest.targets,
+    });
     // Last of all: the admin fields leave the shared secret once everything else is updated (docs/deploy.md, "Upgrading").
-    data.retireSharedAdminFields([web, gateway, ingest, delivery, api, edgeSync, recordingSweep]);
+    data.retireSharedAdminFields([web, gateway, ingest, delivery, api, edgeSync, audience, recordingSweep, alerts, monitoring]);
 
     new CfnOutput(this, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });
     new CfnOutput(this, 'AdminUrl', { value: `${delivery.url}/admin/`, description: 'Admin console' });
@@ -125,6 +142,8 @@ export class StagedoorStack extends Stack {
       description: 'Recycle these after changing the secret (docs/deploy.md)',
     });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alerts.topic.topicArn, description: 'Every alarm of the stack notifies this topic (stack parameter AlarmEmail subscribes an address)' });
+    new CfnOutput(this, 'DashboardName', { value: monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of the stack' });
     new CfnOutput(this, 'MediaBucket', { value: data.mediaBucket.bucketName });
   }
 }
