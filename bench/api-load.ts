@@ -6,6 +6,7 @@
 import { startLocalSystem } from '../test/support/local-system';
 import { bearer, call } from '../test/support/http';
 import { percentile, table } from './lib/stats';
+import { benchmark } from './lib/cleanup';
 
 const REQUESTS_PER_CLIENT = { 1: 300, 16: 60 } as const;
 
@@ -89,7 +90,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+await benchmark(main);

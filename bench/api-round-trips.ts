@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { startApi } from '../test/support/api-harness';
 import { bearer, call } from '../test/support/http';
 import { table } from './lib/stats';
+import { benchmark } from './lib/cleanup';
 
 interface Span {
   command: string;
@@ -90,7 +91,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+await benchmark(main);

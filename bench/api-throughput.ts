@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { startLocalSystem } from '../test/support/local-system';
 import { bearer, call } from '../test/support/http';
 import { median, percentile, table } from './lib/stats';
+import { benchmark } from './lib/cleanup';
 
 const CLIENTS = 64;
 const PER_CLIENT = 8;
@@ -107,7 +108,4 @@ async function main() {
   console.log(table(rows));
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+await benchmark(main);

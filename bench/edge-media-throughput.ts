@@ -18,6 +18,7 @@ import { startMediaServer } from '../local/media-server';
 import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
 import { dynamoStores } from '../functions/adapters/dynamo-stores';
 import { signPlaybackToken } from '../functions/domain/playback-token';
+import { benchmark, owned } from './lib/cleanup';
 
 const BUCKET = 'stagedoor-media';
 const SEGMENTS = 20;
@@ -30,62 +31,66 @@ const ROUNDS = 10;
 const secret = randomBytes(32);
 const signingKeys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) };
 
-const s3 = await startEmbeddedS3({ buckets: [BUCKET] });
-const s3Client = new S3Client({
-  endpoint: s3.endpoint,
-  region: 'us-east-1',
-  forcePathStyle: true,
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-});
-for (let i = 0; i < SEGMENTS; i++) {
-  await s3Client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `streams/evt-1/seg-${i}.ts`, Body: randomBytes(SEGMENT_BYTES) }));
-}
-
-// The edge's state as `npm start` keeps it: edge-sync on an (empty) embedded table: nothing revoked.
-const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
-const aws = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: dynamo.endpoint } };
-const edge = startEdgeSync({ stream: dynamo.stream, codes: dynamoStores(dynamoDocumentClient(aws), 'stagedoor').codes, signingKeys, log: () => {} });
-if (!(await edge.firstSync)) throw new Error('edge-sync did not fill the edge store');
-
-const common = { port: 0, host: '127.0.0.1', bucket: BUCKET, s3Client, edge, log: () => {} };
-const validating = await startMediaServer({ ...common, validate: true });
-const open = await startMediaServer({ ...common, validate: false });
-
-const { token } = await signPlaybackToken({ code: 'CODE1', eventId: 'evt-1', sessionId: 'sid-1' }, signingKeys, new Date());
-
-const script = fileURLToPath(new URL('./lib/segments.lua', import.meta.url));
-
-interface Round {
-  getsPerSecond: number;
-  /** This process's CPU time per GET (wrk runs in its own): unlike the rate, it holds up when other work shares the cores. */
-  cpuMicrosPerGet: number;
-}
-
-/** One round: wrk with CONCURRENCY connections on one thread, bounded in time. */
-function round(baseUrl: string): Promise<Round> {
-  return new Promise((resolve, reject) => {
-    const cpuBefore = process.cpuUsage();
-    const wrk = spawn(
-      'wrk',
-      ['-t1', `-c${CONCURRENCY}`, `-d${ROUND_SECONDS}s`, '-s', script, '-H', `Authorization: Bearer ${token}`, baseUrl],
-      { env: { ...process.env, SEGMENTS: String(SEGMENTS) }, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let output = '';
-    wrk.stdout.on('data', (chunk) => (output += chunk));
-    wrk.once('error', reject);
-    wrk.once('close', (code) => {
-      const cpu = process.cpuUsage(cpuBefore);
-      const rate = /Requests\/sec:\s+([\d.]+)/.exec(output)?.[1];
-      const requests = /(\d+) requests in/.exec(output)?.[1];
-      const failed = /Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1];
-      if (code !== 0 || !rate || !requests) return reject(new Error(`wrk exited ${code}: ${output}`));
-      if (failed) return reject(new Error(`${baseUrl} answered ${failed} requests with an error`));
-      resolve({ getsPerSecond: Number(rate), cpuMicrosPerGet: (cpu.user + cpu.system) / Number(requests) });
-    });
+await benchmark(async (defer) => {
+  const s3 = await startEmbeddedS3({ buckets: [BUCKET] });
+  defer(() => s3.close());
+  const s3Client = new S3Client({
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-}
+  for (let i = 0; i < SEGMENTS; i++) {
+    await s3Client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `streams/evt-1/seg-${i}.ts`, Body: randomBytes(SEGMENT_BYTES) }));
+  }
 
-try {
+  // The edge's state as `npm start` keeps it: edge-sync on an (empty) embedded table: nothing revoked.
+  const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
+  defer(() => dynamo.close());
+  const aws = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: dynamo.endpoint } };
+  const edge = startEdgeSync({ stream: dynamo.stream, codes: dynamoStores(dynamoDocumentClient(aws), 'stagedoor').codes, signingKeys, log: () => {} });
+  defer(() => edge.stop());
+  if (!(await edge.firstSync)) throw new Error('edge-sync did not fill the edge store');
+
+  const common = { port: 0, host: '127.0.0.1', bucket: BUCKET, s3Client, edge, log: () => {} };
+  const validating = await startMediaServer({ ...common, validate: true });
+  defer(() => validating.close());
+  const open = await startMediaServer({ ...common, validate: false });
+  defer(() => open.close());
+
+  const { token } = await signPlaybackToken({ code: 'CODE1', eventId: 'evt-1', sessionId: 'sid-1' }, signingKeys, new Date());
+
+  const script = fileURLToPath(new URL('./lib/segments.lua', import.meta.url));
+
+  interface Round {
+    getsPerSecond: number;
+    /** This process's CPU time per GET (wrk runs in its own): unlike the rate, it holds up when other work shares the cores. */
+    cpuMicrosPerGet: number;
+  }
+
+  /** One round: wrk with CONCURRENCY connections on one thread, bounded in time. */
+  function round(baseUrl: string): Promise<Round> {
+    return new Promise((resolve, reject) => {
+      const cpuBefore = process.cpuUsage();
+      const wrk = owned(spawn(
+        'wrk',
+        ['-t1', `-c${CONCURRENCY}`, `-d${ROUND_SECONDS}s`, '-s', script, '-H', `Authorization: Bearer ${token}`, baseUrl],
+        { env: { ...process.env, SEGMENTS: String(SEGMENTS) }, stdio: ['ignore', 'pipe', 'inherit'] },
+      ));
+      let output = '';
+      wrk.stdout.on('data', (chunk) => (output += chunk));
+      wrk.once('error', reject);
+      wrk.once('close', (code) => {
+        const cpu = process.cpuUsage(cpuBefore);
+        const rate = /Requests\/sec:\s+([\d.]+)/.exec(output)?.[1];
+        const requests = /(\d+) requests in/.exec(output)?.[1];
+        const failed = /Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1];
+        if (code !== 0 || !rate || !requests) return reject(new Error(`wrk exited ${code}: ${output}`));
+        if (failed) return reject(new Error(`${baseUrl} answered ${failed} requests with an error`));
+        resolve({ getsPerSecond: Number(rate), cpuMicrosPerGet: (cpu.user + cpu.system) / Number(requests) });
+      });
+    });
+  }
   // Warm-up fills both caches and the JIT.
   await round(validating.url);
   await round(open.url);
@@ -114,10 +119,4 @@ try {
   console.log(`  validation off:  median ${median(rates(without)).toFixed(0)} GETs/s, ${median(cpu(without)).toFixed(1)} µs CPU per GET`);
   console.log(`  ratio:           median ${median(ratios).toFixed(3)} (aim ≥ 0.9; pairs from ${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)})`);
   console.log(`  CPU ratio (off ÷ on per GET): median ${median(cpuRatios).toFixed(3)} (pairs from ${Math.min(...cpuRatios).toFixed(2)} to ${Math.max(...cpuRatios).toFixed(2)})`);
-} finally {
-  await validating.close();
-  await open.close();
-  await edge.stop();
-  await dynamo.close();
-  await s3.close();
-}
+});

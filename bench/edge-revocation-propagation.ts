@@ -9,6 +9,7 @@
  */
 import { startLocalSystem } from '../test/support/local-system';
 import { viewerOfNewEvent } from '../test/support/viewer-scenario';
+import { benchmark } from './lib/cleanup';
 
 const TRIES = 20;
 const PROBE_EVERY_MS = 10;
@@ -17,8 +18,9 @@ const WAIT_LIMIT_MS = 10_000;
 /** Tries start at random moments within this, so none lines up with a timer of the system's. */
 const SPREAD_MS = 500;
 
-const system = await startLocalSystem();
-try {
+await benchmark(async (defer) => {
+  const system = await startLocalSystem();
+  defer(() => system.stop());
   const viewer = await viewerOfNewEvent(system, 'Propagation bench');
   // Nothing is published, so an allowed request ends in 404 and a denied one in 403.
   const probe = async () => (await fetch(viewer.manifestUrl, { headers: { authorization: `Bearer ${viewer.playbackToken}` } })).status;
@@ -49,6 +51,4 @@ try {
   console.log(`revocation propagation, admin revoke → first 403 (${samples.length} of ${TRIES} tries)`);
   console.log(`  median ${at(0.5).toFixed(0)} ms, p90 ${at(0.9).toFixed(0)} ms, max ${samples[samples.length - 1]!.toFixed(0)} ms (aim: median ≤ 1000 ms)`);
   if (lost > 0) console.log(`  ${lost} tries saw no 403 within ${WAIT_LIMIT_MS} ms`);
-} finally {
-  await system.stop();
-}
+});

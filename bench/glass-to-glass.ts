@@ -1,35 +1,60 @@
 /**
- * Glass-to-glass latency on the real viewer page. `npm start`'s program runs
- * with the default segment length (1 s) and, as the baseline, 2 s; ffmpeg
+ * Glass-to-glass latency on the real viewer page, for the keyframe intervals
+ * streamers actually send. `npm start`'s program runs with its defaults (1 s
+ * segments, re-encoding of video whose keyframes are too far apart); ffmpeg
  * publishes a test picture whose frame number is drawn as 16 black/white
- * blocks, paced in real time (`-re`), with a keyframe every segment; Chromium
- * plays the viewer page and, once a second READINGS times after SETTLE seconds,
+ * blocks, at 30 fps in real time (`-re`, x264 `zerolatency`); Chromium plays
+ * the viewer page and, once a second READINGS times after SETTLE seconds,
  * reads the frame number off the video through a canvas. Latency = now − the
  * instant that frame left the publisher (its start plus frame number ÷ rate;
- * the start is estimated from ffmpeg's progress reports). Median and p90 of
- * each, and the ratio default/baseline.
- *   npx tsx bench/glass-to-glass.ts        (SETTLE=10, READINGS=30)
+ * the start is estimated from ffmpeg's progress reports).
+ *
+ * Scenarios: keyframes every second from the first frame (the baseline);
+ * OBS's default of a keyframe every 250 frames; that, stopped, then a new
+ * publish with keyframes every second on the same event (measured after the
+ * switch); keyframes every second after a 2 s first GOP (OBS at Keyframe
+ * Interval 1 s); and, for reference, 250 frames with re-encoding off. Each
+ * prints the median and p90 against the baseline, the distance the player
+ * holds back, and the `EXT-X-TARGETDURATION` of the live playlist a native
+ * player (Safari, AirPlay, TVs) reads from `index.m3u8`.
+ *   npm run bench -- glass-to-glass        (SETTLE=10, READINGS=30; ONLY=<scenario name part> for one)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../test/support/browser';
 import { startLocalSystem } from '../test/support/local-system';
+import { newShow, watchShow, type ShowViewer } from '../test/support/show';
 import { percentile, table } from './lib/stats';
 
-const FPS = 25;
+const FPS = 30;
 const BITS = 16;
 const BLOCK = 20;
 const SETTLE_S = Number(process.env.SETTLE || 10);
-const SECONDS = Number(process.env.READINGS || 30);
+const READINGS = Number(process.env.READINGS || 30);
 
-/** ffmpeg drawing the frame number N in binary (bit i: block i from the left, white = 1), x264 at `gop` frames. */
-function startPublisher(url: string, gop: number): { child: ChildProcess; startedAt: () => number } {
+/** x264's keyframe options for a publisher: every `gop` frames, or where an expression of the frame number `n` says. */
+type Keyframes = { gop: number } | { at: string };
+const EVERY_SECOND: Keyframes = { gop: FPS };
+const OBS_DEFAULT: Keyframes = { gop: 250 };
+/** OBS at Keyframe Interval 1 s: its first GOP is 2 s. */
+const FIRST_GOP_2S: Keyframes = { at: `eq(n,0)+gte(n,${2 * FPS})*eq(mod(n,${FPS}),0)` };
+
+interface Publisher {
+  child: ChildProcess;
+  /** When frame 0 left ffmpeg (ms since the epoch). */
+  startedAt(): number;
+}
+
+/** ffmpeg drawing the frame number N in binary (bit i: block i from the left, white = 1). */
+function startPublisher(url: string, keyframes: Keyframes): Publisher {
   const picture = `color=c=black:s=${BITS * BLOCK}x${BLOCK * 2}:r=${FPS},format=gray,geq=lum='if(mod(floor(N/pow(2,floor(X/${BLOCK}))),2),235,16)'`;
+  const x264 = 'gop' in keyframes ? ['-g', String(keyframes.gop), '-x264-params', 'scenecut=0'] : ['-force_key_frames', `expr:${keyframes.at}`, '-x264-params', 'keyint=100000:scenecut=0'];
   const child = spawn(
     'ffmpeg',
     [
       ...['-hide_banner', '-loglevel', 'error', '-nostdin', '-re', '-f', 'lavfi', '-i', picture],
-      ...['-vf', 'format=yuv420p', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(gop)],
+      ...['-vf', 'format=yuv420p', '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', ...x264],
       ...['-progress', 'pipe:1', '-stats_period', '0.25', '-f', 'flv', url],
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -44,76 +69,126 @@ function startPublisher(url: string, gop: number): { child: ChildProcess; starte
   return { child, startedAt: () => start };
 }
 
-async function measure(segment: string, gop: number): Promise<number[]> {
-  const system = await startLocalSystem({ INGEST_HLS_SEGMENT: segment });
-  const browser = await launchBrowser();
-  let publisher: ReturnType<typeof startPublisher> | undefined;
+const stopPublisher = (publisher: Publisher) =>
+  new Promise<void>((resolve) => {
+    if (publisher.child.exitCode !== null) return resolve();
+    publisher.child.once('exit', () => resolve());
+    // SIGINT: ffmpeg ends the stream cleanly (FCUnpublish), as OBS's Stop Streaming does.
+    publisher.child.kill('SIGINT');
+  });
+
+/** Waits until the viewer page plays (its overlay gone, frames moving), then SETTLE seconds more. */
+async function playing(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => document.getElementById('overlay')!.hidden && (document.querySelector('video')?.currentTime ?? 0) > 0.5,
+    null,
+    { timeout: 120_000, polling: 250 },
+  );
+  await page.waitForTimeout(SETTLE_S * 1000);
+}
+
+/** READINGS frame numbers read off the video once a second, as latencies (ms) against `publisher`. */
+async function readLatencies(page: Page, publisher: Publisher): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < READINGS; i++) {
+    const frame = await page.evaluate(
+      ({ bits, block }) => {
+        const video = document.querySelector('video')!;
+        const canvas = document.createElement('canvas');
+        canvas.width = video.videoWidth;
+        canvas.height = video.videoHeight;
+        const context = canvas.getContext('2d', { willReadFrequently: true })!;
+        context.drawImage(video, 0, 0);
+        let n = 0;
+        for (let bit = 0; bit < bits; bit++) {
+          const [r] = context.getImageData(bit * block + block / 2, block, 1, 1).data;
+          if (r! > 128) n += 2 ** bit;
+        }
+        return { n, at: Date.now() };
+      },
+      { bits: BITS, block: BLOCK },
+    );
+    latencies.push(frame.at - (publisher.startedAt() + (frame.n / FPS) * 1000));
+    await page.waitForTimeout(1000);
+  }
+  return latencies;
+}
+
+/** The `EXT-X-TARGETDURATION` of the live playlist the multivariant `index.m3u8` names (what a native player reads). */
+async function nativeTargetDuration(viewer: ShowViewer): Promise<number | undefined> {
+  const target = /#EXT-X-TARGETDURATION:(\d+)/.exec((await viewer.playlist()) ?? '')?.[1];
+  return target === undefined ? undefined : Number(target);
+}
+
+interface Scenario {
+  name: string;
+  env?: Record<string, string>;
+  /** The publishers in turn, each stopped before the next starts; readings are of the last. */
+  publishers: Keyframes[];
+}
+
+interface Result {
+  latencies: number[];
+  holdBack: number;
+  nativeTarget: number | undefined;
+}
+
+async function measure(scenario: Scenario): Promise<Result> {
+  const system = await startLocalSystem(scenario.env ?? {});
+  let browser: Browser | undefined;
+  let publisher: Publisher | undefined;
   try {
-    const now = Date.now();
-    const event = await system.admin('POST', '/api/admin/events', {
-      title: `Latency ${segment}`,
-      startsAt: new Date(now - 60_000).toISOString(),
-      endsAt: new Date(now + 3_600_000).toISOString(),
-    });
-    const code = (await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 1 })).tokens[0].code;
-    const { ingest } = await system.admin('GET', `/api/admin/events/${event.id}`);
-    publisher = startPublisher(`${ingest.server}/${ingest.streamKey}`, gop);
-
+    browser = await launchBrowser();
+    const show = await newShow(system, scenario.name, 2);
+    const native = await watchShow(system, show.codes[1]!);
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    await page.goto(`${system.urls.api}/?code=${code}`);
-    await page.getByRole('button', { name: 'Watch' }).click();
-    await page.waitForFunction(() => (document.querySelector('video')?.currentTime ?? 0) > 0.5, null, { timeout: 60_000 });
-    await page.waitForTimeout(SETTLE_S * 1000);
-
-    const latencies: number[] = [];
-    for (let i = 0; i < SECONDS; i++) {
-      const frame = await page.evaluate(
-        ({ bits, block }) => {
-          const video = document.querySelector('video')!;
-          const canvas = document.createElement('canvas');
-          canvas.width = video.videoWidth;
-          canvas.height = video.videoHeight;
-          const context = canvas.getContext('2d', { willReadFrequently: true })!;
-          context.drawImage(video, 0, 0);
-          let n = 0;
-          for (let bit = 0; bit < bits; bit++) {
-            const [r] = context.getImageData(bit * block + block / 2, block, 1, 1).data;
-            if (r! > 128) n += 2 ** bit;
-          }
-          return { n, at: Date.now() };
-        },
-        { bits: BITS, block: BLOCK },
-      );
-      latencies.push(frame.at - (publisher.startedAt() + (frame.n / FPS) * 1000));
-      await page.waitForTimeout(1000);
+    for (const [i, keyframes] of scenario.publishers.entries()) {
+      if (publisher) {
+        await stopPublisher(publisher);
+        // The player plays to the end of what it holds, and the page waits for the next broadcast.
+        await page.getByText('The broadcast has ended').waitFor({ timeout: 120_000 });
+      }
+      publisher = startPublisher(show.rtmpUrl, keyframes);
+      if (i === 0) {
+        await page.goto(`${system.urls.api}/?code=${show.codes[0]}`);
+        await page.getByRole('button', { name: 'Watch' }).click();
+      }
+      await playing(page);
     }
-    return latencies;
+    const latencies = await readLatencies(page, publisher!);
+    const holdBack = Number(await page.evaluate(() => document.querySelector('video')!.dataset.liveSyncSeconds));
+    return { latencies, holdBack, nativeTarget: await nativeTargetDuration(native) };
   } finally {
-    publisher?.child.kill('SIGINT');
-    await browser.close();
+    if (publisher) await stopPublisher(publisher);
+    await browser?.close();
     await system.stop();
   }
 }
 
-const runs = [
-  { name: 'default: 1 s segments', segment: '1s', gop: FPS },
-  { name: 'baseline: 2 s segments', segment: '2s', gop: 2 * FPS },
-];
-const results: { name: string; median: number; p90: number; samples: number }[] = [];
-for (const run of runs) {
-  const sorted = (await measure(run.segment, run.gop)).sort((a, b) => a - b);
-  results.push({ name: run.name, median: percentile(sorted, 50) / 1000, p90: percentile(sorted, 90) / 1000, samples: sorted.length });
+const scenarios: Scenario[] = [
+  { name: 'keyframe every 1 s from the first frame (baseline)', publishers: [EVERY_SECOND] },
+  { name: 'keyint 250 (OBS default at 30 fps)', publishers: [OBS_DEFAULT] },
+  { name: 'keyint 250, then a new publish at keyint 30 (after the switch)', publishers: [OBS_DEFAULT, FIRST_GOP_2S] },
+  { name: 'first GOP 2 s, then 1 s (OBS at Keyframe Interval 1 s)', publishers: [FIRST_GOP_2S] },
+  { name: 'keyint 250, re-encoding off (copy only)', env: { INGEST_HLS_REENCODE: 'off' }, publishers: [OBS_DEFAULT] },
+].filter((scenario) => scenario.name.includes(process.env.ONLY ?? ''));
+
+const rows: Record<string, string | number>[] = [];
+let baseline: number | undefined;
+for (const scenario of scenarios) {
+  const result = await measure(scenario);
+  const sorted = [...result.latencies].sort((a, b) => a - b);
+  const medianS = percentile(sorted, 50) / 1000;
+  baseline ??= medianS;
+  rows.push({
+    scenario: scenario.name,
+    readings: sorted.length,
+    'median s': medianS,
+    'p90 s': percentile(sorted, 90) / 1000,
+    'vs baseline': `${(medianS / baseline).toFixed(2)}×`,
+    'player holds back s': result.holdBack,
+    'native TARGETDURATION': result.nativeTarget ?? '-',
+  });
 }
-const baseline = results[1]!;
-console.log(`Glass-to-glass latency in Chromium, ${SECONDS} readings 1 s apart after ${SETTLE_S} s (seconds; hls.js 2 segments behind, catch-up ≤ 1.2×)\n`);
-console.log(
-  table(
-    results.map((r) => ({
-      run: r.name,
-      samples: r.samples,
-      'median s': r.median,
-      'p90 s': r.p90,
-      'median vs baseline': `${(r.median / baseline.median).toFixed(2)}×`,
-    })),
-  ),
-);
+console.log(`Glass-to-glass latency in Chromium, ${READINGS} readings 1 s apart after ${SETTLE_S} s of playback (seconds)\n`);
+console.log(table(rows));

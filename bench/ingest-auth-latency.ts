@@ -9,6 +9,7 @@
  */
 import { median, percentile, table } from './lib/stats';
 import { ratio, startAllowCallback, startNginx, startOurs, removeTempDirs, tempDir, timePublishHandshake, type BenchServer } from './lib/ingest-support';
+import { benchmark } from './lib/cleanup';
 
 const PUBLISHES = Math.min(Number(process.env.PUBLISHES || 40), 200);
 const WARMUP = 5;
@@ -58,9 +59,7 @@ async function main() {
   );
 }
 
-main()
-  .then(removeTempDirs)
-  .catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
+await benchmark(async (defer) => {
+  defer(removeTempDirs);
+  await main();
+});

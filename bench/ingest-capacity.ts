@@ -12,6 +12,7 @@
  */
 import { table } from './lib/stats';
 import { makeClip, readText, ratio, sleep, startNginx, startOurs, startPublisher, stopProcess, removeTempDirs, tempDir, type BenchServer } from './lib/ingest-support';
+import { benchmark } from './lib/cleanup';
 
 const MAX = Math.min(Number(process.env.MAX || 48), 48);
 const STEPS = [1, 4, 8, 16, 32, 48].filter((n) => n <= MAX);
@@ -100,9 +101,7 @@ async function main() {
   console.log(`ratio stagedoor/nginx (server CPU at ${Math.min(ours.held, theirs.held)} publishers): ${ratio(top(ours), top(theirs)).toFixed(2)}`);
 }
 
-main()
-  .then(removeTempDirs)
-  .catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
+await benchmark(async (defer) => {
+  defer(removeTempDirs);
+  await main();
+});

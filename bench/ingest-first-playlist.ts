@@ -1,5 +1,5 @@
 /**
- * Publish start (ffmpeg spawned) → first entry playlist stored, with 2 s
+ * Publish start (ffmpeg spawned) → first live playlist stored, with 2 s
  * segments: our ingest writing to a folder and to the embedded S3, nginx-rtmp
  * writing to a folder, in the same run, median of RUNS each, and the ratio
  * ours/nginx (aim: ours ≤ 3 s). Loopback only; each run a fresh stream name.
@@ -9,7 +9,8 @@ import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startEmbeddedS3 } from '../local/embedded-s3';
 import { s3Store } from '../ingest-container/src/index';
 import { median, percentile, table } from './lib/stats';
-import { readText, ratio, sleep, startNginx, startOurs, startPublisher, stopProcess, removeTempDirs, tempDir, type BenchServer } from './lib/ingest-support';
+import { OUR_LIVE_PLAYLIST, readText, ratio, sleep, startNginx, startOurs, startPublisher, stopProcess, removeTempDirs, tempDir, type BenchServer } from './lib/ingest-support';
+import { benchmark } from './lib/cleanup';
 
 const RUNS = Math.min(Number(process.env.RUNS || 5), 20);
 const GIVE_UP_MS = 15_000;
@@ -52,7 +53,7 @@ async function main() {
   const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
   const oursS3 = await startOurs({ store: s3Store({ bucket: 'bench-media', client }) });
   const inS3 = async (stream: string) =>
-    client.send(new HeadObjectCommand({ Bucket: 'bench-media', Key: `streams/${stream}/index.m3u8` })).then(
+    client.send(new HeadObjectCommand({ Bucket: 'bench-media', Key: `streams/${stream}/${OUR_LIVE_PLAYLIST}` })).then(
       () => true,
       () => false,
     );
@@ -76,9 +77,7 @@ async function main() {
   console.log(`ratio stagedoor S3/nginx folder (median): ${ratio(oursBucket.median, theirs.median).toFixed(2)}`);
 }
 
-main()
-  .then(removeTempDirs)
-  .catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
+await benchmark(async (defer) => {
+  defer(removeTempDirs);
+  await main();
+});

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LAMBDA_BUNDLING } from '../infra/lib/lambda-bundling';
 import { median, table } from './lib/stats';
+import { benchmark } from './lib/cleanup';
 
 const HANDLERS = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep'];
 const RUNS = 5;
@@ -79,7 +80,4 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+await benchmark(main);

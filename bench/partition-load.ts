@@ -31,6 +31,7 @@ import { CODE_SHARDS } from '../functions/adapters/table-schema';
 import { bearer, call } from '../test/support/http';
 import { startDynamoRecorder, type Charge } from './lib/dynamo-recorder';
 import { table } from './lib/stats';
+import { benchmark } from './lib/cleanup';
 
 const VIEWERS = Number(process.env.PARTITION_LOAD_VIEWERS ?? 400);
 const AUDIENCE = 1_000_000;
@@ -278,7 +279,4 @@ function reportSessionsRefresh(tallies: Map<string, Map<string, Tally>>) {
   console.log(`Read units now / before: ${(list.units / walk.units).toFixed(3)} at ${VIEWERS} codes, ${(list.units / perCode(walk.units)).toFixed(6)} at 1M.`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+await benchmark(main);

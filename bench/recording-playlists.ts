@@ -8,8 +8,8 @@
  *   npx tsx bench/recording-playlists.ts
  */
 import { gzipSync } from 'node:zlib';
-import { renderMediaPlaylist, type Segment } from '../recording/media-playlist';
-import { DEFAULT_DVR_WINDOW_SECONDS } from '../ingest-container/src/hls/packager';
+import { renderLivePlaylist, renderVodPlaylist, type Segment } from '../recording/media-playlist';
+import { DEFAULT_DVR_WINDOW_SECONDS } from '../recording/recording';
 import { median, table } from './lib/stats';
 
 const SHOW_SECONDS = 3 * 3600;
@@ -22,7 +22,7 @@ function publishRun(publishId: string, seconds: number, segmentSeconds: number):
   }));
 }
 
-function timeMs(render: () => string): number {
+function timeMs(render: () => unknown): number {
   const samples: number[] = [];
   for (let i = 0; i < 21; i++) {
     const started = performance.now();
@@ -36,9 +36,9 @@ const rows = [];
 for (const segmentSeconds of [2, 1]) {
   // A 3-hour show in two parts (one intermission), as the recording holds it.
   const runs = [publishRun('mgq1w2e3r4t5y6u7', SHOW_SECONDS / 2, segmentSeconds), publishRun('mgq9z8x7c6v5b4n3', SHOW_SECONDS / 2, segmentSeconds)];
-  const baseline = renderMediaPlaylist({ runs, liveWindowSeconds: 6 * segmentSeconds - 0.5 });
-  const live = renderMediaPlaylist({ runs, liveWindowSeconds: DEFAULT_DVR_WINDOW_SECONDS });
-  const vod = renderMediaPlaylist({ runs });
+  const baseline = renderLivePlaylist({ runs, target: segmentSeconds, windowSeconds: 6 * segmentSeconds - 0.5 })!;
+  const live = renderLivePlaylist({ runs, target: segmentSeconds, windowSeconds: DEFAULT_DVR_WINDOW_SECONDS })!;
+  const vod = renderVodPlaylist(runs);
   const index = JSON.stringify({ version: 1, publishId: 'mgq9z8x7c6v5b4n3', startedAt: new Date().toISOString(), renditions: { 'index.m3u8': runs[1]!.map((s) => [s.uri, s.duration]) } });
   const row = (name: string, text: string, perViewer: boolean) => ({
     segment: `${segmentSeconds} s`,
@@ -52,6 +52,6 @@ for (const segmentSeconds of [2, 1]) {
   rows.push(row(`live, DVR window ${DEFAULT_DVR_WINDOW_SECONDS} s (default)`, live, true));
   rows.push(row('VOD, 3-hour show', vod, false));
   rows.push(row('recording index of one 1.5 h part (JSON, rewritten per segment)', index, false));
-  console.log(`${segmentSeconds} s segments: rendering the 3-hour VOD playlist takes ${timeMs(() => renderMediaPlaylist({ runs })).toFixed(2)} ms (median of 21)`);
+  console.log(`${segmentSeconds} s segments: rendering the 3-hour VOD playlist takes ${timeMs(() => renderVodPlaylist(runs)).toFixed(2)} ms (median of 21)`);
 }
 console.log(table(rows));

@@ -7,6 +7,7 @@
  */
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local';
+import { benchmark } from './lib/cleanup';
 import { median } from './lib/stats';
 
 const STARTS = 5;
@@ -19,13 +20,16 @@ async function timed(start: () => Promise<{ close(): Promise<void> }>): Promise<
   return elapsed;
 }
 
-const dynalite: number[] = [];
-const java: number[] = [];
-for (let i = 0; i < STARTS; i++) {
-  dynalite.push(await timed(() => startEmbeddedDynamo({ tableName: 'stagedoor' })));
-  java.push(await timed(() => startDynamoDbLocal('stagedoor')));
-}
-console.log(`DynamoDB stand-in start, nothing to a table that answers (median of ${STARTS})`);
-console.log(`  dynalite with the table stream: ${median(dynalite).toFixed(0)} ms (${dynalite.map((ms) => ms.toFixed(0)).join(', ')})`);
-console.log(`  DynamoDB Local (Java):          ${median(java).toFixed(0)} ms (${java.map((ms) => ms.toFixed(0)).join(', ')})`);
-console.log(`  ratio: ${(median(java) / median(dynalite)).toFixed(1)}×`);
+// Each start is closed right after it answered; benchmark() reports a failed start and stops what it left.
+await benchmark(async () => {
+  const dynalite: number[] = [];
+  const java: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    dynalite.push(await timed(() => startEmbeddedDynamo({ tableName: 'stagedoor' })));
+    java.push(await timed(() => startDynamoDbLocal('stagedoor')));
+  }
+  console.log(`DynamoDB stand-in start, nothing to a table that answers (median of ${STARTS})`);
+  console.log(`  dynalite with the table stream: ${median(dynalite).toFixed(0)} ms (${dynalite.map((ms) => ms.toFixed(0)).join(', ')})`);
+  console.log(`  DynamoDB Local (Java):          ${median(java).toFixed(0)} ms (${java.map((ms) => ms.toFixed(0)).join(', ')})`);
+  console.log(`  ratio: ${(median(java) / median(dynalite)).toFixed(1)}×`);
+});

@@ -50,6 +50,8 @@ export interface LocalConfig {
   reconnectWindowMs: number;
   /** Seekable time behind the live edge (`INGEST_HLS_DVR_WINDOW`). */
   dvrWindowMs: number;
+  /** `INGEST_HLS_REENCODE`: `auto` re-encodes video whose keyframes are too far apart for the segments; `off` copies always. */
+  reencode: 'auto' | 'off';
   internalApiKey: string;
   adminPassword: string;
   /** JSON of `PLAYBACK_SIGNING_KEYS` (docs/contracts.md). */
@@ -133,6 +135,12 @@ function segmentSeconds(value: string | undefined): number {
   return ms / 1000;
 }
 
+function reencode(value: string | undefined): 'auto' | 'off' {
+  if (value === undefined || value === '' || value === 'auto') return 'auto';
+  if (value === 'off') return 'off';
+  throw new Error(`INGEST_HLS_REENCODE must be auto or off, got "${value}"`);
+}
+
 export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConfig> {
   const dataSetting = env.DATA_DIR || '.data';
   const dataDir = dataSetting === 'memory' ? undefined : resolve(dataSetting);
@@ -185,6 +193,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     logLevel,
     reconnectWindowMs: duration(env.INGEST_PUBLISH_GRACE, '30s', 'INGEST_PUBLISH_GRACE'),
     dvrWindowMs: duration(env.INGEST_HLS_DVR_WINDOW, '2m', 'INGEST_HLS_DVR_WINDOW'),
+    reencode: reencode(env.INGEST_HLS_REENCODE),
     internalApiKey: secrets.internalApiKey,
     adminPassword: secrets.adminPassword,
     playbackSigningKeys: secrets.playbackSigningKeys,

@@ -82,6 +82,7 @@ async function main(): Promise<void> {
       segmentSeconds: config.segmentSeconds,
       dvrWindowSeconds: config.dvrWindowMs / 1000,
       ladder: config.ladder,
+      reencode: config.reencode,
     },
     publishGraceMs: config.reconnectWindowMs,
     platform: { apiUrl: api.url, apiKey: config.internalApiKey },

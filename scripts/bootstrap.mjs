@@ -28,10 +28,14 @@ const tools = {
     'vlc-plugin-base': '/usr/share/doc/vlc-plugin-base',
     // faketime: CI runs the unit tests once more under a clock 60 days ahead (fixed instants that expire).
     faketime: '/usr/bin/faketime',
+    // poppler: the printed ticket sheet is checked as paper shows it (pdftoppm renders, pdftotext -bbox reads).
+    'poppler-utils': '/usr/bin/pdftoppm',
   },
-  // nginx with its RTMP module: the baseline the ingest benchmarks compare against; wrk: load generator.
+  // nginx with its RTMP module: the baseline the ingest benchmarks compare against; wrk: load generator;
+  // chromium: the glass-to-glass benchmark plays the viewer page.
   bench: {
     ffmpeg: '/usr/bin/ffmpeg',
+    chromium: '/usr/bin/chromium',
     wrk: '/usr/bin/wrk',
     nginx: '/usr/sbin/nginx',
     'libnginx-mod-rtmp': '/usr/share/nginx/modules-available/mod-rtmp.conf',

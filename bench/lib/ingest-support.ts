@@ -11,10 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
 import { folderStore, startIngestServer, createLogger, type HlsStore } from '../../ingest-container/src/index';
+import { targetFor } from '../../recording/media-playlist';
+import { livePlaylistName } from '../../recording/recording';
 import { freePort } from '../../local/free-port';
 import { httpServer } from '../../test/support/http-server';
+import { owned } from './cleanup';
 
 export const SEGMENT_SECONDS = 2;
+/** Our live media playlist (`index.m3u8` is the multivariant playlist naming it), comparable to nginx-rtmp's `index.m3u8`. */
+export const OUR_LIVE_PLAYLIST = livePlaylistName('index.m3u8', targetFor(SEGMENT_SECONDS));
 
 const tempDirs: string[] = [];
 export const tempDir = async (prefix: string) => {
@@ -36,7 +41,7 @@ export interface BenchServer {
   cpuSeconds(): Promise<number>;
   /** `rtmp://127.0.0.1:<port>/live` */
   url: string;
-  /** Where the entry playlist of a stream shows up (folder servers). */
+  /** Where the live media playlist of a stream shows up (folder servers). */
   playlistPath(stream: string): string;
   close(): Promise<void>;
 }
@@ -55,13 +60,18 @@ export async function startOurs(options: { hlsDir?: string; store?: HlsStore; ca
     name: 'stagedoor ingest',
     cpuSeconds: async () => {
       const own = process.cpuUsage();
-      const packagers = await processes((p) => p.ppid === process.pid && p.cmdline.includes('pipe:0'));
-      return (own.user + own.system) / 1e6 + packagers.reduce((sum, p) => sum + p.cpuSeconds, 0);
+      return (own.user + own.system) / 1e6 + (await packagerCpuSeconds());
     },
     url: `${server.url}/live`,
-    playlistPath: (stream) => join(options.hlsDir ?? '', 'streams', stream, 'index.m3u8'),
+    playlistPath: (stream) => join(options.hlsDir ?? '', 'streams', stream, OUR_LIVE_PLAYLIST),
     close: () => server.close(),
   };
+}
+
+/** CPU seconds used so far by the ffmpeg packagers our in-process ingest runs (its children reading FLV on stdin). */
+export async function packagerCpuSeconds(): Promise<number> {
+  const packagers = await processes((p) => p.ppid === process.pid && p.cmdline.includes('pipe:0'));
+  return packagers.reduce((sum, p) => sum + p.cpuSeconds, 0);
 }
 
 const NGINX_MODULE = ['/usr/lib/nginx/modules/ngx_rtmp_module.so', '/usr/share/nginx/modules/ngx_rtmp_module.so'].find((path) => existsSync(path));
@@ -100,7 +110,7 @@ rtmp {
 }
 `;
   await writeFile(join(prefix, 'nginx.conf'), config);
-  const child = spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = owned(spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] }));
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   await waitForPort(port, child, () => stderr);
@@ -180,7 +190,7 @@ export function startPublisher(url: string, source: { file: string } | { seconds
           '-re', '-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=25', '-f', 'lavfi', '-i', 'sine',
           '-t', String(source.seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac',
         ];
-  return spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...input, '-f', 'flv', url], { stdio: 'ignore' });
+  return owned(spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...input, '-f', 'flv', url], { stdio: 'ignore' }));
 }
 
 export function stopProcess(child: ChildProcess): Promise<void> {
@@ -209,14 +219,23 @@ export async function timePublishHandshake(url: string): Promise<number> {
   }
 }
 
-/** A 2 Mbit/s H.264 + AAC clip, 2 s GOP, made once per run. */
-export function makeClip(dir: string, seconds = 12): string {
-  const file = join(dir, 'clip-2mbit.flv');
+/**
+ * An H.264 + AAC clip made once per run: by default 2 Mbit/s at 720p30 with a 2 s GOP (frames). `noise` adds film grain
+ * that changes every frame, so an encoder works on it as on a camera picture rather than a clean test pattern.
+ */
+export function makeClip(
+  dir: string,
+  seconds = 12,
+  options: { height?: number; fps?: number; videoKbps?: number; gop?: number; preset?: string; noise?: boolean } = {},
+): string {
+  const { height = 720, fps = 30, videoKbps = 1900, gop = 60, preset = 'ultrafast', noise = false } = options;
+  const file = join(dir, `clip-${height}p${fps}-${videoKbps}k-g${gop}${noise ? '-noise' : ''}.flv`);
+  const picture = `testsrc2=size=${(height * 16) / 9}x${height}:rate=${fps}${noise ? ',noise=alls=8:allf=t' : ''}`;
   execFileSync('ffmpeg', [
     '-hide_banner', '-loglevel', 'error', '-y',
-    '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440',
-    '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '1900k', '-maxrate', '1900k', '-bufsize', '3800k',
-    '-g', '60', '-keyint_min', '60', '-sc_threshold', '0', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '96k', file,
+    '-f', 'lavfi', '-i', picture, '-f', 'lavfi', '-i', 'sine=frequency=440',
+    '-t', String(seconds), '-c:v', 'libx264', '-preset', preset, '-b:v', `${videoKbps}k`, '-maxrate', `${videoKbps}k`, '-bufsize', `${videoKbps * 2}k`,
+    '-g', String(gop), '-keyint_min', String(gop), '-sc_threshold', '0', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '96k', file,
   ]);
   return file;
 }

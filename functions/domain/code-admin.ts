@@ -2,7 +2,8 @@ import { generateAccessCode } from './access-code';
 import { toCsv } from './csv';
 import { AlreadyExists, NotFound } from './errors';
 import { requireEvent, setEventActive } from './event-admin';
-import { bulkRevokeInput, generateCodesInput, parseInput, codeListQuery } from './inputs';
+import { bulkRevokeInput, codeExportQuery, generateCodesInput, parseInput, codeListQuery } from './inputs';
+import { dayInTimeZone, isoInTimeZone } from './time-zone';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
 import { countRevocationPresence, type AccessDeps } from './viewer-access';
@@ -93,13 +94,32 @@ export async function listAllCodes(deps: AccessDeps, query: Record<string, strin
   return { tokens: filterByStatus(perEvent.flat(), status) };
 }
 
-/** The spec's five columns first and in order, then each code's watch link. */
-export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string): Promise<string> {
+/**
+ * The spec's five columns first and in order, then each code's watch link. With `tz` (query) the times
+ * carry that zone's offset (ISO 8601, as the console shows them); the file is named after the event's
+ * title and the day of the export there.
+ */
+export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string, query: Record<string, string>) {
+  const { tz } = parseInput(codeExportQuery, query);
+  const event = await requireEvent(deps, eventId);
   const { tokens } = await listEventCodes(deps, eventId, {});
-  return toCsv(
+  const time = (iso: string) => (tz ? isoInTimeZone(iso, tz) : iso);
+  const csv = toCsv(
     ['code', 'label', 'status', 'createdAt', 'expiresAt', 'link'],
-    tokens.map((token) => [token.code, token.label, token.status, token.createdAt, token.expiresAt, watchLink(viewerUrl, token.code)]),
+    tokens.map((token) => [token.code, token.label, token.status, time(token.createdAt), time(token.expiresAt), watchLink(viewerUrl, token.code)]),
   );
+  return { csv, fileName: exportFileName(event.title, dayInTimeZone(deps.now(), tz ?? 'UTC')) };
+}
+
+/** `<title>-codes-<day>.csv`, the title made safe as a file name on every system (letters and digits of any script kept). */
+export function exportFileName(title: string, day: string): string {
+  const safe = title
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/, '');
+  return `${safe || 'event'}-codes-${day}.csv`;
 }
 
 /**

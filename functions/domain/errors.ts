@@ -152,9 +152,15 @@ export class TooManyRequests extends DomainError {
 }
 
 /** No signed-in admin account behind the request (any more). */
+/**
+ * Why a request has no valid admin session, for the console to tell the person: none was sent, it ran
+ * out, it was signed out, or an owner changed the account (role, password, two-factor) or disabled it.
+ */
+export type SignedOutReason = 'no-session' | 'session-expired' | 'signed-out' | 'account-changed' | 'account-disabled';
+
 export class NotSignedIn extends DomainError {
-  constructor() {
-    super('not signed in');
+  constructor(readonly reason: SignedOutReason = 'no-session') {
+    super(`not signed in: ${reason}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { InvalidInput } from './errors';
 import { TOKEN_STATUSES } from './views';
+import { isTimeZone } from './time-zone';
 
 export const timestamp = z
   .string()
@@ -64,6 +65,11 @@ export const bulkRevokeInput = z.object({
 export const codeListQuery = z.object({
   status: z.enum([...TOKEN_STATUSES, 'active']).optional(),
   eventId: recordId.optional(),
+});
+
+/** The CSV export: `tz`, the organiser's IANA time zone, puts its offset on the times (UTC without it). */
+export const codeExportQuery = z.object({
+  tz: z.string().max(64).refine(isTimeZone, 'is not a known time zone (use an IANA name such as Europe/Berlin)').optional(),
 });
 
 /** Without `username` the spec's login: the bootstrap owner. */

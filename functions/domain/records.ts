@@ -50,6 +50,8 @@ export interface IngestVideo {
   frameRate: number;
   /** The ingest's segment length: segments can only be cut at keyframes. */
   segmentSeconds: number;
+  /** The ingest re-encodes the video (keyframes too far apart to copy, or a ladder); absent from older ingests, which copy. */
+  reencoding?: boolean;
   measuredAt: string;
 }
 

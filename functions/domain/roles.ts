@@ -5,21 +5,19 @@
 export const ROLES = ['owner', 'manager', 'box-office', 'stream-tech', 'read-only'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const PERMISSIONS = [
-  /** Any signed-in account: its own session and two-factor enrolment. */
-  'self',
-  'events:read',
-  /** Create, edit, (de)activate, (un)archive, delete events. */
-  'events:edit',
-  'codes:read',
-  /** Generate, export, print, revoke, unrevoke codes; end viewers' sessions. */
-  'codes:manage',
-  /** OBS settings (the stream key), preview, new stream key, clear the media cache. */
-  'stream:manage',
-  /** Staff accounts and the two-factor policy. */
-  'accounts:manage',
-] as const;
+export const PERMISSIONS = ['self', 'events:read', 'events:edit', 'codes:read', 'codes:manage', 'stream:manage', 'accounts:manage'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
+
+/** What each permission lets a person do, in the console's words (its accounts page shows them per role). */
+export const PERMISSION_LABELS: Record<Permission, string> = {
+  self: 'Own account: password and two-factor sign-in',
+  'events:read': 'See events, their figures and the audit log',
+  'events:edit': 'Create, edit, activate, deactivate, archive and delete events',
+  'codes:read': 'See access codes and who is watching',
+  'codes:manage': 'Generate, export, print, revoke and unrevoke codes; end viewers’ sessions',
+  'stream:manage': 'OBS settings (the stream key), preview, new stream key, clear the media cache',
+  'accounts:manage': 'Staff accounts and the two-factor policy',
+};
 
 const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   owner: PERMISSIONS,

@@ -20,6 +20,8 @@ export const videoReportInput = z.object({
   keyframeIntervalSeconds: z.number().positive().max(3600),
   frameRate: z.number().min(0).max(1000),
   segmentSeconds: z.number().positive().max(60),
+  // Absent from ingests older than automatic re-encoding: they copy.
+  reencoding: z.boolean().default(false),
 });
 
 /** The one refusal the ingest decides itself; the others are the callback's own answers. */
@@ -66,14 +68,37 @@ export async function recordRefusalReport(events: EventStore, eventId: string, b
   return { at: now.toISOString(), ...input };
 }
 
-/** Keyframes further apart than a segment: segments stretch to the keyframe gap and viewers fall that far behind. */
+/**
+ * Seconds behind live a web viewer is with segments this long: the player
+ * holds two segments back and learns of each new one about half a segment
+ * after it is cut (docs/performance.md, "Latency": 2.4–2.7 s measured with 1 s
+ * segments, 20.4 s with OBS's 8.33 s ones copied).
+ */
+const webLatencySeconds = (segmentSeconds: number) => Math.round(2.5 * segmentSeconds);
+/** Safari's own player, AirPlay and TVs hold three segments back. */
+const nativeLatencySeconds = (segmentSeconds: number) => Math.round(3.5 * segmentSeconds);
+
+/**
+ * Keyframes further apart than a segment: the ingest re-encodes the video
+ * (viewers stay close, the ingest pays CPU), or, when it only copies, every
+ * segment stretches to the keyframe gap and viewers fall that far behind.
+ * Says which, the latency viewers get, and the OBS setting that avoids it.
+ */
 export function keyframeWarning(video: IngestVideo | null | undefined): string | null {
   if (!video || video.keyframeIntervalSeconds <= video.segmentSeconds * KEYFRAME_TOLERANCE) return null;
   const measured = round(video.keyframeIntervalSeconds);
+  const segment = round(video.segmentSeconds);
   const wanted = Math.max(1, Math.floor(video.segmentSeconds));
+  const fix = `In OBS: Settings → Output → Output Mode “Advanced” → Streaming → Keyframe Interval ${wanted} s`;
+  if (video.reencoding) {
+    return (
+      `Re-encoding: keyframes every ${measured} s. Segments are ${segment} s, so Stagedoor re-encodes the video with a keyframe every ${segment} s: ` +
+      `viewers stay about ${webLatencySeconds(video.segmentSeconds)} s behind live, and the ingest spends CPU on it. ${fix} to have the video passed through as it is.`
+    );
+  }
   return (
-    `Keyframes arrive every ${measured} s, but segments are ${round(video.segmentSeconds)} s long: viewers are at least ${measured} s behind. ` +
-    `In OBS: Settings → Output → Output Mode “Advanced” → Streaming → Keyframe Interval ${wanted} s (the stream keeps working meanwhile).`
+    `Keyframes every ${measured} s, and this ingest does not re-encode: every segment lasts ${measured} s, so viewers are about ${webLatencySeconds(video.keyframeIntervalSeconds)} s behind live ` +
+    `(Safari and TV apps about ${nativeLatencySeconds(video.keyframeIntervalSeconds)} s). ${fix} (the stream keeps working meanwhile).`
   );
 }
 

@@ -23,6 +23,11 @@ export function adminEventView(event: EventRecord) {
   };
 }
 
+/** An event in the admin list: the admin view and whether it is on air (`status`, as the public status answers). */
+export function adminEventListView(event: EventRecord, now: Date) {
+  return { ...adminEventView(event), status: eventStatus(event, now) };
+}
+
 /** `GET /api/events/:id/status`: what a waiting viewer page polls. */
 export function eventStatusView(event: EventRecord, now: Date) {
   return { eventId: event.id, status: eventStatus(event, now), startsAt: event.startsAt, endsAt: event.endsAt };

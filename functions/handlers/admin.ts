@@ -28,7 +28,7 @@ import {
 } from '../domain/event-admin';
 import { updateEventInput } from '../domain/inputs';
 import { allows } from '../domain/roles';
-import { adminEventView } from '../domain/views';
+import { adminEventListView } from '../domain/views';
 import { accountRoutes } from './admin-accounts';
 
 /**
@@ -40,6 +40,12 @@ function ingestServer({ app, event }: ApiRequest): string {
 }
 
 const id = (request: ApiRequest) => request.params.id ?? '';
+
+/** RFC 6266: an ASCII `filename` for old clients, the exact name (any script) as `filename*`. */
+function attachment(fileName: string): string {
+  const ascii = fileName.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, '') || 'codes.csv';
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
 
 /**
  * The admin area's App: the admin secrets come through the same cache as the shared secret
@@ -91,7 +97,8 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
 
   'GET /api/admin/events': async ({ app }) => {
     const events = await app.stores.events.listEvents();
-    return json(200, { events: events.map(adminEventView) });
+    const now = app.now();
+    return json(200, { events: events.map((event) => adminEventListView(event, now)) });
   },
   'POST /api/admin/events': async (request) => {
     const event = await createEvent(request.app, request.body);
@@ -170,15 +177,14 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { count: result.count, label });
     return json(201, result);
   },
-  'GET /api/admin/events/{id}/tokens/export': async (request) => ({
-    statusCode: 200,
-    headers: {
-      'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="${id(request)}-codes.csv"`,
-      'cache-control': 'no-store',
-    },
-    body: await exportCodesCsv(request.app, id(request), viewerUrl(request)),
-  }),
+  'GET /api/admin/events/{id}/tokens/export': async (request) => {
+    const { csv, fileName } = await exportCodesCsv(request.app, id(request), viewerUrl(request), request.query);
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': attachment(fileName), 'cache-control': 'no-store' },
+      body: csv,
+    };
+  },
   'GET /api/admin/tokens': async ({ app, query }) => json(200, await listAllCodes(app, query)),
   'POST /api/admin/tokens/bulk-revoke': async (request) => {
     const { revoked, changed } = await bulkRevoke(request.app, request.body);

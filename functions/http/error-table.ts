@@ -139,7 +139,7 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
   }
   // Others kept changing the item (a crowd of claims and releases on one code): worth a retry, not a fault.
   if (error instanceof Contended) return { status: 503, body: { error: 'Busy: try again in a moment' }, headers: retryAfter(1) };
-  if (error instanceof NotSignedIn) return { status: 401, body: { error: 'Authentication required' } };
+  if (error instanceof NotSignedIn) return { status: 401, body: { error: 'Authentication required', reason: error.reason } };
   // Sign-in refusals carry the failure as `reason`: the console words a lockout apart from the address's limit.
   if (error instanceof AccountLocked) {
     return {

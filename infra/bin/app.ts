@@ -8,7 +8,8 @@
  *   priceClass (PriceClass_100 | PriceClass_200 | PriceClass_All; default PriceClass_100),
  *   rtmpsOnly (false; needs ingestCertificateArn), rtmpPlay (false),
  *   operatorConcurrency (reserved Lambda concurrency per operator function; none by default).
- *   hlsSegmentSeconds (1; 1–10, the HLS segment length: latency against request count, docs/performance.md, "Latency").
+ *   hlsSegmentSeconds (1; 1–10, the HLS segment length: latency against request count, docs/performance.md, "Latency"),
+ *   hlsReencode (auto | off; auto re-encodes video whose keyframes are too far apart), ingestTaskVcpu (2; 1, 2 or 4).
  */
 import { App, Aspects } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -36,6 +37,13 @@ const flag = (key: string): boolean => {
   return text === 'true';
 };
 
+const choice = (key: string, allowed: readonly string[]): string | undefined => {
+  const text = context(key);
+  if (text !== undefined && !allowed.includes(text)) throw new Error(`context ${key}: one of ${allowed.join(', ')}, got "${text}"`);
+  return text;
+};
+const taskVcpu = choice('ingestTaskVcpu', ['1', '2', '4']);
+
 const config: StagedoorConfig = {
   webBuildDir: await buildWebAssets(app.outdir),
   domainName: context('domainName'),
@@ -50,6 +58,8 @@ const config: StagedoorConfig = {
   rtmpPlay: flag('rtmpPlay'),
   operatorConcurrency: number('operatorConcurrency'),
   hlsSegmentSeconds: number('hlsSegmentSeconds'),
+  hlsReencode: choice('hlsReencode', ['auto', 'off']) as 'auto' | 'off' | undefined,
+  ingestTaskVcpu: taskVcpu === undefined ? undefined : (Number(taskVcpu) as 1 | 2 | 4),
 };
 if (Boolean(config.domainName) !== Boolean(config.certificateArn)) {
   throw new Error('context domainName and certificateArn go together (the certificate must be in us-east-1)');

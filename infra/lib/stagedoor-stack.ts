@@ -37,6 +37,10 @@ export interface StagedoorConfig {
   operatorConcurrency?: number;
   /** HLS segment length in whole seconds (default 1): shorter is closer to live, longer means fewer requests per viewer. */
   hlsSegmentSeconds?: number;
+  /** Re-encode video whose keyframes are too far apart for the segments (`auto`, default) or copy always (`off`). */
+  hlsReencode?: 'auto' | 'off';
+  /** vCPUs of each ingest task: 1, 2 (default) or 4. */
+  ingestTaskVcpu?: 1 | 2 | 4;
 }
 
 export interface StagedoorStackProps extends StackProps {
@@ -75,7 +79,9 @@ export class StagedoorStack extends Stack {
       rtmpsOnly: config.rtmpsOnly,
       rtmpPlay: config.rtmpPlay,
       maxTasks: config.ingestMaxTasks ?? 3,
+      taskVcpu: config.ingestTaskVcpu ?? 2,
       segmentSeconds: config.hlsSegmentSeconds ?? 1,
+      reencode: config.hlsReencode ?? 'auto',
     });
 
     const delivery = new Delivery(this, 'Delivery', {

@@ -36,6 +36,8 @@ export function createPublications(deps: {
   metrics: Pick<IngestMetrics, 'count'>;
   /** The folder under `streams/` a publication's HLS goes to (default: its stream name). */
   hlsNameOf?: (session: GatedRtmpSession) => string;
+  /** The packaging of a publication began re-encoding its video. */
+  onReencoding?: (streamPath: string) => void;
 }) {
   const { hls, notifier, log, metrics } = deps;
   const hlsNameOf = deps.hlsNameOf ?? ((session: GatedRtmpSession) => session.streamName);
@@ -52,7 +54,15 @@ export function createPublications(deps: {
     }
     const streamName = session.streamName;
     const job = hls
-      ? startHlsJob({ broadcast: session.broadcast, streamName: hlsNameOf(session), publishId: session.id, config: hls, log, metrics }).catch((error) => {
+      ? startHlsJob({
+          broadcast: session.broadcast,
+          streamName: hlsNameOf(session),
+          publishId: session.id,
+          config: hls,
+          log,
+          metrics,
+          onReencoding: () => deps.onReencoding?.(session.streamPath),
+        }).catch((error) => {
           log.error('hls packaging failed to start', { stream_name: streamName, error: describeError(error) });
           return undefined;
         })

@@ -80,6 +80,8 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const authenticator = await createAuthenticator(options.auth);
   const hooks = createHookSender(options.webhooks ?? {}, options.webhookTimeoutMs ?? 5_000, log);
   const notifier = createLeaseClient(options.platform, log);
+  const reporter = createStreamReporter(options.platform, log);
+  const video = createVideoWatch({ segmentSeconds: options.hls?.segmentSeconds, reporter, log });
   // The publishers gauge reads the publications made just below.
   const metrics = startIngestMetrics({ log, publishers: () => publications.streamPaths().length });
   const publications = createPublications({
@@ -90,9 +92,8 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     // Tokens of modes token and file are per stream key `<app>/<name>`: the app must be in the output path too,
     // or the holder of a/foo could overwrite b/foo's HLS. Callback mode has one app (the platform checks it).
     hlsNameOf: authenticator.mode === 'token' || authenticator.mode === 'file' ? (session) => `${session.streamApp}/${session.streamName}` : undefined,
+    onReencoding: (streamPath) => video.reencoding(streamPath),
   });
-  const reporter = createStreamReporter(options.platform, log);
-  const video = createVideoWatch({ segmentSeconds: options.hls?.segmentSeconds, reporter, log });
   const sessions = new Set<GatedRtmpSession>();
   const brake = createFailureBrake(options.failureBrake);
   /** Viewer session (from the callback's grant) → the one connection playing it, per stream. */
@@ -166,8 +167,8 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const ours = (session: BaseSession): session is GatedRtmpSession => session instanceof GatedRtmpSession && session.gate === gate;
   const onPostPublish = (session: BaseSession) => {
     if (!ours(session)) return;
-    publications.publishStarted(session);
     video.started(session.streamPath, session.streamName, session.broadcast);
+    publications.publishStarted(session);
   };
   const onDonePublish = (session: BaseSession) => {
     if (!ours(session)) return;

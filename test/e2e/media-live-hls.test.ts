@@ -28,8 +28,17 @@ beforeAll(async () => {
     { stdio: 'ignore' },
   );
   // The first segment appears a few seconds after publish starts; the hook timeout bounds the wait.
-  while ((await withToken(manifestUrl)).status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+  while (!(await livePlaylistText())?.includes('.ts')) await new Promise((resolve) => setTimeout(resolve, 250));
 });
+
+/** The live media playlist the entry playlist (multivariant while live) names. */
+async function livePlaylistText(): Promise<string | undefined> {
+  const entry = await withToken(manifestUrl);
+  if (entry.status !== 200) return undefined;
+  const variant = (await entry.text()).split('\n').find((line) => line.endsWith('.m3u8'));
+  const media = variant && (await withToken(new URL(variant, manifestUrl)));
+  return media && media.status === 200 ? media.text() : undefined;
+}
 
 afterAll(async () => {
   publisher?.kill('SIGKILL');
@@ -37,12 +46,16 @@ afterAll(async () => {
 });
 
 describe('live HLS through the media server', () => {
-  it('serves the entry playlist and its first segment with the right headers', async () => {
+  it('serves the entry playlist, the live playlist it names and its first segment with the right headers', async () => {
     const manifest = await withToken(manifestUrl);
     expect(manifest.status).toBe(200);
     expect(manifest.headers.get('content-type')).toBe('application/vnd.apple.mpegurl');
     expect(manifest.headers.get('cache-control')).toBe('no-cache');
-    const segmentName = (await manifest.text()).split('\n').find((line) => line.endsWith('.ts'))!;
+    const variant = (await manifest.text()).split('\n').find((line) => line.endsWith('.m3u8'))!;
+    const media = await withToken(new URL(variant, manifestUrl));
+    expect(media.headers.get('content-type')).toBe('application/vnd.apple.mpegurl');
+    expect(media.headers.get('cache-control')).toBe('no-cache');
+    const segmentName = (await media.text()).split('\n').find((line) => line.endsWith('.ts'))!;
 
     const segment = await withToken(new URL(segmentName, manifestUrl));
     expect(segment.status).toBe(200);

@@ -34,7 +34,7 @@ describe('publisher diagnostics on the event', () => {
     await system?.stop();
   });
 
-  it('warns with the measured value and the OBS fix when keyframes are 4 s apart', async () => {
+  it('re-encodes keyframes 4 s apart and says so, with the latency viewers get and the OBS fix', async () => {
     const eventId = await createEvent('Long GOP');
     const { ingest } = await details(eventId);
     expect(ingest).toMatchObject({ video: null, keyframeWarning: null, refusals: [] });
@@ -44,9 +44,9 @@ describe('publisher diagnostics on the event', () => {
       const fresh = (await details(eventId)).ingest;
       return fresh.video ? fresh : undefined;
     }, 500);
-    expect(measured.video).toMatchObject({ keyframeIntervalSeconds: 4, segmentSeconds: 1 });
+    expect(measured.video).toMatchObject({ keyframeIntervalSeconds: 4, segmentSeconds: 1, reencoding: true });
     expect(measured.video.frameRate).toBeGreaterThan(20);
-    expect(measured.keyframeWarning).toContain('Keyframes arrive every 4 s');
+    expect(measured.keyframeWarning).toMatch(/^Re-encoding: keyframes every 4 s\. .* viewers stay about 3 s behind live/);
     expect(measured.keyframeWarning).toContain('Output Mode “Advanced”');
     expect(measured.keyframeWarning).toContain('Keyframe Interval 1 s');
     // The stream keeps working: still live.
@@ -63,7 +63,7 @@ describe('publisher diagnostics on the event', () => {
       const fresh = (await details(eventId)).ingest;
       return fresh.video ? fresh : undefined;
     }, 500);
-    expect(measured.video.keyframeIntervalSeconds).toBe(1);
+    expect(measured.video).toMatchObject({ keyframeIntervalSeconds: 1, reencoding: false });
     expect(measured.keyframeWarning).toBeNull();
     await publisher.stop();
   }, 120_000);

@@ -7,7 +7,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { browserStory, shot, watchConsole } from '../support/browser-story';
+import { noSeriousAccessibilityFindings } from '../support/axe';
+import { browserStory, shot, shotsAtBothWidths, watchConsole } from '../support/browser-story';
 
 describe('web: admin console', () => {
   const story = browserStory();
@@ -15,7 +16,8 @@ describe('web: admin console', () => {
   it('manages an event and its codes from sign-in to sign-out', async () => {
     const { system, browser } = story;
     const api = system.urls.api!;
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    // The organiser's zone: Berlin (UTC+1 in winter, +2 in summer).
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true, timezoneId: 'Europe/Berlin' });
     const page = await context.newPage();
     const problems: string[] = [];
     let signedIn = false;
@@ -32,6 +34,7 @@ describe('web: admin console', () => {
     // Sign in with the keyboard only.
     await page.goto(`${api}/admin/`);
     await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+    await noSeriousAccessibilityFindings(page, 'sign-in');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('username');
     await page.keyboard.type('owner');
     await page.keyboard.press('Tab');
@@ -41,9 +44,14 @@ describe('web: admin console', () => {
     await page.getByRole('heading', { name: 'Events' }).waitFor();
     signedIn = true;
     expect(await page.locator('.stats').textContent()).toMatch(/Events0/);
+    await noSeriousAccessibilityFindings(page, 'events (empty)');
 
     // A form error lands on its field, with focus.
     await page.getByRole('link', { name: 'New event' }).click();
+    // No "Origin stream URL": nothing would use it.
+    await page.getByLabel('Title').waitFor();
+    expect(await page.getByLabel('Origin stream URL').count()).toBe(0);
+    await noSeriousAccessibilityFindings(page, 'new event form');
     await page.getByRole('button', { name: 'Create event' }).click();
     expect(await page.locator('#title-error').textContent()).toBe('Enter a title.');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('title');
@@ -70,6 +78,17 @@ describe('web: admin console', () => {
     await page.getByRole('button', { name: 'Generate codes' }).click();
     await expect.poll(() => page.locator('tr[data-code]').count(), { timeout: 20_000 }).toBe(5);
     const codes = await page.locator('tr[data-code]').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.code!));
+    // Row lines run level across every column, the Ticket column's included.
+    const cellBottoms = await page.locator('tr[data-code]').first().evaluate((row) => [...row.children].map((cell) => cell.getBoundingClientRect().bottom));
+    expect(new Set(cellBottoms).size, `cell bottoms ${cellBottoms.join(', ')}`).toBe(1);
+    // On a phone each value is labelled with its column, all labels in the same type (a code's value is monospace, its label not).
+    await page.setViewportSize({ width: 390, height: 900 });
+    const labelFonts = await page.locator('tr[data-code]').first().evaluate((row) =>
+      [...new Set([...row.querySelectorAll('[data-label]')].map((cell) => getComputedStyle(cell, '::before').fontFamily))],
+    );
+    expect(labelFonts).toHaveLength(1);
+    await shotsAtBothWidths(page, 'admin-codes-generated');
+    await noSeriousAccessibilityFindings(page, 'event page with codes');
 
     // Bulk revoke two selected codes, after confirming.
     await page.getByRole('checkbox', { name: `Select code ${codes[0]}` }).check();
@@ -87,13 +106,21 @@ describe('web: admin console', () => {
     await expect.poll(() => page.locator('.stats').textContent()).toMatch(/Revoked1/);
     await shot(page, 'admin-codes');
 
-    // CSV export.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    // CSV export: times in the organiser's zone, with its offset; the file named after the event and the day.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     const csv = await readFile((await download.path())!, 'utf8');
     const lines = csv.trim().split(/\r?\n/);
     expect(lines[0]).toBe('code,label,status,createdAt,expiresAt,link');
     expect(lines).toHaveLength(6);
     expect(csv).toContain(codes[1]!);
+    const [createdAt, expiresAt] = lines[1]!.split(',').slice(3, 5);
+    const berlin = (iso: string) => page.evaluate((at) => -new Date(at).getTimezoneOffset(), iso);
+    for (const time of [createdAt!, expiresAt!]) {
+      expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0[12]:00$/);
+      expect(Number(time.slice(-6, -3)) * 60).toBe(await berlin(time));
+    }
+    const day = await page.evaluate(() => new Intl.DateTimeFormat('en-CA').format(new Date()));
+    expect(download.suggestedFilename()).toBe(`Console-check-edited-codes-${day}.csv`);
 
     // Stream key: shown on request, replaced after confirming.
     const key = page.getByRole('textbox', { name: 'Stream key', exact: true });
@@ -140,6 +167,7 @@ describe('web: admin console', () => {
     await page.getByRole('radio', { name: 'All' }).check();
     expect(await page.getByRole('link', { name: 'Console check, edited' }).count()).toBe(0);
     await shot(page, 'admin-dashboard-after');
+    await noSeriousAccessibilityFindings(page, 'events');
 
     // Sign out; the API no longer accepts the old page's requests.
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -96,7 +96,7 @@ describe('web: live edge and encoder report', () => {
     await admin.getByRole('heading', { name: 'Events' }).waitFor();
     await admin.goto(`${story.system.urls.api}/admin/#/events/${eventId}`);
     await admin.getByRole('heading', { name: 'Encoder' }).waitFor();
-    expect(await admin.locator('[data-key="keyframe-warning"]').textContent()).toMatch(/Keyframes arrive every 2 s, but segments are 1 s long/);
+    expect(await admin.locator('[data-key="keyframe-warning"]').textContent()).toMatch(/^Re-encoding: keyframes every 2 s\. .* viewers stay about 3 s behind live/);
     expect(await admin.locator('table.refusals').textContent()).toContain('Wrong key');
     expect(await admin.locator('.obs-output').textContent()).toContain('Keyframe Interval 1 s');
     await shot(admin, 'live-04-admin-event-1280');

@@ -9,6 +9,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { shotsAtBothWidths } from '../support/browser-story';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 
 describe('web: the viewer words refusals by their reason', () => {
   let system: LocalSystem;
@@ -48,6 +50,8 @@ describe('web: the viewer words refusals by their reason', () => {
     await system.admin('PATCH', `/api/admin/tokens/${tokens[0]!.id}/revoke`);
     const revoked = await enter(tokens[0]!.code);
     await expect.poll(() => revoked.locator('#code-error').textContent(), { timeout: 15_000 }).toMatch(/has been revoked/);
+    await noSeriousAccessibilityFindings(revoked, 'viewer: code entry with a refusal');
+    await shotsAtBothWidths(revoked, 'refusals-revoked');
 
     await system.admin('PATCH', `/api/admin/events/${eventId}/deactivate`);
     const inactive = await enter(tokens[1]!.code);
@@ -58,9 +62,12 @@ describe('web: the viewer words refusals by their reason', () => {
     const { eventId, tokens } = await eventWithCodes(1);
     const page = await enter(tokens[0]!.code);
     await page.getByRole('heading', { name: 'Starts in' }).waitFor({ timeout: 15_000 });
+    await noSeriousAccessibilityFindings(page, 'viewer: countdown');
     await system.admin('PATCH', `/api/admin/events/${eventId}/deactivate`);
     // The next heartbeat (every 30 s) is refused with 403 and reason `event-inactive`.
     await page.getByRole('heading', { name: 'Event unavailable' }).waitFor({ timeout: 60_000 });
     expect(await page.locator('#overlay').textContent()).toMatch(/made this event unavailable/);
+    await noSeriousAccessibilityFindings(page, 'viewer: access ended');
+    await shotsAtBothWidths(page, 'refusals-event-unavailable');
   }, 90_000);
 });

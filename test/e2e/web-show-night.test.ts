@@ -2,46 +2,21 @@
  * Show night in a real browser against `npm start`'s program:
  * the admin previews the stream while ffmpeg publishes, sees two viewers,
  * ends one (its overlay says so within seconds and the code works again on
- * a new device), prints a ticket sheet whose QR code (decoded with jsQR)
- * leads to a playing viewer, and finds all of it in the audit log.
+ * a new device), prints a ticket sheet whose printed QR code (read back from
+ * the PDF, decoded with jsQR) leads to a playing viewer, and finds all of it in the audit log.
  * Phone-sized screenshots of each new view go to test-artifacts/web/.
  */
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { browserStory, noHorizontalScroll, shot, videoAdvances, watchConsole } from '../support/browser-story';
+import { browserStory, noHorizontalScroll, shot, shotsAtBothWidths, videoAdvances, watchConsole } from '../support/browser-story';
+import { noSeriousAccessibilityFindings } from '../support/axe';
+import { readPrintedPdf } from '../support/printed-pdf';
 
 /** How long after "End session" the viewer's overlay must appear (the feed, the next playlist, one refresh). */
 const END_BUDGET_MS = 20_000;
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
-const jsQrPath = createRequire(import.meta.url).resolve('jsqr/dist/jsQR.js');
-
-/** Decodes the QR code in a PNG with jsQR, in a blank page of the browser (its canvas reads the pixels). */
-async function decodeQr(page: Page, png: Buffer): Promise<string | null> {
-  await page.setContent('<!doctype html><title>decode</title>');
-  await page.addScriptTag({ path: jsQrPath });
-  return page.evaluate(async (dataUrl) => {
-    const image = new Image();
-    image.src = dataUrl;
-    await image.decode();
-    const canvas = document.createElement('canvas');
-    canvas.width = image.width;
-    canvas.height = image.height;
-    const context = canvas.getContext('2d')!;
-    context.drawImage(image, 0, 0);
-    const { data, width, height } = context.getImageData(0, 0, canvas.width, canvas.height);
-    const decode = (window as unknown as { jsQR: (d: Uint8ClampedArray, w: number, h: number) => { data: string } | null }).jsQR;
-    return decode(data, width, height)?.data ?? null;
-  }, `data:image/png;base64,${png.toString('base64')}`);
-}
-
 /** Waits for a condition; generous, because the machine is shared and a browser step may take seconds under load. */
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 250 });
-
-/** Page objects in a PDF that Chromium wrote (one `/Type /Page` each). */
-function pdfPages(pdf: Buffer): number {
-  return pdf.toString('latin1').match(/\/Type\s*\/Page\b(?!s)/g)?.length ?? 0;
-}
 
 describe('web: show night', () => {
   const story = browserStory();
@@ -77,14 +52,21 @@ describe('web: show night', () => {
     const [first, second, third] = codes as [string, string, string];
 
     // --- Each code has a QR code and a watch link in the list.
-    await admin.getByRole('button', { name: `Copy watch link of code ${third}` }).click();
+    const copyLink = admin.locator(`tr[data-code="${third}"]`).getByRole('button', { name: `Copy link of code ${third}` });
+    await copyLink.click();
     expect(await admin.evaluate(() => navigator.clipboard.readText())).toBe(`${api}/?code=${third}`);
+    // The confirmation is at the button, not in the page's notices far above it; screen readers hear it too.
+    await expect.poll(() => copyLink.textContent()).toBe('Copied');
+    expect(await admin.locator('#status').textContent()).not.toMatch(/copied/);
+    expect(await admin.locator('#announcer').textContent()).toBe(`Watch link of ${third} copied.`);
+    await expect.poll(() => copyLink.textContent()).toBe('Copy link');
     await admin.getByRole('button', { name: `Show QR code and link for code ${third}` }).click();
     const dialog = admin.getByRole('dialog');
     await dialog.getByRole('img', { name: `QR code of the watch link for ${third}` }).waitFor();
     expect(await dialog.getByRole('textbox', { name: 'Watch link' }).inputValue()).toBe(`${api}/?code=${third}`);
     await admin.setViewportSize(PHONE.viewport);
     await shot(admin, 'show-night-01-ticket-qr-phone');
+    await noSeriousAccessibilityFindings(admin, 'ticket QR dialog');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await admin.setViewportSize({ width: 1280, height: 900 });
 
@@ -97,6 +79,7 @@ describe('web: show night', () => {
     await poll(() => admin.locator('.preview-freshness').textContent()).toMatch(/(Last new segment|No new segment since the preview started) \d+ s ago/);
     await poll(() => admin.locator('.preview-freshness').textContent()).toMatch(/^Last new segment \d+ s ago/);
     await shot(admin, 'show-night-02-preview');
+    await noSeriousAccessibilityFindings(admin, 'event page with the preview playing');
     // The preview is not a viewer.
     expect((await system.admin('GET', `/api/admin/events/${event.id}`)).stats.activeViewers).toBe(0);
 
@@ -111,13 +94,16 @@ describe('web: show night', () => {
       await viewer.goto(`${api}/?code=${code}`);
       await viewer.getByRole('button', { name: 'Watch' }).click();
       await videoAdvances(viewer);
+      if (index === 0) await noSeriousAccessibilityFindings(viewer, 'viewer: playing');
       viewers.push(viewer);
     }
     await poll(() => admin.locator('.sessions-count').textContent()).toBe('About 2 devices watching now (estimate).');
     const rows = await admin.locator('tr[data-session-code]').evaluateAll((list) => list.map((row) => (row as HTMLElement).dataset.sessionCode));
     expect(rows).toEqual([second, first]);
     expect(await admin.locator(`tr[data-session-code="${first}"]`).textContent()).toMatch(/door sales.*127\.0\.0\.1.*Chrome \d+ on Linux/);
-    await shot(admin, 'show-night-03-sessions');
+    // The sessions table fits its card at desktop width: "End session" whole, no sideways scroll (and on a phone).
+    await shotsAtBothWidths(admin, 'show-night-03-sessions');
+    await noSeriousAccessibilityFindings(admin, 'event page with live sessions');
 
     // --- "End session": viewer 1's overlay says so within seconds; the code works at once on a new device.
     await admin.getByRole('button', { name: `End session of code ${first}` }).click();
@@ -126,7 +112,10 @@ describe('web: show night', () => {
     await viewers[0]!.getByRole('heading', { name: 'Session ended' }).waitFor({ timeout: END_BUDGET_MS });
     console.log(`viewer overlay ${Date.now() - endedAt} ms after "End session"`);
     expect(await viewers[0]!.locator('#overlay-text').textContent()).toMatch(/organiser ended/);
-    await shot(viewers[0]!, 'show-night-04-viewer-session-ended');
+    // One message: the code still works, so the footer does not say that access has ended.
+    expect(await viewers[0]!.locator('#access-until').textContent()).toMatch(/works until/);
+    await shotsAtBothWidths(viewers[0]!, 'show-night-04-viewer-session-ended');
+    await noSeriousAccessibilityFindings(viewers[0]!, 'viewer: session ended');
     await poll(() => admin.locator('.sessions-count').textContent()).toBe('About 1 device watching now (estimate).');
     const phoneContext = await story.newContext(PHONE);
     const newDevice = await phoneContext.newPage();
@@ -141,7 +130,7 @@ describe('web: show night', () => {
     await admin.setViewportSize({ width: 1280, height: 900 });
 
     // --- The ticket sheet: every usable code, with a QR code that the print view renders.
-    await admin.getByRole('link', { name: 'Print tickets' }).click();
+    await admin.getByRole('button', { name: 'Print tickets' }).click();
     await admin.getByRole('heading', { name: 'Print tickets' }).waitFor();
     await poll(() => admin.locator('.ticket').count()).toBe(3);
     await admin.setViewportSize(PHONE.viewport);
@@ -155,23 +144,24 @@ describe('web: show night', () => {
     const ticket = admin.locator(`.ticket[data-code="${third}"]`);
     expect(await ticket.locator('.ticket-code').textContent()).toBe(`${third.slice(0, 4)}-${third.slice(4, 8)}-${third.slice(8)}`);
     expect(await ticket.locator('h2').textContent()).toBe(title);
-    const png = await ticket.locator('svg.qr').screenshot();
     await admin.emulateMedia({ media: 'screen' });
-    const decoder = await admin.context().newPage();
-    const link = await decodeQr(decoder, png);
-    await decoder.close();
-    expect(link).toBe(`${api}/?code=${third}`);
 
-    // --- Eight tickets fill exactly one A4 and one Letter page when printed.
+    // --- Eight tickets fill exactly one A4 and one Letter page when printed; the printed QR code decodes to the link.
     await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 5, label: 'more' });
     await admin.reload();
     await poll(() => admin.locator('.ticket').count()).toBe(8);
+    const scratch = await admin.context().newPage();
+    let link: string | undefined;
     for (const format of ['A4', 'Letter']) {
       await admin.emulateMedia({ media: 'print' });
       const pdf = await admin.pdf({ format });
       await admin.emulateMedia({ media: 'screen' });
-      expect(pdfPages(pdf), `${format} pages for 8 tickets`).toBe(1);
+      const pages = await readPrintedPdf(pdf, scratch);
+      expect(pages.length, `${format} pages for 8 tickets`).toBe(1);
+      link = pages[0]!.qrCodes.find((qr) => qr.data.endsWith(`?code=${third}`))?.data;
+      expect(link).toBe(`${api}/?code=${third}`);
     }
+    await scratch.close();
 
     // --- Following the decoded link on a phone: the code is filled in and the video plays.
     const ticketHolder = await (await story.newContext(PHONE)).newPage();
@@ -181,6 +171,9 @@ describe('web: show night', () => {
     await ticketHolder.getByRole('button', { name: 'Watch' }).click();
     await videoAdvances(ticketHolder);
     await shot(ticketHolder, 'show-night-08-ticket-holder-playing-phone');
+    await ticketHolder.getByRole('button', { name: 'Watch on another player' }).click();
+    await ticketHolder.getByRole('textbox', { name: 'Playback link' }).waitFor();
+    await noSeriousAccessibilityFindings(ticketHolder, 'viewer: watch on another player');
 
     // --- The audit log has it all: per event and across events, filterable.
     await admin.goto(`${api}/admin/#/events/${event.id}`);
@@ -199,11 +192,13 @@ describe('web: show night', () => {
     expect(await admin.locator('tr[data-action="admin.login"] .audit-actor').first().textContent()).toBe('owner');
     expect(await admin.locator('tr[data-action="session.end"] .audit-actor').textContent()).toBe('owner');
     expect(await admin.locator('tr[data-action="session.end"]').textContent()).toContain(first);
+    // The event is named by its title, its id on hover.
+    const eventCell = admin.locator('tr[data-action="session.end"]').getByRole('link', { name: title });
+    expect(await eventCell.getAttribute('title')).toBe(event.id);
     await admin.getByLabel('Show').selectOption('session.end');
     await poll(() => admin.locator('tr[data-action]').count()).toBe(1);
-    await admin.setViewportSize(PHONE.viewport);
-    await shot(admin, 'show-night-09-audit-phone');
-    await noHorizontalScroll(admin);
+    await shotsAtBothWidths(admin, 'show-night-09-audit');
+    await noSeriousAccessibilityFindings(admin, 'audit log filtered');
 
     expect(problems).toEqual([]);
   }, 240_000);

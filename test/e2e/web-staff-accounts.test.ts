@@ -2,12 +2,17 @@
  * In a real browser against `npm start`'s program: the owner creates
  * a box-office account; that account enrols TOTP from the QR page (the test
  * computes codes from the shown key, as a phone would), signs in with the
- * second step, and finds event editing absent from the console and refused by the API.
+ * second step, and finds event editing absent from the console, refused by
+ * the API, and its pages answered with what the role cannot do. The accounts
+ * page shows what each role can do (the API's own rules); a role change is
+ * confirmed first, and the person it signs out is told why.
  */
 import type { Page } from 'playwright-core';
 import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
-import { browserStory, shot } from '../support/browser-story';
+import { allows, PERMISSION_LABELS, ROLES } from '../../functions/domain/roles';
+import { browserStory, shot, shotsAtBothWidths } from '../support/browser-story';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 
 const BOX_PASSWORD = 'tickets at the door 2026';
 
@@ -51,7 +56,14 @@ describe('web: staff accounts and two-factor sign-in', () => {
     const row = page.locator('tr[data-account="boxoffice"]');
     await row.waitFor();
     expect(await row.getByRole('combobox').inputValue()).toBe('box-office');
-    await shot(page, 'staff-accounts');
+    // What each role can do: every cell as the API's roles allow it.
+    const permissions = page.getByRole('table', { name: 'What each role can do' });
+    for (const [permission, label] of Object.entries(PERMISSION_LABELS)) {
+      const cells = await permissions.getByRole('row', { name: label }).getByRole('cell').allTextContents();
+      expect(cells, label).toEqual(ROLES.map((role) => (allows(role, permission as keyof typeof PERMISSION_LABELS) ? 'Yes' : 'No')));
+    }
+    await shotsAtBothWidths(page, 'staff-accounts');
+    await noSeriousAccessibilityFindings(page, 'accounts');
     await signOut(page);
 
     // The box office enrols TOTP from the QR page.
@@ -63,12 +75,15 @@ describe('web: staff accounts and two-factor sign-in', () => {
     const qr = page.getByRole('img', { name: 'QR code for your authenticator app' });
     await qr.waitFor();
     expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    await noSeriousAccessibilityFindings(page, 'two-factor enrolment');
     const totp = new TOTP({ secret: Secret.fromBase32((await page.locator('#totp-secret').textContent())!) });
     await page.getByLabel('Code from the app').fill(totp.generate());
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('heading', { name: 'Two-factor sign-in is on' }).waitFor();
-    expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
-    await shot(page, 'staff-two-factor-recovery');
+    const recoveryCodes = await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').allTextContents();
+    expect(recoveryCodes).toHaveLength(10);
+    await shotsAtBothWidths(page, 'staff-two-factor-recovery');
+    await noSeriousAccessibilityFindings(page, 'recovery codes');
     await page.getByRole('button', { name: 'I have saved them' }).click();
     await page.getByText('On. 10 of 10 recovery codes left.').waitFor();
     await signOut(page);
@@ -76,6 +91,7 @@ describe('web: staff accounts and two-factor sign-in', () => {
     // Password, then the code of the next time step (the current one was spent on enrolling).
     await signIn(page, 'boxoffice', BOX_PASSWORD);
     await page.getByRole('heading', { name: 'Second step' }).waitFor();
+    await noSeriousAccessibilityFindings(page, 'second sign-in step');
     await page.getByLabel('Code from your authenticator app').fill(totp.generate({ timestamp: Date.now() + 30_000 }));
     await page.getByRole('button', { name: 'Continue' }).click();
     // Signed in where the page was left: the account page.
@@ -99,8 +115,23 @@ describe('web: staff accounts and two-factor sign-in', () => {
     expect(await page.getByRole('button', { name: 'Generate codes' }).count()).toBe(1);
     await page.getByRole('heading', { name: 'Watching now' }).waitFor();
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
-    expect(await page.getByRole('link', { name: 'Print tickets' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Print tickets' }).count()).toBe(1);
     await shot(page, 'staff-box-office-event');
+
+    // Pages the role may not use say so, each on a page of its own.
+    for (const [hash, sentence] of [
+      ['#/events/new', 'Your role (box office) cannot create events.'],
+      [`#/events/${event.id}/edit`, 'Your role (box office) cannot edit events.'],
+      ['#/accounts', 'Your role (box office) cannot manage staff accounts.'],
+    ] as const) {
+      await page.goto(`${system.urls.api}/admin/${hash}`);
+      await page.getByRole('heading', { name: 'Not available to your role' }).waitFor();
+      expect(await page.locator('main .forbidden').textContent(), hash).toBe(sentence);
+    }
+    await shotsAtBothWidths(page, 'staff-forbidden');
+    await noSeriousAccessibilityFindings(page, 'page not available to the role');
+    await page.goto(`${system.urls.api}/admin/#/events/${event.id}`);
+    await page.getByRole('heading', { name: 'Staff night' }).waitFor();
 
     // And the API refuses what the page no longer offers.
     const refused = await page.evaluate(async (id) => {
@@ -128,9 +159,44 @@ describe('web: staff accounts and two-factor sign-in', () => {
     const ownerPage = await ownerContext.newPage();
     await ownerPage.goto(`${system.urls.api}/admin/#/accounts`);
     await signIn(ownerPage, 'owner', system.adminPassword);
+
+    // A role change is confirmed first: cancelled, nothing changes.
+    const roleOf = ownerPage.getByRole('combobox', { name: 'Role of boxoffice' });
+    await roleOf.selectOption('stream-tech');
+    const confirmRole = ownerPage.getByRole('dialog', { name: 'Make boxoffice Stream tech?' });
+    await confirmRole.waitFor();
+    await noSeriousAccessibilityFindings(ownerPage, 'role change confirmation');
+    await confirmRole.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => roleOf.inputValue()).toBe('box-office');
+    await roleOf.selectOption('stream-tech');
+    await confirmRole.getByRole('button', { name: 'Change role' }).click();
+    await expect.poll(() => ownerPage.locator('#status').textContent()).toBe('boxoffice is now Stream tech; their sessions ended.');
+    // The notice belongs to the accounts page, not to the next one.
+    await ownerPage.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
+    await ownerPage.getByRole('heading', { name: 'Audit log' }).waitFor();
+    await noSeriousAccessibilityFindings(ownerPage, 'audit log');
+    expect(await ownerPage.locator('#status').textContent()).toBe('');
+    // The box office, signed out by the change, is told why, and after signing in again what its role is now.
+    await page.getByRole('button', { name: 'Generate codes' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+    expect(await page.locator('#alert').textContent()).toBe(
+      'An owner changed your account (its role, password or two-factor sign-in), which signed you out. Sign in again.',
+    );
+    await signIn(page, 'boxoffice', BOX_PASSWORD);
+    // The app's next code was spent a moment ago: a recovery code instead.
+    await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
+    await page.getByLabel('Recovery code').fill(recoveryCodes[0]!);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Your role is now Stream tech (it was Box office).');
+    await shotsAtBothWidths(page, 'staff-role-changed');
+    await noSeriousAccessibilityFindings(page, 'event page of a stream tech');
+    // (The account page does not poll: what signs the page out next is the click below.)
+    await page.getByRole('navigation').getByRole('link', { name: 'boxoffice' }).click();
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    await ownerPage.getByRole('navigation').getByRole('link', { name: 'Accounts' }).click();
     const boxRow = ownerPage.locator('tr[data-account="boxoffice"]');
     await boxRow.waitFor();
-    expect(await boxRow.textContent()).toContain('On (10 recovery codes)');
+    expect(await boxRow.textContent()).toContain('On (9 recovery codes)');
     await boxRow.getByRole('button', { name: 'Reset password' }).click();
     await ownerPage.getByLabel('New password for boxoffice').fill('a new box office password');
     await ownerPage.getByRole('button', { name: 'Set password' }).click();
@@ -140,9 +206,9 @@ describe('web: staff accounts and two-factor sign-in', () => {
     await ownerPage.locator('tr[data-account="boxoffice"]').getByText('Disabled').waitFor();
     await ownerContext.close();
 
-    await page.getByRole('button', { name: 'Generate codes' }).click();
+    await page.getByRole('button', { name: 'Move to a new phone' }).click();
     await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
-    expect(await page.locator('#alert').textContent()).toBe('Your session has ended. Sign in again.');
+    expect(await page.locator('#alert').textContent()).toBe('An owner disabled your account, which signed you out. Ask an owner to enable it.');
     await signIn(page, 'boxoffice', 'a new box office password');
     await expect.poll(() => page.locator('#password-error').textContent(), { timeout: 30_000 }).toMatch(/not right/);
 

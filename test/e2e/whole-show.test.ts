@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { referencedFiles } from '../../ingest-container/src/hls/playlist';
+import { referencedFiles } from '../../recording/playlist';
 import { mediaSeconds, newShow, showStatus, videoFrames, watchShow, type Show } from '../support/show';
 import { publish, tempDir, until } from '../support/ingest';
 
@@ -63,8 +63,14 @@ describe('the whole show', () => {
     await sleep(4_000);
     const second = publish(show.rtmpUrl, 12);
     await until(async () => (await showStatus(system, show.eventId)) === 'live');
-    const backLive = (await viewer.playlist())!;
-    expect(backLive).not.toContain('#EXT-X-ENDLIST');
+    // The status turns live when the ingest takes the lease; the live playlists follow as soon as it has reopened
+    // the show's recording (before it admits the publish), well within the publish.
+    const backLive = await until(async () => {
+      const text = await viewer.playlist();
+      return text?.includes('#EXTINF') && !text.includes('#EXT-X-ENDLIST') ? text : undefined;
+    });
+    expect(backLive).not.toContain('#EXT-X-PLAYLIST-TYPE:VOD');
+    expect(second.running()).toBe(true);
     expect((await second.done).code).toBe(0);
     onAirSeconds += 12;
     await until(async () => (await showStatus(system, show.eventId)) !== 'live');

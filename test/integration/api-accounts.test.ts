@@ -248,12 +248,16 @@ describe('account management', () => {
     expect((await as(cookie, 'GET', '/api/admin/events')).status).toBe(200);
     const demoted = await api.admin('PATCH', '/api/admin/accounts/dan', { role: 'read-only' });
     expect(demoted).toMatchObject({ status: 200, body: { username: 'dan', role: 'read-only' } });
-    expect(await as(cookie, 'GET', '/api/admin/events')).toMatchObject({ status: 401, body: { error: 'Authentication required' } });
+    // The 401 says why, so the console can tell the person.
+    expect(await as(cookie, 'GET', '/api/admin/events')).toMatchObject({
+      status: 401,
+      body: { error: 'Authentication required', reason: 'account-changed' },
+    });
 
     const again = await signIn('dan');
     expect((await as(again, 'GET', '/api/admin/session')).body.role).toBe('read-only');
     expect((await api.admin('PATCH', '/api/admin/accounts/dan', { disabled: true })).body.disabled).toBe(true);
-    expect((await as(again, 'GET', '/api/admin/session')).status).toBe(401);
+    expect(await as(again, 'GET', '/api/admin/session')).toMatchObject({ status: 401, body: { reason: 'account-disabled' } });
     expect(await login('dan')).toMatchObject({ status: 401, body: { error: 'Invalid username or password' } });
 
     await api.admin('PATCH', '/api/admin/accounts/dan', { disabled: false });

@@ -92,7 +92,10 @@ describe('events', () => {
     });
     await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 3, label: 'a' });
     const list = await api.admin('GET', '/api/admin/events');
-    expect(list.body.events.find((e: { id: string }) => e.id === event.id)._count).toEqual({ tokens: 3 });
+    const listed = list.body.events.find((e: { id: string }) => e.id === event.id);
+    expect(listed._count).toEqual({ tokens: 3 });
+    // Whether it is on air, as the public status says it.
+    expect(listed.status).toBe('not-started');
   });
 
   it.each([
@@ -242,6 +245,32 @@ describe('access codes', () => {
     expect(lines[0]).toBe('code,label,status,createdAt,expiresAt,link');
     expect(lines).toHaveLength(3);
     expect(lines[1]).toMatch(/^([A-Z0-9]{12}),"'=HYPERLINK\(""http:\/\/evil"",""x""\),y",unused,\S+,\S+,http:\/\/127\.0\.0\.1:\d+\/\?code=\1$/);
+  });
+
+  it("exports times with the organiser's offset and names the file after the event and the day", async () => {
+    const event = await createEvent({ title: 'Café Müller / Live: "Night 1"' });
+    const { body } = await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 1 });
+    const created = new Date(body.tokens[0].createdAt);
+    // New York in November: UTC−5.
+    const res = await api.admin('GET', `/api/admin/events/${event.id}/tokens/export?tz=America%2FNew_York`);
+    expect(res.status).toBe(200);
+    const [header, row] = res.text.trim().split('\r\n');
+    expect(header).toBe('code,label,status,createdAt,expiresAt,link');
+    const [, , , createdAt, expiresAt] = row!.split(',');
+    expect(createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}-0[45]:00$/);
+    expect(Date.parse(createdAt!)).toBe(created.getTime());
+    expect(Date.parse(expiresAt!)).toBe(Date.parse(body.tokens[0].expiresAt));
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York' }).format(new Date());
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="Cafe-Muller-Live-Night-1-codes-${day}.csv"; filename*=UTF-8''${encodeURIComponent(`Café-Müller-Live-Night-1-codes-${day}.csv`)}`,
+    );
+    // Without a zone: UTC, as before.
+    const utc = await api.admin('GET', `/api/admin/events/${event.id}/tokens/export`);
+    expect(utc.text.split('\r\n')[1]!.split(',')[3]).toBe(body.tokens[0].createdAt);
+    expect(await api.admin('GET', `/api/admin/events/${event.id}/tokens/export?tz=Mars%2FOlympus`)).toMatchObject({
+      status: 400,
+      body: { error: 'tz: is not a known time zone (use an IANA name such as Europe/Berlin)' },
+    });
   });
 });
 

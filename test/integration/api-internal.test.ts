@@ -217,18 +217,24 @@ describe('POST /api/internal/streams/:eventId/video and /refusals', () => {
     call('POST', `${api.url}${path}`, { json, headers: key ? { 'x-internal-api-key': key } : {} });
   const ingestOf = async (id: string) => (await api.admin('GET', `/api/admin/events/${id}`)).body.ingest;
 
-  it('stores the measured video; a long keyframe interval gives a warning with the value and the fix', async () => {
+  it('stores the measured video; a long keyframe interval gives a warning with the latency viewers get and the fix', async () => {
     const { event } = await setup(0);
     expect(await ingestOf(event.id)).toMatchObject({ keyframeIntervalSeconds: 1, video: null, keyframeWarning: null, refusals: [] });
 
+    // An ingest that copies (re-encoding off, or from before re-encoding: no field).
     const stored = await post(`/api/internal/streams/${event.id}/video`, { keyframeIntervalSeconds: 8.33, frameRate: 30, segmentSeconds: 1 });
-    expect(stored).toMatchObject({ status: 200, body: { keyframeIntervalSeconds: 8.33, frameRate: 30, segmentSeconds: 1, measuredAt: expect.any(String) } });
+    expect(stored).toMatchObject({ status: 200, body: { keyframeIntervalSeconds: 8.33, frameRate: 30, segmentSeconds: 1, reencoding: false, measuredAt: expect.any(String) } });
     const ingest = await ingestOf(event.id);
-    expect(ingest.video).toMatchObject({ keyframeIntervalSeconds: 8.3, frameRate: 30, segmentSeconds: 1 });
-    expect(ingest.keyframeWarning).toMatch(/^Keyframes arrive every 8\.3 s, but segments are 1 s long/);
+    expect(ingest.video).toMatchObject({ keyframeIntervalSeconds: 8.3, frameRate: 30, segmentSeconds: 1, reencoding: false });
+    expect(ingest.keyframeWarning).toMatch(/^Keyframes every 8\.3 s, and this ingest does not re-encode: every segment lasts 8\.3 s, so viewers are about 21 s behind live \(Safari and TV apps about 29 s\)/);
     expect(ingest.keyframeWarning).toContain('Keyframe Interval 1 s');
 
-    await post(`/api/internal/streams/${event.id}/video`, { keyframeIntervalSeconds: 1.04, frameRate: 30, segmentSeconds: 1 });
+    await post(`/api/internal/streams/${event.id}/video`, { keyframeIntervalSeconds: 8.33, frameRate: 30, segmentSeconds: 1, reencoding: true });
+    const reencoded = (await ingestOf(event.id)).keyframeWarning;
+    expect(reencoded).toMatch(/^Re-encoding: keyframes every 8\.3 s\. Segments are 1 s, so Stagedoor re-encodes the video with a keyframe every 1 s: viewers stay about 3 s behind live/);
+    expect(reencoded).toContain('Keyframe Interval 1 s');
+
+    await post(`/api/internal/streams/${event.id}/video`, { keyframeIntervalSeconds: 1.04, frameRate: 30, segmentSeconds: 1, reencoding: false });
     expect((await ingestOf(event.id)).keyframeWarning).toBeNull();
   });
 
@@ -266,6 +272,7 @@ describe('POST /api/internal/streams/:eventId/video and /refusals', () => {
     const good = { keyframeIntervalSeconds: 2, frameRate: 25, segmentSeconds: 1 };
     expect(await post(`/api/internal/streams/${event.id}/video`, good, 'wrong')).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
     expect(await post(`/api/internal/streams/${event.id}/video`, { ...good, frameRate: -1 })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^frameRate: /) } });
+    expect(await post(`/api/internal/streams/${event.id}/video`, { ...good, reencoding: 'yes' })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^reencoding: /) } });
     expect(await post(`/api/internal/streams/${event.id}/refusals`, { reason: 'wrong-key', remoteAddr: 'x' })).toMatchObject({ status: 400 });
     expect(await post('/api/internal/streams/nosuchevent0000/video', good)).toMatchObject({ status: 404, body: { error: 'Event not found' } });
   });

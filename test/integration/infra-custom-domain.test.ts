@@ -15,6 +15,8 @@ beforeAll(async () => {
     ingestDomainName: 'ingest.example.com',
     ingestCertificateArn: INGEST_CERT,
     ingestMaxTasks: 5,
+    ingestTaskVcpu: 1,
+    hlsReencode: 'off',
     mediaRetentionDays: 7,
     edgeReconcileMinutes: 15,
   });
@@ -55,7 +57,12 @@ describe('with custom domains', () => {
     });
   });
 
-  it('takes the retention, the task ceiling and the reconciliation interval from the configuration', () => {
+  it('takes the retention, the task size and ceiling, re-encoding and the reconciliation interval from the configuration', () => {
+    s.template.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      Cpu: '1024',
+      Memory: '2048',
+      ContainerDefinitions: [Match.objectLike({ Environment: Match.arrayWith([{ Name: 'INGEST_HLS_REENCODE', Value: 'off' }]) })],
+    });
     s.template.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'streams/', ExpirationInDays: 7 })]) },
     });

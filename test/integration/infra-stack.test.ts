@@ -672,6 +672,12 @@ describe('ingest', () => {
         }),
       ],
     });
+    // Sized for re-encoding publishers at OBS's defaults (docs/deploy.md, "Sizing the ingest").
+    s.template.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      Cpu: '2048',
+      Memory: '4096',
+      ContainerDefinitions: [Match.objectLike({ Environment: Match.arrayWith([{ Name: 'INGEST_HLS_SEGMENT', Value: '1s' }, { Name: 'INGEST_HLS_REENCODE', Value: 'auto' }]) })],
+    });
     const environment: { Name: string }[] = s.json.Resources[only(idsOf(s.json, 'AWS::ECS::TaskDefinition'))]!.Properties.ContainerDefinitions[0].Environment;
     expect(environment.map((e) => e.Name)).not.toContain('INTERNAL_API_KEY');
   });

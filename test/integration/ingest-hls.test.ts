@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmbeddedS3 } from '../../local/embedded-s3';
-import { referencedFiles } from '../../ingest-container/src/hls/playlist';
+import { referencedFiles } from '../../recording/playlist';
 import { folderStore, s3Store, startIngestServer, type HlsStore } from '../../ingest-container/src/index';
 import { ffprobe, logRecorder, publish, tempDir, uniqueName } from '../support/ingest';
 
@@ -33,11 +33,11 @@ function recording(store: HlsStore) {
   return { store: wrapped, puts };
 }
 
-/** Every playlist put names only files put before it. */
+/** Every playlist put names only segments put before it. */
 function expectSegmentsBeforePlaylists(puts: ReturnType<typeof recording>['puts'], prefix: string) {
   const stored = new Set<string>();
   for (const put of puts) {
-    if (put.key.endsWith('.m3u8')) for (const name of referencedFiles(put.body)) expect(stored).toContain(prefix + name);
+    if (put.key.endsWith('.m3u8')) for (const name of referencedFiles(put.body).filter((file) => file.endsWith('.ts'))) expect(stored).toContain(prefix + name);
     stored.add(put.key);
   }
 }
@@ -70,7 +70,9 @@ describe('HLS packaging', () => {
     expect(playlist).toMatch(/#EXT-X-ENDLIST\s*$/);
     const segments = referencedFiles(playlist);
     expect(segments.length).toBeGreaterThanOrEqual(2);
-    expect((await readdir(join(dir, prefix))).sort()).toEqual(['index.m3u8', ...segments].sort());
+    // The whole show (VOD) and the live playlist viewers were on, now ended.
+    expect((await readdir(join(dir, prefix))).sort()).toEqual(['index-live2.m3u8', 'index.m3u8', ...segments].sort());
+    expect(await readFile(join(dir, prefix, 'index-live2.m3u8'), 'utf8')).toMatch(/#EXT-X-TARGETDURATION:2\n[^]*#EXT-X-ENDLIST\s*$/);
 
     const probe = await ffprobe(['-v', 'error', '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', join(dir, prefix, 'index.m3u8')]);
     // The HLS demuxer lists each stream once per program, hence the set.

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { folderStore, startIngestServer, type IngestServer } from '../../ingest-container/src/index';
-import { httpServer, logRecorder, publish, tempDir, uniqueName, until, type TestHttpServer } from '../support/ingest';
+import { httpServer, livePlaylist, logRecorder, publish, tempDir, uniqueName, until, type TestHttpServer } from '../support/ingest';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -59,7 +59,7 @@ it('a reconnect within the window after a dropped connection continues the show'
   const url = `${ingest.url}/live/${name}`;
   const first = publish(url);
   cleanups.push(() => first.kill());
-  await until(() => readFile(join(hlsDir, 'streams', name, 'index.m3u8'), 'utf8').then((text) => /#EXTINF/.test(text), () => false));
+  await until(async () => /#EXTINF/.test((await livePlaylist(join(hlsDir, 'streams', name))) ?? ''));
   await first.kill();
   expect((await publish(url, 2).done).code).toBe(0);
   await recorder.waitFor((e) => e.msg === 'publish resumed');

@@ -7,9 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { referencedFiles } from '../../ingest-container/src/hls/playlist';
+import { referencedFiles } from '../../recording/playlist';
 import { folderStore, startIngestServer, type HlsStore } from '../../ingest-container/src/index';
-import { logRecorder, publish, tempDir, uniqueName, until } from '../support/ingest';
+import { livePlaylist, logRecorder, publish, tempDir, uniqueName, until } from '../support/ingest';
 
 const OUTAGE_MS = 30_000;
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -55,7 +55,7 @@ it('a 30 s storage outage mid-show loses no segment of the recording', async () 
   const publisher = publish(`${server.url}/live/${name}`, onAirSeconds);
   cleanups.push(() => publisher.kill());
   const playlist = join(dir, 'streams', name, 'index.m3u8');
-  await until(() => readFile(playlist, 'utf8').then((text) => /#EXTINF/.test(text), () => false));
+  await until(async () => /#EXTINF/.test((await livePlaylist(join(dir, 'streams', name))) ?? ''));
 
   state.down = true;
   await recorder.waitFor((e) => e.msg === 'hls upload failed, retrying');
@@ -91,7 +91,7 @@ it('past the buffer bound, the oldest unstored segments are dropped with an erro
   const publisher = publish(`${server.url}/live/${name}`, 14);
   cleanups.push(() => publisher.kill());
   const playlist = join(dir, 'streams', name, 'index.m3u8');
-  await until(() => readFile(playlist, 'utf8').then((text) => /#EXTINF/.test(text), () => false));
+  await until(async () => /#EXTINF/.test((await livePlaylist(join(dir, 'streams', name))) ?? ''));
   state.down = true;
   const dropped = await recorder.waitFor((e) => e.msg.startsWith('hls buffer full'));
   expect(dropped).toMatchObject({ level: 'error', stream_name: name });

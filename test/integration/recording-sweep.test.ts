@@ -33,13 +33,13 @@ let sweep: ReturnType<typeof createRecordingSweepHandler>;
 async function showOnLease(expiresAt: string) {
   const event = sampleEvent();
   await stores.events.createEvent(event);
-  const recording = await Recording.open(media, event.id, quiet, randomUUID());
+  const recording = await Recording.open(media, event.id, quiet, { id: randomUUID(), segmentSeconds: 1, dvrWindowSeconds: 120 });
   recording.add('index.m3u8', [
-    { uri: 'seg-0.ts', duration: 1 },
-    { uri: 'seg-1.ts', duration: 1 },
+    { uri: 'seg-0.ts', duration: 1, bytes: 1_000 },
+    { uri: 'seg-1.ts', duration: 1, bytes: 1_000 },
   ]);
   await recording.save();
-  await recording.putPlaylist('index.m3u8', 120);
+  await recording.putLivePlaylists();
   const holder = `ingest-${randomUUID()}`;
   await stores.events.acquireStreamLease(event.id, { holder, now: iso(-30_000), expiresAt });
   return { event, holder };

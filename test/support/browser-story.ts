@@ -135,3 +135,40 @@ export async function videoAdvances(page: Page, selector = 'video', timeout = 60
     { timeout },
   );
 }
+
+/** Signs in on the console's form (an empty login name is the owner with the admin password). */
+export async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
+  await page.getByLabel('Login name').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Nothing inside a card (`.card`, a ticket, a table's scroll region) needs a sideways scroll. */
+export async function noSidewaysScrollInCards(page: Page): Promise<void> {
+  const overflowing = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('.card, .ticket, .table-wrap, .card *')]
+      // A text field scrolls its own long value, and visually hidden text clips itself: neither is the layout overflowing.
+      .filter((element) => !element.matches('input, textarea, select, .sr-only') && element.offsetParent !== null && element.scrollWidth > element.clientWidth + 1)
+      .filter((element) => getComputedStyle(element).overflowX !== 'visible' || element.matches('.card, .ticket'))
+      .map((element) => `${element.scrollWidth - element.clientWidth}px in ${element.outerHTML.slice(0, 100)}`),
+  );
+  expect(overflowing, 'sideways scroll inside a card').toEqual([]);
+}
+
+export const PHONE_WIDTH = 390;
+export const DESKTOP_WIDTH = 1280;
+
+/**
+ * Screenshots of the page as it is now at phone (390 px) and desktop (1280 px) width, each checked for
+ * sideways scrolling of the page and inside its cards; the page is left at desktop width.
+ */
+export async function shotsAtBothWidths(page: Page, name: string): Promise<void> {
+  const height = page.viewportSize()?.height ?? 900;
+  for (const width of [PHONE_WIDTH, DESKTOP_WIDTH]) {
+    await page.setViewportSize({ width, height });
+    await shot(page, `${name}-${width}`);
+    await noHorizontalScroll(page);
+    await noSidewaysScrollInCards(page);
+  }
+}

@@ -1,6 +1,6 @@
 /** Real clients for the ingest tests: ffmpeg as publisher and player, node-media-server's RTMP client for exact status codes, small HTTP servers. */
 import { spawn, execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,15 +47,22 @@ export function run(command: string, args: string[]): Run {
   };
 }
 
-/** ffmpeg publishing a test pattern with sound at 25 fps; `seconds` undefined = until stopped; `gop`: frames between keyframes. */
-export function publish(url: string, seconds?: number, options: { audio?: boolean; gop?: number } = {}): Run {
+/**
+ * ffmpeg publishing a test pattern with sound at 25 fps; `seconds` undefined = until stopped; `gop`: frames between
+ * keyframes; `keyframesAt`: instead, an ffmpeg expression of the frame number `n` and time `t` that is true where a
+ * keyframe goes (and nowhere else: x264's own keyframes are off).
+ */
+export function publish(url: string, seconds?: number, options: { audio?: boolean; gop?: number; keyframesAt?: string } = {}): Run {
   const audio = options.audio ?? true;
+  const keyframes = options.keyframesAt
+    ? ['-force_key_frames', `expr:${options.keyframesAt}`, '-x264-params', 'keyint=100000:scenecut=0']
+    : ['-g', String(options.gop ?? 50)];
   return run('ffmpeg', [
     '-hide_banner', '-loglevel', 'error', '-re',
     '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25',
     ...(audio ? ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100'] : []),
     ...(seconds === undefined ? [] : ['-t', String(seconds)]),
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-g', String(options.gop ?? 50), '-pix_fmt', 'yuv420p',
+    '-c:v', 'libx264', '-preset', 'ultrafast', ...keyframes, '-pix_fmt', 'yuv420p',
     ...(audio ? ['-c:a', 'aac'] : []),
     '-f', 'flv', url,
   ]);
@@ -64,6 +71,16 @@ export function publish(url: string, seconds?: number, options: { audio?: boolea
 /** ffmpeg playing `seconds` of the stream and discarding it; exits 0 only if media arrived. */
 export function play(url: string, seconds = 1): Promise<{ code: number | null; stderr: string }> {
   return run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-rw_timeout', '15000000', '-i', url, '-t', String(seconds), '-f', 'null', '-']).done;
+}
+
+/**
+ * The live media playlist of a stream written to a folder: `index.m3u8` is the multivariant playlist while on air, naming
+ * it. Undefined until both are there; after the show `index.m3u8` is the whole show (VOD), returned as it is.
+ */
+export async function livePlaylist(streamDir: string): Promise<string | undefined> {
+  const entry = await readFile(join(streamDir, 'index.m3u8'), 'utf8').catch(() => undefined);
+  const variant = entry?.split('\n').find((line) => line.endsWith('.m3u8'));
+  return variant ? readFile(join(streamDir, variant), 'utf8').catch(() => undefined) : entry;
 }
 
 export const ffprobe = (args: string[]) => promisify(execFile)('ffprobe', args, { encoding: 'utf8' });

@@ -9,6 +9,8 @@ export interface LocalSystem {
   urls: Record<string, string>;
   adminPassword: string;
   internalApiKey: string;
+  /** The program's process id (its ffmpeg packagers are its children). */
+  pid: number;
   /** Everything the process printed so far. */
   output(): string;
   /** An admin API call with a session (logs in on first use); throws unless the answer is 2xx, returns the JSON body. */
@@ -43,7 +45,11 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
   let output = '';
   child.stderr!.on('data', (chunk) => (output += chunk));
   const urls = await new Promise<Record<string, string>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`local system not ready after 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(() => {
+      // Nothing of a start that never got ready is left running.
+      child.kill('SIGKILL');
+      reject(new Error(`local system not ready after 60 s:\n${output}`));
+    }, 60_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`local system exited with ${code}:\n${output}`));
@@ -71,6 +77,7 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
     urls,
     adminPassword,
     internalApiKey,
+    pid: child.pid!,
     output: () => output,
     admin,
     stop: () =>

@@ -41,8 +41,15 @@ export interface ShowViewer {
   /** The entry playlist on the media server. */
   url: string;
   segmentUrl(uri: string): string;
-  /** The entry playlist, undefined while the media server does not serve it. */
+  /**
+   * The media playlist a player reaches from the entry playlist: while live, the one the multivariant `index.m3u8`
+   * names; after the show, `index.m3u8` itself (the whole show). Undefined while the media server serves neither.
+   */
   playlist(): Promise<string | undefined>;
+  /** The entry playlist `index.m3u8` as it is. */
+  entry(): Promise<string | undefined>;
+  /** Another file of the stream's folder, undefined unless served. */
+  get(name: string): Promise<string | undefined>;
 }
 
 /** A viewer who validated `code` and reads the show through the media server with its JWT. */
@@ -51,14 +58,21 @@ export async function watchShow(system: LocalSystem, code: string): Promise<Show
   if (grant.status !== 200) throw new Error(`validate: ${grant.status} ${grant.text}`);
   const token: string = grant.body.playbackToken;
   const base = `${String(grant.body.playbackBaseUrl).replace(/\/$/, '')}${grant.body.streamPath}`;
+  const get = async (name: string) => {
+    const answer = await call('GET', `${base}${name}`, { headers: { authorization: `Bearer ${token}` } });
+    return answer.status === 200 ? answer.text : undefined;
+  };
   return {
     token,
     url: `${base}index.m3u8`,
     segmentUrl: (uri) => `${base}${uri}`,
     async playlist() {
-      const answer = await call('GET', `${base}index.m3u8`, { headers: { authorization: `Bearer ${token}` } });
-      return answer.status === 200 ? answer.text : undefined;
+      const entry = await get('index.m3u8');
+      const variant = entry?.split('\n').find((line) => line.endsWith('.m3u8'));
+      return variant ? get(variant) : entry;
     },
+    entry: () => get('index.m3u8'),
+    get,
   };
 }
 

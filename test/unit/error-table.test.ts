@@ -65,7 +65,8 @@ const answered = [
     [new Conflict('enrolment-not-started'), 409, { error: 'Start two-factor enrolment first' }],
     [new Conflict('preview-of-inactive-event'), 409, { error: 'Event is deactivated: activate it to preview the stream' }],
     // Sign-in.
-    [new NotSignedIn(), 401, { error: 'Authentication required' }],
+    [new NotSignedIn(), 401, { error: 'Authentication required', reason: 'no-session' }],
+    [new NotSignedIn('account-changed'), 401, { error: 'Authentication required', reason: 'account-changed' }],
     [new SignInFailed('owner', 'wrong-password'), 401, { error: 'Invalid password', reason: 'wrong-password' }],
     [new SignInFailed('lou', 'wrong-credentials'), 401, { error: 'Invalid username or password', reason: 'wrong-credentials' }],
     [new SignInFailed('lou', 'wrong-code'), 401, { error: 'Invalid code', reason: 'wrong-code' }],

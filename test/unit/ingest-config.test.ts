@@ -44,6 +44,8 @@ describe('flags', () => {
     expect(options.platform).toEqual({ apiUrl: 'http://api', apiKey: 'k' });
     expect(options.listen).toEqual({ port: 1935 });
     expect(parseCli(['-hls-dir', '/tmp/x'], env).hls?.store.location).toBe('/tmp/x');
+    expect(options.hls?.reencode).toBe('auto');
+    expect(parseCli([], { ...env, INGEST_HLS_REENCODE: 'off' }).hls?.reencode).toBe('off');
   });
 
   it.each([
@@ -63,6 +65,8 @@ describe('flags', () => {
     [['-internal-api-key', 'k'], /needs -api-url or -auth-mode callback/],
     [['-allow-play', 'maybe'], /not true or false/],
     [['-idle-timeout', '0'], /must be more than 0/],
+    [['-hls-dir', '/tmp/x', '-hls-reencode', 'never'], /not one of auto, off/],
+    [['-hls-dir', '/tmp/x', '-hls-reencode', 'off', '-hls-ladder', '720:2800'], /a ladder .* always transcodes/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCli(argv, {})).toThrow(UsageError);
     expect(() => parseCli(argv, {})).toThrow(message);

@@ -17,7 +17,8 @@ const errors: { msg: string; fields?: Record<string, unknown> }[] = [];
 const log: Logger = { debug() {}, info() {}, warn() {}, error: (msg, fields) => void errors.push({ msg, fields }) };
 
 const text = async (key: string) => (await store.get(key))?.toString();
-const segments = (prefix: string, count: number) => Array.from({ length: count }, (_, n) => ({ uri: `${prefix}-${n}.ts`, duration: 1 }));
+const segments = (prefix: string, count: number) => Array.from({ length: count }, (_, n) => ({ uri: `${prefix}-${n}.ts`, duration: 1, bytes: 1_000 }));
+const live = { segmentSeconds: 1, dvrWindowSeconds: 120 };
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'recording-'));
@@ -28,18 +29,18 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('recording index', () => {
   it('stores one JSON part per publish under recordings/<eventId>/, outside what viewers fetch', async () => {
-    const recording = await Recording.open(store, 'evt-1', log, 'pub-a');
+    const recording = await Recording.open(store, 'evt-1', log, { id: 'pub-a', ...live });
     recording.add('index.m3u8', segments('a', 2));
     await recording.save();
     const [key] = await store.list(recordingPrefix('evt-1'));
     expect(key).toMatch(/^recordings\/evt-1\/\d{15}-pub-a\.json$/);
     const part = JSON.parse((await text(key!))!) as PartRecord;
-    expect(part).toEqual({ version: 1, publishId: 'pub-a', startedAt: expect.any(String), renditions: { 'index.m3u8': [['a-0.ts', 1], ['a-1.ts', 1]] } });
+    expect(part).toEqual({ version: 1, publishId: 'pub-a', startedAt: expect.any(String), segmentSeconds: 1, dvrWindowSeconds: 120, renditions: { 'index.m3u8': [['a-0.ts', 1], ['a-1.ts', 1]] } });
   });
 
   it('writes the whole show as VOD from the parts another process stored, one run per publish', async () => {
     for (const publish of ['a', 'b']) {
-      const recording = await Recording.open(store, 'evt-1', log, `pub-${publish}`);
+      const recording = await Recording.open(store, 'evt-1', log, { id: `pub-${publish}`, ...live });
       recording.add('index.m3u8', segments(publish, 2));
       await recording.save();
       // Part keys start with the publish's start in ms: the second must sort after the first.
@@ -55,19 +56,26 @@ describe('recording index', () => {
   });
 
   it('writes a ladder\'s renditions first and its master playlist last', async () => {
-    const recording = await Recording.open(store, 'evt-2', log, 'pub-a');
+    const recording = await Recording.open(store, 'evt-2', log, { id: 'pub-a', ...live });
     recording.add('index_0.m3u8', segments('hi', 1));
     recording.add('index_1.m3u8', segments('lo', 1));
     recording.setMaster('#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nindex_0.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=2\nindex_1.m3u8\n');
     await recording.save();
     await (await Recording.open(store, 'evt-2', log)).putFinalPlaylists();
-    expect(await store.list('streams/evt-2/')).toEqual(['streams/evt-2/index.m3u8', 'streams/evt-2/index_0.m3u8', 'streams/evt-2/index_1.m3u8']);
+    // The live playlists (`-live1`) are ended too, so players that hold them play to the end.
+    expect(await store.list('streams/evt-2/')).toEqual([
+      'streams/evt-2/index.m3u8',
+      'streams/evt-2/index_0-live1.m3u8',
+      'streams/evt-2/index_0.m3u8',
+      'streams/evt-2/index_1-live1.m3u8',
+      'streams/evt-2/index_1.m3u8',
+    ]);
     expect(await text('streams/evt-2/index.m3u8')).toContain('#EXT-X-STREAM-INF');
     expect(PLAYLIST_CONTENT_TYPE).toBe('application/vnd.apple.mpegurl');
   });
 
   it('leaves out an unreadable part, logging it, and keeps the rest', async () => {
-    const recording = await Recording.open(store, 'evt-3', log, 'pub-a');
+    const recording = await Recording.open(store, 'evt-3', log, { id: 'pub-a', ...live });
     recording.add('index.m3u8', segments('a', 1));
     await recording.save();
     await store.put(`${recordingPrefix('evt-3')}000000000000000-broken.json`, { body: Buffer.from('{'), contentType: 'application/json', cacheControl: 'no-store' });

@@ -16,7 +16,6 @@ const form = (overrides: Partial<EventFormValues> = {}): EventFormValues => ({
   startsAt: '2026-12-01T19:00',
   endsAt: '2026-12-01T21:00',
   accessWindowHours: '24',
-  streamUrl: '',
   posterUrl: '',
   ...overrides,
 });
@@ -30,9 +29,10 @@ describe('event form', () => {
       startsAt: new Date('2026-12-01T19:00').toISOString(),
       endsAt: new Date('2026-12-01T21:00').toISOString(),
       accessWindowHours: 24,
-      streamUrl: null,
       posterUrl: null,
     });
+    // No origin stream URL: nothing uses it, so the form neither asks for it nor overwrites a stored one.
+    expect(input).not.toHaveProperty('streamUrl');
   });
 
   it('defaults the access window to 48 hours', () => {

@@ -3,6 +3,7 @@ import { addressWithoutCode, codeFormatProblem, normalizeCode, validateErrorMess
 import { accessLossFor, lostRenewal } from '../../web/src/viewer/access-loss';
 import {
   eventIdFromStreamPath,
+  liveSyncSeconds,
   manifestUrl,
   refreshDelayMs,
   refreshRetryDelayMs,
@@ -73,6 +74,13 @@ describe('access loss during playback', () => {
     expect(accessLossFor(404, 'taken-over')?.message).toMatch(/another device/);
     expect(accessLossFor(401, 'session-ended')?.title).toBe('Playback stopped');
     expect(accessLossFor(401, 'invalid-token')?.message).toMatch(/enter your access code again/i);
+    // One thing said: a viewing that ended leaves the code working, a revoked or expired code does not.
+    for (const [status, reason] of [[401, 'ended-by-admin'], [404, 'ended-by-admin'], [401, 'taken-over'], [404, 'session-ended']] as const) {
+      expect(accessLossFor(status, reason)?.accessOver, `${status} ${reason}`).toBe(false);
+    }
+    for (const [status, reason] of [[403, 'revoked'], [403, 'event-inactive'], [410, 'expired']] as const) {
+      expect(accessLossFor(status, reason)?.accessOver, `${status} ${reason}`).toBe(true);
+    }
     expect(accessLossFor(410, 'expired')?.title).toBe('Access expired');
     expect(accessLossFor(404, 'session-ended')?.title).toBe('Session ended');
   });
@@ -90,6 +98,15 @@ describe('access loss during playback', () => {
 });
 
 describe('timing', () => {
+  it('holds two segments back, as long as the newest ones: a long first segment or an earlier encoder stops counting', () => {
+    expect(liveSyncSeconds([1, 1, 1.001, 1])).toBeCloseTo(2.002);
+    expect(liveSyncSeconds([1.999, 1, 1, 1])).toBe(2);
+    expect(liveSyncSeconds([1.999, 1, 1])).toBe(3.998);
+    expect(liveSyncSeconds([8.333, 8.333, 8.333, 1, 1, 1])).toBe(2);
+    expect(liveSyncSeconds([8.333, 8.333])).toBeCloseTo(16.666);
+    expect(liveSyncSeconds([])).toBeUndefined();
+  });
+
   it('refreshes at 80 % of the token lifetime', () => {
     expect(refreshDelayMs(600)).toBe(480_000);
     expect(refreshDelayMs(0)).toBe(1_000);

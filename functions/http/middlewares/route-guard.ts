@@ -33,9 +33,11 @@ export function routeGuard<A extends App>(
         const [revoked, account] = session
           ? await Promise.all([app.stores.accounts.isAdminSessionRevoked(session.id), app.stores.accounts.getAccount(session.username)])
           : [true, null];
-        if (!session || revoked || !account || account.disabled || account.sessionGeneration !== session.generation) {
-          throw new NotSignedIn();
-        }
+        if (!token) throw new NotSignedIn('no-session');
+        if (!session) throw new NotSignedIn('session-expired');
+        if (revoked) throw new NotSignedIn('signed-out');
+        if (!account || account.disabled) throw new NotSignedIn('account-disabled');
+        if (account.sessionGeneration !== session.generation) throw new NotSignedIn('account-changed');
         if (session.enrolOnly && spec.permission !== 'self') throw new HttpError(403, 'Two-factor enrolment required');
         if (!allows(account.role, spec.permission)) throw new HttpError(403, 'Forbidden');
         request.context.admin = session;

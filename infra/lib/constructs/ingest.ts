@@ -34,6 +34,10 @@ export interface IngestProps {
   /** RTMP play for viewers (off: every play is refused; viewers watch HLS through CloudFront). */
   rtmpPlay?: boolean;
   maxTasks: number;
+  /** vCPUs of each ingest task (1, 2 or 4; 2 GB of memory per vCPU): re-encoding costs about 0.3 vCPU per 720p30 publisher, 0.6 per 1080p30. */
+  taskVcpu: 1 | 2 | 4;
+  /** `INGEST_HLS_REENCODE`: `auto` re-encodes video whose keyframes are too far apart for the segments; `off` copies always. */
+  reencode: 'auto' | 'off';
   /** HLS segment length; publishers need a keyframe at least this often. */
   segmentSeconds: number;
 }
@@ -84,9 +88,10 @@ export class Ingest extends Construct {
     const cluster = new ecs.Cluster(this, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
 
     const taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
-      // ffmpeg copies codecs (no ladder): one vCPU handles several streams; a transcoding ladder needs more.
-      cpu: 1024,
-      memoryLimitMiB: 2048,
+      // Copied video costs next to nothing; re-encoding a publisher at OBS's defaults costs a share of a vCPU
+      // (docs/deploy.md, "Sizing the ingest").
+      cpu: 1024 * props.taskVcpu,
+      memoryLimitMiB: 2048 * props.taskVcpu,
       runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.X86_64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
     });
     this.taskRole = taskDefinition.taskRole;
@@ -132,6 +137,7 @@ export class Ingest extends Construct {
         AWS_REGION: Stack.of(this).region,
         INGEST_LOG_LEVEL: 'info',
         INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
+        INGEST_HLS_REENCODE: props.reencode,
       },
       secrets: {
         INTERNAL_API_KEY: ecs.Secret.fromSecretsManager(props.secret, 'internalApiKey'),

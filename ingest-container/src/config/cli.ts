@@ -35,7 +35,8 @@ export const FLAGS = {
   'hls-dir': { env: 'INGEST_HLS_DIR', help: 'write HLS under this folder (streams/<name>/index.m3u8) instead of S3' },
   's3-bucket': { env: 'MEDIA_BUCKET', help: 'S3 bucket for HLS (streams/<name>/…); endpoint from AWS_ENDPOINT_URL_S3' },
   'hls-ladder': { env: 'INGEST_HLS_LADDER', default: '', help: 'adaptive ladder <height>:<kbps>,… (transcodes); empty = copy codecs' },
-  'hls-segment': { env: 'INGEST_HLS_SEGMENT', default: '1s', help: 'target segment duration; publishers need a keyframe at least this often' },
+  'hls-segment': { env: 'INGEST_HLS_SEGMENT', default: '1s', help: 'target segment duration; video with keyframes further apart is re-encoded (see -hls-reencode)' },
+  'hls-reencode': { env: 'INGEST_HLS_REENCODE', default: 'auto', help: 'auto | off: re-encode the video of a publisher whose keyframes are further apart than a segment (off: always copy)' },
   'hls-dvr-window': { env: 'INGEST_HLS_DVR_WINDOW', default: '2m', help: 'seekable time behind the live edge in the live playlist' },
   'publish-grace': { env: 'INGEST_PUBLISH_GRACE', default: '30s', help: 'reconnect window: a dropped publisher may come back within this and continue the show' },
   'api-url': { env: 'INGEST_API_URL', help: 'access API base URL: the publish lease (one process on air per event), measured video and refused publishes' },
@@ -207,11 +208,15 @@ function hlsConfig(one: (name: FlagName) => string | undefined, env: NodeJS.Proc
   } catch (error) {
     throw new UsageError(`-hls-ladder: ${(error as Error).message}`);
   }
+  const reencode = one('hls-reencode');
+  if (reencode !== 'auto' && reencode !== 'off') throw new UsageError(`-hls-reencode: "${reencode}" is not one of auto, off`);
+  // An operator asking for copy only must not believe a ladder copies.
+  if (reencode === 'off' && ladder.length > 0) throw new UsageError('-hls-reencode off: a ladder (-hls-ladder) always transcodes');
   let dvrWindowSeconds: number;
   try {
     dvrWindowSeconds = parseDuration(one('hls-dvr-window')!) / 1000;
   } catch (error) {
     throw new UsageError(`-hls-dvr-window: ${(error as Error).message}`);
   }
-  return { store, ffmpegPath: env.FFMPEG_PATH || 'ffmpeg', segmentSeconds, dvrWindowSeconds, ladder };
+  return { store, ffmpegPath: env.FFMPEG_PATH || 'ffmpeg', segmentSeconds, dvrWindowSeconds, ladder, reencode };
 }

@@ -8,62 +8,97 @@ export interface Rendition {
 
 export interface PackagingOptions {
   segmentSeconds: number;
-  /** Empty: copy the publisher's codecs (the default; no transcoding cost). */
+  /** Empty: one rendition, the publisher's video copied, or re-encoded when its keyframes are too far apart (see `reencode`). */
   ladder: readonly Rendition[];
+  /**
+   * Without a ladder: `auto` (default) re-encodes the video of a publisher
+   * whose keyframes are further apart than the segment length, so segments
+   * keep their length; `off` always copies (no transcoding CPU, but segments
+   * then last as long as the publisher's keyframe interval).
+   */
+  reencode?: 'auto' | 'off';
 }
+
+/** What one ffmpeg process makes of the FLV it is fed. */
+export type Packaging =
+  | { kind: 'copy' }
+  /** H.264 at the publisher's bit rate with a keyframe every segment; `fromMs`: drop the picture before this stream time (its frames before were copied). */
+  | { kind: 'reencode'; videoKbps: number; fromMs?: number }
+  | { kind: 'ladder'; ladder: readonly Rendition[] };
 
 /**
  * ffmpeg reads FLV on stdin (fed in-process from the broadcast) and writes
  * HLS into `workDir`. `temp_file` makes every segment and playlist appear by
  * rename, so the uploader never reads a half-written file. Segment names
- * start with the publish id: names are never reused across publishes of the
- * same stream, which lets segments be cached as immutable.
+ * start with the run's id (the publish id): names are never reused across
+ * publishes of the same stream, which lets segments be cached as immutable.
  */
-export function ffmpegArgs(workDir: string, publishId: string, options: PackagingOptions): string[] {
+export function ffmpegArgs(workDir: string, runId: string, segmentSeconds: number, packaging: Packaging): string[] {
   // node-media-server's FLV header always announces audio and video, and for FLV ffmpeg's default analysis
   // window is 90 s: a publisher without audio would get no HLS for that long. 3 s bounds the wait for a
   // missing stream; a stream with both ends the analysis as soon as both have shown up.
   const input = ['-hide_banner', '-loglevel', 'error', '-analyzeduration', '3000000', '-f', 'flv', '-i', 'pipe:0'];
   const hls = [
     '-f', 'hls',
-    '-hls_time', String(options.segmentSeconds),
+    // ffmpeg cuts segment n at the first keyframe at least n × hls_time into the stream. At the segment length, a
+    // keyframe a frame early (OBS's come every 1.000 s give or take a frame), or keyframes every 0.8 s, miss cuts
+    // and make segments of two GOPs, longer than the live playlist's target duration. At half of it, every
+    // keyframe at least that far apart is a cut, and closer ones make segments shorter than the segment length.
+    '-hls_time', String(segmentSeconds / 2),
     // The work folder's playlists keep every segment of the publish: they are how the uploader learns of
     // complete segments, and one it has not stored yet must not slide out. Viewers get our playlists.
     '-hls_list_size', '0',
     '-hls_flags', 'temp_file+independent_segments',
     '-hls_segment_type', 'mpegts',
   ];
-  if (options.ladder.length === 0) {
-    return [
-      ...input,
-      '-map', '0:v?', '-map', '0:a?', '-c', 'copy',
-      ...hls,
-      '-hls_segment_filename', join(workDir, `${publishId}_%05d.ts`),
-      join(workDir, 'index.m3u8'),
-    ];
+  // Keyframes exactly one segment apart, so segments are cut on them (and every rendition of a ladder at the same instants).
+  const keyframes = ['-force_key_frames', `expr:if(isnan(prev_forced_t),1,gte(t-prev_forced_t,${segmentSeconds}))`, '-sc_threshold', '0'];
+  const x264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p'];
+  switch (packaging.kind) {
+    case 'copy':
+      return [...input, '-map', '0:v?', '-map', '0:a?', '-c', 'copy', ...hls, ...singleOutput(workDir, runId)];
+    case 'reencode': {
+      const kbps = packaging.videoKbps;
+      // Resuming after copied segments: the stream's own timestamps, so the picture starts exactly where the copy stopped.
+      const trim = packaging.fromMs === undefined ? [] : ['-copyts', '-vf', `trim=start=${packaging.fromMs / 1000}`];
+      return [
+        ...input,
+        ...trim,
+        '-map', '0:v?', '-map', '0:a?',
+        ...x264, '-profile:v', 'high', '-b:v', `${kbps}k`, '-maxrate', `${kbps}k`, '-bufsize', `${kbps * 2}k`,
+        ...keyframes,
+        // The publisher's audio is fine as it is.
+        '-c:a', 'copy',
+        ...hls,
+        ...singleOutput(workDir, runId),
+      ];
+    }
+    case 'ladder': {
+      const ladder = packaging.ladder;
+      const split = `[0:v]split=${ladder.length}${ladder.map((_, i) => `[in${i}]`).join('')}`;
+      const scales = ladder.map((r, i) => `[in${i}]scale=-2:${r.height}[out${i}]`);
+      const perRendition = ladder.flatMap((r, i) => [
+        '-map', `[out${i}]`, '-map', '0:a',
+        `-b:v:${i}`, `${r.videoKbps}k`, `-maxrate:v:${i}`, `${r.videoKbps}k`, `-bufsize:v:${i}`, `${r.videoKbps * 2}k`,
+      ]);
+      return [
+        ...input,
+        '-filter_complex', [split, ...scales].join(';'),
+        ...perRendition,
+        ...x264, '-profile:v', 'main',
+        ...keyframes,
+        '-c:a', 'aac', '-b:a', '128k',
+        '-var_stream_map', ladder.map((_, i) => `v:${i},a:${i}`).join(' '),
+        ...hls,
+        '-master_pl_name', 'index.m3u8',
+        '-hls_segment_filename', join(workDir, `${runId}_%v_%05d.ts`),
+        join(workDir, 'index_%v.m3u8'),
+      ];
+    }
   }
-  const n = options.ladder.length;
-  const split = `[0:v]split=${n}${options.ladder.map((_, i) => `[in${i}]`).join('')}`;
-  const scales = options.ladder.map((r, i) => `[in${i}]scale=-2:${r.height}[out${i}]`);
-  const perRendition = options.ladder.flatMap((r, i) => [
-    '-map', `[out${i}]`, '-map', '0:a',
-    `-b:v:${i}`, `${r.videoKbps}k`, `-maxrate:v:${i}`, `${r.videoKbps}k`, `-bufsize:v:${i}`, `${r.videoKbps * 2}k`,
-  ]);
-  return [
-    ...input,
-    '-filter_complex', [split, ...scales].join(';'),
-    ...perRendition,
-    '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'main',
-    // Keyframes on segment boundaries, so every rendition cuts at the same instants.
-    '-force_key_frames', `expr:gte(t,n_forced*${options.segmentSeconds})`, '-sc_threshold', '0',
-    '-c:a', 'aac', '-b:a', '128k',
-    '-var_stream_map', options.ladder.map((_, i) => `v:${i},a:${i}`).join(' '),
-    ...hls,
-    '-master_pl_name', 'index.m3u8',
-    '-hls_segment_filename', join(workDir, `${publishId}_%v_%05d.ts`),
-    join(workDir, 'index_%v.m3u8'),
-  ];
 }
+
+const singleOutput = (workDir: string, runId: string) => ['-hls_segment_filename', join(workDir, `${runId}_%05d.ts`), join(workDir, 'index.m3u8')];
 
 /** `-hls-ladder 720:2800,360:800` → renditions; empty string → none. */
 export function parseLadder(spec: string): Rendition[] {

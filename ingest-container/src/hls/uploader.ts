@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describeError, type Logger } from '../log';
 import type { IngestMetrics } from '../metrics';
 import { isMasterPlaylist, parseMediaPlaylist, type Segment } from '../../../recording/media-playlist';
-import { isPlaylist, referencedFiles } from './playlist';
-import { putPlaylistText, streamPrefix, type Recording } from '../../../recording/recording';
+import { isPlaylist, referencedFiles } from '../../../recording/playlist';
+import { putPlaylistText, streamPrefix, type Recording, type StoredSegment } from '../../../recording/recording';
 import { SEGMENT_CACHE_CONTROL, SEGMENT_CONTENT_TYPE, type HlsStore } from '../../../recording/store';
 
 export interface UploaderOptions {
@@ -13,8 +13,6 @@ export interface UploaderOptions {
   workDir: string;
   recording: Recording;
   store: HlsStore;
-  /** Seconds of the live playlist behind the live edge. */
-  dvrWindowSeconds: number;
   /** Bytes of unstored segments kept on local disk while storage fails; past it the oldest are dropped. */
   bufferLimitBytes: number;
   log: Logger;
@@ -30,24 +28,24 @@ const RETRY_MAX_MS = 5_000;
 const FINISH_RETRY_MS = 60_000;
 
 /**
- * Copies ffmpeg's HLS output to the store and keeps the event's playlists.
- * ffmpeg's own playlists (in the work folder, every segment of this publish)
- * only tell which segments are complete; each new one is queued once, stored
- * in order, added to the recording index, and only then named by the live
- * playlist we write (the DVR window over the whole show). A failed upload is
+ * Copies the HLS output of one ffmpeg process to the store and keeps the
+ * event's playlists. ffmpeg's own playlists (in the work folder, every
+ * segment it wrote) only tell which segments are complete; each new one is
+ * queued once, stored in order, added to the recording's current part, and
+ * only then named by the live playlists (recording.ts). A failed upload is
  * retried with backoff while its segment waits on local disk; a segment's
  * local copy is deleted once stored.
  */
-export function startUploader({ workDir, recording, store, dvrWindowSeconds, bufferLimitBytes, log, metrics }: UploaderOptions) {
+export function startUploader({ workDir, recording, store, bufferLimitBytes, log, metrics }: UploaderOptions) {
   const prefix = streamPrefix(recording.streamName);
   const seen = new Map<string, Set<string>>();
-  const queued = new Map<string, (Segment & { bytes: number })[]>();
+  const queued = new Map<string, StoredSegment[]>();
   let queuedBytes = 0;
-  const livePut = new Set<string>();
-  /** Renditions with stored segments that the index and live playlist do not name yet (kept across failed passes). */
-  const unnamed = new Set<string>();
-  let master: string | undefined;
-  let masterPut = false;
+  /** Stored segments (or a ladder master) that the index and the live playlists do not name yet (kept across failed passes). */
+  let unnamed = false;
+  let masterSeen = false;
+  /** Whether this process still writes the show's playlists (not once another publish has taken it over). */
+  let writesPlaylists = () => true;
   let running: Promise<void> | undefined;
   let again = false;
   let giveUpAt = Number.POSITIVE_INFINITY;
@@ -57,8 +55,10 @@ export function startUploader({ workDir, recording, store, dvrWindowSeconds, buf
       const text = await readFile(join(workDir, name), 'utf8').catch(() => undefined);
       if (text === undefined) continue;
       if (isMasterPlaylist(text)) {
-        if (master === undefined) recording.setMaster(text);
-        master = text;
+        if (!masterSeen) {
+          recording.setMaster(text);
+          masterSeen = unnamed = true;
+        }
         continue;
       }
       const known = seen.get(name) ?? new Set<string>();
@@ -113,32 +113,25 @@ export function startUploader({ workDir, recording, store, dvrWindowSeconds, buf
   async function pass(): Promise<void> {
     await discover();
     for (const [rendition, queue] of queued) {
-      const stored: Segment[] = [];
+      const stored: StoredSegment[] = [];
       try {
         while (queue.length > 0) {
           const next = queue[0]!;
-          if (await storeSegment(next.uri)) stored.push({ uri: next.uri, duration: next.duration });
+          if (await storeSegment(next.uri)) stored.push(next);
           queue.shift();
           queuedBytes -= next.bytes;
         }
       } finally {
         if (stored.length > 0) {
           recording.add(rendition, stored);
-          unnamed.add(rendition);
+          unnamed = true;
         }
       }
     }
-    if (unnamed.size > 0 || (master && !masterPut)) await recording.save();
-    for (const rendition of [...unnamed]) {
-      await recording.putPlaylist(rendition, dvrWindowSeconds);
-      livePut.add(rendition);
-      unnamed.delete(rendition);
-    }
-    // The master names the rendition playlists: it goes up once each of them is there.
-    if (master && !masterPut && referencedFiles(master).every((name) => livePut.has(name))) {
-      await putPlaylistText(store, recording.streamName, 'index.m3u8', master);
-      masterPut = true;
-    }
+    if (!unnamed) return;
+    await recording.save();
+    if (writesPlaylists()) await recording.putLivePlaylists();
+    unnamed = false;
   }
 
   function sync(): Promise<void> {
@@ -170,13 +163,17 @@ export function startUploader({ workDir, recording, store, dvrWindowSeconds, buf
   const watcher: FSWatcher = watch(workDir, (_event, filename) => {
     if (filename && isPlaylist(filename)) void sync();
   });
+  // ffmpeg may have written before the uploader started (a run waiting for the one before it to finish).
+  void sync();
 
   return {
     /**
      * Stops watching and stores what is left (the last segments ffmpeg wrote
-     * on exit). Resolves with the number of segments that could not be stored.
+     * on exit); the live playlists only while `ownsShow` says this process
+     * still writes them. Resolves with the number of segments that could not be stored.
      */
-    async finish(): Promise<number> {
+    async finish(ownsShow: () => boolean = () => true): Promise<number> {
+      writesPlaylists = ownsShow;
       watcher.close();
       await running;
       giveUpAt = Date.now() + FINISH_RETRY_MS;

@@ -5,6 +5,8 @@ export interface VideoReport {
   keyframeIntervalSeconds: number;
   frameRate: number;
   segmentSeconds: number;
+  /** The packaging re-encodes the video (keyframes too far apart to copy, or an adaptive ladder). */
+  reencoding: boolean;
 }
 
 /**

@@ -16,6 +16,8 @@ declare module 'node-media-server/src/session/base_session.js' {
     endTime: number;
     inBytes: number;
     outBytes: number;
+    /** kbit/s the publisher declared in its onMetaData (0 until then, or when it declares none). */
+    videoDatarate: number;
     sendBuffer: (buffer: Buffer) => void;
     close: () => void;
   }
@@ -30,6 +32,11 @@ declare module 'node-media-server/src/server/broadcast_server.js' {
     publisher: BaseSession | null;
     subscribers: Map<string, BaseSession>;
     publishGraceMs: number;
+    /** What a new FLV subscriber gets first: the file header, the latest metadata and codec configuration tags. */
+    flvHeader: Buffer;
+    flvMetaData: Buffer | null;
+    flvAudioHeader: Buffer | null;
+    flvVideoHeader: Buffer | null;
     postPlay: (session: BaseSession) => string | null;
     donePlay: (session: BaseSession) => void;
     postPublish: (session: BaseSession) => string | null;

@@ -1,8 +1,7 @@
 /**
  * Measures a publisher's keyframe interval and frame rate from its video
- * timestamps. Segments can only be cut at keyframes (codecs are copied), so
- * keyframes further apart than the segment length stretch every segment and
- * put viewers that much further behind.
+ * timestamps, for the event page: keyframes further apart than the segment
+ * length cost the ingest a re-encode (or, copying, latency).
  */
 
 /** Recent keyframe gaps considered; their longest is the reported interval (one long GOP is enough to hurt). */
@@ -17,6 +16,8 @@ export interface VideoReading {
 
 export class KeyframeMeter {
   #lastKeyframeMs: number | undefined;
+  /** The first gap is not the publisher's interval: OBS's first GOP is twice as long. */
+  #firstGapSeen = false;
   readonly #intervalsMs: number[] = [];
   readonly #frameTimesMs: number[] = [];
 
@@ -26,13 +27,14 @@ export class KeyframeMeter {
     while (this.#frameTimesMs.length > 2 && dtsMs - this.#frameTimesMs[0]! > RATE_WINDOW_MS) this.#frameTimesMs.shift();
     if (!keyframe) return;
     if (this.#lastKeyframeMs !== undefined && dtsMs > this.#lastKeyframeMs) {
-      this.#intervalsMs.push(dtsMs - this.#lastKeyframeMs);
+      if (this.#firstGapSeen) this.#intervalsMs.push(dtsMs - this.#lastKeyframeMs);
+      this.#firstGapSeen = true;
       if (this.#intervalsMs.length > INTERVALS_KEPT) this.#intervalsMs.shift();
     }
     this.#lastKeyframeMs = dtsMs;
   }
 
-  /** Undefined until two keyframes have been seen. */
+  /** Undefined until three keyframes have been seen. */
   reading(): VideoReading | undefined {
     if (this.#intervalsMs.length === 0) return undefined;
     const times = this.#frameTimesMs;
@@ -57,7 +59,7 @@ export interface FlvVideoFrame {
  */
 export function flvVideoFrame(tag: Buffer): FlvVideoFrame | undefined {
   if (tag.length < 13 || tag[0] !== 9) return undefined;
-  const dtsMs = ((tag[7]! << 24) | (tag[4]! << 16) | (tag[5]! << 8) | tag[6]!) >>> 0;
+  const dtsMs = flvTagTime(tag)!;
   const first = tag[11]!;
   const frameType = (first >> 4) & 0x07;
   // 5: a video info/command frame, no picture.
@@ -72,4 +74,10 @@ export function flvVideoFrame(tag: Buffer): FlvVideoFrame | undefined {
     if ((codecId === 7 || codecId === 12) && tag[12] !== 1) return undefined;
   }
   return { dtsMs, keyframe: frameType === 1 };
+}
+
+/** The timestamp (ms) of an FLV audio, video or data tag; undefined for anything else (the FLV file header). */
+export function flvTagTime(tag: Buffer): number | undefined {
+  if (tag.length < 11 || (tag[0] !== 8 && tag[0] !== 9 && tag[0] !== 18)) return undefined;
+  return ((tag[7]! << 24) | (tag[4]! << 16) | (tag[5]! << 8) | tag[6]!) >>> 0;
 }

@@ -1,34 +1,26 @@
-import BaseSession from 'node-media-server/src/session/base_session.js';
 import type BroadcastServer from 'node-media-server/src/server/broadcast_server.js';
 import type { Logger } from '../log';
 import type { StreamReporter } from '../platform/stream-reports';
+import { FlvTap } from '../rtmp/flv-tap';
+import { keyframesTooFar } from './keyframe-judge';
 import { flvVideoFrame, KeyframeMeter, type VideoReading } from './keyframe-meter';
 
 /** Unchanged figures are reported again after this long (the event page shows when they were measured). */
 const REPORT_EVERY_MS = 60_000;
-/** Keyframes this much further apart than a segment count as too far (timestamp jitter). */
-const TOLERANCE = 1.2;
-
-/** An internal subscriber (empty `ip`: no play events) that reads the broadcast's FLV tags into a meter. */
-class VideoTap extends BaseSession {
-  constructor(streamPath: string, onTag: (tag: Buffer) => void) {
-    super();
-    this.protocol = 'flv';
-    this.streamPath = streamPath;
-    this.sendBuffer = onTag;
-  }
-}
 
 interface Watched {
   broadcast: BroadcastServer;
-  tap: VideoTap;
+  tap: FlvTap;
+  /** The HLS packaging re-encodes this publisher's video (its keyframes are too far apart, or a ladder). */
+  reencoding: boolean;
+  /** Reports the last reading again, if there is one (the re-encoding state changed). */
+  report: () => void;
 }
 
 /**
  * Measures every publication's keyframe interval and frame rate and reports
- * them: logged, and sent to the platform for the event page. A publisher
- * whose keyframes are further apart than the segment length gets a warning;
- * its stream is not touched.
+ * them, with whether the packaging re-encodes the video: logged, and sent to
+ * the platform for the event page.
  */
 export function createVideoWatch(deps: { segmentSeconds: number | undefined; reporter: StreamReporter; log: Logger }) {
   const { segmentSeconds, reporter, log } = deps;
@@ -38,24 +30,36 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
     if (watched.has(streamPath) || segmentSeconds === undefined) return;
     const meter = new KeyframeMeter();
     let last: { at: number; tooFar: boolean; reading: VideoReading } | undefined;
-    const tap = new VideoTap(streamPath, (tag) => {
+    const send = (reading: VideoReading, tooFar: boolean) => {
+      last = { at: Date.now(), tooFar, reading };
+      const { reencoding } = entry;
+      const fields = { stream_name: streamName, keyframe_interval_s: round(reading.keyframeIntervalSeconds), frame_rate: round(reading.frameRate), segment_s: segmentSeconds, reencoding };
+      if (tooFar && !reencoding) log.warn('keyframes further apart than the segment length, copied as they are: set the encoder keyframe interval', fields);
+      else log.info('publisher video measured', fields);
+      void reporter.video(streamName, { ...reading, segmentSeconds, reencoding });
+    };
+    const tap = new FlvTap(streamPath, (tag) => {
       const frame = flvVideoFrame(tag);
       if (!frame) return;
       meter.addFrame(frame.dtsMs, frame.keyframe);
       if (!frame.keyframe) return;
       const reading = meter.reading();
       if (!reading) return;
-      const tooFar = reading.keyframeIntervalSeconds > segmentSeconds * TOLERANCE;
+      const tooFar = keyframesTooFar(reading.keyframeIntervalSeconds, segmentSeconds);
       const changed = !last || last.tooFar !== tooFar || Math.abs(last.reading.keyframeIntervalSeconds - reading.keyframeIntervalSeconds) > 0.25;
-      if (!changed && Date.now() - last!.at < REPORT_EVERY_MS) return;
-      last = { at: Date.now(), tooFar, reading };
-      const fields = { stream_name: streamName, keyframe_interval_s: round(reading.keyframeIntervalSeconds), frame_rate: round(reading.frameRate), segment_s: segmentSeconds };
-      if (tooFar) log.warn('keyframes further apart than the segment length: set the encoder keyframe interval', fields);
-      else log.info('publisher video measured', fields);
-      void reporter.video(streamName, { ...reading, segmentSeconds });
+      if (changed || Date.now() - last!.at >= REPORT_EVERY_MS) send(reading, tooFar);
     });
+    const entry: Watched = { broadcast, tap, reencoding: false, report: () => void (last && send(last.reading, last.tooFar)) };
     broadcast.postPlay(tap);
-    watched.set(streamPath, { broadcast, tap });
+    watched.set(streamPath, entry);
+  }
+
+  /** The packaging began re-encoding the publication's video: said with the next report, and at once when there is a reading. */
+  function reencoding(streamPath: string): void {
+    const entry = watched.get(streamPath);
+    if (!entry || entry.reencoding) return;
+    entry.reencoding = true;
+    entry.report();
   }
 
   function ended(streamPath: string): void {
@@ -65,7 +69,7 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
     entry.broadcast.donePlay(entry.tap);
   }
 
-  return { started, ended, stopAll: () => [...watched.keys()].forEach(ended) };
+  return { started, ended, reencoding, stopAll: () => [...watched.keys()].forEach(ended) };
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;

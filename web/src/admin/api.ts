@@ -4,7 +4,7 @@
  * 401 anywhere but login tells the app to show the login form.
  */
 import { ApiError, requestJson, type RequestOptions } from '../shared/http';
-import type { CodeStatus, CodeView, adminEventView } from '../../../functions/domain/views';
+import type { CodeStatus, CodeView, adminEventListView, adminEventView } from '../../../functions/domain/views';
 import type { dashboard, eventDetails } from '../../../functions/domain/event-admin';
 import type { AuditAction } from '../../../functions/domain/audit-actions';
 import type { AuditPage } from '../../../functions/domain/audit-store';
@@ -19,6 +19,8 @@ export type { EventStatus } from '../../../functions/domain/event-status';
 export type { CodeStatus, CodeView } from '../../../functions/domain/views';
 export type CodeFilter = CodeStatus | 'active' | '';
 export type AdminEvent = ReturnType<typeof adminEventView>;
+/** An event in the list, with its on-air status. */
+export type ListedEvent = ReturnType<typeof adminEventListView>;
 /** `ingest` (the stream key) is null for roles that do not run the stream. */
 export type EventDetail = Omit<Awaited<ReturnType<typeof eventDetails>>, 'ingest'> & {
   ingest: Awaited<ReturnType<typeof eventDetails>>['ingest'] | null;
@@ -53,32 +55,38 @@ export interface SessionsPage {
 export type { AuditAction } from '../../../functions/domain/audit-actions';
 export type { AuditEntry, AuditPage } from '../../../functions/domain/audit-store';
 
+/**
+ * What the event form sends. The API's `streamUrl` (the spec's "origin stream URL") is left out: nothing
+ * plays from it, viewers watch what OBS sends to the event's ingest, so the form does not ask for it and an
+ * edit leaves a stored value as it is (docs/web.md).
+ */
 export interface EventInput {
   title: string;
   description: string;
   startsAt: string;
   endsAt: string;
   accessWindowHours: number;
-  streamUrl: string | null;
   posterUrl: string | null;
 }
 
 export type EventTransition = 'activate' | 'deactivate' | 'archive' | 'unarchive';
 
-const unauthorizedListeners = new Set<() => void>();
+const unauthorizedListeners = new Set<(reason: string | undefined) => void>();
 
-/** Called whenever the API answers 401 outside login (the session expired or was never there). */
-export function onUnauthorized(listener: () => void): void {
+/** Called whenever the API answers 401 outside login, with the API's `reason` (why the session is over). */
+export function onUnauthorized(listener: (reason: string | undefined) => void): void {
   unauthorizedListeners.add(listener);
+}
+
+function signedOut(error: ApiError): void {
+  for (const listener of unauthorizedListeners) listener(error.reason);
 }
 
 async function call<T>(path: string, options: RequestOptions = {}): Promise<T> {
   try {
     return await requestJson<T>(`/api/admin${path}`, options);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401 && !path.startsWith('/login') && path !== '/session') {
-      for (const listener of unauthorizedListeners) listener();
-    }
+    if (error instanceof ApiError && error.status === 401 && !path.startsWith('/login') && path !== '/session') signedOut(error);
     throw error;
   }
 }
@@ -114,7 +122,7 @@ export const adminApi = {
     call<{ requireTwoFactor: boolean }>('/account-policy', { method: 'PUT', json: { requireTwoFactor } }),
   logout: () => call<{ success: true }>('/logout', { method: 'POST' }),
   dashboard: () => call<Dashboard>('/dashboard'),
-  listEvents: () => call<{ events: AdminEvent[] }>('/events').then((body) => body.events),
+  listEvents: () => call<{ events: ListedEvent[] }>('/events').then((body) => body.events),
   getEvent: (eventId: string) => call<EventDetail>(`/events/${id(eventId)}`),
   createEvent: (input: EventInput) => call<AdminEvent>('/events', { json: input }),
   updateEvent: (eventId: string, input: Partial<EventInput>) =>
@@ -133,7 +141,8 @@ export const adminApi = {
   revokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/revoke`, { method: 'PATCH' }),
   unrevokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/unrevoke`, { method: 'PATCH' }),
   bulkRevoke: (codeIds: string[]) => call<{ revoked: number }>('/tokens/bulk-revoke', { json: { tokenIds: codeIds } }),
-  exportUrl: (eventId: string) => `/api/admin/events/${id(eventId)}/tokens/export`,
+  /** The CSV with times in `timeZone` (the browser's), and the file name the API gives it. */
+  exportCodes: (eventId: string, timeZone: string) => download(`/events/${id(eventId)}/tokens/export${query({ tz: timeZone })}`),
   preview: (eventId: string) => call<Preview>(`/events/${id(eventId)}/preview`, { json: {} }),
   listSessions: (eventId: string, cursor: string | null) =>
     call<SessionsPage>(`/events/${id(eventId)}/sessions${query({ cursor })}`),
@@ -148,6 +157,26 @@ export const adminApi = {
   audit: (eventId: string | null, filter: { action: AuditAction | ''; cursor: string | null }) =>
     call<AuditPage>(`${eventId ? `/events/${id(eventId)}` : ''}/audit${query({ action: filter.action, cursor: filter.cursor })}`),
 };
+
+/** A file answer: its content and the name from its `Content-Disposition` (`filename*` first). */
+async function download(path: string): Promise<{ blob: Blob; fileName: string }> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/admin${path}`, { credentials: 'same-origin' });
+  } catch (cause) {
+    throw new ApiError(0, 'Network error', undefined, { cause });
+  }
+  if (!response.ok) {
+    const body = (await response.json().catch(() => undefined)) as { error?: string } | undefined;
+    const error = new ApiError(response.status, body?.error ?? `HTTP ${response.status}`, body);
+    if (response.status === 401) signedOut(error);
+    throw error;
+  }
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
+  const plain = /filename="([^"]*)"/i.exec(disposition)?.[1];
+  return { blob: await response.blob(), fileName: encoded ? decodeURIComponent(encoded) : (plain ?? 'codes.csv') };
+}
 
 function query(params: Record<string, string | null>): string {
   const search = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => !!entry[1]));

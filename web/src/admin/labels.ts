@@ -1,6 +1,7 @@
 /** Words the console shows for API values, and the pure rules behind its forms. Unit-tested. */
 import { fromDateTimeLocal } from '../shared/time';
 import type { AdminEvent, EventInput, EventStatus, Role, CodeFilter, CodeStatus } from './api';
+import type { SignedOutReason } from '../../../functions/domain/errors';
 
 export const EVENT_STATUS_LABELS: Record<EventStatus, string> = {
   'not-started': 'Not started',
@@ -8,6 +9,8 @@ export const EVENT_STATUS_LABELS: Record<EventStatus, string> = {
   ended: 'Ended',
   recording: 'Recording',
 };
+
+export const EVENT_STATUS_TONES = { live: 'live', 'not-started': 'muted', ended: 'muted', recording: 'warn' } as const;
 
 export const CODE_STATUS_LABELS: Record<CodeStatus, string> = {
   unused: 'Unused',
@@ -58,7 +61,6 @@ export const EVENT_FIELDS = [
   'startsAt',
   'endsAt',
   'accessWindowHours',
-  'streamUrl',
   'posterUrl',
 ] as const;
 export type EventField = (typeof EVENT_FIELDS)[number];
@@ -82,20 +84,16 @@ export function eventInputFromForm(
   else if (startsAt && Date.parse(endsAt) <= Date.parse(startsAt)) errors.endsAt = 'The end must be after the start.';
   const hours = values.accessWindowHours.trim() === '' ? 48 : Number(values.accessWindowHours);
   if (!Number.isInteger(hours) || hours < 0 || hours > 8760) errors.accessWindowHours = 'Enter whole hours from 0 to 8760.';
-  const url = (field: 'streamUrl' | 'posterUrl'): string | null => {
-    const value = values[field].trim();
+  const posterUrl = ((value: string): string | null => {
     if (!value) return null;
     try {
-      const parsed = new URL(value);
-      if (!/^(https?|rtmps?):$/.test(parsed.protocol)) throw new Error('protocol');
+      if (!/^https?:$/.test(new URL(value).protocol)) throw new Error('protocol');
       return value;
     } catch {
-      errors[field] = 'Enter a full URL, such as https://example.com/poster.jpg.';
+      errors.posterUrl = 'Enter a full URL, such as https://example.com/poster.jpg.';
       return null;
     }
-  };
-  const streamUrl = url('streamUrl');
-  const posterUrl = url('posterUrl');
+  })(values.posterUrl.trim());
   if (Object.keys(errors).length > 0) return { errors };
   return {
     input: {
@@ -104,7 +102,6 @@ export function eventInputFromForm(
       startsAt: startsAt!,
       endsAt: endsAt!,
       accessWindowHours: hours,
-      streamUrl,
       posterUrl,
     },
   };
@@ -126,6 +123,22 @@ export function adminErrorMessage(status: number, error: string): string {
   if (status === 403) return "Your role doesn't allow that. Ask the owner.";
   if (status >= 500) return 'Something went wrong on the server. Try again in a moment.';
   return error;
+}
+
+/** Why the console is back at sign-in, from the API's 401 `reason` (docs/api.md). */
+export function signedOutMessage(reason: SignedOutReason | string | undefined): string {
+  switch (reason) {
+    case 'account-changed':
+      return 'An owner changed your account (its role, password or two-factor sign-in), which signed you out. Sign in again.';
+    case 'account-disabled':
+      return 'An owner disabled your account, which signed you out. Ask an owner to enable it.';
+    case 'session-expired':
+      return 'Your session expired. Sign in again.';
+    case 'signed-out':
+      return 'You were signed out. Sign in again.';
+    default:
+      return 'Your session has ended. Sign in again.';
+  }
 }
 
 /** `1 code`, `3 codes`. */

@@ -3,11 +3,12 @@ import './admin.css';
 import './show-night.css';
 import { byId, h, replaceChildren } from '../shared/dom';
 import { asApiError } from '../shared/http';
-import { adminApi, onUnauthorized } from './api';
+import { adminApi, onUnauthorized, type Role } from './api';
 import { can, session, setSession } from './session';
-import { adminErrorMessage } from './labels';
-import { parseRoute, type Route } from './router';
+import { adminErrorMessage, ROLE_LABELS, signedOutMessage } from './labels';
+import { parseRoute } from './router';
 import { alertError, clearNotices, notify } from './ui';
+import { forbiddenAction, renderForbidden } from './views/forbidden';
 import { renderAccount } from './views/account';
 import { renderAccounts } from './views/accounts';
 import { renderDashboard } from './views/dashboard';
@@ -17,13 +18,6 @@ import { renderLogin } from './views/login';
 import { renderAuditPage } from './views/audit-log';
 import { renderTicketSheet } from './views/ticket-sheet';
 
-/** A view the role cannot use falls back to the events list (say, after someone else signed out on this page). */
-function allowedRoute(route: Route): Route {
-  if (route.view === 'accounts' && !can('accounts:manage')) return { view: 'dashboard' };
-  if ((route.view === 'new-event' || route.view === 'edit-event') && !can('events:edit')) return { view: 'dashboard' };
-  return route;
-}
-
 const main = byId('main');
 const nav = byId('nav');
 const accountsLink = byId('nav-accounts');
@@ -31,10 +25,15 @@ const accountLink = byId('nav-account');
 let signedIn = false;
 /** Increments on every render, so a slow load never paints over a newer view. */
 let renderCount = 0;
+/** Set by `navigate`: the page an action leads to keeps the action's notice; a page the user opens does not. */
+let keepNotices = false;
 
 function navigate(href: string): void {
   if (location.hash === href) void show();
-  else location.hash = href;
+  else {
+    keepNotices = true;
+    location.hash = href;
+  }
 }
 
 async function show(): Promise<void> {
@@ -45,7 +44,7 @@ async function show(): Promise<void> {
     document.title = 'Sign in · Stagedoor admin';
     renderLogin(main, () => {
       clearNotices();
-      void start();
+      void start(true);
     });
     return;
   }
@@ -53,11 +52,14 @@ async function show(): Promise<void> {
   accountsLink.hidden = !can('accounts:manage');
   accountLink.textContent = info.username;
   // Until a required second factor is set up, the account page is all there is.
-  const route = info.enrolmentRequired ? ({ view: 'account' } as const) : allowedRoute(parseRoute(location.hash));
+  const route = info.enrolmentRequired ? ({ view: 'account' } as const) : parseRoute(location.hash);
+  // A page the role may not use says so on its own (opened from a link or typed, say).
+  const forbidden = forbiddenAction(route, can);
   try {
-    switch (route.view) {
+    if (forbidden) renderForbidden(main, info.role, forbidden);
+    else switch (route.view) {
       case 'account':
-        await renderAccount(main, info, start);
+        await renderAccount(main, info, () => start());
         break;
       case 'accounts':
         await renderAccounts(main, current, info.username);
@@ -98,11 +100,15 @@ async function show(): Promise<void> {
   if (!main.contains(document.activeElement) || document.activeElement === main) main.querySelector<HTMLElement>('h1')?.focus();
 }
 
-onUnauthorized(() => {
+/** The role before a sign-out the person did not ask for: after signing in again, a new one is pointed out. */
+let roleBefore: Role | null = null;
+
+onUnauthorized((reason) => {
   if (!signedIn) return;
   signedIn = false;
+  roleBefore = session()?.role ?? null;
   setSession(null);
-  void show().then(() => alertError('Your session has ended. Sign in again.'));
+  void show().then(() => alertError(signedOutMessage(reason)));
 });
 
 byId('logout').addEventListener('click', () => {
@@ -116,15 +122,25 @@ byId('logout').addEventListener('click', () => {
     });
 });
 
-addEventListener('hashchange', () => void show());
+addEventListener('hashchange', () => {
+  if (!keepNotices) clearNotices();
+  keepNotices = false;
+  void show();
+});
 
-/** Reads the session (who, which role) and shows the console for it. */
-function start(): Promise<void> {
+/**
+ * Reads the session (who, which role) and shows the console for it. Right after signing in, a page the
+ * role may not use (left open by someone else, say) gives way to the events list.
+ */
+function start(signingIn = false): Promise<void> {
   return adminApi.session().then(
-    (info) => {
+    async (info) => {
       setSession(info);
       signedIn = info !== null;
-      return show();
+      if (signingIn && forbiddenAction(parseRoute(location.hash), can)) history.replaceState(history.state, '', '#/');
+      await show();
+      if (info && roleBefore && info.role !== roleBefore) notify(`Your role is now ${ROLE_LABELS[info.role]} (it was ${ROLE_LABELS[roleBefore]}).`);
+      if (info) roleBefore = null;
     },
     (thrown: unknown) => {
       const error = asApiError(thrown);

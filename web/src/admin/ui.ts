@@ -78,6 +78,29 @@ export function confirmAction(options: ConfirmOptions): Promise<boolean> {
   });
 }
 
+/**
+ * A copy button's confirmation, where the click was: the button says "Copied" (or that it could not)
+ * for a moment, and screen readers hear it from a hidden polite region, not the page-wide notices.
+ */
+export async function copyFromButton(button: HTMLButtonElement, text: string, what: string): Promise<void> {
+  const ok = await copyText(text);
+  const label = button.dataset.label ?? button.textContent ?? '';
+  button.dataset.label = label;
+  button.textContent = ok ? 'Copied' : "Couldn't copy";
+  byId('announcer').textContent = ok ? `${what} copied.` : `Couldn't copy the ${what}: select it and copy it.`;
+  clearTimeout(copiedTimers.get(button));
+  copiedTimers.set(
+    button,
+    setTimeout(() => {
+      button.textContent = label;
+      byId('announcer').textContent = '';
+    }, COPIED_MS),
+  );
+}
+
+const COPIED_MS = 2_500;
+const copiedTimers = new WeakMap<HTMLButtonElement, ReturnType<typeof setTimeout>>();
+
 /** Copies text to the clipboard (with a fallback for insecure origins). */
 export async function copyText(text: string): Promise<boolean> {
   try {

@@ -17,6 +17,15 @@ export function formatDateTime(iso: string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? '—' : dateTime.format(date);
 }
 
+const date = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
+/** `12 Dec 2026` in the reader's locale and time zone; `—` for null. */
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const value = new Date(iso);
+  return Number.isNaN(value.getTime()) ? '—' : date.format(value);
+}
+
 /** The value an `<input type="datetime-local">` shows for an ISO instant, in local time. */
 export function toDateTimeLocal(iso: string | null | undefined): string {
   if (!iso) return '';

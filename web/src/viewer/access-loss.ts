@@ -9,15 +9,19 @@ export interface AccessLoss {
   title: string;
   /** Overlay text. */
   message: string;
+  /** The code no longer works (revoked, event unavailable, expired); otherwise only this viewing ended. */
+  accessOver: boolean;
 }
 
 const ENDED_BY_ADMIN: AccessLoss = {
   title: 'Session ended',
   message: 'The organiser ended this viewing session. Enter your access code again to keep watching.',
+  accessOver: false,
 };
 const TAKEN_OVER: AccessLoss = {
   title: 'Watching on another device',
   message: 'Your access code was used on another device, so playback stopped here.',
+  accessOver: false,
 };
 
 /**
@@ -34,22 +38,24 @@ export function accessLossFor(status: number, reason?: RefusalReason | string): 
       return {
         title: 'Playback stopped',
         message: 'Your viewing session is no longer valid. Enter your access code again to keep watching.',
+        accessOver: false,
       };
     case 403:
       if (reason === 'revoked') {
-        return { title: 'Access revoked', message: 'Your access code has been revoked, so playback has stopped.' };
+        return { title: 'Access revoked', message: 'Your access code has been revoked, so playback has stopped.', accessOver: true };
       }
       if (reason === 'event-inactive') {
-        return { title: 'Event unavailable', message: 'The organiser has made this event unavailable, so playback has stopped.' };
+        return { title: 'Event unavailable', message: 'The organiser has made this event unavailable, so playback has stopped.', accessOver: true };
       }
-      return { title: 'Access denied', message: 'You no longer have access to this stream, so playback has stopped.' };
+      return { title: 'Access denied', message: 'You no longer have access to this stream, so playback has stopped.', accessOver: true };
     case 404:
       return {
         title: 'Session ended',
         message: 'Your viewing session has ended. Enter your access code again to keep watching.',
+        accessOver: false,
       };
     case 410:
-      return { title: 'Access expired', message: 'Your access to this event has expired.' };
+      return { title: 'Access expired', message: 'Your access to this event has expired.', accessOver: true };
     default:
       return null;
   }
@@ -58,9 +64,10 @@ export function accessLossFor(status: number, reason?: RefusalReason | string): 
 /** When the playback token ran out while refreshes kept failing transiently. */
 export function lostRenewal(lastStatus: number): AccessLoss {
   return lastStatus === 429
-    ? { title: 'Playback stopped', message: 'Too many refresh requests. Wait a few minutes and enter your code again.' }
+    ? { title: 'Playback stopped', message: 'Too many refresh requests. Wait a few minutes and enter your code again.', accessOver: false }
     : {
         title: 'Connection lost',
         message: "We couldn't renew your access because the connection dropped. Enter your code again to keep watching.",
+        accessOver: false,
       };
 }

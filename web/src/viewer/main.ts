@@ -33,7 +33,7 @@ async function submit(event: SubmitEvent): Promise<void> {
   try {
     await Promise.race([releasing, new Promise((resolve) => setTimeout(resolve, RELEASE_WAIT_MS))]);
     const grant = await requestJson<Grant>('/api/tokens/validate', { json: { code } });
-    watch = new Watch(grant, backToEntry);
+    watch = new Watch(grant, code, backToEntry);
     els.main.focus();
     watch.start();
   } catch (thrown) {
@@ -53,7 +53,6 @@ function init(): void {
   const address = addressWithoutCode(location.href);
   if (address !== null) history.replaceState(history.state, '', address);
   els.form.addEventListener('submit', (event) => void submit(event));
-  els.overlayAction.addEventListener('click', () => watch?.finish());
   els.stop.addEventListener('click', backToEntry);
   // Free the code when the tab closes or navigates away; a page restored from
   // the back/forward cache starts over, because its session is gone.

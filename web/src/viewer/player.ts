@@ -7,6 +7,7 @@
 import Hls, { type ErrorData } from 'hls.js/light';
 import type { QualityMeter } from './quality-meter';
 import { offerRemotePlayback, usesManagedMediaSource, type RemotePlaybackOffer } from './remote-playback';
+import { liveSyncSeconds } from './timing';
 
 export interface PlayerCallbacks {
   /** The JWT to send now (it changes when refreshed). */
@@ -15,7 +16,7 @@ export interface PlayerCallbacks {
   onDenied(status: number): void;
   /** The manifest is missing or the network failed. */
   onUnavailable(): void;
-  /** Playback reached the end of the stream (the broadcast finished). */
+  /** Playback reached the end of the stream (the broadcast finished); the last frame stays shown. */
   onEnded(): void;
   /** Frames are moving. */
   onPlaying(): void;
@@ -50,8 +51,8 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
       if (xhr.readyState === XMLHttpRequest.UNSENT) xhr.open('GET', requestUrl, true);
       xhr.setRequestHeader('Authorization', `Bearer ${callbacks.token()}`);
     },
-    // Two segments behind the live edge (≈ 2.7 s glass-to-glass with 1 s segments, docs/performance.md, "Latency"); a
-    // player that fell further behind catches up at up to 1.2× speed, which viewers hardly notice.
+    // Until the first playlist is read; then two of its recent segments (liveSyncSeconds). A player that fell further
+    // behind catches up at up to 1.2× speed, which viewers hardly notice.
     liveSyncDurationCount: 2,
     maxLiveSyncPlaybackRate: 1.2,
   });
@@ -83,9 +84,19 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
     edgeState = state;
     callbacks.onLiveEdge?.(state);
   };
+  let holdBack: number | undefined;
   hls.on(Hls.Events.LEVEL_UPDATED, (_event, data) => {
     live = data.details.live;
     targetDuration = data.details.targetduration;
+    // Runs before hls.js picks its first segment, so playback starts at this distance too. Set only on a change:
+    // setting it resets hls.js's own allowance for stalls.
+    const hold = live ? liveSyncSeconds(data.details.fragments.map((fragment) => fragment.duration)) : undefined;
+    if (hold !== undefined && hold !== holdBack) {
+      holdBack = hold;
+      hls.targetLatency = hold;
+      // What the player holds back, for whoever inspects the page (the latency tests and benchmark).
+      video.dataset.liveSyncSeconds = hold.toFixed(3);
+    }
     reportEdge();
   });
 
@@ -93,7 +104,10 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
     reportEdge();
     callbacks.onPlaying();
   };
-  const onEnded = () => finish(callbacks.onEnded);
+  // The player stays on its last frame (the page may offer to watch again); the caller destroys it.
+  const onEnded = () => {
+    if (!done) callbacks.onEnded();
+  };
   video.addEventListener('playing', onPlaying);
   video.addEventListener('ended', onEnded);
   for (const name of ['timeupdate', 'pause', 'seeked'] as const) video.addEventListener(name, reportEdge);
@@ -139,6 +153,7 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
     video.removeEventListener('playing', onPlaying);
     video.removeEventListener('ended', onEnded);
     remoteOffer?.stop();
+    delete video.dataset.liveSyncSeconds;
     for (const name of ['timeupdate', 'pause', 'seeked'] as const) video.removeEventListener(name, reportEdge);
     hls.destroy();
     video.pause();

@@ -1,4 +1,4 @@
-/** When the player does things. Pure: all times in milliseconds. */
+/** When the player does things. Pure: all times in milliseconds, except where a name says seconds. */
 
 /** Refresh at this fraction of the playback token's lifetime. */
 export const REFRESH_AT = 0.8;
@@ -40,4 +40,21 @@ export function manifestUrl(playbackBaseUrl: string, streamPath: string): string
   const base = playbackBaseUrl.replace(/\/+$/, '');
   const path = `/${streamPath.replace(/^\/+/, '').replace(/\/*$/, '/')}`;
   return `${base}${path}index.m3u8`;
+}
+
+/** Segments the player keeps behind the live edge: two (≈ 2.7 s glass-to-glass with 1 s segments, docs/performance.md, "Latency"). */
+const LIVE_SYNC_SEGMENTS = 2;
+/** The newest segments of the playlist that say how long a segment is now. */
+const RECENT_SEGMENTS = 3;
+
+/**
+ * Seconds behind the live edge the player holds: two segments, as long as
+ * the longest of the playlist's newest few. It follows the segments actually
+ * in the window (a long first segment of a publish, or the segments before a
+ * change of encoder, stop counting as soon as three newer ones are there),
+ * not the target duration. Undefined for an empty playlist.
+ */
+export function liveSyncSeconds(segmentDurations: readonly number[]): number | undefined {
+  const recent = segmentDurations.slice(-RECENT_SEGMENTS);
+  return recent.length > 0 ? LIVE_SYNC_SEGMENTS * Math.max(...recent) : undefined;
 }

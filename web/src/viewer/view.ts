@@ -1,6 +1,6 @@
 /** The viewer page's elements and the few ways they change. */
 import { byId, h, replaceChildren } from '../shared/dom';
-import { countdownParts, describeCountdown, formatDateTime } from '../shared/time';
+import { countdownParts, describeCountdown, formatDate, formatDateTime } from '../shared/time';
 import type { LiveEdgeState } from './player';
 import type { ViewerEvent } from './types';
 
@@ -32,6 +32,7 @@ export const els = {
   otherPlayerUntil: byId('other-player-until'),
   otherPlayerStatus: byId('other-player-status'),
   liveState: byId<HTMLButtonElement>('live-state'),
+  recording: byId('recording-note'),
 };
 
 export function showEntry(message = ''): void {
@@ -57,14 +58,18 @@ export function showEvent(event: ViewerEvent, accessUntil: string): void {
   els.when.textContent = `${formatDateTime(event.startsAt)} – ${formatDateTime(event.endsAt)}`;
   els.description.textContent = event.description;
   els.accessUntil.textContent = `Your access code works until ${formatDateTime(accessUntil)}.`;
+  els.video.setAttribute('aria-label', event.title);
   if (event.posterUrl) els.video.poster = event.posterUrl;
   else els.video.removeAttribute('poster');
   showLiveEdge('off');
 }
 
-/** The footer once access is over: the code's end date no longer applies. */
-export function showAccessEnded(): void {
-  els.accessUntil.textContent = 'Your access to this event has ended.';
+/**
+ * The footer once playback stopped for good. When access itself is over the code's end date no longer
+ * applies; otherwise (the session ended, the code moved to another device) the code still works until then.
+ */
+export function showPlaybackStopped(accessOver: boolean): void {
+  if (accessOver) els.accessUntil.textContent = 'Your access to this event has ended.';
   els.stop.hidden = true;
 }
 
@@ -87,8 +92,10 @@ export interface OverlayContent {
   text?: string;
   /** Show a countdown to this instant. */
   countdownTo?: number;
-  /** A button, e.g. back to code entry. */
-  action?: string;
+  /** A button: back to code entry, or watch the recording again. */
+  action?: { label: string; run: () => void };
+  /** Playback is over for good (access ended): the video is dimmed fully. */
+  final?: boolean;
   /** Move focus to the heading (for news the viewer must not miss). */
   focus?: boolean;
 }
@@ -96,15 +103,32 @@ export interface OverlayContent {
 export function showOverlay(content: OverlayContent): void {
   els.overlay.hidden = false;
   showLiveEdge('off');
+  showRecording(null);
   // The native controls would show through and invite pressing play on nothing.
   els.video.controls = false;
-  els.overlay.dataset.state = content.action ? 'final' : 'info';
+  els.overlay.dataset.state = content.final ? 'final' : 'info';
   els.overlayTitle.textContent = content.title;
   els.overlayText.textContent = content.text ?? '';
   els.countdown.hidden = content.countdownTo === undefined;
   els.overlayAction.hidden = !content.action;
-  if (content.action) els.overlayAction.textContent = content.action;
+  els.overlayAction.onclick = content.action ? content.action.run : null;
+  if (content.action) els.overlayAction.textContent = content.action.label;
   if (content.focus) els.overlayTitle.focus();
+}
+
+/**
+ * What the video is, for the eye and for assistive technology: a live stream, or the recording of the
+ * show of `recordedOn` ("Recording · 12 Dec 2026" over the video). Null hides the recording note.
+ */
+export function showRecording(recordedOn: string | null, title = els.title.textContent ?? ''): void {
+  els.recording.hidden = recordedOn === null;
+  if (recordedOn === null) return;
+  els.recording.textContent = `Recording · ${formatDate(recordedOn)}`;
+  els.video.setAttribute('aria-label', `Recording of ${title}, ${formatDate(recordedOn)}`);
+}
+
+export function labelLive(title = els.title.textContent ?? ''): void {
+  els.video.setAttribute('aria-label', `Live stream of ${title}`);
 }
 
 export function hideOverlay(): void {

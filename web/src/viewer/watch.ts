@@ -1,10 +1,14 @@
 /**
  * One viewing, from a granted code until the viewer stops or access ends:
  * waits (countdown and status polling) until the event is live, plays it,
- * and turns every ending into an overlay that says why.
+ * and turns every ending into an overlay that says why. While nothing plays
+ * after a broadcast or recording ended, the code's session is released (the
+ * device is not watching, so it is not counted, and the code is free); it is
+ * claimed again with the same code when the show resumes or "Watch again".
  */
 import { asApiError, requestJson } from '../shared/http';
 import { formatDateTime } from '../shared/time';
+import { validateErrorMessage } from './access-code';
 import { accessLossFor, type AccessLoss } from './access-loss';
 import { canPlayHlsNatively, startNativePlayer } from './native-player';
 import { OtherPlayerPanel } from './other-player';
@@ -13,7 +17,7 @@ import { QualityMeter } from './quality-meter';
 import { canPlayHls, startPlayer, type LiveEdgeState, type Player } from './player';
 import { eventIdFromStreamPath, manifestUrl, statusPollDelayMs } from './timing';
 import type { EventStatusAnswer, Grant } from './types';
-import { els, hideOverlay, renderCountdown, showAccessEnded, showEvent, showLiveEdge, showOverlay } from './view';
+import { els, hideOverlay, labelLive, renderCountdown, showEvent, showLiveEdge, showOverlay, showPlaybackStopped, showRecording } from './view';
 
 /** After a refusal that a refresh cleared, another refusal this soon means access really is denied. */
 const DENIAL_GRACE_MS = 30_000;
@@ -23,8 +27,12 @@ const STREAM_RETRY_MS = 3_000;
 const AFTER_END_POLL_MS = 15_000;
 
 export class Watch {
-  readonly #grant: Grant;
-  readonly #session: PlaybackSession;
+  #grant: Grant;
+  #session: PlaybackSession;
+  /** The code as entered: claims a new session after one was released at an end. */
+  readonly #code: string;
+  /** The session was released while nothing plays (after an end); playing again claims a new one. */
+  #released = false;
   readonly #eventId: string | null;
   readonly #onFinished: () => void;
   #player: Player | undefined;
@@ -44,18 +52,53 @@ export class Watch {
   readonly #quality = new QualityMeter();
 
   /** `onFinished`: the viewer chose to go back to code entry. */
-  constructor(grant: Grant, onFinished: () => void) {
+  constructor(grant: Grant, code: string, onFinished: () => void) {
     this.#grant = grant;
+    this.#code = code;
     this.#eventId = eventIdFromStreamPath(grant.streamPath);
     this.#onFinished = onFinished;
-    this.#session = new PlaybackSession({
+    this.#session = this.#sessionOf(grant);
+    this.#otherPlayer = new OtherPlayerPanel(() => this.#session.longLivedUrl());
+  }
+
+  #sessionOf(grant: Grant): PlaybackSession {
+    return new PlaybackSession({
       playbackToken: grant.playbackToken,
       playbackUrl: grant.playbackUrl,
       tokenExpiresIn: grant.tokenExpiresIn,
       onLost: (loss) => this.#end(loss),
       quality: this.#quality,
     });
-    this.#otherPlayer = new OtherPlayerPanel(() => this.#session.longLivedUrl());
+  }
+
+  /** Nothing plays after an end: the session goes, so the device is not counted as watching and the code is free. */
+  #rest(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#otherPlayer.withdraw();
+    void this.#session.release();
+  }
+
+  /** A new session on the same code before playing again; false (and an overlay saying why) if the code is refused. */
+  async #reclaim(): Promise<boolean> {
+    if (!this.#released) return true;
+    try {
+      const grant = await requestJson<Grant>('/api/tokens/validate', { json: { code: this.#code } });
+      if (this.#over) return false;
+      this.#grant = grant;
+      this.#session = this.#sessionOf(grant);
+      this.#session.start();
+      this.#released = false;
+      this.#otherPlayer.offer();
+      return true;
+    } catch (thrown) {
+      const error = asApiError(thrown);
+      if (this.#over) return false;
+      // A network failure or busy server: the status poll or the button tries again.
+      if (error.status === 0 || error.status >= 500 || error.status === 429) return false;
+      this.#end({ title: 'Playback stopped', message: validateErrorMessage(error.status, error.reason), accessOver: error.status !== 409 });
+      return false;
+    }
   }
 
   start(): void {
@@ -65,7 +108,7 @@ export class Watch {
     this.#native = !canPlayHls();
     if (this.#native && !canPlayHlsNatively(els.video)) {
       void this.#session.release();
-      this.#end({ title: 'Browser not supported', message: "This browser can't play the stream. Try a current Chrome, Edge, Firefox or Safari." });
+      this.#end({ title: 'Browser not supported', message: "This browser can't play the stream. Try a current Chrome, Edge, Firefox or Safari.", accessOver: false });
       return;
     }
     this.#otherPlayer.offer();
@@ -116,7 +159,10 @@ export class Watch {
       const answer = await requestJson<EventStatusAnswer>(`/api/events/${encodeURIComponent(this.#eventId)}/status`);
       if (this.#over) return;
       this.#liveNow = answer.status === 'live';
-      if (answer.status === 'live' || (answer.status === 'recording' && !this.#watchedToEnd)) return this.#play();
+      if (answer.status === 'live' || (answer.status === 'recording' && !this.#watchedToEnd)) {
+        if (await this.#reclaim()) return this.#play();
+        if (this.#over) return;
+      }
       if (answer.status === 'ended') return this.#ended();
       if (answer.status === 'not-started' && els.overlay.dataset.state === 'info' && els.countdown.hidden && !this.#watchedToEnd) {
         showOverlay({ title: 'Starting soon', text: 'The stream will begin shortly. Stay on this page.' });
@@ -124,7 +170,7 @@ export class Watch {
     } catch (thrown) {
       const error = asApiError(thrown);
       if (error.status === 404) {
-        return this.#end({ title: 'Event unavailable', message: 'This event is not available any more.' });
+        return this.#end({ title: 'Event unavailable', message: 'This event is not available any more.', accessOver: true });
       }
     }
     if (this.#over) return;
@@ -142,7 +188,10 @@ export class Watch {
     const outcomes = {
       onPlaying: () => {
         hideOverlay();
-        if (!this.#native) showLiveEdge(this.#edge);
+        if (this.#liveNow) {
+          labelLive();
+          if (!this.#native) showLiveEdge(this.#edge);
+        } else showRecording(this.#grant.event.startsAt);
       },
       onUnavailable: () => {
         if (this.#over) return;
@@ -154,7 +203,15 @@ export class Watch {
       onEnded: () => {
         if (this.#over) return;
         this.#watchedToEnd = true;
-        showOverlay({ title: 'The broadcast has ended', text: 'Thanks for watching. If it resumes, it will play here.' });
+        this.#rest();
+        // The last frame stays under the overlay; the recording can be watched again from its start.
+        const again = { label: 'Watch again', run: () => void this.#watchAgain() };
+        if (this.#liveNow) {
+          showOverlay({ title: 'The broadcast has ended', text: 'Thanks for watching. If it resumes, it will play here.', action: again });
+        } else {
+          showOverlay({ title: 'End of the recording', text: `The recording of ${formatDateTime(this.#grant.event.startsAt)} is over.`, action: again });
+        }
+        this.#liveNow = false;
         this.#schedulePoll(STREAM_RETRY_MS);
       },
     };
@@ -179,6 +236,18 @@ export class Watch {
         },
       },
     });
+  }
+
+  /** "Watch again": the recording from its start, on a session claimed again. */
+  async #watchAgain(): Promise<void> {
+    els.overlayAction.disabled = true;
+    try {
+      if (!(await this.#reclaim())) return;
+      this.#watchedToEnd = false;
+      this.#play();
+    } finally {
+      els.overlayAction.disabled = false;
+    }
   }
 
   /** The element plays the long-lived URL; when it fails, a heartbeat tells lost access from a missing stream. */
@@ -212,7 +281,7 @@ export class Watch {
     this.#stopAll();
     void this.#session.release();
     this.#over = true;
-    showOverlay({ title: 'This event has ended', text: 'Thanks for watching.', action: 'Back', focus: true });
+    showOverlay({ title: 'This event has ended', text: 'Thanks for watching.', action: { label: 'Back', run: () => this.finish() }, final: true, focus: true });
   }
 
   #end(loss: AccessLoss): void {
@@ -220,8 +289,8 @@ export class Watch {
     this.#stopAll();
     this.#session.stop();
     this.#over = true;
-    showOverlay({ title: loss.title, text: loss.message, action: 'Enter a code', focus: true });
-    showAccessEnded();
+    showOverlay({ title: loss.title, text: loss.message, action: { label: 'Enter a code', run: () => this.finish() }, final: true, focus: true });
+    showPlaybackStopped(loss.accessOver);
   }
 
   #stopAll(): void {

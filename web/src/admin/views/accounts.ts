@@ -4,6 +4,7 @@ import { formatDateTime } from '../../shared/time';
 import { adminApi, type AccountView, type Role } from '../api';
 import { ROLE_LABELS } from '../labels';
 import { act, badge, confirmAction, notify, tableWrap } from '../ui';
+import { permissionsTable } from './permissions';
 
 const ROLES = Object.keys(ROLE_LABELS) as Role[];
 
@@ -31,6 +32,7 @@ export async function renderAccounts(main: HTMLElement, current: () => boolean, 
     h('p', { className: 'hint' }, 'Accounts without it set it up at their next sign-in; until then they can do nothing else.'),
     tableWrap('Staff accounts', accountTable(accounts, self, reload)),
     createForm(reload),
+    permissionsTable(),
   );
 }
 
@@ -47,7 +49,20 @@ function accountRow(account: AccountView, self: string, reload: () => Promise<vo
   const fixed = account.bootstrap || account.username === self;
   const role = roleSelect(`role-${account.username}`, account.role, { disabled: fixed, 'aria-label': `Role of ${account.username}` });
   role.addEventListener('change', () => {
-    void act(null, () => adminApi.changeAccount(account.username, { role: role.value as Role })).then((done) => {
+    const next = role.value as Role;
+    void confirmAction({
+      title: `Make ${account.username} ${ROLE_LABELS[next]}?`,
+      message:
+        `${account.username} is signed out at once and signs in again as ${ROLE_LABELS[next]} (it was ${ROLE_LABELS[account.role]}).` +
+        (next === 'owner' ? ' Owners can do everything, including managing staff accounts and making other owners.' : ''),
+      confirmLabel: 'Change role',
+      danger: next === 'owner',
+    }).then(async (sure) => {
+      if (!sure) {
+        role.value = account.role;
+        return;
+      }
+      const done = await act(null, () => adminApi.changeAccount(account.username, { role: next }));
       if (done) notify(`${account.username} is now ${ROLE_LABELS[done.role]}; their sessions ended.`);
       void reload();
     });

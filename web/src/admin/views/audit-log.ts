@@ -42,8 +42,11 @@ const CONSOLE_ONLY_ACTIONS: ReadonlySet<string> = new Set([
   ...Object.keys(AUDIT_ACTION_LABELS).filter((name) => name.startsWith('admin.') || name.startsWith('account.')),
 ]);
 
-/** The log as a panel; `eventId` null for every event. */
-export function auditPanel(eventId: string | null): { element: HTMLElement; load: () => Promise<void> } {
+/**
+ * The log as a panel; `eventId` null for every event, whose entries then name their event by its title
+ * (from `titles`; the id on hover), or by the id alone when the event is gone.
+ */
+export function auditPanel(eventId: string | null, titles: ReadonlyMap<string, string> = new Map()): { element: HTMLElement; load: () => Promise<void> } {
   let action: AuditAction | '' = '';
   let entries: AuditEntry[] = [];
   let nextCursor: string | null = null;
@@ -96,8 +99,8 @@ export function auditPanel(eventId: string | null): { element: HTMLElement; load
                 : h(
                     'td',
                     null,
-                    entry.eventId && entry.action !== 'event.delete'
-                      ? h('a', { href: hrefOf({ view: 'event', id: entry.eventId }) }, entry.eventId)
+                    entry.eventId && entry.action !== 'event.delete' && titles.has(entry.eventId)
+                      ? h('a', { href: hrefOf({ view: 'event', id: entry.eventId }), title: entry.eventId }, titles.get(entry.eventId)!)
                       : entry.eventId ?? '—',
                   ),
               h('td', { className: 'mono' }, entry.clientIp),
@@ -135,7 +138,8 @@ export function auditPanel(eventId: string | null): { element: HTMLElement; load
 
 /** `#/audit`: the log across events. */
 export async function renderAuditPage(main: HTMLElement): Promise<void> {
-  const panel = auditPanel(null);
+  const events = await adminApi.listEvents();
+  const panel = auditPanel(null, new Map(events.map((event) => [event.id, event.title])));
   replaceChildren(
     main,
     h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')),

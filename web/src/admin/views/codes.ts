@@ -26,7 +26,21 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
 
   const list = h('div', { className: 'codes-list' });
   const bulk = h('button', { type: 'button', className: 'danger', disabled: true, 'data-key': 'bulk' }, 'Revoke selected');
-  const print = h('a', { className: 'button', href: hrefOf({ view: 'tickets', id: eventId, ids: [] }), 'data-key': 'print' }, 'Print tickets');
+  // Buttons, like the rest of the toolbar: one opens the ticket sheet, the other saves a file.
+  const print = h('button', { type: 'button', 'data-key': 'print' }, 'Print tickets');
+  print.addEventListener('click', () => (location.hash = hrefOf({ view: 'tickets', id: eventId, ids: [...selected] })));
+  const exportCsv = h('button', { type: 'button', 'data-key': 'export' }, 'Export CSV');
+  exportCsv.addEventListener('click', () => {
+    void act(exportCsv, async () => {
+      const { blob, fileName } = await adminApi.exportCodes(eventId, Intl.DateTimeFormat().resolvedOptions().timeZone);
+      const link = h('a', { href: URL.createObjectURL(blob), download: fileName, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+      notify(`Saved ${fileName}.`);
+    });
+  });
   const count = h('input', {
     id: 'code-count',
     type: 'number',
@@ -73,7 +87,6 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     moreTrouble.hidden = filter !== 'trouble' || !trouble.nextCursor;
     bulk.disabled = selected.size === 0;
     bulk.textContent = selected.size ? `Revoke selected (${selected.size})` : 'Revoke selected';
-    print.href = hrefOf({ view: 'tickets', id: eventId, ids: [...selected] });
     print.textContent = selected.size ? `Print tickets (${selected.size})` : 'Print tickets';
   };
 
@@ -155,7 +168,8 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       { 'data-code': code.code },
       manage && h('td', { className: 'check' }, check),
       h('th', { scope: 'row', className: 'mono code' }, code.code),
-      h('td', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code), code.redeemedAt && watchingButton(code.id, code.code)),
+      // A cell stays a table cell (its row line level with the others); the flex box sits inside it.
+      h('td', null, h('div', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code), code.redeemedAt && watchingButton(code.id, code.code))),
       h('td', null, code.label || '—'),
       h('td', null, badge(CODE_STATUS_LABELS[code.status] ?? code.status, STATUS_TONES[code.status] ?? 'muted')),
       h('td', null, formatDateTime(code.redeemedAt)),
@@ -247,7 +261,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       'div',
       { className: 'toolbar codes-toolbar' },
       h('div', { className: 'field inline' }, h('label', { for: 'code-filter' }, 'Show codes'), statusSelect),
-      manage && h('a', { className: 'button', href: adminApi.exportUrl(eventId), download: '' }, 'Export CSV'),
+      manage && exportCsv,
       manage && troubleCsv,
       manage && print,
       manage && bulk,

@@ -1,8 +1,8 @@
 /** Home: dashboard figures and the events list with its Current / Archived / All filter. */
 import { h, replaceChildren } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type AdminEvent, type Dashboard } from '../api';
-import { EVENT_FILTERS, filterEvents, plural, type EventFilter } from '../labels';
+import { adminApi, type Dashboard, type ListedEvent } from '../api';
+import { EVENT_FILTERS, EVENT_STATUS_LABELS, EVENT_STATUS_TONES, filterEvents, plural, type EventFilter } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { badge, rerender, tableWrap } from '../ui';
@@ -68,7 +68,7 @@ function filterControl(onChange: () => void): HTMLElement {
   );
 }
 
-function eventsTable(events: AdminEvent[]): HTMLElement {
+function eventsTable(events: ListedEvent[]): HTMLElement {
   if (events.length === 0) {
     return h('p', { className: 'empty' }, filter === 'archived' ? 'No archived events.' : 'No events yet. Create one to start selling codes.');
   }
@@ -78,7 +78,7 @@ function eventsTable(events: AdminEvent[]): HTMLElement {
       'table',
       null,
       h('caption', { className: 'sr-only' }, plural(events.length, 'event')),
-      h('thead', null, h('tr', null, ['Title', 'Starts', 'Ends', 'State', 'Codes'].map((name) => h('th', { scope: 'col' }, name)))),
+      h('thead', null, h('tr', null, ['Title', 'Starts', 'Ends', 'On air', 'State', 'Codes'].map((name) => h('th', { scope: 'col' }, name)))),
       h(
         'tbody',
         null,
@@ -89,6 +89,7 @@ function eventsTable(events: AdminEvent[]): HTMLElement {
             h('th', { scope: 'row' }, h('a', { href: hrefOf({ view: 'event', id: event.id }) }, event.title)),
             h('td', null, formatDateTime(event.startsAt)),
             h('td', null, formatDateTime(event.endsAt)),
+            h('td', { className: 'event-status' }, badge(EVENT_STATUS_LABELS[event.status], EVENT_STATUS_TONES[event.status])),
             h(
               'td',
               null,

@@ -1,14 +1,15 @@
 /**
  * One event: its state and actions, figures, OBS settings, media cache, who
- * is watching now, the audience over time, and the access codes panel. Sections re-render in place after each action.
+ * is watching now, the audience over time, and the access codes panel.
+ * Sections re-render in place after each action.
  */
 import { h, replaceChildren, type Child } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type EventDetail, type EventTransition } from '../api';
-import { EVENT_STATUS_LABELS } from '../labels';
+import { EVENT_STATUS_LABELS, EVENT_STATUS_TONES } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
-import { act, badge, confirmAction, copyText, notify, rerender, tableWrap } from '../ui';
+import { act, badge, confirmAction, copyFromButton, notify, rerender, tableWrap } from '../ui';
 import { audiencePanel } from './audience';
 import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
@@ -168,8 +169,6 @@ const headerData = (e: EventDetail) =>
   JSON.stringify([e.title, e.status, e.isActive, e.isArchived, e.startsAt, e.endsAt, e.accessWindowHours, e.description]);
 const reportData = (e: EventDetail) => JSON.stringify([e.ingest?.video, e.ingest?.keyframeWarning, e.ingest?.refusals]);
 
-const STATUS_TONES = { live: 'live', 'not-started': 'muted', ended: 'muted', recording: 'warn' } as const;
-
 function header(event: EventDetail, actions: Actions): HTMLElement {
   const button = (key: string, label: string, onClick: (b: HTMLButtonElement) => void, className = '') => {
     const element = h('button', { type: 'button', className, 'data-key': key }, label);
@@ -183,7 +182,7 @@ function header(event: EventDetail, actions: Actions): HTMLElement {
     h(
       'p',
       { className: 'badges' },
-      badge(EVENT_STATUS_LABELS[event.status] ?? event.status, STATUS_TONES[event.status] ?? 'muted'),
+      badge(EVENT_STATUS_LABELS[event.status] ?? event.status, EVENT_STATUS_TONES[event.status] ?? 'muted'),
       event.isActive ? badge('Active', 'ok') : badge('Inactive', 'warn'),
       event.isArchived && badge('Archived', 'muted'),
     ),
@@ -228,9 +227,7 @@ function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
   const copyField = (id: string, label: string, value: string, secret: boolean) => {
     const input = h('input', { id, type: secret ? 'password' : 'text', readonly: true, value, spellcheck: 'false', className: 'mono' });
     const copy = h('button', { type: 'button', className: 'small', 'data-key': `copy-${id}`, 'aria-label': `Copy ${label}` }, 'Copy');
-    copy.addEventListener('click', () => {
-      void copyText(value).then((ok) => notify(ok ? `${label} copied.` : `Couldn't copy: select the ${label} and copy it.`));
-    });
+    copy.addEventListener('click', () => void copyFromButton(copy, value, label));
     const controls: HTMLElement[] = [input];
     if (secret) {
       const show = h('button', { type: 'button', className: 'small', 'aria-pressed': 'false', 'data-key': `show-${id}`, 'aria-label': `Show ${label}` }, 'Show');
@@ -258,7 +255,7 @@ function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
     h(
       'p',
       { className: 'hint' },
-      'In OBS: Settings → Output → Output Mode “Advanced”, tab Streaming (Simple mode has no keyframe setting and sends one only every 8 s or so, which puts viewers that far behind):',
+      'In OBS: Settings → Output → Output Mode “Advanced”, tab Streaming (Simple mode has no keyframe setting and sends a keyframe only every 8 s or so: the ingest then has to re-encode the video, or, if it only copies, viewers fall about 20 s behind):',
     ),
     h(
       'ul',

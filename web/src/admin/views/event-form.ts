@@ -140,12 +140,6 @@ function buildFields(event: AdminEvent | null): FieldSpec[] {
       hint: 'Shown before the stream starts. Optional.',
       control: input('posterUrl', { type: 'url', value: event?.posterUrl ?? '', placeholder: 'https://' }, 'x'),
     },
-    {
-      name: 'streamUrl',
-      label: 'Origin stream URL',
-      hint: 'A note for your records, e.g. the source feed OBS takes. Stagedoor does not use it: viewers always watch what OBS sends to the Server in this event’s OBS settings. Optional.',
-      control: input('streamUrl', { type: 'url', value: event?.streamUrl ?? '' }, 'x'),
-    },
   ];
 }
 

@@ -35,6 +35,8 @@ export function previewPanel(eventId: string, initialStatus: EventStatus): HTMLE
   let lastSegmentAt: number | null = null;
   let firstSeenOnly = true;
   let finished = false;
+  /** Where the stream is, from the preview answer: the player is started again from it when a new part goes on air. */
+  let source: Preview | undefined;
 
   const state = h('p', { className: 'preview-state' });
   const freshness = h('p', { className: 'preview-freshness', 'aria-live': 'off' }, 'Start the preview to see the stream.');
@@ -50,7 +52,7 @@ export function previewPanel(eventId: string, initialStatus: EventStatus): HTMLE
   const drawFreshness = () => {
     if (!active) return;
     if (finished) {
-      freshness.textContent = 'Recording: the broadcast has ended.';
+      freshness.textContent = 'Recording: the broadcast has ended. The preview follows when OBS goes on air again.';
       freshness.dataset.tone = 'muted';
       return;
     }
@@ -92,6 +94,7 @@ export function previewPanel(eventId: string, initialStatus: EventStatus): HTMLE
   };
 
   const play = (preview: Preview) => {
+    source = preview;
     lastSn = null;
     lastSegmentAt = null;
     firstSeenOnly = true;
@@ -162,12 +165,25 @@ export function previewPanel(eventId: string, initialStatus: EventStatus): HTMLE
     }
     drawFreshness();
   }, 1_000);
+  /**
+   * Like the viewer page: a playlist that ended (ENDLIST) is not read again by hls.js, so when the event is
+   * on air again (a stop, then a new part) the player starts over on the new part.
+   */
+  const followStatus = () => {
+    if (active && finished && status === 'live' && source && hls) {
+      hls.destroy();
+      hls = undefined;
+      play(source);
+      drawFreshness();
+    }
+  };
   const poll = setInterval(() => {
     if (!element.isConnected || document.hidden) return;
     void requestJson<{ status: EventStatus }>(`/api/events/${encodeURIComponent(eventId)}/status`)
       .then((answer) => {
         status = answer.status;
         drawState();
+        followStatus();
       })
       .catch(() => undefined);
   }, STATUS_POLL_MS);

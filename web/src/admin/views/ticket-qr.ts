@@ -1,7 +1,7 @@
 /** A code's ticket in the codes list: a small QR that opens a large one with its watch link and a copy button. */
 import { h } from '../../shared/dom';
 import { consoleWatchLink, groupedCode, qrSvg } from '../tickets';
-import { copyText, notify } from '../ui';
+import { copyFromButton } from '../ui';
 
 /** The thumbnail button of a row. */
 export function qrButton(code: string, label: string): HTMLButtonElement {
@@ -15,15 +15,11 @@ export function qrButton(code: string, label: string): HTMLButtonElement {
   return button;
 }
 
-export function copyLinkButton(code: string): HTMLButtonElement {
-  const button = h('button', { type: 'button', className: 'small', 'data-key': `link-${code}`, 'aria-label': `Copy watch link of code ${code}` }, 'Copy link');
-  button.addEventListener('click', () => void copyLink(code));
+/** Its accessible name starts with the words it shows ("Copy link"), so voice control finds it by them. */
+export function copyLinkButton(code: string, className = 'small'): HTMLButtonElement {
+  const button = h('button', { type: 'button', className, 'data-key': `link-${code}`, 'aria-label': `Copy link of code ${code}` }, 'Copy link');
+  button.addEventListener('click', () => void copyFromButton(button, consoleWatchLink(code), `Watch link of ${code}`));
   return button;
-}
-
-async function copyLink(code: string): Promise<void> {
-  const ok = await copyText(consoleWatchLink(code));
-  notify(ok ? `Watch link of ${code} copied.` : "Couldn't copy: select the link and copy it.");
 }
 
 /** The enlarged QR (native `<dialog>`: Escape closes, focus returns to the thumbnail). */
@@ -44,7 +40,7 @@ function openTicket(code: string, label: string): void {
       h(
         'div',
         { className: 'actions' },
-        h('button', { type: 'button', className: 'primary', onclick: () => void copyLink(code) }, 'Copy link'),
+        copyLinkButton(code, 'primary'),
         h('button', { value: 'close', autofocus: true }, 'Close'),
       ),
     ),

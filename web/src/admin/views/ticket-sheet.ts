@@ -73,21 +73,22 @@ export async function renderTicketSheet(main: HTMLElement, eventId: string, ids:
   draw();
 }
 
+/** The title across the ticket; date, code and how to use it beside the QR code; the link across the foot. */
 function ticket(event: EventDetail, code: CodeView): HTMLElement {
   const link = consoleWatchLink(code.code);
   return h(
     'article',
     { className: 'ticket', 'data-code': code.code },
+    h('h2', null, event.title),
     h(
       'div',
-      { className: 'ticket-text' },
-      h('h2', null, event.title),
+      { className: 'ticket-head' },
       h('p', { className: 'ticket-date' }, formatDateTime(event.startsAt)),
       h('p', { className: 'ticket-label' }, 'Your access code'),
       h('p', { className: 'ticket-code' }, groupedCode(code.code)),
       h('p', { className: 'ticket-how' }, 'Scan the QR code, or open the link and enter the code. One device at a time.'),
-      h('p', { className: 'ticket-link' }, link),
     ),
     qrSvg(link, `QR code for code ${code.code}`),
+    h('p', { className: 'ticket-link' }, link),
   );
 }
