@@ -27,8 +27,10 @@ describe('quality meter', () => {
     const { video, meter, wait } = meterOn();
     expect(meter.take()).toBeNull();
     meter.starting();
-    wait(1200);
-    // Waiting before the first frame is start-up, not a stall.
+    wait(600);
+    // Waiting before the first frame is start-up, not a stall; so is hls.js's seek to the live edge.
+    video.fire('seeking');
+    wait(600);
     video.fire('waiting');
     video.fire('playing');
     meter.rendition(2500);

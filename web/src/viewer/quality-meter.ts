@@ -47,9 +47,9 @@ export class QualityMeter {
     this.#listeners = [
       ['playing', () => this.#enter('playing')],
       ['waiting', () => this.#waiting()],
-      ['pause', () => this.#enter('idle')],
-      ['seeking', () => this.#enter('idle')],
-      ['ended', () => this.#enter('idle')],
+      ['pause', () => this.#halt()],
+      ['seeking', () => this.#halt()],
+      ['ended', () => this.#halt()],
       ['error', () => this.#mediaError()],
     ];
   }
@@ -140,6 +140,11 @@ export class QualityMeter {
     }
     // A stall ends with the next frame, or when the viewer pauses or seeks.
     this.#state = state;
+  }
+
+  /** Paused, seeking or ended: neither playing nor stalled. A player's own seek to the live edge before its first frame is still start-up. */
+  #halt(): void {
+    if (this.#state !== 'starting') this.#enter('idle');
   }
 
   #waiting(): void {
