@@ -8,7 +8,7 @@ import { formatDateTime } from '../../shared/time';
 import { adminApi, type AudienceReport } from '../api';
 import { plural } from '../labels';
 import { act } from '../ui';
-import { drawChart, onAirKey, type OnAir } from './audience-charts';
+import { drawChart, localZone, onAirKey, type OnAir } from './audience-charts';
 
 export const AUDIENCE_REFRESH_MS = 60_000;
 /** Before the start, the charts reach back this far: viewers wait in front of the page. */
@@ -122,7 +122,9 @@ export function audiencePanel(eventId: string, startsAt: string): { element: HTM
     }, AUDIENCE_REFRESH_MS);
   };
 
-  const figure = (title: string, host: HTMLElement) => h('figure', { className: 'chart-figure' }, h('figcaption', null, title), host);
+  const zone = localZone();
+  const figure = (title: string, host: HTMLElement) =>
+    h('figure', { className: 'chart-figure' }, h('figcaption', null, title, h('span', { className: 'muted' }, ` · times in ${zone}`)), host);
   const element = h(
     'section',
     { className: 'card panel audience-panel', 'aria-labelledby': 'audience-title' },
