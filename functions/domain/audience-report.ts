@@ -26,8 +26,10 @@ export const SETTLE_SECONDS = 45;
 /** Steps the series may take (seconds); without one, the smallest that keeps the points under the cap. */
 const STEPS = [60, 300, 900, 1800, 3600, 10_800, 21_600, 86_400] as const;
 export const MAX_POINTS = 1500;
-/** Before the event's start, the default range reaches back this far (viewers wait in front of the page). */
+/** Before the event's start, the default range reaches back at most this far (viewers wait in front of the page)... */
 const DEFAULT_LEAD_MS = 3_600_000;
+/** ...and begins this long before the first minute with an audience or the stream on air. */
+const DEFAULT_MARGIN_MS = 5 * MINUTE_MS;
 
 export const TROUBLE_PAGE_DEFAULT = 100;
 const TROUBLE_PAGE_MAX = 500;
@@ -72,8 +74,8 @@ function point(at: number, minutes: MinuteTally[], leaves: number) {
 }
 
 /**
- * `GET /api/admin/events/:id/audience`: the series from `from` (default an hour before the start)
- * to `to` (default now), every `step` seconds, up to the last complete minute; totals over the
+ * `GET /api/admin/events/:id/audience`: the series from `from` (default: 5 minutes before the first
+ * audience or on-air mark, at most an hour before the start) to `to` (default now), every `step` seconds, up to the last complete minute; totals over the
  * same minutes, except `uniqueCodes`, the codes used at all (the event's redemption counter);
  * and the on/off-air marks. Leaves are the sessions alive in a minute and not in the next.
  */
@@ -83,19 +85,22 @@ export async function audienceReport(deps: AccessDeps, eventId: string, query: R
   const now = deps.now().getTime();
   const settled = floorTo(now - SETTLE_SECONDS * 1000, MINUTE_MS);
   const to = Math.min(floorTo(input.to ? Date.parse(input.to) : now, MINUTE_MS), settled);
-  const requestedFrom = input.from ? Date.parse(input.from) : Date.parse(event.startsAt) - DEFAULT_LEAD_MS;
+  const earliest = Date.parse(event.startsAt) - DEFAULT_LEAD_MS;
+  const [stored, air, counters] = await Promise.all([
+    // From a minute before the range (for the leaves of its first minute); without `from`, from the earliest default.
+    deps.stores.audience.minutes(eventId, new Date(Math.min(input.from ? Date.parse(input.from) : earliest, to) - MINUTE_MS).toISOString(), new Date(to).toISOString()),
+    deps.stores.audience.airChanges(eventId),
+    deps.stores.counters.eventCounters({ eventId, presenceSince: new Date(now).toISOString() }),
+  ]);
+  // Without `from`: a few minutes before the first sign of the show (an audience, or the stream on air), within the hour before its start.
+  const firstSign = Math.min(...stored.map((minute) => Date.parse(minute.at)), ...air.map((change) => Date.parse(change.at)));
+  const requestedFrom = input.from ? Date.parse(input.from) : Number.isFinite(firstSign) ? Math.max(earliest, floorTo(firstSign, MINUTE_MS) - DEFAULT_MARGIN_MS) : earliest;
   const span = Math.max(0, to - requestedFrom);
   const step: number = input.step ?? STEPS.find((candidate) => span / (candidate * 1000) <= MAX_POINTS) ?? 86_400;
   if (span / (step * 1000) > MAX_POINTS) throw new InvalidInput('step', `gives more than ${MAX_POINTS} points for this range`);
   const stepMs = step * 1000;
   const from = floorTo(requestedFrom, stepMs);
 
-  const [stored, air, counters] = await Promise.all([
-    // One minute before the range, for the leaves of its first minute.
-    from < to ? deps.stores.audience.minutes(eventId, new Date(from - MINUTE_MS).toISOString(), new Date(to).toISOString()) : Promise.resolve([]),
-    deps.stores.audience.airChanges(eventId),
-    deps.stores.counters.eventCounters({ eventId, presenceSince: new Date(now).toISOString() }),
-  ]);
   const byMinute = new Map(stored.map((minute) => [Date.parse(minute.at), minute]));
   const viewersAt = (at: number) => byMinute.get(at)?.viewers ?? 0;
 

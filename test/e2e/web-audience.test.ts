@@ -9,6 +9,7 @@
 import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { noSeriousAccessibilityFindings } from '../support/axe';
+import { artifacts } from '../support/browser';
 import { browserStory, shotsAtBothWidths, signIn, videoAdvances, watchConsole } from '../support/browser-story';
 
 /** How long the five watch: two heartbeat intervals and more, so every viewer lives through whole minutes. */
@@ -98,8 +99,10 @@ describe('web: the audience of a show', () => {
     expect(await panel.getByRole('img', { name: /^Viewers over time: peak 5 viewers/ }).count()).toBe(1);
     // Times are the reader's own, and say their zone (the axes are labelled with it too).
     expect(await panel.locator('figcaption').first().textContent()).toMatch(/^Viewers · times in \S+/);
-    await panel.scrollIntoViewIfNeeded();
     await shotsAtBothWidths(admin, 'audience-01-charts');
+    await admin.setViewportSize({ width: 390, height: 900 });
+    await panel.screenshot({ path: `${artifacts}audience-01-charts-panel-390.png` });
+    await admin.setViewportSize({ width: 1280, height: 900 });
 
     await admin.getByLabel('Show codes').selectOption('trouble');
     await poll(() => admin.locator('tr[data-trouble-code]').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.troubleCode))).toEqual([codes[4]]);

@@ -138,6 +138,8 @@ describe('audience aggregation', () => {
     expect(report.series[1]!.errors).toBe(2);
     expect(report.totals).toMatchObject({ peakViewers: 3, peakAt: '2026-11-22T20:00:00.000Z' });
     expect(report.totals.renditions.map((r) => r.kbps)).toEqual([800, 2500]);
+    // Without `from`, the series begins five minutes before the first audience.
+    expect((await audienceReport(f.deps, event.id, {})).from).toBe('2026-11-22T19:55:00.000Z');
     // Five-minute steps add the minutes up; the viewers are the most of any minute.
     const coarse = await audienceReport(f.deps, event.id, { from: '2026-11-22T20:00:00Z', step: '300' });
     expect(coarse.series).toHaveLength(1);

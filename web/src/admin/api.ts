@@ -149,7 +149,7 @@ export const adminApi = {
   endSession: (eventId: string, session: Pick<LiveSession, 'code' | 'sessionId'>) =>
     call<{ ended: true }>(`/events/${id(eventId)}/sessions/end`, { json: { code: session.code, sessionId: session.sessionId } }),
   endAllSessions: (eventId: string) => call<{ ended: number }>(`/events/${id(eventId)}/sessions/end-all`, { json: {} }),
-  audience: (eventId: string, range: { from: string }) => call<AudienceReport>(`/events/${id(eventId)}/audience${query(range)}`),
+  audience: (eventId: string) => call<AudienceReport>(`/events/${id(eventId)}/audience`),
   troubleList: (eventId: string, cursor: string | null) => call<TroublePage>(`/events/${id(eventId)}/audience/trouble${query({ cursor })}`),
   troubleExportUrl: (eventId: string) => `/api/admin/events/${id(eventId)}/audience/trouble/export`,
   watching: (codeId: string) => call<WatchingView>(`/tokens/${id(codeId)}/watching`),

@@ -11,8 +11,6 @@ import { act } from '../ui';
 import { drawChart, localZone, onAirKey, type OnAir } from './audience-charts';
 
 export const AUDIENCE_REFRESH_MS = 60_000;
-/** Before the start, the charts reach back this far: viewers wait in front of the page. */
-const LEAD_MS = 3_600_000;
 
 /** The on-air stretches of the report's range, in seconds. */
 export function onAirStretches(report: Pick<AudienceReport, 'from' | 'to' | 'air'>): OnAir {
@@ -47,7 +45,7 @@ export function audienceTotals(report: AudienceReport): { label: string; value: 
   ];
 }
 
-export function audiencePanel(eventId: string, startsAt: string): { element: HTMLElement; load: () => Promise<void> } {
+export function audiencePanel(eventId: string): { element: HTMLElement; load: () => Promise<void> } {
   const totals = h('dl', { className: 'stats audience-totals', 'aria-label': 'Audience totals' });
   const mix = h('p', { className: 'hint rendition-mix' });
   const note = h('p', { className: 'hint' });
@@ -64,7 +62,7 @@ export function audiencePanel(eventId: string, startsAt: string): { element: HTM
         : '';
     note.textContent =
       report.series.length === 0
-        ? 'Nothing to show yet: the charts begin an hour before the start and fill a minute at a time.'
+        ? 'Nothing to show yet: the charts begin with the first viewers (or the stream on air) and fill a minute at a time.'
         : `Every ${report.step / 60} min, up to ${formatDateTime(report.to)}; the last minute appears once every viewer in it has checked in.`;
     for (const chart of charts) chart.destroy();
     const times = report.series.map((point) => Date.parse(point.at) / 1000);
@@ -108,7 +106,7 @@ export function audiencePanel(eventId: string, startsAt: string): { element: HTM
 
   const load = async () => {
     clearTimeout(timer);
-    const report = await adminApi.audience(eventId, { from: new Date(Date.parse(startsAt) - LEAD_MS).toISOString() });
+    const report = await adminApi.audience(eventId);
     if (!element.isConnected) return;
     draw(report);
     schedule();

@@ -125,7 +125,7 @@ export async function renderEventDetail(
       })
     : null;
   // Every role that sees the event sees its audience: the show's health is the stream tech's business too.
-  const audience = audiencePanel(eventId, event.startsAt);
+  const audience = audiencePanel(eventId);
   obs.hidden = event.ingest === null;
   encoder.hidden = event.ingest === null;
   replaceChildren(

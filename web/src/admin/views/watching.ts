@@ -73,7 +73,7 @@ export function troubleTable(page: TroublePage): HTMLElement {
       h(
         'thead',
         null,
-        h('tr', null, ['Code', 'Label', 'Why', 'Worst session', 'Watch time', 'Sessions', 'Devices', 'Last error', ''].map((name) => h('th', { scope: 'col' }, name))),
+        h('tr', null, ['Code', 'Label', 'Why', 'Worst session', 'Watch time', 'Devices'].map((name) => h('th', { scope: 'col' }, name)), h('th', { scope: 'col' }, h('span', { className: 'sr-only' }, 'Details'))),
       ),
       h(
         'tbody',
@@ -86,10 +86,8 @@ export function troubleTable(page: TroublePage): HTMLElement {
             h('td', null, ticket.label || '—'),
             h('td', null, troubleLabel(ticket.reason)),
             h('td', null, ratio(ticket.worstStallRatio)),
-            h('td', null, `${ticket.watchMinutes} min`),
-            h('td', null, String(ticket.sessions)),
+            h('td', null, `${ticket.watchMinutes} min in ${ticket.sessions === 1 ? '1 session' : `${ticket.sessions} sessions`}`),
             h('td', null, ticket.devices.join(', ') || '—'),
-            h('td', { className: 'mono' }, ticket.lastError ?? '—'),
             h('td', null, watchingButton(ticket.tokenId, ticket.code)),
           ),
         ),
