@@ -134,17 +134,19 @@ export async function audienceReport(deps: AccessDeps, eventId: string, query: R
       watchMinutes: minutesOf(watchMs),
       renditions: [...renditions].sort(([a], [b]) => a - b).map(([kbps, ms]) => ({ kbps, watchMinutes: minutesOf(ms) })),
     },
-    air: airMarks(air, event, from, to, now),
+    air: airMarks(air, event, from, now),
   };
 }
 
-/** The marks inside the range, with whether the stream was on air when it began. */
-function airMarks(changes: AirChange[], event: EventRecord, from: number, to: number, now: number) {
+/**
+ * The marks from the range's start on (also those after its last complete minute: a mark is a fact
+ * at once), with whether the stream was on air when the range began, and now (the lease says it).
+ */
+function airMarks(changes: AirChange[], event: EventRecord, from: number, now: number) {
   const before = changes.filter((change) => Date.parse(change.at) < from);
   return {
     onAirAtStart: before.length > 0 ? before[before.length - 1]!.onAir : false,
-    changes: changes.filter((change) => Date.parse(change.at) >= from && Date.parse(change.at) < to),
-    // The lease says it now; the marks reach the range only once the minute settles.
+    changes: changes.filter((change) => Date.parse(change.at) >= from),
     onAirNow: Boolean(event.leaseHolder && event.leaseExpiresAt && Date.parse(event.leaseExpiresAt) > now),
   };
 }

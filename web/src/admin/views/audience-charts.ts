@@ -23,6 +23,8 @@ export interface ChartSeries {
 export interface ChartSpec {
   /** What the chart shows, for screen readers (the canvas has no text of its own). */
   summary: string;
+  /** The time axis: the report's range, in seconds. */
+  range: [from: number, to: number];
   times: number[];
   series: ChartSeries[];
   onAir: OnAir;
@@ -78,7 +80,7 @@ export function drawChart(host: HTMLElement, spec: ChartSpec): { destroy(): void
     plugins: [onAirPlugin(spec.onAir)],
     cursor: { drag: { x: false, y: false } },
     legend: { live: true },
-    scales: { x: { time: true }, left: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, right: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+    scales: { x: { time: true, range: () => spec.range }, left: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, right: { auto: true, range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
     axes: [
       { label: `Time (${zone})`, font: axisFont, labelFont: axisFont, labelSize: 18 },
       { scale: 'left', label: spec.left, font: axisFont, labelFont: axisFont, labelSize: 18, size: 48 },

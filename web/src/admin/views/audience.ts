@@ -67,6 +67,7 @@ export function audiencePanel(eventId: string): { element: HTMLElement; load: ()
     for (const chart of charts) chart.destroy();
     const times = report.series.map((point) => Date.parse(point.at) / 1000);
     const onAir = onAirStretches(report);
+    const range: [number, number] = [Date.parse(report.from) / 1000, Date.parse(report.to) / 1000];
     const peak = report.totals.peakViewers;
     const worstStall = Math.max(0, ...report.series.map((point) => point.stallRatio ?? 0));
     const errors = report.series.reduce((sum, point) => sum + point.errors, 0);
@@ -74,6 +75,7 @@ export function audiencePanel(eventId: string): { element: HTMLElement; load: ()
       drawChart(hosts.viewers, {
         summary: `Viewers over time: peak ${plural(peak, 'viewer')}${report.totals.peakAt ? ` at ${formatDateTime(report.totals.peakAt)}` : ''}.`,
         times,
+        range,
         onAir,
         left: 'Viewers',
         series: [
@@ -85,6 +87,7 @@ export function audiencePanel(eventId: string): { element: HTMLElement; load: ()
       drawChart(hosts.quality, {
         summary: `Stall ratio and start-up time over time: worst stall ratio ${percent(worstStall)}.`,
         times,
+        range,
         onAir,
         left: 'Stalled (%)',
         right: 'Start-up (s)',
@@ -97,6 +100,7 @@ export function audiencePanel(eventId: string): { element: HTMLElement; load: ()
       drawChart(hosts.errors, {
         summary: `Player errors over time: ${plural(errors, 'error')} in all.`,
         times,
+        range,
         onAir,
         left: 'Errors',
         series: [{ label: 'Errors', values: report.series.map((point) => point.errors), color: '#f59e0b', bars: true }],
