@@ -65,7 +65,8 @@ export function audiencePanel(eventId: string): { element: HTMLElement; load: ()
         ? 'Nothing to show yet: the charts begin with the first viewers (or the stream on air) and fill a minute at a time.'
         : `Every ${report.step / 60} min, up to ${formatDateTime(report.to)}; the last minute appears once every viewer in it has checked in.`;
     for (const chart of charts) chart.destroy();
-    const times = report.series.map((point) => Date.parse(point.at) / 1000);
+    // Each point sums its step: drawn at the step's middle, so it lines up with the on-air marks' exact times.
+    const times = report.series.map((point) => Date.parse(point.at) / 1000 + report.step / 2);
     const onAir = onAirStretches(report);
     const range: [number, number] = [Date.parse(report.from) / 1000, Date.parse(report.to) / 1000];
     const peak = report.totals.peakViewers;
