@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { folderStore, startIngestServer, createLogger } from '../ingest-container/src/index';
 import { parseMediaPlaylist } from '../recording/media-playlist';
 import { livePlaylistName } from '../recording/recording';
+import { benchmark } from './lib/cleanup';
 import { median, table } from './lib/stats';
 import { makeClip, packagerCpuSeconds, readText, removeTempDirs, sleep, startPublisher, stopProcess, tempDir } from './lib/ingest-support';
 
@@ -70,8 +71,9 @@ async function measure(clip: string): Promise<Window> {
   }
 }
 
-const rows: Record<string, string | number>[] = [];
-try {
+await benchmark(async (defer) => {
+  defer(removeTempDirs);
+  const rows: Record<string, string | number>[] = [];
   const clips = await tempDir('reencode-clips');
   for (const format of FORMATS) {
     const windows = new Map<string, Window[]>(MODES.map((mode) => [mode.name, []]));
@@ -101,9 +103,7 @@ try {
       });
     }
   }
-} finally {
-  await removeTempDirs();
-}
-process.stderr.write('\n');
-console.log(`ffmpeg packager CPU per publisher (median of ${RUNS} windows of ${WINDOW_S} s), 1 s segments; ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores\n`);
-console.log(table(rows));
+  process.stderr.write('\n');
+  console.log(`ffmpeg packager CPU per publisher (median of ${RUNS} windows of ${WINDOW_S} s), 1 s segments; ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores\n`);
+  console.log(table(rows));
+});
