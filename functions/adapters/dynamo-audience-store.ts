@@ -12,12 +12,12 @@ import { tableSchema } from './table-schema';
  * How the audience is spread. Minutes: a few writes a second per event from the recorder's batches
  * (docs/performance.md, partition load), over 4 keys. Tickets: one write per ended session, over
  * 16 (a million departures in 5 minutes put 210 writes/s on each). Trouble: one write per session
- * that crosses into it, over 32, so that a whole audience stalling at once (33,000 crossings a
- * second) stays near 1,000 writes/s per key; the recorder's writes wait, never a viewer's.
+ * that crosses into it, over 128, so that a whole audience of a million stalling within one beat
+ * (33,000 crossings a second) puts some 260 writes/s on each; a page of the list reads every shard.
  */
 const MINUTE_SHARDS = 4;
 const TICKET_SHARDS = 16;
-const TROUBLE_SHARDS = 32;
+const TROUBLE_SHARDS = 128;
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const shards = (count: number, pk: (shard: number) => string) => Array.from({ length: count }, (_, shard) => pk(shard));
