@@ -64,6 +64,9 @@ const reportSchema = z.object({
     .default({ count: 0 }),
 });
 
+/** The heartbeat's `qoe` as a player sends it (docs/api.md): every field optional. */
+export type QualityReportBody = z.input<typeof reportSchema>;
+
 /**
  * The heartbeat body's `qoe`, checked: null without one. A field of the wrong type is refused
  * (InvalidInput, answered 400 naming it); absurd numbers are clamped, and playing and stalled

@@ -5,16 +5,7 @@
  * element's native HLS); hls.js adds the rendition and its errors. Each heartbeat takes what was
  * measured since the one before.
  */
-/** The heartbeat's `qoe` as the API reads it. */
-export interface QoeBody {
-  playingMs: number;
-  stalledMs: number;
-  stalls: number;
-  startupMs?: number;
-  bitrateKbps?: number;
-  droppedFrames: number;
-  errors: { count: number; lastFatal?: string };
-}
+import type { QualityReportBody } from '../../../functions/domain/playback-quality';
 
 type State = 'idle' | 'starting' | 'playing' | 'stalled';
 
@@ -90,10 +81,10 @@ export class QualityMeter {
   }
 
   /** What was measured since the last take, or null when there is nothing to say. */
-  take(): QoeBody | null {
+  take(): QualityReportBody | null {
     this.#account();
     const droppedFrames = this.#droppedFrames();
-    const report: QoeBody = {
+    const report: QualityReportBody = {
       playingMs: Math.round(this.#playingMs),
       stalledMs: Math.round(this.#stalledMs),
       stalls: this.#stalls,
@@ -110,15 +101,15 @@ export class QualityMeter {
   }
 
   /** A report that could not be sent goes into the next one. */
-  giveBack(report: QoeBody): void {
-    this.#playingMs += report.playingMs;
-    this.#stalledMs += report.stalledMs;
-    this.#stalls += report.stalls;
-    this.#errors += report.errors.count;
-    this.#lastFatal ??= report.errors.lastFatal;
+  giveBack(report: QualityReportBody): void {
+    this.#playingMs += report.playingMs ?? 0;
+    this.#stalledMs += report.stalledMs ?? 0;
+    this.#stalls += report.stalls ?? 0;
+    this.#errors += report.errors?.count ?? 0;
+    this.#lastFatal ??= report.errors?.lastFatal;
     this.#startupMs ??= report.startupMs;
-    if (report.bitrateKbps) this.#kbpsMs += report.bitrateKbps * report.playingMs;
-    this.#droppedSeen -= report.droppedFrames;
+    if (report.bitrateKbps) this.#kbpsMs += report.bitrateKbps * (report.playingMs ?? 0);
+    this.#droppedSeen -= report.droppedFrames ?? 0;
   }
 
   /** Adds the time since the last change of state to where it belongs. */
