@@ -15,7 +15,7 @@ export interface AudienceProps {
 /**
  * The audience recorder (functions/handlers/audience-recorder.ts) on the table's stream: sessions'
  * claims, heartbeats and ends become the events' minutes, tickets and trouble lists, leases their
- * on/off-air marks (docs/data-model.md, "The audience"). Batches of up to a thousand changes, so a
+ * on/off-air marks (the `AUDIENCE#` items of docs/data-model.md). Batches of up to a thousand changes, so a
  * large audience costs the table a few writes a second for its minutes.
  */
 export class Audience extends Construct {
