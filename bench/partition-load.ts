@@ -118,14 +118,16 @@ async function walkEveryCode(client: DynamoDBDocumentClient, table: string, even
 }
 
 async function main() {
-  const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
+  const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor', staffTableName: 'stagedoor-staff' });
   const recorder = await startDynamoRecorder(dynamo.endpoint);
   const adminPassword = randomBytes(9).toString('base64url');
   const config = readApiConfig({
     TABLE_NAME: 'stagedoor',
+    STAFF_TABLE_NAME: 'stagedoor-staff',
     PLAYBACK_SIGNING_KEYS: JSON.stringify({ activeKid: 'b1', keys: { b1: randomBytes(32).toString('base64url') } }),
     ADMIN_PASSWORD_HASH: await hashAdminPassword(adminPassword),
     ADMIN_SESSION_SECRET: randomBytes(32).toString('base64url'),
+    ADMIN_TOTP_KEY: randomBytes(32).toString('base64url'),
     INTERNAL_API_KEY: randomBytes(18).toString('base64url'),
     MEDIA_PORT: '4000',
     LOG_LEVEL: 'SILENT',

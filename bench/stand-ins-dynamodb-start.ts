@@ -26,7 +26,7 @@ await benchmark(async () => {
   const java: number[] = [];
   for (let i = 0; i < STARTS; i++) {
     dynalite.push(await timed(() => startEmbeddedDynamo({ tableName: 'stagedoor' })));
-    java.push(await timed(() => startDynamoDbLocal('stagedoor')));
+    java.push(await timed(() => startDynamoDbLocal({ tableName: 'stagedoor' })));
   }
   console.log(`DynamoDB stand-in start, nothing to a table that answers (median of ${STARTS})`);
   console.log(`  dynalite with the table stream: ${median(dynalite).toFixed(0)} ms (${dynalite.map((ms) => ms.toFixed(0)).join(', ')})`);

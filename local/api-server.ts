@@ -9,6 +9,7 @@ import { publicRoutes } from '../functions/handlers/public';
 import { callbackRoutes } from '../functions/handlers/rtmp-callback';
 import { handleApiRequest, type AreaHandlers } from './lambda-http-adapter';
 import { serveStatic } from './static-files';
+import { securityHeaders } from '../web/security-headers';
 
 export interface ApiServer {
   url: string;
@@ -38,7 +39,13 @@ export function apiHandlers(wiring: ApiWiring): AreaHandlers {
  */
 export async function startApiServer(opts: { port: number; host?: string; webRoot?: string; wiring: ApiWiring }): Promise<ApiServer> {
   const handlers = apiHandlers(opts.wiring);
+  // HLS comes from PLAYBACK_BASE_URL, or the media server on the host the page was opened with.
+  const { playbackBaseUrl, mediaPort } = opts.wiring.config;
+  const mediaSources = [playbackBaseUrl ? new URL(playbackBaseUrl).origin : `http://*:${mediaPort}`];
   const server = createServer((req, res) => {
+    // What CloudFront's response headers policies add in AWS (infra/lib/constructs/delivery.ts).
+    const kind = (req.url ?? '').startsWith('/api/') ? 'api' : 'page';
+    for (const [name, value] of Object.entries(securityHeaders(kind, mediaSources))) res.setHeader(name, value);
     handleApiRequest(req, res, handlers)
       .then((handled) => {
         if (handled) return;

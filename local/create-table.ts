@@ -5,29 +5,29 @@ import {
   waitUntilTableExists,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { tableSchema } from '../functions/adapters/table-schema';
+import type { TableSchema } from '../functions/adapters/table-schema';
 
-/** Creates the table of `tableSchema` unless it exists, and waits until it is ACTIVE. */
-export async function createTable(endpoint: string, tableName: string): Promise<void> {
+/** Creates the table of `schema` (table-schema.ts) unless it exists, and waits until it is ACTIVE. */
+export async function createTable(endpoint: string, tableName: string, schema: TableSchema): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  const attributes = new Set<string>([tableSchema.partitionKey, tableSchema.sortKey]);
-  for (const index of tableSchema.indexes) {
+  const attributes = new Set<string>([schema.partitionKey, schema.sortKey]);
+  for (const index of schema.indexes) {
     attributes.add(index.partitionKey);
-    if ('sortKey' in index) attributes.add(index.sortKey);
+    if (index.sortKey) attributes.add(index.sortKey);
   }
   const input: CreateTableCommandInput = {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
     AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
     KeySchema: [
-      { AttributeName: tableSchema.partitionKey, KeyType: 'HASH' },
-      { AttributeName: tableSchema.sortKey, KeyType: 'RANGE' },
+      { AttributeName: schema.partitionKey, KeyType: 'HASH' },
+      { AttributeName: schema.sortKey, KeyType: 'RANGE' },
     ],
-    GlobalSecondaryIndexes: tableSchema.indexes.map((index) => ({
+    GlobalSecondaryIndexes: schema.indexes.length === 0 ? undefined : schema.indexes.map((index) => ({
       IndexName: index.name,
       KeySchema: [
         { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
-        ...('sortKey' in index ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' as const }] : []),
+        ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' as const }] : []),
       ],
       Projection:
         index.projection === 'ALL'

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
+import { staffTableSchema, tableSchema } from '../functions/adapters/table-schema';
 import { createTable } from './create-table';
 import { dynaliteWithStream, type TableStream } from './table-stream';
 
@@ -33,9 +34,10 @@ export interface EmbeddedDynamo {
 
 /**
  * dynalite: a DynamoDB-compatible HTTP server in this process, with the table's stream
- * (table-stream.ts). `dataDir` persists tables in LevelDB; `undefined` keeps them in memory.
+ * (table-stream.ts) and the table (and, given its name, the staff table) created. `dataDir`
+ * persists tables in LevelDB; `undefined` keeps them in memory.
  */
-export async function startEmbeddedDynamo(opts: { dataDir?: string; tableName: string }): Promise<EmbeddedDynamo> {
+export async function startEmbeddedDynamo(opts: { dataDir?: string; tableName: string; staffTableName?: string }): Promise<EmbeddedDynamo> {
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
   const { server, stream } = dynaliteWithStream({ path: opts.dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }, opts.tableName);
   await new Promise<void>((resolve, reject) => {
@@ -44,7 +46,8 @@ export async function startEmbeddedDynamo(opts: { dataDir?: string; tableName: s
   });
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://127.0.0.1:${port}`;
-  await createTable(endpoint, opts.tableName);
+  await createTable(endpoint, opts.tableName, tableSchema);
+  if (opts.staffTableName) await createTable(endpoint, opts.staffTableName, staffTableSchema);
   return {
     endpoint,
     stream,

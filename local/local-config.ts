@@ -16,6 +16,7 @@ interface LocalSecrets {
   adminPassword: string;
   internalApiKey: string;
   adminSessionSecret: string;
+  totpEncryptionKey: string;
   playbackSigningKeys: string;
 }
 
@@ -37,11 +38,15 @@ export interface LocalConfig {
   rtmpPort: number;
   /** HLS segment length the ingest cuts (`INGEST_HLS_SEGMENT`, default 1 s: docs/performance.md, "Latency"). */
   segmentSeconds: number;
+  /** `DATA_DIR`; undefined keeps nothing. */
+  dataDir: string | undefined;
   /** LevelDB folder of the embedded DynamoDB; undefined keeps data in memory. */
   dynamoDir: string | undefined;
   /** Folder of the embedded S3 (HLS); undefined keeps objects in memory. */
   s3Dir: string | undefined;
   tableName: string;
+  /** The staff accounts' table (only the admin function reaches it in AWS). */
+  staffTableName: string;
   mediaBucket: string;
   /** Built web pages served by the API port. */
   webRoot: string;
@@ -54,6 +59,8 @@ export interface LocalConfig {
   reencode: 'auto' | 'off';
   internalApiKey: string;
   adminPassword: string;
+  /** The key TOTP secrets are sealed with (`ADMIN_TOTP_KEY` of the API). */
+  totpEncryptionKey: string;
   /** JSON of `PLAYBACK_SIGNING_KEYS` (docs/contracts.md). */
   playbackSigningKeys: string;
   /** The ffmpeg the ingest runs (`FFMPEG_PATH`). */
@@ -92,6 +99,7 @@ function generateSecrets(): LocalSecrets {
     adminPassword: randomBytes(12).toString('base64url'),
     internalApiKey: randomBytes(24).toString('base64url'),
     adminSessionSecret: randomBytes(32).toString('base64url'),
+    totpEncryptionKey: randomBytes(32).toString('base64url'),
     playbackSigningKeys: JSON.stringify({ activeKid: 'local-1', keys: { 'local-1': randomBytes(32).toString('base64url') } }),
   };
 }
@@ -116,6 +124,7 @@ function loadSecrets(dataDir: string | undefined, env: NodeJS.ProcessEnv): { sec
     adminPassword: pick('adminPassword', env.ADMIN_PASSWORD, 'admin password'),
     internalApiKey: pick('internalApiKey', env.INTERNAL_API_KEY, 'internal API key (X-Internal-Api-Key)'),
     adminSessionSecret: pick('adminSessionSecret', undefined),
+    totpEncryptionKey: pick('totpEncryptionKey', undefined),
     playbackSigningKeys: pick('playbackSigningKeys', env.PLAYBACK_SIGNING_KEYS),
   };
   if (file) {
@@ -141,13 +150,24 @@ function reencode(value: string | undefined): 'auto' | 'off' {
   throw new Error(`INGEST_HLS_REENCODE must be auto or off, got "${value}"`);
 }
 
-export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConfig> {
+/** The tables of the embedded DynamoDB: the main one and the staff accounts'. */
+export const LOCAL_TABLES = { tableName: 'stagedoor', staffTableName: 'stagedoor-staff' } as const;
+
+/** `DATA_DIR` as a folder, or undefined for `memory` (nothing kept). */
+export function localDataDir(env: NodeJS.ProcessEnv): string | undefined {
   const dataSetting = env.DATA_DIR || '.data';
-  const dataDir = dataSetting === 'memory' ? undefined : resolve(dataSetting);
+  return dataSetting === 'memory' ? undefined : resolve(dataSetting);
+}
+
+/** The embedded DynamoDB's LevelDB folder in the data folder. */
+export const localDynamoDir = (dataDir: string) => join(dataDir, 'dynamodb');
+
+export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConfig> {
+  const dataDir = localDataDir(env);
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const { secrets, printed } = loadSecrets(dataDir, env);
   for (const line of printed) process.stdout.write(`${line}\n`);
-  const tableName = 'stagedoor';
+  const { tableName, staffTableName } = LOCAL_TABLES;
   const mediaBucket = 'stagedoor-media';
   const logLevel = env.LOG_LEVEL || 'info';
   const ports = {
@@ -163,6 +183,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     SESSION_TIMEOUT_SECONDS: env.SESSION_TIMEOUT_SECONDS,
     INGEST_RTMP_URL: env.INGEST_RTMP_URL,
     TABLE_NAME: tableName,
+    STAFF_TABLE_NAME: staffTableName,
     MEDIA_PORT: String(mediaPort),
     // The OBS "Server" the console shows, without INGEST_RTMP_URL: the host the console was opened with on this port.
     INGEST_RTMP_PORT: String(rtmpPort),
@@ -173,6 +194,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     INTERNAL_API_KEY: secrets.internalApiKey,
     ADMIN_PASSWORD_HASH: await hashAdminPassword(secrets.adminPassword),
     ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
+    ADMIN_TOTP_KEY: secrets.totpEncryptionKey,
   });
   const aws = ({ dynamoEndpoint, s3Endpoint }: StandIns): AwsConnection => ({
     region: env.AWS_REGION || 'us-east-1',
@@ -185,9 +207,11 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     mediaPort,
     rtmpPort,
     segmentSeconds: seconds,
-    dynamoDir: dataDir ? join(dataDir, 'dynamodb') : undefined,
+    dataDir,
+    dynamoDir: dataDir ? localDynamoDir(dataDir) : undefined,
     s3Dir: dataDir ? join(dataDir, 's3') : undefined,
     tableName,
+    staffTableName,
     mediaBucket,
     webRoot: join(root, 'web', 'dist'),
     logLevel,
@@ -196,6 +220,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     reencode: reencode(env.INGEST_HLS_REENCODE),
     internalApiKey: secrets.internalApiKey,
     adminPassword: secrets.adminPassword,
+    totpEncryptionKey: secrets.totpEncryptionKey,
     playbackSigningKeys: secrets.playbackSigningKeys,
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ladder,

@@ -48,9 +48,10 @@ const CONTENT_TYPES: Record<string, string> = {
 // Live playlists change every segment; segments never change once written.
 const MANIFEST_CACHE_CONTROL = 'no-cache';
 const SEGMENT_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+/** Reads only: no page of another site may be let to send anything else (`DELETE /admin/cache/<id>`). */
 const CORS_HEADERS = {
   'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET, HEAD, DELETE, OPTIONS',
+  'access-control-allow-methods': 'GET, HEAD, OPTIONS',
   'access-control-allow-headers': 'Authorization, Range',
   'access-control-max-age': '600',
 };
@@ -113,20 +114,22 @@ export async function startMediaServer(options: MediaServerOptions): Promise<Med
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://media.local');
     if (url.pathname.startsWith('/streams/')) return serveStream(req, res, url);
-    if (req.method === 'OPTIONS') {
+    const admin = url.pathname.startsWith('/admin/');
+    if (req.method === 'OPTIONS' && !admin) {
       res.writeHead(204, CORS_HEADERS);
       return void res.end();
     }
     if (url.pathname === '/health' && (req.method === 'GET' || req.method === 'HEAD')) return sendJson(res, 200, health());
     const clear = /^\/admin\/cache\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
     if (clear && req.method === 'DELETE') {
-      // The spec leaves this endpoint unauthenticated, to be fenced by the network: here, this machine only.
-      if (!isLoopback(req.socket.remoteAddress)) return sendJson(res, 403, { error: 'Access denied' });
+      // The spec leaves this endpoint unauthenticated, to be fenced by the network: here, this machine only,
+      // and never a browser (which names the page's origin on every DELETE): only the API calls it.
+      if (!isLoopback(req.socket.remoteAddress) || req.headers.origin !== undefined) return sendJson(res, 403, { error: 'Access denied' }, { cors: false });
       const cleared = segments.clearPrefix(`streams/${clear[1]}/`);
       log(`cache cleared for event ${clear[1]} (${cleared} segments)`);
-      return sendJson(res, 200, { cleared: true });
+      return sendJson(res, 200, { cleared: true }, { cors: false });
     }
-    return sendJson(res, 404, { error: 'Not found' });
+    return sendJson(res, 404, { error: 'Not found' }, { cors: !admin });
   }
 
   const server = createServer((req, res) => {
@@ -164,11 +167,13 @@ function toCached(key: string, object: { body: Buffer; contentType: string | und
   return { body: object.body, contentType: CONTENT_TYPES[extension] ?? object.contentType ?? 'application/octet-stream' };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** A JSON answer; readable by any page (`cors`) unless it belongs to the admin endpoint. */
+function sendJson(res: ServerResponse, status: number, body: unknown, options: { cors?: boolean } = {}): void {
   res.writeHead(status, {
     'content-type': 'application/json',
     'cache-control': 'no-store',
-    'access-control-allow-origin': '*',
+    'x-content-type-options': 'nosniff',
+    ...(options.cors === false ? {} : { 'access-control-allow-origin': '*' }),
   });
   res.end(JSON.stringify(body));
 }

@@ -10,14 +10,16 @@ import { dynamoDocumentClient, s3Client } from '../functions/adapters/aws-client
 import { dynamoStores } from '../functions/adapters/dynamo-stores';
 import { s3RecordingFinalizer } from '../functions/adapters/recording-finalizer';
 import { AUDIENCE_TRIGGERS } from '../functions/config/audience-config';
+import { copyStaffItems, retireStaffItems } from '../functions/adapters/staff-table-move';
 import { RECORDING_SWEEP_SECONDS } from '../functions/config/recording-sweep-config';
 import { parseSigningKeys } from '../functions/domain/signing-keys';
 import { createAudienceRecorderHandler } from '../functions/handlers/audience-recorder';
 import { createRecordingSweepHandler } from '../functions/handlers/recording-sweep';
 import { describeError } from '../recording/log';
 import { startEdgeSync } from './edge-sync-triggers';
-import { loadLocalConfig } from './local-config';
+import { loadLocalConfig, type LocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
+import { announceRunningSystem } from './running-system';
 import { startEmbeddedS3 } from './embedded-s3';
 import { startApiServer } from './api-server';
 import { startMediaServer } from './media-server';
@@ -32,8 +34,13 @@ async function main(): Promise<void> {
   const config = await loadLocalConfig(process.env);
   const closers: (() => Promise<void>)[] = [];
 
-  const dynamo = await startEmbeddedDynamo({ dataDir: config.dynamoDir, tableName: config.tableName });
+  const dynamo = await startEmbeddedDynamo({ dataDir: config.dynamoDir, tableName: config.tableName, staffTableName: config.staffTableName });
   closers.push(dynamo.close);
+  if (config.dataDir) {
+    const forget = announceRunningSystem(config.dataDir, dynamo.endpoint);
+    closers.push(async () => forget());
+  }
+  await moveStaffItems(config, dynamo.endpoint);
   const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket], dataDir: config.s3Dir });
   closers.push(s3.close);
   const standIns = { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint };
@@ -107,6 +114,22 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * A data folder from before the staff table keeps staff accounts in the main table: both steps of
+ * the deploy's move (infra/runtime/move-staff-items.ts), one after the other, before the API starts.
+ */
+async function moveStaffItems(config: LocalConfig, dynamoEndpoint: string): Promise<void> {
+  const client = dynamoDocumentClient(config.aws({ dynamoEndpoint, s3Endpoint: '' }));
+  const move = { from: config.tableName, to: config.staffTableName, totpEncryptionKey: config.totpEncryptionKey };
+  try {
+    const { copied } = await copyStaffItems(client, move);
+    await retireStaffItems(client, move);
+    if (copied.length > 0) process.stdout.write(`staff accounts moved to their own table: ${copied.length} items; staff sign in once more\n`);
+  } finally {
+    client.destroy();
+  }
 }
 
 main().catch((error) => {

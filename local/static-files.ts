@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname, join, normalize, relative, sep } from 'node:path';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -32,7 +32,10 @@ export async function serveStatic(req: IncomingMessage, res: ServerResponse, roo
   let info = await stat(file).catch(() => null);
   if (info?.isDirectory()) {
     if (!pathname.endsWith('/')) {
-      res.writeHead(301, { location: `${pathname}/` }).end();
+      // The folder's own path from the root, never the request's text: `/%2Fevil.example%2F..%2Fadmin` names
+      // the admin folder, and echoing it back would send the browser to //evil.example/… (another site).
+      const folder = relative(root, file).split(sep).filter(Boolean).map(encodeURIComponent).join('/');
+      res.writeHead(301, { location: folder ? `/${folder}/` : '/' }).end();
       return;
     }
     file = join(file, 'index.html');

@@ -22,6 +22,7 @@ function toEventAccess(item: Item): EventAccessState {
     activeChangedAt: item.activeChangedAt as string,
     endsAt: item.endsAt as string,
     accessWindowHours: item.accessWindowHours as number,
+    denyUntil: (item.denyUntil as string | null | undefined) ?? null,
   };
 }
 

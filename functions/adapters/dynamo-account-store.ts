@@ -1,27 +1,42 @@
 import { PutCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore } from '../domain/account-store';
-import { AlreadyExists, NotFound } from '../domain/errors';
+import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore, SignInFailures, SignInKey } from '../domain/account-store';
+import { AlreadyExists, Contended, NotFound } from '../domain/errors';
 import { epochSeconds } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
-import { tableSchema } from './table-schema';
+import { staffTableSchema } from './table-schema';
 
 /** Staff accounts are few: one partition holds them all, so listing is one query and no index is needed. */
 const PARTITION = 'ACCOUNTS';
 const accountKey = (username: string) => ({ pk: PARTITION, sk: `ACCOUNT#${username}` });
 const POLICY_KEY = { pk: PARTITION, sk: 'POLICY' };
 const adminSessionKey = (id: string) => ({ pk: `ADMINSESSION#${id}`, sk: 'ADMINSESSION' });
+/** A login name's failures in one partition: its own (`NAME`) and from each address (`FROM#<address>`), cleared together. */
+const signInPk = (nameKey: string) => `SIGNIN#${nameKey}`;
+const signInKey = (key: SignInKey) => ({ pk: signInPk(key.nameKey), sk: key.address === undefined ? 'NAME' : `FROM#${key.address}` });
+/** A window's count starts over in a second write when the first one found none: two tries are enough unless others keep racing. */
+const COUNT_ATTEMPTS = 4;
 
 type AccountUpdate = Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
 
 function toAccount(item: Item): AccountRecord {
-  const { pk, sk, recoveryCodes, ...rest } = item;
+  // failedAttempts and lockedUntil: what items of versions before the sign-in limits kept (no longer read).
+  const { pk, sk, recoveryCodes, failedAttempts, lockedUntil, ...rest } = item;
   return { ...(rest as unknown as Omit<AccountRecord, 'recoveryCodeHashes'>), recoveryCodeHashes: Object.keys((recoveryCodes as Item) ?? {}) };
 }
+
+const toFailures = (item: Item): SignInFailures => ({
+  count: Number(item.failures),
+  since: String(item.since),
+  lockedUntil: typeof item.lockedUntil === 'string' ? item.lockedUntil : null,
+});
 
 /** Recovery code hashes are map keys, so using one is a single conditional REMOVE. */
 const recoveryMap = (hashes: string[]) => Object.fromEntries(hashes.map((hash) => [hash, true]));
 
-/** The staff accounts port on DynamoDB: one partition of accounts and the policy, and an item per signed-out admin session. */
+/**
+ * The staff accounts port on DynamoDB, on the staff table: one partition of accounts and the policy,
+ * an item per signed-out admin session, a partition of sign-in failures per login name.
+ */
 export class DynamoAccountStore implements AccountStore {
   constructor(private readonly table: DynamoTable) {}
 
@@ -72,12 +87,74 @@ export class DynamoAccountStore implements AccountStore {
     return toAccount(item);
   }
 
-  async countFailedAttempt(username: string, now: string): Promise<number> {
-    const item = await this.updateExisting(username, {
-      UpdateExpression: 'ADD failedAttempts :one SET updatedAt = :now',
-      ExpressionAttributeValues: { ':one': 1, ':now': now },
+  async countSignInFailure(key: SignInKey, args: { now: string; windowStart: string; expiresAt: string }): Promise<SignInFailures> {
+    const names = { '#ttl': staffTableSchema.ttlAttribute };
+    for (let attempt = 0; attempt < COUNT_ATTEMPTS; attempt++) {
+      // One more in the current window, unless the key is locked.
+      const counted = await this.table.writeIf({
+        update: {
+          Key: signInKey(key),
+          UpdateExpression: 'ADD failures :one',
+          ConditionExpression: 'since > :windowStart AND (attribute_not_exists(lockedUntil) OR lockedUntil <= :now)',
+          ExpressionAttributeValues: { ':one': 1, ':windowStart': args.windowStart, ':now': args.now },
+          ReturnValues: 'ALL_NEW',
+        },
+      });
+      if (counted.applied) return toFailures(counted.item);
+      const seen = await counted.seen();
+      if (seen && typeof seen.lockedUntil === 'string' && seen.lockedUntil > args.now) return toFailures(seen);
+      // No window yet, or one that ended (and no lock in force): start one with this failure.
+      const started = await this.table.writeIf({
+        update: {
+          Key: signInKey(key),
+          UpdateExpression: 'SET failures = :one, since = :now, #ttl = :ttl REMOVE lockedUntil',
+          ConditionExpression: 'attribute_not_exists(pk) OR (since <= :windowStart AND (attribute_not_exists(lockedUntil) OR lockedUntil <= :now))',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':one': 1, ':now': args.now, ':windowStart': args.windowStart, ':ttl': epochSeconds(args.expiresAt) },
+          ReturnValues: 'ALL_NEW',
+        },
+      });
+      if (started.applied) return toFailures(started.item);
+    }
+    throw new Contended('sign-in failures kept changing');
+  }
+
+  async takeBackSignInFailure(key: SignInKey, since: string): Promise<void> {
+    await this.table.writeIf({
+      update: {
+        Key: signInKey(key),
+        UpdateExpression: 'ADD failures :minusOne',
+        ConditionExpression: 'since = :since AND failures > :zero',
+        ExpressionAttributeValues: { ':minusOne': -1, ':since': since, ':zero': 0 },
+      },
     });
-    return Number(item.failedAttempts);
+  }
+
+  async lockSignIn(key: SignInKey, until: string, expiresAt: string): Promise<void> {
+    await this.table.writeIf({
+      update: {
+        Key: signInKey(key),
+        UpdateExpression: 'SET lockedUntil = :until, #ttl = :ttl',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lockedUntil) OR lockedUntil < :until)',
+        ExpressionAttributeNames: { '#ttl': staffTableSchema.ttlAttribute },
+        ExpressionAttributeValues: { ':until': until, ':ttl': epochSeconds(expiresAt) },
+      },
+    });
+  }
+
+  async getSignInFailures(key: SignInKey): Promise<SignInFailures | null> {
+    const item = await this.table.get(signInKey(key));
+    return item ? toFailures(item) : null;
+  }
+
+  async clearSignInFailures(nameKey: string): Promise<void> {
+    const keys = await this.table.queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': signInPk(nameKey) },
+      ProjectionExpression: 'pk, sk',
+      ConsistentRead: true,
+    });
+    await this.table.deleteAll(keys);
   }
 
   useTotpStep(username: string, step: number, now: string): Promise<boolean> {
@@ -120,7 +197,7 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   async revokeAdminSession(id: string, expiresAt: string): Promise<void> {
-    await this.put({ ...adminSessionKey(id), [tableSchema.ttlAttribute]: epochSeconds(expiresAt) + 60 });
+    await this.put({ ...adminSessionKey(id), [staffTableSchema.ttlAttribute]: epochSeconds(expiresAt) + 60 });
   }
 
   async isAdminSessionRevoked(id: string): Promise<boolean> {

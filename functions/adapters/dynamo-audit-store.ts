@@ -2,16 +2,19 @@ import { PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-d
 import type { AuditAction } from '../domain/audit-actions';
 import type { AuditEntry, AuditPage, AuditScope, AuditStore } from '../domain/audit-store';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
+import { epochSeconds } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
+import { tableSchema } from './table-schema';
 
 /**
  * The audit log's items. An entry of an event sits in the event's own
  * partition (`AUDIT#<eventId>`, sorted by time), so that event's log is one
- * query and goes with it; sign-ins, sign-outs and deletions sit in
- * `AUDIT#CONSOLE`. Every entry is also in the `byEvent` index under
- * `AUDIT`, time-sorted: the log across events. Admin actions come at human
- * pace (a few a second at most), far below one partition's 1,000 writes/s,
- * so neither key gets hot however many viewers watch.
+ * query; sign-ins, sign-outs and account changes sit in `AUDIT#CONSOLE`. Every
+ * entry is also in the `byEvent` index under `AUDIT`, time-sorted: the log
+ * across events. Entries outlive their event and carry a `ttl` at the end of
+ * their retention. Admin actions and the ingest's reports come at human pace
+ * (a few a second at most), far below one partition's 1,000 writes/s, so
+ * neither key gets hot however many viewers watch.
  */
 const CONSOLE = 'CONSOLE';
 const ALL = 'AUDIT';
@@ -23,7 +26,7 @@ const auditPk = (scope: string) => `AUDIT#${scope}`;
 const sortKey = (entry: AuditEntry) => `${entry.at}#${entry.id}`;
 
 function toEntry(item: Item): AuditEntry {
-  const { pk, sk, entity, gsi1pk, gsi1sk, ...entry } = item;
+  const { pk, sk, entity, gsi1pk, gsi1sk, ttl, ...entry } = item;
   return entry as unknown as AuditEntry;
 }
 
@@ -31,7 +34,7 @@ function toEntry(item: Item): AuditEntry {
 export class DynamoAuditStore implements AuditStore {
   constructor(private readonly table: DynamoTable) {}
 
-  async putAuditEntry(entry: AuditEntry, scope: AuditScope): Promise<void> {
+  async putAuditEntry(entry: AuditEntry, scope: AuditScope, keepUntil: string): Promise<void> {
     await this.table.client.send(
       new PutCommand({
         TableName: this.table.name,
@@ -41,6 +44,7 @@ export class DynamoAuditStore implements AuditStore {
           entity: 'audit',
           gsi1pk: ALL,
           gsi1sk: sortKey(entry),
+          [tableSchema.ttlAttribute]: epochSeconds(keepUntil),
           ...entry,
         },
       }),
@@ -49,15 +53,6 @@ export class DynamoAuditStore implements AuditStore {
 
   listAuditEntries(args: { eventId: string | null; action: AuditAction | null; cursor: string | null; limit: number }): Promise<AuditPage> {
     return listAuditEntries(this.table, args);
-  }
-
-  async deleteAuditEntries(eventId: string): Promise<void> {
-    const keys = await this.table.queryAll({
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': auditPk(eventId) },
-      ProjectionExpression: 'pk, sk',
-    });
-    await this.table.deleteAll(keys);
   }
 }
 

@@ -37,13 +37,16 @@ export class DynamoEventStore implements EventStore {
     return item ? toEvent(item) : null;
   }
 
-  async listEvents(): Promise<EventRecord[]> {
-    const items = await this.table.queryAll({
-      IndexName: 'byEvent',
-      KeyConditionExpression: 'gsi1pk = :events',
-      ExpressionAttributeValues: { ':events': 'EVENTS' },
-      ScanIndexForward: false,
-    });
+  async listEvents(limit: number): Promise<EventRecord[]> {
+    const items = await this.table.queryAll(
+      {
+        IndexName: 'byEvent',
+        KeyConditionExpression: 'gsi1pk = :events',
+        ExpressionAttributeValues: { ':events': 'EVENTS' },
+        ScanIndexForward: false,
+      },
+      limit,
+    );
     return items.map(toEvent);
   }
 
@@ -171,6 +174,18 @@ export class DynamoEventStore implements EventStore {
       },
       () => new NotFound('event', id),
     );
+  }
+
+  async extendEventDenyUntil(id: string, until: string): Promise<void> {
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: eventKey(id),
+        UpdateExpression: 'SET denyUntil = :until',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(denyUntil) OR denyUntil = :null OR denyUntil < :until)',
+        ExpressionAttributeValues: { ':until': until, ':null': null },
+      },
+    });
+    if (!outcome.applied && !(await outcome.seen())) throw new NotFound('event', id);
   }
 
   async addToCodeCount(eventId: string, delta: number): Promise<void> {

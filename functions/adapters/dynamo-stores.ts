@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AccountStore } from '../domain/account-store';
 import type { Stores } from '../domain/stores';
 import { DynamoAccountStore } from './dynamo-account-store';
 import { DynamoAudienceStore } from './dynamo-audience-store';
@@ -16,7 +17,11 @@ export function dynamoStores(client: DynamoDBDocumentClient, tableName: string):
     codes: new DynamoCodeStore(table),
     counters: new DynamoCounterStore(table),
     audit: new DynamoAuditStore(table),
-    accounts: new DynamoAccountStore(table),
     audience: new DynamoAudienceStore(table),
   };
+}
+
+/** The staff accounts port on the staff table (table-schema.ts, `staffTableSchema`), the admin function's alone. */
+export function dynamoAccountStore(client: DynamoDBDocumentClient, staffTableName: string): AccountStore {
+  return new DynamoAccountStore(dynamoTable(client, staffTableName));
 }

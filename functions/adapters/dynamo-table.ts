@@ -33,8 +33,8 @@ export interface DynamoTable {
   readonly name: string;
   /** A strongly consistent read unless `consistent: false`. */
   get(key: Item, options?: { consistent?: boolean }): Promise<Item | null>;
-  /** Every page of a query. */
-  queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]>;
+  /** Every page of a query; with `most`, the first `most` items (no page beyond them is read). */
+  queryAll(input: Omit<QueryCommandInput, 'TableName'>, most?: number): Promise<Item[]>;
   /**
    * Sends a conditional write. A failed condition is an answer, not an SDK error: the outcome
    * says so; with `failure`, the domain error it builds (from the item the write saw) is thrown
@@ -52,14 +52,15 @@ export function dynamoTable(client: DynamoDBDocumentClient, name: string): Dynam
     return (Item as Item | undefined) ?? null;
   }
 
-  async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+  async function queryAll(input: Omit<QueryCommandInput, 'TableName'>, most = Infinity): Promise<Item[]> {
     const items: Item[] = [];
     let ExclusiveStartKey: Item | undefined;
     do {
-      const page = await client.send(new QueryCommand({ ...input, TableName: name, ExclusiveStartKey }));
+      const Limit = Number.isFinite(most) ? most - items.length : undefined;
+      const page = await client.send(new QueryCommand({ ...input, TableName: name, ExclusiveStartKey, Limit }));
       items.push(...((page.Items ?? []) as Item[]));
       ExclusiveStartKey = page.LastEvaluatedKey as Item | undefined;
-    } while (ExclusiveStartKey);
+    } while (ExclusiveStartKey && items.length < most);
     return items;
   }
 

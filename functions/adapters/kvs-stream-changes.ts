@@ -30,6 +30,7 @@ function entriesOfImage(image: Record<string, AttributeValue> | undefined, now: 
         activeChangedAt: String(item.activeChangedAt ?? ''),
         endsAt: String(item.endsAt ?? ''),
         accessWindowHours: typeof item.accessWindowHours === 'number' ? item.accessWindowHours : 0,
+        denyUntil: text(item.denyUntil),
       },
       now,
     );

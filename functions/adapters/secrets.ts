@@ -29,6 +29,7 @@ export type SharedSecrets = z.output<typeof sharedSecretsSchema>;
 const adminSecretsSchema = z.object({
   adminPasswordHash: z.string().startsWith('scrypt$'),
   adminSessionSecret: z.string().min(32),
+  totpEncryptionKey: z.string().refine((value) => Buffer.from(value, 'base64url').length === 32, 'must be 32 bytes, base64url'),
 });
 
 /**

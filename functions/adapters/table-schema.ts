@@ -52,12 +52,28 @@ export const tableSchema = {
   ],
   /** Epoch seconds; DynamoDB's TTL only collects garbage, correctness never depends on it. */
   ttlAttribute: 'ttl',
-} as const satisfies {
+} as const satisfies TableSchema;
+
+/**
+ * The staff table: staff accounts, the account policy, signed-out admin sessions and sign-in failure
+ * counts (functions/adapters/dynamo-account-store.ts). A table of its own so that only the admin
+ * function's role can reach it: the viewer, internal and callback functions, which write the main
+ * table, can neither read a password hash nor make themselves an owner. Few items, no index.
+ */
+export const staffTableSchema = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [],
+  ttlAttribute: 'ttl',
+} as const satisfies TableSchema;
+
+/** What CDK and the local stand-ins create a table from. */
+export interface TableSchema {
   partitionKey: string;
   sortKey: string;
   indexes: readonly { name: string; partitionKey: string; sortKey?: string; projection: 'ALL' | readonly string[] }[];
   ttlAttribute: string;
-};
+}
 
 /** How many partitions an event's codes and the access feed are spread over. */
 export const CODE_SHARDS = 16;

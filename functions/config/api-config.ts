@@ -18,6 +18,8 @@ const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERRO
 /** The API functions' configuration (every area's; each uses its part), read once per process. */
 export interface ApiConfig {
   tableName: string;
+  /** The staff table (staff accounts and sign-in state): given to the admin function alone; null elsewhere. */
+  staffTableName: string | null;
   /** Base URL of HLS delivery. When null, the request's host with `mediaPort` (local mode). */
   playbackBaseUrl: string | null;
   mediaPort: number;
@@ -63,6 +65,7 @@ const logLevel = z
 
 const settings = {
   TABLE_NAME: variable.required(),
+  STAFF_TABLE_NAME: variable.optional(),
   PLAYBACK_BASE_URL: variable.url(),
   MEDIA_PORT: variable.positiveInteger(4000),
   INGEST_RTMP_URL: variable.optional(),
@@ -86,6 +89,7 @@ const sharedSecretValues = {
 const adminSecretValues = {
   ADMIN_PASSWORD_HASH: variable.required(),
   ADMIN_SESSION_SECRET: variable.required(),
+  ADMIN_TOTP_KEY: variable.required(),
 };
 
 /**
@@ -98,9 +102,11 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
   const found = parseEnvironment(settings, { ...env, LOG_LEVEL: env.POWERTOOLS_LOG_LEVEL || env.LOG_LEVEL });
   const shared = found.SECRETS_ARN ? null : parseEnvironment(sharedSecretValues, env);
   // Locally the admin secret's values are variables; in AWS only the admin function is given its ARN.
-  const admin = found.ADMIN_SECRETS_ARN || !(env.ADMIN_PASSWORD_HASH || env.ADMIN_SESSION_SECRET) ? null : parseEnvironment(adminSecretValues, env);
+  const admin =
+    found.ADMIN_SECRETS_ARN || !(env.ADMIN_PASSWORD_HASH || env.ADMIN_SESSION_SECRET || env.ADMIN_TOTP_KEY) ? null : parseEnvironment(adminSecretValues, env);
   return {
     tableName: found.TABLE_NAME,
+    staffTableName: found.STAFF_TABLE_NAME,
     playbackBaseUrl: found.PLAYBACK_BASE_URL,
     mediaPort: found.MEDIA_PORT,
     ingestRtmpUrl: found.INGEST_RTMP_URL,
@@ -125,6 +131,8 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
       : { arn: found.SECRETS_ARN! },
     adminSecrets: found.ADMIN_SECRETS_ARN
       ? { arn: found.ADMIN_SECRETS_ARN }
-      : admin && { values: { adminPasswordHash: admin.ADMIN_PASSWORD_HASH, adminSessionSecret: admin.ADMIN_SESSION_SECRET } },
+      : admin && {
+          values: { adminPasswordHash: admin.ADMIN_PASSWORD_HASH, adminSessionSecret: admin.ADMIN_SESSION_SECRET, totpEncryptionKey: admin.ADMIN_TOTP_KEY },
+        },
   };
 }

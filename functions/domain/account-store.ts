@@ -17,9 +17,6 @@ export interface AccountRecord {
   totpLastStep: number;
   /** SHA-256 hashes of the unused recovery codes. */
   recoveryCodeHashes: string[];
-  /** Failed password or second-factor attempts since the last success or lock. */
-  failedAttempts: number;
-  lockedUntil: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -34,8 +31,6 @@ export type AccountChanges = Partial<
     | 'totpPendingSecret'
     | 'totpLastStep'
     | 'recoveryCodeHashes'
-    | 'failedAttempts'
-    | 'lockedUntil'
   >
 >;
 
@@ -45,8 +40,26 @@ export interface AccountPolicy {
 }
 
 /**
- * The staff accounts port: accounts, the account policy and signed-out admin sessions.
- * Adapters raise the errors of `errors.ts` (NotFound, AlreadyExists) and nothing from their SDK.
+ * Where failed sign-in factors are counted (domain/sign-in-limits.ts): a login name (`nameKey`, a
+ * hash of the name as typed, so a password typed into the name field is never stored), and with
+ * `address`, that name from one client address.
+ */
+export interface SignInKey {
+  nameKey: string;
+  address?: string;
+}
+
+/** The failures counted against one key in its current window, and its lock. */
+export interface SignInFailures {
+  count: number;
+  /** When the window began: its first failure. */
+  since: string;
+  lockedUntil: string | null;
+}
+
+/**
+ * The staff accounts port: accounts, the account policy, signed-out admin sessions and sign-in
+ * failures. Adapters raise the errors of `errors.ts` (NotFound, AlreadyExists, Contended) and nothing from their SDK.
  */
 export interface AccountStore {
   /** AlreadyExists when the name is taken. */
@@ -55,8 +68,19 @@ export interface AccountStore {
   listAccounts(): Promise<AccountRecord[]>;
   /** `endSessions` raises `sessionGeneration`. Throws NotFound. */
   updateAccount(username: string, changes: AccountChanges, options: { now: string; endSessions?: boolean }): Promise<AccountRecord>;
-  /** Adds one failed attempt and returns the new count. Throws NotFound. */
-  countFailedAttempt(username: string, now: string): Promise<number>;
+  /**
+   * Counts one sign-in attempt against `key` before its factor is checked, in one atomic write: while the
+   * key is locked (`lockedUntil` after `now`) nothing is counted and the failures as they stand come back;
+   * a window that began at or before `windowStart` starts over at 1. `expiresAt`: when the item may be collected.
+   */
+  countSignInFailure(key: SignInKey, args: { now: string; windowStart: string; expiresAt: string }): Promise<SignInFailures>;
+  /** Takes back one count of the window that began at `since` (the factor was right after all); none below 0. */
+  takeBackSignInFailure(key: SignInKey, since: string): Promise<void>;
+  /** Locks `key` until `until`, unless it is locked until later already. */
+  lockSignIn(key: SignInKey, until: string, expiresAt: string): Promise<void>;
+  getSignInFailures(key: SignInKey): Promise<SignInFailures | null>;
+  /** Forgets every failure and lock of a login name: its own and those from each address. */
+  clearSignInFailures(nameKey: string): Promise<void>;
   /** Records `step` as used unless it (or a later one) was used already; false then. */
   useTotpStep(username: string, step: number, now: string): Promise<boolean>;
   /** Removes one recovery code's hash if it is still there; false when it was not (never issued, or used). */

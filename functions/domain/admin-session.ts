@@ -27,7 +27,7 @@ export interface SecondFactorChallenge {
 
 const keyOf = (secret: string) => new TextEncoder().encode(secret);
 
-async function sign(claims: Record<string, unknown>, subject: string, audience: string, seconds: number, secret: string, now: Date) {
+async function sign(claims: Record<string, unknown>, subject: string, audience: string, exp: number, secret: string, now: Date) {
   const iat = Math.floor(now.getTime() / 1000);
   const id = randomId(24);
   const token = await new SignJWT(claims)
@@ -36,10 +36,12 @@ async function sign(claims: Record<string, unknown>, subject: string, audience: 
     .setAudience(audience)
     .setJti(id)
     .setIssuedAt(iat)
-    .setExpirationTime(iat + seconds)
+    .setExpirationTime(exp)
     .sign(keyOf(secret));
-  return { token, id, expiresAt: new Date((iat + seconds) * 1000) };
+  return { token, id, expiresAt: new Date(exp * 1000) };
 }
+
+const secondsOf = (date: Date) => Math.floor(date.getTime() / 1000);
 
 async function verify(token: string, secret: string, audience: string, now: Date) {
   try {
@@ -56,22 +58,28 @@ async function verify(token: string, secret: string, audience: string, now: Date
   }
 }
 
-/** A signed (HS256) session token for the admin cookie; its `jti` lets logout revoke it server-side. */
+/**
+ * A signed (HS256) session token for the admin cookie; its `jti` lets logout revoke it server-side.
+ * A session renewed within itself (after enrolling, or changing the password) passes its own
+ * `expiresAt`: a renewal never lengthens a session, so a stolen cookie cannot keep itself alive.
+ */
 export async function issueAdminSession(
   secret: string,
   now: Date,
   account: { username: string; generation: number; enrolOnly?: boolean },
+  expiresAt?: Date,
 ): Promise<{ token: string; session: AdminSession }> {
   const enrolOnly = account.enrolOnly === true;
-  const { token, id, expiresAt } = await sign(
+  const longest = secondsOf(now) + ADMIN_SESSION_SECONDS;
+  const { token, id, expiresAt: ends } = await sign(
     { gen: account.generation, ...(enrolOnly ? { enrol: true } : {}) },
     account.username,
     AUDIENCE,
-    ADMIN_SESSION_SECONDS,
+    expiresAt ? Math.min(secondsOf(expiresAt), longest) : longest,
     secret,
     now,
   );
-  return { token, session: { id, username: account.username, generation: account.generation, enrolOnly, expiresAt } };
+  return { token, session: { id, username: account.username, generation: account.generation, enrolOnly, expiresAt: ends } };
 }
 
 export async function readAdminSession(token: string, secret: string, now: Date): Promise<AdminSession | null> {
@@ -87,7 +95,7 @@ export async function readAdminSession(token: string, secret: string, now: Date)
 }
 
 export async function issueSecondFactorChallenge(secret: string, now: Date, challenge: SecondFactorChallenge): Promise<string> {
-  return (await sign({ gen: challenge.generation }, challenge.username, SECOND_FACTOR_AUDIENCE, SECOND_FACTOR_SECONDS, secret, now)).token;
+  return (await sign({ gen: challenge.generation }, challenge.username, SECOND_FACTOR_AUDIENCE, secondsOf(now) + SECOND_FACTOR_SECONDS, secret, now)).token;
 }
 
 export async function readSecondFactorChallenge(token: string, secret: string, now: Date): Promise<SecondFactorChallenge | null> {

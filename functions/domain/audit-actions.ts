@@ -1,7 +1,7 @@
 /**
  * The one vocabulary of the admin audit log: every action an admin (or a
- * sign-in attempt) records, events', codes' and accounts' alike. The HTTP
- * layer, the store and the console's labels all use these names.
+ * sign-in attempt, or the RTMP ingest) records, events', codes', accounts' and
+ * streams' alike. The HTTP layer, the store and the console's labels all use these names.
  */
 export const AUDIT_ACTIONS = [
   'admin.login',
@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS = [
   'account.update',
   'account.password-change',
   'account.password-reset',
+  'account.unlock',
   'account.two-factor-enable',
   'account.two-factor-reset',
   'account.policy-change',
@@ -29,8 +30,21 @@ export const AUDIT_ACTIONS = [
   'sessions.end-all',
   'ingest-key.rotate',
   'cache.clear',
+  'stream.start',
+  'stream.stop',
+  'stream.takeover',
+  'stream.refused',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** The actor of a failed sign-in whose name belongs to no account: what was typed is never recorded (it may be a password). */
+export const UNKNOWN_ACCOUNT = 'unknown account';
+
+/** The actor of what the RTMP ingest reports: a publish started, stopped, refused, or taken over from a dead ingest. */
+export const INGEST_ACTOR = 'ingest';
+
+/** Actions whose target is an access code: shown masked to readers whose role may not read codes. */
+export const CODE_TARGET_ACTIONS: ReadonlySet<AuditAction> = new Set(['code.revoke', 'code.unrevoke', 'session.end']);
 
 /** Sign-ins and sign-outs act on the console itself: that is their target. */
 const CONSOLE_ACTIONS: ReadonlySet<AuditAction> = new Set(['admin.login', 'admin.login-failed', 'admin.logout']);

@@ -1,11 +1,13 @@
 import { generateAccessCode } from './access-code';
 import { toCsv } from './csv';
-import { AlreadyExists, NotFound } from './errors';
+import { LIST_LIMITS } from './config';
+import { AlreadyExists, Conflict, NotFound, type ConflictKind } from './errors';
 import { requireEvent, setEventActive } from './event-admin';
 import { bulkRevokeInput, codeExportQuery, generateCodesInput, parseInput, codeListQuery } from './inputs';
 import { dayInTimeZone, isoInTimeZone } from './time-zone';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
+import { hitRateLimit } from './rate-limits';
 import { countRevocationPresence, type AccessDeps } from './viewer-access';
 import { codeView, type CodeView } from './views';
 import { watchLink } from './watch-link';
@@ -41,11 +43,15 @@ async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: str
   throw new Error(`no unique code after ${COLLISION_RETRIES} tries`);
 }
 
-/** Creates 1..500 unique codes. On failure the codes already written are removed again, so nothing half-done remains. */
-export async function generateCodes(deps: AccessDeps, eventId: string, body: unknown) {
+/**
+ * Creates 1..500 unique codes. On failure the codes already written are removed again, so nothing
+ * half-done remains. Each staff account may generate `RATE_LIMITS.generate` times per window.
+ */
+export async function generateCodes(deps: AccessDeps, eventId: string, body: unknown, actor: string) {
   const { count, label } = parseInput(generateCodesInput, body);
   const event = await requireEvent(deps, eventId);
   const now = deps.now();
+  await hitRateLimit(deps.stores.counters, 'generate', actor, now);
   const createdAt = now.toISOString();
   const created: CodeRecord[] = [];
   try {
@@ -75,18 +81,24 @@ function filterByStatus(tokens: CodeView[], status: string | undefined): CodeVie
   return tokens.filter((token) => token.status === status);
 }
 
+/** An event's codes as the admin sees them; `most`: the codes one answer may hold (the event's own count says, before any is read). */
+async function eventCodeViews(deps: AccessDeps, event: EventRecord, most: number, tooMany: ConflictKind): Promise<CodeView[]> {
+  if (event.tokenCount > most) throw new Conflict(tooMany);
+  const now = deps.now();
+  return (await deps.stores.codes.listCodes(event.id)).map((code) => codeView(code, event, now));
+}
+
 export async function listEventCodes(deps: AccessDeps, eventId: string, query: Record<string, string>) {
   const { status } = parseInput(codeListQuery, query);
   const event = await requireEvent(deps, eventId);
-  const now = deps.now();
-  const codes = await deps.stores.codes.listCodes(eventId);
-  return { tokens: filterByStatus(codes.map((code) => codeView(code, event, now)), status) };
+  return { tokens: filterByStatus(await eventCodeViews(deps, event, LIST_LIMITS.codes, 'codes-list-too-long'), status) };
 }
 
-/** Codes across all events (or one, with `eventId`), filtered by status. */
+/** Codes across all events (or one, with `eventId`), filtered by status; at most `LIST_LIMITS.codes` codes are read. */
 export async function listAllCodes(deps: AccessDeps, query: Record<string, string>) {
   const { status, eventId } = parseInput(codeListQuery, query);
-  const events = eventId ? [await requireEvent(deps, eventId)] : await deps.stores.events.listEvents();
+  const events = eventId ? [await requireEvent(deps, eventId)] : await deps.stores.events.listEvents(LIST_LIMITS.events);
+  if (events.reduce((sum, event) => sum + event.tokenCount, 0) > LIST_LIMITS.codes) throw new Conflict('codes-list-too-long');
   const now = deps.now();
   const perEvent = await Promise.all(
     events.map(async (event) => (await deps.stores.codes.listCodes(event.id)).map((code) => codeView(code, event, now))),
@@ -95,14 +107,14 @@ export async function listAllCodes(deps: AccessDeps, query: Record<string, strin
 }
 
 /**
- * The spec's five columns first and in order, then each code's watch link. With `tz` (query) the times
- * carry that zone's offset (ISO 8601, as the console shows them); the file is named after the event's
- * title and the day of the export there.
+ * The spec's five columns first and in order, then each code's watch link; at most `LIST_LIMITS.exportRows` rows.
+ * With `tz` (query) the times carry that zone's offset (ISO 8601, as the console shows them); the file is named
+ * after the event's title and the day of the export there.
  */
 export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string, query: Record<string, string>) {
   const { tz } = parseInput(codeExportQuery, query);
   const event = await requireEvent(deps, eventId);
-  const { tokens } = await listEventCodes(deps, eventId, {});
+  const tokens = await eventCodeViews(deps, event, LIST_LIMITS.exportRows, 'codes-export-too-long');
   const time = (iso: string) => (tz ? isoInTimeZone(iso, tz) : iso);
   const csv = toCsv(
     ['code', 'label', 'status', 'createdAt', 'expiresAt', 'link'],

@@ -31,16 +31,41 @@ export interface AdminSecrets {
   adminPasswordHash: string;
   /** Signs the admin session cookie and the second-factor challenge (HS256). */
   adminSessionSecret: string;
+  /** Seals TOTP secrets in the staff table (AES-256-GCM, 32 bytes base64url: domain/totp-secrets.ts). */
+  totpEncryptionKey: string;
 }
 
 /** The RTMP application name streamers publish to (`rtmp://host/live`); the callback refuses any other. */
 export const RTMP_APP = 'live';
 
-/** Rate limits of the spec. */
+/** Rate limits of the spec, and code generation's (per staff account). */
 export const RATE_LIMITS = {
   validate: { limit: 5, windowSeconds: 60 },
   refresh: { limit: 12, windowSeconds: 3600 },
   login: { limit: 10, windowSeconds: 60 },
+  /**
+   * Generations per account: a door selling one ticket at a time needs one every few seconds; at up to
+   * 500 codes each this bounds an account's inline writes (a million codes belong to a background job).
+   */
+  generate: { limit: 120, windowSeconds: 600 },
+} as const;
+
+/**
+ * The most one answer lists or carries, so that no request reads or sends without bound (a Lambda
+ * answer stops at 6 MB: one code in a list is about 260 bytes, one CSV row about 115). Pages
+ * (sessions, the audit log) have their own `limit`; the revocation feed is the ingest's and the edge's.
+ */
+export const LIST_LIMITS = {
+  /** The newest events of the event list and the dashboard. */
+  events: 1000,
+  /** Codes in one list (an event's, or across events). */
+  codes: 10_000,
+  /** Rows of one CSV export. */
+  exportRows: 20_000,
+  /** Staff accounts. */
+  accounts: 200,
+  /** A JSON request body, in bytes: the largest legitimate one (a bulk revoke of 1,000 ids) is about 30 KB. */
+  bodyBytes: 64 * 1024,
 } as const;
 
 /**

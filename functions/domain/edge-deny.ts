@@ -61,13 +61,16 @@ export function codeDenyUntil(code: Pick<CodeRecord, 'session' | 'endedSessions'
 
 /**
  * Until when a deactivated event must be denied: no credential outlives the
- * event's access window by more than one JWT life (long-lived URLs end with
- * the access window), nor the deactivation by more than that.
+ * event's access window by more than one JWT life, nor the deactivation by
+ * more than that, nor the longest long-lived URL issued for it (`denyUntil`:
+ * issued while the access window ended later than it does now, such a URL
+ * outlives the current window).
  */
 export function eventDenyUntil(event: EventAccessState): string {
   const accessEnd = Date.parse(event.endsAt) + event.accessWindowHours * 3_600_000;
   const changed = Date.parse(event.activeChangedAt);
+  const issued = event.denyUntil ? Date.parse(event.denyUntil) : Number.NaN;
   // An unreadable time (an image written by an older version) counts as the deactivation itself.
-  const from = Math.max(Number.isNaN(changed) ? 0 : changed, Number.isNaN(accessEnd) ? 0 : accessEnd);
+  const from = Math.max(...[changed, accessEnd, issued].map((at) => (Number.isNaN(at) ? 0 : at)));
   return new Date(from + PLAYBACK_TOKEN_TTL_SECONDS * 1000).toISOString();
 }

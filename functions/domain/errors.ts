@@ -89,7 +89,10 @@ export type ConflictKind =
   | 'own-account'
   | 'owner-password-elsewhere'
   | 'enrolment-not-started'
-  | 'preview-of-inactive-event';
+  | 'preview-of-inactive-event'
+  | 'codes-list-too-long'
+  | 'codes-export-too-long'
+  | 'too-many-accounts';
 /** The request cannot apply to the record's current state. */
 export class Conflict extends DomainError {
   constructor(readonly kind: ConflictKind) {
@@ -164,22 +167,34 @@ export class NotSignedIn extends DomainError {
   }
 }
 
-export type SignInFailure = 'wrong-password' | 'wrong-credentials' | 'wrong-code' | 'sign-in-again' | 'locked';
-/** A sign-in step failed; `username` lets the handler audit it. */
+export type SignInFailure = 'wrong-password' | 'wrong-credentials' | 'wrong-code' | 'sign-in-again' | 'locked' | 'address-locked';
+/**
+ * A sign-in step (or a signed-in account proving itself again) failed. `account` is the account the
+ * name belongs to, null when none has it: the audit records that as an unknown account, never the text typed.
+ */
 export class SignInFailed extends DomainError {
   constructor(
-    readonly username: string,
+    readonly account: string | null,
     readonly failure: SignInFailure,
   ) {
     super(`sign-in failed: ${failure}`);
   }
 }
-/** Too many failed sign-ins in a row: the account is locked for `retryAfterSeconds`. */
+/** Too many failed factors on the login name (domain/sign-in-limits.ts): it is locked for `retryAfterSeconds`. */
 export class AccountLocked extends SignInFailed {
   constructor(
-    username: string,
+    account: string | null,
     readonly retryAfterSeconds: number,
   ) {
-    super(username, 'locked');
+    super(account, 'locked');
+  }
+}
+/** Too many failed factors on the login name from this client address: refused here for `retryAfterSeconds`, the name not locked. */
+export class SignInThrottled extends SignInFailed {
+  constructor(
+    account: string | null,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(account, 'address-locked');
   }
 }

@@ -1,12 +1,14 @@
 import { PRESENCE_WINDOW_SECONDS, type AccessDeps } from './viewer-access';
 import { accessEndsAt, eventStatus } from './event-status';
 import type { EventCounters } from './counter-store';
+import { LIST_LIMITS } from './config';
 import { InvalidInput, NotFound } from './errors';
 import type { EventChanges } from './event-store';
 import { createEventInput, parseInput, updateEventInput } from './inputs';
 import { randomId, randomString } from './random';
 import type { EventRecord } from './records';
 import { adminEventView } from './views';
+import { changesOf } from './audit-log';
 import { ingestReportView, retireIngestKey } from './stream-reports';
 
 const INGEST_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -61,14 +63,18 @@ export async function createEvent(deps: AccessDeps, body: unknown) {
   return adminEventView(event);
 }
 
+/** The fields an admin edits, each recorded with its old and new value when it changed. */
+const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl'] as const;
+
+/** The updated event, and what changed (for the audit log). */
 export async function updateEvent(deps: AccessDeps, id: string, body: unknown) {
-  const changes = parseInput(updateEventInput, body);
+  const input = parseInput(updateEventInput, body);
   const current = await requireEvent(deps, id);
-  const startsAt = changes.startsAt ?? current.startsAt;
-  const endsAt = changes.endsAt ?? current.endsAt;
+  const startsAt = input.startsAt ?? current.startsAt;
+  const endsAt = input.endsAt ?? current.endsAt;
   if (endsAt <= startsAt) throw new InvalidInput('endsAt', 'must be after startsAt');
-  const updated = await deps.stores.events.updateEvent(id, changes satisfies EventChanges, deps.now().toISOString());
-  return adminEventView(updated);
+  const updated = await deps.stores.events.updateEvent(id, input satisfies EventChanges, deps.now().toISOString());
+  return { event: adminEventView(updated), changes: changesOf(current, updated, EDITED_FIELDS) };
 }
 
 export async function setEventFlag(deps: AccessDeps, id: string, flag: 'active' | 'archived', value: boolean) {
@@ -138,7 +144,7 @@ export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestS
 
 export async function dashboard(deps: AccessDeps) {
   const now = deps.now();
-  const events = await deps.stores.events.listEvents();
+  const events = await deps.stores.events.listEvents(LIST_LIMITS.events);
   const stats = await Promise.all(events.map((event) => codeStats(deps, event, now)));
   const total = (pick: (s: (typeof stats)[number]) => number) => stats.reduce((sum, s) => sum + pick(s), 0);
   return {

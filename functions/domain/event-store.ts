@@ -25,8 +25,8 @@ export interface EventStore {
    * event item for every validation and refresh, thousands a second on one key at a large show.
    */
   getEvent(id: string, options?: { consistent?: boolean }): Promise<EventRecord | null>;
-  /** Newest first. */
-  listEvents(): Promise<EventRecord[]>;
+  /** Newest first, at most `limit`. */
+  listEvents(limit: number): Promise<EventRecord[]>;
   /** Throws NotFound. */
   updateEvent(id: string, changes: EventChanges, now: string): Promise<EventRecord>;
   /** Sets `isActive` (the change enters the access feed). Throws NotFound. */
@@ -55,6 +55,8 @@ export interface EventStore {
    * the access feed, which must tell the edge. Its codes are the codes port's. Throws NotFound.
    */
   deleteEvent(id: string, now: string): Promise<void>;
+  /** Raises the event's `denyUntil` to `until` unless it is that late already (never lowers it). Throws NotFound. */
+  extendEventDenyUntil(id: string, until: string): Promise<void>;
   /** Adds to the event's code count (`tokenCount`). Throws NotFound. */
   addToCodeCount(eventId: string, delta: number): Promise<void>;
 }

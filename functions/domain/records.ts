@@ -42,6 +42,11 @@ export interface EventRecord {
   leaseHolder?: string | null;
   /** Until when the lease holds unless renewed; an expired lease means the holder died mid-show. */
   leaseExpiresAt?: string | null;
+  /**
+   * The latest expiry of a long-lived playback URL ever issued for the event (rounded up to the hour):
+   * deactivated, the event is denied at the edge at least until then, wherever its end has moved since.
+   */
+  denyUntil?: string | null;
 }
 
 export interface IngestVideo {
@@ -129,4 +134,4 @@ export type CodeSummary = Pick<
 export type CodeAccessState = Pick<CodeRecord, 'code' | 'isRevoked' | 'revokedAt' | 'revokedChangedAt' | 'endedSessions' | 'denyUntil'>;
 
 /** An event as the access feed sees it. */
-export type EventAccessState = Pick<EventRecord, 'id' | 'isActive' | 'activeChangedAt' | 'endsAt' | 'accessWindowHours'>;
+export type EventAccessState = Pick<EventRecord, 'id' | 'isActive' | 'activeChangedAt' | 'endsAt' | 'accessWindowHours' | 'denyUntil'>;

@@ -42,7 +42,7 @@ export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<Rt
     // Refused publishes are kept on the event (the answer stays the same): OBS shows only a generic error, the
     // event page says why. A failed write of that log must not change the answer.
     const refuse = async (reason: PublishRefusalReason) => {
-      await recordRefusal(deps.stores.events, event.id, reason, input.remote_addr, deps.now()).catch(() => undefined);
+      await recordRefusal(deps, event, reason, input.remote_addr).catch(() => undefined);
       return deny();
     };
     if (!event.isActive) throw await refuse('event-inactive');

@@ -1,97 +1,113 @@
 import type { AccountRecord } from './account-store';
-import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
+import { hashAdminPassword, passwordHashIsOutdated, verifyAdminPassword } from './admin-credentials';
 import type { SecondFactorChallenge } from './admin-session';
 import type { AdminSecrets } from './config';
-import { AccountLocked, SignInFailed } from './errors';
-import { normalizeUsername, OWNER_USERNAME, ownerAccount } from './staff-accounts';
+import { AccountLocked, SignInFailed, SignInThrottled } from './errors';
+import { countedFactor, signInCompleted } from './sign-in-limits';
+import { normalizeUsername, OWNER_USERNAME, ownerAccount, type StaffDeps } from './staff-accounts';
+import { openTotpSecret } from './totp-secrets';
 import { hashRecoveryCode, matchTotp } from './two-factor';
-import type { AccessDeps } from './viewer-access';
 
-/** Signing in reads the owner's password hash: only the admin area has the admin secrets. */
-export interface SignInDeps extends AccessDeps {
-  adminSecrets: Pick<AdminSecrets, 'adminPasswordHash'>;
+/** Signing in reads the owner's password hash and opens TOTP secrets: only the admin area has the admin secrets. */
+export interface SignInDeps extends StaffDeps {
+  adminSecrets: Pick<AdminSecrets, 'adminPasswordHash' | 'totpEncryptionKey'>;
 }
-
-/** This many failed passwords or second factors in a row lock the account for `lockSeconds`. */
-export const LOCKOUT = { failures: 5, lockSeconds: 15 * 60 } as const;
 
 export type PasswordOutcome =
   | { step: 'signed-in'; account: AccountRecord; enrolOnly: boolean }
   | { step: 'second-factor'; account: AccountRecord };
 
 /** The errors of sign-in (defined with the other domain errors), beside the steps that raise them. */
-export { AccountLocked, SignInFailed };
+export { AccountLocked, SignInFailed, SignInThrottled };
 
 let dummyHash: Promise<string> | undefined;
 /** Unknown names still cost one scrypt, so timing does not tell which names exist. */
 const unknownAccountHash = () => (dummyHash ??= hashAdminPassword('no account has this password'));
 
-function refuseIfLocked(account: AccountRecord, now: Date): void {
-  if (!account.lockedUntil || account.lockedUntil <= now.toISOString()) return;
-  const seconds = Math.max(1, Math.ceil((Date.parse(account.lockedUntil) - now.getTime()) / 1000));
-  throw new AccountLocked(account.username, seconds);
+/** The hash an account's password is checked against: the owner's is the admin secret's. */
+const passwordHashOf = (deps: SignInDeps, account: AccountRecord) =>
+  account.username === OWNER_USERNAME ? deps.adminSecrets.adminPasswordHash : account.passwordHash;
+
+/** Whether `password` is the account's (counted as a factor): the check a signed-in account repeats to prove itself. */
+export function checkOwnPassword(deps: SignInDeps, account: AccountRecord, password: string, address: string): Promise<boolean> {
+  const hash = passwordHashOf(deps, account);
+  return countedFactor(deps, { name: account.username, account: account.username, address }, async () =>
+    hash ? verifyAdminPassword(password, hash) : false,
+  );
 }
 
-async function countFailure(deps: AccessDeps, account: AccountRecord): Promise<void> {
+/**
+ * Whether `input` is a current TOTP code (each time step once) or an unused recovery code (each
+ * once) of the account (counted as a factor).
+ */
+export function checkOwnSecondFactor(
+  deps: SignInDeps,
+  account: AccountRecord,
+  input: { code?: string | undefined; recoveryCode?: string | undefined },
+  address: string,
+): Promise<boolean> {
   const now = deps.now();
-  const failures = await deps.stores.accounts.countFailedAttempt(account.username, now.toISOString());
-  if (failures < LOCKOUT.failures) return;
-  const lockedUntil = new Date(now.getTime() + LOCKOUT.lockSeconds * 1000).toISOString();
-  await deps.stores.accounts.updateAccount(account.username, { failedAttempts: 0, lockedUntil }, { now: now.toISOString() });
+  return countedFactor(deps, { name: account.username, account: account.username, address }, async () => {
+    if (!account.totpSecret) return false;
+    if (input.code !== undefined) {
+      const secret = openTotpSecret(account.totpSecret, deps.adminSecrets.totpEncryptionKey, account.username);
+      const step = matchTotp(secret, account.username, input.code, now);
+      return step !== null && deps.stores.accounts.useTotpStep(account.username, step, now.toISOString());
+    }
+    if (input.recoveryCode !== undefined) return deps.stores.accounts.useRecoveryCode(account.username, hashRecoveryCode(input.recoveryCode), now.toISOString());
+    return false;
+  });
 }
 
-async function clearFailures(deps: AccessDeps, account: AccountRecord): Promise<void> {
-  if (account.failedAttempts === 0 && account.lockedUntil === null) return;
-  await deps.stores.accounts.updateAccount(account.username, { failedAttempts: 0, lockedUntil: null }, { now: deps.now().toISOString() });
+/**
+ * A staff account's hash of an older, cheaper cost is replaced once its password proved right. The
+ * owner's lives in the admin secret, which no function may write: set-admin-password renews it.
+ */
+async function rehashIfOutdated(deps: StaffDeps, account: AccountRecord, password: string): Promise<void> {
+  if (!account.passwordHash || !passwordHashIsOutdated(account.passwordHash)) return;
+  await deps.stores.accounts.updateAccount(account.username, { passwordHash: await hashAdminPassword(password) }, { now: deps.now().toISOString() });
 }
 
 /**
  * First step: `{ password }` alone is the bootstrap owner (the spec's login);
  * `{ username, password }` is any account. Wrong name, wrong password and a
- * disabled account all answer alike.
+ * disabled account all answer alike, and count alike (domain/sign-in-limits.ts).
  */
-export async function checkPassword(deps: SignInDeps, input: { username?: string | undefined; password: string }): Promise<PasswordOutcome> {
-  const now = deps.now();
-  const name = input.username === undefined ? OWNER_USERNAME : normalizeUsername(input.username);
+export async function checkPassword(
+  deps: SignInDeps,
+  input: { username?: string | undefined; password: string },
+  address: string,
+): Promise<PasswordOutcome> {
+  const typed = input.username ?? OWNER_USERNAME;
+  const name = normalizeUsername(typed);
   const invalid = input.username === undefined ? 'wrong-password' : 'wrong-credentials';
-  const account = name === OWNER_USERNAME ? await ownerAccount(deps) : name ? await deps.stores.accounts.getAccount(name) : null;
-  if (account) refuseIfLocked(account, now);
-  const hash = account?.username === OWNER_USERNAME ? deps.adminSecrets.adminPasswordHash : (account?.passwordHash ?? (await unknownAccountHash()));
-  const matches = await verifyAdminPassword(input.password, hash);
-  if (!account) throw new SignInFailed(name ?? input.username ?? '', invalid);
-  if (!matches || account.disabled) {
-    if (!account.disabled) await countFailure(deps, account);
-    throw new SignInFailed(account.username, invalid);
-  }
-  await clearFailures(deps, account);
+  const found = name === OWNER_USERNAME ? await ownerAccount(deps) : name ? await deps.stores.accounts.getAccount(name) : null;
+  const account = found && !found.disabled ? found : null;
+  const hash = (account && passwordHashOf(deps, account)) ?? (await unknownAccountHash());
+  const right = await countedFactor(deps, { name: typed, account: found?.username ?? null, address }, async () => {
+    const matches = await verifyAdminPassword(input.password, hash);
+    return matches && account !== null;
+  });
+  if (!right || !account) throw new SignInFailed(found?.username ?? null, invalid);
+  await rehashIfOutdated(deps, account, input.password);
   if (account.totpSecret) return { step: 'second-factor', account };
+  await signInCompleted(deps, account.username);
   const { requireTwoFactor } = await deps.stores.accounts.getAccountPolicy();
   return { step: 'signed-in', account, enrolOnly: requireTwoFactor };
 }
 
-/** Second step: a TOTP code (each time step once) or an unused recovery code (each once). */
+/** Second step: a TOTP code or a recovery code, for the account whose password was right. */
 export async function checkSecondFactor(
-  deps: AccessDeps,
+  deps: SignInDeps,
   challenge: SecondFactorChallenge,
   input: { code?: string | undefined; recoveryCode?: string | undefined },
+  address: string,
 ): Promise<AccountRecord> {
-  const now = deps.now();
   const account = await deps.stores.accounts.getAccount(challenge.username);
   if (!account || account.disabled || account.sessionGeneration !== challenge.generation || !account.totpSecret) {
-    throw new SignInFailed(challenge.username, 'sign-in-again');
+    throw new SignInFailed(account?.username ?? null, 'sign-in-again');
   }
-  refuseIfLocked(account, now);
-  let accepted = false;
-  if (input.code !== undefined) {
-    const step = matchTotp(account.totpSecret, account.username, input.code, now);
-    accepted = step !== null && (await deps.stores.accounts.useTotpStep(account.username, step, now.toISOString()));
-  } else if (input.recoveryCode !== undefined) {
-    accepted = await deps.stores.accounts.useRecoveryCode(account.username, hashRecoveryCode(input.recoveryCode), now.toISOString());
-  }
-  if (!accepted) {
-    await countFailure(deps, account);
-    throw new SignInFailed(account.username, 'wrong-code');
-  }
-  await clearFailures(deps, account);
+  if (!(await checkOwnSecondFactor(deps, account, input, address))) throw new SignInFailed(account.username, 'wrong-code');
+  await signInCompleted(deps, account.username);
   return (await deps.stores.accounts.getAccount(account.username)) ?? account;
 }

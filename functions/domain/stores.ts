@@ -19,8 +19,15 @@ export interface Stores {
   /** Rate-limit windows and event counters. */
   counters: CounterStore;
   audit: AuditStore;
-  /** Staff accounts, the account policy and signed-out admin sessions. */
-  accounts: AccountStore;
   /** An event's audience over time, its tickets' watching records, its trouble list and air marks. */
   audience: AudienceStore;
+}
+
+/**
+ * The admin function's ports: also the staff accounts, kept in a table of their own that only
+ * the admin function's role may reach (the other functions are given no such port).
+ */
+export interface AdminStores extends Stores {
+  /** Staff accounts, the account policy, signed-out admin sessions and sign-in failures. */
+  accounts: AccountStore;
 }

@@ -25,17 +25,30 @@ export interface SweepDeps extends LeaseDeps {
  */
 export const LEASE_SECONDS = 15;
 
+/**
+ * What an acquire was: a show starting (no lease, or this process's own that had run out), the
+ * renewal of a live one, or a take-over of the lease of a process that died mid-show.
+ */
+export type LeaseChange = 'started' | 'renewed' | 'taken-over';
+
 /** LeaseHeld (answered 409) while another process holds it; NotFound for an unknown event. */
-export async function acquireLease(app: LeaseDeps, eventId: string, holder: string): Promise<{ eventId: string; holder: string; expiresAt: string }> {
+export async function acquireLease(app: LeaseDeps, eventId: string, holder: string) {
   const now = app.now();
   const expiresAt = new Date(now.getTime() + LEASE_SECONDS * 1000).toISOString();
-  await app.stores.events.acquireStreamLease(eventId, { holder, now: now.toISOString(), expiresAt });
-  return { eventId, holder, expiresAt };
+  // Read first only to tell the audit log what happened; the conditional write alone decides.
+  const before = await app.stores.events.getEvent(eventId);
+  const event = await app.stores.events.acquireStreamLease(eventId, { holder, now: now.toISOString(), expiresAt });
+  const previous = before?.leaseHolder ?? null;
+  const change: LeaseChange =
+    previous === holder && before!.leaseExpiresAt! > now.toISOString() ? 'renewed' : previous && previous !== holder ? 'taken-over' : 'started';
+  return { lease: { eventId, holder, expiresAt }, change, event };
 }
 
-export async function releaseLease(app: LeaseDeps, eventId: string, holder: string): Promise<{ eventId: string; released: true }> {
-  await app.stores.events.releaseStreamLease(eventId, { holder, now: app.now().toISOString() });
-  return { eventId, released: true };
+/** `ended`: the event whose show this release ended, or null when the lease was not (any more) this holder's. */
+export async function releaseLease(app: LeaseDeps, eventId: string, holder: string) {
+  const before = await app.stores.events.getEvent(eventId);
+  const event = await app.stores.events.releaseStreamLease(eventId, { holder, now: app.now().toISOString() });
+  return { answer: { eventId, released: true as const }, ended: before?.leaseHolder === holder ? event : null };
 }
 
 /** A show is "scheduled" from this long before its start: the streamer connects and tests early. */

@@ -4,7 +4,10 @@
  * The event page shows both, so a streamer learns what to change in OBS.
  */
 import { createHash } from 'node:crypto';
+import { NotFound } from './errors';
 import * as z from 'zod';
+import { INGEST_ACTOR } from './audit-actions';
+import { recordAudit, type AuditDeps } from './audit-log';
 import { parseInput } from './inputs';
 import type { EventRecord, IngestVideo, PublishRefusal, PublishRefusalReason } from './records';
 import type { EventStore } from './event-store';
@@ -51,8 +54,30 @@ export function keyRefusalReason(event: Pick<EventRecord, 'retiredIngestKeyHashe
   return (event.retiredIngestKeyHashes ?? []).includes(ingestKeyHash(token)) ? 'rotated-key' : 'wrong-key';
 }
 
-export async function recordRefusal(events: EventStore, eventId: string, reason: PublishRefusalReason, remoteAddr: string, now: Date): Promise<void> {
-  await events.appendPublishRefusal(eventId, { at: now.toISOString(), reason, remoteAddr }, REFUSALS_SHOWN);
+/** The refusal in a few words, as the audit log names it. */
+const REFUSAL_TARGET: Record<PublishRefusalReason, string> = {
+  'no-key': 'Publish without a stream key',
+  'wrong-key': 'Publish with a wrong stream key',
+  'rotated-key': 'Publish with a replaced stream key',
+  'event-inactive': 'Publish to a deactivated event',
+  'already-publishing': 'Second publisher',
+};
+
+/**
+ * A refused publish: kept on the event (its page lists the last few) and in the audit log, by the
+ * ingest, with the publisher's address.
+ */
+export async function recordRefusal(deps: AuditDeps, event: Pick<EventRecord, 'id' | 'title'>, reason: PublishRefusalReason, remoteAddr: string): Promise<void> {
+  await deps.stores.events.appendPublishRefusal(event.id, { at: deps.now().toISOString(), reason, remoteAddr }, REFUSALS_SHOWN);
+  await recordAudit(deps, {
+    action: 'stream.refused',
+    actor: INGEST_ACTOR,
+    eventId: event.id,
+    eventTitle: event.title,
+    target: REFUSAL_TARGET[reason],
+    clientIp: remoteAddr,
+    details: { reason },
+  });
 }
 
 export async function recordVideoReport(events: EventStore, eventId: string, body: unknown, now: Date): Promise<IngestVideo> {
@@ -62,10 +87,12 @@ export async function recordVideoReport(events: EventStore, eventId: string, bod
   return video;
 }
 
-export async function recordRefusalReport(events: EventStore, eventId: string, body: unknown, now: Date): Promise<PublishRefusal> {
+export async function recordRefusalReport(deps: AuditDeps, eventId: string, body: unknown): Promise<PublishRefusal> {
   const input = parseInput(refusalReportInput, body);
-  await recordRefusal(events, eventId, input.reason, input.remoteAddr, now);
-  return { at: now.toISOString(), ...input };
+  const event = await deps.stores.events.getEvent(eventId);
+  if (!event) throw new NotFound('event');
+  await recordRefusal(deps, event, input.reason, input.remoteAddr);
+  return { at: deps.now().toISOString(), ...input };
 }
 
 /**

@@ -235,6 +235,18 @@ async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) 
 }
 
 /**
+ * Keeps on the event the latest expiry of its long-lived URLs (edge-deny.ts, `eventDenyUntil`), rounded up
+ * to the hour and never past the access end: the event item is read by every viewer, so it is written at
+ * most about once an hour, not once per URL (the read decides; the write's condition keeps the maximum).
+ */
+async function keepEventDeniedUntil(deps: AccessDeps, event: EventRecord, expiresAtSeconds: number): Promise<void> {
+  const hour = 3600;
+  const until = new Date(Math.min(Math.ceil(expiresAtSeconds / hour) * hour * 1000, Date.parse(accessEndsAt(event)))).toISOString();
+  if (event.denyUntil && event.denyUntil >= until) return;
+  await deps.stores.events.extendEventDenyUntil(event.id, until);
+}
+
+/**
  * A playback URL for a player that cannot refresh (the page's native video,
  * AirPlay, a TV, VLC): it lasts until the code's access ends, at most
  * `LONG_LIVED_URL_MAX_SECONDS`. The session is marked, so that its end
@@ -259,6 +271,7 @@ export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | nul
     }
     throw error;
   }
+  await keepEventDeniedUntil(deps, event, expiresAt);
   const grant = { code: code.code, eventId: event.id, sessionId: claims.sid, expiresAt };
   return {
     playbackUrl: playbackUrlOf(playbackBaseUrl, grant, deps.config.signingKeys),

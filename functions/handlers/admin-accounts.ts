@@ -5,8 +5,16 @@ import { errorAnswer } from '../http/error-table';
 import { clearedSecondFactorCookie, secondFactorCookie, sessionCookie } from '../http/admin-cookie';
 import { clientIp, cookie } from '../http/request-info';
 import { json } from '../http/responses';
+import { logger } from '../adapters/telemetry';
 import type { AccountRecord } from '../domain/account-store';
-import { issueAdminSession, issueSecondFactorChallenge, readSecondFactorChallenge, SECOND_FACTOR_COOKIE } from '../domain/admin-session';
+import { passwordHashIsOutdated } from '../domain/admin-credentials';
+import {
+  issueAdminSession,
+  issueSecondFactorChallenge,
+  readSecondFactorChallenge,
+  SECOND_FACTOR_COOKIE,
+  type AdminSession,
+} from '../domain/admin-session';
 import { confirmEnrolment, startEnrolment } from '../domain/enrolment';
 import { SignInFailed } from '../domain/errors';
 import { loginInput, parseInput, secondFactorInput } from '../domain/inputs';
@@ -23,11 +31,16 @@ import {
   resetPassword,
   resetTwoFactor,
   setAccountPolicy,
+  unlockAccount,
 } from '../domain/staff-accounts';
+import { UNKNOWN_ACCOUNT } from '../domain/audit-actions';
+
+/** The client address as the rate limits and the sign-in limits count it (IPv6: its /64). */
+const addressOf = (app: App, event: ApiEvent) => rateLimitSubject(clientIp(event, app.config.originVerifySecret));
 
 /** Every password and second-factor attempt counts against the spec's login limit (per client address). */
 function hitLoginLimit(app: App, event: ApiEvent): Promise<void> {
-  return hitRateLimit(app.stores.counters, 'login', rateLimitSubject(clientIp(event, app.config.originVerifySecret)), app.now());
+  return hitRateLimit(app.stores.counters, 'login', addressOf(app, event), app.now());
 }
 
 async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Promise<T>): Promise<T> {
@@ -35,22 +48,27 @@ async function auditedStep<T>(app: App, event: ApiEvent, step: string, work: Pro
     return await work;
   } catch (error) {
     if (error instanceof SignInFailed) {
-      // The audit keeps the words the user was shown.
+      // The audit keeps the words the user was shown, and never what was typed as a name.
       const reason = errorAnswer(error)!.body.error;
-      await auditRequest(app, event, { actor: error.username, action: 'admin.login-failed', details: { step, reason } });
+      await auditRequest(app, event, { actor: error.account ?? UNKNOWN_ACCOUNT, action: 'admin.login-failed', details: { step, reason } });
     }
     throw error;
   }
 }
 
-/** The session cookie of `account` at its current generation. */
-async function sessionCookieFor(app: AdminApp, event: ApiEvent, account: AccountRecord, enrolOnly: boolean): Promise<string> {
-  const { token } = await issueAdminSession(app.adminSecrets.adminSessionSecret, app.now(), {
-    username: account.username,
-    generation: account.sessionGeneration,
-    enrolOnly,
-  });
-  return sessionCookie(event, token);
+/**
+ * The session cookie of `account` at its current generation; `within`: the session it renews, whose
+ * end it keeps (a renewal never lengthens a session).
+ */
+async function sessionCookieFor(app: AdminApp, event: ApiEvent, account: AccountRecord, enrolOnly: boolean, within?: AdminSession): Promise<string> {
+  const now = app.now();
+  const { token, session } = await issueAdminSession(
+    app.adminSecrets.adminSessionSecret,
+    now,
+    { username: account.username, generation: account.sessionGeneration, enrolOnly },
+    within?.expiresAt,
+  );
+  return sessionCookie(event, token, session.expiresAt, now);
 }
 
 async function signedIn(app: AdminApp, event: ApiEvent, account: AccountRecord, enrolOnly: boolean, extraCookies: string[] = []) {
@@ -67,7 +85,11 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
   'POST /api/admin/login': async ({ app, event, body }) => {
     await hitLoginLimit(app, event);
     const input = parseInput(loginInput, body);
-    const outcome = await auditedStep(app, event, 'password', checkPassword(app, input));
+    const outcome = await auditedStep(app, event, 'password', checkPassword(app, input, addressOf(app, event)));
+    if (outcome.account.username === OWNER_USERNAME && passwordHashIsOutdated(app.adminSecrets.adminPasswordHash)) {
+      // No function may write the admin secret: the operator renews the hash (docs/deploy.md).
+      logger.warn('the owner password hash has an older scrypt cost: set the password again with infra/scripts/set-admin-password.ts');
+    }
     if (outcome.step === 'signed-in') return signedIn(app, event, outcome.account, outcome.enrolOnly);
     const challenge = await issueSecondFactorChallenge(app.adminSecrets.adminSessionSecret, app.now(), {
       username: outcome.account.username,
@@ -80,8 +102,8 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
     const input = parseInput(secondFactorInput, body);
     const token = cookie(event, SECOND_FACTOR_COOKIE);
     const challenge = token ? await readSecondFactorChallenge(token, app.adminSecrets.adminSessionSecret, app.now()) : null;
-    if (!challenge) throw new SignInFailed('', 'sign-in-again');
-    const account = await auditedStep(app, event, 'second-factor', checkSecondFactor(app, challenge, input));
+    if (!challenge) throw new SignInFailed(null, 'sign-in-again');
+    const account = await auditedStep(app, event, 'second-factor', checkSecondFactor(app, challenge, input, addressOf(app, event)));
     return signedIn(app, event, account, false, [clearedSecondFactorCookie(event)]);
   },
   'GET /api/admin/session': async ({ app, admin, account }) =>
@@ -97,18 +119,18 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
       requireTwoFactor: (await app.stores.accounts.getAccountPolicy()).requireTwoFactor,
     }),
 
-  'POST /api/admin/account/two-factor': async ({ app, admin }) => json(200, await startEnrolment(app, admin!)),
+  'POST /api/admin/account/two-factor': async ({ app, event, admin, body }) => json(200, await startEnrolment(app, admin!, body, addressOf(app, event))),
   'POST /api/admin/account/two-factor/confirm': async ({ app, event, admin, body }) => {
     const { account, recoveryCodes } = await confirmEnrolment(app, admin!, body);
     await auditRequest(app, event, { actor: account.username, action: 'account.two-factor-enable' });
     // Every session of the account ended with the enrolment; this one goes on, now complete.
-    return json(200, { recoveryCodes }, {}, [await sessionCookieFor(app, event, account, false)]);
+    return json(200, { recoveryCodes }, {}, [await sessionCookieFor(app, event, account, false, admin!)]);
   },
   'POST /api/admin/account/password': async ({ app, event, admin, body }) => {
-    const account = await changeOwnPassword(app, admin!, body);
+    const account = await changeOwnPassword(app, admin!, body, addressOf(app, event));
     await auditRequest(app, event, { actor: account.username, action: 'account.password-change' });
     // The other sessions ended; this one goes on.
-    return json(200, { success: true }, {}, [await sessionCookieFor(app, event, account, admin!.enrolOnly)]);
+    return json(200, { success: true }, {}, [await sessionCookieFor(app, event, account, admin!.enrolOnly, admin!)]);
   },
 
   'GET /api/admin/accounts': async ({ app }) => json(200, await listAccounts(app)),
@@ -118,18 +140,21 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(201, account);
   },
   'PATCH /api/admin/accounts/{username}': async (request) => {
-    const account = await changeAccount(request.app, request.admin!, target(request), request.body);
-    await auditRequest(request.app, request.event, {
-      actor: actorOf(request),
-      action: 'account.update',
-      target: account.username,
-      details: { role: account.role, disabled: account.disabled },
-    });
+    const { account, changes } = await changeAccount(request.app, request.admin!, target(request), request.body);
+    // Only a real change is worth an entry (the same role chosen again changes nothing).
+    if (Object.keys(changes).length > 0) {
+      await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.update', target: account.username, changes });
+    }
     return json(200, account);
   },
   'POST /api/admin/accounts/{username}/password': async (request) => {
     const account = await resetPassword(request.app, target(request), request.body);
     await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.password-reset', target: account.username });
+    return json(200, account);
+  },
+  'POST /api/admin/accounts/{username}/unlock': async (request) => {
+    const account = await unlockAccount(request.app, target(request));
+    await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.unlock', target: account.username });
     return json(200, account);
   },
   'POST /api/admin/accounts/{username}/two-factor/reset': async (request) => {
@@ -138,8 +163,10 @@ export const accountRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(200, account);
   },
   'PUT /api/admin/account-policy': async (request) => {
-    const policy = await setAccountPolicy(request.app, request.body);
-    await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.policy-change', details: { ...policy } });
+    const { policy, changes } = await setAccountPolicy(request.app, request.body);
+    if (Object.keys(changes).length > 0) {
+      await auditRequest(request.app, request.event, { actor: actorOf(request), action: 'account.policy-change', target: 'Sign-in policy', changes });
+    }
     return json(200, policy);
   },
 };

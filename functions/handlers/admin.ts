@@ -1,3 +1,5 @@
+import { dynamoDocumentClient } from '../adapters/aws-clients';
+import { dynamoAccountStore } from '../adapters/dynamo-stores';
 import { loadAdminSecrets } from '../adapters/secrets';
 import { mediaCacheOf } from '../adapters/media-cache-of';
 import { areaHandler } from '../http/area-handler';
@@ -10,7 +12,7 @@ import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
 import type { AuditAction } from '../domain/audit-actions';
-import { listAudit } from '../domain/audit-log';
+import { listAudit, type AuditRecord } from '../domain/audit-log';
 import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../domain/audience-report';
 import { issuePreview } from '../domain/preview';
 import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
@@ -26,8 +28,8 @@ import {
   setEventFlag,
   updateEvent,
 } from '../domain/event-admin';
-import { updateEventInput } from '../domain/inputs';
 import { allows } from '../domain/roles';
+import { LIST_LIMITS } from '../domain/config';
 import { adminEventListView } from '../domain/views';
 import { accountRoutes } from './admin-accounts';
 
@@ -48,24 +50,37 @@ function attachment(fileName: string): string {
 }
 
 /**
- * The admin area's App: the admin secrets come through the same cache as the shared secret
- * (Secrets Manager in AWS, where only this function's role may read them), and the media cache
- * is the one the configuration names.
+ * The admin area's App: the staff accounts on the staff table and the admin secrets through the
+ * same cache as the shared secret (Secrets Manager in AWS; only this function's role may reach
+ * either), and the media cache the configuration names.
  */
 export function adminApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<AdminApp> {
   const source = wiring.config.adminSecrets;
-  if (!source) throw new Error('configuration: the admin area needs ADMIN_SECRETS_ARN (locally ADMIN_PASSWORD_HASH and ADMIN_SESSION_SECRET)');
+  if (!source) throw new Error('configuration: the admin area needs ADMIN_SECRETS_ARN (locally ADMIN_PASSWORD_HASH, ADMIN_SESSION_SECRET and ADMIN_TOTP_KEY)');
+  const { staffTableName } = wiring.config;
+  if (!staffTableName) throw new Error('configuration: the admin area needs STAFF_TABLE_NAME');
+  const accounts = dynamoAccountStore(dynamoDocumentClient(wiring.aws), staffTableName);
   const mediaCache = mediaCacheOf(wiring.config.mediaCache);
   return async () => {
     const [app, adminSecrets] = await Promise.all([base(), loadAdminSecrets(source)]);
-    return { ...app, adminSecrets, mediaCache };
+    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache };
   };
 }
 
-/** Records an admin action that changed something, by the signed-in account. */
-function audit(request: ApiRequest, action: AuditAction, eventId: string, target: string, details?: Record<string, unknown>) {
-  return auditRequest(request.app, request.event, { action, actor: request.account!.username, eventId, target, details });
+/** Records an admin action that changed something, by the signed-in account; `event` when the handler has it (else its title is read). */
+function audit(
+  request: ApiRequest,
+  action: AuditAction,
+  event: string | { id: string; title: string },
+  target: string,
+  more: Pick<AuditRecord, 'changes' | 'details'> = {},
+) {
+  const [eventId, eventTitle] = typeof event === 'string' ? [event, undefined] : [event.id, event.title];
+  return auditRequest(request.app, request.event, { action, actor: request.account!.username, eventId, eventTitle, target, ...more });
 }
+
+/** The reader of an audit log: codes in it are shown masked unless the reader's role may read codes. */
+const auditReader = (request: ApiRequest) => ({ readsCodes: allows(request.account!.role, 'codes:read') });
 
 const TRANSITION_ACTIONS = {
   activate: ['active', true, 'event.activate'],
@@ -77,7 +92,7 @@ const TRANSITION_ACTIONS = {
 async function transition(request: ApiRequest, name: keyof typeof TRANSITION_ACTIONS) {
   const [flag, value, action] = TRANSITION_ACTIONS[name];
   const event = await setEventFlag(request.app, id(request), flag, value);
-  await audit(request, action, event.id, event.title);
+  await audit(request, action, event, event.title);
   return json(200, event);
 }
 
@@ -96,13 +111,13 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'GET /api/admin/dashboard': async ({ app }) => json(200, await dashboard(app)),
 
   'GET /api/admin/events': async ({ app }) => {
-    const events = await app.stores.events.listEvents();
+    const events = await app.stores.events.listEvents(LIST_LIMITS.events);
     const now = app.now();
     return json(200, { events: events.map((event) => adminEventListView(event, now)) });
   },
   'POST /api/admin/events': async (request) => {
     const event = await createEvent(request.app, request.body);
-    await audit(request, 'event.create', event.id, event.title);
+    await audit(request, 'event.create', event, event.title);
     return json(201, event);
   },
   'GET /api/admin/events/{id}': async (request) => {
@@ -111,17 +126,15 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(200, allows(request.account!.role, 'stream:manage') ? details : { ...details, ingest: null });
   },
   'PUT /api/admin/events/{id}': async (request) => {
-    const event = await updateEvent(request.app, id(request), request.body);
-    const fields = Object.keys((request.body ?? {}) as object).filter((field) => field in updateEventInput.shape);
-    await audit(request, 'event.update', event.id, event.title, { fields });
+    const { event, changes } = await updateEvent(request.app, id(request), request.body);
+    await audit(request, 'event.update', event, event.title, { changes });
     return json(200, event);
   },
   'DELETE /api/admin/events/{id}': async (request) => {
     const event = await requireEvent(request.app, id(request));
     await deleteEvent(request.app, event.id);
-    // The deletion itself stays in the console-wide log; the event's own log goes with the event.
-    await audit(request, 'event.delete', event.id, event.title);
-    await request.app.stores.audit.deleteAuditEntries(event.id);
+    // The event's log outlives it (its retention), readable in the console-wide log.
+    await audit(request, 'event.delete', event, event.title);
     return json(200, { deleted: true });
   },
   'PATCH /api/admin/events/{id}/activate': (request) => transition(request, 'activate'),
@@ -130,14 +143,14 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'PATCH /api/admin/events/{id}/unarchive': (request) => transition(request, 'unarchive'),
   'POST /api/admin/events/{id}/ingest-key': async (request) => {
     const details = await rotateIngestKey(request.app, id(request), ingestServer(request));
-    await audit(request, 'ingest-key.rotate', details.id, details.title);
+    await audit(request, 'ingest-key.rotate', details, details.title);
     return json(200, details);
   },
   'DELETE /api/admin/events/{id}/cache': async (request) => {
     const event = await requireEvent(request.app, id(request));
     if (!request.app.mediaCache) throw new HttpError(503, 'Media cache clearing is not configured');
     await request.app.mediaCache.clear(event.id);
-    await audit(request, 'cache.clear', event.id, event.title);
+    await audit(request, 'cache.clear', event, event.title);
     return json(200, { cleared: true });
   },
   'POST /api/admin/events/{id}/preview': async (request) =>
@@ -145,19 +158,19 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'GET /api/admin/events/{id}/sessions': async (request) => json(200, await listSessions(request.app, id(request), request.query)),
   'POST /api/admin/events/{id}/sessions/end': async (request) => {
     const result = await endSession(request.app, id(request), request.body);
-    await audit(request, 'session.end', id(request), result.code, { sessionId: result.sessionId, label: result.label });
+    await audit(request, 'session.end', id(request), result.code, { details: { sessionId: result.sessionId, label: result.label } });
     return json(200, result);
   },
   'POST /api/admin/events/{id}/sessions/end-all': async (request) => {
     const result = await endAllSessions(request.app, id(request));
-    await audit(request, 'sessions.end-all', id(request), `${result.ended} session${result.ended === 1 ? '' : 's'}`, { ended: result.ended });
+    await audit(request, 'sessions.end-all', id(request), `${result.ended} session${result.ended === 1 ? '' : 's'}`, { details: { ended: result.ended } });
     return json(200, result);
   },
   'GET /api/admin/events/{id}/audit': async (request) => {
     await requireEvent(request.app, id(request));
-    return json(200, await listAudit(request.app, id(request), request.query));
+    return json(200, await listAudit(request.app, id(request), request.query, auditReader(request)));
   },
-  'GET /api/admin/audit': async ({ app, query }) => json(200, await listAudit(app, null, query)),
+  'GET /api/admin/audit': async (request) => json(200, await listAudit(request.app, null, request.query, auditReader(request))),
   'GET /api/admin/events/{id}/audience': async (request) => json(200, await audienceReport(request.app, id(request), request.query)),
   'GET /api/admin/events/{id}/audience/trouble': async (request) => json(200, await troubleList(request.app, id(request), request.query)),
   'GET /api/admin/events/{id}/audience/trouble/export': async (request) => ({
@@ -172,9 +185,9 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
 
   'GET /api/admin/events/{id}/tokens': async (request) => json(200, await listEventCodes(request.app, id(request), request.query)),
   'POST /api/admin/events/{id}/tokens': async (request) => {
-    const result = await generateCodes(request.app, id(request), request.body);
+    const result = await generateCodes(request.app, id(request), request.body, request.account!.username);
     const label = result.tokens[0]?.label ?? '';
-    await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { count: result.count, label });
+    await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { details: { count: result.count, label } });
     return json(201, result);
   },
   'GET /api/admin/events/{id}/tokens/export': async (request) => {
@@ -193,7 +206,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     for (const code of changed) byEvent.set(code.eventId, [...(byEvent.get(code.eventId) ?? []), code]);
     for (const [eventId, codes] of byEvent) {
       await audit(request, 'codes.bulk-revoke', eventId, `${codes.length} code${codes.length === 1 ? '' : 's'}`, {
-        codes: codes.map((code) => code.code),
+        details: { codes: codes.map((code) => code.code) },
       });
     }
     return json(200, { revoked });

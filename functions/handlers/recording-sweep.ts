@@ -6,6 +6,7 @@ import { dynamoTable } from '../adapters/dynamo-table';
 import { s3RecordingFinalizer } from '../adapters/recording-finalizer';
 import { logger, reportScheduledShows } from '../adapters/telemetry';
 import { readRecordingSweepConfig } from '../config/recording-sweep-config';
+import { LIST_LIMITS } from '../domain/config';
 
 export interface RecordingSweepDeps {
   events: EventStore;
@@ -24,7 +25,7 @@ export interface RecordingSweepDeps {
 export function createRecordingSweepHandler(deps: RecordingSweepDeps) {
   const now = deps.now ?? (() => new Date());
   return async function recordingSweep(): Promise<{ finalized: string[] }> {
-    if (deps.reportScheduledShows) deps.reportScheduledShows(scheduledShows(await deps.events.listEvents(), now()));
+    if (deps.reportScheduledShows) deps.reportScheduledShows(scheduledShows(await deps.events.listEvents(LIST_LIMITS.events), now()));
     const { finalized, failed } = await finalizeExpiredLeases({ stores: { events: deps.events }, recordings: deps.recordings, now });
     for (const eventId of finalized) logger.info('recording finalized after an expired lease', { eventId });
     for (const { eventId, error } of failed) logger.error('recording not finalized, the next sweep tries again', { eventId, error });

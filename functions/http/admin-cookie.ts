@@ -8,7 +8,9 @@ function attributes(event: ApiEvent, maxAge: number, path = '/api'): string {
   return `Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
 }
 
-export const sessionCookie = (event: ApiEvent, token: string) => `${ADMIN_COOKIE}=${token}; ${attributes(event, ADMIN_SESSION_SECONDS)}`;
+/** The session cookie, kept by the browser until the session's own end. */
+export const sessionCookie = (event: ApiEvent, token: string, expiresAt: Date, now: Date) =>
+  `${ADMIN_COOKIE}=${token}; ${attributes(event, Math.max(0, Math.min(ADMIN_SESSION_SECONDS, Math.floor((expiresAt.getTime() - now.getTime()) / 1000))))}`;
 export const clearedCookie = (event: ApiEvent) => `${ADMIN_COOKIE}=; ${attributes(event, 0)}`;
 
 /** Sent only to the login routes, between the password and the second factor. */

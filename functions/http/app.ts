@@ -5,7 +5,7 @@ import { logger } from '../adapters/telemetry';
 import { readApiConfig, type ApiConfig } from '../config/api-config';
 import type { AdminSecrets, AppConfig } from '../domain/config';
 import type { MediaCache } from '../domain/media-cache';
-import type { Stores } from '../domain/stores';
+import type { AdminStores, Stores } from '../domain/stores';
 
 /** What every handler works with. */
 export interface App {
@@ -14,8 +14,12 @@ export interface App {
   now(): Date;
 }
 
-/** What the admin area's handlers work with: also the admin secrets, which no other area loads, and the media cache. */
+/**
+ * What the admin area's handlers work with: also the staff accounts and the admin secrets, which no
+ * other area loads (nor may reach in AWS), and the media cache.
+ */
 export interface AdminApp extends App {
+  stores: AdminStores;
   adminSecrets: AdminSecrets;
   /** Null where clearing is not configured. */
   mediaCache: MediaCache | null;

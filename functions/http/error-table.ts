@@ -15,6 +15,7 @@ import {
   RtmpDenied,
   SessionGone,
   SignInFailed,
+  SignInThrottled,
   TooManyRequests,
   type ConflictKind,
   type RateLimitName,
@@ -24,6 +25,7 @@ import {
   type RefusalStep,
   type SignInFailure,
 } from '../domain/errors';
+import { LIST_LIMITS } from '../domain/config';
 import { HttpError } from './http-error';
 
 /** What an error answers: its status, `{ error, ...body }` and headers. */
@@ -51,6 +53,9 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'owner-password-elsewhere': 'The owner password is set with set-admin-password',
   'enrolment-not-started': 'Start two-factor enrolment first',
   'preview-of-inactive-event': 'Event is deactivated: activate it to preview the stream',
+  'codes-list-too-long': `More than ${LIST_LIMITS.codes.toLocaleString('en')} codes: too many to list at once (choose one event that has fewer)`,
+  'codes-export-too-long': `More than ${LIST_LIMITS.exportRows.toLocaleString('en')} codes: too many to export at once`,
+  'too-many-accounts': `There are ${LIST_LIMITS.accounts} staff accounts already: disable one and give it to someone else`,
 };
 
 interface Refusal {
@@ -101,9 +106,10 @@ const TOO_MANY: Record<RateLimitName, string> = {
   validate: 'Too many requests. Please try again later.',
   refresh: 'Too many refresh requests',
   login: 'Too many login attempts',
+  generate: 'Too many code generations: wait a few minutes',
 };
 
-const SIGN_IN_FAILURES: Record<Exclude<SignInFailure, 'locked'>, string> = {
+const SIGN_IN_FAILURES: Record<Exclude<SignInFailure, 'locked' | 'address-locked'>, string> = {
   'wrong-password': 'Invalid password',
   'wrong-credentials': 'Invalid username or password',
   'wrong-code': 'Invalid code',
@@ -148,8 +154,15 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
       headers: retryAfter(error.retryAfterSeconds),
     };
   }
+  if (error instanceof SignInThrottled) {
+    return {
+      status: 429,
+      body: { error: 'Too many failed sign-ins from this address', reason: error.failure },
+      headers: retryAfter(error.retryAfterSeconds),
+    };
+  }
   if (error instanceof SignInFailed) {
-    return { status: 401, body: { error: SIGN_IN_FAILURES[error.failure as Exclude<SignInFailure, 'locked'>], reason: error.failure } };
+    return { status: 401, body: { error: SIGN_IN_FAILURES[error.failure as keyof typeof SIGN_IN_FAILURES], reason: error.failure } };
   }
   return storeErrorAnswer(error);
 }

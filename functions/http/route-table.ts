@@ -57,7 +57,8 @@ export const routeTable: RouteSpec[] = [
   route('GET', '/api/admin/events/{id}/audience', 'admin', 'admin', 'events:read'),
   route('GET', '/api/admin/events/{id}/audience/trouble', 'admin', 'admin', 'codes:read'),
   route('GET', '/api/admin/events/{id}/audience/trouble/export', 'admin', 'admin', 'codes:manage'),
-  route('GET', '/api/admin/audit', 'admin', 'admin', 'events:read'),
+  // Every event's entries and every sign-in (with the names of failed ones): the account managers'.
+  route('GET', '/api/admin/audit', 'admin', 'admin', 'accounts:manage'),
   route('GET', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:read'),
   route('POST', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/events/{id}/tokens/export', 'admin', 'admin', 'codes:manage'),
@@ -73,6 +74,7 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/admin/accounts', 'admin', 'admin', 'accounts:manage'),
   route('PATCH', '/api/admin/accounts/{username}', 'admin', 'admin', 'accounts:manage'),
   route('POST', '/api/admin/accounts/{username}/password', 'admin', 'admin', 'accounts:manage'),
+  route('POST', '/api/admin/accounts/{username}/unlock', 'admin', 'admin', 'accounts:manage'),
   route('POST', '/api/admin/accounts/{username}/two-factor/reset', 'admin', 'admin', 'accounts:manage'),
   route('PUT', '/api/admin/account-policy', 'admin', 'admin', 'accounts:manage'),
 

@@ -100,6 +100,8 @@ export class StagedoorStack extends Stack {
       httpApi: gateway.httpApi,
       stage: gateway.stage,
       table: data.table,
+      staffTable: data.staffTable,
+      staffReady: data.staffReady,
       secret: data.secret,
       adminSecret: data.adminSecret,
       secretReady: data.secretReady,
@@ -129,8 +131,10 @@ export class StagedoorStack extends Stack {
       distribution: delivery.distribution,
       ingestTargets: ingest.targets,
     });
-    // Last of all: the admin fields leave the shared secret once everything else is updated (docs/deploy.md, "Upgrading").
-    data.retireSharedAdminFields([web, gateway, ingest, delivery, api, edgeSync, audience, recordingSweep, alerts, monitoring]);
+    // Last of all: the admin fields leave the shared secret, and staff items the main table, once everything else is updated (docs/deploy.md, "Upgrading").
+    const everythingElse = [web, gateway, ingest, delivery, api, edgeSync, audience, recordingSweep, alerts, monitoring];
+    data.retireSharedAdminFields(everythingElse);
+    data.retireOldStaffItems(everythingElse);
 
     new CfnOutput(this, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });
     new CfnOutput(this, 'AdminUrl', { value: `${delivery.url}/admin/`, description: 'Admin console' });
@@ -150,6 +154,7 @@ export class StagedoorStack extends Stack {
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
     new CfnOutput(this, 'AlarmTopicArn', { value: alerts.topic.topicArn, description: 'Every alarm of the stack notifies this topic (stack parameter AlarmEmail subscribes an address)' });
     new CfnOutput(this, 'DashboardName', { value: monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of the stack' });
+    new CfnOutput(this, 'StaffTableName', { value: data.staffTable.tableName, description: 'Staff accounts; for infra/scripts/unlock-account.ts' });
     new CfnOutput(this, 'MediaBucket', { value: data.mediaBucket.bucketName });
   }
 }

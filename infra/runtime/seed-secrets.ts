@@ -45,6 +45,8 @@ const ADMIN_GENERATORS: Record<string, () => Promise<string>> = {
   // A random password that is thrown away: the console stays closed until an operator sets one.
   adminPasswordHash: () => hashAdminPassword(random(24)),
   adminSessionSecret: async () => random(48),
+  // Seals TOTP secrets in the staff table; never replaced once set (functions/domain/totp-secrets.ts).
+  totpEncryptionKey: async () => random(32),
 };
 export const ADMIN_FIELDS = Object.keys(ADMIN_GENERATORS);
 

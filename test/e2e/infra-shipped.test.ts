@@ -7,11 +7,8 @@
  * Function's inlined code runs under njs and Node, and the ingest image is built from its Dockerfile
  * and run with its task definition. Each step prints what it checked.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoPath } from '../../infra/lib/paths';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startDynamoDbLocal } from '../support/dynamodb-local';
 import { publish } from '../support/ingest';
@@ -23,12 +20,10 @@ import { scheduledEvent, serviceMayInvoke } from '../support/shipped/event-sourc
 import { matchesPattern } from '../support/shipped/iam';
 import { buildImage, startIngestTask } from '../support/shipped/ingest-task';
 import { KVS_LIMITS } from '../support/shipped/key-value-store';
-import { deployLocally, DEPLOYER, type LocalStack } from '../support/shipped/local-stack';
+import { deployLocally, type LocalStack } from '../support/shipped/local-stack';
 import { STORIES } from '../support/shipped/story';
 import { runStories, StoryContext } from '../support/shipped/story-runner';
-import { LOCAL_ACCOUNT } from '../support/shipped/stack-values';
 
-const run = promisify(execFile);
 /** CloudFront Functions: at most 10 KB of code (CloudFront quotas), runtime cloudfront-js-2.0 for KeyValueStores. */
 const FUNCTION_CODE_BYTES = 10 * 1024;
 const ADMIN_PASSWORD = 'verify shipped owner password';
@@ -68,21 +63,9 @@ beforeAll(async () => {
   await gateway.start();
   distribution = new DistributionStandIn(stack, distributions[0]!, new Map([[gateway.domainName, gateway.url]]));
   await distribution.start();
-  // The operator's step after the first deploy (docs/deploy.md): the password, into the secret the output names.
-  const credentials = stack.endpoint.credentialsFor(DEPLOYER);
-  await run(process.execPath, ['--import', 'tsx', 'infra/scripts/set-admin-password.ts', stack.values.text(assembly.template.Outputs!.AdminSecretArn!.Value)], {
-    cwd: repoPath(),
-    env: {
-      PATH: process.env.PATH,
-      ADMIN_PASSWORD,
-      AWS_REGION: LOCAL_ACCOUNT.region,
-      AWS_ENDPOINT_URL: stack.endpoint.url,
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-      AWS_SESSION_TOKEN: credentials.sessionToken,
-    },
-  });
   s = new StoryContext(stack, gateway, distribution, ADMIN_PASSWORD);
+  // The operator's step after the first deploy (docs/deploy.md): the password, into the secret the output names.
+  await s.operator('set-admin-password.ts', [s.output('AdminSecretArn')], { ADMIN_PASSWORD });
 }, 300_000);
 
 afterAll(async () => {

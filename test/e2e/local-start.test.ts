@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +54,35 @@ describe('npm start (local/start.ts)', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('lifts the owner\'s sign-in lock with `npm run admin -- unlock owner`, with the system running or stopped', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'stagedoor-data-'));
+    const env = { DATA_DIR: dataDir, ADMIN_PASSWORD: 'the owner password, long' };
+    const ownerLogin = (password: string, from: string) => call('POST', `${running!.urls.api}/api/admin/login`, { json: { password }, from });
+    /** Five wrong passwords from two addresses: more than one address may try, so the owner locks. */
+    const lockOwner = async () => {
+      for (let i = 0; i < 5; i++) expect((await ownerLogin('a wrong password', `127.40.0.${1 + (i % 2)}`)).status).toBe(401);
+      expect(await ownerLogin(env.ADMIN_PASSWORD, '127.40.0.9')).toMatchObject({ status: 429, body: { reason: 'locked' } });
+    };
+    const unlock = () => promisify(execFile)('npm', ['run', '--silent', 'admin', '--', 'unlock', 'owner'], { env: { ...process.env, ...env } });
+    try {
+      running = await startLocalSystem(env);
+      await lockOwner();
+      await running.stop();
+      // Stopped: the command opens the data folder itself.
+      expect((await unlock()).stdout).toMatch(/^owner: unlocked \(it was locked until /);
+      running = await startLocalSystem(env);
+      expect((await ownerLogin(env.ADMIN_PASSWORD, '127.40.0.9')).status).toBe(200);
+      await lockOwner();
+      // Running: through the system's own DynamoDB (its LevelDB folder is locked by it).
+      expect((await unlock()).stdout).toMatch(/^owner: unlocked/);
+      expect((await ownerLogin(env.ADMIN_PASSWORD, '127.40.0.9')).status).toBe(200);
+    } finally {
+      await running?.stop();
+      running = undefined;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
 
   it('refuses a bad port setting with a clear message', async () => {
     await expect(startLocalSystem({ API_PORT: 'eighty' })).rejects.toThrow(/API_PORT must be a port number/);

@@ -8,7 +8,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { browserStory, noHorizontalScroll, shot, shotsAtBothWidths, videoAdvances, watchConsole } from '../support/browser-story';
+import { browserStory, noHorizontalScroll, shot, shotsAtBothWidths, signInAsOwner, videoAdvances, watchConsole } from '../support/browser-story';
 import { noSeriousAccessibilityFindings } from '../support/axe';
 import { readPrintedPdf } from '../support/printed-pdf';
 
@@ -31,11 +31,7 @@ describe('web: show night', () => {
     let signedIn = false;
     // Before sign-in the session check answers 401; the preview may meet a 404 before the first segment.
     watchConsole(admin, 'admin', problems, () => (signedIn ? [404] : [401, 404]));
-    await admin.goto(`${api}/admin/`);
-    await admin.getByLabel('Login name').fill('owner');
-    await admin.getByLabel('Password').fill(system.adminPassword);
-    await admin.getByRole('button', { name: 'Sign in' }).click();
-    await admin.getByRole('heading', { name: 'Events' }).waitFor();
+    await signInAsOwner(admin, system);
     signedIn = true;
     const title = `Show night ${Date.now().toString(36)}`;
     const event = await admin.evaluate(async (body) => {
@@ -182,9 +178,12 @@ describe('web: show night', () => {
     await poll(() => eventLog.locator('tr[data-action]').evaluateAll((list) => list.map((row) => (row as HTMLElement).dataset.action))).toEqual([
       'codes.generate',
       'session.end',
+      'stream.start',
       'codes.generate',
       'event.create',
     ]);
+    // The ingest reported the publish: by the ingest, with the event's title.
+    expect(await eventLog.locator('tr[data-action="stream.start"] .audit-actor').textContent()).toBe('ingest');
     await admin.goto(`${api}/admin/#/audit`);
     await admin.getByRole('heading', { name: 'Audit log' }).waitFor();
     await poll(() => admin.locator('tr[data-action="admin.login"]').count()).toBeGreaterThan(0);

@@ -72,6 +72,9 @@ describe('web: staff accounts and two-factor sign-in', () => {
     await page.getByRole('link', { name: 'boxoffice' }).click();
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
     await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    // A cookie alone cannot set up (or replace) two-factor sign-in: the password first.
+    await page.getByLabel('Your password').fill(BOX_PASSWORD);
+    await page.getByRole('button', { name: 'Continue' }).click();
     const qr = page.getByRole('img', { name: 'QR code for your authenticator app' });
     await qr.waitFor();
     expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
@@ -206,7 +209,11 @@ describe('web: staff accounts and two-factor sign-in', () => {
     await ownerPage.locator('tr[data-account="boxoffice"]').getByText('Disabled').waitFor();
     await ownerContext.close();
 
+    // Replacing the phone asks for the password and a second factor first; the request then finds the session gone.
     await page.getByRole('button', { name: 'Move to a new phone' }).click();
+    await page.getByLabel('Your password').fill('a new box office password');
+    await page.getByLabel('Code from your app, or a recovery code').fill(recoveryCodes[1]!);
+    await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByRole('heading', { name: 'Sign in to Stagedoor' }).waitFor();
     expect(await page.locator('#alert').textContent()).toBe('An owner disabled your account, which signed you out. Ask an owner to enable it.');
     await signIn(page, 'boxoffice', 'a new box office password');

@@ -29,9 +29,10 @@ const asked = () => secrets.commandCalls(GetSecretValueCommand).map((call) => ca
 
 let dynamo: EmbeddedDynamo;
 beforeAll(async () => {
-  dynamo = await startEmbeddedDynamo({ tableName: 'split' });
+  dynamo = await startEmbeddedDynamo({ tableName: 'split', staffTableName: 'split-staff' });
   Object.assign(process.env, {
     TABLE_NAME: 'split',
+    STAFF_TABLE_NAME: 'split-staff',
     SECRETS_ARN: SHARED_ARN,
     ADMIN_SECRETS_ARN: ADMIN_ARN,
     AWS_REGION: 'us-east-1',
@@ -50,7 +51,14 @@ beforeAll(async () => {
       originVerifySecret: randomBytes(24).toString('base64url'),
     }),
   );
-  values.set(ADMIN_ARN, JSON.stringify({ adminPasswordHash: await hashAdminPassword('first password, long'), adminSessionSecret: randomBytes(48).toString('base64url') }));
+  values.set(
+    ADMIN_ARN,
+    JSON.stringify({
+      adminPasswordHash: await hashAdminPassword('first password, long'),
+      adminSessionSecret: randomBytes(48).toString('base64url'),
+      totpEncryptionKey: randomBytes(32).toString('base64url'),
+    }),
+  );
   secrets.on(GetSecretValueCommand).callsFake(async (input: { SecretId: string }) => {
     const value = values.get(input.SecretId);
     if (value === undefined) throw new Error(`AccessDeniedException: ${input.SecretId}`);

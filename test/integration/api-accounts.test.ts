@@ -3,11 +3,16 @@
  * handlers on the embedded DynamoDB. The permission walk covers every admin
  * route of the route table for every role.
  */
+import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
+import { dynamoAccountStore } from '../../functions/adapters/dynamo-stores';
 import { adminApp } from '../../functions/handlers/admin';
+import { issueAdminSession } from '../../functions/domain/admin-session';
 import { ROLES, permissionsOf, type Role } from '../../functions/domain/roles';
-import { checkPassword, LOCKOUT, SignInFailed } from '../../functions/domain/sign-in';
+import { checkPassword, SignInFailed } from '../../functions/domain/sign-in';
+import { SIGN_IN_LIMITS } from '../../functions/domain/sign-in-limits';
 import { routeTable } from '../../functions/http/route-table';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { call } from '../support/http';
@@ -44,8 +49,8 @@ async function signIn(username: string): Promise<string> {
 const as = (cookie: string, method: string, path: string, json?: unknown) => call(method, `${api.url}${path}`, { json, headers: { cookie } });
 
 /** Enrols TOTP through the API as the app on a phone would, returning the authenticator and the recovery codes. */
-async function enrol(cookie: string) {
-  const offer = await as(cookie, 'POST', '/api/admin/account/two-factor', {});
+async function enrol(cookie: string, password = PASSWORD) {
+  const offer = await as(cookie, 'POST', '/api/admin/account/two-factor', { password });
   expect(offer.status, offer.text).toBe(200);
   expect(offer.body.qrCode).toMatch(/^data:image\/svg\+xml;base64,/);
   expect(offer.body.otpauthUrl).toMatch(/^otpauth:\/\/totp\/Stagedoor:/);
@@ -109,7 +114,9 @@ describe('roles', () => {
     expect(refusals).not.toContain('stream-tech POST /api/admin/events/{id}/preview');
     expect(refusals).not.toContain('read-only GET /api/admin/events/{id}/sessions');
     expect(refusals).not.toContain('box-office POST /api/admin/events/{id}/sessions/end-all');
-    expect(refusals).not.toContain('read-only GET /api/admin/audit');
+    // The log across events names every sign-in: only roles that manage accounts read it.
+    expect(refusals).toContain('read-only GET /api/admin/audit');
+    expect(refusals).toContain('manager GET /api/admin/audit');
     expect(refusals).not.toContain('stream-tech GET /api/admin/events/{id}/audit');
   }, 120_000);
 
@@ -175,6 +182,64 @@ describe('sign-in', () => {
     expect(await step({ code })).toMatchObject({ status: 401, body: { error: 'Invalid code' } });
   });
 
+  it('lets no cookie alone start or replace two-factor sign-in: the password, and with it on a current factor, are asked for', async () => {
+    await createAccount('vic', 'box-office');
+    const cookie = await signIn('vic');
+    const start = (json: unknown) => as(cookie, 'POST', '/api/admin/account/two-factor', json);
+    expect(await start({})).toMatchObject({ status: 400, body: { error: 'password: is required' } });
+    expect(await start({ password: 'not the password' })).toMatchObject({ status: 400, body: { error: 'password: is not right' } });
+    const { totp, recoveryCodes, cookie: enrolled } = await enrol(cookie);
+    // Replacing it (a stolen cookie would lock the owner out): the password is not enough.
+    const replace = (json: unknown) => as(enrolled, 'POST', '/api/admin/account/two-factor', json);
+    expect(await replace({ password: PASSWORD })).toMatchObject({ status: 400, body: { error: 'code: is required: give a current code or a recovery code' } });
+    expect(await replace({ password: PASSWORD, code: '000000' })).toMatchObject({ status: 400, body: { error: 'code: is not right' } });
+    expect((await replace({ password: PASSWORD, code: nextCode(totp) })).status).toBe(200);
+    expect((await replace({ password: PASSWORD, recoveryCode: recoveryCodes[0] })).status).toBe(200);
+    // Wrong proofs counted as failed sign-ins: 2 so far, three more lock the account whatever cookie tries.
+    for (let i = 0; i < 3; i++) await replace({ password: 'not the password' });
+    expect(await replace({ password: PASSWORD, code: nextCode(totp) })).toMatchObject({ status: 429 });
+    expect(await api.admin('POST', '/api/admin/accounts/vic/unlock', {})).toMatchObject({ status: 200 });
+  });
+
+  it('renews a session without lengthening it: the cookie after enrolling or a password change ends when the session would have', async () => {
+    await createAccount('rey', 'read-only');
+    // A session with 10 minutes left, as a stolen cookie might have.
+    const generation = (await adminApp(api.wiring)().then((app) => app.stores.accounts.getAccount('rey')))!.sessionGeneration;
+    const ends = new Date(Date.now() + 600_000);
+    const { token } = await issueAdminSession(api.adminSessionSecret, new Date(), { username: 'rey', generation }, ends);
+    const short = `stagedoor_admin=${token}`;
+    const expiryOf = (cookie: string) => (decodeJwt(cookie.split('=')[1]!).exp ?? 0) * 1000;
+    const offer = await as(short, 'POST', '/api/admin/account/two-factor', { password: PASSWORD });
+    const totp = new TOTP({ secret: Secret.fromBase32(offer.body.secret) });
+    const confirmed = await as(short, 'POST', '/api/admin/account/two-factor/confirm', { code: totp.generate() });
+    expect(confirmed.status).toBe(200);
+    expect(expiryOf(cookieOf(confirmed))).toBeLessThanOrEqual(ends.getTime());
+    expect(String(confirmed.headers['set-cookie'])).toMatch(/Max-Age=(59\d|600)\b/);
+    const changed = await as(cookieOf(confirmed), 'POST', '/api/admin/account/password', { currentPassword: PASSWORD, newPassword: 'rey has a new password' });
+    expect(changed.status).toBe(200);
+    expect(expiryOf(cookieOf(changed))).toBeLessThanOrEqual(ends.getTime());
+  });
+
+  it('keeps the TOTP secret sealed in the staff table: neither the pending nor the enabled one is the key the app holds', async () => {
+    await createAccount('sealed', 'read-only');
+    const cookie = await signIn('sealed');
+    const accounts = dynamoAccountStore(dynamoDocumentClient(api.wiring.aws), 'stagedoor-staff');
+    const offer = await as(cookie, 'POST', '/api/admin/account/two-factor', { password: PASSWORD });
+    const pending = (await accounts.getAccount('sealed'))!.totpPendingSecret!;
+    expect(pending).not.toContain(offer.body.secret);
+    expect(pending).toMatch(/^v1\./);
+    const totp = new TOTP({ secret: Secret.fromBase32(offer.body.secret) });
+    expect((await as(cookie, 'POST', '/api/admin/account/two-factor/confirm', { code: totp.generate() })).status).toBe(200);
+    const stored = (await accounts.getAccount('sealed'))!;
+    expect(stored.totpSecret).toMatch(/^v1\./);
+    expect(JSON.stringify(stored)).not.toContain(offer.body.secret);
+    // And the sealed secret signs in.
+    const from = nextClient();
+    const first = await call('POST', `${api.url}/api/admin/login`, { json: { username: 'sealed', password: PASSWORD }, from });
+    const done = await call('POST', `${api.url}/api/admin/login/second-factor`, { json: { code: nextCode(totp) }, headers: { cookie: cookieOf(first, 'stagedoor_2fa') }, from });
+    expect(done.status).toBe(200);
+  });
+
   it('accepts each recovery code once', async () => {
     await createAccount('rico', 'read-only');
     const { recoveryCodes } = await enrol(await signIn('rico'));
@@ -194,26 +259,92 @@ describe('sign-in', () => {
     expect((await attempt(recoveryCodes[4]!)).status).toBe(200);
   });
 
-  it('locks an account after repeated failures, and the lock ends by itself', async () => {
+  it('locks an account after repeated failures from several addresses, and the lock ends by itself', async () => {
     await createAccount('lou', 'box-office');
     let clock = new Date();
     const deps = { ...(await adminApp(api.wiring)()), now: () => clock };
-    for (let i = 1; i < LOCKOUT.failures; i++) expect((await login('lou', 'wrong password!')).status).toBe(401);
+    for (let i = 1; i < SIGN_IN_LIMITS.name.failures; i++) expect((await login('lou', 'wrong password!')).status).toBe(401);
     expect((await login('lou', 'wrong password!')).status).toBe(401);
     // Locked: even the right password is refused, over HTTP as in the domain.
     const locked = await login('lou');
-    expect(locked).toMatchObject({ status: 429, body: { error: 'Account locked after repeated failed sign-ins' } });
+    expect(locked).toMatchObject({ status: 429, body: { error: 'Account locked after repeated failed sign-ins', reason: 'locked' } });
     const retryAfter = Number(locked.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
-    expect(retryAfter).toBeLessThanOrEqual(LOCKOUT.lockSeconds);
+    expect(retryAfter).toBeLessThanOrEqual(SIGN_IN_LIMITS.name.lockSeconds);
     const owner = await api.admin('GET', '/api/admin/accounts');
     const lockedUntil = Date.parse(owner.body.accounts.find((a: { username: string }) => a.username === 'lou').lockedUntil);
     expect(lockedUntil).toBeGreaterThan(Date.now());
     // The domain on the same table, with a clock moved to just before and just after the lock's end.
     clock = new Date(lockedUntil - 5_000);
-    await expect(checkPassword(deps, { username: 'lou', password: PASSWORD })).rejects.toBeInstanceOf(SignInFailed);
+    await expect(checkPassword(deps, { username: 'lou', password: PASSWORD }, '192.0.2.1')).rejects.toBeInstanceOf(SignInFailed);
     clock = new Date(lockedUntil + 1_000);
-    expect(await checkPassword(deps, { username: 'lou', password: PASSWORD })).toMatchObject({ step: 'signed-in' });
+    expect(await checkPassword(deps, { username: 'lou', password: PASSWORD }, '192.0.2.1')).toMatchObject({ step: 'signed-in' });
+  });
+
+  it('counts every wrong second factor: 5 over two sign-ins and two addresses lock the account, whose right password never clears them', async () => {
+    await createAccount('tom', 'stream-tech');
+    const { totp } = await enrol(await signIn('tom'));
+    const wrong = String((Number(nextCode(totp)) + 1) % 1_000_000).padStart(6, '0');
+    const wrongCodes = async (from: string, times: number) => {
+      const first = await call('POST', `${api.url}/api/admin/login`, { json: { username: 'tom', password: PASSWORD }, from });
+      expect(first.body, first.text).toMatchObject({ secondFactorRequired: true });
+      const results = [];
+      for (let i = 0; i < times; i++) {
+        results.push(await call('POST', `${api.url}/api/admin/login/second-factor`, { json: { code: wrong }, headers: { cookie: cookieOf(first, 'stagedoor_2fa') }, from }));
+      }
+      return { results, challenge: cookieOf(first, 'stagedoor_2fa') };
+    };
+    const a = nextClient();
+    expect((await wrongCodes(a, 2)).results.map((r) => r.status)).toEqual([401, 401]);
+    const b = nextClient();
+    const second = await wrongCodes(b, 3);
+    expect(second.results.map((r) => r.status)).toEqual([401, 401, 401]);
+    // The right code is refused now (from a third address: b may not try tom's any more), and so is the right password.
+    const right = await call('POST', `${api.url}/api/admin/login/second-factor`, { json: { code: nextCode(totp) }, headers: { cookie: second.challenge }, from: nextClient() });
+    expect(right).toMatchObject({ status: 429, body: { reason: 'locked' } });
+    expect(await login('tom')).toMatchObject({ status: 429, body: { error: 'Account locked after repeated failed sign-ins', reason: 'locked' } });
+    const listed = (await api.admin('GET', '/api/admin/accounts')).body.accounts.find((account: { username: string }) => account.username === 'tom');
+    expect(Date.parse(listed.lockedUntil)).toBeGreaterThan(Date.now());
+  });
+
+  it('counts before checking: 10 parallel wrong passwords from 10 addresses lock the account, and at most 5 were checked', async () => {
+    await createAccount('paul', 'read-only');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => login('paul', 'not the password, in parallel')));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(SIGN_IN_LIMITS.name.failures);
+    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+    expect(await login('paul')).toMatchObject({ status: 429, body: { reason: 'locked' } });
+  });
+
+  it('refuses one address after 3 failures on a name without locking the account; an owner lifts a lock from the console', async () => {
+    await createAccount('ada', 'manager');
+    const from = nextClient();
+    const here = (password: string) => call('POST', `${api.url}/api/admin/login`, { json: { username: 'ada', password }, from });
+    for (let i = 0; i < SIGN_IN_LIMITS.address.failures; i++) expect((await here('wrong password!')).status).toBe(401);
+    const refused = await here(PASSWORD);
+    expect(refused).toMatchObject({ status: 429, body: { error: 'Too many failed sign-ins from this address', reason: 'address-locked' } });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // The account itself is not locked: ada signs in from anywhere else.
+    expect(await login('ada')).toMatchObject({ status: 200, body: { success: true } });
+    // Two more addresses lock it; the owner lifts the lock (and ada's password stays).
+    for (let i = 0; i < SIGN_IN_LIMITS.name.failures; i++) await login('ada', 'wrong password!');
+    expect((await login('ada')).status).toBe(429);
+    expect(await api.admin('POST', '/api/admin/accounts/ada/unlock', {})).toMatchObject({ status: 200, body: { username: 'ada', lockedUntil: null } });
+    expect((await login('ada')).status).toBe(200);
+    expect(await api.admin('POST', '/api/admin/accounts/nobody-here/unlock', {})).toMatchObject({ status: 404, body: { error: 'Account not found' } });
+  });
+
+  it('refuses unknown and locked names alike: 5 failures on a name no account has end in the same 429', async () => {
+    const unknown = 'nobody-by-this-name';
+    for (let i = 0; i < SIGN_IN_LIMITS.name.failures; i++) {
+      expect(await login(unknown, 'wrong password!')).toMatchObject({ status: 401, body: { error: 'Invalid username or password' } });
+    }
+    await createAccount('kim', 'read-only');
+    for (let i = 0; i < SIGN_IN_LIMITS.name.failures; i++) await login('kim', 'wrong password!');
+    const [asUnknown, asLocked] = [await login(unknown, 'wrong password!'), await login('kim', 'wrong password!')];
+    expect(asUnknown.status).toBe(429);
+    expect(asUnknown.body).toEqual(asLocked.body);
+    expect(Object.keys(asUnknown.headers).sort()).toEqual(Object.keys(asLocked.headers).sort());
   });
 });
 
@@ -233,12 +364,24 @@ describe('account management', () => {
     expect(consoleLog).toContainEqual(
       expect.objectContaining({ action: 'account.create', actor: 'owner', target: 'audit-clerk', eventId: null, details: { role: 'box-office' } }),
     );
+    // A password typed into the name field never reaches the log: an unknown name is "unknown account".
+    expect(await login('Correct-Horse-Typed-Here', 'whatever')).toMatchObject({ status: 401 });
+    const after = (await api.admin('GET', '/api/admin/audit?action=admin.login-failed&limit=200')).body.entries as Record<string, unknown>[];
+    expect(after).toContainEqual(expect.objectContaining({ action: 'admin.login-failed', actor: 'unknown account', target: 'Admin console' }));
+    expect(JSON.stringify(after).toLowerCase()).not.toContain('correct-horse-typed-here');
     expect(consoleLog).toContainEqual(expect.objectContaining({ action: 'admin.login-failed', actor: 'audit-clerk', target: 'Admin console' }));
     expect(consoleLog).toContainEqual(expect.objectContaining({ action: 'admin.login', actor: 'audit-clerk', target: 'Admin console' }));
     const eventLog = (await as(clerk, 'GET', `/api/admin/events/${event.body.id}/audit`)).body.entries;
     expect(eventLog.map((entry: { action: string; actor: string }) => `${entry.action} ${entry.actor}`)).toEqual([
       'codes.generate audit-clerk',
       'event.create owner',
+    ]);
+    // A role change says what it changed, once.
+    await api.admin('PATCH', '/api/admin/accounts/audit-clerk', { role: 'stream-tech' });
+    await api.admin('PATCH', '/api/admin/accounts/audit-clerk', { role: 'stream-tech' });
+    const updates = (await api.admin('GET', '/api/admin/audit?action=account.update&limit=200')).body.entries as { target: string }[];
+    expect(updates.filter((entry) => entry.target === 'audit-clerk')).toEqual([
+      expect.objectContaining({ actor: 'owner', changes: { role: { from: 'box-office', to: 'stream-tech' } } }),
     ]);
   });
 

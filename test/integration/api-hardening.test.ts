@@ -51,6 +51,14 @@ describe('admin mutations and CSRF', () => {
     expect(deactivated.status).toBe(200);
   });
 
+  it('refuses a JSON body over 64 KiB with 413 before parsing it (API Gateway would pass up to 10 MB)', async () => {
+    const big = JSON.stringify({ ...event, description: 'x'.repeat(70 * 1024) });
+    expect(await post({ 'content-type': 'application/json' }, big)).toMatchObject({ status: 413, body: { error: 'Request body too large' } });
+    const bulk = JSON.stringify({ tokenIds: Array.from({ length: 1000 }, (_, i) => `id${String(i).padStart(20, '0')}`) });
+    const revoke = await call('POST', `${api.url}/api/admin/tokens/bulk-revoke`, { body: bulk, headers: { cookie, 'content-type': 'application/json' } });
+    expect(revoke).toMatchObject({ status: 200, body: { revoked: 0 } });
+  });
+
   it('leaves reads and the viewer API alone', async () => {
     expect((await call('GET', `${api.url}/api/admin/events`, { headers: { cookie, origin: 'https://evil.example' } })).status).toBe(200);
   });
@@ -69,6 +77,20 @@ describe('ids that cannot name a record', () => {
       headers: { 'x-internal-api-key': api.internalApiKey },
     });
     expect(lease).toMatchObject({ status: 404, body: { error: 'Event not found' } });
+  });
+
+  it('checks each path parameter with its own rule: a login name with a dot names an account', async () => {
+    const created = await api.admin('POST', '/api/admin/accounts', { username: 'j.doe', role: 'box-office', password: 'a long enough password' });
+    expect(created).toMatchObject({ status: 201, body: { username: 'j.doe' } });
+    expect(await api.admin('PATCH', '/api/admin/accounts/j.doe', { disabled: true })).toMatchObject({ status: 200, body: { username: 'j.doe', disabled: true } });
+    expect(await api.admin('POST', '/api/admin/accounts/j.doe/password', { password: 'another long password' })).toMatchObject({ status: 200 });
+    expect(await api.admin('POST', '/api/admin/accounts/j.doe/two-factor/reset', {})).toMatchObject({ status: 200 });
+    // A name no account can have is that account's 404, not the event's.
+    for (const name of [long, 'a%20b', '.dot-first', 'UPPER%2Fslash']) {
+      expect(await api.admin('PATCH', `/api/admin/accounts/${name}`, { disabled: true }), name).toMatchObject({ status: 404, body: { error: 'Account not found' } });
+    }
+    // An event id with a dot is no event id.
+    expect(await api.admin('GET', '/api/admin/events/j.doe')).toMatchObject({ status: 404, body: { error: 'Event not found' } });
   });
 
   it('are a 400 in a query or body, and a refusal in the RTMP callback', async () => {

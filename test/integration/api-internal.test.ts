@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
+import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { call } from '../support/http';
 import type { RevocationFeed } from '../../functions/domain/revocation-feed';
@@ -126,6 +128,29 @@ describe('POST /api/internal/streams/:eventId/lease', () => {
     expect(await lease(event.id, { holder: 'ingest-a', action: 'release' })).toMatchObject({ status: 200, body: { released: true } });
     expect(await status(event.id)).toBe('recording');
     expect((await lease(event.id, { holder: 'ingest-b', action: 'acquire' })).status).toBe(200);
+  });
+
+  it('puts a show\'s start, stop and take-over in the event\'s audit log by the ingest; renewals are not entries', async () => {
+    const { event } = await setup(0);
+    const log = async () =>
+      ((await api.admin('GET', `/api/admin/events/${event.id}/audit?limit=200`)).body.entries as { action: string; actor: string }[]).filter(
+        (entry) => entry.actor === 'ingest',
+      );
+    await lease(event.id, { holder: 'ingest-a', action: 'acquire' });
+    for (let i = 0; i < 3; i++) await lease(event.id, { holder: 'ingest-a', action: 'acquire' });
+    await lease(event.id, { holder: 'ingest-b', action: 'release' });
+    await lease(event.id, { holder: 'ingest-a', action: 'release' });
+    // ingest-b's lease runs out mid-show (it died); ingest-c takes the show over.
+    const events = dynamoStores(dynamoDocumentClient(api.wiring.aws), 'stagedoor').events;
+    const past = new Date(Date.now() - 60_000);
+    await events.acquireStreamLease(event.id, { holder: 'ingest-b', now: past.toISOString(), expiresAt: new Date(past.getTime() + 15_000).toISOString() });
+    await lease(event.id, { holder: 'ingest-c', action: 'acquire' });
+    const entries = await log();
+    expect(entries.map((entry) => entry.action)).toEqual(['stream.takeover', 'stream.stop', 'stream.start']);
+    for (const entry of entries) {
+      expect(entry).toMatchObject({ actor: 'ingest', eventId: event.id, eventTitle: 'Feed', target: 'Feed', clientIp: expect.any(String) });
+    }
+    expect(entries[0]).toMatchObject({ details: { ingest: 'ingest-c' } });
   });
 
   it('N concurrent acquisitions by different holders: exactly one wins', async () => {
@@ -265,6 +290,11 @@ describe('POST /api/internal/streams/:eventId/video and /refusals', () => {
     const { refusals } = await ingestOf(event.id);
     expect(refusals.map((r: { reason: string }) => r.reason)).toEqual(['rotated-key', 'wrong-key', 'no-key']);
     expect(refusals[0].remoteAddr).toBe('192.0.2.7:40000');
+    // And in the audit log, by the ingest, with the publisher's address.
+    await post(`/api/internal/streams/${event.id}/refusals`, { reason: 'already-publishing', remoteAddr: '192.0.2.8:40001' });
+    const refused = (await api.admin('GET', `/api/admin/events/${event.id}/audit?action=stream.refused`)).body.entries;
+    expect(refused.map((entry: { details: { reason: string } }) => entry.details.reason)).toEqual(['already-publishing', 'rotated-key', 'wrong-key', 'no-key']);
+    expect(refused[1]).toMatchObject({ actor: 'ingest', clientIp: '192.0.2.7:40000', target: 'Publish with a replaced stream key', eventTitle: 'Feed' });
   });
 
   it('answers 401 without the key, 400 for a bad body, 404 for an unknown event', async () => {

@@ -4,6 +4,9 @@
  */
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
+import { AUDIT_RETENTION_DAYS } from '../../functions/domain/audit-log';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { bearer, call } from '../support/http';
 
@@ -277,11 +280,12 @@ describe('audit log', () => {
       'event.create',
     ]);
     for (const entry of log.body.entries) {
-      expect(entry).toMatchObject({ id: expect.any(String), at: expect.any(String), eventId, clientIp: from, target: expect.any(String) });
+      expect(entry).toMatchObject({ id: expect.any(String), at: expect.any(String), eventId, eventTitle: 'Audited show', clientIp: from, target: expect.any(String) });
     }
     const byAction = (action: string) => log.body.entries.find((entry: { action: string }) => entry.action === action);
     expect(byAction('event.create').target).toBe('Audited show');
-    expect(byAction('event.update').details).toEqual({ fields: ['description'] });
+    // What changed, with the value before and after.
+    expect(byAction('event.update').changes).toEqual({ description: { from: '', to: 'Now with words' } });
     expect(byAction('codes.generate')).toMatchObject({ target: '3 codes', details: { count: 3, label: 'press' } });
     expect(byAction('code.revoke').target).toBe(a!.code);
     expect(byAction('codes.bulk-revoke')).toMatchObject({ target: '2 codes' });
@@ -308,18 +312,61 @@ describe('audit log', () => {
     expect(times).toEqual([...times].sort().reverse());
   });
 
-  it('deletes an event log with the event and keeps the deletion in the console-wide log', async () => {
+  it('keeps an event\'s log after the event is deleted, for 400 days, in the console-wide log', async () => {
     const event = await newEvent('Short-lived');
     await newCodes(event.id, 1);
     expect((await api.admin('GET', `/api/admin/events/${event.id}/audit`)).body.entries).toHaveLength(2);
     await api.admin('DELETE', `/api/admin/events/${event.id}`);
     expect(await api.admin('GET', `/api/admin/events/${event.id}/audit`)).toMatchObject({ status: 404, body: { error: 'Event not found' } });
     const deletions = await api.admin('GET', '/api/admin/audit?action=event.delete');
-    expect(deletions.body.entries).toContainEqual(expect.objectContaining({ action: 'event.delete', eventId: event.id, target: 'Short-lived' }));
+    expect(deletions.body.entries).toContainEqual(
+      expect.objectContaining({ action: 'event.delete', eventId: event.id, eventTitle: 'Short-lived', target: 'Short-lived' }),
+    );
     const all = await api.admin('GET', '/api/admin/audit?limit=200');
     expect(all.body.entries.filter((entry: { eventId: string }) => entry.eventId === event.id).map((e: { action: string }) => e.action)).toEqual([
       'event.delete',
+      'codes.generate',
+      'event.create',
     ]);
+    // Each entry is collected by TTL only at the end of its retention.
+    const items = await dynamoDocumentClient(api.wiring.aws).send(
+      new QueryCommand({ TableName: 'stagedoor', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `AUDIT#${event.id}` } }),
+    );
+    expect(items.Items).toHaveLength(3);
+    for (const item of items.Items!) {
+      expect(Number(item.ttl) * 1000 - Date.parse(String(item.at))).toBeGreaterThan((AUDIT_RETENTION_DAYS - 1) * 86_400_000);
+    }
+  });
+
+  it('shows codes to roles that may read them, and to others only their last 4 characters', async () => {
+    const event = await newEvent('Masked');
+    const [a, b, c] = await newCodes(event.id, 3);
+    await api.admin('PATCH', `/api/admin/tokens/${a!.id}/revoke`);
+    await api.admin('PATCH', `/api/admin/tokens/${a!.id}/unrevoke`);
+    await api.admin('POST', '/api/admin/tokens/bulk-revoke', { tokenIds: [b!.id, c!.id] });
+    const grant = await watch(a!.code);
+    const sessionId = (decodeJwt(grant.playbackToken) as { sid: string }).sid;
+    await api.admin('POST', `/api/admin/events/${event.id}/sessions/end`, { code: a!.code, sessionId });
+    const logOf = async (role: string) => {
+      const username = `audit-${role}`;
+      await api.admin('POST', '/api/admin/accounts', { username, role, password: 'a long enough password' });
+      const login = await call('POST', `${api.url}/api/admin/login`, { json: { username, password: 'a long enough password' }, from: freshIp() });
+      const cookie = String((login.headers['set-cookie'] as string[])[0]).split(';')[0]!;
+      return (await call('GET', `${api.url}/api/admin/events/${event.id}/audit`, { headers: { cookie } })).body.entries as {
+        action: string;
+        target: string;
+        details?: { codes?: string[] };
+      }[];
+    };
+    const tech = await logOf('stream-tech');
+    const byAction = (entries: typeof tech, action: string) => entries.find((entry) => entry.action === action)!;
+    for (const action of ['code.revoke', 'code.unrevoke', 'session.end']) expect(byAction(tech, action).target, action).toBe(`…${a!.code.slice(-4)}`);
+    expect([...byAction(tech, 'codes.bulk-revoke').details!.codes!].sort()).toEqual([`…${b!.code.slice(-4)}`, `…${c!.code.slice(-4)}`].sort());
+    expect(JSON.stringify(tech)).not.toContain(a!.code);
+    // One stored entry serves every role: a role that may read codes sees them whole.
+    const reader = await logOf('read-only');
+    expect(byAction(reader, 'code.revoke').target).toBe(a!.code);
+    expect([...byAction(reader, 'codes.bulk-revoke').details!.codes!].sort()).toEqual([b!.code, c!.code].sort());
   });
 
   it('records sign-out in the console-wide log', async () => {

@@ -6,8 +6,10 @@ import type { SynthesisMessage } from 'aws-cdk-lib/cx-api';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routeTable, type Area } from '../../functions/http/route-table';
-import { tableSchema } from '../../functions/adapters/table-schema';
-import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE } from '../../infra/lib/constructs/delivery';
+import { staffTableSchema, tableSchema } from '../../functions/adapters/table-schema';
+import { AUDIT_WRITERS, STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/api';
+import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityPolicy } from '../../web/security-headers';
+import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
 import { referencesIn } from '../support/shipped/stack-values';
@@ -51,7 +53,9 @@ const statementsOf = (roleId: string): any[] =>
     (id) => resource(id).Properties.PolicyDocument.Statement,
   );
 const actionsOf = (statement: any): string[] => [statement.Action].flat();
-const tableId = () => only(idsOf(s.json, 'AWS::DynamoDB::Table'));
+/** The main table (with the indexes) and the staff table (none). */
+const tableId = () => only(idsOf(s.json, 'AWS::DynamoDB::Table', (p) => p.GlobalSecondaryIndexes !== undefined));
+const staffTableId = () => only(idsOf(s.json, 'AWS::DynamoDB::Table', (p) => p.GlobalSecondaryIndexes === undefined));
 const distributionId = () => only(idsOf(s.json, 'AWS::CloudFront::Distribution'));
 const distributionConfig = () => resource(distributionId()).Properties.DistributionConfig;
 const behavior = (pattern: string) => distributionConfig().CacheBehaviors.find((b: any) => b.PathPattern === pattern);
@@ -63,7 +67,9 @@ const AREAS: Area[] = ['public', 'admin', 'internal', 'rtmp-callback'];
 const sharedSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => p.GenerateSecretString !== undefined));
 const adminSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => String(p.Description).startsWith('Stagedoor admin:')));
 /** The seeding custom resource of one step (infra/runtime/seed-secrets.ts). */
-const seedId = (step: 'fill' | 'retire') => only(idsOf(s.json, 'AWS::CloudFormation::CustomResource', (p) => p.Step === step));
+const seedId = (step: 'fill' | 'retire') => only(idsOf(s.json, 'AWS::CloudFormation::CustomResource', (p) => p.Step === step && p.SecretArn !== undefined));
+/** The staff move's custom resource of one step (infra/runtime/move-staff-items.ts). */
+const moveId = (step: 'copy' | 'retire') => only(idsOf(s.json, 'AWS::CloudFormation::CustomResource', (p) => p.Step === step && p.StaffTableName !== undefined));
 /** Every resource `id` waits for, directly or not (DependsOn, Ref, GetAtt, Sub). */
 function dependenciesOf(id: string, into = new Set<string>()): Set<string> {
   const res = resource(id);
@@ -104,6 +110,44 @@ describe('data', () => {
     expect(resource(tableId())).toMatchObject({ DeletionPolicy: 'Retain' });
   });
 
+  it('keeps staff accounts in a table of their own: retained, PITR, deletion protection, TTL, no stream, no index', () => {
+    expect(resource(staffTableId())).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: {
+        KeySchema: [
+          { AttributeName: staffTableSchema.partitionKey, KeyType: 'HASH' },
+          { AttributeName: staffTableSchema.sortKey, KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+        TimeToLiveSpecification: { AttributeName: staffTableSchema.ttlAttribute, Enabled: true },
+      },
+    });
+    expect(resource(staffTableId()).Properties.StreamSpecification).toBeUndefined();
+  });
+
+  it('moves an older stack\'s staff items: copied before the admin function changes, deleted from the main table last', () => {
+    for (const step of ['copy', 'retire'] as const) {
+      expect(resource(moveId(step)).Properties).toMatchObject({
+        TableName: { Ref: tableId() },
+        StaffTableName: { Ref: staffTableId() },
+        AdminSecretArn: { Ref: adminSecretId() },
+        Step: step,
+      });
+    }
+    expect([resource(functionOf('admin')).DependsOn].flat()).toContain(moveId('copy'));
+    // It seals with the key the seeding makes.
+    expect(dependenciesOf(moveId('copy'))).toContain(seedId('fill'));
+    const retire = moveId('retire');
+    const before = dependenciesOf(retire);
+    for (const area of [...AREAS, 'edge-sync' as const]) expect(before, area).toContain(functionOf(area));
+    const notBefore = Object.keys(s.json.Resources).filter(
+      (id) => id !== retire && !before.has(id) && resource(id).Type !== 'AWS::CDK::Metadata' && !resource(id).Condition,
+    );
+    expect(notBefore).toEqual([]);
+  });
+
   it('keeps the shared secret defined as older stacks created it (a changed generator would regenerate its value)', () => {
     expect(resource(sharedSecretId())).toMatchObject({
       DeletionPolicy: 'Retain',
@@ -122,7 +166,7 @@ describe('data', () => {
     for (const step of ['fill', 'retire'] as const) {
       expect(resource(seedId(step)).Properties).toMatchObject({ SecretArn: { Ref: sharedSecretId() }, AdminSecretArn: { Ref: adminSecretId() }, Step: step });
     }
-    expect(idsOf(s.json, 'AWS::CloudFormation::CustomResource')).toHaveLength(2);
+    expect(idsOf(s.json, 'AWS::CloudFormation::CustomResource', (p) => p.SecretArn !== undefined)).toHaveLength(2);
   });
 
   it('takes the admin fields out of the shared secret last: after the copy, every function and every other resource', () => {
@@ -133,7 +177,7 @@ describe('data', () => {
     // Nothing is left to fail after it (a rollback would bring back functions that read the admin fields there),
     // but what exists only under a condition: a DependsOn on it would fail the deploy when it is off.
     const notBefore = Object.keys(s.json.Resources).filter(
-      (id) => id !== retire && !before.has(id) && resource(id).Type !== 'AWS::CDK::Metadata' && !resource(id).Condition,
+      (id) => id !== retire && id !== moveId('retire') && !before.has(id) && resource(id).Type !== 'AWS::CDK::Metadata' && !resource(id).Condition,
     );
     expect(notBefore).toEqual([]);
     for (const dep of [resource(retire).DependsOn ?? []].flat()) expect(resource(dep).Condition, dep).toBeUndefined();
@@ -206,9 +250,11 @@ describe('functions', () => {
     expect(env('admin').SITE_ORIGIN).toEqual(env('public').PLAYBACK_BASE_URL);
     expect(env('edge-sync').KVS_ARN).toEqual({ 'Fn::GetAtt': [only(idsOf(s.json, 'AWS::CloudFront::KeyValueStore')), 'Arn'] });
     expect(env('admin').ADMIN_SECRETS_ARN).toEqual({ Ref: adminSecretId() });
+    expect(env('admin').STAFF_TABLE_NAME).toEqual({ Ref: staffTableId() });
     // What a handler does not read, it does not get: no other function is told where the admin secret is.
     for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync'] as const) {
       expect(Object.keys(env(area)), area).not.toContain('ADMIN_SECRETS_ARN');
+      expect(Object.keys(env(area)), area).not.toContain('STAFF_TABLE_NAME');
       expect(referencesIn(resource(functionOf(area)).Properties), area).not.toContain(adminSecretId());
     }
     for (const area of ['internal', 'rtmp-callback', 'edge-sync'] as const) {
@@ -290,8 +336,21 @@ describe('least privilege', () => {
     };
     for (const area of AREAS) {
       const statements = statementsOf(roleOf(functionOf(area)));
-      const dynamo = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
+      const onTable = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')) && referencesIn(st.Resource).has(tableId()));
+      const dynamo = onTable.filter((st) => st.Condition === undefined);
       expect(dynamo, area).toHaveLength(1);
+      // The ingest's reports go to the audit log: a put, of audit entries only.
+      expect(onTable.filter((st) => st.Condition !== undefined), area).toEqual(
+        AUDIT_WRITERS.includes(area)
+          ? [
+              expect.objectContaining({
+                Action: 'dynamodb:PutItem',
+                Resource: table(),
+                Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+              }),
+            ]
+          : [],
+      );
       expect(actionsOf(dynamo[0]).sort(), area).toEqual([...expected[area].actions].sort());
       expect([dynamo[0].Resource].flat(), area).toEqual(expected[area].resources);
       const reads = statements.filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue'));
@@ -305,13 +364,62 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets only the admin function read the admin secret (and the seeding fill it); nobody else may touch it', () => {
+  it('proves for every role which tables it may touch: the staff table only the admin function (and the move)', () => {
+    const touched = new Map<string, Set<string>>();
+    for (const policy of idsOf(s.json, 'AWS::IAM::Policy')) {
+      for (const statement of resource(policy).Properties.PolicyDocument.Statement as any[]) {
+        // ListStreams (the stream event source's, on "*") lists stream names and reads no item.
+        if (!actionsOf(statement).some((action) => action.startsWith('dynamodb:') && action !== 'dynamodb:ListStreams')) continue;
+        // Every DynamoDB grant names its tables: no wildcard reaches one it does not name.
+        for (const target of [statement.Resource].flat()) expect(target, policy).not.toBe('*');
+        const tables = [...referencesIn(statement.Resource)].filter((id) => resource(id)?.Type === 'AWS::DynamoDB::Table');
+        expect(tables.length, `${policy}: a DynamoDB grant without a table`).toBeGreaterThan(0);
+        for (const role of resource(policy).Properties.Roles as any[]) {
+          for (const table of tables) touched.set(role.Ref, new Set([...(touched.get(role.Ref) ?? []), table]));
+        }
+      }
+    }
+    const moveRole = roleOf(only(idsOf(s.json, 'AWS::Lambda::Function', (p) => String(p.Description).startsWith('Moves Stagedoor staff accounts'))));
+    const expected = new Map<string, string[]>([
+      [roleOf(functionOf('public')), [tableId()]],
+      [roleOf(functionOf('admin')), [tableId(), staffTableId()]],
+      [roleOf(functionOf('internal')), [tableId()]],
+      [roleOf(functionOf('rtmp-callback')), [tableId()]],
+      [roleOf(functionOf('edge-sync')), [tableId()]],
+      [roleOf(functionOf('recording-sweep')), [tableId()]],
+      [moveRole, [tableId(), staffTableId()]],
+    ]);
+    expect(new Map([...touched].map(([role, tables]) => [role, [...tables].sort()]))).toEqual(
+      new Map([...expected].map(([role, tables]) => [role, [...tables].sort()])),
+    );
+    // No role is granted anything on the staff table through a resource policy or the ingest task.
+    expect(JSON.stringify(resource(only(idsOf(s.json, 'AWS::ECS::TaskDefinition'))).Properties)).not.toContain(staffTableId());
+    const staff = { 'Fn::GetAtt': [staffTableId(), 'Arn'] };
+    const adminStaff = statementsOf(roleOf(functionOf('admin'))).filter((st) => referencesIn(st.Resource).has(staffTableId()));
+    expect(adminStaff).toEqual([expect.objectContaining({ Effect: 'Allow', Action: STAFF_TABLE_ACCESS, Resource: staff })]);
+    // The move reads and deletes only the old staff partition of the main table, and only puts into the staff table.
+    const moveStatements = statementsOf(moveRole).filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
+    expect(moveStatements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Action: ['dynamodb:Query', 'dynamodb:BatchWriteItem'],
+          Resource: { 'Fn::GetAtt': [tableId(), 'Arn'] },
+          Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['ACCOUNTS'] } },
+        }),
+        expect.objectContaining({ Action: 'dynamodb:PutItem', Resource: staff }),
+      ]),
+    );
+  });
+
+  it('lets only the admin function read the admin secret (and the seeding fill it, the staff move seal with its key); nobody else may touch it', () => {
     const adminSecret = adminSecretId();
     const seedRole = roleOf(only(idsOf(s.json, 'AWS::Lambda::Function', (p) => String(p.Description).startsWith('Fills the Stagedoor secrets'))));
+    const moveRole = roleOf(only(idsOf(s.json, 'AWS::Lambda::Function', (p) => String(p.Description).startsWith('Moves Stagedoor staff accounts'))));
     const grants = rolesGranted(adminSecret);
     const readers = grants.filter((grant) => grant.actions.includes('secretsmanager:GetSecretValue')).map((grant) => grant.role);
-    expect(new Set(readers)).toEqual(new Set([roleOf(functionOf('admin')), seedRole]));
-    expect(grants.filter((grant) => grant.role !== seedRole).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(new Set(readers)).toEqual(new Set([roleOf(functionOf('admin')), seedRole, moveRole]));
+    expect(grants.filter((grant) => grant.role === roleOf(functionOf('admin'))).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(grants.filter((grant) => grant.role === moveRole).flatMap((grant) => grant.actions)).not.toContain('secretsmanager:PutSecretValue');
     for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep'] as const) {
       const statements = statementsOf(roleOf(functionOf(area)));
       expect(statements.filter((st) => referencesIn(st.Resource).has(adminSecret)), area).toEqual([]);
@@ -424,7 +532,7 @@ describe('api gateway', () => {
     expect(idsOf(s.json, 'AWS::ApiGatewayV2::Integration')).toHaveLength(AREAS.length);
   });
 
-  it('deploys the $default stage with access logs, a default throttle above 1M viewers\' heartbeats, and route throttles on validate and login', () => {
+  it('deploys the $default stage with access logs, a default throttle above 1M viewers\' heartbeats, and route throttles on validate, both sign-in steps and code generation', () => {
     s.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
@@ -433,16 +541,18 @@ describe('api gateway', () => {
       RouteSettings: {
         'POST /api/tokens/validate': { ThrottlingRateLimit: 5000, ThrottlingBurstLimit: 5000 },
         'POST /api/admin/login': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+        'POST /api/admin/login/second-factor': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+        'POST /api/admin/events/{id}/tokens': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
       },
     });
     const stage = resource(only(idsOf(s.json, 'AWS::ApiGatewayV2::Stage')));
     const stageProps = stage.Properties;
     // No route setting may hold the playback routes below 1M viewers' heartbeats (33,334/s).
     expect(stageProps.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThanOrEqual(33_334);
-    for (const key of Object.keys(stageProps.RouteSettings)) expect(key).toMatch(/validate|login/);
+    for (const key of Object.keys(stageProps.RouteSettings)) expect(key).toMatch(/validate|login|\/tokens$/);
     // Route settings name existing routes: the stage waits for them.
-    const routeIds = idsOf(s.json, 'AWS::ApiGatewayV2::Route', (p) => p.RouteKey === 'POST /api/tokens/validate' || p.RouteKey === 'POST /api/admin/login');
-    expect(routeIds).toHaveLength(2);
+    const routeIds = idsOf(s.json, 'AWS::ApiGatewayV2::Route', (p) => p.RouteKey in stageProps.RouteSettings);
+    expect(routeIds).toHaveLength(Object.keys(stageProps.RouteSettings).length);
     for (const id of routeIds) expect(stage.DependsOn).toContain(id);
   });
 
@@ -535,6 +645,24 @@ describe('delivery', () => {
     expect(config.DefaultCacheBehavior.FunctionAssociations).toHaveLength(1);
     for (const b of [config.DefaultCacheBehavior, ...config.CacheBehaviors]) expect(b.ViewerProtocolPolicy).not.toBe('allow-all');
     expect(config.Logging).toBeDefined();
+  });
+
+  it('sends the pages and the API with the security headers of web/security-headers.ts, HSTS included', () => {
+    const headersOf = (b: any) => resource(b.ResponseHeadersPolicyId.Ref).Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+    const common = {
+      ContentTypeOptions: { Override: true },
+      FrameOptions: { FrameOption: 'DENY', Override: true },
+      ReferrerPolicy: { ReferrerPolicy: 'no-referrer', Override: true },
+      StrictTransportSecurity: { AccessControlMaxAgeSec: HSTS_MAX_AGE_SECONDS, IncludeSubdomains: true, Override: true },
+    };
+    expect(headersOf(distributionConfig().DefaultCacheBehavior)).toEqual({
+      ...common,
+      ContentSecurityPolicy: { ContentSecurityPolicy: pageContentSecurityPolicy(), Override: true },
+    });
+    expect(headersOf(behavior('/api/*'))).toEqual({ ...common, ContentSecurityPolicy: { ContentSecurityPolicy: API_CONTENT_SECURITY_POLICY, Override: true } });
+    expect(pageContentSecurityPolicy()).toContain("frame-ancestors 'none'");
+    // CloudFront refuses a policy longer than 1,783 characters.
+    expect(pageContentSecurityPolicy().length).toBeLessThan(1783);
   });
 
   it('lets only this distribution read the buckets (OAC), with ListBucket on media for honest 404s', () => {
@@ -850,17 +978,19 @@ async function emittedMetrics(): Promise<Set<string>> {
 }
 
 describe('optional WAF rule', () => {
-  it('is a stack parameter, off by default, counting only validate and login per address', () => {
+  it('is a stack parameter, off by default, counting validations and each sign-in step per address', () => {
     expect(s.json.Parameters?.WafValidateRequestsPer5Min).toMatchObject({ Type: 'Number', Default: 0, MinValue: 0 });
     const aclId = only(idsOf(s.json, 'AWS::WAFv2::WebACL'));
     const acl = resource(aclId);
     expect(acl.Condition).toBeDefined();
     expect(acl.Properties).toMatchObject({ Scope: 'CLOUDFRONT', DefaultAction: { Allow: {} } });
-    const rule = acl.Properties.Rules[0];
-    expect(rule.Action).toEqual({ Block: {} });
-    expect(rule.Statement.RateBasedStatement).toMatchObject({ Limit: { Ref: 'WafValidateRequestsPer5Min' }, AggregateKeyType: 'IP' });
-    const paths = rule.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements.map((st: any) => st.ByteMatchStatement.SearchString);
-    expect(paths).toEqual(['/api/tokens/validate', '/api/admin/login']);
+    const [validate, signIn] = acl.Properties.Rules;
+    for (const rule of [validate, signIn]) expect(rule.Action).toEqual({ Block: {} });
+    expect(validate.Statement.RateBasedStatement).toMatchObject({ Limit: { Ref: 'WafValidateRequestsPer5Min' }, AggregateKeyType: 'IP' });
+    expect(validate.Statement.RateBasedStatement.ScopeDownStatement.ByteMatchStatement.SearchString).toBe('/api/tokens/validate');
+    expect(signIn.Statement.RateBasedStatement).toMatchObject({ Limit: WAF_SIGN_IN_REQUESTS_PER_5_MIN, AggregateKeyType: 'IP' });
+    const paths = signIn.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements.map((st: any) => st.ByteMatchStatement.SearchString);
+    expect(paths).toEqual(['/api/admin/login', '/api/admin/login/second-factor']);
     expect(distributionConfig().WebACLId).toEqual({ 'Fn::If': [acl.Condition, { 'Fn::GetAtt': [aclId, 'Arn'] }, { Ref: 'AWS::NoValue' }] });
   });
 });

@@ -213,6 +213,23 @@ describe('media server: health and cache', () => {
     expect((await get(segment, viewer.token)).status).toBe(404);
   });
 
+  it('lets no page of another site clear a cache: the preflight allows no DELETE, a browser\'s DELETE is refused', async () => {
+    const preflight = await fetch(`${media.url}/admin/cache/evt-a`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    expect(preflight.headers.get('access-control-allow-methods') ?? '').not.toContain('DELETE');
+    const streams = await fetch(`${media.url}/streams/evt-a/index.m3u8`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
+    expect(streams.headers.get('access-control-allow-methods') ?? '').not.toContain('DELETE');
+    const fromPage = await fetch(`${media.url}/admin/cache/evt-a`, { method: 'DELETE', headers: { origin: 'https://evil.example' } });
+    expect(fromPage.status).toBe(403);
+    expect(fromPage.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('says stale, and how far behind, when the edge lags the table', async () => {
     const lagging = await startMediaServer({
       port: 0, bucket: BUCKET, s3Client, log: () => {},

@@ -53,8 +53,20 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect(await stores.events.getEvent(event.id)).toEqual(event);
       const updated = await stores.events.updateEvent(event.id, { title: 'Renamed', accessWindowHours: 3 }, iso());
       expect(updated).toMatchObject({ title: 'Renamed', accessWindowHours: 3 });
-      expect((await stores.events.listEvents()).map((e) => e.id)).toContain(event.id);
+      expect((await stores.events.listEvents(100)).map((e) => e.id)).toContain(event.id);
       await expect(stores.events.updateEvent('missing', { title: 'x' }, iso())).rejects.toBeInstanceOf(NotFound);
+    });
+
+    it('keeps an event\'s denyUntil at its latest value, and reports it with the event\'s access state', async () => {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      await stores.events.extendEventDenyUntil(event.id, '2030-01-01T12:00:00.000Z');
+      await stores.events.extendEventDenyUntil(event.id, '2030-01-01T10:00:00.000Z');
+      expect((await stores.events.getEvent(event.id))!.denyUntil).toBe('2030-01-01T12:00:00.000Z');
+      await expect(stores.events.extendEventDenyUntil('missing', '2030-01-01T12:00:00.000Z')).rejects.toBeInstanceOf(NotFound);
+      await stores.events.setEventActive(event.id, false, iso());
+      const { events } = await stores.codes.accessChangesSince('2000-01-01T00:00:00.000Z');
+      expect(events.find((state) => state.id === event.id)).toMatchObject({ isActive: false, denyUntil: '2030-01-01T12:00:00.000Z' });
     });
 
     it('lists the publish leases held, fresh or run out, not released ones nor deleted events\', and ends only that very lease', async () => {
@@ -436,7 +448,7 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect(await stores.events.getEvent(event.id)).toBeNull();
       expect(await stores.codes.getCode(code.code)).toBeNull();
       expect(await stores.codes.listCodes(event.id)).toEqual([]);
-      expect((await stores.events.listEvents()).map((e) => e.id)).not.toContain(event.id);
+      expect((await stores.events.listEvents(100)).map((e) => e.id)).not.toContain(event.id);
       await expect(stores.events.deleteEvent(event.id, iso())).rejects.toBeInstanceOf(NotFound);
       const afterDelete = await stores.codes.accessChangesSince(since);
       expect(afterDelete.events.find((e) => e.id === event.id)).toMatchObject({ isActive: false });
@@ -475,16 +487,46 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect((await stores.accounts.getAccount(account.username))!.recoveryCodeHashes).toEqual(['c2']);
     });
 
-    it('counts failed attempts atomically and keeps the account policy', async () => {
-      const account = newAccount(`acct-${randomId(8)}`, 'stream-tech', 'scrypt$hash', iso());
-      await stores.accounts.createAccount(account);
-      const counts = await Promise.all(Array.from({ length: 6 }, () => stores.accounts.countFailedAttempt(account.username, iso())));
-      expect(counts.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
-      await expect(stores.accounts.countFailedAttempt('missing-account', iso())).rejects.toBeInstanceOf(NotFound);
+    it('keeps the account policy', async () => {
       expect(await stores.accounts.getAccountPolicy()).toEqual({ requireTwoFactor: false });
       await stores.accounts.setAccountPolicy({ requireTwoFactor: true }, iso());
       expect(await stores.accounts.getAccountPolicy()).toEqual({ requireTwoFactor: true });
       await stores.accounts.setAccountPolicy({ requireTwoFactor: false }, iso());
+    });
+
+    it('counts sign-in failures atomically in windows, per name and per name and address, and locks them', async () => {
+      const nameKey = randomId(16);
+      const name = { nameKey };
+      const here = { nameKey, address: '203.0.113.7' };
+      const window = (now: string) => ({ now, windowStart: new Date(Date.parse(now) - 900_000).toISOString(), expiresAt: iso(1_800_000) });
+      const t0 = iso();
+      const counts = await Promise.all(Array.from({ length: 8 }, () => stores.accounts.countSignInFailure(name, window(t0))));
+      expect(counts.map((c) => c.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(new Set(counts.map((c) => c.since))).toEqual(new Set([t0]));
+      // The address's count is its own.
+      expect(await stores.accounts.countSignInFailure(here, window(t0))).toEqual({ count: 1, since: t0, lockedUntil: null });
+      // A right factor takes its count back, only in its own window, never below 0.
+      await stores.accounts.takeBackSignInFailure(name, t0);
+      await stores.accounts.takeBackSignInFailure(name, 'another window');
+      expect(await stores.accounts.getSignInFailures(name)).toEqual({ count: 7, since: t0, lockedUntil: null });
+      // While locked nothing counts; a later lock stays.
+      await stores.accounts.lockSignIn(name, iso(600_000), iso(1_800_000));
+      await stores.accounts.lockSignIn(name, iso(60_000), iso(1_800_000));
+      const locked = await stores.accounts.countSignInFailure(name, window(iso()));
+      expect(locked).toMatchObject({ count: 7, since: t0, lockedUntil: expect.any(String) });
+      expect(Date.parse(locked.lockedUntil!)).toBeGreaterThan(Date.now() + 500_000);
+      // Past the lock and the window, a failure starts a new window.
+      const later = iso(1_200_000);
+      expect(await stores.accounts.countSignInFailure(name, window(later))).toEqual({ count: 1, since: later, lockedUntil: null });
+      // Clearing forgets the name's failures from everywhere, and nobody else's.
+      const other = { nameKey: randomId(16) };
+      await stores.accounts.countSignInFailure(other, window(t0));
+      await stores.accounts.clearSignInFailures(nameKey);
+      expect(await stores.accounts.getSignInFailures(name)).toBeNull();
+      expect(await stores.accounts.getSignInFailures(here)).toBeNull();
+      expect(await stores.accounts.getSignInFailures(other)).toMatchObject({ count: 1 });
+      await stores.accounts.takeBackSignInFailure(name, t0);
+      expect(await stores.accounts.getSignInFailures(name)).toBeNull();
     });
   });
 }

@@ -4,7 +4,7 @@ import { describeStoreContract } from './store-contract';
 import { describeAudienceStoreContract } from './store-contract-audience';
 import { describeShowNightStoreContract } from './store-contract-show-night';
 
-const dynalite = dynamoStoresOn((tableName) => startEmbeddedDynamo({ tableName }));
+const dynalite = dynamoStoresOn((tables) => startEmbeddedDynamo(tables));
 describeStoreContract('dynalite (the embedded stand-in)', dynalite);
 describeShowNightStoreContract('dynalite (the embedded stand-in)', dynalite);
 describeAudienceStoreContract('dynalite (the embedded stand-in)', dynalite);

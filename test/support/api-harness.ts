@@ -10,6 +10,10 @@ export interface ApiHarness {
   url: string;
   adminPassword: string;
   internalApiKey: string;
+  /** `ADMIN_SESSION_SECRET`, for forging admin cookies of a given account and generation in tests. */
+  adminSessionSecret: string;
+  /** `ADMIN_TOTP_KEY`: TOTP secrets in the staff table are sealed with it. */
+  totpEncryptionKey: string;
   /** Raw key of `PLAYBACK_SIGNING_KEYS` (kid `test-1`), for crafting tokens in tests. */
   signingKey: Uint8Array;
   /** What the API was built on: for a test that runs the domain on the same table and configuration. */
@@ -30,16 +34,20 @@ export async function startApi(
   env: Record<string, string> = {},
   options: { dynamoVia?: (endpoint: string) => Promise<string> } = {},
 ): Promise<ApiHarness> {
-  const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
+  const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor', staffTableName: 'stagedoor-staff' });
   const dynamoEndpoint = options.dynamoVia ? await options.dynamoVia(dynamo.endpoint) : dynamo.endpoint;
   const adminPassword = randomBytes(9).toString('base64url');
   const internalApiKey = randomBytes(18).toString('base64url');
   const signingKey = randomBytes(32);
+  const adminSessionSecret = randomBytes(32).toString('base64url');
+  const totpEncryptionKey = randomBytes(32).toString('base64url');
   const config = readApiConfig({
     TABLE_NAME: 'stagedoor',
+    STAFF_TABLE_NAME: 'stagedoor-staff',
     PLAYBACK_SIGNING_KEYS: JSON.stringify({ activeKid: 'test-1', keys: { 'test-1': signingKey.toString('base64url') } }),
     ADMIN_PASSWORD_HASH: await hashAdminPassword(adminPassword),
-    ADMIN_SESSION_SECRET: randomBytes(32).toString('base64url'),
+    ADMIN_SESSION_SECRET: adminSessionSecret,
+    ADMIN_TOTP_KEY: totpEncryptionKey,
     INTERNAL_API_KEY: internalApiKey,
     MEDIA_PORT: '4000',
     LOG_LEVEL: 'SILENT',
@@ -61,6 +69,8 @@ export async function startApi(
     url,
     adminPassword,
     internalApiKey,
+    adminSessionSecret,
+    totpEncryptionKey,
     signingKey: new Uint8Array(signingKey),
     wiring,
     login,

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { artifacts, launchBrowser } from './browser';
+import { artifacts, cspViolations, launchBrowser } from './browser';
 import { startLocalSystem, type LocalSystem } from './local-system';
 
 /** What a story in the browser runs on; `system` and `browser` are there inside tests (they open in `beforeAll`). */
@@ -32,8 +32,11 @@ export function browserStory(env: Record<string, string> = {}): BrowserStory {
   }, 90_000);
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+    const refused = browser ? [...cspViolations(browser)] : [];
     await browser?.close();
     await system?.stop();
+    // Every page of every story ran under the site's Content-Security-Policy: it may refuse nothing they need.
+    expect(refused, 'Content-Security-Policy violations').toEqual([]);
   });
   const opened = <T>(value: T | undefined): T => {
     if (!value) throw new Error('the story opens in beforeAll: use it inside tests only');
@@ -79,6 +82,15 @@ export function watchConsole(page: Page, name: string, problems: string[], expec
     problems.push(`${name}: ${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => problems.push(`${name}: uncaught ${error.message}`));
+}
+
+/** The console's sign-in as the owner, with the admin password, up to the events list. */
+export async function signInAsOwner(page: Page, system: LocalSystem): Promise<void> {
+  await page.goto(`${system.urls.api}/admin/`);
+  await page.getByLabel('Login name').fill('owner');
+  await page.getByLabel('Password').fill(system.adminPassword);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Events' }).waitFor();
 }
 
 export async function shot(page: Page, name: string): Promise<void> {

@@ -10,7 +10,8 @@ import { sampleCode, sampleEvent } from './store-records';
 /** The domain's use cases on the in-memory stores, with a clock the test moves. */
 export interface DomainFixture {
   stores: MemoryStores;
-  deps: AccessDeps;
+  /** The stores are every port's, the staff accounts' included. */
+  deps: AccessDeps & { stores: MemoryStores };
   /** The clock's time now. */
   now(): Date;
   /** Moves the clock on. */

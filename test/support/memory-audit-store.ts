@@ -9,6 +9,7 @@ const auditOrder = (entry: AuditEntry) => `${entry.at}#${entry.id}`;
 export class MemoryAuditStore implements AuditStore {
   private readonly audit: { entry: AuditEntry; scope: string }[] = [];
 
+  /** Kept for good: DynamoDB's TTL only collects entries past their retention, and nothing relies on that. */
   async putAuditEntry(entry: AuditEntry, scope: AuditScope): Promise<void> {
     this.audit.push({ entry: copy(entry), scope: scope === 'console' ? 'console' : scope.eventId });
   }
@@ -27,10 +28,5 @@ export class MemoryAuditStore implements AuditStore {
     const entries = rest.slice(0, args.limit);
     const last = entries[entries.length - 1];
     return { entries: entries.map(copy), nextCursor: rest.length > args.limit && last ? encodeCursor({ listing, last: auditOrder(last) }) : null };
-  }
-
-  async deleteAuditEntries(eventId: string): Promise<void> {
-    const kept = this.audit.filter(({ scope }) => scope !== eventId);
-    this.audit.splice(0, this.audit.length, ...kept);
   }
 }

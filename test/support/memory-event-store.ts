@@ -34,11 +34,12 @@ export class MemoryEventStore implements EventStore {
     return stored && !stored.deleted ? copy(stored.record) : null;
   }
 
-  async listEvents(): Promise<EventRecord[]> {
+  async listEvents(limit: number): Promise<EventRecord[]> {
     return [...this.events.values()]
       .filter((stored) => !stored.deleted)
       .map(({ record }) => record)
       .sort((a, b) => `${b.createdAt}#${b.id}`.localeCompare(`${a.createdAt}#${a.id}`))
+      .slice(0, limit)
       .map(copy);
   }
 
@@ -92,6 +93,12 @@ export class MemoryEventStore implements EventStore {
     Object.assign(stored.record, { isActive: false, activeChangedAt: now });
   }
 
+  async extendEventDenyUntil(id: string, until: string): Promise<void> {
+    const stored = this.events.get(id);
+    if (!stored) throw new NotFound('event', id);
+    if (!stored.record.denyUntil || stored.record.denyUntil < until) stored.record.denyUntil = until;
+  }
+
   async addToCodeCount(eventId: string, delta: number): Promise<void> {
     this.liveEvent(eventId).record.tokenCount += delta;
   }
@@ -104,6 +111,7 @@ export class MemoryEventStore implements EventStore {
       activeChangedAt: record.activeChangedAt,
       endsAt: record.endsAt,
       accessWindowHours: record.accessWindowHours,
+      denyUntil: record.denyUntil ?? null,
     }));
   }
 }

@@ -1,4 +1,4 @@
-import type { Stores } from '../../functions/domain/stores';
+import type { AdminStores } from '../../functions/domain/stores';
 import { MemoryAccountStore } from './memory-account-store';
 import { MemoryAudienceStore } from './memory-audience-store';
 import { MemoryAuditStore } from './memory-audit-store';
@@ -6,8 +6,8 @@ import { MemoryCodeStore } from './memory-code-store';
 import { MemoryCounterStore } from './memory-counter-store';
 import { MemoryEventStore } from './memory-event-store';
 
-/** Every port in memory, as they share one table in DynamoDB. */
-export interface MemoryStores extends Stores {
+/** Every port in memory, the staff accounts' included. */
+export interface MemoryStores extends AdminStores {
   events: MemoryEventStore;
   codes: MemoryCodeStore;
   counters: MemoryCounterStore;

@@ -15,9 +15,10 @@ export interface FuzzTargets {
   /** A valid admin cookie (`name=value`). */
   cookie: string;
   internalApiKey: string;
-  /** Ids that exist, so some cases get past the lookups. */
+  /** Ids and names that exist, so some cases get past the lookups. */
   eventId: string;
   tokenId: string;
+  username: string;
 }
 
 /**
@@ -35,8 +36,10 @@ export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close()
     })
   ).body;
   const token = (await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 1 })).body.tokens[0];
+  const username = 'fuzz.staff';
+  await api.admin('POST', '/api/admin/accounts', { username, role: 'box-office', password: 'a fuzzing password' });
   return {
-    targets: { url: api.url, cookie: await api.login('127.0.0.252'), internalApiKey: api.internalApiKey, eventId: event.id, tokenId: token.id },
+    targets: { url: api.url, cookie: await api.login('127.0.0.252'), internalApiKey: api.internalApiKey, eventId: event.id, tokenId: token.id, username },
     async close() {
       await api.close();
       await mediaAdmin.close();
@@ -64,10 +67,15 @@ const oddText = fc.oneof(
   fc.integer({ min: 0, max: 5000 }).map((n) => 'a'.repeat(n)),
 );
 
-/** A path parameter: real ids, plausible ids, odd text; sometimes sent with raw (unescaped) `%`. */
+/** A path parameter: real ids and login names, plausible ones, odd text; sometimes sent with raw (unescaped) `%`. */
 const pathValue = (targets: FuzzTargets) =>
   fc.tuple(
-    fc.oneof(fc.constantFrom(targets.eventId, targets.tokenId), fc.stringMatching(/^[a-z0-9]{1,64}$/), oddText),
+    fc.oneof(
+      fc.constantFrom(targets.eventId, targets.tokenId, targets.username, 'owner', 'OWNER', ' j.doe '),
+      fc.stringMatching(/^[a-z0-9]{1,64}$/),
+      fc.stringMatching(/^[a-z0-9][a-z0-9._-]{0,70}$/),
+      oddText,
+    ),
     fc.boolean(),
   ).map(([value, raw]) => (raw && /^[\x21-\x7e]*$/.test(value) && !/[/?#]/.test(value) ? value : encodeURIComponent(value)));
 
@@ -85,6 +93,10 @@ const body = fc.oneof(
         action: fc.constantFrom('publish', 'play', 'x'), app: fc.constantFrom('live', 'other', ''), stream_name: oddText,
         stream_key: oddText, token: oddText, remote_addr: oddText, recheck: fc.oneof(fc.boolean(), oddText),
         accessWindowHours: fc.oneof(fc.integer(), fc.double()), description: oddText,
+        username: oddText, role: fc.constantFrom('owner', 'box-office', 'chef', ''), disabled: fc.oneof(fc.boolean(), oddText),
+        currentPassword: oddText, newPassword: oddText, recoveryCode: oddText, requireTwoFactor: fc.oneof(fc.boolean(), oddText),
+        holder: oddText, reason: fc.constantFrom('already-publishing', 'wrong-key', ''), remoteAddr: oddText, sessionId: oddText,
+        keyframeIntervalSeconds: fc.oneof(fc.double(), oddText), frameRate: fc.oneof(fc.double(), oddText), segmentSeconds: fc.oneof(fc.double(), oddText),
       },
       { requiredKeys: [] },
     )

@@ -17,7 +17,7 @@ describe('the API functions\' configuration', () => {
   it('names every variable that is missing', () => {
     expect(() => readApiConfig({})).toThrow('configuration: TABLE_NAME is required');
     expect(() => readApiConfig({ TABLE_NAME: 't' })).toThrow('configuration: PLAYBACK_SIGNING_KEYS is required; INTERNAL_API_KEY is required');
-    expect(() => readApiConfig({ ...local, ADMIN_PASSWORD_HASH: 'scrypt$x' })).toThrow('configuration: ADMIN_SESSION_SECRET is required');
+    expect(() => readApiConfig({ ...local, ADMIN_PASSWORD_HASH: 'scrypt$x' })).toThrow('configuration: ADMIN_SESSION_SECRET is required; ADMIN_TOTP_KEY is required');
   });
 
   it('names a malformed variable with the value it got', () => {
@@ -56,9 +56,9 @@ describe('the API functions\' configuration', () => {
   });
 
   it('takes the secrets\' values as variables locally', () => {
-    const config = readApiConfig({ ...local, ADMIN_PASSWORD_HASH: 'scrypt$x', ADMIN_SESSION_SECRET: 's', MEDIA_ADMIN_URL: 'http://127.0.0.1:4000' });
+    const config = readApiConfig({ ...local, ADMIN_PASSWORD_HASH: 'scrypt$x', ADMIN_SESSION_SECRET: 's', ADMIN_TOTP_KEY: 't', MEDIA_ADMIN_URL: 'http://127.0.0.1:4000' });
     expect(config.secrets).toEqual({ values: { playbackSigningKeys: local.PLAYBACK_SIGNING_KEYS, internalApiKey: local.INTERNAL_API_KEY, originVerifySecret: null } });
-    expect(config.adminSecrets).toEqual({ values: { adminPasswordHash: 'scrypt$x', adminSessionSecret: 's' } });
+    expect(config.adminSecrets).toEqual({ values: { adminPasswordHash: 'scrypt$x', adminSessionSecret: 's', totpEncryptionKey: 't' } });
     expect(config.mediaCache).toEqual({ mediaAdminUrl: 'http://127.0.0.1:4000' });
   });
 });

@@ -46,7 +46,7 @@ function codeImage(fields: {
   };
 }
 
-function eventImage(isActive: boolean) {
+function eventImage(isActive: boolean, fields: { accessWindowHours?: number; denyUntil?: string } = {}) {
   return {
     pk: S('EVENT#evt-1'),
     sk: S('EVENT'),
@@ -54,7 +54,8 @@ function eventImage(isActive: boolean) {
     isActive: BOOL(isActive),
     activeChangedAt: S('2026-11-21T11:59:00.000Z'),
     endsAt: S('2026-11-21T13:00:00.000Z'),
-    accessWindowHours: { N: '2' },
+    accessWindowHours: { N: String(fields.accessWindowHours ?? 2) },
+    ...(fields.denyUntil ? { denyUntil: S(fields.denyUntil) } : {}),
   };
 }
 
@@ -104,6 +105,15 @@ describe('edge-sync: DynamoDB stream', () => {
     const until = Date.parse('2026-11-21T15:10:00.000Z') / 1000;
     expect(deactivate).toMatchObject({ Puts: [{ Key: kvsKey.deactivatedEvent('evt-1'), Value: String(until) }], Deletes: [] });
     expect(reactivate).toMatchObject({ Puts: [], Deletes: [{ Key: kvsKey.deactivatedEvent('evt-1') }] });
+  });
+
+  it('keeps e:<eventId> past a shortened access window while a long-lived URL issued before may still play', async () => {
+    const issued = '2026-11-21T20:00:00.000Z';
+    await handlerWith()({ Records: [record(eventImage(false, { denyUntil: issued }), eventImage(false, { accessWindowHours: 0, denyUntil: issued }))] });
+    // The shorter window alone would deny until 13:10; the URL issued before lasts until 20:00.
+    expect(updateInputs()).toEqual([]);
+    await handlerWith()({ Records: [record(eventImage(true, { denyUntil: issued }), eventImage(false, { accessWindowHours: 0, denyUntil: issued }))] });
+    expect(updateInputs()[0]).toMatchObject({ Puts: [{ Key: kvsKey.deactivatedEvent('evt-1'), Value: String(Date.parse('2026-11-21T20:10:00.000Z') / 1000) }] });
   });
 
   it('a takeover puts s:<sessionId> for one JWT life', async () => {

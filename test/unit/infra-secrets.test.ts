@@ -43,10 +43,16 @@ describe('secret seeding (custom resource)', () => {
     // CloudFormation creates the shared secret with adminSessionSecret only, the admin secret as {}.
     const secrets = memorySecrets({ [SHARED]: { adminSessionSecret: 'g'.repeat(64) }, [ADMIN]: {} });
     const filled = await seedStep(secrets.store, 'fill', arns);
-    expect(filled).toEqual({ copied: ['adminSessionSecret'], generated: ['adminPasswordHash'], added: ['playbackSigningKeys', 'internalApiKey', 'originVerifySecret'], removed: [] });
+    expect(filled).toEqual({
+      copied: ['adminSessionSecret'],
+      generated: ['adminPasswordHash', 'totpEncryptionKey'],
+      added: ['playbackSigningKeys', 'internalApiKey', 'originVerifySecret'],
+      removed: [],
+    });
     const admin = secrets.value(ADMIN);
     expect(admin.adminSessionSecret).toBe('g'.repeat(64));
-    expect(admin.adminPasswordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(admin.adminPasswordHash).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(Buffer.from(admin.totpEncryptionKey!, 'base64url')).toHaveLength(32);
     const keys = parseSigningKeys(secrets.value(SHARED).playbackSigningKeys!);
     expect(keys.activeKid).toBe('k1');
     expect(keys.keys.get('k1')).toHaveLength(32);
@@ -61,7 +67,7 @@ describe('secret seeding (custom resource)', () => {
   it('upgrades an old stack by copying, then stripping: the admin password and every session survive', async () => {
     const old = await oldSharedSecret();
     const secrets = memorySecrets({ [SHARED]: old, [ADMIN]: {} });
-    expect(await seedStep(secrets.store, 'fill', arns)).toMatchObject({ copied: ['adminPasswordHash', 'adminSessionSecret'], generated: [], added: [] });
+    expect(await seedStep(secrets.store, 'fill', arns)).toMatchObject({ copied: ['adminPasswordHash', 'adminSessionSecret'], generated: ['totpEncryptionKey'], added: [] });
     // The shared secret is untouched until the stack's last step: functions not yet updated still read it.
     expect(secrets.writes).toEqual([ADMIN]);
     expect(secrets.value(SHARED)).toEqual(old);
@@ -69,7 +75,7 @@ describe('secret seeding (custom resource)', () => {
     expect(await seedStep(secrets.store, 'retire', arns)).toMatchObject({ copied: [], removed: ['adminPasswordHash', 'adminSessionSecret'] });
     expect(secrets.writes).toEqual([ADMIN, SHARED]);
     const admin = secrets.value(ADMIN);
-    expect(admin).toEqual({ adminPasswordHash: old.adminPasswordHash, adminSessionSecret: old.adminSessionSecret });
+    expect(admin).toEqual({ adminPasswordHash: old.adminPasswordHash, adminSessionSecret: old.adminSessionSecret, totpEncryptionKey: expect.any(String) });
     expect(await verifyAdminPassword('correct horse battery', admin.adminPasswordHash!)).toBe(true);
     expect(secrets.value(SHARED)).toEqual({
       playbackSigningKeys: old.playbackSigningKeys,
@@ -94,7 +100,10 @@ describe('secret seeding (custom resource)', () => {
     const old = await oldSharedSecret('the old password');
     // The copy ran, the strip did not (a deploy that failed and rolled back); meanwhile the operator set a new password.
     const newHash = await hashAdminPassword('the new password');
-    const secrets = memorySecrets({ [SHARED]: old, [ADMIN]: { adminPasswordHash: newHash, adminSessionSecret: old.adminSessionSecret } });
+    const secrets = memorySecrets({
+      [SHARED]: old,
+      [ADMIN]: { adminPasswordHash: newHash, adminSessionSecret: old.adminSessionSecret, totpEncryptionKey: 'k'.repeat(43) },
+    });
     expect(await seedStep(secrets.store, 'fill', arns)).toEqual({ copied: [], generated: [], added: [], removed: [] });
     expect(await seedStep(secrets.store, 'retire', arns)).toMatchObject({ copied: [], removed: ['adminPasswordHash', 'adminSessionSecret'] });
     expect(secrets.value(ADMIN).adminPasswordHash).toBe(newHash);
@@ -108,7 +117,7 @@ describe('secret seeding (custom resource)', () => {
     expect(await seedStep(partial.store, 'retire', arns)).toMatchObject({ copied: ['adminSessionSecret'], removed: ['adminPasswordHash', 'adminSessionSecret'] });
     // The admin secret is written before the shared secret loses anything.
     expect(partial.writes).toEqual([ADMIN, SHARED]);
-    expect(partial.value(ADMIN)).toEqual({ adminPasswordHash: operatorHash, adminSessionSecret: old.adminSessionSecret });
+    expect(partial.value(ADMIN)).toEqual({ adminPasswordHash: operatorHash, adminSessionSecret: old.adminSessionSecret, totpEncryptionKey: expect.any(String) });
   });
 
   it('leaves the shared secret whole when the admin secret cannot be written', async () => {
@@ -122,7 +131,7 @@ describe('secret seeding (custom resource)', () => {
   it('never replaces a value that is already set', async () => {
     const shared = { playbackSigningKeys: '{"activeKid":"k2","keys":{}}', internalApiKey: 'b', originVerifySecret: 'c', extra: 'kept' };
     expect(await fillShared(shared)).toEqual({ next: shared, added: [] });
-    const admin = { adminPasswordHash: 'scrypt$set-by-operator', adminSessionSecret: 'a' };
+    const admin = { adminPasswordHash: 'scrypt$set-by-operator', adminSessionSecret: 'a', totpEncryptionKey: 'kept' };
     expect(await fillAdmin(admin, { adminPasswordHash: 'scrypt$other', adminSessionSecret: 'other' })).toEqual({ next: admin, copied: [], generated: [] });
   });
 
@@ -146,7 +155,7 @@ describe('secret seeding (custom resource)', () => {
     try {
       expect(await handler(event('Update', 'fill'))).toEqual({ PhysicalResourceId: SHARED });
       expect(await handler(event('Create', 'retire'))).toEqual({ PhysicalResourceId: `${SHARED}#admin-fields-retired` });
-      expect(Object.keys(JSON.parse(values.get(ADMIN)!)).sort()).toEqual(['adminPasswordHash', 'adminSessionSecret']);
+      expect(Object.keys(JSON.parse(values.get(ADMIN)!)).sort()).toEqual(['adminPasswordHash', 'adminSessionSecret', 'totpEncryptionKey']);
       expect(Object.keys(JSON.parse(values.get(SHARED)!)).sort()).toEqual(['internalApiKey', 'originVerifySecret', 'playbackSigningKeys']);
 
       const puts = sm.commandCalls(PutSecretValueCommand).length;

@@ -22,7 +22,10 @@ describe('clientIp', () => {
 describe('admin cookie', () => {
   it('is Secure over https and cleared with Max-Age=0', () => {
     const https = event({ 'x-forwarded-proto': 'https', host: 'd1.cloudfront.net' });
-    expect(sessionCookie(https, 't')).toBe('stagedoor_admin=t; Path=/api; HttpOnly; SameSite=Strict; Max-Age=43200; Secure');
+    const now = new Date('2026-11-22T20:00:00Z');
+    expect(sessionCookie(https, 't', new Date(now.getTime() + 43_200_000), now)).toBe('stagedoor_admin=t; Path=/api; HttpOnly; SameSite=Strict; Max-Age=43200; Secure');
+    // A renewed session's cookie lives as long as what is left of the session.
+    expect(sessionCookie(https, 't', new Date(now.getTime() + 600_000), now)).toContain('Max-Age=600;');
     expect(clearedCookie(https)).toContain('Max-Age=0');
     expect(requestOrigin(event({ 'x-forwarded-proto': 'http', host: '[::1]:3000' }))).toEqual({ proto: 'http', hostname: '[::1]' });
   });

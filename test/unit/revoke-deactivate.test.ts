@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { bulkRevoke, setCodeRevoked } from '../../functions/domain/code-admin';
-import { setEventFlag } from '../../functions/domain/event-admin';
+import { setEventFlag, updateEvent } from '../../functions/domain/event-admin';
+import { entriesOfEvent } from '../../functions/adapters/kvs-entries';
+import { parseDenyUntilValue } from '../../functions/adapters/kvs-scheme';
 import { buildRevocationFeed } from '../../functions/domain/revocation-feed-builder';
-import { heartbeat, refreshPlayback, validateCode } from '../../functions/domain/viewer-access';
+import { heartbeat, longLivedPlaybackUrl, refreshPlayback, validateCode } from '../../functions/domain/viewer-access';
 import { domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
 import { sampleCode } from '../support/store-records';
 
@@ -89,5 +91,24 @@ describe('deactivating an event', () => {
     await setEventFlag(f.deps, event.id, 'active', true);
     expect((await buildRevocationFeed(f.deps, since)).eventReactivations).toEqual([]);
     expect(await refusal(setEventFlag(f.deps, 'no-such-event', 'active', false))).toMatchObject({ status: 404, body: { error: 'Event not found' } });
+  });
+});
+
+describe('a deactivated event at the edge', () => {
+  it('stays denied until its longest long-lived URL expires, even after its end was moved earlier', async () => {
+    const f = domainFixture();
+    // Codes work 24 h after the end; a long-lived URL lasts as long, at most 12 h.
+    const viewer = await f.watching({ event: { accessWindowHours: 24 } });
+    const { expiresAt } = await longLivedPlaybackUrl(f.deps, viewer.token, PLAYBACK_BASE_URL);
+    f.advance(60);
+    await setEventFlag(f.deps, viewer.event.id, 'active', false);
+    // The organiser then shortens the access: the event now ends (for codes) well before that URL does.
+    await updateEvent(f.deps, viewer.event.id, { accessWindowHours: 0 });
+    const { events } = await f.stores.codes.accessChangesSince('');
+    const [state] = events.filter((event) => event.id === viewer.event.id);
+    const until = parseDenyUntilValue(entriesOfEvent(state!, f.now()).get(`e:${viewer.event.id}`) ?? '');
+    expect(until * 1000).toBeGreaterThanOrEqual(Date.parse(expiresAt));
+    const feed = await buildRevocationFeed(f.deps, '2026-01-01T00:00:00Z');
+    expect(Date.parse(feed.eventDeactivations.find((d) => d.eventId === viewer.event.id)?.until ?? '')).toBeGreaterThanOrEqual(Date.parse(expiresAt));
   });
 });

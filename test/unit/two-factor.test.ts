@@ -2,6 +2,7 @@ import { Secret } from 'otpauth';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { issueAdminSession, issueSecondFactorChallenge, readAdminSession, readSecondFactorChallenge } from '../../functions/domain/admin-session';
+import { openTotpSecret, sealTotpSecret } from '../../functions/domain/totp-secrets';
 import { hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret } from '../../functions/domain/two-factor';
 
 const SECRET = 's'.repeat(40);
@@ -67,5 +68,28 @@ describe('admin session tokens', () => {
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(SECRET));
     expect(await readAdminSession(old, SECRET, new Date())).toBeNull();
+  });
+});
+
+describe('TOTP secrets at rest', () => {
+  const key = Buffer.alloc(32, 7).toString('base64url');
+
+  it('seals a secret for one account under the key, opens it again, and leaves secrets stored before sealing readable', () => {
+    const secret = newTotpSecret();
+    const sealed = sealTotpSecret(secret, key, 'ann');
+    expect(sealed).toMatch(/^v1\./);
+    expect(sealed).not.toContain(secret);
+    expect(sealTotpSecret(secret, key, 'ann')).not.toBe(sealed);
+    expect(openTotpSecret(sealed, key, 'ann')).toBe(secret);
+    expect(openTotpSecret(secret, key, 'ann')).toBe(secret);
+  });
+
+  it('refuses another account\'s sealed secret, another key and a changed byte', () => {
+    const sealed = sealTotpSecret(newTotpSecret(), key, 'ann');
+    expect(() => openTotpSecret(sealed, key, 'bob')).toThrow();
+    expect(() => openTotpSecret(sealed, Buffer.alloc(32, 8).toString('base64url'), 'ann')).toThrow();
+    const flipped = `${sealed.slice(0, -2)}${sealed.at(-2) === 'A' ? 'B' : 'A'}${sealed.at(-1)}`;
+    expect(() => openTotpSecret(flipped, key, 'ann')).toThrow();
+    expect(() => sealTotpSecret('x', 'short', 'ann')).toThrow(/32 bytes/);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  changeLines,
   checkCodeCount,
   EVENT_FIELDS,
   eventInputFromForm,
@@ -112,5 +113,18 @@ describe('time helpers', () => {
     expect(countdownParts(-5)).toEqual({ days: 0, hours: 0, minutes: 0, seconds: 0 });
     expect(describeCountdown(3_660_000)).toBe('1 hour, 1 minute');
     expect(describeCountdown(0)).toBe('now');
+  });
+});
+
+describe('audit log changes', () => {
+  it('reads each change as "field: before → after", times in local time, long values cut, nothing as none', () => {
+    expect(changeLines({ role: { from: 'box-office', to: 'stream-tech' }, disabled: { from: false, to: true } })).toEqual([
+      'role: box-office → stream-tech',
+      'disabled: false → true',
+    ]);
+    const [line] = changeLines({ description: { from: '', to: 'x'.repeat(100) } });
+    expect(line).toMatch(/^description: none → x{59}…$/);
+    expect(changeLines({ startsAt: { from: '2026-12-01T19:00:00.000Z', to: '2026-12-01T20:00:00.000Z' } })[0]).not.toContain('T19:00');
+    expect(changeLines(undefined)).toEqual([]);
   });
 });

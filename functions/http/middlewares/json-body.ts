@@ -1,8 +1,12 @@
 import type { MiddlewareObj } from '@middy/core';
+import { LIST_LIMITS } from '../../domain/config';
 import type { ApiContext, ApiEvent, ApiResult } from '../api-types';
 import { HttpError } from '../http-error';
 
-/** Parses a JSON request body into `context.jsonBody`; malformed JSON is a 400, never a 500. */
+/**
+ * Parses a JSON request body into `context.jsonBody`; malformed JSON is a 400, never a 500, and a body
+ * over `LIST_LIMITS.bodyBytes` a 413 before it is parsed (API Gateway itself lets 10 MB through).
+ */
 export function jsonBody(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
   return {
     before: function parseJsonBody(request) {
@@ -10,6 +14,7 @@ export function jsonBody(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext
       request.context.jsonBody = undefined;
       if (body === undefined || body === null || body.trim() === '') return;
       const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+      if (Buffer.byteLength(text) > LIST_LIMITS.bodyBytes) throw new HttpError(413, 'Request body too large');
       try {
         request.context.jsonBody = JSON.parse(text);
       } catch {

@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
+import type { AccountStore } from '../../domain/account-store';
 import { readAdminSession, ADMIN_COOKIE } from '../../domain/admin-session';
 import { secretsEqual } from '../../domain/constant-time';
 import { NotSignedIn } from '../../domain/errors';
@@ -9,15 +10,22 @@ import { HttpError } from '../http-error';
 import { cookie, header } from '../request-info';
 import type { RouteSpec } from '../route-table';
 
+/** What checking an admin session takes: the secret that signs it and the accounts it names. */
+export interface AdminSessionCheck {
+  sessionSecret: string;
+  accounts: AccountStore;
+}
+
 /**
  * Applies the route's guard: the internal API key, or an admin session whose
  * account still exists, is enabled, is of the session's generation (a role
  * change or disabling ends sessions) and whose role holds the route's permission.
- * `sessionSecret` is null outside the admin area, which never loads it: no session is valid there.
+ * `adminOf` is null outside the admin area, which alone loads the session secret and
+ * the staff accounts: no session is valid there.
  */
 export function routeGuard<A extends App>(
   specOf: (routeKey: string) => RouteSpec | undefined,
-  sessionSecret: (app: A) => string | null,
+  adminOf: (app: A) => AdminSessionCheck | null,
 ): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext<A>> {
   return {
     before: async function checkGuard(request) {
@@ -28,11 +36,12 @@ export function routeGuard<A extends App>(
         if (!key || !secretsEqual(key, app.config.internalApiKey)) throw new HttpError(401, 'Unauthorized');
       } else if (spec?.guard === 'admin') {
         const token = cookie(request.event, ADMIN_COOKIE);
-        const secret = sessionSecret(app);
-        const session = token && secret ? await readAdminSession(token, secret, app.now()) : null;
-        const [revoked, account] = session
-          ? await Promise.all([app.stores.accounts.isAdminSessionRevoked(session.id), app.stores.accounts.getAccount(session.username)])
-          : [true, null];
+        const admin = adminOf(app);
+        const session = token && admin ? await readAdminSession(token, admin.sessionSecret, app.now()) : null;
+        const [revoked, account] =
+          session && admin
+            ? await Promise.all([admin.accounts.isAdminSessionRevoked(session.id), admin.accounts.getAccount(session.username)])
+            : [true, null];
         if (!token) throw new NotSignedIn('no-session');
         if (!session) throw new NotSignedIn('session-expired');
         if (revoked) throw new NotSignedIn('signed-out');

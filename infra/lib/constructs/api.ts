@@ -15,6 +15,10 @@ export interface ApiProps {
   /** The stage whose per-route throttles this construct sets (the routes must exist first). */
   stage: apigwv2.HttpStage;
   table: dynamodb.ITable;
+  /** Staff accounts and sign-in state: the admin area alone reaches it (env and IAM). */
+  staffTable: dynamodb.ITable;
+  /** Done when the staff items of an older stack are in the staff table. */
+  staffReady: IDependable;
   /** The shared secret: every area reads it. */
   secret: secretsmanager.ISecret;
   /** adminPasswordHash and adminSessionSecret: the admin area alone reads it (env and IAM). */
@@ -37,11 +41,18 @@ export interface ApiProps {
   operatorConcurrency?: number;
 }
 
+/**
+ * What the admin area does to the staff table (functions/adapters/dynamo-account-store.ts): accounts,
+ * the policy, signed-out sessions, sign-in failure windows (cleared with a batch delete). No other role
+ * is granted anything on it.
+ */
+export const STAFF_TABLE_ACCESS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'];
+
 /** What each area's handler does to the table (the stores, functions/adapters/dynamo-*-store.ts), nothing more. */
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
   // validate, refresh, heartbeat, release, status: reads, rate-limit and presence counters, the session claim.
   public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
-  // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, session revocation, live sessions.
+  // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, audit, live sessions.
   admin: {
     actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
     indexes: ['byEvent', 'byTokenId', 'codesByEvent', 'liveSessions'],
@@ -54,7 +65,7 @@ const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
 
 /**
  * Per-route throttles (API Gateway's token bucket, over all callers) where a flood is abuse, not an
- * audience: code guessing and password guessing. Validation allows a sold-out start (a million
+ * audience: code guessing, password guessing, and code generation (each request writes up to 500 items). Validation allows a sold-out start (a million
  * arrivals over 10 minutes are 1,700/s on average, a few times that at the doors' opening); the
  * per-address limit in DynamoDB and the optional WAF rule stop a single guesser long before.
  * Heartbeat, refresh and release keep the stage's default, which must stay above 1M viewers'
@@ -63,7 +74,15 @@ const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
 export const ROUTE_THROTTLES: Record<string, { rateLimit: number; burstLimit: number }> = {
   'POST /api/tokens/validate': { rateLimit: 5000, burstLimit: 5000 },
   'POST /api/admin/login': { rateLimit: 10, burstLimit: 20 },
+  'POST /api/admin/login/second-factor': { rateLimit: 10, burstLimit: 20 },
+  'POST /api/admin/events/{id}/tokens': { rateLimit: 5, burstLimit: 10 },
 };
+
+/**
+ * Areas that record the ingest's reports in the audit log (a publish started, stopped, taken over or
+ * refused): they may put items, but only audit entries (their partitions, `AUDIT#<eventId>`).
+ */
+export const AUDIT_WRITERS: Area[] = ['internal', 'rtmp-callback'];
 
 /** The areas an audience must not starve of Lambda concurrency: the operator's and the ingest's. */
 const OPERATOR_AREAS: Area[] = ['admin', 'internal', 'rtmp-callback'];
@@ -108,6 +127,7 @@ export class Api extends Construct {
         SITE_ORIGIN: props.playbackBaseUrl,
         PLAYBACK_BASE_URL: props.playbackBaseUrl,
         ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
+        STAFF_TABLE_NAME: props.staffTable.tableName,
       },
       internal: {},
       'rtmp-callback': {},
@@ -119,7 +139,7 @@ export class Api extends Construct {
         entry: AREA_ENTRY[area],
         description: `Stagedoor API: ${area} routes`,
         environment: { ...common, ...specific[area] },
-        // The admin login runs scrypt (N=2^15, 32 MiB); more memory also means more CPU for it.
+        // The admin login runs scrypt (N=2^17: 128 MiB, about 0.4 s of a core); more memory also means more CPU for it.
         memorySize: area === 'admin' ? 1024 : 512,
         timeout: Duration.seconds(area === 'admin' ? 29 : 10),
         reservedConcurrentExecutions: OPERATOR_AREAS.includes(area) ? props.operatorConcurrency : undefined,
@@ -133,10 +153,22 @@ export class Api extends Construct {
           resources: [props.table.tableArn, ...access.indexes.map((index) => `${props.table.tableArn}/index/${index}`)],
         }),
       );
+      if (AUDIT_WRITERS.includes(area)) {
+        fn.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['dynamodb:PutItem'],
+            resources: [props.table.tableArn],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+          }),
+        );
+      }
       // Least privilege: the admin secret (password hash, session signing secret) is the admin function's alone.
       const secrets = area === 'admin' ? [props.secret.secretArn, props.adminSecret.secretArn] : [props.secret.secretArn];
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));
-      if (area === 'admin') fn.node.addDependency(props.secretReady);
+      if (area === 'admin') {
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: STAFF_TABLE_ACCESS, resources: [props.staffTable.tableArn] }));
+        fn.node.addDependency(props.secretReady, props.staffReady);
+      }
       if (access.indexes.length > 0) {
         NagSuppressions.addResourceSuppressions(
           fn.role!,

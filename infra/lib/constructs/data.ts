@@ -1,11 +1,12 @@
 import { CfnResource, CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IConstruct } from 'constructs';
-import { tableSchema } from '../../../functions/adapters/table-schema';
+import { staffTableSchema, tableSchema, type TableSchema } from '../../../functions/adapters/table-schema';
 import { AppFunction } from './app-function';
 
 export interface DataProps {
@@ -14,12 +15,18 @@ export interface DataProps {
 }
 
 /**
- * Durable state: the DynamoDB table, the media bucket the ingest writes HLS
- * to, the access-logs bucket, the Secrets Manager secret every part reads and
- * the admin secret only the admin function reads.
+ * Durable state: the DynamoDB table, the staff table only the admin function
+ * reaches, the media bucket the ingest writes HLS to, the access-logs bucket,
+ * the Secrets Manager secret every part reads and the admin secret only the
+ * admin function reads.
  */
 export class Data extends Construct {
   readonly table: dynamodb.Table;
+  /** Staff accounts, the account policy, signed-out admin sessions, sign-in failures: the admin function's alone. */
+  readonly staffTable: dynamodb.Table;
+  /** Completes once staff items of an older stack are in the staff table; the admin function waits for it. */
+  readonly staffReady: CustomResource;
+  private readonly staffMoveProvider: cr.Provider;
   readonly mediaBucket: s3.Bucket;
   readonly logsBucket: s3.Bucket;
   readonly secret: secretsmanager.Secret;
@@ -32,29 +39,13 @@ export class Data extends Construct {
   constructor(scope: Construct, id: string, props: DataProps) {
     super(scope, id);
 
-    // The key schema comes from the same module the local stand-ins and the tests create their tables from.
-    this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: tableSchema.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: tableSchema.sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-      // TTL only collects garbage (rate windows, revoked admin sessions, tombstones); no check relies on it.
-      timeToLiveAttribute: tableSchema.ttlAttribute,
+    // The key schemas come from the same module the local stand-ins and the tests create their tables from.
+    this.table = this.tableFrom('Table', tableSchema, {
       // The edge-sync function diffs old against new images to find revokes, unrevokes and ended sessions.
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
-    for (const index of tableSchema.indexes) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
-        ...('sortKey' in index ? { sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING } } : {}),
-        ...(index.projection === 'ALL'
-          ? { projectionType: dynamodb.ProjectionType.ALL }
-          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
-      });
-    }
+    // Its own table, so that no other function's role can read a password hash or write an account.
+    this.staffTable = this.tableFrom('StaffTable', staffTableSchema);
 
     // Server access logs of the buckets, CloudFront standard logs and NLB access logs.
     this.logsBucket = new s3.Bucket(this, 'LogsBucket', {
@@ -123,8 +114,8 @@ export class Data extends Construct {
     const seed = new AppFunction(this, 'SeedSecrets', {
       entry: 'infra/runtime/seed-secrets.ts',
       description: 'Fills the Stagedoor secrets and moves the admin fields to the admin secret (keeps existing values)',
-      // scrypt of the placeholder password wants ~32 MiB and a little CPU.
-      memorySize: 256,
+      // scrypt of the placeholder password wants 128 MiB (N=2^17) besides Node itself, and CPU.
+      memorySize: 512,
       timeout: Duration.seconds(30),
       environment: {},
       alarms: false,
@@ -144,11 +135,90 @@ export class Data extends Construct {
       ],
       true,
     );
+    // Stacks from before the staff table keep accounts in the main table's ACCOUNTS partition: moved on deploy.
+    const move = new AppFunction(this, 'MoveStaffItems', {
+      entry: 'infra/runtime/move-staff-items.ts',
+      description: 'Moves Stagedoor staff accounts from the main table into the staff table (keeps newer ones)',
+      memorySize: 256,
+      timeout: Duration.minutes(5),
+      environment: {},
+      alarms: false,
+    });
+    move.fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query', 'dynamodb:BatchWriteItem'],
+        resources: [this.table.tableArn],
+        // The old staff partition only.
+        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['ACCOUNTS'] } },
+      }),
+    );
+    move.fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [this.staffTable.tableArn] }));
+    // Its totpEncryptionKey seals the TOTP secrets older stacks kept in clear.
+    this.adminSecret.grantRead(move.fn);
+    this.staffMoveProvider = new cr.Provider(this, 'MoveStaffItemsProvider', { onEventHandler: move.fn });
+    NagSuppressions.addResourceSuppressions(
+      this.staffMoveProvider,
+      [
+        { id: 'AwsSolutions-IAM4', reason: 'CDK custom resource provider framework: AWSLambdaBasicExecutionRole only grants writing its own logs.' },
+        { id: 'AwsSolutions-IAM5', reason: 'CDK custom resource provider framework: invokes the move function and its versions (":*").' },
+        { id: 'AwsSolutions-L1', reason: 'Runtime of the CDK provider framework function is chosen by aws-cdk-lib.' },
+      ],
+      true,
+    );
+    this.staffReady = new CustomResource(this, 'StaffItemsCopied', {
+      serviceToken: this.staffMoveProvider.serviceToken,
+      properties: { TableName: this.table.tableName, StaffTableName: this.staffTable.tableName, AdminSecretArn: this.adminSecret.secretArn, Step: 'copy' },
+    });
+
     this.secretReady = new CustomResource(this, 'SeedSecretsResource', {
       serviceToken: provider.serviceToken,
       // Only the ARNs: values never pass through CloudFormation.
       properties: { SecretArn: this.secret.secretArn, AdminSecretArn: this.adminSecret.secretArn, Step: 'fill' },
     });
+    // The key the move seals TOTP secrets with is made by the seeding.
+    this.staffReady.node.addDependency(this.secretReady);
+  }
+
+  /**
+   * A table of `schema`: on demand, point-in-time recovery, deletion protection, retained with the
+   * stack's data. TTL only collects garbage (rate windows, signed-out sessions, tombstones, sign-in
+   * failures, old audit entries); no check relies on it.
+   */
+  private tableFrom(id: string, schema: TableSchema, options: Pick<dynamodb.TableProps, 'stream'> = {}): dynamodb.Table {
+    const table = new dynamodb.Table(this, id, {
+      partitionKey: { name: schema.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: schema.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      timeToLiveAttribute: schema.ttlAttribute,
+      ...options,
+    });
+    for (const index of schema.indexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        ...(index.sortKey ? { sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING } } : {}),
+        ...(index.projection === 'ALL'
+          ? { projectionType: dynamodb.ProjectionType.ALL }
+          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
+      });
+    }
+    return table;
+  }
+
+  /**
+   * Deletes the staff items of an older stack from the main table (infra/runtime/move-staff-items.ts,
+   * step `retire`), once every function reads the staff table; like the secrets' retirement, last.
+   */
+  retireOldStaffItems(after: IConstruct[]): CustomResource {
+    const retire = new CustomResource(this, 'RetireOldStaffItems', {
+      serviceToken: this.staffMoveProvider.serviceToken,
+      properties: { TableName: this.table.tableName, StaffTableName: this.staffTable.tableName, AdminSecretArn: this.adminSecret.secretArn, Step: 'retire' },
+    });
+    retire.node.addDependency(...lastOf(retire, [this, ...after]));
+    return retire;
   }
 
   /**
@@ -162,10 +232,18 @@ export class Data extends Construct {
       serviceToken: this.seedProvider.serviceToken,
       properties: { SecretArn: this.secret.secretArn, AdminSecretArn: this.adminSecret.secretArn, Step: 'retire' },
     });
-    // Every resource, except those behind a condition: CloudFormation refuses a DependsOn on one it did not create.
-    const everything = [this, ...after].flatMap((scope) => scope.node.findAll());
-    const waitFor = everything.filter((node) => CfnResource.isCfnResource(node) && !node.cfnOptions.condition && !retire.node.findAll().includes(node));
-    retire.node.addDependency(...waitFor);
+    retire.node.addDependency(...lastOf(retire, [this, ...after]));
     return retire;
   }
+}
+
+/**
+ * What a last step waits for: every resource of `scopes` but its own, except those behind a
+ * condition (CloudFormation refuses a DependsOn on one it did not create).
+ */
+function lastOf(step: IConstruct, scopes: IConstruct[]): IConstruct[] {
+  const own = new Set(step.node.findAll());
+  return scopes
+    .flatMap((scope) => scope.node.findAll())
+    .filter((node) => CfnResource.isCfnResource(node) && !node.cfnOptions.condition && !own.has(node));
 }

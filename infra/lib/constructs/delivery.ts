@@ -8,6 +8,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IDependable } from 'constructs';
 import { repoPath } from '../paths';
+import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityPolicy } from '../../../web/security-headers';
 
 /** The files of the two CloudFront Functions (runtime code stays out of the CDK code). */
 export const MEDIA_GUARD_FILE = repoPath('edge/validate-request.js');
@@ -15,6 +16,12 @@ export const DIRECTORY_INDEX_FILE = repoPath('infra/edge/directory-index.js');
 
 /** The longest any API response may be kept by CloudFront: the event status's `s-maxage` (functions/handlers/public.ts). */
 export const API_MAX_SHARED_CACHE_SECONDS = 5;
+
+/**
+ * Sign-in steps one address may send in 5 minutes under the optional WAF rule: above the API's own
+ * per-address login limit (10 a minute), so only a flood is blocked, and before it spends the route throttles.
+ */
+export const WAF_SIGN_IN_REQUESTS_PER_5_MIN = 100;
 
 /** Header CloudFront adds to /api/* origin requests; the API believes CloudFront-Viewer-Address only with it. */
 export const ORIGIN_VERIFY_HEADER = 'X-Origin-Verify';
@@ -112,6 +119,22 @@ export class Delivery extends Construct {
       queryStringBehavior: cloudfront.OriginRequestQueryStringBehavior.none(),
     });
 
+    // The site's security headers (web/security-headers.ts, which local mode sends too), and HSTS.
+    const securityHeaders = (name: string, comment: string, contentSecurityPolicy: string) =>
+      new cloudfront.ResponseHeadersPolicy(this, name, {
+        comment,
+        securityHeadersBehavior: {
+          contentSecurityPolicy: { contentSecurityPolicy, override: true },
+          contentTypeOptions: { override: true },
+          frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+          referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.NO_REFERRER, override: true },
+          strictTransportSecurity: { accessControlMaxAge: Duration.seconds(HSTS_MAX_AGE_SECONDS), includeSubdomains: true, override: true },
+        },
+      });
+    // HLS comes from this distribution too (/streams/*): the pages need no other origin.
+    const pageHeaders = securityHeaders('PageHeaders', 'Stagedoor pages: CSP of web/security-headers.ts, no framing, no referrer, HSTS', pageContentSecurityPolicy());
+    const apiHeaders = securityHeaders('ApiHeaders', 'Stagedoor API: nothing loads, no framing, no referrer, HSTS', API_CONTENT_SECURITY_POLICY);
+
     const apiOrigin = new origins.HttpOrigin(props.apiDomainName, {
       protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
@@ -142,7 +165,7 @@ export class Delivery extends Construct {
         origin: origins.S3BucketOrigin.withOriginAccessControl(props.webBucket),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+        responseHeadersPolicy: pageHeaders,
         functionAssociations: [{ function: directoryIndex, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: {
@@ -152,7 +175,7 @@ export class Delivery extends Construct {
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
           cachePolicy: apiCachePolicy,
           originRequestPolicy: apiOriginRequestPolicy,
-          responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+          responseHeadersPolicy: apiHeaders,
         },
         '/streams/*': {
           // LIST lets S3 answer 404 (not 403) for a playlist that is not there yet, which the
@@ -203,9 +226,11 @@ export class Delivery extends Construct {
 
   /**
    * Stack parameter `WafValidateRequestsPer5Min`: when above 0, an AWS WAF web ACL on the distribution
-   * blocks an address that sends more validations or admin logins than that in 5 minutes, before they
-   * reach API Gateway. Only those two paths count: heartbeats of a thousand viewers behind one carrier
-   * NAT are legitimate. A CloudFront web ACL lives in us-east-1, so the stack must be deployed there.
+   * blocks an address that sends more validations than that in 5 minutes, and more than
+   * `WAF_SIGN_IN_REQUESTS_PER_5_MIN` sign-in steps (password or second factor), before they reach API
+   * Gateway, whose route throttles are shared by every caller: without it one client can spend them
+   * and keep the staff out. Only those paths count: heartbeats of a thousand viewers behind one
+   * carrier NAT are legitimate. A CloudFront web ACL lives in us-east-1, so the stack must be deployed there.
    */
   private addOptionalRateRule(): void {
     const limit = new CfnParameter(this, 'WafValidateRequestsPer5Min', {
@@ -213,7 +238,7 @@ export class Delivery extends Construct {
       default: 0,
       minValue: 0,
       description:
-        'AWS WAF rate-based rule on the distribution: most POST /api/tokens/validate and /api/admin/login per client address in 5 minutes (0 = no WAF; otherwise at least 10). Needs the stack in us-east-1.',
+        'AWS WAF rate-based rules on the distribution: most POST /api/tokens/validate per client address in 5 minutes (0 = no WAF; otherwise at least 10); sign-in steps are then limited too. Needs the stack in us-east-1.',
     });
     limit.overrideLogicalId('WafValidateRequestsPer5Min');
     const enabled = new CfnCondition(this, 'WafEnabled', { expression: Fn.conditionNot(Fn.conditionEquals(limit.valueAsNumber, 0)) });
@@ -225,24 +250,26 @@ export class Delivery extends Construct {
         textTransformations: [{ priority: 0, type: 'NONE' }],
       },
     });
+    const perAddress = (name: string, priority: number, rateLimit: number, paths: string[]): wafv2.CfnWebACL.RuleProperty => ({
+      name,
+      priority,
+      action: { block: {} },
+      statement: {
+        rateBasedStatement: {
+          limit: rateLimit,
+          aggregateKeyType: 'IP',
+          scopeDownStatement: paths.length === 1 ? path(paths[0]!) : { orStatement: { statements: paths.map(path) } },
+        },
+      },
+      visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: `Stagedoor${pascalCase(name)}`, sampledRequestsEnabled: true },
+    });
     const acl = new wafv2.CfnWebACL(this, 'RateLimitAcl', {
       scope: 'CLOUDFRONT',
       defaultAction: { allow: {} },
       visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'StagedoorEdge', sampledRequestsEnabled: true },
       rules: [
-        {
-          name: 'validate-and-login-per-address',
-          priority: 0,
-          action: { block: {} },
-          statement: {
-            rateBasedStatement: {
-              limit: limit.valueAsNumber,
-              aggregateKeyType: 'IP',
-              scopeDownStatement: { orStatement: { statements: [path('/api/tokens/validate'), path('/api/admin/login')] } },
-            },
-          },
-          visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'StagedoorValidateRate', sampledRequestsEnabled: true },
-        },
+        perAddress('validate-per-address', 0, limit.valueAsNumber, ['/api/tokens/validate']),
+        perAddress('sign-in-per-address', 1, WAF_SIGN_IN_REQUESTS_PER_5_MIN, ['/api/admin/login', '/api/admin/login/second-factor']),
       ],
     });
     acl.cfnOptions.condition = enabled;
@@ -254,3 +281,5 @@ export class Delivery extends Construct {
   }
 
 }
+
+const pascalCase = (name: string) => name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());

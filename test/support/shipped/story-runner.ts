@@ -1,10 +1,16 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { repoPath } from '../../../infra/lib/paths';
 import type { CloudFrontRequest, EdgeHandler } from '../../../local/media-edge-runtime';
 import { call, type HttpResult } from '../http';
 import { outcomeOf, type Outcome } from '../validator-cases';
 import type { HttpApiStandIn } from './api-gateway';
 import type { DistributionStandIn } from './distribution';
-import type { LocalStack } from './local-stack';
+import { DEPLOYER, type LocalStack } from './local-stack';
+import { LOCAL_ACCOUNT } from './stack-values';
+
+const run = promisify(execFile);
 
 /** One route's part of the story: the route key it drives, and what it sends and expects. */
 export interface RouteStory {
@@ -88,6 +94,34 @@ export class StoryContext {
 
   check(condition: unknown, message: string): void {
     if (!condition) throw new Error(message);
+  }
+
+  /** A stack output's value (`AdminSecretArn`, `StaffTableName`...), as `cdk deploy` prints it. */
+  output(name: string): string {
+    const output = this.stack.values.template.Outputs?.[name];
+    if (!output) throw new Error(`the template has no output ${name}`);
+    return this.stack.values.text(output.Value);
+  }
+
+  /**
+   * An operator's script of infra/scripts (docs/deploy.md) run as a deploy's operator does: in its
+   * own process, with the shell's AWS credentials (the deployer's) and region. What it printed.
+   */
+  async operator(script: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+    const credentials = this.stack.endpoint.credentialsFor(DEPLOYER);
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', `infra/scripts/${script}`, ...args], {
+      cwd: repoPath(),
+      env: {
+        PATH: process.env.PATH,
+        ...env,
+        AWS_REGION: LOCAL_ACCOUNT.region,
+        AWS_ENDPOINT_URL: this.stack.endpoint.url,
+        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+        AWS_SESSION_TOKEN: credentials.sessionToken,
+      },
+    });
+    return stdout;
   }
 
   /** The internal API key, read from the shared secret as an operator would. */

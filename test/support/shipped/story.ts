@@ -42,13 +42,22 @@ export const STORIES: RouteStory[] = [
     s.expect(await s.site('GET', '/api/admin/session'), 401, 'session without a cookie');
   }),
   story('POST /api/admin/account/two-factor', async (s) => {
-    const offer = await s.admin('POST', '/api/admin/account/two-factor', {});
+    // The session cookie alone may not start enrolment: the account's password first.
+    const enrol = (json: unknown) => s.site('POST', '/api/admin/account/two-factor', { json, cookie: s.state.cookie });
+    s.expect(await enrol({}), 400, 'enrolment without the password');
+    s.expect(await enrol({ password: 'not it' }), 400, 'enrolment with a wrong password');
+    const offer = await s.admin('POST', '/api/admin/account/two-factor', { password: s.adminPassword });
     s.state.totp = new TOTP({ secret: Secret.fromBase32(offer.secret) });
   }),
   story('POST /api/admin/account/two-factor/confirm', async (s) => {
     const res = await s.site('POST', '/api/admin/account/two-factor/confirm', { json: { code: codeAt(s.state.totp, 0) }, cookie: s.state.cookie });
-    s.check(s.expect(res, 200, 'confirm two-factor').recoveryCodes.length === 10, 'ten recovery codes');
+    s.state.recoveryCodes = s.expect(res, 200, 'confirm two-factor').recoveryCodes;
+    s.check(s.state.recoveryCodes.length === 10, 'ten recovery codes');
     s.state.cookie = cookieOf(res, 'stagedoor_admin');
+    // With two-factor on, replacing it takes the password and a current code or a recovery code (sealed with the admin secret's key).
+    const replace = (json: unknown) => s.site('POST', '/api/admin/account/two-factor', { json, cookie: s.state.cookie });
+    s.expect(await replace({ password: s.adminPassword }), 400, 'replacing two-factor with the password alone');
+    s.check((await s.admin('POST', '/api/admin/account/two-factor', { password: s.adminPassword, recoveryCode: s.state.recoveryCodes[0] })).secret, 'a new secret offered');
   }),
   story('POST /api/admin/logout', async (s) => {
     await s.admin('POST', '/api/admin/logout', {});
@@ -85,6 +94,40 @@ export const STORIES: RouteStory[] = [
   }),
   story('POST /api/admin/accounts/{username}/two-factor/reset', async (s) => {
     await s.admin('POST', `/api/admin/accounts/${STAFF.username}/two-factor/reset`, {});
+  }),
+  story('POST /api/admin/accounts/{username}/unlock', async (s) => {
+    const login = (username: string | undefined, password: string, from: string) =>
+      s.site('POST', '/api/admin/login', { json: username ? { username, password } : { password }, from });
+    const refused = (res: Awaited<ReturnType<typeof login>>, reason: string, what: string) =>
+      s.check(s.expect(res, 429, what).reason === reason, `${what}: ${res.text}`);
+    /** 3 wrong passwords from one address refuse that address; 2 more from another lock the name. */
+    const lockOut = async (username: string | undefined, password: string) => {
+      const [first, second] = [s.client(), s.client()];
+      for (let i = 1; i <= 3; i++) s.expect(await login(username, 'not the password', first), 401, `wrong password ${i} from one address`);
+      refused(await login(username, password, first), 'address-locked', 'the right password from that address');
+      for (let i = 4; i <= 5; i++) s.expect(await login(username, 'not the password', second), 401, `wrong password ${i} from another address`);
+      refused(await login(username, password, s.client()), 'locked', 'the right password of a locked name, from a third address');
+    };
+
+    // A staff account, locked by failed sign-ins: an owner lifts it from the console.
+    await lockOut(STAFF.username, STAFF.password);
+    s.check((await s.admin('POST', `/api/admin/accounts/${STAFF.username}/unlock`, {})).username === STAFF.username, 'unlocked');
+    s.expect(await login(STAFF.username, STAFF.password, s.client()), 200, 'staff sign-in after the unlock');
+
+    // The owner, locked out: the operator's script lifts it through the staff table (docs/deploy.md).
+    await lockOut(undefined, s.adminPassword);
+    const printed = await s.operator('unlock-account.ts', [s.output('StaffTableName'), 'owner']);
+    s.check(printed.startsWith('owner: unlocked (it was locked until '), `unlock-account printed: ${printed}`);
+    const from = s.client();
+    const first = await login(undefined, s.adminPassword, from);
+    s.check(s.expect(first, 200, 'owner sign-in after the unlock').secondFactorRequired === true, `login: ${first.text}`);
+    const res = await s.site('POST', '/api/admin/login/second-factor', {
+      json: { recoveryCode: s.state.recoveryCodes[1] },
+      cookie: cookieOf(first, 'stagedoor_2fa'),
+      from,
+    });
+    s.expect(res, 200, 'the owner\'s second factor, a recovery code');
+    s.state.cookie = cookieOf(res, 'stagedoor_admin');
   }),
   story('POST /api/admin/account/password', async (s) => {
     const login = await s.site('POST', '/api/admin/login', { json: { username: STAFF.username, password: STAFF.password }, from: s.client() });

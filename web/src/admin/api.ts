@@ -40,6 +40,9 @@ export interface SessionInfo {
   requireTwoFactor: boolean;
 }
 
+/** What starting two-factor enrolment asks for: the password, and with two-factor sign-in on, the current factor. */
+export type EnrolmentProof = { password: string; code?: string; recoveryCode?: string };
+
 export type LoginAnswer = { success: true; enrolmentRequired?: true } | { success: false; secondFactorRequired: true };
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 export type Preview = Awaited<ReturnType<typeof issuePreview>>;
@@ -108,7 +111,7 @@ export const adminApi = {
     call<LoginAnswer>('/login', { json: username ? { username, password } : { password } }),
   secondFactor: (answer: { code: string } | { recoveryCode: string }) =>
     call<{ success: true }>('/login/second-factor', { json: answer }),
-  startEnrolment: () => call<{ secret: string; otpauthUrl: string; qrCode: string }>('/account/two-factor', { json: {} }),
+  startEnrolment: (proof: EnrolmentProof) => call<{ secret: string; otpauthUrl: string; qrCode: string }>('/account/two-factor', { json: proof }),
   confirmEnrolment: (code: string) => call<{ recoveryCodes: string[] }>('/account/two-factor/confirm', { json: { code } }),
   changeOwnPassword: (currentPassword: string, newPassword: string) =>
     call<{ success: true }>('/account/password', { json: { currentPassword, newPassword } }),
@@ -117,6 +120,7 @@ export const adminApi = {
   changeAccount: (username: string, change: { role?: Role; disabled?: boolean }) =>
     call<AccountView>(`/accounts/${id(username)}`, { method: 'PATCH', json: change }),
   resetPassword: (username: string, password: string) => call<AccountView>(`/accounts/${id(username)}/password`, { json: { password } }),
+  unlockAccount: (username: string) => call<AccountView>(`/accounts/${id(username)}/unlock`, { json: {} }),
   resetTwoFactor: (username: string) => call<AccountView>(`/accounts/${id(username)}/two-factor/reset`, { json: {} }),
   setPolicy: (requireTwoFactor: boolean) =>
     call<{ requireTwoFactor: boolean }>('/account-policy', { method: 'PUT', json: { requireTwoFactor } }),

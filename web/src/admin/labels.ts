@@ -1,6 +1,6 @@
 /** Words the console shows for API values, and the pure rules behind its forms. Unit-tested. */
-import { fromDateTimeLocal } from '../shared/time';
-import type { AdminEvent, EventInput, EventStatus, Role, CodeFilter, CodeStatus } from './api';
+import { formatDateTime, fromDateTimeLocal } from '../shared/time';
+import type { AdminEvent, AuditEntry, EventInput, EventStatus, Role, CodeFilter, CodeStatus } from './api';
 import type { SignedOutReason } from '../../../functions/domain/errors';
 
 export const EVENT_STATUS_LABELS: Record<EventStatus, string> = {
@@ -153,3 +153,19 @@ export const ROLE_LABELS: Record<Role, string> = {
   'stream-tech': 'Stream tech',
   'read-only': 'Read-only',
 };
+
+/** Longer values (a description) are cut here; the entry keeps them whole. */
+const CHANGE_VALUE_CHARS = 60;
+
+/** One changed value in words: times in local time, nothing as "none". */
+export function changeValueText(field: string, value: unknown): string {
+  if (value === null || value === undefined || value === '') return 'none';
+  if (typeof value === 'string' && /At$/.test(field) && !Number.isNaN(Date.parse(value))) return formatDateTime(value);
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > CHANGE_VALUE_CHARS ? `${text.slice(0, CHANGE_VALUE_CHARS - 1)}…` : text;
+}
+
+/** Each change of an entry as "field: before → after". */
+export function changeLines(changes: AuditEntry['changes']): string[] {
+  return Object.entries(changes ?? {}).map(([field, { from, to }]) => `${field}: ${changeValueText(field, from)} → ${changeValueText(field, to)}`);
+}

@@ -21,6 +21,8 @@ import { renderTicketSheet } from './views/ticket-sheet';
 const main = byId('main');
 const nav = byId('nav');
 const accountsLink = byId('nav-accounts');
+// The log across events names every sign-in: for those who manage accounts (an event's own log is on its page).
+const auditLink = byId('nav-audit');
 const accountLink = byId('nav-account');
 let signedIn = false;
 /** Increments on every render, so a slow load never paints over a newer view. */
@@ -50,6 +52,7 @@ async function show(): Promise<void> {
   }
   const info = session()!;
   accountsLink.hidden = !can('accounts:manage');
+  auditLink.hidden = !can('accounts:manage');
   accountLink.textContent = info.username;
   // Until a required second factor is set up, the account page is all there is.
   const route = info.enrolmentRequired ? ({ view: 'account' } as const) : parseRoute(location.hash);

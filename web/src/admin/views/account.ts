@@ -1,7 +1,9 @@
 /** The signed-in account: its role and two-factor sign-in (enrol with a QR code, confirm with a first code, keep the recovery codes). */
 import { h, replaceChildren } from '../../shared/dom';
-import { adminApi, type SessionInfo } from '../api';
-import { ROLE_LABELS } from '../labels';
+import { asApiError } from '../../shared/http';
+import { adminApi, type EnrolmentProof, type SessionInfo } from '../api';
+import { loginMessage } from './login';
+import { adminErrorMessage, ROLE_LABELS } from '../labels';
 import { act, notify } from '../ui';
 
 export async function renderAccount(main: HTMLElement, info: SessionInfo, onEnrolled: () => Promise<void>): Promise<void> {
@@ -16,7 +18,7 @@ export async function renderAccount(main: HTMLElement, info: SessionInfo, onEnro
     !info.bootstrap ? passwordForm() : h('p', { className: 'hint' }, 'The owner password is set with infra/scripts/set-admin-password.ts (or ADMIN_PASSWORD locally).'),
   );
   const start = h('button', { type: 'button', className: 'primary', 'data-key': 'enrol' }, info.twoFactorEnabled ? 'Move to a new phone' : 'Set up two-factor sign-in');
-  start.addEventListener('click', () => void enrol());
+  start.addEventListener('click', () => proveItIsYou());
   replaceChildren(
     panel,
     h('h2', { id: 'two-factor-title' }, 'Two-factor sign-in'),
@@ -26,9 +28,48 @@ export async function renderAccount(main: HTMLElement, info: SessionInfo, onEnro
     start,
   );
 
-  async function enrol(): Promise<void> {
-    const offer = await act(start, () => adminApi.startEnrolment());
-    if (!offer) return;
+  /** Starting or replacing two-factor sign-in asks for the password (and the current factor): a session cookie alone is not enough. */
+  function proveItIsYou(): void {
+    const error = h('p', { id: 'prove-error', className: 'field-error', role: 'alert' });
+    const password = h('input', { id: 'prove-password', type: 'password', autocomplete: 'current-password', 'aria-describedby': 'prove-error' });
+    const code = h('input', { id: 'prove-code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', spellcheck: 'false', 'aria-describedby': 'prove-error' });
+    const next = h('button', { type: 'submit', className: 'primary' }, 'Continue');
+    const form = h(
+      'form',
+      { novalidate: true },
+      h('p', null, info.twoFactorEnabled ? 'Confirm it is you: your password and a code from your current app (or a recovery code).' : 'Confirm it is you: your password.'),
+      h('div', { className: 'field' }, h('label', { for: 'prove-password' }, 'Your password'), password),
+      info.twoFactorEnabled && h('div', { className: 'field' }, h('label', { for: 'prove-code' }, 'Code from your app, or a recovery code'), code),
+      error,
+      next,
+    );
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const value = code.value.trim();
+      const proof = { password: password.value, ...(info.twoFactorEnabled ? (/^\d{6}$/.test(value.replace(/\s+/g, '')) ? { code: value } : { recoveryCode: value }) : {}) };
+      void enrol(next, proof, (message) => {
+        error.textContent = message;
+        password.focus();
+      });
+    });
+    replaceChildren(panel, h('h2', { id: 'two-factor-title' }, info.twoFactorEnabled ? 'Move to a new phone' : 'Set up two-factor sign-in'), form);
+    password.focus();
+  }
+
+  async function enrol(button: HTMLButtonElement, proof: EnrolmentProof, refused: (message: string) => void): Promise<void> {
+    let offer: Awaited<ReturnType<typeof adminApi.startEnrolment>>;
+    button.disabled = true;
+    try {
+      offer = await adminApi.startEnrolment(proof);
+    } catch (thrown) {
+      const failure = asApiError(thrown);
+      if (failure.status === 400) refused('That password or code is not right.');
+      else if (failure.status === 429) refused(loginMessage(failure.status, failure.reason));
+      else if (failure.status !== 401) refused(adminErrorMessage(failure.status, failure.message));
+      return;
+    } finally {
+      button.disabled = false;
+    }
     const error = h('p', { id: 'confirm-code-error', className: 'field-error', role: 'alert' });
     const code = h('input', { id: 'confirm-code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', 'aria-describedby': 'confirm-code-error' });
     const confirm = h('button', { type: 'submit', className: 'primary' }, 'Turn on');

@@ -95,6 +95,16 @@ function accountRow(account: AccountView, self: string, reload: () => Promise<vo
       actions.push(reset);
     }
   }
+  if (account.lockedUntil && account.username !== self) {
+    const unlock = h('button', { type: 'button', className: 'small' }, 'Unlock');
+    unlock.addEventListener('click', () => {
+      void act(unlock, () => adminApi.unlockAccount(account.username)).then((done) => {
+        if (done) notify(`${account.username} can sign in again.`);
+        void reload();
+      });
+    });
+    actions.push(unlock);
+  }
   return h(
     'tr',
     { 'data-account': account.username },

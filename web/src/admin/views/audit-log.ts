@@ -1,11 +1,13 @@
 /**
- * The audit log: who changed what, newest first, filterable by action. One
- * event's log on its page; every event's (and sign-ins) at `#/audit`.
+ * The audit log: who changed what (each change as "role: box-office → stream-tech"), newest first,
+ * filterable by action. One event's log on its page; every event's (and sign-ins) at `#/audit`,
+ * for roles that manage accounts.
  */
 import { h, replaceChildren } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type AuditAction, type AuditEntry } from '../api';
 import { hrefOf } from '../router';
+import { changeLines } from '../labels';
 import { act, rerender, tableWrap } from '../ui';
 
 export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
@@ -16,6 +18,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'account.update': 'Account changed',
   'account.password-change': 'Own password changed',
   'account.password-reset': 'Password reset',
+  'account.unlock': 'Sign-in lock lifted',
   'account.two-factor-enable': 'Two-factor enabled',
   'account.two-factor-reset': 'Two-factor reset',
   'account.policy-change': 'Sign-in policy changed',
@@ -34,19 +37,20 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'sessions.end-all': 'All sessions ended',
   'ingest-key.rotate': 'New stream key',
   'cache.clear': 'Media cache cleared',
+  'stream.start': 'Stream started',
+  'stream.stop': 'Stream stopped',
+  'stream.takeover': 'Stream taken over by another ingest',
+  'stream.refused': 'Publish refused',
 };
 
-/** Kept in the console-wide log only, so never in an event's own log. */
+/** Never in the log of an event that still exists, so not offered as its filter. */
 const CONSOLE_ONLY_ACTIONS: ReadonlySet<string> = new Set([
   'event.delete',
   ...Object.keys(AUDIT_ACTION_LABELS).filter((name) => name.startsWith('admin.') || name.startsWith('account.')),
 ]);
 
-/**
- * The log as a panel; `eventId` null for every event, whose entries then name their event by its title
- * (from `titles`; the id on hover), or by the id alone when the event is gone.
- */
-export function auditPanel(eventId: string | null, titles: ReadonlyMap<string, string> = new Map()): { element: HTMLElement; load: () => Promise<void> } {
+/** The log as a panel; `eventId` null for every event (each entry then names its event by its title, the id on hover). */
+export function auditPanel(eventId: string | null): { element: HTMLElement; load: () => Promise<void> } {
   let action: AuditAction | '' = '';
   let entries: AuditEntry[] = [];
   let nextCursor: string | null = null;
@@ -93,16 +97,13 @@ export function auditPanel(eventId: string | null, titles: ReadonlyMap<string, s
               h('td', null, h('time', { datetime: entry.at }, formatDateTime(entry.at))),
               h('td', { className: 'audit-actor' }, entry.actor),
               h('td', null, AUDIT_ACTION_LABELS[entry.action] ?? entry.action),
-              h('td', { className: 'audit-target' }, entry.target),
-              eventId
-                ? null
-                : h(
-                    'td',
-                    null,
-                    entry.eventId && entry.action !== 'event.delete' && titles.has(entry.eventId)
-                      ? h('a', { href: hrefOf({ view: 'event', id: entry.eventId }), title: entry.eventId }, titles.get(entry.eventId)!)
-                      : entry.eventId ?? '—',
-                  ),
+              h(
+                'td',
+                { className: 'audit-target' },
+                entry.target,
+                changeLines(entry.changes).map((line) => h('span', { className: 'audit-change' }, line)),
+              ),
+              eventId ? null : h('td', null, eventCell(entry)),
               h('td', { className: 'mono' }, entry.clientIp),
             ),
           ),
@@ -136,15 +137,22 @@ export function auditPanel(eventId: string | null, titles: ReadonlyMap<string, s
   return { element, load };
 }
 
+/** The event of an entry: its title (as when the entry was written), the id on hover; a link while the event exists. */
+function eventCell(entry: AuditEntry): Node | string {
+  if (!entry.eventId) return '—';
+  const name = entry.eventTitle || entry.eventId;
+  if (entry.action === 'event.delete') return h('span', { title: entry.eventId }, name);
+  return h('a', { href: hrefOf({ view: 'event', id: entry.eventId }), title: entry.eventId }, name);
+}
+
 /** `#/audit`: the log across events. */
 export async function renderAuditPage(main: HTMLElement): Promise<void> {
-  const events = await adminApi.listEvents();
-  const panel = auditPanel(null, new Map(events.map((event) => [event.id, event.title])));
+  const panel = auditPanel(null);
   replaceChildren(
     main,
     h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')),
     h('h1', { tabindex: -1 }, 'Audit log'),
-    h('p', { className: 'hint' }, 'Every change made in the console, newest first. An event’s entries are deleted with the event.'),
+    h('p', { className: 'hint' }, 'Every change made in the console and every show the ingest reported, newest first, kept for 400 days (also after an event is deleted).'),
     panel.element,
   );
   await panel.load();

@@ -10,6 +10,7 @@ export function forbiddenAction(route: Route, can: (permission: Permission) => b
   if (route.view === 'edit-event' && !can('events:edit')) return 'edit events';
   if (route.view === 'tickets' && !can('codes:manage')) return 'print tickets';
   if (route.view === 'accounts' && !can('accounts:manage')) return 'manage staff accounts';
+  if (route.view === 'audit' && !can('accounts:manage')) return 'read the audit log across events';
   return null;
 }
 

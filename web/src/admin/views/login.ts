@@ -11,6 +11,7 @@ import type { SignInFailure } from '../../../../functions/domain/errors';
 export function loginMessage(status: number, reason?: SignInFailure | string): string {
   if (status === 401) return 'That login name or password is not right. Try again.';
   if (status === 429 && reason === 'locked') return 'This account is locked for 15 minutes after repeated failed sign-ins.';
+  if (status === 429 && reason === 'address-locked') return 'Too many failed sign-ins from here. Wait 15 minutes, or sign in from another network.';
   if (status === 429) return 'Too many sign-in attempts. Wait a minute, then try again.';
   if (status === 0) return "Couldn't reach the server. Check your connection and try again.";
   return 'Signing in failed on the server. Try again in a moment.';

@@ -1,0 +1,36 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * While `npm start` runs on a data folder, it leaves where its embedded DynamoDB listens in
+ * `DATA_DIR/running.json` (mode 600), so that `npm run admin` can work on the same data: the
+ * LevelDB folder itself is locked by the running process.
+ */
+interface RunningSystem {
+  pid: number;
+  dynamoEndpoint: string;
+}
+
+const fileIn = (dataDir: string) => join(dataDir, 'running.json');
+
+export function announceRunningSystem(dataDir: string, dynamoEndpoint: string): () => void {
+  const file = fileIn(dataDir);
+  writeFileSync(file, JSON.stringify({ pid: process.pid, dynamoEndpoint } satisfies RunningSystem), { mode: 0o600 });
+  return () => rmSync(file, { force: true });
+}
+
+/** The running system's DynamoDB endpoint, or null when none runs on this folder (a stale file from a killed one is ignored). */
+export function runningSystemOf(dataDir: string): string | null {
+  let running: RunningSystem;
+  try {
+    running = JSON.parse(readFileSync(fileIn(dataDir), 'utf8')) as RunningSystem;
+  } catch {
+    return null;
+  }
+  try {
+    process.kill(running.pid, 0);
+    return running.dynamoEndpoint;
+  } catch {
+    return null;
+  }
+}
