@@ -387,6 +387,7 @@ describe('least privilege', () => {
       [roleOf(functionOf('rtmp-callback')), [tableId()]],
       [roleOf(functionOf('edge-sync')), [tableId()]],
       [roleOf(functionOf('recording-sweep')), [tableId()]],
+      [roleOf(functionOf('audience-recorder')), [tableId()]],
       [moveRole, [tableId(), staffTableId()]],
     ]);
     expect(new Map([...touched].map(([role, tables]) => [role, [...tables].sort()]))).toEqual(
