@@ -1,16 +1,19 @@
 /**
  * Access codes of one event: generate (up to 500 at once, more in a background job with its progress bar),
- * filter, export, revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print).
+ * filter, export, revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print), each ticket's
+ * watching; the filter "with trouble" lists the tickets whose holders had trouble watching, with their
+ * CSV for refunds.
  */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type CodeFilter, type CodeView, type JobView } from '../api';
-import { checkCodeCount, plural, CODES_AT_ONCE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB } from '../labels';
+import { adminApi, type CodeView, type JobView, type TroublePage } from '../api';
+import { checkCodeCount, plural, CODES_AT_ONCE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB, type CodeListFilter } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
 import { jobProgress } from './job-progress';
 import { copyLinkButton, qrButton } from './ticket-qr';
+import { troubleTable, watchingButton } from './watching';
 
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
 /** A generation job that failed is shown for this long after it stopped (it may be resumed by an operator). */
@@ -19,8 +22,10 @@ const FAILED_JOB_SHOWN_MS = 24 * 60 * 60 * 1000;
 export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
   // Read-only sees the list; generating, exporting and revoking need codes:manage.
   const manage = can('codes:manage');
-  let filter: CodeFilter = '';
+  let filter: CodeListFilter = '';
   let codes: CodeView[] = [];
+  /** The trouble list's pages shown so far (the filter "with trouble"). */
+  let trouble: TroublePage = { tickets: [], nextCursor: null };
   const selected = new Set<string>();
 
   const list = h('div', { className: 'codes-list' });
@@ -79,13 +84,24 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     jobsArea.append(progress);
   };
 
+  const troubleCsv = h('a', { className: 'button', href: adminApi.troubleExportUrl(eventId), download: '', hidden: true }, 'Download CSV for refunds');
+  const moreTrouble = h('button', { type: 'button', className: 'small', 'data-key': 'trouble-more', hidden: true }, 'More');
+
   const load = async () => {
-    const [listed, jobs] = await Promise.all([adminApi.listCodes(eventId, filter), manage ? adminApi.listJobs(eventId) : []]);
-    codes = listed;
-    for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
-    draw();
+    troubleCsv.hidden = !(manage && filter === 'trouble');
+    const jobs = manage ? adminApi.listJobs(eventId) : Promise.resolve([]);
+    if (filter === 'trouble') {
+      trouble = await adminApi.troubleList(eventId, null);
+      codes = [];
+      selected.clear();
+      draw();
+    } else {
+      codes = await adminApi.listCodes(eventId, filter);
+      for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
+      draw();
+    }
     // After a reload too: jobs still running, and failures of the last day.
-    for (const job of [...jobs].reverse()) {
+    for (const job of [...(await jobs)].reverse()) {
       const recentFailure = job.status === 'failed' && Date.now() - Date.parse(job.finishedAt ?? job.createdAt) < FAILED_JOB_SHOWN_MS;
       if (job.status === 'queued' || job.status === 'running' || recentFailure) showJob(job);
     }
@@ -97,7 +113,8 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   };
 
   const draw = () => {
-    rerender(list, () => table());
+    rerender(list, () => (filter === 'trouble' ? troubleTable(trouble) : table()));
+    moreTrouble.hidden = filter !== 'trouble' || !trouble.nextCursor;
     bulk.disabled = selected.size === 0;
     bulk.textContent = selected.size ? `Revoke selected (${selected.size})` : 'Revoke selected';
     print.textContent = selected.size ? `Print tickets (${selected.size})` : 'Print tickets';
@@ -182,7 +199,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       manage && h('td', { className: 'check' }, check),
       h('th', { scope: 'row', className: 'mono code' }, code.code),
       // A cell stays a table cell (its row line level with the others); the flex box sits inside it.
-      h('td', null, h('div', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code))),
+      h('td', null, h('div', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code), code.redeemedAt && watchingButton(code.id, code.code))),
       h('td', null, code.label || '—'),
       h('td', null, badge(CODE_STATUS_LABELS[code.status] ?? code.status, STATUS_TONES[code.status] ?? 'muted')),
       h('td', null, formatDateTime(code.redeemedAt)),
@@ -247,9 +264,17 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   });
 
   statusSelect.addEventListener('change', () => {
-    filter = statusSelect.value as CodeFilter;
+    filter = statusSelect.value as CodeListFilter;
     selected.clear();
     void reload();
+  });
+
+  moreTrouble.addEventListener('click', () => {
+    void act(moreTrouble, async () => {
+      const next = await adminApi.troubleList(eventId, trouble.nextCursor);
+      trouble = { tickets: [...trouble.tickets, ...next.tickets], nextCursor: next.nextCursor };
+      draw();
+    });
   });
 
   bulk.addEventListener('click', () => {
@@ -280,10 +305,12 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       { className: 'toolbar codes-toolbar' },
       h('div', { className: 'field inline' }, h('label', { for: 'code-filter' }, 'Show codes'), statusSelect),
       manage && exportCsv,
+      manage && troubleCsv,
       manage && print,
       manage && bulk,
     ),
     list,
+    moreTrouble,
   );
   return { element, load };
 }
