@@ -955,6 +955,7 @@ const AWS_METRICS = new Set(
     'AWS/DynamoDB': ['ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits', 'ReadThrottleEvents', 'WriteThrottleEvents', 'ThrottledRequests'],
     'AWS/CloudFront': ['Requests', 'BytesDownloaded', '4xxErrorRate', '5xxErrorRate'],
     'AWS/NetworkELB': ['HealthyHostCount'],
+    'AWS/SQS': ['ApproximateNumberOfMessagesVisible'],
   }).flatMap(([namespace, names]) => names.map((name) => `${namespace} ${name}`)),
 );
 
