@@ -1,18 +1,21 @@
 /**
  * `npm start`: the whole system on one machine. Embedded DynamoDB and S3 (+ SQS)
  * stand-ins, the access API (the Lambda handlers behind a thin HTTP adapter),
- * the background-job worker (a child process), edge-sync and the recording sweep
- * (the same handlers, on the table's stream and on timers, as AWS runs them),
- * the media server (HLS through `edge/`) and the RTMP ingest. The configuration
- * is read once (local-config.ts); each part is then given its dependencies.
+ * the background-job worker (a child process), edge-sync, the audience recorder
+ * and the recording sweep (the same handlers, on the table's stream and on
+ * timers, as AWS runs them), the media server (HLS through `edge/`) and the RTMP
+ * ingest. The configuration is read once (local-config.ts); each part is then
+ * given its dependencies.
  */
 import { dynamoDocumentClient, s3Client, sqsClient } from '../functions/adapters/aws-clients';
 import { dynamoStores } from '../functions/adapters/dynamo-stores';
 import { s3RecordingFinalizer } from '../functions/adapters/recording-finalizer';
 import { SqsJobQueue } from '../functions/adapters/sqs-job-queue';
+import { AUDIENCE_TRIGGERS } from '../functions/config/audience-config';
 import { copyStaffItems, retireStaffItems } from '../functions/adapters/staff-table-move';
 import { RECORDING_SWEEP_SECONDS } from '../functions/config/recording-sweep-config';
 import { parseSigningKeys } from '../functions/domain/signing-keys';
+import { createAudienceRecorderHandler } from '../functions/handlers/audience-recorder';
 import { createRecordingSweepHandler } from '../functions/handlers/recording-sweep';
 import { describeError } from '../recording/log';
 import { startEdgeSync } from './edge-sync-triggers';
@@ -25,6 +28,7 @@ import { startJobWorkerProcess } from './job-worker-process';
 import { startApiServer } from './api-server';
 import { startMediaServer } from './media-server';
 import { repeat } from './repeat';
+import { startStreamTrigger } from './stream-trigger';
 import { buildWeb } from '../web/build';
 import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
 
@@ -66,6 +70,17 @@ async function main(): Promise<void> {
   // The edge's KeyValueStore, filled by edge-sync from the table's stream and reconciliation.
   const edge = startEdgeSync({ stream: dynamo.stream, codes: stores.codes, signingKeys: parseSigningKeys(config.playbackSigningKeys) });
   closers.push(edge.stop);
+  // The audience recorder on the same stream, batched as its event source mapping batches it in AWS.
+  const audience = startStreamTrigger({
+    stream: dynamo.stream,
+    settings: AUDIENCE_TRIGGERS.stream,
+    handler: createAudienceRecorderHandler({
+      stores: { audience: stores.audience, events: stores.events },
+      sessionTimeoutSeconds: config.apiWiring(standIns).config.sessionTimeoutSeconds,
+    }),
+    log: (line) => process.stderr.write(`audience: ${line}\n`),
+  });
+  closers.push(audience.stop);
   const media = await startMediaServer({ port: config.mediaPort, bucket: config.mediaBucket, s3Client: mediaS3, edge });
   closers.push(media.close);
   // Every minute, as the schedule in AWS: the shows whose ingest died get their final playlists.

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountStore } from '../domain/account-store';
 import type { Stores } from '../domain/stores';
 import { DynamoAccountStore } from './dynamo-account-store';
+import { DynamoAudienceStore } from './dynamo-audience-store';
 import { DynamoAuditStore } from './dynamo-audit-store';
 import { DynamoCodeStore } from './dynamo-code-store';
 import { DynamoCounterStore } from './dynamo-counter-store';
@@ -18,6 +19,7 @@ export function dynamoStores(client: DynamoDBDocumentClient, tableName: string):
     counters: new DynamoCounterStore(table),
     audit: new DynamoAuditStore(table),
     jobs: new DynamoJobStore(table),
+    audience: new DynamoAudienceStore(table),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { AccountStore } from './account-store';
+import type { AudienceStore } from './audience-store';
 import type { AuditStore } from './audit-store';
 import type { CodeStore } from './code-store';
 import type { CounterStore } from './counter-store';
@@ -21,6 +22,8 @@ export interface Stores {
   audit: AuditStore;
   /** Background jobs: their records and progress. */
   jobs: JobStore;
+  /** An event's audience over time, its tickets' watching records, its trouble list and air marks. */
+  audience: AudienceStore;
 }
 
 /**

@@ -52,6 +52,11 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/admin/events/{id}/sessions/end', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/events/{id}/sessions/end-all', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/events/{id}/audit', 'admin', 'admin', 'events:read'),
+  // The audience as a whole is the show's health: every role that sees the event sees it. A ticket's
+  // watching and the trouble list name codes: those who may read codes; the CSV hands codes out in bulk.
+  route('GET', '/api/admin/events/{id}/audience', 'admin', 'admin', 'events:read'),
+  route('GET', '/api/admin/events/{id}/audience/trouble', 'admin', 'admin', 'codes:read'),
+  route('GET', '/api/admin/events/{id}/audience/trouble/export', 'admin', 'admin', 'codes:manage'),
   // Every event's entries and every sign-in (with the names of failed ones): the account managers'.
   route('GET', '/api/admin/audit', 'admin', 'admin', 'accounts:manage'),
   route('GET', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:read'),
@@ -65,6 +70,7 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/admin/tokens/bulk-revoke', 'admin', 'admin', 'codes:manage'),
   route('PATCH', '/api/admin/tokens/{id}/revoke', 'admin', 'admin', 'codes:manage'),
   route('PATCH', '/api/admin/tokens/{id}/unrevoke', 'admin', 'admin', 'codes:manage'),
+  route('GET', '/api/admin/tokens/{id}/watching', 'admin', 'admin', 'codes:read'),
   route('POST', '/api/admin/account/two-factor', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/two-factor/confirm', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/password', 'admin', 'admin', 'self'),

@@ -30,10 +30,15 @@ const only = (ids: string[]) => {
 };
 
 /** Functions besides the API's areas, by the start of their description. */
-const OTHER_FUNCTIONS = { 'edge-sync': 'Stagedoor edge-sync', 'recording-sweep': 'Stagedoor recording sweep', 'job-worker': 'Stagedoor jobs:' } as const;
+const OTHER_FUNCTIONS = {
+  'edge-sync': 'Stagedoor edge-sync',
+  'recording-sweep': 'Stagedoor recording sweep',
+  'audience-recorder': 'Stagedoor audience recorder',
+  'job-worker': 'Stagedoor jobs:',
+} as const;
 type Runtime = Area | keyof typeof OTHER_FUNCTIONS;
 /** Every function the stack runs for the product (not CDK's own helpers). */
-const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'job-worker'];
+const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'audience-recorder', 'job-worker'];
 
 /** The Lambda function of an API area, or of edge-sync or the recording sweep, found by its description. */
 const functionOf = (area: Runtime) =>
@@ -215,7 +220,7 @@ describe('data', () => {
 });
 
 describe('functions', () => {
-  it('runs each area, edge-sync, the recording sweep and the job worker as its own Node.js 22 function with its own role', () => {
+  it('runs each area, edge-sync, the audience recorder, the recording sweep and the job worker as its own Node.js 22 function with its own role', () => {
     const ids = RUNTIMES.map(functionOf);
     const roles = new Set(ids.map(roleOf));
     expect(roles.size).toBe(RUNTIMES.length);
@@ -262,6 +267,8 @@ describe('functions', () => {
     const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
     expect(env('recording-sweep')).toEqual({ TABLE_NAME: { Ref: tableId() }, MEDIA_BUCKET: { Ref: media }, POWERTOOLS_SERVICE_NAME: 'stagedoor', LOG_LEVEL: 'info' });
     for (const area of [...AREAS, 'edge-sync' as const]) expect(Object.keys(env(area)), area).not.toContain('MEDIA_BUCKET');
+    // The audience recorder reads the table only (the session timeout is the API's default).
+    expect(env('audience-recorder')).toEqual({ TABLE_NAME: { Ref: tableId() }, POWERTOOLS_SERVICE_NAME: 'stagedoor', LOG_LEVEL: 'info' });
   });
 
   it('alarms on errors and throttles of every function', () => {
@@ -383,6 +390,7 @@ describe('least privilege', () => {
       [roleOf(functionOf('edge-sync')), [tableId()]],
       [roleOf(functionOf('recording-sweep')), [tableId()]],
       [roleOf(functionOf('job-worker')), [tableId()]],
+      [roleOf(functionOf('audience-recorder')), [tableId()]],
       [moveRole, [tableId(), staffTableId()]],
     ]);
     expect(new Map([...touched].map(([role, tables]) => [role, [...tables].sort()]))).toEqual(
@@ -713,6 +721,24 @@ describe('edge-sync', () => {
   });
 });
 
+describe('audience recorder', () => {
+  it('reads the table stream (codes and events) in batches of up to a thousand and writes only audience items: no query, no delete', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [tableId(), 'StreamArn'] },
+      FunctionName: { Ref: functionOf('audience-recorder') },
+      StartingPosition: 'LATEST',
+      BatchSize: 1000,
+      MaximumBatchingWindowInSeconds: 5,
+      BisectBatchOnFunctionError: true,
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { pk: { S: [{ prefix: 'CODE#' }, { prefix: 'EVENT#' }] } } } }) }] },
+    });
+    const statements = statementsOf(roleOf(functionOf('audience-recorder')));
+    expect(statements).toContainEqual({ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], Resource: { 'Fn::GetAtt': [tableId(), 'Arn'] } });
+    const tableActions = statements.filter((st) => referencesIn(st.Resource).has(tableId())).flatMap(actionsOf);
+    expect(tableActions.filter((action) => /Query|Delete|BatchWrite|Scan/.test(action))).toEqual([]);
+  });
+});
+
 describe('recording sweep', () => {
   it('runs every minute, each run done before the next', () => {
     s.template.hasResourceProperties('AWS::Events::Rule', {
@@ -857,6 +883,104 @@ describe('the template as a whole', () => {
     for (const suppression of suppressions) expect(suppression.reason.length, suppression.id).toBeGreaterThanOrEqual(40);
   });
 });
+
+describe('alarms and the dashboard', () => {
+  const topicId = () => only(idsOf(s.json, 'AWS::SNS::Topic'));
+  const alarms = () => idsOf(s.json, 'AWS::CloudWatch::Alarm');
+  const alarmNamed = (name: string) => only(alarms().filter((id) => id.includes(name)));
+  /** The metrics an alarm reads: its own, or those of its math expression. */
+  const metricsOfAlarm = (id: string): { Namespace: string; MetricName: string; Dimensions?: { Name: string }[] }[] => {
+    const p = resource(id).Properties;
+    return p.MetricName ? [p] : p.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric);
+  };
+
+  it('sends every alarm of the stack, and its return to OK, to the one alarm topic', () => {
+    expect(alarms().length).toBeGreaterThan(RUNTIMES.length * 2);
+    for (const id of alarms()) {
+      expect(resource(id).Properties.AlarmActions, id).toEqual([{ Ref: topicId() }]);
+      expect(resource(id).Properties.OKActions, id).toEqual([{ Ref: topicId() }]);
+    }
+    s.template.hasResourceProperties('AWS::SNS::TopicPolicy', Match.objectLike({ Topics: [{ Ref: topicId() }] }));
+  });
+
+  it('mails the alarms to the address of the stack parameter AlarmEmail, when one is given', () => {
+    expect(s.json.Parameters?.AlarmEmail).toMatchObject({ Type: 'String', Default: '' });
+    const subscription = resource(only(idsOf(s.json, 'AWS::SNS::Subscription')));
+    expect(subscription.Properties).toEqual({ TopicArn: { Ref: topicId() }, Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } });
+    expect(subscription.Condition).toBeDefined();
+    expect(s.json.Outputs?.AlarmTopicArn?.Value).toEqual({ Ref: topicId() });
+  });
+
+  it('alarms on the ingest down during a scheduled show, stream lag, table throttles, and 5xx at the API and at CloudFront', () => {
+    const names = (id: string) => metricsOfAlarm(id).map((m) => `${m.Namespace} ${m.MetricName}`).sort();
+    expect(names(alarmNamed('IngestDownDuringShow'))).toEqual(['AWS/NetworkELB HealthyHostCount', 'Stagedoor ScheduledShows']);
+    expect(resource(alarmNamed('IngestDownDuringShow')).Properties.TreatMissingData).toBe('breaching');
+    const lag = resource(alarmNamed('EdgeSyncLag')).Properties;
+    expect(lag).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'IteratorAge', Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionOf('edge-sync') } }] });
+    expect(resource(alarmNamed('AudienceLag')).Properties.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: functionOf('audience-recorder') } }]);
+    expect(new Set(names(alarmNamed('TableThrottles')))).toEqual(new Set(['AWS/DynamoDB ThrottledRequests']));
+    expect(names(alarmNamed('Api5xx'))).toEqual(['AWS/ApiGateway 5xx', 'AWS/ApiGateway Count']);
+    const cloudFront = resource(alarmNamed('CloudFront5xx'));
+    expect(cloudFront.Properties).toMatchObject({ Namespace: 'AWS/CloudFront', MetricName: '5xxErrorRate', Dimensions: expect.arrayContaining([{ Name: 'Region', Value: 'Global' }]) });
+    // CloudFront's metrics exist in us-east-1 only, and an alarm reads its own region's.
+    expect((s.json as any).Conditions[cloudFront.Condition!]).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
+  });
+
+  it("charts only metrics that exist: AWS's own, and the ones the functions and the ingest emit", async () => {
+    const dashboard = resource(only(idsOf(s.json, 'AWS::CloudWatch::Dashboard'))).Properties.DashboardBody;
+    // The body is a JSON text with references spliced in: any placeholder keeps it JSON.
+    const text = dashboard['Fn::Join'][1].map((part: unknown) => (typeof part === 'string' ? part : 'ref')).join('');
+    const charted = new Set<string>();
+    for (const widget of JSON.parse(text).widgets) {
+      for (const metric of widget.properties.metrics ?? []) {
+        const [namespace, name] = metric as string[];
+        if (typeof namespace === 'string') charted.add(`${namespace} ${name}`);
+      }
+    }
+    for (const id of alarms()) for (const m of metricsOfAlarm(id)) charted.add(`${m.Namespace} ${m.MetricName}`);
+    const emitted = await emittedMetrics();
+    const unknown = [...charted].filter((metric) => !(AWS_METRICS.has(metric) || emitted.has(metric)));
+    expect(unknown).toEqual([]);
+    // Every metric of our own the code emits is on the dashboard.
+    expect([...emitted].filter((metric) => !charted.has(metric))).toEqual([]);
+    for (const group of AREAS) expect(text).toContain(`"label":"API ${group}"`);
+  });
+});
+
+/** Metrics AWS publishes, by namespace and name, that the stack charts or alarms on. */
+const AWS_METRICS = new Set(
+  Object.entries({
+    'AWS/Lambda': ['Invocations', 'Errors', 'Throttles', 'Duration', 'ConcurrentExecutions', 'IteratorAge'],
+    'AWS/ApiGateway': ['Count', '4xx', '5xx', 'Latency'],
+    'AWS/DynamoDB': ['ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits', 'ReadThrottleEvents', 'WriteThrottleEvents', 'ThrottledRequests'],
+    'AWS/CloudFront': ['Requests', 'BytesDownloaded', '4xxErrorRate', '5xxErrorRate'],
+    'AWS/NetworkELB': ['HealthyHostCount'],
+    'AWS/SQS': ['ApproximateNumberOfMessagesVisible'],
+  }).flatMap(([namespace, names]) => names.map((name) => `${namespace} ${name}`)),
+);
+
+/** What the code itself emits, read from the EMF it writes: the ingest's minute line, the functions' metrics. */
+async function emittedMetrics(): Promise<Set<string>> {
+  const { startIngestMetrics } = await import('../../ingest-container/src/metrics');
+  const { reportScheduledShows } = await import('../../functions/adapters/telemetry');
+  const { reportCounterWriteFailed } = await import('../../functions/adapters/dynamo-counter-store');
+  const lines: Record<string, any>[] = [];
+  const capture = (_msg: string, fields?: Record<string, unknown>) => void lines.push(fields ?? {});
+  startIngestMetrics({ log: { debug: capture, info: capture, warn: capture, error: capture }, publishers: () => 1, intervalMs: 3_600_000 }).stop();
+  const printed: string[] = [];
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+  try {
+    reportScheduledShows(1);
+    reportCounterWriteFailed({ counter: 'presence', eventId: 'e1', delta: 1, error: new Error('throttled') });
+  } finally {
+    process.stdout.write = write;
+  }
+  for (const line of printed.join('').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+  return new Set(
+    lines.flatMap((line) => (line._aws?.CloudWatchMetrics ?? []).flatMap((set: any) => set.Metrics.map((m: { Name: string }) => `${set.Namespace} ${m.Name}`))),
+  );
+}
 
 describe('optional WAF rule', () => {
   it('is a stack parameter, off by default, counting validations and each sign-in step per address', () => {

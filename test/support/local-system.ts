@@ -90,7 +90,8 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
     }
     const res = await call(method, `${urls.api}${path}`, { json, headers: { cookie } });
     if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.body;
+    // A CSV export is text.
+    return res.body ?? res.text;
   };
   return {
     urls,

@@ -1,5 +1,6 @@
 import type { AdminStores } from '../../functions/domain/stores';
 import { MemoryAccountStore } from './memory-account-store';
+import { MemoryAudienceStore } from './memory-audience-store';
 import { MemoryAuditStore } from './memory-audit-store';
 import { MemoryCodeStore } from './memory-code-store';
 import { MemoryCounterStore } from './memory-counter-store';
@@ -14,6 +15,7 @@ export interface MemoryStores extends AdminStores {
   audit: MemoryAuditStore;
   accounts: MemoryAccountStore;
   jobs: MemoryJobStore;
+  audience: MemoryAudienceStore;
 }
 
 /**
@@ -30,5 +32,6 @@ export function memoryStores(): MemoryStores {
     audit: new MemoryAuditStore(),
     accounts: new MemoryAccountStore(),
     jobs: new MemoryJobStore(),
+    audience: new MemoryAudienceStore(),
   };
 }

@@ -223,6 +223,14 @@ export const STORIES: RouteStory[] = [
   story('POST /api/playback/heartbeat', async (s) => {
     const res = await s.site('POST', '/api/playback/heartbeat', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from });
     s.check(s.expect(res, 200, 'heartbeat').ok === true, 'heartbeat ok');
+    // Two beats with the player's quality report: 37 s watched, 19 % of it stalled (the audience recorder marks the ticket).
+    for (const qoe of [
+      { playingMs: 20_000, stalledMs: 5_000, stalls: 2, startupMs: 1_500, bitrateKbps: 800, droppedFrames: 3, errors: { count: 1 } },
+      { playingMs: 10_000, stalledMs: 2_000, stalls: 1, bitrateKbps: 800 },
+    ]) {
+      const beat = await s.site('POST', '/api/playback/heartbeat', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from, json: { qoe } });
+      s.check(s.expect(beat, 200, 'heartbeat with a quality report').ok === true, 'heartbeat with qoe ok');
+    }
   }),
   story('POST /api/playback/refresh', async (s) => {
     const res = await s.site('POST', '/api/playback/refresh', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from });
@@ -249,6 +257,28 @@ export const STORIES: RouteStory[] = [
     const session = sessions.find((entry: { code: string }) => entry.code === codeOf(s, 0).code);
     // The viewer's own address: CloudFront's CloudFront-Viewer-Address, believed because its X-Origin-Verify matches the secret.
     s.check(session?.clientIp === s.state.viewerA.from, `viewer A is listed from ${s.state.viewerA.from}: ${JSON.stringify(sessions)}`);
+  }),
+  // The audience, from the table's changes through the audience recorder's bundle.
+  story('GET /api/admin/events/{id}/audience/trouble', async (s) => {
+    await s.streamsDelivered();
+    const { tickets } = await s.admin('GET', eventPath(s, '/audience/trouble'));
+    const ticket = tickets.find((t: { code: string }) => t.code === codeOf(s, 0).code);
+    s.check(ticket?.reason === 'stalls' && ticket.worstStallRatio > 0.18, `viewer A stalled 19 %: ${JSON.stringify(tickets)}`);
+  }),
+  story('GET /api/admin/events/{id}/audience/trouble/export', async (s) => {
+    const res = await s.site('GET', eventPath(s, '/audience/trouble/export'), { cookie: s.state.cookie });
+    s.expect(res, 200, 'trouble CSV');
+    s.check(String(res.headers['content-type']).startsWith('text/csv') && res.text.includes(`${codeOf(s, 0).code},verify,stalls,18.9,`), `CSV: ${res.text.slice(0, 300)}`);
+  }),
+  story('GET /api/admin/tokens/{id}/watching', async (s) => {
+    const watching = await s.admin('GET', `/api/admin/tokens/${codeOf(s, 0).id}/watching`);
+    s.check(watching.sessions === 1 && watching.watchMinutes === 0.6 && watching.trouble === 'stalls' && watching.watchingNow?.startupMs === 1500, `watching: ${JSON.stringify(watching)}`);
+  }),
+  story('GET /api/admin/events/{id}/audience', async (s) => {
+    const report = await s.admin('GET', eventPath(s, '/audience'));
+    // Minutes appear once settled (45 s after they end); the totals count the codes used at once.
+    s.check(report.eventId === s.state.eventId && report.totals.uniqueCodes >= 1 && Array.isArray(report.series), `audience: ${JSON.stringify(report.totals)}`);
+    s.expect(await s.site('GET', eventPath(s, '/audience?step=7'), { cookie: s.state.cookie }), 400, 'a step that is not whole minutes');
   }),
   story('POST /api/admin/events/{id}/preview', async (s) => {
     const preview = await s.admin('POST', eventPath(s, '/preview'), {});

@@ -12,6 +12,7 @@ import type { issuePreview } from '../../../functions/domain/preview';
 import type { SessionView } from '../../../functions/domain/session-admin';
 import type { AccountView } from '../../../functions/domain/staff-accounts';
 import type { JobView } from '../../../functions/domain/jobs';
+import type { audienceReport, troubleList, WatchingView } from '../../../functions/domain/audience-report';
 import type { Permission, Role } from '../../../functions/domain/roles';
 
 // Response shapes are the API's own view types (type-only: nothing of the server is bundled).
@@ -58,6 +59,9 @@ export type LoginAnswer = { success: true; enrolmentRequired?: true } | { succes
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 export type Preview = Awaited<ReturnType<typeof issuePreview>>;
 export type LiveSession = SessionView;
+export type AudienceReport = Awaited<ReturnType<typeof audienceReport>>;
+export type TroublePage = Awaited<ReturnType<typeof troubleList>>;
+export type { WatchingView };
 export interface SessionsPage {
   sessions: LiveSession[];
   total: number;
@@ -168,6 +172,10 @@ export const adminApi = {
   endSession: (eventId: string, session: Pick<LiveSession, 'code' | 'sessionId'>) =>
     call<{ ended: true }>(`/events/${id(eventId)}/sessions/end`, { json: { code: session.code, sessionId: session.sessionId } }),
   endAllSessions: (eventId: string) => call<{ ended: number }>(`/events/${id(eventId)}/sessions/end-all`, { json: {} }),
+  audience: (eventId: string) => call<AudienceReport>(`/events/${id(eventId)}/audience`),
+  troubleList: (eventId: string, cursor: string | null) => call<TroublePage>(`/events/${id(eventId)}/audience/trouble${query({ cursor })}`),
+  troubleExportUrl: (eventId: string) => `/api/admin/events/${id(eventId)}/audience/trouble/export`,
+  watching: (codeId: string) => call<WatchingView>(`/tokens/${id(codeId)}/watching`),
   /** One event's log, or (eventId null) every entry. */
   audit: (eventId: string | null, filter: { action: AuditAction | ''; cursor: string | null }) =>
     call<AuditPage>(`${eventId ? `/events/${id(eventId)}` : ''}/audit${query({ action: filter.action, cursor: filter.cursor })}`),
