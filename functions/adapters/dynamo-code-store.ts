@@ -3,19 +3,14 @@ import { codeDenyUntil, endedSessionsAfter } from '../domain/edge-deny';
 import { AccessRevoked, AlreadyExists, CodeInUse, Contended, NotFound, SessionGone } from '../domain/errors';
 import type { QualityReport } from '../domain/playback-quality';
 import type { CodeRecord, CodeSummary } from '../domain/records';
-import { matchesCodeFilter } from '../domain/code-filter';
-import { LIST_LIMITS } from '../domain/config';
 import { accessChangesSince } from './dynamo-access-feed';
-import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import { codeKey, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
+import { listCodePage, toCodeSummary } from './dynamo-code-pages';
 import { listLiveSessions, liveSessionSk } from './dynamo-sessions';
-import { mergedShards } from './dynamo-shard-merge';
 import type { DynamoTable, Item } from './dynamo-table';
 import { CODE_SHARDS } from './table-schema';
 
 const FAN_OUT = 16;
-/** A `codesByEvent` sort key: `<createdAt>#<tokenId>`. */
-const CODES_SK = /^\d{4}-\d\d-\d\dT[\d:.]+Z#[\w-]+$/;
 /** Read-then-write attempts on a code that others keep changing (revokes, releases) before Contended. */
 const REVOKE_ATTEMPTS = 9;
 const RELEASE_ATTEMPTS = 5;
@@ -26,22 +21,6 @@ export function toCode(item: Item): CodeRecord {
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
 }
 const toCodeOrNull = (item: Item | null) => (item ? toCode(item) : null);
-
-/** From the `codesByEvent` projection: the admin-facing fields only. */
-function toCodeSummary(item: Item): CodeSummary {
-  return {
-    id: item.tokenId as string,
-    code: item.code as string,
-    eventId: item.eventId as string,
-    label: item.label as string,
-    isRevoked: item.isRevoked as boolean,
-    revokedAt: (item.revokedAt as string | null) ?? null,
-    revokedChangedAt: (item.revokedChangedAt as string | null) ?? null,
-    redeemedAt: (item.redeemedAt as string | null) ?? null,
-    redeemedIp: (item.redeemedIp as string | null) ?? null,
-    createdAt: item.createdAt as string,
-  };
-}
 
 /** Why a session write on `code` (as the write saw it) did not apply. */
 function lostSessionWrite(code: CodeRecord | null): Error {
@@ -145,27 +124,8 @@ export class DynamoCodeStore implements CodeStore {
       .map(toCodeSummary);
   }
 
-  async listCodePage(args: Parameters<CodeStore['listCodePage']>[0]): Promise<{ codes: CodeSummary[]; nextCursor: string | null }> {
-    const before = args.cursor ? decodeCursor(args.cursor, ['before'], (key) => CODES_SK.test(key.before!)).before! : null;
-    const merged = mergedShards(
-      { table: this.table, index: 'codesByEvent', sortKey: 'codesSk', partitions: eventCodeShards(args.eventId) },
-      before,
-      args.limit,
-    );
-    const codes: CodeSummary[] = [];
-    let last: string | null = null;
-    let passed = 0;
-    while (codes.length < args.limit && passed < LIST_LIMITS.codePageScan) {
-      const entries = await merged.take(Math.min(args.limit - codes.length, LIST_LIMITS.codePageScan - passed));
-      if (entries.length === 0) break;
-      passed += entries.length;
-      last = entries[entries.length - 1]!.sk;
-      for (const entry of entries) {
-        const code = toCodeSummary(entry.item);
-        if (matchesCodeFilter(code, args.filter)) codes.push(code);
-      }
-    }
-    return { codes, nextCursor: last && (await merged.more()) ? encodeCursor({ before: last }) : null };
+  listCodePage(args: Parameters<CodeStore['listCodePage']>[0]): Promise<{ codes: CodeSummary[]; nextCursor: string | null }> {
+    return listCodePage(this.table, args);
   }
 
   async copyEventActive(eventId: string, active: boolean): Promise<void> {
