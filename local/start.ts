@@ -1,8 +1,8 @@
 /**
  * `npm start`: the whole system on one machine. Embedded DynamoDB and S3
  * stand-ins, the access API (the Lambda handlers behind a thin HTTP adapter),
- * edge-sync and the recording sweep (the same handlers, on the table's stream
- * and on timers, as AWS runs them), the media server (HLS through `edge/`) and
+ * edge-sync, the mailer and the recording sweep (the same handlers, on the table's
+ * stream and on timers, as AWS runs them), a mail catcher with a web inbox, the media server (HLS through `edge/`) and
  * the RTMP ingest. The configuration is read once (local-config.ts); each part
  * is then given its dependencies.
  */
@@ -15,6 +15,8 @@ import { parseSigningKeys } from '../functions/domain/signing-keys';
 import { createRecordingSweepHandler } from '../functions/handlers/recording-sweep';
 import { describeError } from '../recording/log';
 import { startEdgeSync } from './edge-sync-triggers';
+import { startMailCatcher } from './mail-catcher';
+import { startMailer } from './mailer-triggers';
 import { loadLocalConfig, type LocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { announceRunningSystem } from './running-system';
@@ -52,6 +54,11 @@ async function main(): Promise<void> {
   // The edge's KeyValueStore, filled by edge-sync from the table's stream and reconciliation.
   const edge = startEdgeSync({ stream: dynamo.stream, codes: stores.codes, signingKeys: parseSigningKeys(config.playbackSigningKeys) });
   closers.push(edge.stop);
+  // Ticket emails: the mailer on the table's stream, to SMTP_URL or the local catcher and its inbox.
+  const catcher = config.smtpUrl ? null : await startMailCatcher({ inboxPort: config.mailPort });
+  if (catcher) closers.push(catcher.close);
+  const mailer = startMailer({ stream: dynamo.stream, stores, config: config.mailer(api.url, catcher?.smtpUrl ?? null) });
+  closers.push(mailer.stop);
   const media = await startMediaServer({ port: config.mediaPort, bucket: config.mediaBucket, s3Client: mediaS3, edge });
   closers.push(media.close);
   // Every minute, as the schedule in AWS: the shows whose ingest died get their final playlists.
@@ -86,8 +93,9 @@ async function main(): Promise<void> {
 
   // The media server answers 503 until edge-sync has filled its store once: only then is it ready.
   if (!(await edge.firstSync)) process.stderr.write('media: no revocation state yet: media requests get 503 until edge-sync reconciles\n');
-  // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`).
-  const ready = { api: api.url, media: media.url, rtmp: rtmpUrl, s3: s3.endpoint };
+  // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`);
+  // `mail`: the inbox of the emails sent (absent when SMTP_URL sends them elsewhere).
+  const ready = { api: api.url, media: media.url, rtmp: rtmpUrl, s3: s3.endpoint, ...(catcher ? { mail: catcher.inboxUrl } : {}) };
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
 
   let stopping = false;

@@ -6,6 +6,7 @@ import { DynamoAuditStore } from './dynamo-audit-store';
 import { DynamoCodeStore } from './dynamo-code-store';
 import { DynamoCounterStore } from './dynamo-counter-store';
 import { DynamoEventStore } from './dynamo-event-store';
+import { DynamoOrderStore } from './dynamo-order-store';
 import { dynamoTable } from './dynamo-table';
 
 /** Every port on the one DynamoDB table: each adapter is given the shared table helper. */
@@ -16,6 +17,7 @@ export function dynamoStores(client: DynamoDBDocumentClient, tableName: string):
     codes: new DynamoCodeStore(table),
     counters: new DynamoCounterStore(table),
     audit: new DynamoAuditStore(table),
+    orders: new DynamoOrderStore(table),
   };
 }
 

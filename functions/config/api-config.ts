@@ -38,6 +38,8 @@ export interface ApiConfig {
   secrets: SecretSource;
   /** The admin function's own secret (only its role may read it in AWS); null where not given. */
   adminSecrets: SecretSource | null;
+  /** The commerce secret (the order webhook's signing secret): the public function's alone in AWS; null where not given. */
+  commerceSecrets: SecretSource | null;
 }
 
 /** `1s`, `1.5s`, `500ms` or plain seconds, as the ingest's `-hls-segment` takes it. */
@@ -78,6 +80,9 @@ const settings = {
   LOG_LEVEL: logLevel,
   SECRETS_ARN: variable.optional(),
   ADMIN_SECRETS_ARN: variable.optional(),
+  COMMERCE_SECRETS_ARN: variable.optional(),
+  /** Locally, the commerce secret's one value. */
+  ORDER_WEBHOOK_SECRET: variable.optional(),
 };
 
 /** Without SECRETS_ARN (local mode), the shared secret's values come as variables themselves. */
@@ -134,5 +139,10 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
       : admin && {
           values: { adminPasswordHash: admin.ADMIN_PASSWORD_HASH, adminSessionSecret: admin.ADMIN_SESSION_SECRET, totpEncryptionKey: admin.ADMIN_TOTP_KEY },
         },
+    commerceSecrets: found.COMMERCE_SECRETS_ARN
+      ? { arn: found.COMMERCE_SECRETS_ARN }
+      : found.ORDER_WEBHOOK_SECRET
+        ? { values: { orderWebhookSecret: found.ORDER_WEBHOOK_SECRET } }
+        : null,
   };
 }

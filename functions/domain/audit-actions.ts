@@ -34,6 +34,10 @@ export const AUDIT_ACTIONS = [
   'stream.stop',
   'stream.takeover',
   'stream.refused',
+  'order.paid',
+  'order.refunded',
+  'order.failed',
+  'order.resend',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -42,6 +46,9 @@ export const UNKNOWN_ACCOUNT = 'unknown account';
 
 /** The actor of what the RTMP ingest reports: a publish started, stopped, refused, or taken over from a dead ingest. */
 export const INGEST_ACTOR = 'ingest';
+
+/** The actor of what a shop reports through the signed order webhook: an order paid, refunded, or failed. */
+export const SHOP_ACTOR = 'shop';
 
 /** Actions whose target is an access code: shown masked to readers whose role may not read codes. */
 export const CODE_TARGET_ACTIONS: ReadonlySet<AuditAction> = new Set(['code.revoke', 'code.unrevoke', 'session.end']);

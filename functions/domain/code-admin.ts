@@ -15,24 +15,26 @@ import { watchLink } from './watch-link';
 const COLLISION_RETRIES = 5;
 const WRITE_CONCURRENCY = 25;
 
+/** A new code of `event`, not yet redeemed, with its event's activation copied (code-store.ts, `copyEventActive`). */
+export function newCodeRecord(event: EventRecord, fields: Pick<CodeRecord, 'id' | 'code' | 'label' | 'createdAt'>): CodeRecord {
+  return {
+    ...fields,
+    eventId: event.id,
+    isRevoked: false,
+    revokedAt: null,
+    revokedChangedAt: null,
+    redeemedAt: null,
+    redeemedIp: null,
+    eventActive: event.isActive,
+    session: null,
+    endedSessions: [],
+    revision: 0,
+  };
+}
+
 async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: string, createdAt: string): Promise<CodeRecord> {
   for (let attempt = 0; attempt < COLLISION_RETRIES; attempt++) {
-    const record: CodeRecord = {
-      id: randomId(20),
-      code: generateAccessCode(),
-      eventId: event.id,
-      label,
-      isRevoked: false,
-      revokedAt: null,
-      revokedChangedAt: null,
-      redeemedAt: null,
-      redeemedIp: null,
-      createdAt,
-      eventActive: event.isActive,
-      session: null,
-      endedSessions: [],
-      revision: 0,
-    };
+    const record = newCodeRecord(event, { id: randomId(20), code: generateAccessCode(), label, createdAt });
     try {
       await deps.stores.codes.createCode(record);
       return record;
@@ -68,11 +70,16 @@ export async function generateCodes(deps: AccessDeps, eventId: string, body: unk
     await deps.stores.codes.deleteCodes(created.map((record) => record.code));
     throw error;
   }
-  // An activation change that raced this batch would have missed the new codes' copy of the flag.
-  const latest = await requireEvent(deps, eventId);
-  if (latest.isActive !== event.isActive) await setEventActive(deps, eventId, latest.isActive);
+  const latest = await settleEventActive(deps, event);
   const tokens = created.map((record) => codeView(record, latest, now));
   return { tokens, count: tokens.length };
+}
+
+/** An activation change that raced new codes' writes would have missed their copy of the flag: the event as it is now. */
+export async function settleEventActive(deps: AccessDeps, event: EventRecord): Promise<EventRecord> {
+  const latest = await requireEvent(deps, event.id);
+  if (latest.isActive !== event.isActive) await setEventActive(deps, event.id, latest.isActive);
+  return latest;
 }
 
 function filterByStatus(tokens: CodeView[], status: string | undefined): CodeView[] {
@@ -138,7 +145,7 @@ export function exportFileName(title: string, day: string): string {
  * Revokes or unrevokes a code; a real change is counted (the event's revoked counter, and its live
  * viewer off or back on the presence estimate). NotFound for an unknown code.
  */
-async function changeRevoked(deps: AccessDeps, codeId: string, revoked: boolean, at: Date) {
+export async function changeRevoked(deps: AccessDeps, codeId: string, revoked: boolean, at: Date) {
   const { code, changed } = await deps.stores.codes.setCodeRevoked(codeId, revoked, at.toISOString());
   if (changed) {
     await deps.stores.counters.countRevocation({ eventId: code.eventId, code: code.code, delta: revoked ? 1 : -1 });

@@ -13,7 +13,7 @@ export class DomainError extends Error {
   }
 }
 
-export type RecordKind = 'event' | 'code' | 'session' | 'account';
+export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'order';
 /**
  * The record a request names, or a store write changes, does not exist (or is not where the
  * request looks for it). Stores and use cases raise it alike, so it answers the same from anywhere.
@@ -92,7 +92,9 @@ export type ConflictKind =
   | 'preview-of-inactive-event'
   | 'codes-list-too-long'
   | 'codes-export-too-long'
-  | 'too-many-accounts';
+  | 'too-many-accounts'
+  | 'order-without-tickets'
+  | 'order-changed';
 /** The request cannot apply to the record's current state. */
 export class Conflict extends DomainError {
   constructor(readonly kind: ConflictKind) {

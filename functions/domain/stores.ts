@@ -3,6 +3,7 @@ import type { AuditStore } from './audit-store';
 import type { CodeStore } from './code-store';
 import type { CounterStore } from './counter-store';
 import type { EventStore } from './event-store';
+import type { OrderStore } from './order-store';
 
 /**
  * Every storage port the domain speaks to, one per aggregate. Each is its own
@@ -18,6 +19,8 @@ export interface Stores {
   /** Rate-limit windows and event counters. */
   counters: CounterStore;
   audit: AuditStore;
+  /** Orders from shops, the codes each was issued and the email owed to its buyer. */
+  orders: OrderStore;
 }
 
 /**

@@ -44,6 +44,7 @@ const NOT_FOUND: Record<RecordKind, string> = {
   code: 'Token not found',
   session: SESSION_NOT_FOUND,
   account: 'Account not found',
+  order: 'Order not found',
 };
 
 const CONFLICTS: Record<ConflictKind, string> = {
@@ -56,6 +57,8 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'codes-list-too-long': `More than ${LIST_LIMITS.codes.toLocaleString('en')} codes: too many to list at once (choose one event that has fewer)`,
   'codes-export-too-long': `More than ${LIST_LIMITS.exportRows.toLocaleString('en')} codes: too many to export at once`,
   'too-many-accounts': `There are ${LIST_LIMITS.accounts} staff accounts already: disable one and give it to someone else`,
+  'order-without-tickets': 'This order has no tickets to send (it failed)',
+  'order-changed': 'The order changed meanwhile: reload and try again',
 };
 
 interface Refusal {

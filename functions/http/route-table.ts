@@ -30,6 +30,8 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/playback/heartbeat', 'public', 'none'),
   route('POST', '/api/playback/release', 'public', 'none'),
   route('GET', '/api/events/{id}/status', 'public', 'none'),
+  // Any shop's orders, signed with the commerce secret's ORDER_WEBHOOK_SECRET (checked in the function).
+  route('POST', '/api/webhooks/orders', 'public', 'none'),
 
   route('POST', '/api/admin/login', 'admin', 'none'),
   route('POST', '/api/admin/login/second-factor', 'admin', 'none'),
@@ -61,6 +63,9 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/admin/tokens/bulk-revoke', 'admin', 'admin', 'codes:manage'),
   route('PATCH', '/api/admin/tokens/{id}/revoke', 'admin', 'admin', 'codes:manage'),
   route('PATCH', '/api/admin/tokens/{id}/unrevoke', 'admin', 'admin', 'codes:manage'),
+  // Orders carry buyers' emails and their codes: box office and above.
+  route('GET', '/api/admin/events/{id}/orders', 'admin', 'admin', 'codes:manage'),
+  route('POST', '/api/admin/orders/{orderId}/resend', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/account/two-factor', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/two-factor/confirm', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/password', 'admin', 'admin', 'self'),

@@ -2,7 +2,9 @@ import { startEmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { dynamoStoresOn } from '../support/store-under-test';
 import { describeStoreContract } from './store-contract';
 import { describeShowNightStoreContract } from './store-contract-show-night';
+import { describeOrderStoreContract } from './store-contract-orders';
 
 const dynalite = dynamoStoresOn((tables) => startEmbeddedDynamo(tables));
 describeStoreContract('dynalite (the embedded stand-in)', dynalite);
 describeShowNightStoreContract('dynalite (the embedded stand-in)', dynalite);
+describeOrderStoreContract('dynalite (the embedded stand-in)', dynalite);

@@ -4,6 +4,7 @@ import { MemoryAuditStore } from './memory-audit-store';
 import { MemoryCodeStore } from './memory-code-store';
 import { MemoryCounterStore } from './memory-counter-store';
 import { MemoryEventStore } from './memory-event-store';
+import { MemoryOrderStore } from './memory-order-store';
 
 /** Every port in memory, the staff accounts' included. */
 export interface MemoryStores extends AdminStores {
@@ -12,6 +13,7 @@ export interface MemoryStores extends AdminStores {
   counters: MemoryCounterStore;
   audit: MemoryAuditStore;
   accounts: MemoryAccountStore;
+  orders: MemoryOrderStore;
 }
 
 /**
@@ -27,5 +29,6 @@ export function memoryStores(): MemoryStores {
     counters: new MemoryCounterStore(),
     audit: new MemoryAuditStore(),
     accounts: new MemoryAccountStore(),
+    orders: new MemoryOrderStore(),
   };
 }

@@ -27,7 +27,7 @@ export interface FuzzTargets {
  */
 export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close(): Promise<void> }> {
   const mediaAdmin = await httpServer((_body, _req, res) => res.writeHead(204).end());
-  const api = await startApi({ MEDIA_ADMIN_URL: mediaAdmin.url });
+  const api = await startApi({ MEDIA_ADMIN_URL: mediaAdmin.url, ORDER_WEBHOOK_SECRET: 'a secret the fuzz never signs with' });
   const event = (
     await api.admin('POST', '/api/admin/events', {
       title: 'Fuzz',
@@ -97,6 +97,8 @@ const body = fc.oneof(
         currentPassword: oddText, newPassword: oddText, recoveryCode: oddText, requireTwoFactor: fc.oneof(fc.boolean(), oddText),
         holder: oddText, reason: fc.constantFrom('already-publishing', 'wrong-key', ''), remoteAddr: oddText, sessionId: oddText,
         keyframeIntervalSeconds: fc.oneof(fc.double(), oddText), frameRate: fc.oneof(fc.double(), oddText), segmentSeconds: fc.oneof(fc.double(), oddText),
+        type: fc.constantFrom('order.paid', 'order.refunded', 'order.other', ''), orderId: oddText, eventId: oddText, email: oddText,
+        quantity: fc.oneof(fc.integer(), oddText),
       },
       { requiredKeys: [] },
     )
@@ -116,6 +118,7 @@ const headers = (targets: FuzzTargets) =>
         origin: fc.constantFrom('https://evil.example', 'null', targets.url, 'not a url'),
         'x-origin-verify': oddText.map(encodeURIComponent),
         'cloudfront-viewer-address': fc.constantFrom('203.0.113.9:1', '2001:db8::1:2', 'garbage', ''),
+        'stagedoor-signature': fc.oneof(oddText.map(encodeURIComponent), fc.constant(`t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`)),
       },
       { requiredKeys: [] },
     )

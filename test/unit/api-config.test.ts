@@ -84,6 +84,6 @@ describe('reading the environment', () => {
     const readers = files(root)
       .filter((file) => readFileSync(file, 'utf8').includes('process.env'))
       .map((file) => relative(root, file));
-    expect(readers.sort()).toEqual(['config/api-config.ts', 'config/edge-sync-config.ts', 'config/env.ts', 'config/recording-sweep-config.ts']);
+    expect(readers.sort()).toEqual(['config/api-config.ts', 'config/edge-sync-config.ts', 'config/env.ts', 'config/mailer-config.ts', 'config/recording-sweep-config.ts']);
   });
 });

@@ -1,0 +1,52 @@
+import type { ApiRequest, RouteHandler } from '../http/api-types';
+import type { App } from '../http/app';
+import { auditRequest } from '../http/audit-request';
+import { HttpError } from '../http/http-error';
+import { header, rawBody } from '../http/request-info';
+import { json } from '../http/responses';
+import { SHOP_ACTOR } from '../domain/audit-actions';
+import { parseInput } from '../domain/inputs';
+import { isKnownOrderType, orderWebhookBody } from '../domain/order-input';
+import { orderPaid, orderRefunded, type OrderOutcome } from '../domain/orders';
+import { verifySignature } from '../domain/webhook-signature';
+import type { CommerceSecrets } from '../adapters/secrets';
+
+/** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */
+export interface PublicApp extends App {
+  commerceSecrets: CommerceSecrets | null;
+}
+
+const AUDIT_OF = { paid: 'order.paid', refunded: 'order.refunded', failed: 'order.failed' } as const;
+
+/** One entry per change of an order (a replay changes nothing, and records nothing). */
+async function auditOutcome(request: ApiRequest<PublicApp>, { order, changed }: OrderOutcome) {
+  if (!changed) return;
+  await auditRequest(request.app, request.event, {
+    action: AUDIT_OF[changed],
+    actor: SHOP_ACTOR,
+    eventId: order.eventId,
+    target: `order ${order.orderId}`,
+    details: { orderId: order.id, email: order.email, quantity: order.quantity, ...(order.failure ? { failure: order.failure } : {}) },
+  });
+}
+
+export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
+  /**
+   * Any shop's order webhook (README, "Selling through any shop"): signed like Stripe's, idempotent
+   * per order. It answers once the order and its codes are stored; the email goes out from the
+   * table's stream (handlers/mailer.ts), so a slow mail server never slows the shop's delivery.
+   */
+  'POST /api/webhooks/orders': async (request) => {
+    const secrets = request.app.commerceSecrets;
+    if (!secrets) throw new HttpError(503, 'Order webhooks are not configured');
+    const now = request.app.now();
+    if (!verifySignature(secrets.orderWebhookSecret, rawBody(request.event), header(request.event, 'stagedoor-signature'), now)) {
+      throw new HttpError(400, 'Invalid signature');
+    }
+    if (!isKnownOrderType(request.body)) return json(200, { received: true, ignored: true });
+    const body = parseInput(orderWebhookBody, request.body);
+    const outcome = body.type === 'order.paid' ? await orderPaid(request.app, 'shop', body) : await orderRefunded(request.app, 'shop', body);
+    await auditOutcome(request, outcome);
+    return json(200, { received: true, order: { id: outcome.order.id, status: outcome.order.status === 'issuing' ? 'paid' : outcome.order.status } });
+  },
+};
