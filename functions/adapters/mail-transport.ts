@@ -3,6 +3,9 @@ import nodemailer from 'nodemailer';
 import type { MailTransportConfig } from '../config/mailer-config';
 import type { MailMessage } from '../domain/ticket-email';
 
+/** Why nothing can be sent: the one setting a deployment must make. */
+export const NO_SENDER = 'no sender address: set the stack parameter TicketEmailSender (MAIL_FROM) to an address verified in SES';
+
 /** Sends one email; rejects when the server refused it or could not be reached. */
 export interface MailTransport {
   send(message: MailMessage): Promise<void>;
@@ -13,7 +16,7 @@ export interface MailTransport {
  * nodemailer over SES (its SES transport on the SESv2 client: the function's role and region) or
  * over SMTP (`SMTP_URL`, any server: the local catcher, a provider's relay). `from` is `MAIL_FROM`.
  */
-export function mailTransport(config: MailTransportConfig, from: string): MailTransport {
+export function mailTransport(config: MailTransportConfig, from: string | null): MailTransport {
   const transporter =
     config.kind === 'ses'
       ? nodemailer.createTransport({ SES: { sesClient: new SESv2Client({ maxAttempts: 3 }), SendEmailCommand } })
@@ -21,6 +24,7 @@ export function mailTransport(config: MailTransportConfig, from: string): MailTr
         nodemailer.createTransport({ url: config.url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
   return {
     async send(message) {
+      if (!from) throw new Error(NO_SENDER);
       await transporter.sendMail({ from, ...message });
     },
     close: () => transporter.close(),

@@ -29,8 +29,12 @@ export interface MailerConfig {
   tableName: string;
   /** The viewer page: watch links are `<site>/?code=<code>`. */
   siteUrl: string;
-  /** The sender (`MAIL_FROM`, e.g. `Stagedoor <tickets@example.com>`); in AWS an SES verified identity. */
-  from: string;
+  /**
+   * The sender (`MAIL_FROM`, e.g. `Stagedoor <tickets@example.com>`); in AWS the stack parameter
+   * `TicketEmailSender`, an address SES has verified. Null: none set yet, and every email is recorded
+   * `failed` with that reason (the console shows it; a resend tries again once it is set).
+   */
+  from: string | null;
   /** The zone the email writes the start time in, with its offset (`MAIL_TIME_ZONE`, default UTC). */
   timeZone: string;
   transport: MailTransportConfig;
@@ -59,7 +63,7 @@ const smtpUrl = z
 const settings = {
   TABLE_NAME: variable.required(),
   SITE_ORIGIN: variable.required().pipe(z.url({ error: 'must be a URL' })),
-  MAIL_FROM: variable.required(),
+  MAIL_FROM: variable.optional(),
   MAIL_TIME_ZONE: timeZone,
   SMTP_URL: smtpUrl,
 };

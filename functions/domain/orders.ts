@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { generateAccessCode } from './access-code';
 import { changeRevoked, newCodeRecord, settleEventActive } from './code-admin';
-import { AlreadyExists, Conflict, NotFound } from './errors';
+import { AlreadyExists, Conflict, Contended, NotFound } from './errors';
 import { parseInput } from './inputs';
 import { orderListQuery, type OrderWebhookBody } from './order-input';
 import type { OrderRecord, OrderSource } from './order-store';
@@ -133,11 +133,14 @@ export async function orderRefunded(deps: AccessDeps, source: OrderSource, body:
   // Codes being issued are issued first, so that none escapes the revocation.
   if (current.status === 'issuing') current = (await finishIssuing(deps, current)).order;
   const at = deps.now();
-  for (const codeId of current.codeIds) {
+  for (const [line, codeId] of current.codeIds.entries()) {
     try {
       await changeRevoked(deps, codeId, true, at);
     } catch (error) {
       if (!(error instanceof NotFound)) throw error;
+      // Found by id through an index that may lag a fresh write: a code that exists is not left playing
+      // (the shop retries the delivery); one that does not was deleted with its event.
+      if (await deps.stores.codes.getCode(current.codes[line]!)) throw new Contended('the order\'s codes are not all findable yet');
     }
   }
   if (current.status === 'refunded') return { order: current, changed: null };

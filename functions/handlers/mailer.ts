@@ -5,7 +5,7 @@ import { dynamoDocumentClient } from '../adapters/aws-clients';
 import { DynamoEventStore } from '../adapters/dynamo-event-store';
 import { DynamoOrderStore } from '../adapters/dynamo-order-store';
 import { dynamoTable } from '../adapters/dynamo-table';
-import { mailTransport, type MailTransport } from '../adapters/mail-transport';
+import { mailTransport, NO_SENDER, type MailTransport } from '../adapters/mail-transport';
 import { logger } from '../adapters/telemetry';
 import { MAILER_TRIGGERS, readMailerConfig } from '../config/mailer-config';
 import type { EventStore } from '../domain/event-store';
@@ -68,7 +68,8 @@ export function createMailerHandler(deps: MailerDeps) {
       return 'sent';
     }
     const attempts = order.emailAttempts + 1;
-    const final = attempts >= MAILER_TRIGGERS.sendAttempts || error === 'event not found';
+    // Retrying cannot help these: a resend from the console tries again once they are fixed.
+    const final = attempts >= MAILER_TRIGGERS.sendAttempts || error === 'event not found' || error === NO_SENDER;
     logger.warn('ticket email not sent', { orderId: order.id, attempt: attempts, final, error });
     await deps.orders.updateOrder(order.id, expect, { emailAttempts: attempts, emailError: error, emailStatus: final ? 'failed' : 'pending' }, at.toISOString());
     return final ? 'failed' : 'retrying';

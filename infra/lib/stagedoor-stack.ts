@@ -8,6 +8,7 @@ import { Delivery } from './constructs/delivery';
 import { EdgeSync } from './constructs/edge-sync';
 import { Gateway } from './constructs/gateway';
 import { Ingest } from './constructs/ingest';
+import { Mailer } from './constructs/mailer';
 import { RecordingSweep } from './constructs/recording-sweep';
 import { Web } from './constructs/web';
 
@@ -46,7 +47,7 @@ export interface StagedoorStackProps extends StackProps {
 
 /**
  * The whole deployment. Constructs are made in dependency order and hand their
- * outputs on as props: data -> web -> gateway -> ingest -> delivery -> api, edge-sync, recording sweep.
+ * outputs on as props: data -> web -> gateway -> ingest -> delivery -> api, edge-sync, recording sweep, mailer.
  */
 export class StagedoorStack extends Stack {
   constructor(scope: Construct, id: string, props: StagedoorStackProps) {
@@ -98,6 +99,7 @@ export class StagedoorStack extends Stack {
       staffReady: data.staffReady,
       secret: data.secret,
       adminSecret: data.adminSecret,
+      commerceSecret: data.commerceSecret,
       secretReady: data.secretReady,
       playbackBaseUrl: delivery.url,
       ingestRtmpUrl: ingest.rtmpUrl,
@@ -114,8 +116,9 @@ export class StagedoorStack extends Stack {
       secretReady: data.secretReady,
     });
     const recordingSweep = new RecordingSweep(this, 'RecordingSweep', { table: data.table, mediaBucket: data.mediaBucket });
+    const mailer = new Mailer(this, 'Mailer', { table: data.table, siteUrl: delivery.url });
     // Last of all: the admin fields leave the shared secret, and staff items the main table, once everything else is updated (docs/deploy.md, "Upgrading").
-    const everythingElse = [web, gateway, ingest, delivery, api, edgeSync, recordingSweep];
+    const everythingElse = [web, gateway, ingest, delivery, api, edgeSync, recordingSweep, mailer];
     data.retireSharedAdminFields(everythingElse);
     data.retireOldStaffItems(everythingElse);
 
@@ -129,6 +132,9 @@ export class StagedoorStack extends Stack {
     new CfnOutput(this, 'DistributionId', { value: delivery.distribution.distributionId });
     new CfnOutput(this, 'SecretsArn', { value: data.secret.secretArn, description: 'Shared secret JSON: signing keys, internal API key, origin-verify secret' });
     new CfnOutput(this, 'AdminSecretArn', { value: data.adminSecret.secretArn, description: 'Admin secret; set the admin password with infra/scripts/set-admin-password.ts' });
+    new CfnOutput(this, 'CommerceSecretArn', { value: data.commerceSecret.secretArn, description: 'orderWebhookSecret: what shops sign POST /api/webhooks/orders with (README)' });
+    new CfnOutput(this, 'OrderWebhookUrl', { value: `${delivery.url}/api/webhooks/orders`, description: "A shop's order webhook endpoint" });
+    new CfnOutput(this, 'MailerFailuresQueue', { value: mailer.failures.queueUrl, description: 'Stream batches the mailer gave up on (their orders keep their email pending: resend from the console)' });
     new CfnOutput(this, 'EdgeSyncFunctionName', { value: edgeSync.fn.functionName, description: 'Invoke to fill the KeyValueStore now' });
     new CfnOutput(this, 'ApiFunctionNames', {
       value: Object.values(api.functions).map((fn) => fn.functionName).join(' '),
