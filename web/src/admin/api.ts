@@ -10,6 +10,7 @@ import type { AuditAction } from '../../../functions/domain/audit-actions';
 import type { AuditPage } from '../../../functions/domain/audit-store';
 import type { issuePreview } from '../../../functions/domain/preview';
 import type { SessionView } from '../../../functions/domain/session-admin';
+import type { OrderView } from '../../../functions/domain/orders';
 import type { AccountView } from '../../../functions/domain/staff-accounts';
 import type { Permission, Role } from '../../../functions/domain/roles';
 
@@ -49,6 +50,11 @@ export type LiveSession = SessionView;
 export interface SessionsPage {
   sessions: LiveSession[];
   total: number;
+  nextCursor: string | null;
+}
+export type { OrderView } from '../../../functions/domain/orders';
+export interface OrdersPage {
+  orders: OrderView[];
   nextCursor: string | null;
 }
 export type { AuditAction } from '../../../functions/domain/audit-actions';
@@ -149,6 +155,8 @@ export const adminApi = {
   endSession: (eventId: string, session: Pick<LiveSession, 'code' | 'sessionId'>) =>
     call<{ ended: true }>(`/events/${id(eventId)}/sessions/end`, { json: { code: session.code, sessionId: session.sessionId } }),
   endAllSessions: (eventId: string) => call<{ ended: number }>(`/events/${id(eventId)}/sessions/end-all`, { json: {} }),
+  listOrders: (eventId: string, cursor: string | null) => call<OrdersPage>(`/events/${id(eventId)}/orders${query({ cursor })}`),
+  resendOrderEmail: (orderId: string) => call<OrderView>(`/orders/${id(orderId)}/resend`, { json: {} }),
   /** One event's log, or (eventId null) every entry. */
   audit: (eventId: string | null, filter: { action: AuditAction | ''; cursor: string | null }) =>
     call<AuditPage>(`${eventId ? `/events/${id(eventId)}` : ''}/audit${query({ action: filter.action, cursor: filter.cursor })}`),
