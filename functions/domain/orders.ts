@@ -20,6 +20,32 @@ export interface OrderOutcome {
   changed: 'paid' | 'refunded' | 'failed' | null;
 }
 
+/** A shop's order as first recorded: no email owed yet; `state` sets its status (and planned codes, or failure). */
+function newOrder(id: string, source: OrderSource, body: OrderWebhookBody, now: string, state: Pick<OrderRecord, 'status'> & Partial<OrderRecord>): OrderRecord {
+  return {
+    id,
+    source,
+    orderId: body.orderId,
+    eventId: body.eventId,
+    email: body.email,
+    quantity: body.quantity,
+    amountMinor: body.amountMinor ?? null,
+    currency: body.currency ?? null,
+    failure: null,
+    codes: [],
+    codeIds: [],
+    createdAt: now,
+    updatedAt: now,
+    emailKind: null,
+    emailStatus: null,
+    emailRequest: null,
+    emailAttempts: 0,
+    emailError: null,
+    emailSentAt: null,
+    ...state,
+  };
+}
+
 const emailOwed = (kind: 'tickets' | 'refund') => ({ emailKind: kind, emailStatus: 'pending', emailRequest: randomId(12), emailAttempts: 0, emailError: null }) as const;
 
 /**
@@ -34,28 +60,9 @@ export async function orderPaid(deps: AccessDeps, source: OrderSource, body: Ord
   const event = await deps.stores.events.getEvent(body.eventId);
   const now = deps.now().toISOString();
   const planned = Array.from({ length: body.quantity }, (_, line) => ({ code: generateAccessCode(), id: `${id}-${line + 1}` }));
-  const { created, order } = await deps.stores.orders.createOrder({
-    id,
-    source,
-    orderId: body.orderId,
-    eventId: body.eventId,
-    email: body.email,
-    quantity: body.quantity,
-    amountMinor: body.amountMinor ?? null,
-    currency: body.currency ?? null,
-    status: event ? 'issuing' : 'failed',
-    failure: event ? null : 'event not found',
-    codes: event ? planned.map((line) => line.code) : [],
-    codeIds: event ? planned.map((line) => line.id) : [],
-    createdAt: now,
-    updatedAt: now,
-    emailKind: null,
-    emailStatus: null,
-    emailRequest: null,
-    emailAttempts: 0,
-    emailError: null,
-    emailSentAt: null,
-  });
+  const { created, order } = await deps.stores.orders.createOrder(
+    newOrder(id, source, body, now, event ? { status: 'issuing', codes: planned.map((line) => line.code), codeIds: planned.map((line) => line.id) } : { status: 'failed', failure: 'event not found' }),
+  );
   if (order.status === 'failed') return { order, changed: created ? 'failed' : null };
   if (order.status !== 'issuing') return { order, changed: null };
   return finishIssuing(deps, order);
@@ -106,28 +113,7 @@ async function issueLine(deps: AccessDeps, event: EventRecord, order: OrderRecor
 export async function orderRefunded(deps: AccessDeps, source: OrderSource, body: OrderWebhookBody): Promise<OrderOutcome> {
   const id = orderKeyId(source, body.orderId);
   const now = deps.now().toISOString();
-  const { created, order } = await deps.stores.orders.createOrder({
-    id,
-    source,
-    orderId: body.orderId,
-    eventId: body.eventId,
-    email: body.email,
-    quantity: body.quantity,
-    amountMinor: body.amountMinor ?? null,
-    currency: body.currency ?? null,
-    status: 'refunded',
-    failure: null,
-    codes: [],
-    codeIds: [],
-    createdAt: now,
-    updatedAt: now,
-    emailKind: null,
-    emailStatus: null,
-    emailRequest: null,
-    emailAttempts: 0,
-    emailError: null,
-    emailSentAt: null,
-  });
+  const { created, order } = await deps.stores.orders.createOrder(newOrder(id, source, body, now, { status: 'refunded' }));
   if (created) return { order, changed: 'refunded' };
   let current = order;
   // Codes being issued are issued first, so that none escapes the revocation.

@@ -12,6 +12,7 @@ import type { OrderRecord } from '../../functions/domain/order-store';
 import { qrPng } from '../../functions/domain/qr-png';
 import { ticketEmail, type MailMessage } from '../../functions/domain/ticket-email';
 import { createMailerHandler } from '../../functions/handlers/mailer';
+import { mailTransport, NO_SENDER } from '../../functions/adapters/mail-transport';
 import { domainFixture } from '../support/domain-fixture';
 
 /** The PNG's pixels as RGBA (8-bit grayscale, filter 0 on every row: what qrPng writes). */
@@ -141,6 +142,15 @@ describe('mailer', () => {
     }
     expect(waits).toEqual([1, 2]);
     expect(current).toMatchObject({ emailStatus: 'failed', emailAttempts: 3, emailError: '421 try again later' });
+  });
+
+  it('records at once, without retrying, that no sender is set', async () => {
+    const { fixture, order } = await paidOrder();
+    const transport = mailTransport({ kind: 'smtp', url: 'smtp://127.0.0.1:9' }, null);
+    const mailer = createMailerHandler({ orders: fixture.stores.orders, events: fixture.stores.events, transport, context: { siteUrl: 'https://x.example', timeZone: 'UTC' } });
+    expect(await mailer({ Records: [record(order)] })).toMatchObject({ failed: 1 });
+    expect(await fixture.stores.orders.getOrder(order.id)).toMatchObject({ emailStatus: 'failed', emailAttempts: 1, emailError: NO_SENDER });
+    transport.close();
   });
 
   it('fails the batch when the table does, after trying every email of it', async () => {

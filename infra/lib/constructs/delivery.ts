@@ -112,6 +112,8 @@ export class Delivery extends Construct {
         'Accept',
         'Origin',
         'X-Internal-Api-Key',
+        // A shop's order delivery is signed (POST /api/webhooks/orders).
+        'Stagedoor-Signature',
         // Summarised for admins in the live sessions list.
         'User-Agent',
       ),

@@ -124,13 +124,21 @@ export class StoryContext {
     return stdout;
   }
 
-  /** The internal API key, read from the shared secret as an operator would. */
+  /** The internal API key, read from the shared secret (output `SecretsArn`) as an operator would. */
   async internalApiKey(): Promise<string> {
+    return this.secretField('SecretsArn', 'internalApiKey');
+  }
+
+  /** What shops sign order deliveries with, read from the commerce secret (output `CommerceSecretArn`) as an organiser would. */
+  async orderWebhookSecret(): Promise<string> {
+    return this.secretField('CommerceSecretArn', 'orderWebhookSecret');
+  }
+
+  private async secretField(output: string, field: string): Promise<string> {
     const client = this.stack.deployerClient((config) => new SecretsManagerClient(config));
-    const arn = this.stack.values.ref(this.stack.values.idsOf('AWS::SecretsManager::Secret').find((id) => this.stack.values.resource(id).Properties?.GenerateSecretString)!);
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: arn }));
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: this.output(output) }));
     client.destroy();
-    return JSON.parse(SecretString!).internalApiKey;
+    return JSON.parse(SecretString!)[field];
   }
 
   /** Lambda's stream pollers run: every table change so far reaches edge-sync (and whatever else reads the streams). */
