@@ -30,6 +30,8 @@ const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
  * Nodemailer project's) that keeps what it is sent, parsed with mailparser, and a small web inbox:
  * `/` lists the messages, `/messages/<id>` shows one (its HTML in a sandboxed frame, inline images
  * resolved), `/messages/<id>.eml` is the message as sent, `/messages.json` the list for scripts.
+ * Chosen over MailDev 3, whose five packages (@maildev/core, smtp, api, ui, mcp, and commander) bring
+ * a UI and an MCP server for what these two small packages of nodemailer's own project do.
  */
 export async function startMailCatcher(options: { inboxPort: number; host?: string }): Promise<MailCatcher> {
   const caught: CaughtMail[] = [];
