@@ -13,7 +13,7 @@ import type { CommerceSecrets } from '../adapters/secrets';
 
 /** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */
 export interface PublicApp extends App {
-  commerceSecrets: CommerceSecrets | null;
+  commerceSecrets(): Promise<CommerceSecrets | null>;
 }
 
 const AUDIT_OF = { paid: 'order.paid', refunded: 'order.refunded', failed: 'order.failed' } as const;
@@ -37,7 +37,7 @@ export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
    * table's stream (handlers/mailer.ts), so a slow mail server never slows the shop's delivery.
    */
   'POST /api/webhooks/orders': async (request) => {
-    const secrets = request.app.commerceSecrets;
+    const secrets = await request.app.commerceSecrets();
     if (!secrets) throw new HttpError(503, 'Order webhooks are not configured');
     const now = request.app.now();
     if (!verifySignature(secrets.orderWebhookSecret, rawBody(request.event), header(request.event, 'stagedoor-signature'), now)) {

@@ -13,13 +13,14 @@ import { orderWebhookRoutes, type PublicApp } from './order-webhook';
 /** How long shared caches may keep an event status: the player polls every 5 s near the start. */
 export const STATUS_SHARED_CACHE_SECONDS = 5;
 
-/** The public area's App: also the commerce secret (the order webhook's), through the same cache as the shared secret. */
+/**
+ * The public area's App: also the commerce secret (the order webhook's), read through the same cache
+ * as the shared secret, and only by the webhook: a viewer's request never waits for it or fails with it.
+ */
 export function publicApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<PublicApp> {
   const source = wiring.config.commerceSecrets;
-  return async () => {
-    const [app, commerceSecrets] = await Promise.all([base(), source ? loadCommerceSecrets(source) : null]);
-    return { ...app, commerceSecrets };
-  };
+  const commerceSecrets = async () => (source ? loadCommerceSecrets(source) : null);
+  return async () => ({ ...(await base()), commerceSecrets });
 }
 
 export const publicRoutes: Record<string, RouteHandler<PublicApp>> = {

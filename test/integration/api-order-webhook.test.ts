@@ -145,3 +145,24 @@ describe('Order webhook: orders from any shop, their codes and the ticket email'
     expect((await api.admin('POST', '/api/admin/orders/nosuchorder/resend')).status).toBe(404);
   });
 });
+
+describe('Order webhook misconfigured', () => {
+  it('fails the webhook alone: the viewer routes never read the commerce secret', async () => {
+    const api = await startApi({ ORDER_WEBHOOK_SECRET: 'too short' });
+    try {
+      const order = { type: 'order.paid', orderId: 'x', eventId: 'e', email: 'x@example.com', quantity: 1 };
+      expect((await deliverOrder(api.url, 'too short', order)).status).toBe(500);
+      expect((await call('GET', `${api.url}/api/events/nosuchevent/status`)).status).toBe(404);
+      expect((await call('POST', `${api.url}/api/tokens/validate`, { json: { code: 'NOSUCHCODE23' } })).status).toBe(401);
+    } finally {
+      await api.close();
+    }
+    const unconfigured = await startApi();
+    try {
+      const answer = await deliverOrder(unconfigured.url, SECRET, { type: 'order.paid', orderId: 'x', eventId: 'e', email: 'x@example.com', quantity: 1 });
+      expect(answer).toMatchObject({ status: 503, body: { error: 'Order webhooks are not configured' } });
+    } finally {
+      await unconfigured.close();
+    }
+  });
+});
