@@ -224,6 +224,8 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
     ADMIN_TOTP_KEY: secrets.totpEncryptionKey,
     ORDER_WEBHOOK_SECRET: secrets.orderWebhookSecret,
+    // Stripe's signing secret of the endpoint (the Stripe CLI's `stripe listen` prints one): given, never generated.
+    STRIPE_WEBHOOK_SECRET: env.STRIPE_WEBHOOK_SECRET,
   });
   const aws = ({ dynamoEndpoint, s3Endpoint }: StandIns): AwsConnection => ({
     region: env.AWS_REGION || 'us-east-1',

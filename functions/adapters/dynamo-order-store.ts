@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../domain/order-store';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -6,10 +6,12 @@ import type { DynamoTable, Item } from './dynamo-table';
 /**
  * Orders: one item per order (`ORDER#<id>`), in its event's listing through the `byEvent` index
  * (gsi1pk = `ORDERS#<eventId>`, gsi1sk = `<createdAt>#<id>`, newest first). A sale comes at
- * checkout pace, far below one partition's 1,000 writes/s. Its writes are conditional on the
+ * checkout pace, far below one partition's 1,000 writes/s. A payment's item (`PAYMENT#<ref>`) names the
+ * order it paid, for its refund. Its writes are conditional on the
  * status the caller saw; the table's stream hands orders that owe an email to the mailer.
  */
 const orderKey = (id: string) => ({ pk: `ORDER#${id}`, sk: 'ORDER' });
+const paymentKey = (ref: string) => ({ pk: `PAYMENT#${ref}`, sk: 'PAYMENT' });
 const listingPk = (eventId: string) => `ORDERS#${eventId}`;
 const KEY_FIELDS = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
 
@@ -81,6 +83,14 @@ export class DynamoOrderStore implements OrderStore {
       },
     });
     return outcome.applied ? toOrder(outcome.item) : null;
+  }
+
+  async linkPayment(paymentRef: string, orderId: string): Promise<void> {
+    await this.table.client.send(new PutCommand({ TableName: this.table.name, Item: { ...paymentKey(paymentRef), entity: 'payment', orderId } }));
+  }
+
+  async orderOfPayment(paymentRef: string): Promise<string | null> {
+    return ((await this.table.get(paymentKey(paymentRef)))?.orderId as string | undefined) ?? null;
   }
 
   async listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }> {

@@ -32,10 +32,14 @@ const adminSecretsSchema = z.object({
   totpEncryptionKey: z.string().refine((value) => Buffer.from(value, 'base64url').length === 32, 'must be 32 bytes, base64url'),
 });
 
-/** The commerce secret: read by the public function alone (the order webhook). */
-const commerceSecretsSchema = z.object({
-  orderWebhookSecret: z.string().min(16),
-});
+/** The commerce secret: read by the public function alone (the order webhooks); each webhook answers 503 without its field. */
+const commerceSecretsSchema = z
+  .object({
+    orderWebhookSecret: z.string().min(16).nullish(),
+    /** Stripe's signing secret of the webhook endpoint (`whsec_…`, in Stripe's dashboard). */
+    stripeWebhookSecret: z.string().startsWith('whsec_').nullish(),
+  })
+  .transform((secrets) => ({ orderWebhookSecret: secrets.orderWebhookSecret ?? null, stripeWebhookSecret: secrets.stripeWebhookSecret ?? null }));
 export type CommerceSecrets = z.output<typeof commerceSecretsSchema>;
 
 /**

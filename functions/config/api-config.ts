@@ -38,7 +38,7 @@ export interface ApiConfig {
   secrets: SecretSource;
   /** The admin function's own secret (only its role may read it in AWS); null where not given. */
   adminSecrets: SecretSource | null;
-  /** The commerce secret (the order webhook's signing secret): the public function's alone in AWS; null where not given. */
+  /** The commerce secret (the order webhooks' signing secrets): the public function's alone in AWS; null where not given. */
   commerceSecrets: SecretSource | null;
 }
 
@@ -81,8 +81,9 @@ const settings = {
   SECRETS_ARN: variable.optional(),
   ADMIN_SECRETS_ARN: variable.optional(),
   COMMERCE_SECRETS_ARN: variable.optional(),
-  /** Locally, the commerce secret's one value. */
+  /** Locally, the commerce secret's values. */
   ORDER_WEBHOOK_SECRET: variable.optional(),
+  STRIPE_WEBHOOK_SECRET: variable.optional(),
 };
 
 /** Without SECRETS_ARN (local mode), the shared secret's values come as variables themselves. */
@@ -141,8 +142,8 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
         },
     commerceSecrets: found.COMMERCE_SECRETS_ARN
       ? { arn: found.COMMERCE_SECRETS_ARN }
-      : found.ORDER_WEBHOOK_SECRET
-        ? { values: { orderWebhookSecret: found.ORDER_WEBHOOK_SECRET } }
+      : found.ORDER_WEBHOOK_SECRET || found.STRIPE_WEBHOOK_SECRET
+        ? { values: { orderWebhookSecret: found.ORDER_WEBHOOK_SECRET, stripeWebhookSecret: found.STRIPE_WEBHOOK_SECRET } }
         : null,
   };
 }

@@ -47,9 +47,6 @@ export const UNKNOWN_ACCOUNT = 'unknown account';
 /** The actor of what the RTMP ingest reports: a publish started, stopped, refused, or taken over from a dead ingest. */
 export const INGEST_ACTOR = 'ingest';
 
-/** The actor of what a shop reports through the signed order webhook: an order paid, refunded, or failed. */
-export const SHOP_ACTOR = 'shop';
-
 /** Actions whose target is an access code: shown masked to readers whose role may not read codes. */
 export const CODE_TARGET_ACTIONS: ReadonlySet<AuditAction> = new Set(['code.revoke', 'code.unrevoke', 'session.end']);
 

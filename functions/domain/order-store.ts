@@ -1,5 +1,5 @@
-/** Where an order came from: `shop` for the signed order webhook of any shop. */
-export type OrderSource = 'shop';
+/** Where an order came from: `shop` for the signed order webhook of any shop, `stripe` for Stripe's. */
+export type OrderSource = 'shop' | 'stripe';
 export type OrderStatus = 'issuing' | 'paid' | 'refunded' | 'failed';
 export type EmailKind = 'tickets' | 'refund';
 export type EmailStatus = 'pending' | 'sent' | 'failed';
@@ -55,6 +55,10 @@ export interface OrderStore {
   updateOrder(id: string, expect: { from: readonly OrderStatus[]; emailRequest?: string }, changes: OrderChanges, now: string): Promise<OrderRecord | null>;
   /** Swaps one planned code for another (a collision with a code issued elsewhere), if line `index` still plans `previous`. */
   replacePlannedCode(id: string, index: number, previous: string, next: string, now: string): Promise<OrderRecord | null>;
+  /** Remembers which order a payment (Stripe's payment intent) paid, so that its refund finds the order; idempotent. */
+  linkPayment(paymentRef: string, orderId: string): Promise<void>;
+  /** The order a payment paid (`id`), or null when no paid event named it yet. */
+  orderOfPayment(paymentRef: string): Promise<string | null>;
   /** An event's orders, newest first, `limit` per page; `cursor` is the previous page's `nextCursor` (InvalidCursor otherwise). */
   listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }>;
 }

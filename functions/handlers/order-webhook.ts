@@ -4,12 +4,13 @@ import { auditRequest } from '../http/audit-request';
 import { HttpError } from '../http/http-error';
 import { header, rawBody } from '../http/request-info';
 import { json } from '../http/responses';
-import { SHOP_ACTOR } from '../domain/audit-actions';
 import { parseInput } from '../domain/inputs';
 import { isKnownOrderType, orderWebhookBody } from '../domain/order-input';
 import { orderPaid, orderRefunded, type OrderOutcome } from '../domain/orders';
 import { verifySignature } from '../domain/webhook-signature';
+import { stripeEventOrder } from '../domain/stripe-orders';
 import type { CommerceSecrets } from '../adapters/secrets';
+import { verifiedStripeEvent } from '../adapters/stripe-events';
 
 /** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */
 export interface PublicApp extends App {
@@ -23,7 +24,8 @@ async function auditOutcome(request: ApiRequest<PublicApp>, { order, changed }: 
   if (!changed) return;
   await auditRequest(request.app, request.event, {
     action: AUDIT_OF[changed],
-    actor: SHOP_ACTOR,
+    // `shop` or `stripe`: who reported it.
+    actor: order.source,
     eventId: order.eventId,
     target: `order ${order.orderId}`,
     details: { orderId: order.id, email: order.email, quantity: order.quantity, ...(order.failure ? { failure: order.failure } : {}) },
@@ -37,16 +39,32 @@ export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
    * table's stream (handlers/mailer.ts), so a slow mail server never slows the shop's delivery.
    */
   'POST /api/webhooks/orders': async (request) => {
-    const secrets = await request.app.commerceSecrets();
-    if (!secrets) throw new HttpError(503, 'Order webhooks are not configured');
+    const secret = (await request.app.commerceSecrets())?.orderWebhookSecret;
+    if (!secret) throw new HttpError(503, 'Order webhooks are not configured');
     const now = request.app.now();
-    if (!verifySignature(secrets.orderWebhookSecret, rawBody(request.event), header(request.event, 'stagedoor-signature'), now)) {
+    if (!verifySignature(secret, rawBody(request.event), header(request.event, 'stagedoor-signature'), now)) {
       throw new HttpError(400, 'Invalid signature');
     }
     if (!isKnownOrderType(request.body)) return json(200, { received: true, ignored: true });
     const body = parseInput(orderWebhookBody, request.body);
     const outcome = body.type === 'order.paid' ? await orderPaid(request.app, 'shop', body) : await orderRefunded(request.app, 'shop', body);
     await auditOutcome(request, outcome);
-    return json(200, { received: true, order: { id: outcome.order.id, status: outcome.order.status === 'issuing' ? 'paid' : outcome.order.status } });
+    return received(outcome);
+  },
+  /**
+   * Stripe's webhook (README, "Selling with Stripe"): verified with Stripe's SDK, the same orders
+   * as a shop's (functions/domain/stripe-orders.ts). Other event types are acknowledged and ignored.
+   */
+  'POST /api/webhooks/stripe': async (request) => {
+    const secret = (await request.app.commerceSecrets())?.stripeWebhookSecret;
+    if (!secret) throw new HttpError(503, 'Stripe webhooks are not configured');
+    const event = await verifiedStripeEvent(rawBody(request.event), header(request.event, 'stripe-signature'), secret);
+    if (!event) throw new HttpError(400, 'Invalid signature');
+    const outcome = await stripeEventOrder(request.app, event);
+    if (!outcome) return json(200, { received: true, ignored: true });
+    await auditOutcome(request, outcome);
+    return received(outcome);
   },
 };
+
+const received = ({ order }: OrderOutcome) => json(200, { received: true, order: { id: order.id, status: order.status === 'issuing' ? 'paid' : order.status } });

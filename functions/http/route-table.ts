@@ -32,6 +32,8 @@ export const routeTable: RouteSpec[] = [
   route('GET', '/api/events/{id}/status', 'public', 'none'),
   // Any shop's orders, signed with the commerce secret's ORDER_WEBHOOK_SECRET (checked in the function).
   route('POST', '/api/webhooks/orders', 'public', 'none'),
+  // Stripe's events, verified with the commerce secret's STRIPE_WEBHOOK_SECRET by Stripe's SDK.
+  route('POST', '/api/webhooks/stripe', 'public', 'none'),
 
   route('POST', '/api/admin/login', 'admin', 'none'),
   route('POST', '/api/admin/login/second-factor', 'admin', 'none'),

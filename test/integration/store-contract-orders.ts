@@ -77,6 +77,14 @@ export function describeOrderStoreContract(name: string, open: StoreFactory) {
       expect((await stores.orders.getOrder(first.id))?.codes).toEqual(['ABCDEFGHJKLM', 'CCCCCCCCCCCC']);
     });
 
+    it('remembers which order a payment paid', async () => {
+      const ref = `pi_${randomId(20)}`;
+      expect(await stores.orders.orderOfPayment(ref)).toBeNull();
+      await stores.orders.linkPayment(ref, 'order-a');
+      await stores.orders.linkPayment(ref, 'order-a');
+      expect(await stores.orders.orderOfPayment(ref)).toBe('order-a');
+    });
+
     it("lists an event's orders newest first, in pages, and refuses another listing's cursor", async () => {
       const eventId = randomId();
       const orders = [0, 1, 2, 3, 4].map((i) => order(eventId, i * 1000));

@@ -7,6 +7,7 @@ const listingOrder = (order: OrderRecord) => `${order.createdAt}#${order.id}`;
 /** The orders port in memory (memory-stores.ts): each method reads and writes without an await between. */
 export class MemoryOrderStore implements OrderStore {
   private readonly orders = new Map<string, OrderRecord>();
+  private readonly payments = new Map<string, string>();
 
   async createOrder(order: OrderRecord): Promise<{ created: boolean; order: OrderRecord }> {
     const existing = this.orders.get(order.id);
@@ -34,6 +35,14 @@ export class MemoryOrderStore implements OrderStore {
     order.codes[index] = next;
     order.updatedAt = now;
     return copy(order);
+  }
+
+  async linkPayment(paymentRef: string, orderId: string): Promise<void> {
+    this.payments.set(paymentRef, orderId);
+  }
+
+  async orderOfPayment(paymentRef: string): Promise<string | null> {
+    return this.payments.get(paymentRef) ?? null;
   }
 
   /** The cursor names its event and the last order shown (`createdAt#id`). */

@@ -27,7 +27,7 @@ export interface FuzzTargets {
  */
 export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close(): Promise<void> }> {
   const mediaAdmin = await httpServer((_body, _req, res) => res.writeHead(204).end());
-  const api = await startApi({ MEDIA_ADMIN_URL: mediaAdmin.url, ORDER_WEBHOOK_SECRET: 'a secret the fuzz never signs with' });
+  const api = await startApi({ MEDIA_ADMIN_URL: mediaAdmin.url, ORDER_WEBHOOK_SECRET: 'a secret the fuzz never signs with', STRIPE_WEBHOOK_SECRET: 'whsec_the_fuzz_never_signs_with' });
   const event = (
     await api.admin('POST', '/api/admin/events', {
       title: 'Fuzz',
@@ -119,6 +119,7 @@ const headers = (targets: FuzzTargets) =>
         'x-origin-verify': oddText.map(encodeURIComponent),
         'cloudfront-viewer-address': fc.constantFrom('203.0.113.9:1', '2001:db8::1:2', 'garbage', ''),
         'stagedoor-signature': fc.oneof(oddText.map(encodeURIComponent), fc.constant(`t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`)),
+        'stripe-signature': fc.oneof(oddText.map(encodeURIComponent), fc.constant(`t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`)),
       },
       { requiredKeys: [] },
     )

@@ -4,6 +4,7 @@
  * entry here fails the suite ("route X has no story"); add its story where it belongs in the order.
  */
 import { Secret, TOTP } from 'otpauth';
+import Stripe from 'stripe';
 import { signPayload } from '../../../functions/domain/webhook-signature';
 import { cookieOf, story, type RouteStory, type StoryContext } from './story-runner';
 
@@ -277,6 +278,30 @@ export const STORIES: RouteStory[] = [
     await s.edge('a long-lived URL after its session was released', playbackUrl, 403);
   }),
 
+  // Stripe's events: the organiser adds the endpoint's signing secret to the commerce secret first.
+  story('POST /api/webhooks/stripe', async (s) => {
+    const secret = 'whsec_verify_shipped_endpoint_secret';
+    const deliver = (event: Record<string, unknown>, signingSecret = secret) => {
+      const body = JSON.stringify({ id: `evt_${Date.now()}`, object: 'event', ...event });
+      const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: signingSecret });
+      // Stripe's exact bytes: the body as signed, not re-serialized.
+      return s.site('POST', '/api/webhooks/stripe', { body, headers: { 'content-type': 'application/json', 'stripe-signature': signature }, from: s.client() });
+    };
+    await s.setSecretField('CommerceSecretArn', 'stripeWebhookSecret', secret);
+    const session = {
+      id: 'cs_verify_1', object: 'checkout.session', payment_status: 'paid', payment_intent: 'pi_verify_1',
+      metadata: { eventId: s.state.eventId, quantity: '1' }, customer_details: { email: 'stripe-buyer@example.com' }, amount_total: 1500, currency: 'eur',
+    };
+    const completed = { type: 'checkout.session.completed', data: { object: session } };
+    s.expect(await deliver(completed, 'whsec_another'), 400, 'a Stripe event signed with another secret');
+    s.check(s.expect(await deliver(completed), 200, 'a paid Checkout Session').order.status === 'paid', 'the session is an order paid');
+    const { orders } = await s.admin('GET', eventPath(s, '/orders'));
+    s.state.stripeCodes = orders.find((entry: { orderId: string }) => entry.orderId === 'cs_verify_1')?.codes ?? [];
+    s.check(s.state.stripeCodes.length === 1, `the Stripe order with its code: ${JSON.stringify(orders)}`);
+    const refunded = await deliver({ type: 'charge.refunded', data: { object: { refunded: true, payment_intent: 'pi_verify_1' } } });
+    s.check(s.expect(refunded, 200, 'its charge refunded').order.status === 'refunded', 'the order is refunded');
+  }),
+
   // A shop's orders: codes issued once, the mailer on the table's stream, the console's list, a refund at the edge.
   story('POST /api/webhooks/orders', async (s) => {
     const order = { type: 'order.paid', orderId: 'verify-1', eventId: s.state.eventId, email: 'buyer@example.com', quantity: 2 };
@@ -328,10 +353,10 @@ export const STORIES: RouteStory[] = [
     );
     s.check(feed.revocations.some((r: { code: string }) => r.code === codeOf(s, 3).code), `the bulk-revoked code is in the feed: ${JSON.stringify(feed)}`);
     const deactivation = feed.eventDeactivations.find((d: { eventId: string }) => d.eventId === s.state.eventId);
-    // Its six codes from the console and the two of the shop's order.
-    const codes = [...s.state.codes.map((code: { code: string }) => code.code), ...s.state.orderCodes];
+    // Its six codes from the console, the one of the Stripe order and the two of the shop's.
+    const codes = [...s.state.codes.map((code: { code: string }) => code.code), ...s.state.stripeCodes, ...s.state.orderCodes];
     s.check(
-      deactivation?.tokenCodes.length === 8 && codes.every((code) => deactivation.tokenCodes.includes(code)),
+      deactivation?.tokenCodes.length === 9 && codes.every((code) => deactivation.tokenCodes.includes(code)),
       `the deactivated event with its codes is in the feed: ${JSON.stringify(deactivation)}`,
     );
   }),
