@@ -13,11 +13,25 @@
  * (its rate is one viewer's rate); a key shared by several keeps its share of
  * all viewers, so its rate is (units / N) x the phase's total operations/s.
  *
+ * Each heartbeat carries the player's quality report (qoe), every viewer's crossing into trouble
+ * (the worst case: a whole audience stalling in the same beat interval). The table's stream feeds
+ * the audience recorder (functions/handlers/audience-recorder.ts) after each phase, in the batches
+ * its event source mapping takes (AUDIENCE_TRIGGERS), its writes charged as the viewers' are. Its
+ * keys are shared by all viewers, so they keep their share of the audience; with N below the batch
+ * size a batch holds N changes where at 1M it holds up to 1000, so its writes per change (one per
+ * minute a batch touches) are an upper bound, all on one of the minute's shards as measured.
+ *
  * With the N viewers watching, it also prices one refresh of the admin's
  * live-sessions list (a page of 50 from the `liveSessions` index) against the
  * walk of every code the list made before (replayed here with the same
  * queries), in items read and read units, and extrapolates both to 1M codes.
- * Run: npm run bench -- partition-load   (N: PARTITION_LOAD_VIEWERS, default 400)
+ *
+ * Last, a code generation job of C codes runs through the shipped step runner
+ * and store adapters (its queue in memory): each key's units per code, times
+ * the codes per second the worker's settings allow (a job's lanes at their
+ * pace; at worst every concurrent step of the worker on one event), give the
+ * rates of a 1M-code job in AWS, and its duration.
+ * Run: npm run bench -- partition-load   (N: PARTITION_LOAD_VIEWERS, default 400; C: PARTITION_LOAD_CODES, default 8000)
  */
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
 import { startApiServer } from '../local/api-server';
@@ -28,12 +42,26 @@ import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CODE_SHARDS } from '../functions/adapters/table-schema';
+import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
+import { dynamoStores } from '../functions/adapters/dynamo-stores';
+import { startCodeGeneration } from '../functions/domain/code-admin';
+import { CODES_PER_SECOND_PER_LANE, CODES_PER_STEP, GENERATION_LANES } from '../functions/domain/code-generation-job';
+import { JOB_WORKER } from '../functions/domain/job-worker-settings';
 import { bearer, call } from '../test/support/http';
+import { MemoryJobQueue } from '../test/support/memory-job-queue';
 import { startDynamoRecorder, type Charge } from './lib/dynamo-recorder';
 import { table } from './lib/stats';
 import { benchmark } from './lib/cleanup';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { DynamoAudienceStore } from '../functions/adapters/dynamo-audience-store';
+import { DynamoEventStore } from '../functions/adapters/dynamo-event-store';
+import { dynamoTable } from '../functions/adapters/dynamo-table';
+import { AUDIENCE_TRIGGERS } from '../functions/config/audience-config';
+import { createAudienceRecorderHandler } from '../functions/handlers/audience-recorder';
 
 const VIEWERS = Number(process.env.PARTITION_LOAD_VIEWERS ?? 400);
+const CODES = Number(process.env.PARTITION_LOAD_CODES ?? 8_000);
+const JOB_CODES = 1_000_000;
 const AUDIENCE = 1_000_000;
 const LIMIT_WCU = 1000;
 const LIMIT_RCU = 3000;
@@ -53,7 +81,21 @@ interface Tally {
   operations: Set<number>;
 }
 
-type Measured = Phase | 'status' | 'admin' | 'sessions list' | 'sessions walk';
+type Measured = Phase | `recorder ${Phase}` | 'status' | 'admin' | 'sessions list' | 'sessions walk' | 'generation';
+
+/**
+ * A heartbeat's quality report: 30 s watched, 10 % of it stalled (over the trouble line of 5 %), on
+ * one of three renditions; the first beat also says the start-up time.
+ */
+const qoeOf = (i: number) => ({
+  playingMs: 27_000,
+  stalledMs: 3_000,
+  stalls: 2,
+  startupMs: 600 + (i % 50) * 40,
+  bitrateKbps: [800, 2_500, 5_000][i % 3],
+  droppedFrames: i % 7,
+  errors: { count: i % 2 },
+});
 
 /**
  * The live-sessions list before the `liveSessions` index: every code of the event, shard by shard
@@ -106,6 +148,18 @@ async function main() {
   const aws = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: recorder.endpoint } };
   const server = await startApiServer({ port: 0, host: '127.0.0.1', wiring: { config, aws } });
   const api = `http://127.0.0.1:${server.port}`;
+  // The audience recorder as AWS runs it, on the changes its mapping's filter lets through.
+  const recorderClient = dynamoDocumentClient(aws);
+  const recorderTable = dynamoTable(recorderClient, 'stagedoor');
+  const audienceRecorder = createAudienceRecorderHandler({
+    stores: { audience: new DynamoAudienceStore(recorderTable), events: new DynamoEventStore(recorderTable) },
+    sessionTimeoutSeconds: config.sessionTimeoutSeconds,
+  });
+  const changes: DynamoDBRecord[] = [];
+  const unsubscribe = dynamo.stream.subscribe((record) => {
+    const pk = record.dynamodb?.Keys?.pk?.S ?? '';
+    if (phase && phase in PHASES && AUDIENCE_TRIGGERS.stream.keyPrefixes.some((prefix) => pk.startsWith(prefix))) changes.push(record);
+  });
 
   // Charges go to the phase and operation under way; setup is not counted.
   let phase: Measured | null = null;
@@ -153,6 +207,12 @@ async function main() {
       }
       phase = null;
     };
+    /** The phase's table changes through the audience recorder, batch by batch. */
+    const record = async (name: Phase) => {
+      const batches = changes.splice(0);
+      const size = AUDIENCE_TRIGGERS.stream.batchSize;
+      await each(`recorder ${name}`, Math.ceil(batches.length / size), (i) => audienceRecorder({ Records: batches.slice(i * size, (i + 1) * size) }).then(() => undefined));
+    };
     const expectOk = (what: string, res: { status: number; text: string }) => {
       if (res.status !== 200) throw new Error(`${what}: ${res.status} ${res.text}`);
     };
@@ -163,13 +223,18 @@ async function main() {
       expectOk('validate', res);
       jwts[i] = res.body.playbackToken;
     });
+    await record('arrivals');
     await each('status', VIEWERS, async () => expectOk('status', await call('GET', `${api}/api/events/${event.id}/status`)));
-    await each('heartbeats', VIEWERS, async (i) => expectOk('heartbeat', await call('POST', `${api}/api/playback/heartbeat`, { headers: bearer(jwts[i]!) })));
+    await each('heartbeats', VIEWERS, async (i) =>
+      expectOk('heartbeat', await call('POST', `${api}/api/playback/heartbeat`, { headers: bearer(jwts[i]!), json: { qoe: qoeOf(i) } })),
+    );
+    await record('heartbeats');
     await each('refreshes', VIEWERS, async (i) => {
       const res = await call('POST', `${api}/api/playback/refresh`, { headers: bearer(jwts[i]!) });
       expectOk('refresh', res);
       jwts[i] = res.body.playbackToken;
     });
+    await record('refreshes');
     await each('admin', 1, async () => {
       await admin('GET', `/api/admin/events/${event.id}`);
       await admin('GET', '/api/admin/dashboard');
@@ -185,9 +250,28 @@ async function main() {
     await each('sessions walk', 1, () => walkEveryCode(direct, 'stagedoor', event.id));
     direct.destroy();
     await each('departures', VIEWERS, async (i) => expectOk('release', await call('POST', `${api}/api/playback/release`, { headers: bearer(jwts[i]!) })));
+    await record('departures');
+
+    // A generation job of CODES codes, its steps through the shipped runner and store adapters.
+    recorder.setRecording(false);
+    const jobEvent = await admin('POST', '/api/admin/events', { title: 'Box office', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const documents = dynamoDocumentClient(aws);
+    const queue = new MemoryJobQueue();
+    const jobDeps = { stores: dynamoStores(documents, 'stagedoor'), queue, now: () => new Date() };
+    recorder.setRecording(true);
+    let generated = 0;
+    await each('generation', 1, async () => {
+      const job = await startCodeGeneration(jobDeps, jobEvent.id, { count: CODES }, { actor: 'bench', clientIp: '127.0.0.1' });
+      await queue.drain(jobDeps);
+      generated = (await jobDeps.stores.jobs.getJob(job.id))!.done;
+    });
+    documents.destroy();
+    if (generated !== CODES) throw new Error(`generation: ${generated} of ${CODES} codes`);
 
     report(tallies);
   } finally {
+    unsubscribe();
+    recorderClient.destroy();
     await server.close();
     await recorder.close();
     await dynamo.close();
@@ -198,12 +282,17 @@ function report(tallies: Map<string, Map<string, Tally>>) {
   const rows: Record<string, string | number>[] = [];
   const combined = new Map<string, number>();
   let worst = 0;
-  for (const name of Object.keys(PHASES) as Phase[]) {
+  const measured = (Object.keys(PHASES) as Phase[]).flatMap((name) => [
+    { name, measured: name as Measured, label: name as string },
+    { name, measured: `recorder ${name}` as Measured, label: `${name}: audience recorder` },
+  ]);
+  for (const { name, measured: under, label } of measured) {
     const model = PHASES[name];
-    const byKey = tallies.get(name) ?? new Map<string, Tally>();
+    const byKey = tallies.get(under) ?? new Map<string, Tally>();
+    const recorder = under !== name;
     const rated = [...byKey].map(([id, tally]) => {
-      // One viewer's own key runs at that viewer's pace; a shared key keeps its share of the audience.
-      const own = tally.operations.size === 1;
+      // One viewer's own key runs at that viewer's pace; a shared key (and every key of the recorder's) keeps its share of the audience.
+      const own = !recorder && tally.operations.size === 1;
       const rate = own ? tally.units / model.perViewerSeconds : (tally.units / VIEWERS) * model.total;
       return { id, rate, own };
     });
@@ -215,11 +304,15 @@ function report(tallies: Map<string, Map<string, Tally>>) {
       worst = Math.max(worst, hottest.rate / limit);
       const units = [...byKey].filter(([id]) => id.startsWith(kind)).reduce((sum, [, t]) => sum + t.units, 0);
       rows.push({
-        phase: name,
+        phase: label,
         'at 1M': model.model,
         kind,
         'units/op': (units / VIEWERS).toFixed(2),
-        'hottest key': hottest.id.slice(kind.length + 1).replace(/CODE#\w+/, 'CODE#<code>').replace(/RATE#refresh#\w+/, 'RATE#refresh#<code>'),
+        'hottest key': hottest.id
+          .slice(kind.length + 1)
+          .replace(/CODE#\w+/, 'CODE#<code>')
+          .replace(/RATE#refresh#\w+/, 'RATE#refresh#<code>')
+          .replace(/(AUDIENCE|EVENT|STATS)#[\w-]+/, '$1#<event>'),
         'units/s on it': Math.round(hottest.rate),
         'of the key limit': `${((hottest.rate / limit) * 100).toFixed(1)} % of ${limit}`,
       });
@@ -237,8 +330,69 @@ function report(tallies: Map<string, Map<string, Tally>>) {
   const adminReads = adminUnits.filter(([id]) => id.startsWith('read')).reduce((sum, [, t]) => sum + t.units, 0);
   console.log(`Admin event details + dashboard + event list: ${adminReads.toFixed(1)} RCU in total (counters; no code is read).`);
   reportLiveIndex(tallies);
+  reportAudienceKeys(tallies);
   reportSessionsRefresh(tallies);
+  worst = Math.max(worst, reportGeneration(tallies));
   console.log(`\nEvery key under ${LIMIT_WCU} WCU/s and ${LIMIT_RCU} RCU/s in every phase: ${worst < 1 ? 'yes' : 'NO'} (worst ${(worst * 100).toFixed(1)} % of a limit).`);
+}
+
+/**
+ * A 1M-code generation job in AWS: each key's units per code (measured on CODES codes) at the codes per
+ * second the worker allows. Every key's load follows the codes (a step writes CODES_PER_STEP codes and
+ * touches its job and event items a fixed number of times), so units per code × codes/s is its rate.
+ * Returns the worst share of a limit.
+ */
+function reportGeneration(tallies: Map<string, Map<string, Tally>>): number {
+  const byKey = [...(tallies.get('generation') ?? new Map<string, Tally>())];
+  const scenarios = [
+    { name: 'one job, its 4 lanes at their pace', codesPerSecond: GENERATION_LANES * CODES_PER_SECOND_PER_LANE },
+    { name: `worst: all ${JOB_WORKER.maxConcurrency} concurrent steps on one event`, codesPerSecond: JOB_WORKER.maxConcurrency * CODES_PER_SECOND_PER_LANE },
+  ];
+  const name = (id: string) =>
+    id
+      .replace(/CODE#\w+/, 'CODE#<code>')
+      .replace(/EVENT#\w+#(\d+)/, 'EVENT#<event>#$1 (a shard)')
+      .replace(/EVENT#\w+$/, 'EVENT#<event>')
+      .replace(/JOB#\w+/, 'JOB#<job>')
+      .replace(/JOBS#\w+/, 'JOBS#<event>')
+      .replace(/AUDIT#\w+/, 'AUDIT#<event>');
+  let worst = 0;
+  const rows: Record<string, string | number>[] = [];
+  for (const scenario of scenarios) {
+    for (const kind of ['write', 'read'] as const) {
+      const rated = byKey.filter(([id]) => id.startsWith(kind)).map(([id, tally]) => ({ id, perCode: tally.units / CODES }));
+      const units = rated.reduce((sum, r) => sum + r.perCode, 0);
+      const hottest = rated.sort((a, b) => b.perCode - a.perCode)[0];
+      if (!hottest) continue;
+      const limit = kind === 'write' ? LIMIT_WCU : LIMIT_RCU;
+      const rate = hottest.perCode * scenario.codesPerSecond;
+      worst = Math.max(worst, rate / limit);
+      rows.push({
+        'codes/s': `${scenario.codesPerSecond}: ${scenario.name}`,
+        kind,
+        'units/code': units.toFixed(2),
+        'hottest key': name(hottest.id.slice(kind.length + 1)),
+        'units/s on it': Math.round(rate),
+        'of the key limit': `${((rate / limit) * 100).toFixed(1)} % of ${limit}`,
+      });
+    }
+  }
+  console.log(`\n## A ${JOB_CODES.toLocaleString('en-US')}-code generation job (measured with ${CODES.toLocaleString('en-US')} codes, extrapolated)\n`);
+  console.log(table(rows));
+  const writes = byKey.filter(([id]) => id.startsWith('write'));
+  const perKind = (match: RegExp) => (writes.filter(([id]) => match.test(id)).reduce((sum, [, t]) => sum + t.units, 0) / CODES).toFixed(3);
+  console.log(
+    `\nWrite units per code: ${perKind(/ table CODE#/)} the code item, ${perKind(/ byTokenId /)} byTokenId, ${perKind(/ codesByEvent /)} codesByEvent, ` +
+      `${perKind(/ JOB#| byEvent JOBS#/)} the job item (and its byEvent entry), ${perKind(/ table EVENT#\w+$/)} the event item (its count), ${perKind(/AUDIT/)} audit.`,
+  );
+  const seconds = JOB_CODES / scenarios[0]!.codesPerSecond;
+  const stepsPerLane = Math.ceil(JOB_CODES / CODES_PER_STEP / GENERATION_LANES);
+  console.log(
+    `A ${JOB_CODES.toLocaleString('en-US')}-code job: ${JOB_CODES / CODES_PER_STEP} steps of ${CODES_PER_STEP} codes on ${GENERATION_LANES} lanes, ` +
+      `${CODES_PER_SECOND_PER_LANE} codes/s a lane: ${Math.round(seconds)} s of writing, plus one SQS hop per step (${stepsPerLane} per lane; at 0.1 s each, ${Math.round(stepsPerLane * 0.1)} s): ` +
+      `about ${Math.round((seconds + stepsPerLane * 0.1) / 60 * 10) / 10} min in AWS.`,
+  );
+  return worst;
 }
 
 /** The `liveSessions` index's hottest shard in each phase: claims put entries there, releases take them out, nothing else writes it. */
@@ -249,6 +403,19 @@ function reportLiveIndex(tallies: Map<string, Map<string, Tally>>) {
     return `${name} ${Math.round((units / VIEWERS) * PHASES[name].total)}`;
   });
   console.log(`liveSessions index, hottest shard in WCU/s at 1M: ${parts.join(', ')} (limit ${LIMIT_WCU}).`);
+}
+
+/** The audience recorder's hottest key of each kind (its partitions: M minutes, T tickets, X trouble) in each phase. */
+function reportAudienceKeys(tallies: Map<string, Map<string, Tally>>) {
+  const parts = (['M', 'T', 'X'] as const).map((kind) => {
+    const rates = (Object.keys(PHASES) as Phase[]).map((name) => {
+      const shards = [...(tallies.get(`recorder ${name}`) ?? new Map<string, Tally>())].filter(([id]) => new RegExp(`^write table AUDIENCE#[\\w-]+#${kind}\\d+$`).test(id));
+      const units = Math.max(0, ...shards.map(([, tally]) => tally.units));
+      return `${name} ${Math.round((units / VIEWERS) * PHASES[name].total)}`;
+    });
+    return `${{ M: 'minutes', T: 'tickets', X: 'trouble' }[kind]}: ${rates.join(', ')}`;
+  });
+  console.log(`Audience recorder, hottest key in WCU/s at 1M, ${parts.join('; ')} (limit ${LIMIT_WCU}).`);
 }
 
 /** One refresh of the admin's sessions list now, against the walk of every code it made before. */

@@ -43,7 +43,6 @@ const FIRST_SYNC_RETRY_MS = 1_000;
  */
 export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
   const log = options.log ?? ((line: string) => process.stderr.write(`edge-sync: ${line}\n`));
-  const { stream: settings } = EDGE_SYNC_TRIGGERS;
   const store = createMemoryKeyValueStore();
   const handler = createEdgeSyncHandler({
     writer: createKvsWriter({ store }),
@@ -55,17 +54,12 @@ export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
   let lostSince: number | null = null;
   let reconciledAt: number | null = null;
   let failing = false;
-
   const trigger = startStreamTrigger({
     stream: options.stream,
-    accepts: (record) => settings.keyPrefixes.some((prefix) => (record.dynamodb?.Keys?.pk?.S ?? '').startsWith(prefix)),
-    batchSize: settings.batchSize,
-    retryAttempts: settings.retryAttempts,
-    handler: (records) => handler({ Records: records }),
-    dropped({ at, size, attempts, error }) {
-      log(`stream batch of ${size} dropped after ${attempts} attempts, the next reconciliation makes up for it: ${error.message}`);
-      lostSince ??= at;
-    },
+    settings: EDGE_SYNC_TRIGGERS.stream,
+    handler,
+    log: (line) => log(`${line}; the next reconciliation makes up for it`),
+    onDropped: (oldestAt) => (lostSince ??= oldestAt),
   });
 
   let settleFirstSync: (synced: boolean) => void = () => {};
@@ -97,7 +91,7 @@ export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
     firstSync,
     syncedUpTo() {
       if (reconciledAt === null) return null;
-      const streamAt = trigger.oldestPendingAt() ?? Date.now();
+      const streamAt = trigger.oldestPending() ?? Date.now();
       return Math.max(reconciledAt, Math.min(streamAt, lostSince ?? Infinity));
     },
     async stop() {

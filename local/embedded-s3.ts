@@ -38,21 +38,26 @@ interface StoreInternals {
  * answered, and read back from there: HLS written locally survives a restart
  * of `npm start` and the process holds only the object list in memory.
  * Without it objects live in memory only (`DATA_DIR=memory`, tests).
+ * The same endpoint speaks SQS (the background jobs' queues, in memory only).
  */
 export async function startEmbeddedS3(opts: { buckets: string[]; dataDir?: string }): Promise<EmbeddedS3> {
-  const store = await createS3Store();
+  const store = await createStore<FauxqsS3Store>('./s3/s3Store.js', 'S3Store');
   if (opts.dataDir) mirrorToDisk(store, opts.dataDir);
   for (const bucket of opts.buckets) store.createBucket(bucket);
-  const app = buildApp({ logger: false, stores: { s3Store: store } } as Parameters<typeof buildApp>[0]);
+  // Queue URLs on the address the client asked (fauxqs's default, sqs.<region>.localhost, may not resolve):
+  // the SDK sends a queue's requests to its URL.
+  const sqsStore = await createStore<{ host: string }>('./sqs/sqsStore.js', 'SqsStore');
+  sqsStore.host = '';
+  const app = buildApp({ logger: false, stores: { s3Store: store, sqsStore } } as unknown as Parameters<typeof buildApp>[0]);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return { endpoint: `http://127.0.0.1:${new URL(address).port}`, close: () => app.close() };
 }
 
-async function createS3Store(): Promise<FauxqsS3Store> {
-  // The package exports only its app; its store class sits beside it (fauxqs is pinned exactly).
-  const url = new URL('./s3/s3Store.js', import.meta.resolve('fauxqs'));
-  const { S3Store } = (await import(url.href)) as { S3Store: new () => FauxqsS3Store };
-  return new S3Store();
+async function createStore<T>(path: string, name: string): Promise<T> {
+  // The package exports only its app; its store classes sit beside it (fauxqs is pinned exactly).
+  const url = new URL(path, import.meta.resolve('fauxqs'));
+  const module = (await import(url.href)) as Record<string, new () => T>;
+  return new module[name]!();
 }
 
 /**

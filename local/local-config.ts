@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { AwsConnection } from '../functions/adapters/aws-clients';
 import { readApiConfig } from '../functions/config/api-config';
 import { readMailerConfig, type MailerConfig } from '../functions/config/mailer-config';
+import { readJobWorkerConfig } from '../functions/config/job-worker-config';
+import type { JobWorkerWiring } from '../functions/handlers/job-worker';
 import { hashAdminPassword } from '../functions/domain/admin-credentials';
 import type { ApiWiring } from '../functions/http/app';
 import { parseDuration } from '../ingest-container/src/config/values';
@@ -25,7 +27,10 @@ interface LocalSecrets {
 /** Where the stand-ins listen, once started. */
 export interface StandIns {
   dynamoEndpoint: string;
+  /** The embedded S3, which speaks SQS too. */
   s3Endpoint: string;
+  /** The background jobs' queue on it (local/job-queues.ts). */
+  jobsQueueUrl: string;
 }
 
 /**
@@ -78,9 +83,11 @@ export interface LocalConfig {
   /** `SMTP_URL`: mail goes to that server instead of the local catcher. */
   smtpUrl: string | null;
   /** How the SDK clients reach the stand-ins. */
-  aws(standIns: StandIns): AwsConnection;
+  aws(standIns: Pick<StandIns, 'dynamoEndpoint' | 's3Endpoint'>): AwsConnection;
   /** The API's wiring on the stand-ins: its configuration (the same variables as in AWS, checked by the same module) and connection. */
   apiWiring(standIns: StandIns): ApiWiring;
+  /** The job worker's wiring on the stand-ins (it runs in a process of its own: local/job-worker-process.ts). */
+  jobWorkerWiring(standIns: StandIns): JobWorkerWiring;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -227,10 +234,10 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     // Stripe's signing secret of the endpoint (the Stripe CLI's `stripe listen` prints one): given, never generated.
     STRIPE_WEBHOOK_SECRET: env.STRIPE_WEBHOOK_SECRET,
   });
-  const aws = ({ dynamoEndpoint, s3Endpoint }: StandIns): AwsConnection => ({
+  const aws = ({ dynamoEndpoint, s3Endpoint }: Pick<StandIns, 'dynamoEndpoint' | 's3Endpoint'>): AwsConnection => ({
     region: env.AWS_REGION || 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    endpoints: { dynamodb: dynamoEndpoint, s3: s3Endpoint },
+    endpoints: { dynamodb: dynamoEndpoint, s3: s3Endpoint, sqs: s3Endpoint },
     s3ForcePathStyle: true,
   });
   return {
@@ -260,6 +267,11 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ladder,
     aws,
-    apiWiring: (standIns) => ({ config: apiConfig, aws: aws(standIns) }),
+    // The queue exists once the stand-ins do: its URL is the one setting the API gets from them.
+    apiWiring: (standIns) => ({ config: { ...apiConfig, jobsQueueUrl: standIns.jobsQueueUrl }, aws: aws(standIns) }),
+    jobWorkerWiring: (standIns) => ({
+      config: readJobWorkerConfig({ TABLE_NAME: tableName, JOBS_QUEUE_URL: standIns.jobsQueueUrl, LOG_LEVEL: logLevel }),
+      aws: aws(standIns),
+    }),
   };
 }

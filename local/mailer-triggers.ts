@@ -19,15 +19,13 @@ export function startMailer(options: { stream: TableStream; stores: Pick<Stores,
     transport,
     context: { siteUrl: options.config.siteUrl, timeZone: options.config.timeZone },
   });
-  const { stream: settings } = MAILER_TRIGGERS;
   const trigger = startStreamTrigger({
     stream: options.stream,
+    settings: MAILER_TRIGGERS.stream,
     accepts: (record) => orderOwingEmail(record) !== null,
-    batchSize: settings.batchSize,
-    retryAttempts: settings.retryAttempts,
-    handler: (records) => handler({ Records: records }),
+    handler,
     // In AWS the batch goes to the failure destination; the orders keep their email pending, and a resend sends it.
-    dropped: ({ size, attempts, error }) => log(`stream batch of ${size} dropped after ${attempts} attempts: ${error.message}`),
+    log,
   });
   return {
     async stop() {

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 
 /**
  * Where the SDK clients connect: nothing in AWS (the SDK's own defaults: the function's region,
@@ -10,7 +11,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 export interface AwsConnection {
   region?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
-  endpoints?: { dynamodb?: string; s3?: string };
+  endpoints?: { dynamodb?: string; s3?: string; sqs?: string };
   /** Path-style bucket URLs, which the local S3 stand-in needs. */
   s3ForcePathStyle?: boolean;
 }
@@ -32,4 +33,8 @@ export function s3Client(aws: AwsConnection = {}): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+}
+
+export function sqsClient(aws: AwsConnection = {}): SQSClient {
+  return new SQSClient({ region: aws.region, credentials: aws.credentials, endpoint: aws.endpoints?.sqs });
 }

@@ -1,6 +1,7 @@
 import type { CodeStore } from '../domain/code-store';
 import { codeDenyUntil, endedSessionsAfter } from '../domain/edge-deny';
 import { AccessRevoked, AlreadyExists, CodeInUse, Contended, NotFound, SessionGone } from '../domain/errors';
+import type { QualityReport } from '../domain/playback-quality';
 import type { CodeRecord, CodeSummary } from '../domain/records';
 import { accessChangesSince } from './dynamo-access-feed';
 import { codeKey, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
@@ -13,7 +14,8 @@ const FAN_OUT = 16;
 const REVOKE_ATTEMPTS = 9;
 const RELEASE_ATTEMPTS = 5;
 
-function toCode(item: Item): CodeRecord {
+/** A code item (as read, or as a stream image) as the domain's record. */
+export function toCode(item: Item): CodeRecord {
   const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, ...rest } = item;
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
 }
@@ -43,6 +45,36 @@ function lostSessionWrite(code: CodeRecord | null): Error {
 
 /** The session condition of a heartbeat and of marking a long-lived URL: still this session, fresh, and the code still grants access. */
 const LIVE_SESSION = '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true';
+
+/** The session's totals a quality report adds to: counters and durations, each an addition to what is there. */
+const QUALITY_SUMS = ['playingMs', 'stalledMs', 'stalls', 'droppedFrames', 'errors'] as const;
+
+/**
+ * A quality report as `SET` clauses on the session map (ADD cannot reach into a map that may lack the
+ * field): sums added with `if_not_exists`, the first start-up time kept, the last bitrate and fatal
+ * error replaced. Only what the report carries is written.
+ */
+function qualityUpdate(report: QualityReport | null | undefined): { sets: string[]; values: Record<string, unknown> } {
+  const sets: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (!report) return { sets, values };
+  for (const field of QUALITY_SUMS) {
+    if (report[field] === 0) continue;
+    sets.push(`#session.${field} = if_not_exists(#session.${field}, :zero) + :q_${field}`);
+    values[`:q_${field}`] = report[field];
+    values[':zero'] = 0;
+  }
+  if (report.startupMs !== undefined) {
+    sets.push('#session.startupMs = if_not_exists(#session.startupMs, :q_startupMs)');
+    values[':q_startupMs'] = report.startupMs;
+  }
+  for (const field of ['bitrateKbps', 'lastFatal'] as const) {
+    if (report[field] === undefined) continue;
+    sets.push(`#session.${field} = :q_${field}`);
+    values[`:q_${field}`] = report[field];
+  }
+  return { sets, values };
+}
 
 /**
  * The codes port on DynamoDB: one item per code (`CODE#<code>`) holding its session; an event's
@@ -194,15 +226,16 @@ export class DynamoCodeStore implements CodeStore {
     return toCode(item);
   }
 
-  async heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void> {
+  async heartbeat(args: Parameters<CodeStore['heartbeat']>[0]): Promise<void> {
+    const { sets, values } = qualityUpdate(args.quality);
     await this.table.writeIf(
       {
         update: {
           Key: codeKey(args.code),
-          UpdateExpression: 'SET #session.heartbeatAt = :now',
+          UpdateExpression: `SET ${['#session.heartbeatAt = :now', ...sets].join(', ')}`,
           ConditionExpression: LIVE_SESSION,
           ExpressionAttributeNames: { '#session': 'session' },
-          ExpressionAttributeValues: { ':now': args.now, ':sid': args.sessionId, ':staleBefore': args.staleBefore, ':false': false, ':true': true },
+          ExpressionAttributeValues: { ':now': args.now, ':sid': args.sessionId, ':staleBefore': args.staleBefore, ':false': false, ':true': true, ...values },
         },
       },
       async (seen) => lostSessionWrite(toCodeOrNull(await seen())),

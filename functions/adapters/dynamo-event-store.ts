@@ -1,4 +1,4 @@
-import { AlreadyExists, LeaseHeld, NotFound } from '../domain/errors';
+import { AlreadyExists, Contended, LeaseHeld, NotFound } from '../domain/errors';
 import type { EventChanges, EventStore, StreamLease } from '../domain/event-store';
 import type { EventRecord, PublishRefusal } from '../domain/records';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
@@ -7,9 +7,13 @@ import { tableSchema } from './table-schema';
 
 /** Deleted events stay as tombstones long enough for every poller and the edge to see the deactivation. */
 const TOMBSTONE_SECONDS = 24 * 60 * 60;
+/** How many of a generation job's codes the event's count holds: one attribute of the event item per job. */
+const JOB_CODES = 'jobCodes#';
+const COUNT_ATTEMPTS = 8;
 
 export function toEvent(item: Item): EventRecord {
   const { pk, sk, entity, gsi1pk, gsi1sk, feedPk, feedSk, ttl, deleted, ...event } = item;
+  for (const name of Object.keys(event)) if (name.startsWith(JOB_CODES)) delete event[name];
   return event as unknown as EventRecord;
 }
 
@@ -190,5 +194,26 @@ export class DynamoEventStore implements EventStore {
 
   async addToCodeCount(eventId: string, delta: number): Promise<void> {
     await this.updateLiveEvent(eventId, 'ADD tokenCount :delta', { ':delta': delta });
+  }
+
+  async countJobCodes({ eventId, jobId, done }: { eventId: string; jobId: string; done: number }): Promise<void> {
+    const names = { '#counted': `${JOB_CODES}${jobId}` };
+    for (let attempt = 0; attempt < COUNT_ATTEMPTS; attempt++) {
+      const event = liveEvent(await this.table.get(eventKey(eventId)));
+      if (!event) return;
+      const counted = (event[names['#counted']] as number | undefined) ?? 0;
+      if (done <= counted) return;
+      const outcome = await this.table.writeIf({
+        update: {
+          Key: eventKey(eventId),
+          UpdateExpression: 'SET #counted = :done ADD tokenCount :delta',
+          ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND ${counted === 0 ? 'attribute_not_exists(#counted)' : '#counted = :counted'}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':done': done, ':delta': done - counted, ...(counted === 0 ? {} : { ':counted': counted }) },
+        },
+      });
+      if (outcome.applied) return;
+    }
+    throw new Contended(`event ${eventId}: the codes of job ${jobId} kept being counted by others`);
   }
 }

@@ -38,6 +38,8 @@ export interface ApiConfig {
   secrets: SecretSource;
   /** The admin function's own secret (only its role may read it in AWS); null where not given. */
   adminSecrets: SecretSource | null;
+  /** The SQS queue the admin function sends background jobs' steps to; null: jobs are not set up. */
+  jobsQueueUrl: string | null;
   /** The commerce secret (the order webhooks' signing secrets): the public function's alone in AWS; null where not given. */
   commerceSecrets: SecretSource | null;
 }
@@ -55,7 +57,8 @@ const duration = z
     return z.NEVER;
   });
 
-const logLevel = z
+/** `LOG_LEVEL` as Powertools takes it (the job worker's configuration reads it too). */
+export const logLevel = z
   .string()
   .optional()
   .transform((value, context) => {
@@ -80,6 +83,7 @@ const settings = {
   LOG_LEVEL: logLevel,
   SECRETS_ARN: variable.optional(),
   ADMIN_SECRETS_ARN: variable.optional(),
+  JOBS_QUEUE_URL: variable.url(),
   COMMERCE_SECRETS_ARN: variable.optional(),
   /** Locally, the commerce secret's values. */
   ORDER_WEBHOOK_SECRET: variable.optional(),
@@ -140,6 +144,7 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
       : admin && {
           values: { adminPasswordHash: admin.ADMIN_PASSWORD_HASH, adminSessionSecret: admin.ADMIN_SESSION_SECRET, totpEncryptionKey: admin.ADMIN_TOTP_KEY },
         },
+    jobsQueueUrl: found.JOBS_QUEUE_URL,
     commerceSecrets: found.COMMERCE_SECRETS_ARN
       ? { arn: found.COMMERCE_SECRETS_ARN }
       : found.ORDER_WEBHOOK_SECRET || found.STRIPE_WEBHOOK_SECRET

@@ -1,4 +1,5 @@
-import { randomString } from './random';
+import { derivedString, randomString } from './random';
+import type { CodeRecord } from './records';
 
 /**
  * Codes are typed by people: upper case and digits without the look-alikes
@@ -11,6 +12,26 @@ const ALPHANUMERIC = /^[A-Za-z0-9]+$/;
 
 export function generateAccessCode(): string {
   return randomString(CODE_ALPHABET, CODE_LENGTH);
+}
+
+/** Code number `index` of a generation job with secret `seed`; `attempt` counts the collisions with other codes before it. */
+export function derivedAccessCode(seed: Uint8Array, index: number, attempt: number): string {
+  return derivedString(CODE_ALPHABET, CODE_LENGTH, seed, `code:${index}:${attempt}`);
+}
+
+/** A code as it is made: never revoked, redeemed or claimed. */
+export function newCodeRecord(fields: Pick<CodeRecord, 'id' | 'code' | 'eventId' | 'label' | 'createdAt' | 'eventActive'>): CodeRecord {
+  return {
+    ...fields,
+    isRevoked: false,
+    revokedAt: null,
+    revokedChangedAt: null,
+    redeemedAt: null,
+    redeemedIp: null,
+    session: null,
+    endedSessions: [],
+    revision: 0,
+  };
 }
 
 /** The code as stored, or null when the input is not alphanumeric. Lower case is accepted as typed. */

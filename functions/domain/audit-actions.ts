@@ -30,6 +30,8 @@ export const AUDIT_ACTIONS = [
   'sessions.end-all',
   'ingest-key.rotate',
   'cache.clear',
+  'job.start',
+  'job.end',
   'stream.start',
   'stream.stop',
   'stream.takeover',

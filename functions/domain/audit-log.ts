@@ -51,14 +51,19 @@ export function changesOf<T extends object>(before: T, after: T, fields: readonl
   return changes;
 }
 
-/** Records one action in its event's log (or the console-wide one). */
-export async function recordAudit(deps: AuditDeps, record: AuditRecord): Promise<AuditEntry> {
+/**
+ * Records one action in its event's log (or the console-wide one). `key` fixes the entry's id and
+ * time, for an entry that may be written twice (it then replaces itself).
+ */
+export async function recordAudit(
+  deps: AuditDeps,
+  record: AuditRecord,
+  key: Pick<AuditEntry, 'id' | 'at'> = { id: randomId(20), at: deps.now().toISOString() },
+): Promise<AuditEntry> {
   const { action, actor, eventId = null, target, clientIp, changes, details } = record;
-  const now = deps.now();
   const eventTitle = eventId === null ? null : (record.eventTitle ?? (await deps.stores.events.getEvent(eventId))?.title ?? null);
   const entry: AuditEntry = {
-    id: randomId(20),
-    at: now.toISOString(),
+    ...key,
     action,
     actor,
     eventId,
@@ -69,7 +74,7 @@ export async function recordAudit(deps: AuditDeps, record: AuditRecord): Promise
     ...(details ? { details } : {}),
   };
   const scope: AuditScope = entry.eventId ? { eventId: entry.eventId } : 'console';
-  const keepUntil = new Date(now.getTime() + AUDIT_RETENTION_DAYS * 86_400_000).toISOString();
+  const keepUntil = new Date(Date.parse(entry.at) + AUDIT_RETENTION_DAYS * 86_400_000).toISOString();
   await deps.stores.audit.putAuditEntry(entry, scope, keepUntil);
   return entry;
 }

@@ -1,9 +1,11 @@
-import { generateAccessCode } from './access-code';
+import { generateAccessCode, newCodeRecord } from './access-code';
 import { toCsv } from './csv';
 import { LIST_LIMITS } from './config';
 import { AlreadyExists, Conflict, NotFound, type ConflictKind } from './errors';
 import { requireEvent, setEventActive } from './event-admin';
-import { bulkRevokeInput, codeExportQuery, generateCodesInput, parseInput, codeListQuery } from './inputs';
+import { bulkRevokeInput, codeExportQuery, generateCodesInput, generateCodesJobInput, parseInput, codeListQuery } from './inputs';
+import type { JobRecord } from './job-store';
+import { startJob, type JobStartDeps } from './jobs';
 import { dayInTimeZone, isoInTimeZone } from './time-zone';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
@@ -15,26 +17,9 @@ import { watchLink } from './watch-link';
 const COLLISION_RETRIES = 5;
 const WRITE_CONCURRENCY = 25;
 
-/** A new code of `event`, not yet redeemed, with its event's activation copied (code-store.ts, `copyEventActive`). */
-export function newCodeRecord(event: EventRecord, fields: Pick<CodeRecord, 'id' | 'code' | 'label' | 'createdAt'>): CodeRecord {
-  return {
-    ...fields,
-    eventId: event.id,
-    isRevoked: false,
-    revokedAt: null,
-    revokedChangedAt: null,
-    redeemedAt: null,
-    redeemedIp: null,
-    eventActive: event.isActive,
-    session: null,
-    endedSessions: [],
-    revision: 0,
-  };
-}
-
 async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: string, createdAt: string): Promise<CodeRecord> {
   for (let attempt = 0; attempt < COLLISION_RETRIES; attempt++) {
-    const record = newCodeRecord(event, { id: randomId(20), code: generateAccessCode(), label, createdAt });
+    const record = newCodeRecord({ id: randomId(20), code: generateAccessCode(), eventId: event.id, label, createdAt, eventActive: event.isActive });
     try {
       await deps.stores.codes.createCode(record);
       return record;
@@ -80,6 +65,14 @@ export async function settleEventActive(deps: AccessDeps, event: EventRecord): P
   const latest = await requireEvent(deps, event.id);
   if (latest.isActive !== event.isActive) await setEventActive(deps, event.id, latest.isActive);
   return latest;
+}
+
+/** Starts a background job generating 1..1,000,000 codes (code-generation-job.ts); the worker runs it. */
+export async function startCodeGeneration(deps: JobStartDeps, eventId: string, body: unknown, startedBy: JobRecord['startedBy']): Promise<JobRecord> {
+  const params = parseInput(generateCodesJobInput, body);
+  if (!(await deps.stores.events.getEvent(eventId))) throw new NotFound('event');
+  await hitRateLimit(deps.stores.counters, 'generateJob', startedBy.actor, deps.now());
+  return startJob(deps, { kind: 'generate-codes', eventId, total: params.count, params, startedBy });
 }
 
 function filterByStatus(tokens: CodeView[], status: string | undefined): CodeView[] {

@@ -48,6 +48,8 @@ export const RATE_LIMITS = {
    * 500 codes each this bounds an account's inline writes (a million codes belong to a background job).
    */
   generate: { limit: 120, windowSeconds: 600 },
+  /** Generation jobs per account: each may hold a million codes, so ten an hour is an event's worth and more. */
+  generateJob: { limit: 10, windowSeconds: 3600 },
 } as const;
 
 /**

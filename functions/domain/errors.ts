@@ -13,7 +13,7 @@ export class DomainError extends Error {
   }
 }
 
-export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'order';
+export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'job' | 'order';
 /**
  * The record a request names, or a store write changes, does not exist (or is not where the
  * request looks for it). Stores and use cases raise it alike, so it answers the same from anywhere.
@@ -80,6 +80,13 @@ export class InvalidInput extends DomainError {
     readonly problem: string,
   ) {
     super(field ? `${field}: ${problem}` : problem);
+  }
+}
+
+/** A background job cannot go on whatever the tries (its event was deleted): it fails with `reason`, no step is retried. */
+export class JobStopped extends DomainError {
+  constructor(readonly reason: string) {
+    super(`job stopped: ${reason}`);
   }
 }
 

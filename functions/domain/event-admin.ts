@@ -28,7 +28,7 @@ export async function requireEvent(deps: AccessDeps, id: string): Promise<EventR
  * (De)activates the event, then copies the flag onto its codes: the event item is the authority
  * for validation and refresh, each code's copy keeps a heartbeat one conditional write.
  */
-export async function setEventActive(deps: AccessDeps, id: string, active: boolean): Promise<EventRecord> {
+export async function setEventActive(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string, active: boolean): Promise<EventRecord> {
   const event = await deps.stores.events.setEventActive(id, active, deps.now().toISOString());
   await deps.stores.codes.copyEventActive(id, active);
   return event;
@@ -36,11 +36,12 @@ export async function setEventActive(deps: AccessDeps, id: string, active: boole
 
 /**
  * Deletes the event: a deactivated tombstone first (from then on validation, refresh and the feed
- * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes.
+ * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes and audience.
  */
-export async function deleteEvent(deps: AccessDeps, id: string): Promise<void> {
+export async function deleteEvent(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string): Promise<void> {
   await deps.stores.events.deleteEvent(id, deps.now().toISOString());
   await deps.stores.codes.deleteEventCodes(id);
+  await deps.stores.audience.deleteEventAudience(id);
 }
 
 export async function createEvent(deps: AccessDeps, body: unknown) {

@@ -59,4 +59,11 @@ export interface EventStore {
   extendEventDenyUntil(id: string, until: string): Promise<void>;
   /** Adds to the event's code count (`tokenCount`). Throws NotFound. */
   addToCodeCount(eventId: string, delta: number): Promise<void>;
+  /**
+   * Raises the event's code count so that it holds the first `done` codes of background job `jobId`,
+   * none of them twice, whatever order and repetition the calls come in: the event item keeps how many
+   * of the job's codes it counted, and the two change in one conditional write (without transactions,
+   * nothing else survives a worker that dies between "counted" and "noted"). A deleted event is left alone.
+   */
+  countJobCodes(args: { eventId: string; jobId: string; done: number }): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { InvalidInput } from './errors';
 import { TOKEN_STATUSES } from './views';
 import { isTimeZone } from './time-zone';
 
-const timestamp = z
+export const timestamp = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/, 'must be an ISO 8601 timestamp with a time zone')
   .refine((value) => !Number.isNaN(Date.parse(value)), 'must be a valid date')
@@ -48,6 +48,12 @@ export const updateEventInput = z.object(eventFields).partial();
 
 export const generateCodesInput = z.object({
   count: z.number().int().min(1, 'must be between 1 and 500').max(500, 'must be between 1 and 500'),
+  label: z.string().max(200).default(''),
+});
+
+/** A generation job (code-generation-job.ts): up to a million codes. */
+export const generateCodesJobInput = z.object({
+  count: z.number().int().min(1, 'must be between 1 and 1000000').max(1_000_000, 'must be between 1 and 1000000'),
   label: z.string().max(200).default(''),
 });
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { generateAccessCode } from './access-code';
-import { changeRevoked, newCodeRecord, settleEventActive } from './code-admin';
+import { newCodeRecord } from './access-code';
+import { changeRevoked, settleEventActive } from './code-admin';
 import { AlreadyExists, Conflict, Contended, NotFound } from './errors';
 import { parseInput } from './inputs';
 import { orderListQuery, type OrderWebhookBody } from './order-input';
@@ -93,7 +94,7 @@ async function issueLine(deps: AccessDeps, event: EventRecord, order: OrderRecor
     const code = current.codes[line]!;
     const id = current.codeIds[line]!;
     try {
-      await deps.stores.codes.createCode(newCodeRecord(event, { id, code, label: current.email, createdAt: current.createdAt }));
+      await deps.stores.codes.createCode(newCodeRecord({ id, code, eventId: event.id, label: current.email, createdAt: current.createdAt, eventActive: event.isActive }));
       return current;
     } catch (error) {
       if (!(error instanceof AlreadyExists)) throw error;

@@ -1,22 +1,26 @@
-import { dynamoDocumentClient } from '../adapters/aws-clients';
+import { dynamoDocumentClient, sqsClient } from '../adapters/aws-clients';
 import { dynamoAccountStore } from '../adapters/dynamo-stores';
 import { loadAdminSecrets } from '../adapters/secrets';
 import { mediaCacheOf } from '../adapters/media-cache-of';
+import { SqsJobQueue } from '../adapters/sqs-job-queue';
 import { areaHandler } from '../http/area-handler';
 import type { ApiRequest, RouteHandler } from '../http/api-types';
 import { appSource, fromEnvironment, type AdminApp, type ApiWiring, type AppSource } from '../http/app';
 import { auditRequest } from '../http/audit-request';
 import { clearedCookie } from '../http/admin-cookie';
-import { cookie, requestOrigin } from '../http/request-info';
+import { clientIp, cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
 import type { AuditAction } from '../domain/audit-actions';
 import { listAudit, type AuditRecord } from '../domain/audit-log';
+import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../domain/audience-report';
 import { issuePreview } from '../domain/preview';
 import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
 import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
-import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/code-admin';
+import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked, startCodeGeneration } from '../domain/code-admin';
+import { JOB_KINDS } from '../domain/job-kinds';
+import { jobPermission, jobView, listEventJobs, requireJob, type JobStartDeps } from '../domain/jobs';
 import {
   createEvent,
   dashboard,
@@ -27,6 +31,7 @@ import {
   setEventFlag,
   updateEvent,
 } from '../domain/event-admin';
+import type { JobRecord } from '../domain/job-store';
 import { allows } from '../domain/roles';
 import { LIST_LIMITS } from '../domain/config';
 import { adminEventListView } from '../domain/views';
@@ -52,7 +57,7 @@ function attachment(fileName: string): string {
 /**
  * The admin area's App: the staff accounts on the staff table and the admin secrets through the
  * same cache as the shared secret (Secrets Manager in AWS; only this function's role may reach
- * either), and the media cache the configuration names.
+ * either), the media cache and the jobs queue the configuration names.
  */
 export function adminApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<AdminApp> {
   const source = wiring.config.adminSecrets;
@@ -61,9 +66,10 @@ export function adminApp(wiring: ApiWiring, base: AppSource = appSource(wiring))
   if (!staffTableName) throw new Error('configuration: the admin area needs STAFF_TABLE_NAME');
   const accounts = dynamoAccountStore(dynamoDocumentClient(wiring.aws), staffTableName);
   const mediaCache = mediaCacheOf(wiring.config.mediaCache);
+  const jobQueue = wiring.config.jobsQueueUrl ? new SqsJobQueue(sqsClient(wiring.aws), wiring.config.jobsQueueUrl) : null;
   return async () => {
     const [app, adminSecrets] = await Promise.all([base(), loadAdminSecrets(source)]);
-    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache };
+    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache, jobQueue };
   };
 }
 
@@ -77,6 +83,19 @@ function audit(
 ) {
   const [eventId, eventTitle] = typeof event === 'string' ? [event, undefined] : [event.id, event.title];
   return auditRequest(request.app, request.event, { action, actor: request.account!.username, eventId, eventTitle, target, ...more });
+}
+
+/** What starting a job needs: 503 where no jobs queue is configured. */
+function jobDeps({ app }: ApiRequest<AdminApp>): JobStartDeps {
+  if (!app.jobQueue) throw new HttpError(503, 'Background jobs are not configured');
+  return { stores: app.stores, queue: app.jobQueue, now: app.now };
+}
+
+/** Starts a job in the signed-in account's name, and audits its start (the worker audits its end in that name too). */
+async function startedJob(request: ApiRequest<AdminApp>, start: (startedBy: { actor: string; clientIp: string }) => Promise<JobRecord>) {
+  const job = await start({ actor: request.account!.username, clientIp: clientIp(request.event, request.app.config.originVerifySecret) });
+  await audit(request, 'job.start', job.eventId, JOB_KINDS[job.kind].describe(job), { details: { jobId: job.id, kind: job.kind, ...job.params } });
+  return json(202, { job: jobView(job) });
 }
 
 /** The reader of an audit log: codes in it are shown masked unless the reader's role may read codes. */
@@ -171,6 +190,17 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(200, await listAudit(request.app, id(request), request.query, auditReader(request)));
   },
   'GET /api/admin/audit': async (request) => json(200, await listAudit(request.app, null, request.query, auditReader(request))),
+  'GET /api/admin/events/{id}/audience': async (request) => json(200, await audienceReport(request.app, id(request), request.query)),
+  'GET /api/admin/events/{id}/audience/trouble': async (request) => json(200, await troubleList(request.app, id(request), request.query)),
+  'GET /api/admin/events/{id}/audience/trouble/export': async (request) => ({
+    statusCode: 200,
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${id(request)}-tickets-with-trouble.csv"`,
+      'cache-control': 'no-store',
+    },
+    body: await troubleCsv(request.app, id(request)),
+  }),
 
   'GET /api/admin/events/{id}/tokens': async (request) => json(200, await listEventCodes(request.app, id(request), request.query)),
   'POST /api/admin/events/{id}/tokens': async (request) => {
@@ -178,6 +208,18 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     const label = result.tokens[0]?.label ?? '';
     await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { details: { count: result.count, label } });
     return json(201, result);
+  },
+  'POST /api/admin/events/{id}/tokens/jobs': (request) =>
+    startedJob(request, (startedBy) => startCodeGeneration(jobDeps(request), id(request), request.body, startedBy)),
+  'GET /api/admin/events/{id}/jobs': async (request) => {
+    await requireEvent(request.app, id(request));
+    return json(200, await listEventJobs(request.app, id(request), request.query, (permission) => allows(request.account!.role, permission)));
+  },
+  'GET /api/admin/jobs/{jobId}': async (request) => {
+    const job = await requireJob(request.app, request.params.jobId ?? '');
+    // As the guard refuses a route: the job is read with the permission that started it.
+    if (!allows(request.account!.role, jobPermission(job))) throw new HttpError(403, 'Forbidden');
+    return json(200, { job: jobView(job) });
   },
   'GET /api/admin/events/{id}/tokens/export': async (request) => {
     const { csv, fileName } = await exportCodesCsv(request.app, id(request), viewerUrl(request), request.query);
@@ -218,6 +260,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     await audit(request, 'order.resend', order.eventId, `order ${order.orderId}`, { details: { orderId: order.id, email: order.email, kind: order.emailKind } });
     return json(200, orderView(order));
   },
+  'GET /api/admin/tokens/{id}/watching': async (request) => json(200, await ticketWatching(request.app, id(request))),
 };
 
 export const handler = areaHandler('admin', adminRoutes, fromEnvironment(adminApp));

@@ -41,7 +41,7 @@ export const publicRoutes: Record<string, RouteHandler<PublicApp>> = {
     json(200, await refreshPlayback(request.app, bearerToken(request.event), playbackBaseUrl(request))),
   'POST /api/playback/url': async (request) =>
     json(200, await longLivedPlaybackUrl(request.app, bearerToken(request.event), playbackBaseUrl(request))),
-  'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event))),
+  'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event), request.body)),
   'POST /api/playback/release': async (request) => json(200, await releasePlayback(request.app, bearerToken(request.event))),
   'GET /api/events/{id}/status': async ({ app, params }) => {
     // A read only: an ingest that died mid-show is finalized by the recording sweep (handlers/recording-sweep.ts).

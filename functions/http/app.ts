@@ -4,6 +4,7 @@ import { loadSharedSecrets } from '../adapters/secrets';
 import { logger } from '../adapters/telemetry';
 import { readApiConfig, type ApiConfig } from '../config/api-config';
 import type { AdminSecrets, AppConfig } from '../domain/config';
+import type { JobQueue } from '../domain/job-queue';
 import type { MediaCache } from '../domain/media-cache';
 import type { AdminStores, Stores } from '../domain/stores';
 
@@ -16,13 +17,15 @@ export interface App {
 
 /**
  * What the admin area's handlers work with: also the staff accounts and the admin secrets, which no
- * other area loads (nor may reach in AWS), and the media cache.
+ * other area loads (nor may reach in AWS), the media cache and the jobs queue.
  */
 export interface AdminApp extends App {
   stores: AdminStores;
   adminSecrets: AdminSecrets;
   /** Null where clearing is not configured. */
   mediaCache: MediaCache | null;
+  /** Where background jobs' steps go; null where no jobs queue is configured. */
+  jobQueue: JobQueue | null;
 }
 
 /**

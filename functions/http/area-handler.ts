@@ -69,6 +69,7 @@ export function areaHandler<A extends App>(area: Area, handlers: Record<string, 
 const PATH_PARAMS: Record<string, { valid(value: string): boolean; kind(routeKey: string): RecordKind }> = {
   id: { valid: (value) => recordId.safeParse(value).success, kind: (key) => (key.includes('/tokens/{id}') ? 'code' : 'event') },
   eventId: { valid: (value) => recordId.safeParse(value).success, kind: () => 'event' },
+  jobId: { valid: (value) => recordId.safeParse(value).success, kind: () => 'job' },
   orderId: { valid: (value) => recordId.safeParse(value).success, kind: () => 'order' },
   username: { valid: (value) => normalizeUsername(value) !== null, kind: () => 'account' },
 };

@@ -44,6 +44,7 @@ const NOT_FOUND: Record<RecordKind, string> = {
   code: 'Token not found',
   session: SESSION_NOT_FOUND,
   account: 'Account not found',
+  job: 'Job not found',
   order: 'Order not found',
 };
 
@@ -110,6 +111,7 @@ const TOO_MANY: Record<RateLimitName, string> = {
   refresh: 'Too many refresh requests',
   login: 'Too many login attempts',
   generate: 'Too many code generations: wait a few minutes',
+  generateJob: 'Too many generation jobs: wait an hour',
 };
 
 const SIGN_IN_FAILURES: Record<Exclude<SignInFailure, 'locked' | 'address-locked'>, string> = {

@@ -56,15 +56,25 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/admin/events/{id}/sessions/end', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/events/{id}/sessions/end-all', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/events/{id}/audit', 'admin', 'admin', 'events:read'),
+  // The audience as a whole is the show's health: every role that sees the event sees it. A ticket's
+  // watching and the trouble list name codes: those who may read codes; the CSV hands codes out in bulk.
+  route('GET', '/api/admin/events/{id}/audience', 'admin', 'admin', 'events:read'),
+  route('GET', '/api/admin/events/{id}/audience/trouble', 'admin', 'admin', 'codes:read'),
+  route('GET', '/api/admin/events/{id}/audience/trouble/export', 'admin', 'admin', 'codes:manage'),
   // Every event's entries and every sign-in (with the names of failed ones): the account managers'.
   route('GET', '/api/admin/audit', 'admin', 'admin', 'accounts:manage'),
   route('GET', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:read'),
   route('POST', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:manage'),
+  route('POST', '/api/admin/events/{id}/tokens/jobs', 'admin', 'admin', 'codes:manage'),
+  // Every role may ask; the handler checks the permission of the job's kind (the one that started it).
+  route('GET', '/api/admin/events/{id}/jobs', 'admin', 'admin', 'events:read'),
+  route('GET', '/api/admin/jobs/{jobId}', 'admin', 'admin', 'events:read'),
   route('GET', '/api/admin/events/{id}/tokens/export', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/tokens', 'admin', 'admin', 'codes:read'),
   route('POST', '/api/admin/tokens/bulk-revoke', 'admin', 'admin', 'codes:manage'),
   route('PATCH', '/api/admin/tokens/{id}/revoke', 'admin', 'admin', 'codes:manage'),
   route('PATCH', '/api/admin/tokens/{id}/unrevoke', 'admin', 'admin', 'codes:manage'),
+  route('GET', '/api/admin/tokens/{id}/watching', 'admin', 'admin', 'codes:read'),
   // Orders carry buyers' emails and their codes: box office and above.
   route('GET', '/api/admin/events/{id}/orders', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/orders/{orderId}/resend', 'admin', 'admin', 'codes:manage'),

@@ -99,6 +99,7 @@ describe('verify:shipped', () => {
     report('1. synth and deploy', [
       `${Object.keys(assembly.template.Resources).length} resources of ${types.size} types; ${stack.lambda.functions.size} of this project's functions, ${stack.lambda.notRun.size} CDK handlers not run`,
       ...stack.customResources.map((line) => `custom resource ${line.replace(/arn:aws:secretsmanager:[^"]+/g, '<secret arn>')}`),
+      ...stack.queues.map((queue) => `queue ${queue.id}: ${queue.summary}`),
       `no local effect: ${[...stack.noLocalEffect].map(([type, n]) => `${type} ×${n}`).join(', ')}`,
     ]);
   });
@@ -132,7 +133,13 @@ describe('verify:shipped', () => {
     storyDone = true;
     const byFunction = new Map<string, number>();
     for (const route of gateway.routes) byFunction.set(route.functionId, (byFunction.get(route.functionId) ?? 0) + 1);
-    const sources = stack.streamSources.map((source) => `${source.functionId} from ${source.id}: ${source.delivered} records in ${source.batches} batches, ${source.filteredOut} filtered out`);
+    const sources = [
+      ...stack.streamSources.map((source) => `${source.functionId} from ${source.id}: ${source.delivered} records in ${source.batches} batches, ${source.filteredOut} filtered out`),
+      ...stack.queueSources.map(
+        (source) =>
+          `${source.functionId} from ${source.id}: ${source.delivered} messages in ${source.batches} batches of at most ${source.batchSize}, ${source.returned} given back (${source.reportsItemFailures ? 'partial batch responses' : 'whole batches'}; at most ${source.maxConcurrency ?? 'unlimited'} at once in AWS)`,
+      ),
+    ];
     expect(routes).toBeGreaterThan(0);
     report('4. API story', [
       `${routes} routes (payload ${[...new Set(gateway.routes.map((r) => r.payloadFormat))].join(', ')}), each with a story; ${requests} requests through API Gateway, ${s.edgeCases.length} at the edge`,

@@ -9,12 +9,15 @@ import { call } from '../support/http';
 /**
  * A read never writes: every GET route of the route table, served by the shipped handlers, answers
  * while the table refuses every write. The data is there to make each route do its whole work: an
- * event with codes, a live session, a revoked code, a session that timed out in the live-sessions
- * listing, an audit trail, and a publish lease whose ingest died (run out, not released).
+ * event with codes (one watched), a live session, a revoked code, a session that timed out in the
+ * live-sessions listing, an audit trail, a publish lease whose ingest died (run out, not released),
+ * and a background job halfway through.
  */
 let api: ApiHarness;
 let guard: DynamoWriteGuard;
 let eventId: string;
+let jobId: string;
+let watchedId: string;
 let cookie: string;
 
 beforeAll(async () => {
@@ -29,6 +32,7 @@ beforeAll(async () => {
   });
   eventId = event.body.id;
   const [watched, revoked, forgotten] = (await api.admin('POST', `/api/admin/events/${eventId}/tokens`, { count: 3, label: 'reads' })).body.tokens;
+  watchedId = watched.id;
   expect((await call('POST', `${api.url}/api/tokens/validate`, { json: { code: watched.code } })).status).toBe(200);
   expect((await api.admin('PATCH', `/api/admin/tokens/${revoked.id}/revoke`)).status).toBe(200);
 
@@ -46,6 +50,29 @@ beforeAll(async () => {
   });
   // An ingest that died a minute ago: its lease ran out without a release.
   await stores.events.acquireStreamLease(eventId, { holder: 'dead-ingest', now: new Date(now - 75_000).toISOString(), expiresAt: new Date(now - 60_000).toISOString() });
+  // A generation job one step in (its worker is not part of this test: the record is what the reads show).
+  jobId = 'readsonlyjob00000001';
+  await stores.jobs.createJob({
+    id: jobId,
+    kind: 'generate-codes',
+    eventId,
+    status: 'running',
+    done: 1000,
+    total: 2000,
+    createdAt: new Date(now - 5_000).toISOString(),
+    startedAt: new Date(now - 4_000).toISOString(),
+    finishedAt: null,
+    error: null,
+    result: null,
+    params: { count: 2000, label: 'reads' },
+    secret: 'c2VjcmV0',
+    lanes: [
+      { step: 1, finished: true, cursor: null, error: null, failed: false },
+      { step: 0, finished: false, cursor: null, error: null, failed: false },
+    ],
+    startedBy: { actor: 'admin', clientIp: '127.0.0.1' },
+    endAudited: null,
+  });
 
   guard.refuseWrites();
 });
@@ -57,7 +84,8 @@ afterAll(async () => {
 
 /** What a caller of the route sends: its path with the seeded ids, the query it needs, its credential. */
 function requestOf(route: RouteSpec): { url: string; headers: Record<string, string> } {
-  const path = route.path.replace('{id}', eventId);
+  // `{id}` is an event's, except under /tokens/, where it is a code's.
+  const path = route.path.replace('{id}', route.path.startsWith('/api/admin/tokens/') ? watchedId : eventId).replace('{jobId}', jobId);
   const query = route.path === '/api/revocations' ? `?since=${encodeURIComponent(new Date(0).toISOString())}` : '';
   const headers: Record<string, string> =
     route.guard === 'admin' ? { cookie } : route.guard === 'internal' ? { 'x-internal-api-key': api.internalApiKey } : {};
@@ -84,6 +112,6 @@ describe('GET routes', () => {
 
   it('covers every GET route of the table', () => {
     expect(gets.map((route) => route.path)).toContain('/api/events/{id}/status');
-    expect(gets.every((route) => !/\{(?!id\})/.test(route.path))).toBe(true);
+    expect(gets.every((route) => !/\{(?!id\}|jobId\})/.test(route.path))).toBe(true);
   });
 });

@@ -12,6 +12,7 @@ import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityP
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
+import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../functions/domain/job-worker-settings';
 import { referencesIn } from '../support/shipped/stack-values';
 import { idsOf, synthesize, type Synthesized } from '../support/synth';
 
@@ -29,10 +30,16 @@ const only = (ids: string[]) => {
 };
 
 /** Functions besides the API's areas, by the start of their description. */
-const OTHER_FUNCTIONS = { 'edge-sync': 'Stagedoor edge-sync', 'recording-sweep': 'Stagedoor recording sweep', mailer: 'Stagedoor mailer' } as const;
+const OTHER_FUNCTIONS = {
+  'edge-sync': 'Stagedoor edge-sync',
+  'recording-sweep': 'Stagedoor recording sweep',
+  'audience-recorder': 'Stagedoor audience recorder',
+  'job-worker': 'Stagedoor jobs:',
+  mailer: 'Stagedoor mailer',
+} as const;
 type Runtime = Area | keyof typeof OTHER_FUNCTIONS;
 /** Every function the stack runs for the product (not CDK's own helpers). */
-const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'mailer'];
+const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'audience-recorder', 'job-worker', 'mailer'];
 
 /** The Lambda function of an API area, or of edge-sync or the recording sweep, found by its description. */
 const functionOf = (area: Runtime) =>
@@ -215,9 +222,10 @@ describe('data', () => {
 });
 
 describe('functions', () => {
-  it('runs each area, edge-sync and the recording sweep as its own Node.js 22 function with its own role', () => {
+  it('runs each area, edge-sync, the audience recorder, the recording sweep and the job worker as its own Node.js 22 function with its own role', () => {
     const ids = RUNTIMES.map(functionOf);
     const roles = new Set(ids.map(roleOf));
+    expect(roles.size).toBe(RUNTIMES.length);
     expect(roles.size).toBe(7);
     for (const id of ids) {
       expect(resource(id).Properties).toMatchObject({
@@ -273,6 +281,8 @@ describe('functions', () => {
     const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
     expect(env('recording-sweep')).toEqual({ TABLE_NAME: { Ref: tableId() }, MEDIA_BUCKET: { Ref: media }, POWERTOOLS_SERVICE_NAME: 'stagedoor', LOG_LEVEL: 'info' });
     for (const area of [...AREAS, 'edge-sync' as const]) expect(Object.keys(env(area)), area).not.toContain('MEDIA_BUCKET');
+    // The audience recorder reads the table only (the session timeout is the API's default).
+    expect(env('audience-recorder')).toEqual({ TABLE_NAME: { Ref: tableId() }, POWERTOOLS_SERVICE_NAME: 'stagedoor', LOG_LEVEL: 'info' });
   });
 
   it('alarms on errors and throttles of every function', () => {
@@ -394,6 +404,8 @@ describe('least privilege', () => {
       [roleOf(functionOf('rtmp-callback')), [tableId()]],
       [roleOf(functionOf('edge-sync')), [tableId()]],
       [roleOf(functionOf('recording-sweep')), [tableId()]],
+      [roleOf(functionOf('job-worker')), [tableId()]],
+      [roleOf(functionOf('audience-recorder')), [tableId()]],
       [roleOf(functionOf('mailer')), [tableId()]],
       [moveRole, [tableId(), staffTableId()]],
     ]);
@@ -749,7 +761,7 @@ describe('edge-sync', () => {
 
 describe('mailer', () => {
   it('reads the table stream (orders that owe an email only), bisects failing batches, and records those it gives up on in a queue', () => {
-    const queue = only(idsOf(s.json, 'AWS::SQS::Queue', (p) => p.MessageRetentionPeriod === 14 * 86_400));
+    const queue = only(idsOf(s.json, 'AWS::SQS::Queue').filter((id) => id.startsWith('Mailer')));
     s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [tableId(), 'StreamArn'] },
       FunctionName: { Ref: functionOf('mailer') },
@@ -760,6 +772,24 @@ describe('mailer', () => {
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queue, 'Arn'] } } },
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { pk: { S: [{ prefix: 'ORDER#' }] } }, NewImage: { emailStatus: { S: ['pending'] } } } }) }] },
     });
+  });
+});
+
+describe('audience recorder', () => {
+  it('reads the table stream (codes and events) in batches of up to a thousand and writes only audience items: no query, no delete', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [tableId(), 'StreamArn'] },
+      FunctionName: { Ref: functionOf('audience-recorder') },
+      StartingPosition: 'LATEST',
+      BatchSize: 1000,
+      MaximumBatchingWindowInSeconds: 5,
+      BisectBatchOnFunctionError: true,
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { pk: { S: [{ prefix: 'CODE#' }, { prefix: 'EVENT#' }] } } } }) }] },
+    });
+    const statements = statementsOf(roleOf(functionOf('audience-recorder')));
+    expect(statements).toContainEqual({ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], Resource: { 'Fn::GetAtt': [tableId(), 'Arn'] } });
+    const tableActions = statements.filter((st) => referencesIn(st.Resource).has(tableId())).flatMap(actionsOf);
+    expect(tableActions.filter((action) => /Query|Delete|BatchWrite|Scan/.test(action))).toEqual([]);
   });
 });
 
@@ -908,6 +938,104 @@ describe('the template as a whole', () => {
   });
 });
 
+describe('alarms and the dashboard', () => {
+  const topicId = () => only(idsOf(s.json, 'AWS::SNS::Topic'));
+  const alarms = () => idsOf(s.json, 'AWS::CloudWatch::Alarm');
+  const alarmNamed = (name: string) => only(alarms().filter((id) => id.includes(name)));
+  /** The metrics an alarm reads: its own, or those of its math expression. */
+  const metricsOfAlarm = (id: string): { Namespace: string; MetricName: string; Dimensions?: { Name: string }[] }[] => {
+    const p = resource(id).Properties;
+    return p.MetricName ? [p] : p.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric);
+  };
+
+  it('sends every alarm of the stack, and its return to OK, to the one alarm topic', () => {
+    expect(alarms().length).toBeGreaterThan(RUNTIMES.length * 2);
+    for (const id of alarms()) {
+      expect(resource(id).Properties.AlarmActions, id).toEqual([{ Ref: topicId() }]);
+      expect(resource(id).Properties.OKActions, id).toEqual([{ Ref: topicId() }]);
+    }
+    s.template.hasResourceProperties('AWS::SNS::TopicPolicy', Match.objectLike({ Topics: [{ Ref: topicId() }] }));
+  });
+
+  it('mails the alarms to the address of the stack parameter AlarmEmail, when one is given', () => {
+    expect(s.json.Parameters?.AlarmEmail).toMatchObject({ Type: 'String', Default: '' });
+    const subscription = resource(only(idsOf(s.json, 'AWS::SNS::Subscription')));
+    expect(subscription.Properties).toEqual({ TopicArn: { Ref: topicId() }, Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } });
+    expect(subscription.Condition).toBeDefined();
+    expect(s.json.Outputs?.AlarmTopicArn?.Value).toEqual({ Ref: topicId() });
+  });
+
+  it('alarms on the ingest down during a scheduled show, stream lag, table throttles, and 5xx at the API and at CloudFront', () => {
+    const names = (id: string) => metricsOfAlarm(id).map((m) => `${m.Namespace} ${m.MetricName}`).sort();
+    expect(names(alarmNamed('IngestDownDuringShow'))).toEqual(['AWS/NetworkELB HealthyHostCount', 'Stagedoor ScheduledShows']);
+    expect(resource(alarmNamed('IngestDownDuringShow')).Properties.TreatMissingData).toBe('breaching');
+    const lag = resource(alarmNamed('EdgeSyncLag')).Properties;
+    expect(lag).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'IteratorAge', Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionOf('edge-sync') } }] });
+    expect(resource(alarmNamed('AudienceLag')).Properties.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: functionOf('audience-recorder') } }]);
+    expect(new Set(names(alarmNamed('TableThrottles')))).toEqual(new Set(['AWS/DynamoDB ThrottledRequests']));
+    expect(names(alarmNamed('Api5xx'))).toEqual(['AWS/ApiGateway 5xx', 'AWS/ApiGateway Count']);
+    const cloudFront = resource(alarmNamed('CloudFront5xx'));
+    expect(cloudFront.Properties).toMatchObject({ Namespace: 'AWS/CloudFront', MetricName: '5xxErrorRate', Dimensions: expect.arrayContaining([{ Name: 'Region', Value: 'Global' }]) });
+    // CloudFront's metrics exist in us-east-1 only, and an alarm reads its own region's.
+    expect((s.json as any).Conditions[cloudFront.Condition!]).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
+  });
+
+  it("charts only metrics that exist: AWS's own, and the ones the functions and the ingest emit", async () => {
+    const dashboard = resource(only(idsOf(s.json, 'AWS::CloudWatch::Dashboard'))).Properties.DashboardBody;
+    // The body is a JSON text with references spliced in: any placeholder keeps it JSON.
+    const text = dashboard['Fn::Join'][1].map((part: unknown) => (typeof part === 'string' ? part : 'ref')).join('');
+    const charted = new Set<string>();
+    for (const widget of JSON.parse(text).widgets) {
+      for (const metric of widget.properties.metrics ?? []) {
+        const [namespace, name] = metric as string[];
+        if (typeof namespace === 'string') charted.add(`${namespace} ${name}`);
+      }
+    }
+    for (const id of alarms()) for (const m of metricsOfAlarm(id)) charted.add(`${m.Namespace} ${m.MetricName}`);
+    const emitted = await emittedMetrics();
+    const unknown = [...charted].filter((metric) => !(AWS_METRICS.has(metric) || emitted.has(metric)));
+    expect(unknown).toEqual([]);
+    // Every metric of our own the code emits is on the dashboard.
+    expect([...emitted].filter((metric) => !charted.has(metric))).toEqual([]);
+    for (const group of AREAS) expect(text).toContain(`"label":"API ${group}"`);
+  });
+});
+
+/** Metrics AWS publishes, by namespace and name, that the stack charts or alarms on. */
+const AWS_METRICS = new Set(
+  Object.entries({
+    'AWS/Lambda': ['Invocations', 'Errors', 'Throttles', 'Duration', 'ConcurrentExecutions', 'IteratorAge'],
+    'AWS/ApiGateway': ['Count', '4xx', '5xx', 'Latency'],
+    'AWS/DynamoDB': ['ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits', 'ReadThrottleEvents', 'WriteThrottleEvents', 'ThrottledRequests'],
+    'AWS/CloudFront': ['Requests', 'BytesDownloaded', '4xxErrorRate', '5xxErrorRate'],
+    'AWS/NetworkELB': ['HealthyHostCount'],
+    'AWS/SQS': ['ApproximateNumberOfMessagesVisible'],
+  }).flatMap(([namespace, names]) => names.map((name) => `${namespace} ${name}`)),
+);
+
+/** What the code itself emits, read from the EMF it writes: the ingest's minute line, the functions' metrics. */
+async function emittedMetrics(): Promise<Set<string>> {
+  const { startIngestMetrics } = await import('../../ingest-container/src/metrics');
+  const { reportScheduledShows } = await import('../../functions/adapters/telemetry');
+  const { reportCounterWriteFailed } = await import('../../functions/adapters/dynamo-counter-store');
+  const lines: Record<string, any>[] = [];
+  const capture = (_msg: string, fields?: Record<string, unknown>) => void lines.push(fields ?? {});
+  startIngestMetrics({ log: { debug: capture, info: capture, warn: capture, error: capture }, publishers: () => 1, intervalMs: 3_600_000 }).stop();
+  const printed: string[] = [];
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+  try {
+    reportScheduledShows(1);
+    reportCounterWriteFailed({ counter: 'presence', eventId: 'e1', delta: 1, error: new Error('throttled') });
+  } finally {
+    process.stdout.write = write;
+  }
+  for (const line of printed.join('').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+  return new Set(
+    lines.flatMap((line) => (line._aws?.CloudWatchMetrics ?? []).flatMap((set: any) => set.Metrics.map((m: { Name: string }) => `${set.Namespace} ${m.Name}`))),
+  );
+}
+
 describe('optional WAF rule', () => {
   it('is a stack parameter, off by default, counting validations and each sign-in step per address', () => {
     expect(s.json.Parameters?.WafValidateRequestsPer5Min).toMatchObject({ Type: 'Number', Default: 0, MinValue: 0 });
@@ -923,5 +1051,102 @@ describe('optional WAF rule', () => {
     const paths = signIn.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements.map((st: any) => st.ByteMatchStatement.SearchString);
     expect(paths).toEqual(['/api/admin/login', '/api/admin/login/second-factor']);
     expect(distributionConfig().WebACLId).toEqual({ 'Fn::If': [acl.Condition, { 'Fn::GetAtt': [aclId, 'Arn'] }, { Ref: 'AWS::NoValue' }] });
+  });
+});
+
+describe('background jobs', () => {
+  const worker = () => functionOf('job-worker');
+  const queues = () => idsOf(s.json, 'AWS::SQS::Queue');
+  const jobsQueue = () => only(queues().filter((id) => resource(id).Properties.RedrivePolicy));
+  const deadLetterQueue = () => only(queues().filter((id) => !resource(id).Properties.RedrivePolicy));
+  const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+  it('queues job steps with a dead-letter queue after the tries plus the give-up, both encrypted and TLS-only', () => {
+    expect(queues()).toHaveLength(2);
+    expect(resource(jobsQueue()).Properties).toMatchObject({
+      VisibilityTimeout: JOB_WORKER.visibilityTimeoutSeconds,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: arnOf(deadLetterQueue()), maxReceiveCount: JOB_MAX_RECEIVES },
+    });
+    expect(JOB_MAX_RECEIVES).toBe(JOB_WORKER.tries + 1);
+    // AWS's advice for SQS event sources: at least 6 × the function's timeout.
+    expect(JOB_WORKER.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * JOB_WORKER.timeoutSeconds);
+    expect(resource(deadLetterQueue()).Properties).toMatchObject({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+    for (const queue of queues()) {
+      s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: queue }],
+        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      });
+    }
+  });
+
+  it('runs the worker on the queue: one step per invocation, partial batch responses, at most the concurrency the load limits allow', () => {
+    expect(resource(worker()).Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Timeout: JOB_WORKER.timeoutSeconds,
+      Environment: { Variables: { TABLE_NAME: { Ref: tableId() }, JOBS_QUEUE_URL: { Ref: jobsQueue() } } },
+    });
+    // It holds no secret and reads none.
+    expect(Object.keys(resource(worker()).Properties.Environment.Variables).sort()).toEqual(['JOBS_QUEUE_URL', 'LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: worker() },
+      EventSourceArn: arnOf(jobsQueue()),
+      BatchSize: JOB_WORKER.batchSize,
+      ScalingConfig: { MaximumConcurrency: JOB_WORKER.maxConcurrency },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    for (const metric of ['Errors', 'Throttles']) {
+      s.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metric, Dimensions: [{ Name: 'FunctionName', Value: { Ref: worker() } }] });
+    }
+  });
+
+  it('alarms as soon as a step lands in the dead-letter queue', () => {
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterQueue(), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('grants the worker only its table actions and its queue, and only the admin function may start jobs', () => {
+    const table = { 'Fn::GetAtt': [tableId(), 'Arn'] };
+    const statements = statementsOf(roleOf(worker()));
+    expect(statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+        Resource: [table, { 'Fn::Join': ['', [table, '/index/codesByEvent']] }],
+      },
+    ]);
+    const sqsStatements = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('sqs:')));
+    for (const statement of sqsStatements) expect(statement.Resource).toEqual(arnOf(jobsQueue()));
+    expect(sqsStatements.flatMap(actionsOf).sort()).toEqual(
+      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'].sort(),
+    );
+    expect(statements.filter((st) => actionsOf(st).some((a) => /^(secretsmanager|s3|cloudfront):/.test(a)))).toEqual([]);
+    const senders = [...AREAS, 'edge-sync' as const].filter((area) => statementsOf(roleOf(functionOf(area))).some((st) => actionsOf(st).some((a) => a.startsWith('sqs:'))));
+    expect(senders).toEqual(['admin']);
+    expect(statementsOf(roleOf(functionOf('admin'))).filter((st) => actionsOf(st).some((a) => a.startsWith('sqs:')))).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf(jobsQueue()) },
+    ]);
+    expect(resource(functionOf('admin')).Properties.Environment.Variables.JOBS_QUEUE_URL).toEqual({ Ref: jobsQueue() });
+    // Nobody reads the dead-letter queue: only a redrive (an operator's) moves its messages.
+    const dlqReaders = idsOf(s.json, 'AWS::IAM::Policy').filter((id) => referencesIn(resource(id).Properties.PolicyDocument).has(deadLetterQueue()));
+    expect(dlqReaders).toEqual([]);
+  });
+
+  it('bundles the worker into one ES module that loads in Node and exports handler', async () => {
+    const key = resource(worker()).Properties.Code.S3Key as string;
+    const module = await import(pathToFileURL(join(s.outdir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs')).href);
+    expect(typeof module.handler).toBe('function');
+  });
+
+  it('outputs the queues’ ARNs for a redrive', () => {
+    expect(s.json.Outputs!.JobsDeadLetterQueueArn.Value).toEqual(arnOf(deadLetterQueue()));
+    expect(s.json.Outputs!.JobsQueueArn.Value).toEqual(arnOf(jobsQueue()));
   });
 });

@@ -31,11 +31,12 @@ export interface ApiHarness {
  * The API exactly as `npm start` serves it (the shipped Lambda handlers behind
  * the local adapter) on the embedded DynamoDB, in this test process. `env`
  * overrides the API's configuration variables (the names it reads in AWS);
- * `dynamoVia` puts something between the API and the table (a bench's proxy).
+ * `dynamoVia` puts something between the API and the table (a bench's proxy);
+ * `sqsEndpoint` is where the jobs queue of `JOBS_QUEUE_URL` is (the embedded SQS).
  */
 export async function startApi(
   env: Record<string, string> = {},
-  options: { dynamoVia?: (endpoint: string) => Promise<string> } = {},
+  options: { dynamoVia?: (endpoint: string) => Promise<string>; sqsEndpoint?: string } = {},
 ): Promise<ApiHarness> {
   const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor', staffTableName: 'stagedoor-staff' });
   const dynamoEndpoint = options.dynamoVia ? await options.dynamoVia(dynamo.endpoint) : dynamo.endpoint;
@@ -58,7 +59,11 @@ export async function startApi(
   });
   const wiring: ApiWiring = {
     config,
-    aws: { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: dynamoEndpoint } },
+    aws: {
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      endpoints: { dynamodb: dynamoEndpoint, sqs: options.sqsEndpoint },
+    },
   };
   const api = await startApiServer({ port: 0, host: '0.0.0.0', wiring });
   const url = `http://127.0.0.1:${api.port}`;

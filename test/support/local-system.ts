@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +18,25 @@ export interface LocalSystem {
   output(): string;
   /** An admin API call with a session (logs in on first use); throws unless the answer is 2xx, returns the JSON body. */
   admin(method: string, path: string, json?: unknown): Promise<any>;
+  /** The pid of the background-job worker the system runs as a child process, or null while none runs. */
+  jobWorkerPid(): number | null;
   stop(): Promise<void>;
+}
+
+/** Child processes of `parent` whose command line contains `marker` (Linux: /proc). */
+function childrenOf(parent: number, marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The parent pid is the 4th field of `stat`, after the command in parentheses.
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
 }
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,7 +95,8 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
     }
     const res = await call(method, `${urls.api}${path}`, { json, headers: { cookie } });
     if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.body;
+    // A CSV export is text.
+    return res.body ?? res.text;
   };
   return {
     urls,
@@ -86,6 +106,7 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
     pid: child.pid!,
     output: () => output,
     admin,
+    jobWorkerPid: () => childrenOf(child.pid!, 'job-worker.ts')[0] ?? null,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

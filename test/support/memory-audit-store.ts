@@ -9,9 +9,12 @@ const auditOrder = (entry: AuditEntry) => `${entry.at}#${entry.id}`;
 export class MemoryAuditStore implements AuditStore {
   private readonly audit: { entry: AuditEntry; scope: string }[] = [];
 
-  /** Kept for good: DynamoDB's TTL only collects entries past their retention, and nothing relies on that. */
+  /** An entry with the same scope, time and id replaces the one there, as a put of the same key does in DynamoDB. */
   async putAuditEntry(entry: AuditEntry, scope: AuditScope): Promise<void> {
-    this.audit.push({ entry: copy(entry), scope: scope === 'console' ? 'console' : scope.eventId });
+    const stored = { entry: copy(entry), scope: scope === 'console' ? 'console' : scope.eventId };
+    const same = this.audit.findIndex((other) => other.scope === stored.scope && auditOrder(other.entry) === auditOrder(entry));
+    if (same >= 0) this.audit[same] = stored;
+    else this.audit.push(stored);
   }
 
   /** The cursor names its listing and the last entry shown (`at#id`). */

@@ -5,6 +5,8 @@ import { changedSince, copy } from './memory-records';
 
 interface StoredEvent {
   record: EventRecord;
+  /** Per generation job: how many of its codes `tokenCount` holds. */
+  jobCodes: Map<string, number>;
   /** A deleted event stays as a tombstone for the access feed. */
   deleted: boolean;
   /** When it last entered the access feed. */
@@ -26,7 +28,7 @@ export class MemoryEventStore implements EventStore {
 
   async createEvent(event: EventRecord): Promise<void> {
     if (this.events.has(event.id)) throw new AlreadyExists(`event ${event.id} exists`);
-    this.events.set(event.id, { record: copy(event), deleted: false, feedAt: null });
+    this.events.set(event.id, { record: copy(event), jobCodes: new Map(), deleted: false, feedAt: null });
   }
 
   async getEvent(id: string): Promise<EventRecord | null> {
@@ -101,6 +103,15 @@ export class MemoryEventStore implements EventStore {
 
   async addToCodeCount(eventId: string, delta: number): Promise<void> {
     this.liveEvent(eventId).record.tokenCount += delta;
+  }
+
+  async countJobCodes({ eventId, jobId, done }: { eventId: string; jobId: string; done: number }): Promise<void> {
+    const stored = this.events.get(eventId);
+    if (!stored || stored.deleted) return;
+    const counted = stored.jobCodes.get(jobId) ?? 0;
+    if (done <= counted) return;
+    stored.record.tokenCount += done - counted;
+    stored.jobCodes.set(jobId, done);
   }
 
   /** Events (tombstones included) whose access state entered the feed at or after `since`, in order: the codes port's feed reads them. */

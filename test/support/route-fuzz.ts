@@ -7,6 +7,8 @@
 import { request as httpRequest } from 'node:http';
 import * as fc from 'fast-check';
 import { routeTable, type RouteSpec } from '../../functions/http/route-table';
+import { startEmbeddedS3 } from '../../local/embedded-s3';
+import { createJobQueues } from '../../local/job-queues';
 import { startApi } from './api-harness';
 import { httpServer } from './http-server';
 
@@ -23,11 +25,22 @@ export interface FuzzTargets {
 
 /**
  * What the fuzz aims at: the API on the embedded DynamoDB, with an event and a code that exist and a
- * signed-in admin. The admin's "clear media cache" needs the media server's admin endpoint: a stub that says yes.
+ * signed-in admin. The admin's "clear media cache" needs the media server's admin endpoint: a stub that says yes;
+ * starting a job needs the jobs queue (on the embedded SQS; no worker runs its steps).
  */
 export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close(): Promise<void> }> {
   const mediaAdmin = await httpServer((_body, _req, res) => res.writeHead(204).end());
-  const api = await startApi({ MEDIA_ADMIN_URL: mediaAdmin.url, ORDER_WEBHOOK_SECRET: 'a secret the fuzz never signs with', STRIPE_WEBHOOK_SECRET: 'whsec_the_fuzz_never_signs_with' });
+  const aws = await startEmbeddedS3({ buckets: [] });
+  const { queueUrl } = await createJobQueues(aws.endpoint);
+  const api = await startApi(
+    {
+      MEDIA_ADMIN_URL: mediaAdmin.url,
+      JOBS_QUEUE_URL: queueUrl,
+      ORDER_WEBHOOK_SECRET: 'a secret the fuzz never signs with',
+      STRIPE_WEBHOOK_SECRET: 'whsec_the_fuzz_never_signs_with',
+    },
+    { sqsEndpoint: aws.endpoint },
+  );
   const event = (
     await api.admin('POST', '/api/admin/events', {
       title: 'Fuzz',
@@ -42,6 +55,7 @@ export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close()
     targets: { url: api.url, cookie: await api.login('127.0.0.252'), internalApiKey: api.internalApiKey, eventId: event.id, tokenId: token.id, username },
     async close() {
       await api.close();
+      await aws.close();
       await mediaAdmin.close();
     },
   };

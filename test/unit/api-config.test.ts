@@ -3,7 +3,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readApiConfig } from '../../functions/config/api-config';
+import { readAudienceConfig } from '../../functions/config/audience-config';
 import { readEdgeSyncConfig } from '../../functions/config/edge-sync-config';
+import { readJobWorkerConfig } from '../../functions/config/job-worker-config';
 import { readRecordingSweepConfig } from '../../functions/config/recording-sweep-config';
 
 const local = {
@@ -69,10 +71,38 @@ describe('edge-sync\'s configuration', () => {
   });
 });
 
+describe('the job worker\'s configuration', () => {
+  it('names every variable that is missing or malformed, and holds no secret', () => {
+    expect(() => readJobWorkerConfig({})).toThrow('configuration: TABLE_NAME is required; JOBS_QUEUE_URL is required');
+    expect(() => readJobWorkerConfig({ TABLE_NAME: 't', JOBS_QUEUE_URL: 'https://sqs/q', LOG_LEVEL: 'loud' })).toThrow('LOG_LEVEL must be one of');
+    expect(readJobWorkerConfig({ TABLE_NAME: 't', JOBS_QUEUE_URL: 'https://sqs/q', LOG_LEVEL: 'info', SECRETS_ARN: 'arn:s' })).toEqual({
+      tableName: 't',
+      jobsQueueUrl: 'https://sqs/q',
+      logLevel: 'INFO',
+    });
+  });
+
+  it('gives the API the queue jobs start on, where there is one', () => {
+    expect(readApiConfig(local).jobsQueueUrl).toBeNull();
+    expect(readApiConfig({ ...local, JOBS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/jobs' }).jobsQueueUrl).toBe('https://sqs.eu-west-1.amazonaws.com/1/jobs');
+    expect(() => readApiConfig({ ...local, JOBS_QUEUE_URL: 'jobs' })).toThrow('JOBS_QUEUE_URL must be a URL, got "jobs"');
+  });
+});
+
 describe('the recording sweep\'s configuration', () => {
   it('names every variable that is missing', () => {
     expect(() => readRecordingSweepConfig({})).toThrow('configuration: TABLE_NAME is required; MEDIA_BUCKET is required');
     expect(readRecordingSweepConfig({ TABLE_NAME: 't', MEDIA_BUCKET: 'media' })).toEqual({ tableName: 't', mediaBucket: 'media' });
+  });
+});
+
+describe('the audience recorder\'s configuration', () => {
+  it('names every variable that is missing or malformed, and takes the API\'s session timeout', () => {
+    expect(() => readAudienceConfig({ SESSION_TIMEOUT_SECONDS: 'soon' })).toThrow(
+      'configuration: TABLE_NAME is required; SESSION_TIMEOUT_SECONDS must be a positive whole number, got "soon"',
+    );
+    expect(readAudienceConfig({ TABLE_NAME: 't' })).toEqual({ tableName: 't', sessionTimeoutSeconds: 90 });
+    expect(readAudienceConfig({ TABLE_NAME: 't', SESSION_TIMEOUT_SECONDS: '120' }).sessionTimeoutSeconds).toBe(120);
   });
 });
 
@@ -84,6 +114,14 @@ describe('reading the environment', () => {
     const readers = files(root)
       .filter((file) => readFileSync(file, 'utf8').includes('process.env'))
       .map((file) => relative(root, file));
-    expect(readers.sort()).toEqual(['config/api-config.ts', 'config/edge-sync-config.ts', 'config/env.ts', 'config/mailer-config.ts', 'config/recording-sweep-config.ts']);
+    expect(readers.sort()).toEqual([
+      'config/api-config.ts',
+      'config/audience-config.ts',
+      'config/edge-sync-config.ts',
+      'config/env.ts',
+      'config/job-worker-config.ts',
+      'config/mailer-config.ts',
+      'config/recording-sweep-config.ts',
+    ]);
   });
 });

@@ -9,6 +9,7 @@ import {
   Contended,
   InvalidCursor,
   InvalidInput,
+  JobStopped,
   LeaseHeld,
   NotFound,
   NotSignedIn,
@@ -59,6 +60,7 @@ const answered = [
     [new NotFound('code'), 404, { error: 'Token not found' }],
     [new NotFound('session'), 404, { error: 'Session not found' }],
     [new NotFound('account'), 404, { error: 'Account not found' }],
+    [new NotFound('job'), 404, { error: 'Job not found' }],
     [new Conflict('username-taken'), 409, { error: 'That login name is taken' }],
     [new Conflict('owner-managed-elsewhere'), 409, { error: 'The owner account is managed with set-admin-password, not here' }],
     [new Conflict('own-account'), 409, { error: 'You cannot change your own role or disable yourself' }],
@@ -93,7 +95,8 @@ const limited = [
   [new RateLimited(42), { error: 'Too many requests. Please try again later.' }],
 ] as const;
 const contended = new Contended('kept changing');
-const unanswered = [new Error('boom'), 'a string'];
+// JobStopped is a job's reason to fail, in the worker: it never answers a request.
+const unanswered = [new Error('boom'), 'a string', new JobStopped('The event was deleted')];
 
 describe('the error table', () => {
   it.each(answered)('%s answers %i', (error, status, body) => {

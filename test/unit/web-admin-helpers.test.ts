@@ -2,10 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   changeLines,
   checkCodeCount,
+  CODES_AT_ONCE,
+  describeProgress,
+  describeTimeLeft,
   EVENT_FIELDS,
   eventInputFromForm,
   filterEvents,
   parseFieldError,
+  plural,
+  secondsLeft,
   type EventFormValues,
 } from '../../web/src/admin/labels';
 import { hrefOf, parseRoute, type Route } from '../../web/src/admin/router';
@@ -72,10 +77,29 @@ describe('lists', () => {
     expect(filterEvents([...events], 'all').map((e) => e.id)).toEqual(['b', 'c', 'a']);
   });
 
-  it('accepts 1 to 500 codes per batch', () => {
+  it('accepts 1 to 1,000,000 codes (more than 500 are made by a background job)', () => {
     expect(checkCodeCount('1')).toEqual({ count: 1 });
-    expect(checkCodeCount('500')).toEqual({ count: 500 });
-    for (const bad of ['0', '501', '2.5', '', 'ten']) expect(checkCodeCount(bad)).toHaveProperty('error');
+    expect(checkCodeCount('501')).toEqual({ count: 501 });
+    expect(checkCodeCount('1000000')).toEqual({ count: 1_000_000 });
+    for (const bad of ['0', '1000001', '2.5', '', 'ten']) expect(checkCodeCount(bad)).toEqual({ error: 'Enter a whole number from 1 to 1,000,000.' });
+    expect(CODES_AT_ONCE).toBe(500);
+  });
+
+  it('tells a job’s progress and the time left at the pace seen so far', () => {
+    expect(describeProgress(12_000, 20_000)).toBe('12,000 of 20,000 (60 %)');
+    expect(describeProgress(19_999, 20_000)).toBe('19,999 of 20,000 (99 %)');
+    expect(describeProgress(0, 0)).toBe('0 of 0 (0 %)');
+    // 4,000 codes in 2 s: 2,000 a second, 16,000 to go.
+    expect(secondsLeft({ at: 1_000, done: 0 }, { at: 3_000, done: 4_000 }, 20_000)).toBe(8);
+    expect(secondsLeft({ at: 1_000, done: 4_000 }, { at: 9_000, done: 4_000 }, 20_000)).toBeNull();
+    expect(secondsLeft({ at: 1_000, done: 0 }, { at: 1_000, done: 0 }, 20_000)).toBeNull();
+    expect(describeTimeLeft(null)).toBe('working out the time left');
+    expect(describeTimeLeft(0.4)).toBe('almost done');
+    expect(describeTimeLeft(7.2)).toBe('about 8 s left');
+    expect(describeTimeLeft(150)).toBe('about 3 min left');
+    expect(describeTimeLeft(3_900)).toBe('about 1 h 5 min left');
+    expect(plural(20_000, 'code')).toBe('20,000 codes');
+    expect(plural(1, 'code')).toBe('1 code');
   });
 });
 

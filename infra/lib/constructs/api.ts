@@ -41,6 +41,8 @@ export interface ApiProps {
    * an account concurrency quota above 10 + the reservations (new accounts start lower; docs/deploy.md).
    */
   operatorConcurrency?: number;
+  /** Where the admin function queues the steps of the background jobs it starts (the Jobs construct grants it). */
+  jobsQueueUrl: string;
 }
 
 /**
@@ -135,6 +137,7 @@ export class Api extends Construct {
         SITE_ORIGIN: props.playbackBaseUrl,
         PLAYBACK_BASE_URL: props.playbackBaseUrl,
         ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
+        JOBS_QUEUE_URL: props.jobsQueueUrl,
         STAFF_TABLE_NAME: props.staffTable.tableName,
       },
       internal: {},

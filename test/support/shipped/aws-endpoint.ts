@@ -47,6 +47,8 @@ export interface AwsEndpoint {
   calls: AwsCall[];
   /** Requests no stand-in could serve: a service or operation verify:shipped does not know yet. */
   problems: string[];
+  /** A queue's URL in the local account: on this endpoint, where the SDK sends a queue's requests. */
+  queueUrl(name: string): string;
   /** Credentials that identify `caller` on every request it signs. */
   credentialsFor(caller: Caller): Credentials;
   /** An ECS container credentials URI (AWS_CONTAINER_CREDENTIALS_FULL_URI) handing out the caller's credentials. */
@@ -58,7 +60,7 @@ export interface AwsEndpoint {
  * The one AWS endpoint every local caller talks to (`AWS_ENDPOINT_URL`): it reads who signed the
  * request (each role's session has its own access key) and the service from the signature's
  * scope, asks the IAM model for every permission the request needs, answers AccessDenied as AWS
- * would when one is missing, and otherwise serves it: DynamoDB and S3 by forwarding to their
+ * would when one is missing, and otherwise serves it: DynamoDB, S3 and SQS by forwarding to their
  * stand-ins, Secrets Manager, the KeyValueStore API and CloudFront's invalidations itself.
  */
 export async function startAwsEndpoint(options: { iam: IamModel; dynamodb: string; s3: string }): Promise<AwsEndpoint> {
@@ -70,9 +72,11 @@ export async function startAwsEndpoint(options: { iam: IamModel; dynamodb: strin
   const secrets = new SecretsManagerStandIn();
   const keyValueStores = new KeyValueStoreStandIn();
   const cloudfront = new CloudFrontApiStandIn();
+  let url = '';
   const services: Record<string, Service> = {
     dynamodb: dynamoDb(options.dynamodb),
     s3: s3(options.s3),
+    sqs: sqs(options.s3, () => url),
     secretsmanager: secretsManager(secrets),
     'cloudfront-keyvaluestore': keyValueStore(keyValueStores),
     cloudfront: cloudFrontApi(cloudfront),
@@ -131,7 +135,7 @@ export async function startAwsEndpoint(options: { iam: IamModel; dynamodb: strin
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  url = `http://127.0.0.1:${port}`;
   const credentialsFor = (caller: Caller): Credentials => {
     let found = credentials.get(caller);
     if (!found) {
@@ -150,6 +154,7 @@ export async function startAwsEndpoint(options: { iam: IamModel; dynamodb: strin
     calls,
     problems,
     credentialsFor,
+    queueUrl: (name) => `${url}/${accountId}/${name}`,
     containerCredentialsUri(caller) {
       credentialsFor(caller);
       const token = randomBytes(12).toString('hex');
@@ -289,6 +294,46 @@ function s3(endpoint: string): Service {
     },
     answer: (request) => forward(endpoint, request),
     denied: (message) => ({ status: 403, headers: { 'content-type': 'application/xml' }, body: `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>${escapeXml(message)}</Message></Error>` }),
+  };
+}
+
+/**
+ * SQS (JSON protocol) on fauxqs, the S3 stand-in's own SQS. fauxqs keeps its queues in its own
+ * account (000000000000) at its own address; the stack's callers see them in the local account on
+ * this endpoint (the queue URL is where the SDK sends a queue's requests): queue URLs and ARNs are
+ * translated both ways, in requests (a redrive policy's target too) and answers.
+ */
+function sqs(fauxqs: string, endpointUrl: () => string): Service {
+  const FAUXQS_ACCOUNT = '000000000000';
+  const translations = () => ({
+    url: [`${endpointUrl()}/${accountId}/`, `${fauxqs}/${FAUXQS_ACCOUNT}/`],
+    arn: [`arn:aws:sqs:${region}:${accountId}:`, `arn:aws:sqs:${region}:${FAUXQS_ACCOUNT}:`],
+  });
+  const translate = (text: string, toFauxqs: boolean) =>
+    Object.values(translations()).reduce((out, [local, theirs]) => (toFauxqs ? out.replaceAll(local!, theirs!) : out.replaceAll(theirs!, local!)), text);
+  const parse = (request: ServiceRequest) => ({
+    operation: String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? '',
+    input: JSON.parse(request.body.toString('utf8') || '{}') as { QueueUrl?: string; QueueName?: string },
+  });
+  // The batch operations need the permission of their single form.
+  const actions: Record<string, string> = { SendMessageBatch: 'SendMessage', DeleteMessageBatch: 'DeleteMessage', ChangeMessageVisibilityBatch: 'ChangeMessageVisibility' };
+  return {
+    operation: (request) => parse(request).operation,
+    authorizations(request) {
+      const { operation, input } = parse(request);
+      const name = input.QueueName ?? input.QueueUrl?.split('/').pop();
+      return [{ action: `sqs:${actions[operation] ?? operation}`, resource: name ? `arn:aws:sqs:${region}:${accountId}:${name}` : '*', context: {} }];
+    },
+    async answer(request) {
+      const body = Buffer.from(translate(request.body.toString('utf8'), true));
+      const { headers: { 'content-length': _length, ...headers } = {}, ...answer } = await forward(fauxqs, request, body);
+      return { ...answer, headers, body: translate(answer.body.toString('utf8'), false) };
+    },
+    denied: (message) => ({
+      status: 403,
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-query-error': 'AccessDenied;Sender' },
+      body: JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message }),
+    }),
   };
 }
 

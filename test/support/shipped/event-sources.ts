@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import type { AwsEndpoint } from './aws-endpoint';
 import type { IamModel } from './iam';
 import type { LambdaService } from './lambda-functions';
@@ -96,6 +97,111 @@ export class StreamEventSource {
 
   private matches(record: unknown): boolean {
     return this.patterns.length === 0 || this.patterns.some((pattern) => matchesFilter(pattern, record));
+  }
+}
+
+/**
+ * An SQS event source mapping as Lambda runs it: it receives from the queue with the function's
+ * role (the role needs the queue's consume permissions), invokes the function with batches of the
+ * mapping's size in Lambda's SQS event shape, and deletes the messages handled: all of a batch
+ * whose invocation succeeded, or, with `ReportBatchItemFailures`, those the response does not
+ * list. A failed invocation's messages come back after their visibility timeout; the queue's
+ * redrive policy moves a message received too often to its dead-letter queue, as in AWS.
+ */
+export class QueueEventSource {
+  readonly functionId: string;
+  readonly queueArn: string;
+  readonly batchSize: number;
+  readonly reportsItemFailures: boolean;
+  /** `ScalingConfig.MaximumConcurrency`: reported (one instance per function runs here). */
+  readonly maxConcurrency: number | undefined;
+  private readonly queueUrl: string;
+  private readonly client: SQSClient;
+  private readonly functionTimeoutSeconds: number;
+  delivered = 0;
+  batches = 0;
+  /** Messages given back: listed in a partial batch response, or of an invocation that failed. */
+  returned = 0;
+
+  constructor(
+    readonly id: string,
+    values: StackValues,
+    lambda: LambdaService,
+    endpoint: AwsEndpoint,
+  ) {
+    const p = values.resolve(values.resource(id).Properties) as Record<string, any>;
+    const functionId = lambda.idOf(p.FunctionName);
+    if (!functionId) throw new Error(`event source mapping ${id}: function ${p.FunctionName} is not in the template`);
+    const queueId = values.logicalIdOf(p.EventSourceArn);
+    if (!queueId) throw new Error(`event source mapping ${id}: queue ${p.EventSourceArn} is not in the template`);
+    if (p.FilterCriteria) throw new Error(`event source mapping ${id}: filter criteria on a queue are not driven by verify:shipped (add them to QueueEventSource)`);
+    this.functionId = functionId;
+    this.queueArn = p.EventSourceArn;
+    this.queueUrl = values.ref(queueId);
+    this.batchSize = Number(p.BatchSize ?? 10);
+    this.reportsItemFailures = (p.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures');
+    this.maxConcurrency = p.ScalingConfig?.MaximumConcurrency;
+    this.functionTimeoutSeconds = lambda.get(functionId).timeoutSeconds;
+    this.client = new SQSClient({ endpoint: endpoint.url, region: LOCAL_ACCOUNT.region, credentials: endpoint.credentialsFor(lambda.get(functionId).caller) });
+  }
+
+  /**
+   * What CreateEventSourceMapping checks before it accepts the mapping: the function's role may read
+   * the queue's attributes, and the queue's visibility timeout is no shorter than the function's
+   * timeout (a message would otherwise come back while its invocation still runs).
+   */
+  async validate(): Promise<void> {
+    const { Attributes: attributes = {} } = await this.client.send(new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: ['VisibilityTimeout'] }));
+    const visibility = Number(attributes.VisibilityTimeout);
+    if (!(visibility >= this.functionTimeoutSeconds)) {
+      throw new Error(`event source mapping ${this.id}: queue visibility timeout ${visibility} s is less than the function's timeout ${this.functionTimeoutSeconds} s (Lambda refuses the mapping)`);
+    }
+  }
+
+  /** Hands every message visible now to the function, batch by batch, until a receive finds none; returns how many. */
+  async deliver(invoke: (functionId: string, event: unknown) => Promise<any>): Promise<number> {
+    let count = 0;
+    for (;;) {
+      const { Messages: messages = [] } = await this.client.send(
+        new ReceiveMessageCommand({ QueueUrl: this.queueUrl, MaxNumberOfMessages: Math.min(this.batchSize, 10), WaitTimeSeconds: 0, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+      );
+      if (messages.length === 0) return count;
+      let failed: Set<string>;
+      try {
+        const response = await invoke(this.functionId, { Records: messages.map((message) => this.asLambdaRecord(message)) });
+        failed = new Set(this.reportsItemFailures ? (response?.batchItemFailures ?? []).map((failure: { itemIdentifier: string }) => failure.itemIdentifier) : []);
+      } catch {
+        failed = new Set(messages.map((message) => message.MessageId!));
+      }
+      const handled = messages.filter((message) => !failed.has(message.MessageId!));
+      if (handled.length) {
+        await this.client.send(new DeleteMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: handled.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle })) }));
+      }
+      count += messages.length;
+      this.delivered += messages.length;
+      this.returned += messages.length - handled.length;
+      this.batches++;
+    }
+  }
+
+  /** The message as Lambda hands it over: camel-cased, with this mapping's queue ARN and region. */
+  private asLambdaRecord(message: Message): Record<string, unknown> {
+    return {
+      messageId: message.MessageId,
+      receiptHandle: message.ReceiptHandle,
+      body: message.Body,
+      attributes: message.Attributes ?? {},
+      messageAttributes: Object.fromEntries(
+        Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+          name,
+          { stringValue: value.StringValue, binaryValue: value.BinaryValue && Buffer.from(value.BinaryValue).toString('base64'), stringListValues: [], binaryListValues: [], dataType: value.DataType },
+        ]),
+      ),
+      md5OfBody: message.MD5OfBody,
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.queueArn,
+      awsRegion: LOCAL_ACCOUNT.region,
+    };
   }
 }
 

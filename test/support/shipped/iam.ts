@@ -145,13 +145,19 @@ export class IamModel {
   }
 
   /**
-   * The resource policy of the resource an ARN names: an S3 bucket's policy, or a Lambda
-   * function's (the statements of its AWS::Lambda::Permission resources).
+   * The resource policy of the resource an ARN names: an S3 bucket's policy, a queue's, or a
+   * Lambda function's (the statements of its AWS::Lambda::Permission resources).
    */
   private resourcePolicy(resource: string): unknown {
     const bucket = /^arn:aws:s3:::([^/]+)/.exec(resource)?.[1];
     if (bucket) {
       const policyId = this.values.idsOf('AWS::S3::BucketPolicy').find((id) => this.values.resolve(this.values.resource(id).Properties?.Bucket) === bucket);
+      return policyId ? this.values.resolve(this.values.resource(policyId).Properties!.PolicyDocument) : undefined;
+    }
+    if (/^arn:aws:sqs:/.test(resource)) {
+      // A queue's AWS::SQS::QueuePolicy (enforceSSL's deny of plain HTTP, say); a policy may cover several queues.
+      const queueId = this.values.logicalIdOf(resource);
+      const policyId = queueId && this.values.idsOf('AWS::SQS::QueuePolicy').find((id) => (this.values.resolve(this.values.resource(id).Properties?.Queues) as string[]).includes(this.values.ref(queueId)));
       return policyId ? this.values.resolve(this.values.resource(policyId).Properties!.PolicyDocument) : undefined;
     }
     if (/^arn:aws:lambda:/.test(resource)) {

@@ -1,12 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { startAwsEndpoint, type AwsEndpoint } from './aws-endpoint';
 import type { CloudAssembly } from './cloud-assembly';
 import { createCustomResource } from './custom-resources';
-import { StreamEventSource } from './event-sources';
+import { QueueEventSource, StreamEventSource } from './event-sources';
 import { IamModel, type Caller } from './iam';
 import { LambdaService } from './lambda-functions';
+import { createQueueFromTemplate, type CreatedQueue } from './queues';
 import { LOCAL_ACCOUNT, StackValues } from './stack-values';
 import { createTableFromTemplate, type CreatedTable } from './tables';
 
@@ -21,7 +23,9 @@ export interface LocalStack {
   endpoint: AwsEndpoint;
   lambda: LambdaService;
   tables: CreatedTable[];
+  queues: CreatedQueue[];
   streamSources: StreamEventSource[];
+  queueSources: QueueEventSource[];
   /** What each custom resource did at creation. */
   customResources: string[];
   /** Values CloudFormation and ECS resolve at creation time: `{{resolve:…}}` references, task secrets. */
@@ -47,8 +51,8 @@ export interface ClientConfig {
 /**
  * Deploys the synthesized template locally: every resource in an order CloudFormation could
  * pick (dependencies first; among the resources ready at once, custom resources last, so that
- * whatever reads a value at creation reads it as early as CloudFormation might). Tables, buckets,
- * secrets and KeyValueStores are created from their properties; functions are taken into service;
+ * whatever reads a value at creation reads it as early as CloudFormation might). Tables, queues,
+ * buckets, secrets and KeyValueStores are created from their properties; functions are taken into service;
  * custom resources run; `{{resolve:secretsmanager:…}}` and ECS task secrets are read when their
  * resource is created.
  */
@@ -62,6 +66,7 @@ export async function deployLocally(assembly: CloudAssembly, stores: { dynamodb:
   const dynamodb = new DynamoDBClient({ endpoint: stores.dynamodb, region: LOCAL_ACCOUNT.region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const s3 = deployerClient((config) => new S3Client({ ...config, forcePathStyle: true }));
   const secrets = deployerClient((config) => new SecretsManagerClient(config));
+  const sqs = deployerClient((config) => new SQSClient(config));
   const pending: Promise<unknown>[] = [];
   const stack: LocalStack = {
     assembly,
@@ -70,7 +75,9 @@ export async function deployLocally(assembly: CloudAssembly, stores: { dynamodb:
     endpoint,
     lambda,
     tables: [],
+    queues: [],
     streamSources: [],
+    queueSources: [],
     customResources: [],
     resolvedAtCreation: new Map(),
     noLocalEffect: new Map(),
@@ -84,6 +91,7 @@ export async function deployLocally(assembly: CloudAssembly, stores: { dynamodb:
       await lambda.close();
       await endpoint.close();
       dynamodb.destroy();
+      sqs.destroy();
     },
   };
   const invokeAsync = (functionId: string, event: unknown, why: string) => {
@@ -106,14 +114,20 @@ export async function deployLocally(assembly: CloudAssembly, stores: { dynamodb:
 
   const creators: Record<string, (id: string) => Promise<void> | void> = {
     'AWS::DynamoDB::Table': async (id) => void stack.tables.push(await createTableFromTemplate(dynamodb, values, id)),
+    'AWS::SQS::Queue': async (id) => void stack.queues.push(await createQueueFromTemplate(sqs, values, id)),
     'AWS::S3::Bucket': async (id) => void (await s3.send(new CreateBucketCommand({ Bucket: values.ref(id) }))),
     'AWS::SecretsManager::Secret': (id) => endpoint.secrets.create(values.ref(id), values.resolve(values.resource(id).Properties)),
     'AWS::CloudFront::KeyValueStore': (id) => endpoint.keyValueStores.create(values.getAtt(id, 'Arn')),
     'AWS::Lambda::Function': (id) => lambda.deploy(id),
-    'AWS::Lambda::EventSourceMapping': (id) => {
+    'AWS::Lambda::EventSourceMapping': async (id) => {
       const source = values.text(values.resource(id).Properties?.EventSourceArn);
+      if (stack.queues.some((queue) => values.getAtt(queue.id, 'Arn') === source)) {
+        const queueSource = new QueueEventSource(id, values, lambda, endpoint);
+        await queueSource.validate();
+        return void stack.queueSources.push(queueSource);
+      }
       const table = stack.tables.find((t) => values.getAtt(t.id, 'StreamArn') === source);
-      if (!table?.localStreamArn) throw new Error(`event source mapping ${id} reads ${source}: only DynamoDB streams are driven by verify:shipped`);
+      if (!table?.localStreamArn) throw new Error(`event source mapping ${id} reads ${source}: only DynamoDB streams and SQS queues are driven by verify:shipped`);
       stack.streamSources.push(new StreamEventSource(id, values, lambda, endpoint, table.localStreamArn));
     },
     'AWS::CloudFront::Distribution': async (id) => {

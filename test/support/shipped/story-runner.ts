@@ -156,6 +156,13 @@ export class StoryContext {
     for (const source of this.stack.streamSources) await source.deliver((id, event) => this.stack.lambda.invoke(id, event));
   }
 
+  /** Lambda's queue pollers run: every message visible now reaches its function (the job worker), batch by batch. */
+  async queuesDelivered(): Promise<number> {
+    let count = 0;
+    for (const source of this.stack.queueSources) count += await source.deliver((id, event) => this.stack.lambda.invoke(id, event));
+    return count;
+  }
+
   /**
    * A viewer's HLS request at the edge: the distribution's viewer-request function for `path` runs
    * on it (in Node, against the KeyValueStore as edge-sync left it), its outcome must be

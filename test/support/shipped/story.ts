@@ -6,7 +6,14 @@
 import { Secret, TOTP } from 'otpauth';
 import Stripe from 'stripe';
 import { signPayload } from '../../../functions/domain/webhook-signature';
+import { CODES_PER_STEP, GENERATION_LANES } from '../../../functions/domain/code-generation-job';
 import { cookieOf, story, type RouteStory, type StoryContext } from './story-runner';
+
+/**
+ * Codes of the background job: one step more than it has lanes (functions/domain/code-generation-job.ts),
+ * so the admin function queues the lanes' first steps and the worker queues the last one itself.
+ */
+const JOB_CODES = GENERATION_LANES * CODES_PER_STEP + 1;
 
 const STAFF = { username: 'verify-staff', password: 'staff password one two', changed: 'staff password three four' };
 
@@ -193,6 +200,33 @@ export const STORIES: RouteStory[] = [
     s.check((await s.admin('GET', `/api/admin/tokens?eventId=${s.state.eventId}&status=unused`)).tokens.length === 6, 'six unused codes');
   }),
 
+  // A background job (the event deleted at the end, so the show's own codes stay six): the admin
+  // function queues its steps, Lambda's queue poller hands them to the job worker.
+  story('POST /api/admin/events/{id}/tokens/jobs', async (s) => {
+    const { job } = await s.admin('POST', `/api/admin/events/${s.state.throwawayEventId}/tokens/jobs`, { count: JOB_CODES, label: 'verify job' }, 202);
+    s.check(job.kind === 'generate-codes' && job.status === 'queued' && job.total === JOB_CODES && job.done === 0, `job: ${JSON.stringify(job)}`);
+    s.state.jobId = job.id;
+  }),
+  story('GET /api/admin/events/{id}/jobs', async (s) => {
+    const { jobs } = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}/jobs`);
+    s.check(jobs.length === 1 && jobs[0].id === s.state.jobId, `the event's jobs: ${JSON.stringify(jobs)}`);
+  }),
+  story('GET /api/admin/jobs/{jobId}', async (s) => {
+    let job: { status: string; done: number; total: number; result?: { count: number } } = (await s.admin('GET', `/api/admin/jobs/${s.state.jobId}`)).job;
+    let delivered = 0;
+    for (const deadline = Date.now() + 60_000; job.status !== 'done' && job.status !== 'failed' && Date.now() < deadline; ) {
+      delivered += await s.queuesDelivered();
+      // A step queued with a delay (the job's pace) or given back shows up later.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      job = (await s.admin('GET', `/api/admin/jobs/${s.state.jobId}`)).job;
+    }
+    s.check(job.status === 'done' && job.done === JOB_CODES && job.result?.count === JOB_CODES, `after ${delivered} steps through the queue: ${JSON.stringify(job)}`);
+    const details = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}`);
+    s.check(details.stats.tokens === JOB_CODES, `the event counts ${details.stats.tokens} codes`);
+    const { entries } = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}/audit`);
+    s.check(['job.start', 'job.end'].every((action) => entries.some((entry: { action: string }) => entry.action === action)), `the job's start and end in the event log: ${JSON.stringify(entries.map((entry: { action: string }) => entry.action))}`);
+  }),
+
   // A viewer: validate, heartbeat, refresh, the long-lived URL, and each at the edge.
   story('POST /api/tokens/validate', async (s) => {
     s.expect(await s.site('POST', '/api/tokens/validate', { json: { code: 'NOSUCHCODE23' }, from: s.client() }), 401, 'an unknown code');
@@ -205,6 +239,14 @@ export const STORIES: RouteStory[] = [
   story('POST /api/playback/heartbeat', async (s) => {
     const res = await s.site('POST', '/api/playback/heartbeat', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from });
     s.check(s.expect(res, 200, 'heartbeat').ok === true, 'heartbeat ok');
+    // Two beats with the player's quality report: 37 s watched, 19 % of it stalled (the audience recorder marks the ticket).
+    for (const qoe of [
+      { playingMs: 20_000, stalledMs: 5_000, stalls: 2, startupMs: 1_500, bitrateKbps: 800, droppedFrames: 3, errors: { count: 1 } },
+      { playingMs: 10_000, stalledMs: 2_000, stalls: 1, bitrateKbps: 800 },
+    ]) {
+      const beat = await s.site('POST', '/api/playback/heartbeat', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from, json: { qoe } });
+      s.check(s.expect(beat, 200, 'heartbeat with a quality report').ok === true, 'heartbeat with qoe ok');
+    }
   }),
   story('POST /api/playback/refresh', async (s) => {
     const res = await s.site('POST', '/api/playback/refresh', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from });
@@ -231,6 +273,28 @@ export const STORIES: RouteStory[] = [
     const session = sessions.find((entry: { code: string }) => entry.code === codeOf(s, 0).code);
     // The viewer's own address: CloudFront's CloudFront-Viewer-Address, believed because its X-Origin-Verify matches the secret.
     s.check(session?.clientIp === s.state.viewerA.from, `viewer A is listed from ${s.state.viewerA.from}: ${JSON.stringify(sessions)}`);
+  }),
+  // The audience, from the table's changes through the audience recorder's bundle.
+  story('GET /api/admin/events/{id}/audience/trouble', async (s) => {
+    await s.streamsDelivered();
+    const { tickets } = await s.admin('GET', eventPath(s, '/audience/trouble'));
+    const ticket = tickets.find((t: { code: string }) => t.code === codeOf(s, 0).code);
+    s.check(ticket?.reason === 'stalls' && ticket.worstStallRatio > 0.18, `viewer A stalled 19 %: ${JSON.stringify(tickets)}`);
+  }),
+  story('GET /api/admin/events/{id}/audience/trouble/export', async (s) => {
+    const res = await s.site('GET', eventPath(s, '/audience/trouble/export'), { cookie: s.state.cookie });
+    s.expect(res, 200, 'trouble CSV');
+    s.check(String(res.headers['content-type']).startsWith('text/csv') && res.text.includes(`${codeOf(s, 0).code},verify,stalls,18.9,`), `CSV: ${res.text.slice(0, 300)}`);
+  }),
+  story('GET /api/admin/tokens/{id}/watching', async (s) => {
+    const watching = await s.admin('GET', `/api/admin/tokens/${codeOf(s, 0).id}/watching`);
+    s.check(watching.sessions === 1 && watching.watchMinutes === 0.6 && watching.trouble === 'stalls' && watching.watchingNow?.startupMs === 1500, `watching: ${JSON.stringify(watching)}`);
+  }),
+  story('GET /api/admin/events/{id}/audience', async (s) => {
+    const report = await s.admin('GET', eventPath(s, '/audience'));
+    // Minutes appear once settled (45 s after they end); the totals count the codes used at once.
+    s.check(report.eventId === s.state.eventId && report.totals.uniqueCodes >= 1 && Array.isArray(report.series), `audience: ${JSON.stringify(report.totals)}`);
+    s.expect(await s.site('GET', eventPath(s, '/audience?step=7'), { cookie: s.state.cookie }), 400, 'a step that is not whole minutes');
   }),
   story('POST /api/admin/events/{id}/preview', async (s) => {
     const preview = await s.admin('POST', eventPath(s, '/preview'), {});

@@ -12,6 +12,8 @@ import type { issuePreview } from '../../../functions/domain/preview';
 import type { SessionView } from '../../../functions/domain/session-admin';
 import type { OrderView } from '../../../functions/domain/orders';
 import type { AccountView } from '../../../functions/domain/staff-accounts';
+import type { JobView } from '../../../functions/domain/jobs';
+import type { audienceReport, troubleList, WatchingView } from '../../../functions/domain/audience-report';
 import type { Permission, Role } from '../../../functions/domain/roles';
 
 // Response shapes are the API's own view types (type-only: nothing of the server is bundled).
@@ -25,7 +27,7 @@ export type ListedEvent = ReturnType<typeof adminEventListView>;
 export type EventDetail = Omit<Awaited<ReturnType<typeof eventDetails>>, 'ingest'> & {
   ingest: Awaited<ReturnType<typeof eventDetails>>['ingest'] | null;
 };
-export type { AccountView, Permission, Role };
+export type { AccountView, JobView, Permission, Role };
 
 export interface SessionInfo {
   authenticated: true;
@@ -47,6 +49,9 @@ export type LoginAnswer = { success: true; enrolmentRequired?: true } | { succes
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 export type Preview = Awaited<ReturnType<typeof issuePreview>>;
 export type LiveSession = SessionView;
+export type AudienceReport = Awaited<ReturnType<typeof audienceReport>>;
+export type TroublePage = Awaited<ReturnType<typeof troubleList>>;
+export type { WatchingView };
 export interface SessionsPage {
   sessions: LiveSession[];
   total: number;
@@ -144,6 +149,12 @@ export const adminApi = {
     ),
   generateCodes: (eventId: string, count: number, label: string) =>
     call<{ tokens: CodeView[]; count: number }>(`/events/${id(eventId)}/tokens`, { json: { count, label } }),
+  /** More codes than fit one request: a background job makes them (its progress: `getJob`). */
+  startCodeJob: (eventId: string, count: number, label: string) =>
+    call<{ job: JobView }>(`/events/${id(eventId)}/tokens/jobs`, { json: { count, label } }).then((body) => body.job),
+  getJob: (jobId: string) => call<{ job: JobView }>(`/jobs/${id(jobId)}`).then((body) => body.job),
+  /** The event's recent jobs, newest first (those the account may read). */
+  listJobs: (eventId: string) => call<{ jobs: JobView[] }>(`/events/${id(eventId)}/jobs`).then((body) => body.jobs),
   revokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/revoke`, { method: 'PATCH' }),
   unrevokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/unrevoke`, { method: 'PATCH' }),
   bulkRevoke: (codeIds: string[]) => call<{ revoked: number }>('/tokens/bulk-revoke', { json: { tokenIds: codeIds } }),
@@ -155,6 +166,10 @@ export const adminApi = {
   endSession: (eventId: string, session: Pick<LiveSession, 'code' | 'sessionId'>) =>
     call<{ ended: true }>(`/events/${id(eventId)}/sessions/end`, { json: { code: session.code, sessionId: session.sessionId } }),
   endAllSessions: (eventId: string) => call<{ ended: number }>(`/events/${id(eventId)}/sessions/end-all`, { json: {} }),
+  audience: (eventId: string) => call<AudienceReport>(`/events/${id(eventId)}/audience`),
+  troubleList: (eventId: string, cursor: string | null) => call<TroublePage>(`/events/${id(eventId)}/audience/trouble${query({ cursor })}`),
+  troubleExportUrl: (eventId: string) => `/api/admin/events/${id(eventId)}/audience/trouble/export`,
+  watching: (codeId: string) => call<WatchingView>(`/tokens/${id(codeId)}/watching`),
   listOrders: (eventId: string, cursor: string | null) => call<OrdersPage>(`/events/${id(eventId)}/orders${query({ cursor })}`),
   resendOrderEmail: (orderId: string) => call<OrderView>(`/orders/${id(orderId)}/resend`, { json: {} }),
   /** One event's log, or (eventId null) every entry. */

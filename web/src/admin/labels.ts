@@ -19,13 +19,17 @@ export const CODE_STATUS_LABELS: Record<CodeStatus, string> = {
   expired: 'Expired',
 };
 
-export const CODE_FILTERS: { value: CodeFilter; label: string }[] = [
+/** The codes list's filter: a status, or the tickets whose holders had trouble watching. */
+export type CodeListFilter = CodeFilter | 'trouble';
+
+export const CODE_FILTERS: { value: CodeListFilter; label: string }[] = [
   { value: '', label: 'All codes' },
   { value: 'active', label: 'Usable' },
   { value: 'unused', label: 'Unused' },
   { value: 'redeemed', label: 'Redeemed' },
   { value: 'revoked', label: 'Revoked' },
   { value: 'expired', label: 'Expired' },
+  { value: 'trouble', label: 'With trouble (stalls, failed starts)' },
 ];
 
 export type EventFilter = 'current' | 'archived' | 'all';
@@ -103,13 +107,47 @@ export function eventInputFromForm(
   };
 }
 
-/** A count for the generate form: integer 1..500, or a message. */
+/** Codes generated while the admin waits; more are made by a background job. */
+export const CODES_AT_ONCE = 500;
+export const MAX_CODES_PER_JOB = 1_000_000;
+
+/** A count for the generate form: integer 1..1,000,000, or a message. */
 export function checkCodeCount(value: string): { count: number; error?: undefined } | { error: string } {
   const count = Number(value);
-  if (value.trim() === '' || !Number.isInteger(count) || count < 1 || count > 500) {
-    return { error: 'Enter a whole number from 1 to 500.' };
+  if (value.trim() === '' || !Number.isInteger(count) || count < 1 || count > MAX_CODES_PER_JOB) {
+    return { error: `Enter a whole number from 1 to ${MAX_CODES_PER_JOB.toLocaleString('en-US')}.` };
   }
   return { count };
+}
+
+/** A point of a job's progress, as the console saw it. */
+export interface ProgressSample {
+  /** Milliseconds (the console's clock). */
+  at: number;
+  done: number;
+}
+
+/** Seconds a job still needs at the pace seen between two samples; null until it has moved. */
+export function secondsLeft(first: ProgressSample, latest: ProgressSample, total: number): number | null {
+  const rate = (latest.done - first.done) / ((latest.at - first.at) / 1000);
+  if (!(rate > 0)) return null;
+  return Math.max(0, (total - latest.done) / rate);
+}
+
+/** `about 40 s left`, `about 3 min left`, `about 1 h 5 min left`; null: not known yet. */
+export function describeTimeLeft(seconds: number | null): string {
+  if (seconds === null) return 'working out the time left';
+  if (seconds < 1) return 'almost done';
+  if (seconds < 60) return `about ${Math.ceil(seconds)} s left`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return `about ${minutes} min left`;
+  return `about ${Math.floor(minutes / 60)} h ${minutes % 60} min left`;
+}
+
+/** `12,000 of 20,000 (60 %)`: the percentage rounded down, so 100 % means done. */
+export function describeProgress(done: number, total: number): string {
+  const percent = total > 0 ? Math.floor((done / total) * 100) : 0;
+  return `${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} (${percent} %)`;
 }
 
 /** Words for an API failure on an admin action. */
@@ -137,9 +175,9 @@ export function signedOutMessage(reason: SignedOutReason | string | undefined): 
   }
 }
 
-/** `1 code`, `3 codes`. */
+/** `1 code`, `3 codes`, `20,000 codes`. */
 export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+  return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 export const ROLE_LABELS: Record<Role, string> = {

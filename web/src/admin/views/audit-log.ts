@@ -37,6 +37,8 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'sessions.end-all': 'All sessions ended',
   'ingest-key.rotate': 'New stream key',
   'cache.clear': 'Media cache cleared',
+  'job.start': 'Background job started',
+  'job.end': 'Background job ended',
   'stream.start': 'Stream started',
   'stream.stop': 'Stream stopped',
   'stream.takeover': 'Stream taken over by another ingest',

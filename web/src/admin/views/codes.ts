@@ -1,20 +1,31 @@
-/** Access codes of one event: generate, filter, export, revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print). */
+/**
+ * Access codes of one event: generate (up to 500 at once, more in a background job with its progress bar),
+ * filter, export, revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print), each ticket's
+ * watching; the filter "with trouble" lists the tickets whose holders had trouble watching, with their
+ * CSV for refunds.
+ */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type CodeFilter, type CodeView } from '../api';
-import { checkCodeCount, plural, CODE_FILTERS, CODE_STATUS_LABELS } from '../labels';
+import { adminApi, type CodeView, type JobView, type TroublePage } from '../api';
+import { checkCodeCount, plural, CODES_AT_ONCE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB, type CodeListFilter } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
+import { jobProgress } from './job-progress';
 import { copyLinkButton, qrButton } from './ticket-qr';
+import { troubleTable, watchingButton } from './watching';
 
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
+/** A generation job that failed is shown for this long after it stopped (it may be resumed by an operator). */
+const FAILED_JOB_SHOWN_MS = 24 * 60 * 60 * 1000;
 
 export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
   // Read-only sees the list; generating, exporting and revoking need codes:manage.
   const manage = can('codes:manage');
-  let filter: CodeFilter = '';
+  let filter: CodeListFilter = '';
   let codes: CodeView[] = [];
+  /** The trouble list's pages shown so far (the filter "with trouble"). */
+  let trouble: TroublePage = { tickets: [], nextCursor: null };
   const selected = new Set<string>();
 
   const list = h('div', { className: 'codes-list' });
@@ -38,7 +49,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     id: 'code-count',
     type: 'number',
     min: 1,
-    max: 500,
+    max: MAX_CODES_PER_JOB,
     step: 1,
     inputmode: 'numeric',
     value: '10',
@@ -54,10 +65,46 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     CODE_FILTERS.map((option) => h('option', { value: option.value }, option.label)),
   );
 
+  // Generation jobs under way (or recently failed), each with its progress bar; the ids of those shown.
+  const jobsArea = h('div', { className: 'jobs' });
+  const shownJobs = new Set<string>();
+  const showJob = (job: JobView) => {
+    if (shownJobs.has(job.id) || job.kind !== 'generate-codes') return;
+    const progress = jobProgress(job, {
+      title: `Generating ${plural(job.total, 'code')}`,
+      onEnd: (ended) => {
+        if (ended.status === 'failed') return;
+        progress.remove();
+        shownJobs.delete(job.id);
+        notify(`${plural(ended.total, 'code')} generated.`);
+        void changed();
+      },
+    });
+    shownJobs.add(job.id);
+    jobsArea.append(progress);
+  };
+
+  const troubleCsv = h('a', { className: 'button', href: adminApi.troubleExportUrl(eventId), download: '', hidden: true }, 'Download CSV for refunds');
+  const moreTrouble = h('button', { type: 'button', className: 'small', 'data-key': 'trouble-more', hidden: true }, 'More');
+
   const load = async () => {
-    codes = await adminApi.listCodes(eventId, filter);
-    for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
-    draw();
+    troubleCsv.hidden = !(manage && filter === 'trouble');
+    const jobs = manage ? adminApi.listJobs(eventId) : Promise.resolve([]);
+    if (filter === 'trouble') {
+      trouble = await adminApi.troubleList(eventId, null);
+      codes = [];
+      selected.clear();
+      draw();
+    } else {
+      codes = await adminApi.listCodes(eventId, filter);
+      for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
+      draw();
+    }
+    // After a reload too: jobs still running, and failures of the last day.
+    for (const job of [...(await jobs)].reverse()) {
+      const recentFailure = job.status === 'failed' && Date.now() - Date.parse(job.finishedAt ?? job.createdAt) < FAILED_JOB_SHOWN_MS;
+      if (job.status === 'queued' || job.status === 'running' || recentFailure) showJob(job);
+    }
   };
   const reload = () => act(null, load);
   const changed = async () => {
@@ -66,7 +113,8 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   };
 
   const draw = () => {
-    rerender(list, () => table());
+    rerender(list, () => (filter === 'trouble' ? troubleTable(trouble) : table()));
+    moreTrouble.hidden = filter !== 'trouble' || !trouble.nextCursor;
     bulk.disabled = selected.size === 0;
     bulk.textContent = selected.size ? `Revoke selected (${selected.size})` : 'Revoke selected';
     print.textContent = selected.size ? `Print tickets (${selected.size})` : 'Print tickets';
@@ -151,7 +199,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       manage && h('td', { className: 'check' }, check),
       h('th', { scope: 'row', className: 'mono code' }, code.code),
       // A cell stays a table cell (its row line level with the others); the flex box sits inside it.
-      h('td', null, h('div', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code))),
+      h('td', null, h('div', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code), code.redeemedAt && watchingButton(code.id, code.code))),
       h('td', null, code.label || '—'),
       h('td', null, badge(CODE_STATUS_LABELS[code.status] ?? code.status, STATUS_TONES[code.status] ?? 'muted')),
       h('td', null, formatDateTime(code.redeemedAt)),
@@ -172,7 +220,11 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
         { className: 'field count' },
         h('label', { for: 'code-count' }, 'How many'),
         count,
-        h('p', { id: 'code-count-hint', className: 'hint' }, 'From 1 to 500.'),
+        h(
+          'p',
+          { id: 'code-count-hint', className: 'hint' },
+          `From 1 to ${MAX_CODES_PER_JOB.toLocaleString('en-US')} (over ${CODES_AT_ONCE} in the background).`,
+        ),
       ),
       h(
         'div',
@@ -196,6 +248,14 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     }
     countError.textContent = '';
     count.removeAttribute('aria-invalid');
+    if (checked.count > CODES_AT_ONCE) {
+      void act(generate, () => adminApi.startCodeJob(eventId, checked.count, label.value.trim())).then((job) => {
+        if (!job) return;
+        showJob(job);
+        notify(`Generating ${plural(checked.count, 'code')} in the background.`);
+      });
+      return;
+    }
     void act(generate, () => adminApi.generateCodes(eventId, checked.count, label.value.trim())).then(async (result) => {
       if (!result) return;
       notify(`${plural(result.count ?? result.tokens.length, 'code')} generated.`);
@@ -204,9 +264,17 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   });
 
   statusSelect.addEventListener('change', () => {
-    filter = statusSelect.value as CodeFilter;
+    filter = statusSelect.value as CodeListFilter;
     selected.clear();
     void reload();
+  });
+
+  moreTrouble.addEventListener('click', () => {
+    void act(moreTrouble, async () => {
+      const next = await adminApi.troubleList(eventId, trouble.nextCursor);
+      trouble = { tickets: [...trouble.tickets, ...next.tickets], nextCursor: next.nextCursor };
+      draw();
+    });
   });
 
   bulk.addEventListener('click', () => {
@@ -231,15 +299,18 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     { className: 'card panel codes-panel', 'aria-labelledby': 'codes-title' },
     h('h2', { id: 'codes-title', tabindex: -1 }, 'Access codes'),
     manage && form,
+    jobsArea,
     h(
       'div',
       { className: 'toolbar codes-toolbar' },
       h('div', { className: 'field inline' }, h('label', { for: 'code-filter' }, 'Show codes'), statusSelect),
       manage && exportCsv,
+      manage && troubleCsv,
       manage && print,
       manage && bulk,
     ),
     list,
+    moreTrouble,
   );
   return { element, load };
 }

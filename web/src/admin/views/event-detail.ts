@@ -1,6 +1,7 @@
 /**
- * One event: its state and actions, figures, OBS settings, media cache, and
- * the access codes panel. Sections re-render in place after each action.
+ * One event: its state and actions, figures, OBS settings, media cache, who
+ * is watching now, the audience over time, and the access codes panel.
+ * Sections re-render in place after each action.
  */
 import { h, replaceChildren, type Child } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
@@ -9,6 +10,7 @@ import { EVENT_STATUS_LABELS, EVENT_STATUS_TONES } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, copyFromButton, notify, rerender, tableWrap } from '../ui';
+import { audiencePanel } from './audience';
 import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
 import { previewPanel } from './preview';
@@ -125,6 +127,8 @@ export async function renderEventDetail(
         });
       })
     : null;
+  // Every role that sees the event sees its audience: the show's health is the stream tech's business too.
+  const audience = audiencePanel(eventId);
   obs.hidden = event.ingest === null;
   encoder.hidden = event.ingest === null;
   replaceChildren(
@@ -135,6 +139,7 @@ export async function renderEventDetail(
     h('div', { className: 'obs-preview' }, obs, can('stream:manage') && previewPanel(eventId, event.status)),
     encoder,
     sessions?.element,
+    audience.element,
     codes?.element,
     orders?.element,
     audit.element,
@@ -143,7 +148,7 @@ export async function renderEventDetail(
   rerender(figures, () => stats(event));
   rerender(obs, () => obsSettings(event, actions));
   rerender(encoder, () => encoderReport(event));
-  await Promise.all([codes?.load(), sessions?.load(), orders?.load(), audit.load()]);
+  await Promise.all([codes?.load(), sessions?.load(), orders?.load(), audit.load(), act(null, audience.load)]);
 }
 
 interface Actions {

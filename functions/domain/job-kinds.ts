@@ -1,0 +1,13 @@
+import { codeGenerationJob } from './code-generation-job';
+import type { JobKind } from './job-kind';
+
+/**
+ * Every kind of background job. A new kind is a module like
+ * code-generation-job.ts (its steps, its permission), a line here and the
+ * route that starts it; the runner does the rest.
+ */
+export const JOB_KINDS = {
+  'generate-codes': codeGenerationJob,
+} satisfies Record<string, JobKind>;
+
+export type JobKindName = keyof typeof JOB_KINDS;

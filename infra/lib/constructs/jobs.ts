@@ -1,0 +1,97 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { NagSuppressions } from 'cdk-nag';
+import { Construct } from 'constructs';
+import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../../functions/domain/job-worker-settings';
+import { AppFunction } from './app-function';
+
+export interface JobsProps {
+  table: dynamodb.ITable;
+}
+
+/**
+ * Background jobs (docs/deploy.md, "Background jobs"): a queue of job steps,
+ * its dead-letter queue, and the worker Lambda that runs the steps (SQS event
+ * source, partial batch responses, at most `JOB_WORKER.maxConcurrency` steps at
+ * once, which is what keeps a job's writes under the table's per-key limits).
+ * The admin function starts jobs: `grantStart`.
+ */
+export class Jobs extends Construct {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly worker: lambda.IFunction;
+  /** Any message in the dead-letter queue: a step was given up and its job reads failed. */
+  readonly deadLetterAlarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: JobsProps) {
+    super(scope, id);
+
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    NagSuppressions.addResourceSuppressions(this.deadLetterQueue, [
+      { id: 'AwsSolutions-SQS3', reason: 'This is the dead-letter queue of the jobs queue; messages given up here wait for a redrive.' },
+    ]);
+    this.queue = new sqs.Queue(this, 'Queue', {
+      visibilityTimeout: Duration.seconds(JOB_WORKER.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.days(4),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: JOB_MAX_RECEIVES },
+    });
+
+    const { fn } = new AppFunction(this, 'Worker', {
+      entry: 'functions/handlers/job-worker.ts',
+      description: 'Stagedoor jobs: runs the steps of background jobs (code generation)',
+      environment: { TABLE_NAME: props.table.tableName, JOBS_QUEUE_URL: this.queue.queueUrl },
+      timeout: Duration.seconds(JOB_WORKER.timeoutSeconds),
+      memorySize: 512,
+    });
+    this.worker = fn;
+    fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: JOB_WORKER.batchSize,
+        maxConcurrency: JOB_WORKER.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    // What the steps do to the table (functions/domain/code-generation-job.ts through the store, and the
+    // job store): codes created, read and (when a step is given up or its event deleted) deleted, the
+    // event read and its count raised, a race with (de)activation repaired, audit entries written.
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+        resources: [props.table.tableArn, `${props.table.tableArn}/index/codesByEvent`],
+      }),
+    );
+    NagSuppressions.addResourceSuppressions(
+      fn.role!,
+      [{ id: 'AwsSolutions-IAM5', appliesTo: [{ regex: '/^Resource::.*/index/.*$/g' }], reason: 'Query on the codesByEvent index of the one table only.' }],
+      true,
+    );
+    // Each step sends the next one of its lane.
+    this.grantStart(fn);
+
+    this.deadLetterAlarm = this.deadLetterQueue
+      .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' })
+      .createAlarm(this, 'DeadLetters', {
+        alarmDescription: 'Stagedoor jobs: a job step was given up (dead-letter queue); its job reads failed. See docs/deploy.md, "Background jobs".',
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+  }
+
+  /** Lets `fn` queue job steps (starting a job sends its lanes' first steps). */
+  grantStart(fn: lambda.IFunction): void {
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The background-job worker of `npm start`, in a process of its own so that it
+ * can die and be started again as a Lambda instance does
+ * (local/job-worker-process.ts keeps one running): the shipped handler
+ * (functions/handlers/job-worker.ts) behind a local event source with the
+ * Lambda's settings. Killing it mid-step is what a crash or a timeout in AWS is.
+ * Its wiring (configuration and stand-ins' endpoints, no secret) comes as its argument.
+ */
+import { sqsClient } from '../functions/adapters/aws-clients';
+import { JOB_WORKER } from '../functions/domain/job-worker-settings';
+import { jobWorker, type JobWorkerWiring } from '../functions/handlers/job-worker';
+import { startSqsEventSource } from './sqs-event-source';
+
+const wiring = JSON.parse(process.argv[2] ?? '') as JobWorkerWiring;
+
+startSqsEventSource({
+  client: sqsClient(wiring.aws),
+  queueUrl: wiring.config.jobsQueueUrl,
+  handler: jobWorker(wiring),
+  batchSize: JOB_WORKER.batchSize,
+  maxConcurrency: JOB_WORKER.maxConcurrency,
+  timeoutSeconds: JOB_WORKER.timeoutSeconds,
+  // Lambda stops an instance whose invocation timed out; its other batches come back with their visibility timeout.
+  onTimeout: () => process.exit(1),
+});
+// Gone with the `npm start` that runs it, however that ended.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,95 @@
+/**
+ * The console's generation of many codes, in Chromium against `npm start`'s
+ * program: more than 500 codes start a background job whose progress bar
+ * (done of total, %, time left) follows the job, survives a reload of the
+ * page, and gives way to the refreshed code list when the job is done.
+ * The worker is paused (SIGSTOP) for the screenshots, at 1280 and 390 px.
+ */
+import { describe, expect, it } from 'vitest';
+import { browserStory, noHorizontalScroll, shot, watchConsole } from '../support/browser-story';
+
+const poll = <T>(read: () => Promise<T>, timeout = 60_000) => expect.poll(read, { timeout, interval: 250 });
+
+describe('web: generating codes in the background', () => {
+  const story = browserStory();
+
+  it('shows the job’s progress, keeps it across a reload, and lists the codes when it is done', async () => {
+    const { system } = story;
+    const api = system.urls.api!;
+    const page = await story.adminPage();
+    const problems: string[] = [];
+    let signedIn = false;
+    watchConsole(page, 'admin', problems, () => (signedIn ? [] : [401]));
+    await page.goto(`${api}/admin/`);
+    await page.getByLabel('Login name').fill('owner');
+    await page.getByLabel('Password').fill(system.adminPassword);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    signedIn = true;
+    const event = await page.evaluate(async (body) => {
+      const response = await fetch('/api/admin/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return (await response.json()) as { id: string };
+    }, JSON.stringify({ title: 'Arena night', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 7_200_000).toISOString() }));
+    await page.goto(`${api}/admin/#/events/${event.id}`);
+    await page.getByRole('heading', { name: 'Arena night' }).waitFor();
+
+    await page.getByLabel('How many').fill('9000');
+    await page.getByLabel('Label').fill('Presale');
+    await page.getByRole('button', { name: 'Generate codes' }).click();
+    await poll(() => page.locator('#status').textContent()).toBe('Generating 9,000 codes in the background.');
+    const job = page.locator('.job-progress');
+    await job.waitFor();
+    expect(await job.locator('.job-title').textContent()).toBe('Generating 9,000 codes');
+    const bar = page.getByRole('progressbar', { name: 'Generating 9,000 codes' });
+    expect(await bar.getAttribute('max')).toBe('9000');
+
+    // Halfway (the worker's first steps done), the worker is paused so that the bar holds still.
+    await poll(async () => Number(await bar.evaluate((element) => (element as HTMLProgressElement).value)), 180_000).toBeGreaterThanOrEqual(1000);
+    const worker = system.jobWorkerPid()!;
+    process.kill(worker, 'SIGSTOP');
+    story.atClose(() => {
+      try {
+        process.kill(worker, 'SIGCONT');
+      } catch (error) {
+        // Ended already, with the system around it.
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    });
+    // A write the worker had sent may still land: the job holds still once two reads a while apart agree.
+    const jobId = (await job.getAttribute('data-job'))!;
+    const doneNow = async () => (await system.admin('GET', `/api/admin/jobs/${jobId}`)).job.done as number;
+    let done = await doneNow();
+    for (let settled = false; !settled; ) {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const again = await doneNow();
+      settled = again === done;
+      done = again;
+    }
+    expect(done).toBeLessThan(9000);
+    await poll(() => bar.evaluate((element) => (element as HTMLProgressElement).value)).toBe(done);
+    const figures = job.locator('.job-figures');
+    const percent = Math.floor((done / 9000) * 100);
+    expect(await figures.textContent()).toMatch(new RegExp(`^${done.toLocaleString('en-US')} of 9,000 \\(${percent} %\\) · (about \\d+ (s|min) left|working out the time left)$`));
+    expect(await job.getAttribute('data-status')).toBe('running');
+    await shot(page, 'admin-code-job-1280');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalScroll(page);
+    await shot(page, 'admin-code-job-390');
+
+    // A reload finds the job under way and shows the same bar.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Arena night' }).waitFor();
+    await page.locator(`.job-progress[data-job="${jobId}"]`).waitFor();
+    await poll(() => page.getByRole('progressbar', { name: 'Generating 9,000 codes' }).evaluate((element) => (element as HTMLProgressElement).value)).toBe(done);
+    expect(await page.locator('.job-progress .job-figures').textContent()).toMatch(/ of 9,000 \(\d+ %\) · /);
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // The worker carries on: when the job is done the bar goes and the list shows every code.
+    process.kill(worker, 'SIGCONT');
+    await poll(() => page.locator('#status').textContent(), 240_000).toBe('9,000 codes generated.');
+    expect(await page.locator('.job-progress').count()).toBe(0);
+    await poll(() => page.locator('tr[data-code]').count()).toBe(9000);
+    expect(await page.locator('tr[data-code] td', { hasText: 'Presale' }).count()).toBe(9000);
+    expect(problems).toEqual([]);
+  }, 480_000);
+});
