@@ -33,6 +33,8 @@ export function startStreamTrigger(options: {
   handler: (event: { Records: DynamoDBRecord[] }) => Promise<unknown>;
   log: (line: string) => void;
   onDropped?: (oldestAt: number) => void;
+  /** The rest of the mapping's filter criteria, beyond the key prefixes (the mailer's: the new image's fields). */
+  accepts?: (record: DynamoDBRecord) => boolean;
 }): StreamTrigger {
   const { settings, handler, log } = options;
   const windowMs = (settings.batchingWindowSeconds ?? 0) * 1000;
@@ -82,6 +84,7 @@ export function startStreamTrigger(options: {
   const unsubscribe = options.stream.subscribe((record) => {
     const pk = record.dynamodb?.Keys?.pk?.S ?? '';
     if (!settings.keyPrefixes.some((prefix) => pk.startsWith(prefix))) return;
+    if (options.accepts && !options.accepts(record)) return;
     pending.push({ record, at: Date.now() });
     pump();
   });

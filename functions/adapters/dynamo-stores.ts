@@ -8,6 +8,7 @@ import { DynamoCodeStore } from './dynamo-code-store';
 import { DynamoCounterStore } from './dynamo-counter-store';
 import { DynamoEventStore } from './dynamo-event-store';
 import { DynamoJobStore } from './dynamo-job-store';
+import { DynamoOrderStore } from './dynamo-order-store';
 import { dynamoTable } from './dynamo-table';
 
 /** Every port on the one DynamoDB table: each adapter is given the shared table helper. */
@@ -20,6 +21,7 @@ export function dynamoStores(client: DynamoDBDocumentClient, tableName: string):
     audit: new DynamoAuditStore(table),
     jobs: new DynamoJobStore(table),
     audience: new DynamoAudienceStore(table),
+    orders: new DynamoOrderStore(table),
   };
 }
 

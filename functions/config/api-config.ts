@@ -40,6 +40,8 @@ export interface ApiConfig {
   adminSecrets: SecretSource | null;
   /** The SQS queue the admin function sends background jobs' steps to; null: jobs are not set up. */
   jobsQueueUrl: string | null;
+  /** The commerce secret (the order webhooks' signing secrets): the public function's alone in AWS; null where not given. */
+  commerceSecrets: SecretSource | null;
 }
 
 /** `1s`, `1.5s`, `500ms` or plain seconds, as the ingest's `-hls-segment` takes it. */
@@ -82,6 +84,10 @@ const settings = {
   SECRETS_ARN: variable.optional(),
   ADMIN_SECRETS_ARN: variable.optional(),
   JOBS_QUEUE_URL: variable.url(),
+  COMMERCE_SECRETS_ARN: variable.optional(),
+  /** Locally, the commerce secret's values. */
+  ORDER_WEBHOOK_SECRET: variable.optional(),
+  STRIPE_WEBHOOK_SECRET: variable.optional(),
 };
 
 /** Without SECRETS_ARN (local mode), the shared secret's values come as variables themselves. */
@@ -139,5 +145,10 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
           values: { adminPasswordHash: admin.ADMIN_PASSWORD_HASH, adminSessionSecret: admin.ADMIN_SESSION_SECRET, totpEncryptionKey: admin.ADMIN_TOTP_KEY },
         },
     jobsQueueUrl: found.JOBS_QUEUE_URL,
+    commerceSecrets: found.COMMERCE_SECRETS_ARN
+      ? { arn: found.COMMERCE_SECRETS_ARN }
+      : found.ORDER_WEBHOOK_SECRET || found.STRIPE_WEBHOOK_SECRET
+        ? { values: { orderWebhookSecret: found.ORDER_WEBHOOK_SECRET, stripeWebhookSecret: found.STRIPE_WEBHOOK_SECRET } }
+        : null,
   };
 }

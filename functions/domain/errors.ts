@@ -13,7 +13,7 @@ export class DomainError extends Error {
   }
 }
 
-export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'job';
+export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'job' | 'order';
 /**
  * The record a request names, or a store write changes, does not exist (or is not where the
  * request looks for it). Stores and use cases raise it alike, so it answers the same from anywhere.
@@ -98,7 +98,9 @@ export type ConflictKind =
   | 'enrolment-not-started'
   | 'preview-of-inactive-event'
   | 'codes-export-too-long'
-  | 'too-many-accounts';
+  | 'too-many-accounts'
+  | 'order-without-tickets'
+  | 'order-changed';
 /** The request cannot apply to the record's current state. */
 export class Conflict extends DomainError {
   constructor(readonly kind: ConflictKind) {

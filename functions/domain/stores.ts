@@ -5,6 +5,7 @@ import type { CodeStore } from './code-store';
 import type { CounterStore } from './counter-store';
 import type { EventStore } from './event-store';
 import type { JobStore } from './job-store';
+import type { OrderStore } from './order-store';
 
 /**
  * Every storage port the domain speaks to, one per aggregate. Each is its own
@@ -24,6 +25,8 @@ export interface Stores {
   jobs: JobStore;
   /** An event's audience over time, its tickets' watching records, its trouble list and air marks. */
   audience: AudienceStore;
+  /** Orders from shops, the codes each was issued and the email owed to its buyer. */
+  orders: OrderStore;
 }
 
 /**

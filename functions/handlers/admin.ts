@@ -35,6 +35,7 @@ import type { JobRecord } from '../domain/job-store';
 import { allows } from '../domain/roles';
 import { LIST_LIMITS } from '../domain/config';
 import { adminEventListView } from '../domain/views';
+import { listEventOrders, orderView, resendOrderEmail } from '../domain/orders';
 import { accountRoutes } from './admin-accounts';
 
 /**
@@ -250,6 +251,14 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     const token = await setCodeRevoked(request.app, id(request), false);
     await audit(request, 'code.unrevoke', token.eventId, token.code);
     return json(200, token);
+  },
+
+  // The orders of a deleted event stay listable by its id: a shop may still send orders for it (they fail).
+  'GET /api/admin/events/{id}/orders': async (request) => json(200, await listEventOrders(request.app, id(request), request.query)),
+  'POST /api/admin/orders/{orderId}/resend': async (request) => {
+    const order = await resendOrderEmail(request.app, request.params.orderId ?? '');
+    await audit(request, 'order.resend', order.eventId, `order ${order.orderId}`, { details: { orderId: order.id, email: order.email, kind: order.emailKind } });
+    return json(200, orderView(order));
   },
   'GET /api/admin/tokens/{id}/watching': async (request) => json(200, await ticketWatching(request.app, id(request))),
 };

@@ -45,6 +45,7 @@ const NOT_FOUND: Record<RecordKind, string> = {
   session: SESSION_NOT_FOUND,
   account: 'Account not found',
   job: 'Job not found',
+  order: 'Order not found',
 };
 
 const CONFLICTS: Record<ConflictKind, string> = {
@@ -56,6 +57,8 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'preview-of-inactive-event': 'Event is deactivated: activate it to preview the stream',
   'codes-export-too-long': `More than ${LIST_LIMITS.exportRows.toLocaleString('en')} codes: too many to export at once`,
   'too-many-accounts': `There are ${LIST_LIMITS.accounts} staff accounts already: disable one and give it to someone else`,
+  'order-without-tickets': 'This order has no tickets to send (it failed)',
+  'order-changed': 'The order changed meanwhile: reload and try again',
 };
 
 interface Refusal {

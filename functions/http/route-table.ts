@@ -30,6 +30,10 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/playback/heartbeat', 'public', 'none'),
   route('POST', '/api/playback/release', 'public', 'none'),
   route('GET', '/api/events/{id}/status', 'public', 'none'),
+  // Any shop's orders, signed with the commerce secret's ORDER_WEBHOOK_SECRET (checked in the function).
+  route('POST', '/api/webhooks/orders', 'public', 'none'),
+  // Stripe's events, verified with the commerce secret's STRIPE_WEBHOOK_SECRET by Stripe's SDK.
+  route('POST', '/api/webhooks/stripe', 'public', 'none'),
 
   route('POST', '/api/admin/login', 'admin', 'none'),
   route('POST', '/api/admin/login/second-factor', 'admin', 'none'),
@@ -71,6 +75,9 @@ export const routeTable: RouteSpec[] = [
   route('PATCH', '/api/admin/tokens/{id}/revoke', 'admin', 'admin', 'codes:manage'),
   route('PATCH', '/api/admin/tokens/{id}/unrevoke', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/tokens/{id}/watching', 'admin', 'admin', 'codes:read'),
+  // Orders carry buyers' emails and their codes: box office and above.
+  route('GET', '/api/admin/events/{id}/orders', 'admin', 'admin', 'codes:manage'),
+  route('POST', '/api/admin/orders/{orderId}/resend', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/account/two-factor', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/two-factor/confirm', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/password', 'admin', 'admin', 'self'),

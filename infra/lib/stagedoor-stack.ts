@@ -12,6 +12,7 @@ import { Gateway } from './constructs/gateway';
 import { Ingest } from './constructs/ingest';
 import { Jobs } from './constructs/jobs';
 import { Monitoring } from './constructs/monitoring';
+import { Mailer } from './constructs/mailer';
 import { RecordingSweep } from './constructs/recording-sweep';
 import { Web } from './constructs/web';
 
@@ -51,7 +52,7 @@ export interface StagedoorStackProps extends StackProps {
 /**
  * The whole deployment. Constructs are made in dependency order and hand their
  * outputs on as props: data -> web -> gateway -> ingest -> delivery -> jobs -> api, edge-sync, audience,
- * recording sweep -> monitoring. Every alarm anywhere in the stack notifies the alerts topic (an aspect).
+ * recording sweep, mailer -> monitoring. Every alarm anywhere in the stack notifies the alerts topic (an aspect).
  */
 export class StagedoorStack extends Stack {
   constructor(scope: Construct, id: string, props: StagedoorStackProps) {
@@ -107,6 +108,7 @@ export class StagedoorStack extends Stack {
       staffReady: data.staffReady,
       secret: data.secret,
       adminSecret: data.adminSecret,
+      commerceSecret: data.commerceSecret,
       secretReady: data.secretReady,
       playbackBaseUrl: delivery.url,
       ingestRtmpUrl: ingest.rtmpUrl,
@@ -126,6 +128,7 @@ export class StagedoorStack extends Stack {
     });
     const audience = new Audience(this, 'Audience', { table: data.table });
     const recordingSweep = new RecordingSweep(this, 'RecordingSweep', { table: data.table, mediaBucket: data.mediaBucket });
+    const mailer = new Mailer(this, 'Mailer', { table: data.table, siteUrl: delivery.url });
     const monitoring = new Monitoring(this, 'Monitoring', {
       apiFunctions: api.functions,
       httpApi: gateway.httpApi,
@@ -137,7 +140,7 @@ export class StagedoorStack extends Stack {
       ingestTargets: ingest.targets,
     });
     // Last of all: the admin fields leave the shared secret, and staff items the main table, once everything else is updated (docs/deploy.md, "Upgrading").
-    const everythingElse = [web, gateway, ingest, delivery, jobs, api, edgeSync, audience, recordingSweep, alerts, monitoring];
+    const everythingElse = [web, gateway, ingest, delivery, jobs, api, edgeSync, audience, recordingSweep, mailer, alerts, monitoring];
     data.retireSharedAdminFields(everythingElse);
     data.retireOldStaffItems(everythingElse);
 
@@ -151,6 +154,9 @@ export class StagedoorStack extends Stack {
     new CfnOutput(this, 'DistributionId', { value: delivery.distribution.distributionId });
     new CfnOutput(this, 'SecretsArn', { value: data.secret.secretArn, description: 'Shared secret JSON: signing keys, internal API key, origin-verify secret' });
     new CfnOutput(this, 'AdminSecretArn', { value: data.adminSecret.secretArn, description: 'Admin secret; set the admin password with infra/scripts/set-admin-password.ts' });
+    new CfnOutput(this, 'CommerceSecretArn', { value: data.commerceSecret.secretArn, description: 'orderWebhookSecret: what shops sign POST /api/webhooks/orders with (README)' });
+    new CfnOutput(this, 'OrderWebhookUrl', { value: `${delivery.url}/api/webhooks/orders`, description: "A shop's order webhook endpoint" });
+    new CfnOutput(this, 'MailerFailuresQueue', { value: mailer.failures.queueUrl, description: 'Stream batches the mailer gave up on (their orders keep their email pending: resend from the console)' });
     new CfnOutput(this, 'EdgeSyncFunctionName', { value: edgeSync.fn.functionName, description: 'Invoke to fill the KeyValueStore now' });
     new CfnOutput(this, 'ApiFunctionNames', {
       value: Object.values(api.functions).map((fn) => fn.functionName).join(' '),

@@ -7,7 +7,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routeTable, type Area } from '../../functions/http/route-table';
 import { staffTableSchema, tableSchema } from '../../functions/adapters/table-schema';
-import { AUDIT_WRITERS, STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/api';
+import { ITEM_CREATORS, STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/api';
 import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityPolicy } from '../../web/security-headers';
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
@@ -35,10 +35,11 @@ const OTHER_FUNCTIONS = {
   'recording-sweep': 'Stagedoor recording sweep',
   'audience-recorder': 'Stagedoor audience recorder',
   'job-worker': 'Stagedoor jobs:',
+  mailer: 'Stagedoor mailer',
 } as const;
 type Runtime = Area | keyof typeof OTHER_FUNCTIONS;
 /** Every function the stack runs for the product (not CDK's own helpers). */
-const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'audience-recorder', 'job-worker'];
+const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'audience-recorder', 'job-worker', 'mailer'];
 
 /** The Lambda function of an API area, or of edge-sync or the recording sweep, found by its description. */
 const functionOf = (area: Runtime) =>
@@ -66,7 +67,8 @@ const originOf = (originId: string) => distributionConfig().Origins.find((o: any
 const AREAS: Area[] = ['public', 'admin', 'internal', 'rtmp-callback'];
 
 /** The shared secret (every function) and the admin secret (the admin function only). */
-const sharedSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => p.GenerateSecretString !== undefined));
+const sharedSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => String(p.Description).startsWith('Stagedoor: ')));
+const commerceSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => String(p.Description).startsWith('Stagedoor commerce:')));
 const adminSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => String(p.Description).startsWith('Stagedoor admin:')));
 /** The seeding custom resource of one step (infra/runtime/seed-secrets.ts). */
 const seedId = (step: 'fill' | 'retire') => only(idsOf(s.json, 'AWS::CloudFormation::CustomResource', (p) => p.Step === step && p.SecretArn !== undefined));
@@ -254,6 +256,17 @@ describe('functions', () => {
     expect(env('admin').ADMIN_SECRETS_ARN).toEqual({ Ref: adminSecretId() });
     expect(env('admin').STAFF_TABLE_NAME).toEqual({ Ref: staffTableId() });
     // What a handler does not read, it does not get: no other function is told where the admin secret is.
+    expect(env('public').COMMERCE_SECRETS_ARN).toEqual({ Ref: commerceSecretId() });
+    for (const area of ['admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'mailer'] as const) {
+      expect(Object.keys(env(area)), area).not.toContain('COMMERCE_SECRETS_ARN');
+    }
+    expect(env('mailer')).toEqual({
+      TABLE_NAME: { Ref: tableId() },
+      SITE_ORIGIN: env('public').PLAYBACK_BASE_URL,
+      MAIL_FROM: { Ref: 'TicketEmailSender' },
+      POWERTOOLS_SERVICE_NAME: 'stagedoor',
+      LOG_LEVEL: 'info',
+    });
     for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync'] as const) {
       expect(Object.keys(env(area)), area).not.toContain('ADMIN_SECRETS_ARN');
       expect(Object.keys(env(area)), area).not.toContain('STAFF_TABLE_NAME');
@@ -295,8 +308,8 @@ describe('functions', () => {
       expect(typeof module.handler, area).toBe('function');
       // What the bundle leaves out may only be Node's own modules, or loaded lazily and listed as never needed on Lambda.
       const source = readFileSync(bundle, 'utf8');
-      // Not after `:` or a quote: the public bundle holds ExpressionAttributeValues like `":from":n`.
-      const loadedAtStart = [...source.matchAll(/(?<![\w$:"'.])from\s*"([^"]+)"/g)].map((m) => m[1]!).filter((name) => !isBuiltin(name));
+      // Not after `:`, a quote, `-` or `/`: the public bundle holds ExpressionAttributeValues like `":from":n`, the mailer's SES routes like `"/mail-from",200`.
+      const loadedAtStart = [...source.matchAll(/(?<![\w$:"'./-])from\s*"([^"]+)"/g)].map((m) => m[1]!).filter((name) => !isBuiltin(name));
       expect(loadedAtStart, area).toEqual([]);
       const loadedLazily = [...source.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]!).filter((name) => !isBuiltin(name));
       expect(loadedLazily.filter((name) => !(LAMBDA_BUNDLING.externalModules as readonly string[]).includes(name)), area).toEqual([]);
@@ -325,7 +338,7 @@ describe('least privilege', () => {
 
   it('grants each API function only the table actions its handler uses', () => {
     const expected: Record<Area, { actions: string[]; resources: unknown[] }> = {
-      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [table()] },
+      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('byTokenId'), index('codesByEvent')] },
       admin: {
         actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
         resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent'), index('liveSessions')],
@@ -341,14 +354,15 @@ describe('least privilege', () => {
       const onTable = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')) && referencesIn(st.Resource).has(tableId()));
       const dynamo = onTable.filter((st) => st.Condition === undefined);
       expect(dynamo, area).toHaveLength(1);
-      // The ingest's reports go to the audit log: a put, of audit entries only.
+      // The ingest's reports go to the audit log, the webhook's orders and codes to theirs: puts under those keys only.
+      const creates = ITEM_CREATORS[area];
       expect(onTable.filter((st) => st.Condition !== undefined), area).toEqual(
-        AUDIT_WRITERS.includes(area)
+        creates
           ? [
               expect.objectContaining({
                 Action: 'dynamodb:PutItem',
                 Resource: table(),
-                Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+                Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': creates } },
               }),
             ]
           : [],
@@ -360,7 +374,7 @@ describe('least privilege', () => {
         expect.objectContaining({
           Effect: 'Allow',
           Action: 'secretsmanager:GetSecretValue',
-          Resource: area === 'admin' ? [secret(), { Ref: adminSecretId() }] : secret(),
+          Resource: area === 'admin' ? [secret(), { Ref: adminSecretId() }] : area === 'public' ? [secret(), { Ref: commerceSecretId() }] : secret(),
         }),
       ]);
     }
@@ -391,6 +405,7 @@ describe('least privilege', () => {
       [roleOf(functionOf('recording-sweep')), [tableId()]],
       [roleOf(functionOf('job-worker')), [tableId()]],
       [roleOf(functionOf('audience-recorder')), [tableId()]],
+      [roleOf(functionOf('mailer')), [tableId()]],
       [moveRole, [tableId(), staffTableId()]],
     ]);
     expect(new Map([...touched].map(([role, tables]) => [role, [...tables].sort()]))).toEqual(
@@ -436,6 +451,28 @@ describe('least privilege', () => {
     expect(JSON.stringify(resource(only(idsOf(s.json, 'AWS::ECS::TaskDefinition'))).Properties)).not.toContain(adminSecret);
     // No resource policy opens it to anyone.
     expect(idsOf(s.json, 'AWS::SecretsManager::ResourcePolicy')).toEqual([]);
+  });
+
+  it('lets only the public function read the commerce secret (the order webhook\'s)', () => {
+    const readers = rolesGranted(commerceSecretId()).filter((grant) => grant.actions.includes('secretsmanager:GetSecretValue'));
+    expect(readers.map((grant) => grant.role)).toEqual([roleOf(functionOf('public'))]);
+    expect(rolesGranted(commerceSecretId()).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
+  });
+
+  it('lets the mailer read orders and events, write an order\'s email state, and send as the stack parameter\'s sender only', () => {
+    const statements = statementsOf(roleOf(functionOf('mailer')));
+    expect(statements).toContainEqual({ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: table() });
+    const send = statements.filter((st) => actionsOf(st).some((action) => action.startsWith('ses:')));
+    expect(send).toHaveLength(1);
+    expect(send[0].Action).toBe('ses:SendEmail');
+    expect(send[0].Condition).toEqual({ StringEquals: { 'ses:FromAddress': { Ref: 'TicketEmailSender' } } });
+    expect(JSON.stringify(send[0].Resource)).toContain(':identity/');
+    for (const target of [send[0].Resource].flat()) expect(target).not.toBe('*');
+    // No other function may send email.
+    for (const area of RUNTIMES.filter((runtime) => runtime !== 'mailer')) {
+      expect(statementsOf(roleOf(functionOf(area))).filter((st) => actionsOf(st).some((action) => action.startsWith('ses:'))), area).toEqual([]);
+    }
+    expect(s.json.Parameters?.TicketEmailSender).toMatchObject({ Type: 'String', Default: '' });
   });
 
   it('never grants a wildcard action or a write to the secret to a runtime function', () => {
@@ -721,6 +758,22 @@ describe('edge-sync', () => {
   });
 });
 
+describe('mailer', () => {
+  it('reads the table stream (orders that owe an email only), bisects failing batches, and records those it gives up on in a queue', () => {
+    const queue = only(idsOf(s.json, 'AWS::SQS::Queue').filter((id) => id.startsWith('Mailer')));
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [tableId(), 'StreamArn'] },
+      FunctionName: { Ref: functionOf('mailer') },
+      StartingPosition: 'LATEST',
+      BatchSize: 10,
+      MaximumRetryAttempts: 3,
+      BisectBatchOnFunctionError: true,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queue, 'Arn'] } } },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { pk: { S: [{ prefix: 'ORDER#' }] } }, NewImage: { emailStatus: { S: ['pending'] } } } }) }] },
+    });
+  });
+});
+
 describe('audience recorder', () => {
   it('reads the table stream (codes and events) in batches of up to a thousand and writes only audience items: no query, no delete', () => {
     s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -1002,7 +1055,8 @@ describe('optional WAF rule', () => {
 
 describe('background jobs', () => {
   const worker = () => functionOf('job-worker');
-  const queues = () => idsOf(s.json, 'AWS::SQS::Queue');
+  // The mailer has a queue of its own (its failure destination).
+  const queues = () => idsOf(s.json, 'AWS::SQS::Queue').filter((id) => id.startsWith('Jobs'));
   const jobsQueue = () => only(queues().filter((id) => resource(id).Properties.RedrivePolicy));
   const deadLetterQueue = () => only(queues().filter((id) => !resource(id).Properties.RedrivePolicy));
   const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });

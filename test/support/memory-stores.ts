@@ -6,6 +6,7 @@ import { MemoryCodeStore } from './memory-code-store';
 import { MemoryCounterStore } from './memory-counter-store';
 import { MemoryEventStore } from './memory-event-store';
 import { MemoryJobStore } from './memory-job-store';
+import { MemoryOrderStore } from './memory-order-store';
 
 /** Every port in memory, the staff accounts' included. */
 export interface MemoryStores extends AdminStores {
@@ -16,6 +17,7 @@ export interface MemoryStores extends AdminStores {
   accounts: MemoryAccountStore;
   jobs: MemoryJobStore;
   audience: MemoryAudienceStore;
+  orders: MemoryOrderStore;
 }
 
 /**
@@ -33,5 +35,6 @@ export function memoryStores(): MemoryStores {
     accounts: new MemoryAccountStore(),
     jobs: new MemoryJobStore(),
     audience: new MemoryAudienceStore(),
+    orders: new MemoryOrderStore(),
   };
 }

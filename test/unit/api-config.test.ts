@@ -120,6 +120,7 @@ describe('reading the environment', () => {
       'config/edge-sync-config.ts',
       'config/env.ts',
       'config/job-worker-config.ts',
+      'config/mailer-config.ts',
       'config/recording-sweep-config.ts',
     ]);
   });

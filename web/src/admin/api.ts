@@ -10,6 +10,7 @@ import type { AuditAction } from '../../../functions/domain/audit-actions';
 import type { AuditPage } from '../../../functions/domain/audit-store';
 import type { issuePreview } from '../../../functions/domain/preview';
 import type { SessionView } from '../../../functions/domain/session-admin';
+import type { OrderView } from '../../../functions/domain/orders';
 import type { AccountView } from '../../../functions/domain/staff-accounts';
 import type { JobView } from '../../../functions/domain/jobs';
 import type { audienceReport, troubleList, WatchingView } from '../../../functions/domain/audience-report';
@@ -65,6 +66,11 @@ export type { WatchingView };
 export interface SessionsPage {
   sessions: LiveSession[];
   total: number;
+  nextCursor: string | null;
+}
+export type { OrderView } from '../../../functions/domain/orders';
+export interface OrdersPage {
+  orders: OrderView[];
   nextCursor: string | null;
 }
 export type { AuditAction } from '../../../functions/domain/audit-actions';
@@ -176,6 +182,8 @@ export const adminApi = {
   troubleList: (eventId: string, cursor: string | null) => call<TroublePage>(`/events/${id(eventId)}/audience/trouble${query({ cursor })}`),
   troubleExportUrl: (eventId: string) => `/api/admin/events/${id(eventId)}/audience/trouble/export`,
   watching: (codeId: string) => call<WatchingView>(`/tokens/${id(codeId)}/watching`),
+  listOrders: (eventId: string, cursor: string | null) => call<OrdersPage>(`/events/${id(eventId)}/orders${query({ cursor })}`),
+  resendOrderEmail: (orderId: string) => call<OrderView>(`/orders/${id(orderId)}/resend`, { json: {} }),
   /** One event's log, or (eventId null) every entry. */
   audit: (eventId: string | null, filter: { action: AuditAction | ''; cursor: string | null }) =>
     call<AuditPage>(`${eventId ? `/events/${id(eventId)}` : ''}/audit${query({ action: filter.action, cursor: filter.cursor })}`),

@@ -14,6 +14,7 @@ import { audiencePanel } from './audience';
 import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
 import { previewPanel } from './preview';
+import { ordersPanel } from './orders';
 import { sessionsPanel } from './sessions';
 
 export async function renderEventDetail(
@@ -115,6 +116,8 @@ export async function renderEventDetail(
 
   const changed = () => void refresh();
   const codes = can('codes:read') ? codesPanel(eventId, changed) : null;
+  // Buyers' emails and their codes: box office and above (codes:manage), as the API.
+  const orders = can('codes:manage') ? ordersPanel(eventId) : null;
   const sessions = can('codes:read')
     ? sessionsPanel(eventId, changed, () => {
         void act(null, () => adminApi.getEvent(eventId)).then((fresh) => {
@@ -138,13 +141,14 @@ export async function renderEventDetail(
     sessions?.element,
     audience.element,
     codes?.element,
+    orders?.element,
     audit.element,
   );
   rerender(head, () => header(event, actions));
   rerender(figures, () => stats(event));
   rerender(obs, () => obsSettings(event, actions));
   rerender(encoder, () => encoderReport(event));
-  await Promise.all([codes?.load(), sessions?.load(), audit.load(), act(null, audience.load)]);
+  await Promise.all([codes?.load(), sessions?.load(), orders?.load(), audit.load(), act(null, audience.load)]);
 }
 
 interface Actions {
