@@ -2,11 +2,10 @@ import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { AUDIENCE_TRIGGERS } from '../../../functions/config/audience-config';
 import { AppFunction } from './app-function';
+import { addTableStreamSource } from './table-stream-source';
 
 export interface AudienceProps {
   table: dynamodb.ITable;
@@ -38,21 +37,7 @@ export class Audience extends Construct {
     fn.addToRolePolicy(
       new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], resources: [props.table.tableArn] }),
     );
-    fn.addEventSource(
-      new DynamoEventSource(props.table, {
-        startingPosition: lambda.StartingPosition.LATEST,
-        batchSize: stream.batchSize,
-        maxBatchingWindow: Duration.seconds(stream.batchingWindowSeconds),
-        retryAttempts: stream.retryAttempts,
-        bisectBatchOnError: true,
-        filters: [lambda.FilterCriteria.filter({ dynamodb: { Keys: { pk: { S: stream.keyPrefixes.map((prefix) => lambda.FilterRule.beginsWith(prefix)).flat() } } } })],
-        // A batch that still fails is dropped: its minutes are missing from the charts, nothing else.
-      }),
-    );
-    NagSuppressions.addResourceSuppressions(
-      fn.role!,
-      [{ id: 'AwsSolutions-IAM5', appliesTo: ['Resource::*'], reason: 'dynamodb:ListStreams (added by the DynamoDB event source) has no resource-level permissions.' }],
-      true,
-    );
+    // A batch that still fails is dropped: its minutes are missing from the charts, nothing else.
+    addTableStreamSource(fn, props.table, stream);
   }
 }

@@ -2,12 +2,13 @@ import { Aws, CfnParameter, Duration, Fn } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { MAILER_TRIGGERS } from '../../../functions/config/mailer-config';
 import { AppFunction } from './app-function';
+import { addTableStreamSource } from './table-stream-source';
 
 export interface MailerProps {
   table: dynamodb.ITable;
@@ -72,27 +73,9 @@ export class Mailer extends Construct {
     ]);
 
     const { stream } = MAILER_TRIGGERS;
-    fn.addEventSource(
-      new DynamoEventSource(props.table, {
-        startingPosition: lambda.StartingPosition.LATEST,
-        batchSize: stream.batchSize,
-        retryAttempts: stream.retryAttempts,
-        bisectBatchOnError: true,
-        onFailure: new SqsDlq(this.failures),
-        filters: [
-          lambda.FilterCriteria.filter({
-            dynamodb: {
-              Keys: { pk: { S: stream.keyPrefixes.flatMap((prefix) => lambda.FilterRule.beginsWith(prefix)) } },
-              NewImage: { emailStatus: { S: lambda.FilterRule.isEqual(stream.emailStatus) } },
-            },
-          }),
-        ],
-      }),
-    );
-    NagSuppressions.addResourceSuppressions(
-      fn.role!,
-      [{ id: 'AwsSolutions-IAM5', appliesTo: ['Resource::*'], reason: 'dynamodb:ListStreams (added by the DynamoDB event source) has no resource-level permissions.' }],
-      true,
-    );
+    addTableStreamSource(fn, props.table, stream, {
+      newImage: { emailStatus: { S: lambda.FilterRule.isEqual(stream.emailStatus) } },
+      onFailure: new SqsDlq(this.failures),
+    });
   }
 }
