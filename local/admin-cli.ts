@@ -12,14 +12,14 @@ import { dynamoAccountStore } from '../functions/adapters/dynamo-stores';
 import { unlockSignIn } from '../functions/domain/sign-in-limits';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { LOCAL_TABLES, localDataDir, localDynamoDir } from './local-config';
-import { runningSystemOf } from './running-system';
+import { runningSystemOn } from './running-system';
 
 const USAGE = 'usage: npm run admin -- unlock <login name>';
 
 async function unlock(name: string): Promise<string> {
   const dataDir = localDataDir(process.env);
   if (!dataDir) throw new Error('DATA_DIR=memory keeps nothing on disk: restarting npm start lifts every lock');
-  const running = runningSystemOf(dataDir);
+  const running = runningSystemOn(dataDir)?.dynamoEndpoint;
   const dynamo = running ? null : await startEmbeddedDynamo({ dataDir: localDynamoDir(dataDir), ...LOCAL_TABLES });
   const client = dynamoDocumentClient({
     region: 'us-east-1',

@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * `DATA_DIR/running.json` (mode 600), so that `npm run admin` can work on the same data: the
  * LevelDB folder itself is locked by the running process.
  */
-interface RunningSystem {
+export interface RunningSystem {
   pid: number;
   dynamoEndpoint: string;
 }
@@ -19,8 +19,8 @@ export function announceRunningSystem(dataDir: string, dynamoEndpoint: string): 
   return () => rmSync(file, { force: true });
 }
 
-/** The running system's DynamoDB endpoint, or null when none runs on this folder (a stale file from a killed one is ignored). */
-export function runningSystemOf(dataDir: string): string | null {
+/** The system running on this folder, or null when none does (a stale file from a killed one is ignored). */
+export function runningSystemOn(dataDir: string): RunningSystem | null {
   let running: RunningSystem;
   try {
     running = JSON.parse(readFileSync(fileIn(dataDir), 'utf8')) as RunningSystem;
@@ -29,8 +29,19 @@ export function runningSystemOf(dataDir: string): string | null {
   }
   try {
     process.kill(running.pid, 0);
-    return running.dynamoEndpoint;
+    return running;
   } catch {
     return null;
+  }
+}
+
+/**
+ * A second `npm start` on a folder in use would fail deep inside LevelDB ("Database is closed");
+ * it stops first with what to do instead.
+ */
+export function refuseSecondSystem(dataDir: string): void {
+  const running = runningSystemOn(dataDir);
+  if (running) {
+    throw new Error(`another Stagedoor (pid ${running.pid}) already runs on ${dataDir}: stop it first, or set DATA_DIR to another folder`);
   }
 }

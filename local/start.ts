@@ -23,7 +23,7 @@ import { startMailCatcher } from './mail-catcher';
 import { startMailer } from './mailer-triggers';
 import { loadLocalConfig, type LocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
-import { announceRunningSystem } from './running-system';
+import { announceRunningSystem, refuseSecondSystem } from './running-system';
 import { startEmbeddedS3 } from './embedded-s3';
 import { createJobQueues, requeueUnfinishedJobs } from './job-queues';
 import { startJobWorkerProcess } from './job-worker-process';
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const config = await loadLocalConfig(process.env);
   const closers: (() => Promise<void>)[] = [];
+  if (config.dataDir) refuseSecondSystem(config.dataDir);
 
   const dynamo = await startEmbeddedDynamo({ dataDir: config.dynamoDir, tableName: config.tableName, staffTableName: config.staffTableName });
   closers.push(dynamo.close);

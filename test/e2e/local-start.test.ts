@@ -86,6 +86,20 @@ describe('npm start (local/start.ts)', () => {
     }
   }, 240_000);
 
+  it('refuses a second start on a data folder in use, naming the running one', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'stagedoor-data-'));
+    try {
+      running = await startLocalSystem({ DATA_DIR: dataDir });
+      await expect(startLocalSystem({ DATA_DIR: dataDir })).rejects.toThrow(/another Stagedoor \(pid \d+\) already runs on .*: stop it first, or set DATA_DIR to another folder/);
+      // The first one is untouched.
+      expect((await call('POST', `${running.urls.api}/api/admin/login`, { json: { password: running.adminPassword } })).status).toBe(200);
+    } finally {
+      await running?.stop();
+      running = undefined;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('refuses a bad port setting with a clear message', async () => {
     await expect(startLocalSystem({ API_PORT: 'eighty' })).rejects.toThrow(/API_PORT must be a port number/);
   });
