@@ -40,6 +40,8 @@ export interface ApiConfig {
   adminSecrets: SecretSource | null;
   /** The SQS queue the admin function sends background jobs' steps to; null: jobs are not set up. */
   jobsQueueUrl: string | null;
+  /** The bucket export jobs write their CSV files to (under `exports/`); null: exports are not set up. */
+  exportBucket: string | null;
 }
 
 /** `1s`, `1.5s`, `500ms` or plain seconds, as the ingest's `-hls-segment` takes it. */
@@ -82,6 +84,7 @@ const settings = {
   SECRETS_ARN: variable.optional(),
   ADMIN_SECRETS_ARN: variable.optional(),
   JOBS_QUEUE_URL: variable.url(),
+  EXPORT_BUCKET: variable.optional(),
 };
 
 /** Without SECRETS_ARN (local mode), the shared secret's values come as variables themselves. */
@@ -139,5 +142,6 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
           values: { adminPasswordHash: admin.ADMIN_PASSWORD_HASH, adminSessionSecret: admin.ADMIN_SESSION_SECRET, totpEncryptionKey: admin.ADMIN_TOTP_KEY },
         },
     jobsQueueUrl: found.JOBS_QUEUE_URL,
+    exportBucket: found.EXPORT_BUCKET ?? null,
   };
 }
