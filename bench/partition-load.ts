@@ -13,6 +13,14 @@
  * (its rate is one viewer's rate); a key shared by several keeps its share of
  * all viewers, so its rate is (units / N) x the phase's total operations/s.
  *
+ * Each heartbeat carries the player's quality report (qoe), every viewer's crossing into trouble
+ * (the worst case: a whole audience stalling in the same beat interval). The table's stream feeds
+ * the audience recorder (functions/handlers/audience-recorder.ts) after each phase, in the batches
+ * its event source mapping takes (AUDIENCE_TRIGGERS), its writes charged as the viewers' are. Its
+ * keys are shared by all viewers, so they keep their share of the audience; with N below the batch
+ * size a batch holds N changes where at 1M it holds up to 1000, so its writes per change (one per
+ * minute a batch touches) are an upper bound, all on one of the minute's shards as measured.
+ *
  * With the N viewers watching, it also prices one refresh of the admin's
  * live-sessions list (a page of 50 from the `liveSessions` index) against the
  * walk of every code the list made before (replayed here with the same
@@ -44,6 +52,12 @@ import { MemoryJobQueue } from '../test/support/memory-job-queue';
 import { startDynamoRecorder, type Charge } from './lib/dynamo-recorder';
 import { table } from './lib/stats';
 import { benchmark } from './lib/cleanup';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { DynamoAudienceStore } from '../functions/adapters/dynamo-audience-store';
+import { DynamoEventStore } from '../functions/adapters/dynamo-event-store';
+import { dynamoTable } from '../functions/adapters/dynamo-table';
+import { AUDIENCE_TRIGGERS } from '../functions/config/audience-config';
+import { createAudienceRecorderHandler } from '../functions/handlers/audience-recorder';
 
 const VIEWERS = Number(process.env.PARTITION_LOAD_VIEWERS ?? 400);
 const CODES = Number(process.env.PARTITION_LOAD_CODES ?? 8_000);
@@ -67,7 +81,21 @@ interface Tally {
   operations: Set<number>;
 }
 
-type Measured = Phase | 'status' | 'admin' | 'sessions list' | 'sessions walk' | 'generation';
+type Measured = Phase | `recorder ${Phase}` | 'status' | 'admin' | 'sessions list' | 'sessions walk' | 'generation';
+
+/**
+ * A heartbeat's quality report: 30 s watched, 10 % of it stalled (over the trouble line of 5 %), on
+ * one of three renditions; the first beat also says the start-up time.
+ */
+const qoeOf = (i: number) => ({
+  playingMs: 27_000,
+  stalledMs: 3_000,
+  stalls: 2,
+  startupMs: 600 + (i % 50) * 40,
+  bitrateKbps: [800, 2_500, 5_000][i % 3],
+  droppedFrames: i % 7,
+  errors: { count: i % 2 },
+});
 
 /**
  * The live-sessions list before the `liveSessions` index: every code of the event, shard by shard
@@ -120,6 +148,18 @@ async function main() {
   const aws = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: recorder.endpoint } };
   const server = await startApiServer({ port: 0, host: '127.0.0.1', wiring: { config, aws } });
   const api = `http://127.0.0.1:${server.port}`;
+  // The audience recorder as AWS runs it, on the changes its mapping's filter lets through.
+  const recorderClient = dynamoDocumentClient(aws);
+  const recorderTable = dynamoTable(recorderClient, 'stagedoor');
+  const audienceRecorder = createAudienceRecorderHandler({
+    stores: { audience: new DynamoAudienceStore(recorderTable), events: new DynamoEventStore(recorderTable) },
+    sessionTimeoutSeconds: config.sessionTimeoutSeconds,
+  });
+  const changes: DynamoDBRecord[] = [];
+  const unsubscribe = dynamo.stream.subscribe((record) => {
+    const pk = record.dynamodb?.Keys?.pk?.S ?? '';
+    if (phase && phase in PHASES && AUDIENCE_TRIGGERS.stream.keyPrefixes.some((prefix) => pk.startsWith(prefix))) changes.push(record);
+  });
 
   // Charges go to the phase and operation under way; setup is not counted.
   let phase: Measured | null = null;
@@ -167,6 +207,12 @@ async function main() {
       }
       phase = null;
     };
+    /** The phase's table changes through the audience recorder, batch by batch. */
+    const record = async (name: Phase) => {
+      const batches = changes.splice(0);
+      const size = AUDIENCE_TRIGGERS.stream.batchSize;
+      await each(`recorder ${name}`, Math.ceil(batches.length / size), (i) => audienceRecorder({ Records: batches.slice(i * size, (i + 1) * size) }).then(() => undefined));
+    };
     const expectOk = (what: string, res: { status: number; text: string }) => {
       if (res.status !== 200) throw new Error(`${what}: ${res.status} ${res.text}`);
     };
@@ -177,13 +223,18 @@ async function main() {
       expectOk('validate', res);
       jwts[i] = res.body.playbackToken;
     });
+    await record('arrivals');
     await each('status', VIEWERS, async () => expectOk('status', await call('GET', `${api}/api/events/${event.id}/status`)));
-    await each('heartbeats', VIEWERS, async (i) => expectOk('heartbeat', await call('POST', `${api}/api/playback/heartbeat`, { headers: bearer(jwts[i]!) })));
+    await each('heartbeats', VIEWERS, async (i) =>
+      expectOk('heartbeat', await call('POST', `${api}/api/playback/heartbeat`, { headers: bearer(jwts[i]!), json: { qoe: qoeOf(i) } })),
+    );
+    await record('heartbeats');
     await each('refreshes', VIEWERS, async (i) => {
       const res = await call('POST', `${api}/api/playback/refresh`, { headers: bearer(jwts[i]!) });
       expectOk('refresh', res);
       jwts[i] = res.body.playbackToken;
     });
+    await record('refreshes');
     await each('admin', 1, async () => {
       await admin('GET', `/api/admin/events/${event.id}`);
       await admin('GET', '/api/admin/dashboard');
@@ -199,6 +250,7 @@ async function main() {
     await each('sessions walk', 1, () => walkEveryCode(direct, 'stagedoor', event.id));
     direct.destroy();
     await each('departures', VIEWERS, async (i) => expectOk('release', await call('POST', `${api}/api/playback/release`, { headers: bearer(jwts[i]!) })));
+    await record('departures');
 
     // A generation job of CODES codes, its steps through the shipped runner and store adapters.
     recorder.setRecording(false);
@@ -218,6 +270,8 @@ async function main() {
 
     report(tallies);
   } finally {
+    unsubscribe();
+    recorderClient.destroy();
     await server.close();
     await recorder.close();
     await dynamo.close();
@@ -228,12 +282,17 @@ function report(tallies: Map<string, Map<string, Tally>>) {
   const rows: Record<string, string | number>[] = [];
   const combined = new Map<string, number>();
   let worst = 0;
-  for (const name of Object.keys(PHASES) as Phase[]) {
+  const measured = (Object.keys(PHASES) as Phase[]).flatMap((name) => [
+    { name, measured: name as Measured, label: name as string },
+    { name, measured: `recorder ${name}` as Measured, label: `${name}: audience recorder` },
+  ]);
+  for (const { name, measured: under, label } of measured) {
     const model = PHASES[name];
-    const byKey = tallies.get(name) ?? new Map<string, Tally>();
+    const byKey = tallies.get(under) ?? new Map<string, Tally>();
+    const recorder = under !== name;
     const rated = [...byKey].map(([id, tally]) => {
-      // One viewer's own key runs at that viewer's pace; a shared key keeps its share of the audience.
-      const own = tally.operations.size === 1;
+      // One viewer's own key runs at that viewer's pace; a shared key (and every key of the recorder's) keeps its share of the audience.
+      const own = !recorder && tally.operations.size === 1;
       const rate = own ? tally.units / model.perViewerSeconds : (tally.units / VIEWERS) * model.total;
       return { id, rate, own };
     });
@@ -245,11 +304,15 @@ function report(tallies: Map<string, Map<string, Tally>>) {
       worst = Math.max(worst, hottest.rate / limit);
       const units = [...byKey].filter(([id]) => id.startsWith(kind)).reduce((sum, [, t]) => sum + t.units, 0);
       rows.push({
-        phase: name,
+        phase: label,
         'at 1M': model.model,
         kind,
         'units/op': (units / VIEWERS).toFixed(2),
-        'hottest key': hottest.id.slice(kind.length + 1).replace(/CODE#\w+/, 'CODE#<code>').replace(/RATE#refresh#\w+/, 'RATE#refresh#<code>'),
+        'hottest key': hottest.id
+          .slice(kind.length + 1)
+          .replace(/CODE#\w+/, 'CODE#<code>')
+          .replace(/RATE#refresh#\w+/, 'RATE#refresh#<code>')
+          .replace(/(AUDIENCE|EVENT|STATS)#[\w-]+/, '$1#<event>'),
         'units/s on it': Math.round(hottest.rate),
         'of the key limit': `${((hottest.rate / limit) * 100).toFixed(1)} % of ${limit}`,
       });
@@ -267,6 +330,7 @@ function report(tallies: Map<string, Map<string, Tally>>) {
   const adminReads = adminUnits.filter(([id]) => id.startsWith('read')).reduce((sum, [, t]) => sum + t.units, 0);
   console.log(`Admin event details + dashboard + event list: ${adminReads.toFixed(1)} RCU in total (counters; no code is read).`);
   reportLiveIndex(tallies);
+  reportAudienceKeys(tallies);
   reportSessionsRefresh(tallies);
   worst = Math.max(worst, reportGeneration(tallies));
   console.log(`\nEvery key under ${LIMIT_WCU} WCU/s and ${LIMIT_RCU} RCU/s in every phase: ${worst < 1 ? 'yes' : 'NO'} (worst ${(worst * 100).toFixed(1)} % of a limit).`);
@@ -339,6 +403,19 @@ function reportLiveIndex(tallies: Map<string, Map<string, Tally>>) {
     return `${name} ${Math.round((units / VIEWERS) * PHASES[name].total)}`;
   });
   console.log(`liveSessions index, hottest shard in WCU/s at 1M: ${parts.join(', ')} (limit ${LIMIT_WCU}).`);
+}
+
+/** The audience recorder's hottest key of each kind (its partitions: M minutes, T tickets, X trouble) in each phase. */
+function reportAudienceKeys(tallies: Map<string, Map<string, Tally>>) {
+  const parts = (['M', 'T', 'X'] as const).map((kind) => {
+    const rates = (Object.keys(PHASES) as Phase[]).map((name) => {
+      const shards = [...(tallies.get(`recorder ${name}`) ?? new Map<string, Tally>())].filter(([id]) => new RegExp(`^write table AUDIENCE#[\\w-]+#${kind}\\d+$`).test(id));
+      const units = Math.max(0, ...shards.map(([, tally]) => tally.units));
+      return `${name} ${Math.round((units / VIEWERS) * PHASES[name].total)}`;
+    });
+    return `${{ M: 'minutes', T: 'tickets', X: 'trouble' }[kind]}: ${rates.join(', ')}`;
+  });
+  console.log(`Audience recorder, hottest key in WCU/s at 1M, ${parts.join('; ')} (limit ${LIMIT_WCU}).`);
 }
 
 /** One refresh of the admin's sessions list now, against the walk of every code it made before. */

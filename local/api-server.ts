@@ -5,7 +5,7 @@ import { appSource, type ApiWiring } from '../functions/http/app';
 import { areaHandler } from '../functions/http/area-handler';
 import { adminApp, adminRoutes } from '../functions/handlers/admin';
 import { internalRoutes } from '../functions/handlers/internal';
-import { publicRoutes } from '../functions/handlers/public';
+import { publicApp, publicRoutes } from '../functions/handlers/public';
 import { callbackRoutes } from '../functions/handlers/rtmp-callback';
 import { handleApiRequest, type AreaHandlers } from './lambda-http-adapter';
 import { serveStatic } from './static-files';
@@ -25,7 +25,7 @@ export function apiHandlers(wiring: ApiWiring): AreaHandlers {
   logger.setLogLevel(wiring.config.logLevel);
   const base = appSource(wiring);
   return {
-    public: areaHandler('public', publicRoutes, base),
+    public: areaHandler('public', publicRoutes, publicApp(wiring, base)),
     admin: areaHandler('admin', adminRoutes, adminApp(wiring, base)),
     internal: areaHandler('internal', internalRoutes, base),
     'rtmp-callback': areaHandler('rtmp-callback', callbackRoutes, base),

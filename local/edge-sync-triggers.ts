@@ -1,4 +1,3 @@
-import type { DynamoDBRecord } from 'aws-lambda';
 import { createKvsWriter } from '../functions/adapters/kvs-writer';
 import { EDGE_SYNC_TRIGGERS } from '../functions/config/edge-sync-config';
 import type { CodeStore } from '../functions/domain/code-store';
@@ -6,6 +5,7 @@ import type { SigningKeys } from '../functions/domain/signing-keys';
 import { createEdgeSyncHandler } from '../functions/handlers/edge-sync';
 import { createMemoryKeyValueStore } from './memory-key-value-store';
 import { repeat } from './repeat';
+import { startStreamTrigger } from './stream-trigger';
 import type { TableStream } from './table-stream';
 
 /** The local edge's state, as the media server reads it. */
@@ -33,7 +33,6 @@ export interface LocalEdgeOptions {
 
 /** Until the first reconciliation succeeds it is tried this often (in AWS, the deploy's first invocation, retried by Lambda). */
 const FIRST_SYNC_RETRY_MS = 1_000;
-const RETRY_DELAY_MS = 100;
 
 /**
  * edge-sync locally, as AWS runs it: the same handler (functions/handlers/edge-sync.ts) writing through
@@ -44,7 +43,6 @@ const RETRY_DELAY_MS = 100;
  */
 export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
   const log = options.log ?? ((line: string) => process.stderr.write(`edge-sync: ${line}\n`));
-  const { stream: settings } = EDGE_SYNC_TRIGGERS;
   const store = createMemoryKeyValueStore();
   const handler = createEdgeSyncHandler({
     writer: createKvsWriter({ store }),
@@ -52,49 +50,16 @@ export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
     signingKeys: async () => options.signingKeys,
   });
 
-  /** Changes not yet applied, oldest first, with when they were written; a batch stays here while it is delivered. */
-  const pending: { record: DynamoDBRecord; at: number }[] = [];
   /** The oldest change of a dropped batch that no reconciliation has made up for yet. */
   let lostSince: number | null = null;
   let reconciledAt: number | null = null;
-  let stopped = false;
-  let delivering: Promise<void> | null = null;
   let failing = false;
-
-  async function deliver(): Promise<void> {
-    while (pending.length > 0 && !stopped) {
-      const batch = pending.slice(0, settings.batchSize);
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await handler({ Records: batch.map(({ record }) => record) });
-          break;
-        } catch (error) {
-          if (attempt >= settings.retryAttempts) {
-            log(`stream batch of ${batch.length} dropped after ${attempt + 1} attempts, the next reconciliation makes up for it: ${(error as Error).message}`);
-            lostSince ??= batch[0]!.at;
-            break;
-          }
-          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 2 ** attempt));
-        }
-      }
-      pending.splice(0, batch.length);
-    }
-  }
-
-  /** One delivery at a time; when it ends, changes that came meanwhile go next. */
-  function pump(): void {
-    if (delivering || stopped || pending.length === 0) return;
-    delivering = deliver().finally(() => {
-      delivering = null;
-      pump();
-    });
-  }
-
-  const unsubscribe = options.stream.subscribe((record) => {
-    const pk = record.dynamodb?.Keys?.pk?.S ?? '';
-    if (!settings.keyPrefixes.some((prefix) => pk.startsWith(prefix))) return;
-    pending.push({ record, at: Date.now() });
-    pump();
+  const trigger = startStreamTrigger({
+    stream: options.stream,
+    settings: EDGE_SYNC_TRIGGERS.stream,
+    handler,
+    log: (line) => log(`${line}; the next reconciliation makes up for it`),
+    onDropped: (oldestAt) => (lostSince ??= oldestAt),
   });
 
   let settleFirstSync: (synced: boolean) => void = () => {};
@@ -126,15 +91,13 @@ export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
     firstSync,
     syncedUpTo() {
       if (reconciledAt === null) return null;
-      const streamAt = pending[0]?.at ?? Date.now();
+      const streamAt = trigger.oldestPending() ?? Date.now();
       return Math.max(reconciledAt, Math.min(streamAt, lostSince ?? Infinity));
     },
     async stop() {
-      stopped = true;
-      unsubscribe();
       clearTimeout(startupTimer);
       settleFirstSync(false);
-      await Promise.all([delivering, reconciling.stop()]);
+      await Promise.all([trigger.stop(), reconciling.stop()]);
     },
   };
 }

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AwsConnection } from '../functions/adapters/aws-clients';
 import { readApiConfig } from '../functions/config/api-config';
+import { readMailerConfig, type MailerConfig } from '../functions/config/mailer-config';
 import { readJobWorkerConfig } from '../functions/config/job-worker-config';
 import type { JobWorkerWiring } from '../functions/handlers/job-worker';
 import { hashAdminPassword } from '../functions/domain/admin-credentials';
@@ -20,6 +21,7 @@ interface LocalSecrets {
   adminSessionSecret: string;
   totpEncryptionKey: string;
   playbackSigningKeys: string;
+  orderWebhookSecret: string;
 }
 
 /** Where the stand-ins listen, once started. */
@@ -74,6 +76,14 @@ export interface LocalConfig {
   ffmpegPath: string;
   /** An adaptive ladder instead of copied codecs (`INGEST_HLS_LADDER`, as the ingest container's `-hls-ladder`). */
   ladder: Rendition[];
+  /** The order webhook's signing secret (`ORDER_WEBHOOK_SECRET`). */
+  orderWebhookSecret: string;
+  /** The inbox port of the local mail catcher (`MAIL_PORT`), used when `SMTP_URL` is not set. */
+  mailPort: number;
+  /** The mailer's configuration for a site at `siteUrl` sending through `smtpUrl` (`SMTP_URL` wins when set). */
+  mailer(siteUrl: string, catcherSmtpUrl: string | null): MailerConfig;
+  /** `SMTP_URL`: mail goes to that server instead of the local catcher. */
+  smtpUrl: string | null;
   /** How the SDK clients reach the stand-ins. */
   aws(standIns: Pick<StandIns, 'dynamoEndpoint' | 's3Endpoint'>): AwsConnection;
   /** The API's wiring on the stand-ins: its configuration (the same variables as in AWS, checked by the same module) and connection. */
@@ -110,6 +120,7 @@ function generateSecrets(): LocalSecrets {
     adminSessionSecret: randomBytes(32).toString('base64url'),
     totpEncryptionKey: randomBytes(32).toString('base64url'),
     playbackSigningKeys: JSON.stringify({ activeKid: 'local-1', keys: { 'local-1': randomBytes(32).toString('base64url') } }),
+    orderWebhookSecret: randomBytes(24).toString('base64url'),
   };
 }
 
@@ -135,11 +146,17 @@ function loadSecrets(dataDir: string | undefined, env: NodeJS.ProcessEnv): { sec
     adminSessionSecret: pick('adminSessionSecret', undefined),
     totpEncryptionKey: pick('totpEncryptionKey', undefined),
     playbackSigningKeys: pick('playbackSigningKeys', env.PLAYBACK_SIGNING_KEYS),
+    orderWebhookSecret: pick('orderWebhookSecret', env.ORDER_WEBHOOK_SECRET, 'order webhook secret (ORDER_WEBHOOK_SECRET)'),
   };
   if (file) {
-    const { adminPassword, internalApiKey, ...always } = secrets;
+    const { adminPassword, internalApiKey, orderWebhookSecret, ...always } = secrets;
     // Only generated values are stored: a password given in env stays out of the file.
-    const keep = { ...always, ...(env.ADMIN_PASSWORD ? {} : { adminPassword }), ...(env.INTERNAL_API_KEY ? {} : { internalApiKey }) };
+    const keep = {
+      ...always,
+      ...(env.ADMIN_PASSWORD ? {} : { adminPassword }),
+      ...(env.INTERNAL_API_KEY ? {} : { internalApiKey }),
+      ...(env.ORDER_WEBHOOK_SECRET ? {} : { orderWebhookSecret }),
+    };
     writeFileSync(file, JSON.stringify(keep, null, 2), { mode: 0o600 });
     chmodSync(file, 0o600);
   }
@@ -184,10 +201,21 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     api: port(env.API_PORT, 3000, 'API_PORT'),
     media: port(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
     rtmp: port(env.RTMP_PORT, 1935, 'RTMP_PORT'),
+    mail: port(env.MAIL_PORT, 1080, 'MAIL_PORT'),
   };
   const seconds = segmentSeconds(env.INGEST_HLS_SEGMENT);
   const ladder = named('INGEST_HLS_LADDER', () => parseLadder(env.INGEST_HLS_LADDER ?? ''));
-  const [apiPort, mediaPort, rtmpPort] = await Promise.all([resolvePort(ports.api), resolvePort(ports.media), resolvePort(ports.rtmp)]);
+  const [apiPort, mediaPort, rtmpPort, mailPort] = await Promise.all([resolvePort(ports.api), resolvePort(ports.media), resolvePort(ports.rtmp), resolvePort(ports.mail)]);
+  const mailer = (siteUrl: string, catcherSmtpUrl: string | null) =>
+    readMailerConfig({
+      TABLE_NAME: tableName,
+      SITE_ORIGIN: siteUrl,
+      MAIL_FROM: env.MAIL_FROM || 'Stagedoor <tickets@stagedoor.localhost>',
+      MAIL_TIME_ZONE: env.MAIL_TIME_ZONE,
+      SMTP_URL: env.SMTP_URL || catcherSmtpUrl || undefined,
+    });
+  // Checked now, so that a malformed MAIL_* or SMTP_URL stops the start before anything runs.
+  mailer('http://localhost', null);
   const apiConfig = readApiConfig({
     // What a user may set for the API locally (README "Configuration"); the rest is this system's own.
     SESSION_TIMEOUT_SECONDS: env.SESSION_TIMEOUT_SECONDS,
@@ -205,6 +233,9 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     ADMIN_PASSWORD_HASH: await hashAdminPassword(secrets.adminPassword),
     ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
     ADMIN_TOTP_KEY: secrets.totpEncryptionKey,
+    ORDER_WEBHOOK_SECRET: secrets.orderWebhookSecret,
+    // Stripe's signing secret of the endpoint (the Stripe CLI's `stripe listen` prints one): given, never generated.
+    STRIPE_WEBHOOK_SECRET: env.STRIPE_WEBHOOK_SECRET,
   });
   const aws = ({ dynamoEndpoint, s3Endpoint }: Pick<StandIns, 'dynamoEndpoint' | 's3Endpoint'>): AwsConnection => ({
     region: env.AWS_REGION || 'us-east-1',
@@ -233,6 +264,10 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     adminPassword: secrets.adminPassword,
     totpEncryptionKey: secrets.totpEncryptionKey,
     playbackSigningKeys: secrets.playbackSigningKeys,
+    orderWebhookSecret: secrets.orderWebhookSecret,
+    mailPort,
+    mailer,
+    smtpUrl: env.SMTP_URL || null,
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ladder,
     aws,

@@ -1,21 +1,26 @@
 /**
  * `npm start`: the whole system on one machine. Embedded DynamoDB and S3 (+ SQS)
  * stand-ins, the access API (the Lambda handlers behind a thin HTTP adapter),
- * the background-job worker (a child process), edge-sync and the recording sweep
- * (the same handlers, on the table's stream and on timers, as AWS runs them),
- * the media server (HLS through `edge/`) and the RTMP ingest. The configuration
- * is read once (local-config.ts); each part is then given its dependencies.
+ * the background-job worker (a child process), edge-sync, the audience recorder,
+ * the mailer and the recording sweep (the same handlers, on the table's stream and
+ * on timers, as AWS runs them), a mail catcher with a web inbox, the media server
+ * (HLS through `edge/`) and the RTMP ingest. The configuration is read once
+ * (local-config.ts); each part is then given its dependencies.
  */
 import { dynamoDocumentClient, s3Client, sqsClient } from '../functions/adapters/aws-clients';
 import { dynamoStores } from '../functions/adapters/dynamo-stores';
 import { s3RecordingFinalizer } from '../functions/adapters/recording-finalizer';
 import { SqsJobQueue } from '../functions/adapters/sqs-job-queue';
+import { AUDIENCE_TRIGGERS } from '../functions/config/audience-config';
 import { copyStaffItems, retireStaffItems } from '../functions/adapters/staff-table-move';
 import { RECORDING_SWEEP_SECONDS } from '../functions/config/recording-sweep-config';
 import { parseSigningKeys } from '../functions/domain/signing-keys';
+import { createAudienceRecorderHandler } from '../functions/handlers/audience-recorder';
 import { createRecordingSweepHandler } from '../functions/handlers/recording-sweep';
 import { describeError } from '../recording/log';
 import { startEdgeSync } from './edge-sync-triggers';
+import { startMailCatcher } from './mail-catcher';
+import { startMailer } from './mailer-triggers';
 import { loadLocalConfig, type LocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { announceRunningSystem } from './running-system';
@@ -25,6 +30,7 @@ import { startJobWorkerProcess } from './job-worker-process';
 import { startApiServer } from './api-server';
 import { startMediaServer } from './media-server';
 import { repeat } from './repeat';
+import { startStreamTrigger } from './stream-trigger';
 import { buildWeb } from '../web/build';
 import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
 
@@ -66,6 +72,22 @@ async function main(): Promise<void> {
   // The edge's KeyValueStore, filled by edge-sync from the table's stream and reconciliation.
   const edge = startEdgeSync({ stream: dynamo.stream, codes: stores.codes, signingKeys: parseSigningKeys(config.playbackSigningKeys) });
   closers.push(edge.stop);
+  // The audience recorder on the same stream, batched as its event source mapping batches it in AWS.
+  const audience = startStreamTrigger({
+    stream: dynamo.stream,
+    settings: AUDIENCE_TRIGGERS.stream,
+    handler: createAudienceRecorderHandler({
+      stores: { audience: stores.audience, events: stores.events },
+      sessionTimeoutSeconds: config.apiWiring(standIns).config.sessionTimeoutSeconds,
+    }),
+    log: (line) => process.stderr.write(`audience: ${line}\n`),
+  });
+  closers.push(audience.stop);
+  // Ticket emails: the mailer on the table's stream, to SMTP_URL or the local catcher and its inbox.
+  const catcher = config.smtpUrl ? null : await startMailCatcher({ inboxPort: config.mailPort });
+  if (catcher) closers.push(catcher.close);
+  const mailer = startMailer({ stream: dynamo.stream, stores, config: config.mailer(api.url, catcher?.smtpUrl ?? null) });
+  closers.push(mailer.stop);
   const media = await startMediaServer({ port: config.mediaPort, bucket: config.mediaBucket, s3Client: mediaS3, edge });
   closers.push(media.close);
   // Every minute, as the schedule in AWS: the shows whose ingest died get their final playlists.
@@ -101,8 +123,17 @@ async function main(): Promise<void> {
   // The media server answers 503 until edge-sync has filled its store once: only then is it ready.
   if (!(await edge.firstSync)) process.stderr.write('media: no revocation state yet: media requests get 503 until edge-sync reconciles\n');
   // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`);
-  // it speaks SQS too, for the jobs queue and its dead-letter queue (say, to redrive it).
-  const ready = { api: api.url, media: media.url, rtmp: rtmpUrl, s3: s3.endpoint, jobQueue: jobQueues.queueUrl, jobDeadLetterQueue: jobQueues.deadLetterQueueUrl };
+  // it speaks SQS too, for the jobs queue and its dead-letter queue (say, to redrive it); `mail`: the
+  // inbox of the emails sent (absent when SMTP_URL sends them elsewhere).
+  const ready = {
+    api: api.url,
+    media: media.url,
+    rtmp: rtmpUrl,
+    s3: s3.endpoint,
+    jobQueue: jobQueues.queueUrl,
+    jobDeadLetterQueue: jobQueues.deadLetterQueueUrl,
+    ...(catcher ? { mail: catcher.inboxUrl } : {}),
+  };
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
 
   let stopping = false;

@@ -1,45 +1,26 @@
 import type { CodeStore } from '../domain/code-store';
 import { codeDenyUntil, endedSessionsAfter } from '../domain/edge-deny';
 import { AccessRevoked, AlreadyExists, CodeInUse, Contended, NotFound, SessionGone } from '../domain/errors';
+import type { QualityReport } from '../domain/playback-quality';
 import type { CodeRecord, CodeSummary } from '../domain/records';
-import { matchesCodeFilter } from '../domain/code-filter';
-import { LIST_LIMITS } from '../domain/config';
 import { accessChangesSince } from './dynamo-access-feed';
-import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import { codeKey, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
+import { listCodePage, toCodeSummary } from './dynamo-code-pages';
 import { listLiveSessions, liveSessionSk } from './dynamo-sessions';
-import { mergedShards } from './dynamo-shard-merge';
 import type { DynamoTable, Item } from './dynamo-table';
 import { CODE_SHARDS } from './table-schema';
 
 const FAN_OUT = 16;
-/** A `codesByEvent` sort key: `<createdAt>#<tokenId>`. */
-const CODES_SK = /^\d{4}-\d\d-\d\dT[\d:.]+Z#[\w-]+$/;
 /** Read-then-write attempts on a code that others keep changing (revokes, releases) before Contended. */
 const REVOKE_ATTEMPTS = 9;
 const RELEASE_ATTEMPTS = 5;
 
-function toCode(item: Item): CodeRecord {
+/** A code item (as read, or as a stream image) as the domain's record. */
+export function toCode(item: Item): CodeRecord {
   const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, ...rest } = item;
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
 }
 const toCodeOrNull = (item: Item | null) => (item ? toCode(item) : null);
-
-/** From the `codesByEvent` projection: the admin-facing fields only. */
-function toCodeSummary(item: Item): CodeSummary {
-  return {
-    id: item.tokenId as string,
-    code: item.code as string,
-    eventId: item.eventId as string,
-    label: item.label as string,
-    isRevoked: item.isRevoked as boolean,
-    revokedAt: (item.revokedAt as string | null) ?? null,
-    revokedChangedAt: (item.revokedChangedAt as string | null) ?? null,
-    redeemedAt: (item.redeemedAt as string | null) ?? null,
-    redeemedIp: (item.redeemedIp as string | null) ?? null,
-    createdAt: item.createdAt as string,
-  };
-}
 
 /** Why a session write on `code` (as the write saw it) did not apply. */
 function lostSessionWrite(code: CodeRecord | null): Error {
@@ -49,6 +30,36 @@ function lostSessionWrite(code: CodeRecord | null): Error {
 
 /** The session condition of a heartbeat and of marking a long-lived URL: still this session, fresh, and the code still grants access. */
 const LIVE_SESSION = '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true';
+
+/** The session's totals a quality report adds to: counters and durations, each an addition to what is there. */
+const QUALITY_SUMS = ['playingMs', 'stalledMs', 'stalls', 'droppedFrames', 'errors'] as const;
+
+/**
+ * A quality report as `SET` clauses on the session map (ADD cannot reach into a map that may lack the
+ * field): sums added with `if_not_exists`, the first start-up time kept, the last bitrate and fatal
+ * error replaced. Only what the report carries is written.
+ */
+function qualityUpdate(report: QualityReport | null | undefined): { sets: string[]; values: Record<string, unknown> } {
+  const sets: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (!report) return { sets, values };
+  for (const field of QUALITY_SUMS) {
+    if (report[field] === 0) continue;
+    sets.push(`#session.${field} = if_not_exists(#session.${field}, :zero) + :q_${field}`);
+    values[`:q_${field}`] = report[field];
+    values[':zero'] = 0;
+  }
+  if (report.startupMs !== undefined) {
+    sets.push('#session.startupMs = if_not_exists(#session.startupMs, :q_startupMs)');
+    values[':q_startupMs'] = report.startupMs;
+  }
+  for (const field of ['bitrateKbps', 'lastFatal'] as const) {
+    if (report[field] === undefined) continue;
+    sets.push(`#session.${field} = :q_${field}`);
+    values[`:q_${field}`] = report[field];
+  }
+  return { sets, values };
+}
 
 /**
  * The codes port on DynamoDB: one item per code (`CODE#<code>`) holding its session; an event's
@@ -113,27 +124,8 @@ export class DynamoCodeStore implements CodeStore {
       .map(toCodeSummary);
   }
 
-  async listCodePage(args: Parameters<CodeStore['listCodePage']>[0]): Promise<{ codes: CodeSummary[]; nextCursor: string | null }> {
-    const before = args.cursor ? decodeCursor(args.cursor, ['before'], (key) => CODES_SK.test(key.before!)).before! : null;
-    const merged = mergedShards(
-      { table: this.table, index: 'codesByEvent', sortKey: 'codesSk', partitions: eventCodeShards(args.eventId) },
-      before,
-      args.limit,
-    );
-    const codes: CodeSummary[] = [];
-    let last: string | null = null;
-    let passed = 0;
-    while (codes.length < args.limit && passed < LIST_LIMITS.codePageScan) {
-      const entries = await merged.take(Math.min(args.limit - codes.length, LIST_LIMITS.codePageScan - passed));
-      if (entries.length === 0) break;
-      passed += entries.length;
-      last = entries[entries.length - 1]!.sk;
-      for (const entry of entries) {
-        const code = toCodeSummary(entry.item);
-        if (matchesCodeFilter(code, args.filter)) codes.push(code);
-      }
-    }
-    return { codes, nextCursor: last && (await merged.more()) ? encodeCursor({ before: last }) : null };
+  listCodePage(args: Parameters<CodeStore['listCodePage']>[0]): Promise<{ codes: CodeSummary[]; nextCursor: string | null }> {
+    return listCodePage(this.table, args);
   }
 
   async copyEventActive(eventId: string, active: boolean): Promise<void> {
@@ -223,15 +215,16 @@ export class DynamoCodeStore implements CodeStore {
     return toCode(item);
   }
 
-  async heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void> {
+  async heartbeat(args: Parameters<CodeStore['heartbeat']>[0]): Promise<void> {
+    const { sets, values } = qualityUpdate(args.quality);
     await this.table.writeIf(
       {
         update: {
           Key: codeKey(args.code),
-          UpdateExpression: 'SET #session.heartbeatAt = :now',
+          UpdateExpression: `SET ${['#session.heartbeatAt = :now', ...sets].join(', ')}`,
           ConditionExpression: LIVE_SESSION,
           ExpressionAttributeNames: { '#session': 'session' },
-          ExpressionAttributeValues: { ':now': args.now, ':sid': args.sessionId, ':staleBefore': args.staleBefore, ':false': false, ':true': true },
+          ExpressionAttributeValues: { ':now': args.now, ':sid': args.sessionId, ':staleBefore': args.staleBefore, ':false': false, ':true': true, ...values },
         },
       },
       async (seen) => lostSessionWrite(toCodeOrNull(await seen())),

@@ -4,7 +4,7 @@ import { RateLimited } from '../domain/errors';
 import { epochSeconds, shardOf } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
 import { tableSchema } from './table-schema';
-import { reportLostWrite } from './telemetry';
+import { APP_METRICS, reportLostWrite } from './telemetry';
 
 /** Counter items are spread like the codes, so that a crowd's validations never meet on one key. */
 const COUNTER_SHARDS = 32;
@@ -28,7 +28,7 @@ export type CounterWriteFailure = { counter: 'redeemed' | 'revoked' | 'presence'
 
 /** Logs a lost counter write once, with a `CounterWriteFailed` metric. */
 export function reportCounterWriteFailed({ error, ...fields }: CounterWriteFailure): void {
-  reportLostWrite('CounterWriteFailed', 'counter write failed', { ...fields, error: error instanceof Error ? error : String(error) });
+  reportLostWrite(APP_METRICS.counterWriteFailed, 'counter write failed', { ...fields, error: error instanceof Error ? error : String(error) });
 }
 
 /**

@@ -2,11 +2,13 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountStore } from '../domain/account-store';
 import type { Stores } from '../domain/stores';
 import { DynamoAccountStore } from './dynamo-account-store';
+import { DynamoAudienceStore } from './dynamo-audience-store';
 import { DynamoAuditStore } from './dynamo-audit-store';
 import { DynamoCodeStore } from './dynamo-code-store';
 import { DynamoCounterStore } from './dynamo-counter-store';
 import { DynamoEventStore } from './dynamo-event-store';
 import { DynamoJobStore } from './dynamo-job-store';
+import { DynamoOrderStore } from './dynamo-order-store';
 import { dynamoTable } from './dynamo-table';
 
 /** Every port on the one DynamoDB table: each adapter is given the shared table helper. */
@@ -18,6 +20,8 @@ export function dynamoStores(client: DynamoDBDocumentClient, tableName: string):
     counters: new DynamoCounterStore(table),
     audit: new DynamoAuditStore(table),
     jobs: new DynamoJobStore(table),
+    audience: new DynamoAudienceStore(table),
+    orders: new DynamoOrderStore(table),
   };
 }
 

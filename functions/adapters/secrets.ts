@@ -32,6 +32,16 @@ const adminSecretsSchema = z.object({
   totpEncryptionKey: z.string().refine((value) => Buffer.from(value, 'base64url').length === 32, 'must be 32 bytes, base64url'),
 });
 
+/** The commerce secret: read by the public function alone (the order webhooks); each webhook answers 503 without its field. */
+const commerceSecretsSchema = z
+  .object({
+    orderWebhookSecret: z.string().min(16).nullish(),
+    /** Stripe's signing secret of the webhook endpoint (`whsec_…`, in Stripe's dashboard). */
+    stripeWebhookSecret: z.string().startsWith('whsec_').nullish(),
+  })
+  .transform((secrets) => ({ orderWebhookSecret: secrets.orderWebhookSecret ?? null, stripeWebhookSecret: secrets.stripeWebhookSecret ?? null }));
+export type CommerceSecrets = z.output<typeof commerceSecretsSchema>;
+
 /**
  * How long every entry point (the API functions and edge-sync alike) keeps
  * the secrets it read: a new admin password or a signing-key rotation
@@ -68,6 +78,7 @@ function cachedParser<T>(schema: z.ZodType<T, unknown>, what: string): (raw: unk
 
 const parseSharedSecrets = cachedParser(sharedSecretsSchema, 'secrets');
 const parseAdminSecrets = cachedParser(adminSecretsSchema, 'admin secrets');
+const parseCommerceSecrets = cachedParser(commerceSecretsSchema, 'commerce secrets');
 
 /** The shared secret, for every invocation: from Secrets Manager through the cache (at most CONFIG_MAX_AGE_SECONDS old), or as given. */
 export async function loadSharedSecrets(source: SecretSource): Promise<SharedSecrets> {
@@ -77,4 +88,9 @@ export async function loadSharedSecrets(source: SecretSource): Promise<SharedSec
 /** The admin function's secrets, through the same cache and maximum age. */
 export async function loadAdminSecrets(source: SecretSource): Promise<AdminSecrets> {
   return parseAdminSecrets(await fromSource(source));
+}
+
+/** The public function's commerce secret, through the same cache and maximum age. */
+export async function loadCommerceSecrets(source: SecretSource): Promise<CommerceSecrets> {
+  return parseCommerceSecrets(await fromSource(source));
 }

@@ -4,8 +4,19 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 /** Structured JSON logs (CloudWatch in AWS); the wiring sets the level from its configuration. */
 export const logger = new Logger({ serviceName: 'stagedoor' });
 
+/**
+ * The functions' own CloudWatch metrics, as the dashboard and alarms read them (infra/lib/constructs/monitoring.ts):
+ * Powertools adds the service as a dimension to each.
+ */
+export const APP_METRICS = { namespace: 'Stagedoor', dimensions: { service: 'stagedoor' }, counterWriteFailed: 'CounterWriteFailed', scheduledShows: 'ScheduledShows' } as const;
+
 /** CloudWatch metrics as embedded metric format (EMF) lines of the function's log. */
-const metrics = new Metrics({ namespace: 'Stagedoor', serviceName: 'stagedoor' });
+const metrics = new Metrics({ namespace: APP_METRICS.namespace, serviceName: APP_METRICS.dimensions.service });
+
+/** The shows scheduled now (stream-lease.ts), once a minute from the recording sweep. */
+export function reportScheduledShows(count: number): void {
+  metrics.singleMetric().addMetric(APP_METRICS.scheduledShows, MetricUnit.Count, count);
+}
 
 /**
  * A best-effort write that was lost (its caller goes on without it): one warning with what was

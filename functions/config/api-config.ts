@@ -42,6 +42,8 @@ export interface ApiConfig {
   jobsQueueUrl: string | null;
   /** The bucket export jobs write their CSV files to (under `exports/`); null: exports are not set up. */
   exportBucket: string | null;
+  /** The commerce secret (the order webhooks' signing secrets): the public function's alone in AWS; null where not given. */
+  commerceSecrets: SecretSource | null;
 }
 
 /** `1s`, `1.5s`, `500ms` or plain seconds, as the ingest's `-hls-segment` takes it. */
@@ -85,6 +87,10 @@ const settings = {
   ADMIN_SECRETS_ARN: variable.optional(),
   JOBS_QUEUE_URL: variable.url(),
   EXPORT_BUCKET: variable.optional(),
+  COMMERCE_SECRETS_ARN: variable.optional(),
+  /** Locally, the commerce secret's values. */
+  ORDER_WEBHOOK_SECRET: variable.optional(),
+  STRIPE_WEBHOOK_SECRET: variable.optional(),
 };
 
 /** Without SECRETS_ARN (local mode), the shared secret's values come as variables themselves. */
@@ -143,5 +149,10 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
         },
     jobsQueueUrl: found.JOBS_QUEUE_URL,
     exportBucket: found.EXPORT_BUCKET ?? null,
+    commerceSecrets: found.COMMERCE_SECRETS_ARN
+      ? { arn: found.COMMERCE_SECRETS_ARN }
+      : found.ORDER_WEBHOOK_SECRET || found.STRIPE_WEBHOOK_SECRET
+        ? { values: { orderWebhookSecret: found.ORDER_WEBHOOK_SECRET, stripeWebhookSecret: found.STRIPE_WEBHOOK_SECRET } }
+        : null,
   };
 }

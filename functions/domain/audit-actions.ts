@@ -36,6 +36,10 @@ export const AUDIT_ACTIONS = [
   'stream.stop',
   'stream.takeover',
   'stream.refused',
+  'order.paid',
+  'order.refunded',
+  'order.failed',
+  'order.resend',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -57,11 +57,16 @@ export async function generateCodes(deps: AccessDeps, eventId: string, body: unk
     await deps.stores.codes.deleteCodes(created.map((record) => record.code));
     throw error;
   }
-  // An activation change that raced this batch would have missed the new codes' copy of the flag.
-  const latest = await requireEvent(deps, eventId);
-  if (latest.isActive !== event.isActive) await setEventActive(deps, eventId, latest.isActive);
+  const latest = await settleEventActive(deps, event);
   const tokens = created.map((record) => codeView(record, latest, now));
   return { tokens, count: tokens.length };
+}
+
+/** An activation change that raced new codes' writes would have missed their copy of the flag: the event as it is now. */
+export async function settleEventActive(deps: AccessDeps, event: EventRecord): Promise<EventRecord> {
+  const latest = await requireEvent(deps, event.id);
+  if (latest.isActive !== event.isActive) await setEventActive(deps, event.id, latest.isActive);
+  return latest;
 }
 
 /** Starts a background job generating 1..1,000,000 codes (code-generation-job.ts); the worker runs it. */
@@ -205,7 +210,7 @@ export function exportFileName(title: string, day: string): string {
  * Revokes or unrevokes a code; a real change is counted (the event's revoked counter, and its live
  * viewer off or back on the presence estimate). NotFound for an unknown code.
  */
-async function changeRevoked(deps: AccessDeps, codeId: string, revoked: boolean, at: Date) {
+export async function changeRevoked(deps: AccessDeps, codeId: string, revoked: boolean, at: Date) {
   const { code, changed } = await deps.stores.codes.setCodeRevoked(codeId, revoked, at.toISOString());
   if (changed) {
     await deps.stores.counters.countRevocation({ eventId: code.eventId, code: code.code, delta: revoked ? 1 : -1 });

@@ -1,4 +1,5 @@
 import type { CodeFilter } from './code-filter';
+import type { QualityReport } from './playback-quality';
 import type { CodeAccessState, CodeRecord, CodeSummary, EndedSession, EventAccessState, LiveSessionRecord, PlaybackSession } from './records';
 
 /**
@@ -53,8 +54,12 @@ export interface CodeStore {
     redeemed: { at: string; ip: string } | null;
     now: string;
   }): Promise<CodeRecord>;
-  /** One conditional write. SessionGone or AccessRevoked when it does not apply. */
-  heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void>;
+  /**
+   * One conditional write. With `quality`, the report is added to the session's totals in the same
+   * write (its start-up time kept from the first report that had one). SessionGone or AccessRevoked
+   * when it does not apply.
+   */
+  heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string; quality?: QualityReport | null }): Promise<void>;
   /**
    * Records that the live session was handed a long-lived playback URL valid until `until`
    * (kept if later already). SessionGone or AccessRevoked as for a heartbeat.

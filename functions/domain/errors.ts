@@ -13,7 +13,7 @@ export class DomainError extends Error {
   }
 }
 
-export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'job';
+export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'job' | 'order';
 /**
  * The record a request names, or a store write changes, does not exist (or is not where the
  * request looks for it). Stores and use cases raise it alike, so it answers the same from anywhere.
@@ -97,7 +97,9 @@ export type ConflictKind =
   | 'owner-password-elsewhere'
   | 'enrolment-not-started'
   | 'preview-of-inactive-event'
-  | 'too-many-accounts';
+  | 'too-many-accounts'
+  | 'order-without-tickets'
+  | 'order-changed';
 /** An event with more codes than one answer's CSV holds: its export is a job. */
 export class ExportTooLarge extends DomainError {}
 

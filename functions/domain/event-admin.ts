@@ -36,11 +36,12 @@ export async function setEventActive(deps: Pick<AccessDeps, 'stores' | 'now'>, i
 
 /**
  * Deletes the event: a deactivated tombstone first (from then on validation, refresh and the feed
- * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes.
+ * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes and audience.
  */
 export async function deleteEvent(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string): Promise<void> {
   await deps.stores.events.deleteEvent(id, deps.now().toISOString());
   await deps.stores.codes.deleteEventCodes(id);
+  await deps.stores.audience.deleteEventAudience(id);
 }
 
 export async function createEvent(deps: AccessDeps, body: unknown) {

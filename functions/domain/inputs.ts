@@ -4,7 +4,7 @@ import { InvalidInput } from './errors';
 import { TOKEN_STATUSES } from './views';
 import { isTimeZone } from './time-zone';
 
-const timestamp = z
+export const timestamp = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/, 'must be an ISO 8601 timestamp with a time zone')
   .refine((value) => !Number.isNaN(Date.parse(value)), 'must be a valid date')

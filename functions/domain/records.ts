@@ -10,6 +10,7 @@
  * alone means the playback token (JWT); the ingest's publish "token" is the
  * RTMP spec's word for an ingest key.
  */
+import type { SessionQuality } from './playback-quality';
 
 export interface EventRecord {
   id: string;
@@ -68,7 +69,11 @@ export interface PublishRefusal {
   remoteAddr: string;
 }
 
-export interface PlaybackSession {
+/**
+ * A code's playback session. The player's quality reports add up in the session's own fields
+ * (`Partial<SessionQuality>`, absent until its first report): the heartbeat stays one write.
+ */
+export interface PlaybackSession extends Partial<SessionQuality> {
   id: string;
   startedAt: string;
   heartbeatAt: string;

@@ -1,9 +1,11 @@
 import type { AccountStore } from './account-store';
+import type { AudienceStore } from './audience-store';
 import type { AuditStore } from './audit-store';
 import type { CodeStore } from './code-store';
 import type { CounterStore } from './counter-store';
 import type { EventStore } from './event-store';
 import type { JobStore } from './job-store';
+import type { OrderStore } from './order-store';
 
 /**
  * Every storage port the domain speaks to, one per aggregate. Each is its own
@@ -21,6 +23,10 @@ export interface Stores {
   audit: AuditStore;
   /** Background jobs: their records and progress. */
   jobs: JobStore;
+  /** An event's audience over time, its tickets' watching records, its trouble list and air marks. */
+  audience: AudienceStore;
+  /** Orders from shops, the codes each was issued and the email owed to its buyer. */
+  orders: OrderStore;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { hasExpiredLease } from './event-status';
 import type { EventStore } from './event-store';
+import type { EventRecord } from './records';
 
 /** The port to the media bucket: writes an event's final (VOD) playlists from its recording index. */
 export interface RecordingFinalizer {
@@ -48,6 +49,20 @@ export async function releaseLease(app: LeaseDeps, eventId: string, holder: stri
   const before = await app.stores.events.getEvent(eventId);
   const event = await app.stores.events.releaseStreamLease(eventId, { holder, now: app.now().toISOString() });
   return { answer: { eventId, released: true as const }, ended: before?.leaseHolder === holder ? event : null };
+}
+
+/** A show is "scheduled" from this long before its start: the streamer connects and tests early. */
+export const SCHEDULE_LEAD_SECONDS = 30 * 60;
+
+/**
+ * Active, unarchived events whose schedule (from a little before the start to the end) includes
+ * `now`: the ingest must be up for them (the alarm "ingest down during a scheduled show").
+ */
+export function scheduledShows(events: Pick<EventRecord, 'isActive' | 'isArchived' | 'startsAt' | 'endsAt'>[], now: Date): number {
+  const from = now.getTime();
+  return events.filter(
+    (event) => event.isActive && !event.isArchived && Date.parse(event.startsAt) - SCHEDULE_LEAD_SECONDS * 1000 <= from && from < Date.parse(event.endsAt),
+  ).length;
 }
 
 /**

@@ -53,3 +53,9 @@ export function isoInTimeZone(iso: string, timeZone: string): string {
 export function dayInTimeZone(instant: Date, timeZone: string): string {
   return partsIn(instant, timeZone).date;
 }
+
+/** `2026-11-24T19:30:00Z` in `Europe/Berlin` → `2026-11-24 20:30 (UTC+01:00, Europe/Berlin)`: the wall time with its offset, as an email shows it. */
+export function readableInTimeZone(iso: string, timeZone: string): string {
+  const { date, time, offset } = partsIn(new Date(iso), timeZone);
+  return `${date} ${time.slice(0, 5)} (UTC${offset}${timeZone === 'UTC' ? '' : `, ${timeZone}`})`;
+}

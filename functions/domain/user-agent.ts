@@ -27,6 +27,18 @@ const SYSTEMS: [string, RegExp][] = [
   ['Linux', /\bLinux\b/],
 ];
 
+/**
+ * The device class a ticket's record keeps ("Chrome on Android", "VLC"): the summary without the
+ * version, so one viewer's device stays one class across browser updates.
+ */
+export function deviceClass(userAgent: string | null | undefined): string {
+  if (!userAgent) return 'Unknown';
+  const browser = BROWSERS.find(([, pattern]) => pattern.test(userAgent))?.[0];
+  const system = SYSTEMS.find(([, pattern]) => pattern.test(userAgent))?.[0];
+  if (browser && system) return `${browser} on ${system}`;
+  return browser ?? system ?? 'Other';
+}
+
 export function summarizeUserAgent(userAgent: string | null | undefined): string {
   if (!userAgent) return 'Unknown';
   const browser = BROWSERS.map(([name, pattern]) => [name, pattern.exec(userAgent)] as const).find(([, match]) => match);

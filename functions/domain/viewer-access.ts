@@ -5,6 +5,7 @@ import { AccessRefused, AccessRevoked, CodeInUse, InvalidInput, SessionGone, typ
 import { accessEndsAt } from './event-status';
 import { PLAYBACK_TOKEN_TTL_SECONDS, streamPathOf, type PlaybackClaims } from './playback-claims';
 import { checkViewerToken, signPlaybackToken } from './playback-token';
+import { parseQualityReport } from './playback-quality';
 import { playbackUrlOf } from './playback-url';
 import { randomId } from './random';
 import { rateLimitSubject } from './rate-limit-subject';
@@ -279,18 +280,24 @@ export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | nul
   };
 }
 
-/** Keeps the session alive: one conditional write. */
-export async function heartbeat(deps: AccessDeps, token: string | null) {
+/**
+ * Keeps the session alive: one conditional write, which also adds the player's quality report
+ * (`body.qoe`, optional) to the session's totals. The token is checked before the body, so a
+ * viewer without a valid token hears 401 whatever it sent.
+ */
+export async function heartbeat(deps: AccessDeps, token: string | null, body?: unknown) {
   const now = deps.now();
   const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: false });
   if (!checked.ok) throw new AccessRefused('heartbeat', 'invalid-token');
   const { claims } = checked;
+  const quality = parseQualityReport(body);
   try {
     await deps.stores.codes.heartbeat({
       code: claims.code,
       sessionId: claims.sid,
       now: now.toISOString(),
       staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
+      quality,
     });
   } catch (error) {
     if (error instanceof SessionGone || error instanceof AccessRevoked) {

@@ -15,6 +15,7 @@ import { HttpError } from '../http/http-error';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
 import type { AuditAction } from '../domain/audit-actions';
 import { listAudit, type AuditRecord } from '../domain/audit-log';
+import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../domain/audience-report';
 import { issuePreview } from '../domain/preview';
 import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
 import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
@@ -36,6 +37,7 @@ import type { JobRecord } from '../domain/job-store';
 import { allows } from '../domain/roles';
 import { LIST_LIMITS } from '../domain/config';
 import { adminEventListView } from '../domain/views';
+import { listEventOrders, orderView, resendOrderEmail } from '../domain/orders';
 import { accountRoutes } from './admin-accounts';
 
 /**
@@ -185,6 +187,17 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(200, await listAudit(request.app, id(request), request.query, auditReader(request)));
   },
   'GET /api/admin/audit': async (request) => json(200, await listAudit(request.app, null, request.query, auditReader(request))),
+  'GET /api/admin/events/{id}/audience': async (request) => json(200, await audienceReport(request.app, id(request), request.query)),
+  'GET /api/admin/events/{id}/audience/trouble': async (request) => json(200, await troubleList(request.app, id(request), request.query)),
+  'GET /api/admin/events/{id}/audience/trouble/export': async (request) => ({
+    statusCode: 200,
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${id(request)}-tickets-with-trouble.csv"`,
+      'cache-control': 'no-store',
+    },
+    body: await troubleCsv(request.app, id(request)),
+  }),
 
   'GET /api/admin/events/{id}/tokens': async (request) => json(200, await listEventCodes(request.app, id(request), request.query)),
   'POST /api/admin/events/{id}/tokens': async (request) => {
@@ -238,6 +251,15 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     await audit(request, 'code.unrevoke', token.eventId, token.code);
     return json(200, token);
   },
+
+  // The orders of a deleted event stay listable by its id: a shop may still send orders for it (they fail).
+  'GET /api/admin/events/{id}/orders': async (request) => json(200, await listEventOrders(request.app, id(request), request.query)),
+  'POST /api/admin/orders/{orderId}/resend': async (request) => {
+    const order = await resendOrderEmail(request.app, request.params.orderId ?? '');
+    await audit(request, 'order.resend', order.eventId, `order ${order.orderId}`, { details: { orderId: order.id, email: order.email, kind: order.emailKind } });
+    return json(200, orderView(order));
+  },
+  'GET /api/admin/tokens/{id}/watching': async (request) => json(200, await ticketWatching(request.app, id(request))),
 };
 
 export const handler = areaHandler('admin', adminRoutes, fromEnvironment(adminApp));

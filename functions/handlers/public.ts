@@ -1,5 +1,6 @@
 import type { RouteHandler } from '../http/api-types';
-import { appSource, fromEnvironment } from '../http/app';
+import { appSource, fromEnvironment, type ApiWiring, type AppSource } from '../http/app';
+import { loadCommerceSecrets } from '../adapters/secrets';
 import { areaHandler } from '../http/area-handler';
 import { bearerToken, clientIp, header } from '../http/request-info';
 import { playbackBaseUrl } from '../http/public-urls';
@@ -7,11 +8,23 @@ import { json } from '../http/responses';
 import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
 import { NotFound } from '../domain/errors';
 import { eventStatusView } from '../domain/views';
+import { orderWebhookRoutes, type PublicApp } from './order-webhook';
 
 /** How long shared caches may keep an event status: the player polls every 5 s near the start. */
 export const STATUS_SHARED_CACHE_SECONDS = 5;
 
-export const publicRoutes: Record<string, RouteHandler> = {
+/**
+ * The public area's App: also the commerce secret (the order webhook's), read through the same cache
+ * as the shared secret, and only by the webhook: a viewer's request never waits for it or fails with it.
+ */
+export function publicApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<PublicApp> {
+  const source = wiring.config.commerceSecrets;
+  const commerceSecrets = async () => (source ? loadCommerceSecrets(source) : null);
+  return async () => ({ ...(await base()), commerceSecrets });
+}
+
+export const publicRoutes: Record<string, RouteHandler<PublicApp>> = {
+  ...orderWebhookRoutes,
   'POST /api/tokens/validate': async (request) => {
     const body = request.body as { code?: unknown } | undefined;
     return json(
@@ -28,7 +41,7 @@ export const publicRoutes: Record<string, RouteHandler> = {
     json(200, await refreshPlayback(request.app, bearerToken(request.event), playbackBaseUrl(request))),
   'POST /api/playback/url': async (request) =>
     json(200, await longLivedPlaybackUrl(request.app, bearerToken(request.event), playbackBaseUrl(request))),
-  'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event))),
+  'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event), request.body)),
   'POST /api/playback/release': async (request) => json(200, await releasePlayback(request.app, bearerToken(request.event))),
   'GET /api/events/{id}/status': async ({ app, params }) => {
     // A read only: an ingest that died mid-show is finalized by the recording sweep (handlers/recording-sweep.ts).
@@ -40,4 +53,4 @@ export const publicRoutes: Record<string, RouteHandler> = {
   },
 };
 
-export const handler = areaHandler('public', publicRoutes, fromEnvironment(appSource));
+export const handler = areaHandler('public', publicRoutes, fromEnvironment(publicApp));

@@ -70,5 +70,6 @@ const PATH_PARAMS: Record<string, { valid(value: string): boolean; kind(routeKey
   id: { valid: (value) => recordId.safeParse(value).success, kind: (key) => (key.includes('/tokens/{id}') ? 'code' : 'event') },
   eventId: { valid: (value) => recordId.safeParse(value).success, kind: () => 'event' },
   jobId: { valid: (value) => recordId.safeParse(value).success, kind: () => 'job' },
+  orderId: { valid: (value) => recordId.safeParse(value).success, kind: () => 'order' },
   username: { valid: (value) => normalizeUsername(value) !== null, kind: () => 'account' },
 };

@@ -47,6 +47,7 @@ const NOT_FOUND: Record<RecordKind, string> = {
   session: SESSION_NOT_FOUND,
   account: 'Account not found',
   job: 'Job not found',
+  order: 'Order not found',
 };
 
 const CONFLICTS: Record<ConflictKind, string> = {
@@ -57,6 +58,8 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'enrolment-not-started': 'Start two-factor enrolment first',
   'preview-of-inactive-event': 'Event is deactivated: activate it to preview the stream',
   'too-many-accounts': `There are ${LIST_LIMITS.accounts} staff accounts already: disable one and give it to someone else`,
+  'order-without-tickets': 'This order has no tickets to send (it failed)',
+  'order-changed': 'The order changed meanwhile: reload and try again',
 };
 
 interface Refusal {

@@ -43,3 +43,9 @@ export function requestOrigin(event: ApiEvent): { proto: string; hostname: strin
   const hostname = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
   return { proto, hostname };
 }
+
+/** The request body exactly as sent (a signature covers these bytes, not a re-serialized parse). */
+export function rawBody(event: ApiEvent): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}

@@ -30,6 +30,10 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/playback/heartbeat', 'public', 'none'),
   route('POST', '/api/playback/release', 'public', 'none'),
   route('GET', '/api/events/{id}/status', 'public', 'none'),
+  // Any shop's orders, signed with the commerce secret's ORDER_WEBHOOK_SECRET (checked in the function).
+  route('POST', '/api/webhooks/orders', 'public', 'none'),
+  // Stripe's events, verified with the commerce secret's STRIPE_WEBHOOK_SECRET by Stripe's SDK.
+  route('POST', '/api/webhooks/stripe', 'public', 'none'),
 
   route('POST', '/api/admin/login', 'admin', 'none'),
   route('POST', '/api/admin/login/second-factor', 'admin', 'none'),
@@ -52,6 +56,11 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/admin/events/{id}/sessions/end', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/events/{id}/sessions/end-all', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/events/{id}/audit', 'admin', 'admin', 'events:read'),
+  // The audience as a whole is the show's health: every role that sees the event sees it. A ticket's
+  // watching and the trouble list name codes: those who may read codes; the CSV hands codes out in bulk.
+  route('GET', '/api/admin/events/{id}/audience', 'admin', 'admin', 'events:read'),
+  route('GET', '/api/admin/events/{id}/audience/trouble', 'admin', 'admin', 'codes:read'),
+  route('GET', '/api/admin/events/{id}/audience/trouble/export', 'admin', 'admin', 'codes:manage'),
   // Every event's entries and every sign-in (with the names of failed ones): the account managers'.
   route('GET', '/api/admin/audit', 'admin', 'admin', 'accounts:manage'),
   route('GET', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:read'),
@@ -66,6 +75,10 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/admin/tokens/bulk-revoke', 'admin', 'admin', 'codes:manage'),
   route('PATCH', '/api/admin/tokens/{id}/revoke', 'admin', 'admin', 'codes:manage'),
   route('PATCH', '/api/admin/tokens/{id}/unrevoke', 'admin', 'admin', 'codes:manage'),
+  route('GET', '/api/admin/tokens/{id}/watching', 'admin', 'admin', 'codes:read'),
+  // Orders carry buyers' emails and their codes: box office and above.
+  route('GET', '/api/admin/events/{id}/orders', 'admin', 'admin', 'codes:manage'),
+  route('POST', '/api/admin/orders/{orderId}/resend', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/account/two-factor', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/two-factor/confirm', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/password', 'admin', 'admin', 'self'),

@@ -1,14 +1,18 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
 import { EDGE_SYNC_TRIGGERS } from '../../functions/config/edge-sync-config';
+import { Alerts, NotifyEveryAlarm } from './constructs/alerts';
 import { Api } from './constructs/api';
+import { Audience } from './constructs/audience';
 import { Data } from './constructs/data';
 import { Delivery } from './constructs/delivery';
 import { EdgeSync } from './constructs/edge-sync';
 import { Gateway } from './constructs/gateway';
 import { Ingest } from './constructs/ingest';
 import { Jobs } from './constructs/jobs';
+import { Monitoring } from './constructs/monitoring';
+import { Mailer } from './constructs/mailer';
 import { RecordingSweep } from './constructs/recording-sweep';
 import { Web } from './constructs/web';
 
@@ -47,12 +51,15 @@ export interface StagedoorStackProps extends StackProps {
 
 /**
  * The whole deployment. Constructs are made in dependency order and hand their
- * outputs on as props: data -> web -> gateway -> ingest -> delivery -> jobs -> api, edge-sync, recording sweep.
+ * outputs on as props: data -> web -> gateway -> ingest -> delivery -> jobs -> api, edge-sync, audience,
+ * recording sweep, mailer -> monitoring. Every alarm anywhere in the stack notifies the alerts topic (an aspect).
  */
 export class StagedoorStack extends Stack {
   constructor(scope: Construct, id: string, props: StagedoorStackProps) {
     super(scope, id, props);
     const config = props.config;
+    const alerts = new Alerts(this, 'Alerts');
+    Aspects.of(this).add(new NotifyEveryAlarm(alerts.topic));
 
     const data = new Data(this, 'Data', { mediaRetentionDays: config.mediaRetentionDays ?? 30 });
     const web = new Web(this, 'Web', { builtDir: config.webBuildDir, logsBucket: data.logsBucket });
@@ -101,6 +108,7 @@ export class StagedoorStack extends Stack {
       staffReady: data.staffReady,
       secret: data.secret,
       adminSecret: data.adminSecret,
+      commerceSecret: data.commerceSecret,
       secretReady: data.secretReady,
       playbackBaseUrl: delivery.url,
       ingestRtmpUrl: ingest.rtmpUrl,
@@ -118,9 +126,21 @@ export class StagedoorStack extends Stack {
       reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? EDGE_SYNC_TRIGGERS.reconcileMinutes),
       secretReady: data.secretReady,
     });
+    const audience = new Audience(this, 'Audience', { table: data.table });
     const recordingSweep = new RecordingSweep(this, 'RecordingSweep', { table: data.table, mediaBucket: data.mediaBucket });
+    const mailer = new Mailer(this, 'Mailer', { table: data.table, siteUrl: delivery.url });
+    const monitoring = new Monitoring(this, 'Monitoring', {
+      apiFunctions: api.functions,
+      httpApi: gateway.httpApi,
+      edgeSync: edgeSync.fn,
+      audience: audience.fn,
+      recordingSweep: recordingSweep.fn,
+      table: data.table,
+      distribution: delivery.distribution,
+      ingestTargets: ingest.targets,
+    });
     // Last of all: the admin fields leave the shared secret, and staff items the main table, once everything else is updated (docs/deploy.md, "Upgrading").
-    const everythingElse = [web, gateway, ingest, delivery, jobs, api, edgeSync, recordingSweep];
+    const everythingElse = [web, gateway, ingest, delivery, jobs, api, edgeSync, audience, recordingSweep, mailer, alerts, monitoring];
     data.retireSharedAdminFields(everythingElse);
     data.retireOldStaffItems(everythingElse);
 
@@ -134,6 +154,9 @@ export class StagedoorStack extends Stack {
     new CfnOutput(this, 'DistributionId', { value: delivery.distribution.distributionId });
     new CfnOutput(this, 'SecretsArn', { value: data.secret.secretArn, description: 'Shared secret JSON: signing keys, internal API key, origin-verify secret' });
     new CfnOutput(this, 'AdminSecretArn', { value: data.adminSecret.secretArn, description: 'Admin secret; set the admin password with infra/scripts/set-admin-password.ts' });
+    new CfnOutput(this, 'CommerceSecretArn', { value: data.commerceSecret.secretArn, description: 'orderWebhookSecret: what shops sign POST /api/webhooks/orders with (README)' });
+    new CfnOutput(this, 'OrderWebhookUrl', { value: `${delivery.url}/api/webhooks/orders`, description: "A shop's order webhook endpoint" });
+    new CfnOutput(this, 'MailerFailuresQueue', { value: mailer.failures.queueUrl, description: 'Stream batches the mailer gave up on (their orders keep their email pending: resend from the console)' });
     new CfnOutput(this, 'EdgeSyncFunctionName', { value: edgeSync.fn.functionName, description: 'Invoke to fill the KeyValueStore now' });
     new CfnOutput(this, 'ApiFunctionNames', {
       value: Object.values(api.functions).map((fn) => fn.functionName).join(' '),
@@ -145,6 +168,8 @@ export class StagedoorStack extends Stack {
       description: 'Given-up job steps; redrive with aws sqs start-message-move-task --source-arn <this> (docs/deploy.md)',
     });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alerts.topic.topicArn, description: 'Every alarm of the stack notifies this topic (stack parameter AlarmEmail subscribes an address)' });
+    new CfnOutput(this, 'DashboardName', { value: monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of the stack' });
     new CfnOutput(this, 'StaffTableName', { value: data.staffTable.tableName, description: 'Staff accounts; for infra/scripts/unlock-account.ts' });
     new CfnOutput(this, 'MediaBucket', { value: data.mediaBucket.bucketName });
   }

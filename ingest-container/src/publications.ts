@@ -1,5 +1,6 @@
 import type BroadcastServer from 'node-media-server/src/server/broadcast_server.js';
 import { describeError, type Logger } from './log';
+import type { IngestMetrics } from './metrics';
 import { startHlsJob, type HlsConfig, type HlsJob } from './hls/packager';
 import type { LeaseClient } from './platform/live-notifier';
 import type { GatedRtmpSession } from './rtmp/gated-session';
@@ -32,12 +33,13 @@ export function createPublications(deps: {
   hls: HlsConfig | undefined;
   notifier: LeaseClient;
   log: Logger;
+  metrics: Pick<IngestMetrics, 'count'>;
   /** The folder under `streams/` a publication's HLS goes to (default: its stream name). */
   hlsNameOf?: (session: GatedRtmpSession) => string;
   /** The packaging of a publication began re-encoding its video. */
   onReencoding?: (streamPath: string) => void;
 }) {
-  const { hls, notifier, log } = deps;
+  const { hls, notifier, log, metrics } = deps;
   const hlsNameOf = deps.hlsNameOf ?? ((session: GatedRtmpSession) => session.streamName);
   const live = new Map<string, Publication>();
   const ending = new Set<Promise<void>>();
@@ -58,6 +60,7 @@ export function createPublications(deps: {
           publishId: session.id,
           config: hls,
           log,
+          metrics,
           onReencoding: () => deps.onReencoding?.(session.streamPath),
         }).catch((error) => {
           log.error('hls packaging failed to start', { stream_name: streamName, error: describeError(error) });

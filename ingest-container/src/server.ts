@@ -12,6 +12,7 @@ import { createHookSender, type Webhooks } from './hooks/webhooks';
 import { createLogger, describeError, type Logger, type LogLevel } from './log';
 import { createLeaseClient, type PlatformConfig } from './platform/live-notifier';
 import { createStreamReporter } from './platform/stream-reports';
+import { startIngestMetrics } from './metrics';
 import { createPublications } from './publications';
 import { createFailureBrake, type FailureBrakeOptions } from './rtmp/failure-brake';
 import { GatedRtmpSession, type SessionGate } from './rtmp/gated-session';
@@ -81,10 +82,13 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const notifier = createLeaseClient(options.platform, log);
   const reporter = createStreamReporter(options.platform, log);
   const video = createVideoWatch({ segmentSeconds: options.hls?.segmentSeconds, reporter, log });
+  // The publishers gauge reads the publications made just below.
+  const metrics = startIngestMetrics({ log, publishers: () => publications.streamPaths().length });
   const publications = createPublications({
     hls: options.hls,
     notifier,
     log,
+    metrics,
     // Tokens of modes token and file are per stream key `<app>/<name>`: the app must be in the output path too,
     // or the holder of a/foo could overwrite b/foo's HLS. Callback mode has one app (the platform checks it).
     hlsNameOf: authenticator.mode === 'token' || authenticator.mode === 'file' ? (session) => `${session.streamApp}/${session.streamName}` : undefined,
@@ -254,6 +258,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
         await stopped;
         await hooks.settle();
         await notifier.settle();
+        metrics.stop();
         Context.eventEmitter.off('postPublish', onPostPublish);
         Context.eventEmitter.off('donePublish', onDonePublish);
         log.info('rtmp ingest stopped');

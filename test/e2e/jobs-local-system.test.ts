@@ -19,8 +19,6 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => system?.stop());
 
-
-
 const newEvent = () =>
   system.admin('POST', '/api/admin/events', { title: 'Sold out', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() });
 

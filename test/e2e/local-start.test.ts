@@ -17,6 +17,8 @@ describe('npm start (local/start.ts)', () => {
   it('prints a ready line with the URLs and serves the API there', async () => {
     running = await startLocalSystem();
     expect(running.urls.api).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(running.urls.mail).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await call('GET', `${running.urls.mail}/messages.json`)).body).toEqual([]);
     const login = await call('POST', `${running.urls.api}/api/admin/login`, { json: { password: running.adminPassword } });
     expect(login.status).toBe(200);
     const feed = await call('GET', `${running.urls.api}/api/revocations?since=2020-01-01T00:00:00Z`, {

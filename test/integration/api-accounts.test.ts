@@ -135,7 +135,8 @@ describe('roles', () => {
   });
 });
 
-describe('sign-in', () => {
+// Each sign-in attempt costs a scrypt hash (N=2^17, about 0.4 s of a core, more on a loaded machine).
+describe('sign-in', { timeout: 120_000 }, () => {
   it('keeps the spec login: the password alone signs in the bootstrap owner, and so does the name owner', async () => {
     const cookie = await api.login(nextClient());
     const session = await as(cookie, 'GET', '/api/admin/session');

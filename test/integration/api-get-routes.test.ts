@@ -9,14 +9,15 @@ import { call } from '../support/http';
 /**
  * A read never writes: every GET route of the route table, served by the shipped handlers, answers
  * while the table refuses every write. The data is there to make each route do its whole work: an
- * event with codes, a live session, a revoked code, a session that timed out in the live-sessions
- * listing, an audit trail, a publish lease whose ingest died (run out, not released), and a
- * background job halfway through.
+ * event with codes (one watched), a live session, a revoked code, a session that timed out in the
+ * live-sessions listing, an audit trail, a publish lease whose ingest died (run out, not released),
+ * and a background job halfway through.
  */
 let api: ApiHarness;
 let guard: DynamoWriteGuard;
 let eventId: string;
 let jobId: string;
+let watchedId: string;
 let cookie: string;
 
 beforeAll(async () => {
@@ -31,6 +32,7 @@ beforeAll(async () => {
   });
   eventId = event.body.id;
   const [watched, revoked, forgotten] = (await api.admin('POST', `/api/admin/events/${eventId}/tokens`, { count: 3, label: 'reads' })).body.tokens;
+  watchedId = watched.id;
   expect((await call('POST', `${api.url}/api/tokens/validate`, { json: { code: watched.code } })).status).toBe(200);
   expect((await api.admin('PATCH', `/api/admin/tokens/${revoked.id}/revoke`)).status).toBe(200);
 
@@ -82,7 +84,8 @@ afterAll(async () => {
 
 /** What a caller of the route sends: its path with the seeded ids, the query it needs, its credential. */
 function requestOf(route: RouteSpec): { url: string; headers: Record<string, string> } {
-  const path = route.path.replace('{id}', eventId).replace('{jobId}', jobId);
+  // `{id}` is an event's, except under /tokens/, where it is a code's.
+  const path = route.path.replace('{id}', route.path.startsWith('/api/admin/tokens/') ? watchedId : eventId).replace('{jobId}', jobId);
   const query = route.path === '/api/revocations' ? `?since=${encodeURIComponent(new Date(0).toISOString())}` : '';
   const headers: Record<string, string> =
     route.guard === 'admin' ? { cookie } : route.guard === 'internal' ? { 'x-internal-api-key': api.internalApiKey } : {};

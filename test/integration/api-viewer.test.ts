@@ -245,6 +245,35 @@ describe('playback refresh, heartbeat and release', () => {
     expect(await post(path, 'not.a.jwt')).toMatchObject({ status: 401, body: { error: 'Valid playback token required' } });
   });
 
+  it("adds each heartbeat's quality report to the session: absurd numbers clamped, a wrong type refused with 400 and not applied", async () => {
+    const { token, jwt } = await watching();
+    const beat = (body: unknown, bearerJwt: string | null = jwt) =>
+      call('POST', `${api.url}/api/playback/heartbeat`, { headers: bearerJwt ? bearer(bearerJwt) : {}, json: body });
+    const first = { playingMs: 20_000, stalledMs: 5_000, stalls: 2, startupMs: 1_500, bitrateKbps: 800, droppedFrames: 3, errors: { count: 1 } };
+    expect(await beat({ qoe: first })).toMatchObject({ status: 200, body: { ok: true } });
+    // Playing time far beyond one beat is cut to 120 s, a negative stall to 0, counts to 1,000; the first start-up time stays.
+    expect(await beat({ qoe: { playingMs: 1e12, stalledMs: -5, stalls: 5_000, startupMs: 9_000, errors: { lastFatal: 'manifest Load<Error>!' } } })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
+    expect(await beat({ qoe: { playingMs: 'lots' } })).toMatchObject({ status: 400, body: { error: 'qoe.playingMs: must be a number' } });
+    expect(await beat({ qoe: [1] })).toMatchObject({ status: 400, body: { error: 'qoe: must be an object' } });
+    // The token comes first: without one the answer is the spec's 401, whatever the body.
+    expect(await beat({ qoe: { playingMs: 'lots' } }, null)).toMatchObject({ status: 401, body: { error: 'Valid playback token required' } });
+    expect(await beat({ qoe: null })).toMatchObject({ status: 200, body: { ok: true } });
+
+    const watched = await api.admin('GET', `/api/admin/tokens/${token.id}/watching`);
+    expect(watched.status).toBe(200);
+    expect(watched.body).toMatchObject({
+      sessions: 1,
+      watchMinutes: 2.4,
+      stalls: 1_002,
+      errors: 1,
+      lastError: 'manifestLoadError',
+      watchingNow: { startupMs: 1_500, bitrateKbps: 800 },
+    });
+  });
+
   it('refuses refresh and heartbeat once the code is revoked', async () => {
     const { token, jwt } = await watching();
     await api.admin('PATCH', `/api/admin/tokens/${token.id}/revoke`);

@@ -7,7 +7,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routeTable, type Area } from '../../functions/http/route-table';
 import { staffTableSchema, tableSchema } from '../../functions/adapters/table-schema';
-import { AUDIT_WRITERS, STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/api';
+import { ITEM_CREATORS, STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/api';
 import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityPolicy } from '../../web/security-headers';
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
@@ -30,10 +30,16 @@ const only = (ids: string[]) => {
 };
 
 /** Functions besides the API's areas, by the start of their description. */
-const OTHER_FUNCTIONS = { 'edge-sync': 'Stagedoor edge-sync', 'recording-sweep': 'Stagedoor recording sweep', 'job-worker': 'Stagedoor jobs:' } as const;
+const OTHER_FUNCTIONS = {
+  'edge-sync': 'Stagedoor edge-sync',
+  'recording-sweep': 'Stagedoor recording sweep',
+  'audience-recorder': 'Stagedoor audience recorder',
+  'job-worker': 'Stagedoor jobs:',
+  mailer: 'Stagedoor mailer',
+} as const;
 type Runtime = Area | keyof typeof OTHER_FUNCTIONS;
 /** Every function the stack runs for the product (not CDK's own helpers). */
-const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'job-worker'];
+const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'audience-recorder', 'job-worker', 'mailer'];
 
 /** The Lambda function of an API area, or of edge-sync or the recording sweep, found by its description. */
 const functionOf = (area: Runtime) =>
@@ -61,7 +67,8 @@ const originOf = (originId: string) => distributionConfig().Origins.find((o: any
 const AREAS: Area[] = ['public', 'admin', 'internal', 'rtmp-callback'];
 
 /** The shared secret (every function) and the admin secret (the admin function only). */
-const sharedSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => p.GenerateSecretString !== undefined));
+const sharedSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => String(p.Description).startsWith('Stagedoor: ')));
+const commerceSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => String(p.Description).startsWith('Stagedoor commerce:')));
 const adminSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => String(p.Description).startsWith('Stagedoor admin:')));
 /** The seeding custom resource of one step (infra/runtime/seed-secrets.ts). */
 const seedId = (step: 'fill' | 'retire') => only(idsOf(s.json, 'AWS::CloudFormation::CustomResource', (p) => p.Step === step && p.SecretArn !== undefined));
@@ -215,7 +222,7 @@ describe('data', () => {
 });
 
 describe('functions', () => {
-  it('runs each area, edge-sync, the recording sweep and the job worker as its own Node.js 22 function with its own role', () => {
+  it('runs each area, edge-sync, the audience recorder, the recording sweep and the job worker as its own Node.js 22 function with its own role', () => {
     const ids = RUNTIMES.map(functionOf);
     const roles = new Set(ids.map(roleOf));
     expect(roles.size).toBe(RUNTIMES.length);
@@ -249,6 +256,17 @@ describe('functions', () => {
     expect(env('admin').ADMIN_SECRETS_ARN).toEqual({ Ref: adminSecretId() });
     expect(env('admin').STAFF_TABLE_NAME).toEqual({ Ref: staffTableId() });
     // What a handler does not read, it does not get: no other function is told where the admin secret is.
+    expect(env('public').COMMERCE_SECRETS_ARN).toEqual({ Ref: commerceSecretId() });
+    for (const area of ['admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'mailer'] as const) {
+      expect(Object.keys(env(area)), area).not.toContain('COMMERCE_SECRETS_ARN');
+    }
+    expect(env('mailer')).toEqual({
+      TABLE_NAME: { Ref: tableId() },
+      SITE_ORIGIN: env('public').PLAYBACK_BASE_URL,
+      MAIL_FROM: { Ref: 'TicketEmailSender' },
+      POWERTOOLS_SERVICE_NAME: 'stagedoor',
+      LOG_LEVEL: 'info',
+    });
     for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync'] as const) {
       expect(Object.keys(env(area)), area).not.toContain('ADMIN_SECRETS_ARN');
       expect(Object.keys(env(area)), area).not.toContain('STAFF_TABLE_NAME');
@@ -262,6 +280,8 @@ describe('functions', () => {
     const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
     expect(env('recording-sweep')).toEqual({ TABLE_NAME: { Ref: tableId() }, MEDIA_BUCKET: { Ref: media }, POWERTOOLS_SERVICE_NAME: 'stagedoor', LOG_LEVEL: 'info' });
     for (const area of [...AREAS, 'edge-sync' as const]) expect(Object.keys(env(area)), area).not.toContain('MEDIA_BUCKET');
+    // The audience recorder reads the table only (the session timeout is the API's default).
+    expect(env('audience-recorder')).toEqual({ TABLE_NAME: { Ref: tableId() }, POWERTOOLS_SERVICE_NAME: 'stagedoor', LOG_LEVEL: 'info' });
   });
 
   it('alarms on errors and throttles of every function', () => {
@@ -288,8 +308,8 @@ describe('functions', () => {
       expect(typeof module.handler, area).toBe('function');
       // What the bundle leaves out may only be Node's own modules, or loaded lazily and listed as never needed on Lambda.
       const source = readFileSync(bundle, 'utf8');
-      // Not after `:` or a quote: the public bundle holds ExpressionAttributeValues like `":from":n`.
-      const loadedAtStart = [...source.matchAll(/(?<![\w$:"'.])from\s*"([^"]+)"/g)].map((m) => m[1]!).filter((name) => !isBuiltin(name));
+      // Not after `:`, a quote, `-` or `/`: the public bundle holds ExpressionAttributeValues like `":from":n`, the mailer's SES routes like `"/mail-from",200`.
+      const loadedAtStart = [...source.matchAll(/(?<![\w$:"'./-])from\s*"([^"]+)"/g)].map((m) => m[1]!).filter((name) => !isBuiltin(name));
       expect(loadedAtStart, area).toEqual([]);
       const loadedLazily = [...source.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]!).filter((name) => !isBuiltin(name));
       expect(loadedLazily.filter((name) => !(LAMBDA_BUNDLING.externalModules as readonly string[]).includes(name)), area).toEqual([]);
@@ -318,7 +338,7 @@ describe('least privilege', () => {
 
   it('grants each API function only the table actions its handler uses', () => {
     const expected: Record<Area, { actions: string[]; resources: unknown[] }> = {
-      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [table()] },
+      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('byTokenId'), index('codesByEvent')] },
       admin: {
         actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
         resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent'), index('liveSessions')],
@@ -334,14 +354,15 @@ describe('least privilege', () => {
       const onTable = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')) && referencesIn(st.Resource).has(tableId()));
       const dynamo = onTable.filter((st) => st.Condition === undefined);
       expect(dynamo, area).toHaveLength(1);
-      // The ingest's reports go to the audit log: a put, of audit entries only.
+      // The ingest's reports go to the audit log, the webhook's orders and codes to theirs: puts under those keys only.
+      const creates = ITEM_CREATORS[area];
       expect(onTable.filter((st) => st.Condition !== undefined), area).toEqual(
-        AUDIT_WRITERS.includes(area)
+        creates
           ? [
               expect.objectContaining({
                 Action: 'dynamodb:PutItem',
                 Resource: table(),
-                Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+                Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': creates } },
               }),
             ]
           : [],
@@ -353,7 +374,7 @@ describe('least privilege', () => {
         expect.objectContaining({
           Effect: 'Allow',
           Action: 'secretsmanager:GetSecretValue',
-          Resource: area === 'admin' ? [secret(), { Ref: adminSecretId() }] : secret(),
+          Resource: area === 'admin' ? [secret(), { Ref: adminSecretId() }] : area === 'public' ? [secret(), { Ref: commerceSecretId() }] : secret(),
         }),
       ]);
     }
@@ -383,6 +404,8 @@ describe('least privilege', () => {
       [roleOf(functionOf('edge-sync')), [tableId()]],
       [roleOf(functionOf('recording-sweep')), [tableId()]],
       [roleOf(functionOf('job-worker')), [tableId()]],
+      [roleOf(functionOf('audience-recorder')), [tableId()]],
+      [roleOf(functionOf('mailer')), [tableId()]],
       [moveRole, [tableId(), staffTableId()]],
     ]);
     expect(new Map([...touched].map(([role, tables]) => [role, [...tables].sort()]))).toEqual(
@@ -428,6 +451,28 @@ describe('least privilege', () => {
     expect(JSON.stringify(resource(only(idsOf(s.json, 'AWS::ECS::TaskDefinition'))).Properties)).not.toContain(adminSecret);
     // No resource policy opens it to anyone.
     expect(idsOf(s.json, 'AWS::SecretsManager::ResourcePolicy')).toEqual([]);
+  });
+
+  it('lets only the public function read the commerce secret (the order webhook\'s)', () => {
+    const readers = rolesGranted(commerceSecretId()).filter((grant) => grant.actions.includes('secretsmanager:GetSecretValue'));
+    expect(readers.map((grant) => grant.role)).toEqual([roleOf(functionOf('public'))]);
+    expect(rolesGranted(commerceSecretId()).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
+  });
+
+  it('lets the mailer read orders and events, write an order\'s email state, and send as the stack parameter\'s sender only', () => {
+    const statements = statementsOf(roleOf(functionOf('mailer')));
+    expect(statements).toContainEqual({ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: table() });
+    const send = statements.filter((st) => actionsOf(st).some((action) => action.startsWith('ses:')));
+    expect(send).toHaveLength(1);
+    expect(send[0].Action).toBe('ses:SendEmail');
+    expect(send[0].Condition).toEqual({ StringEquals: { 'ses:FromAddress': { Ref: 'TicketEmailSender' } } });
+    expect(JSON.stringify(send[0].Resource)).toContain(':identity/');
+    for (const target of [send[0].Resource].flat()) expect(target).not.toBe('*');
+    // No other function may send email.
+    for (const area of RUNTIMES.filter((runtime) => runtime !== 'mailer')) {
+      expect(statementsOf(roleOf(functionOf(area))).filter((st) => actionsOf(st).some((action) => action.startsWith('ses:'))), area).toEqual([]);
+    }
+    expect(s.json.Parameters?.TicketEmailSender).toMatchObject({ Type: 'String', Default: '' });
   });
 
   it('never grants a wildcard action or a write to the secret to a runtime function', () => {
@@ -713,6 +758,40 @@ describe('edge-sync', () => {
   });
 });
 
+describe('mailer', () => {
+  it('reads the table stream (orders that owe an email only), bisects failing batches, and records those it gives up on in a queue', () => {
+    const queue = only(idsOf(s.json, 'AWS::SQS::Queue').filter((id) => id.startsWith('Mailer')));
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [tableId(), 'StreamArn'] },
+      FunctionName: { Ref: functionOf('mailer') },
+      StartingPosition: 'LATEST',
+      BatchSize: 10,
+      MaximumRetryAttempts: 3,
+      BisectBatchOnFunctionError: true,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queue, 'Arn'] } } },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { pk: { S: [{ prefix: 'ORDER#' }] } }, NewImage: { emailStatus: { S: ['pending'] } } } }) }] },
+    });
+  });
+});
+
+describe('audience recorder', () => {
+  it('reads the table stream (codes and events) in batches of up to a thousand and writes only audience items: no query, no delete', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [tableId(), 'StreamArn'] },
+      FunctionName: { Ref: functionOf('audience-recorder') },
+      StartingPosition: 'LATEST',
+      BatchSize: 1000,
+      MaximumBatchingWindowInSeconds: 5,
+      BisectBatchOnFunctionError: true,
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { pk: { S: [{ prefix: 'CODE#' }, { prefix: 'EVENT#' }] } } } }) }] },
+    });
+    const statements = statementsOf(roleOf(functionOf('audience-recorder')));
+    expect(statements).toContainEqual({ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], Resource: { 'Fn::GetAtt': [tableId(), 'Arn'] } });
+    const tableActions = statements.filter((st) => referencesIn(st.Resource).has(tableId())).flatMap(actionsOf);
+    expect(tableActions.filter((action) => /Query|Delete|BatchWrite|Scan/.test(action))).toEqual([]);
+  });
+});
+
 describe('recording sweep', () => {
   it('runs every minute, each run done before the next', () => {
     s.template.hasResourceProperties('AWS::Events::Rule', {
@@ -858,6 +937,104 @@ describe('the template as a whole', () => {
   });
 });
 
+describe('alarms and the dashboard', () => {
+  const topicId = () => only(idsOf(s.json, 'AWS::SNS::Topic'));
+  const alarms = () => idsOf(s.json, 'AWS::CloudWatch::Alarm');
+  const alarmNamed = (name: string) => only(alarms().filter((id) => id.includes(name)));
+  /** The metrics an alarm reads: its own, or those of its math expression. */
+  const metricsOfAlarm = (id: string): { Namespace: string; MetricName: string; Dimensions?: { Name: string }[] }[] => {
+    const p = resource(id).Properties;
+    return p.MetricName ? [p] : p.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric);
+  };
+
+  it('sends every alarm of the stack, and its return to OK, to the one alarm topic', () => {
+    expect(alarms().length).toBeGreaterThan(RUNTIMES.length * 2);
+    for (const id of alarms()) {
+      expect(resource(id).Properties.AlarmActions, id).toEqual([{ Ref: topicId() }]);
+      expect(resource(id).Properties.OKActions, id).toEqual([{ Ref: topicId() }]);
+    }
+    s.template.hasResourceProperties('AWS::SNS::TopicPolicy', Match.objectLike({ Topics: [{ Ref: topicId() }] }));
+  });
+
+  it('mails the alarms to the address of the stack parameter AlarmEmail, when one is given', () => {
+    expect(s.json.Parameters?.AlarmEmail).toMatchObject({ Type: 'String', Default: '' });
+    const subscription = resource(only(idsOf(s.json, 'AWS::SNS::Subscription')));
+    expect(subscription.Properties).toEqual({ TopicArn: { Ref: topicId() }, Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } });
+    expect(subscription.Condition).toBeDefined();
+    expect(s.json.Outputs?.AlarmTopicArn?.Value).toEqual({ Ref: topicId() });
+  });
+
+  it('alarms on the ingest down during a scheduled show, stream lag, table throttles, and 5xx at the API and at CloudFront', () => {
+    const names = (id: string) => metricsOfAlarm(id).map((m) => `${m.Namespace} ${m.MetricName}`).sort();
+    expect(names(alarmNamed('IngestDownDuringShow'))).toEqual(['AWS/NetworkELB HealthyHostCount', 'Stagedoor ScheduledShows']);
+    expect(resource(alarmNamed('IngestDownDuringShow')).Properties.TreatMissingData).toBe('breaching');
+    const lag = resource(alarmNamed('EdgeSyncLag')).Properties;
+    expect(lag).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'IteratorAge', Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionOf('edge-sync') } }] });
+    expect(resource(alarmNamed('AudienceLag')).Properties.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: functionOf('audience-recorder') } }]);
+    expect(new Set(names(alarmNamed('TableThrottles')))).toEqual(new Set(['AWS/DynamoDB ThrottledRequests']));
+    expect(names(alarmNamed('Api5xx'))).toEqual(['AWS/ApiGateway 5xx', 'AWS/ApiGateway Count']);
+    const cloudFront = resource(alarmNamed('CloudFront5xx'));
+    expect(cloudFront.Properties).toMatchObject({ Namespace: 'AWS/CloudFront', MetricName: '5xxErrorRate', Dimensions: expect.arrayContaining([{ Name: 'Region', Value: 'Global' }]) });
+    // CloudFront's metrics exist in us-east-1 only, and an alarm reads its own region's.
+    expect((s.json as any).Conditions[cloudFront.Condition!]).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
+  });
+
+  it("charts only metrics that exist: AWS's own, and the ones the functions and the ingest emit", async () => {
+    const dashboard = resource(only(idsOf(s.json, 'AWS::CloudWatch::Dashboard'))).Properties.DashboardBody;
+    // The body is a JSON text with references spliced in: any placeholder keeps it JSON.
+    const text = dashboard['Fn::Join'][1].map((part: unknown) => (typeof part === 'string' ? part : 'ref')).join('');
+    const charted = new Set<string>();
+    for (const widget of JSON.parse(text).widgets) {
+      for (const metric of widget.properties.metrics ?? []) {
+        const [namespace, name] = metric as string[];
+        if (typeof namespace === 'string') charted.add(`${namespace} ${name}`);
+      }
+    }
+    for (const id of alarms()) for (const m of metricsOfAlarm(id)) charted.add(`${m.Namespace} ${m.MetricName}`);
+    const emitted = await emittedMetrics();
+    const unknown = [...charted].filter((metric) => !(AWS_METRICS.has(metric) || emitted.has(metric)));
+    expect(unknown).toEqual([]);
+    // Every metric of our own the code emits is on the dashboard.
+    expect([...emitted].filter((metric) => !charted.has(metric))).toEqual([]);
+    for (const group of AREAS) expect(text).toContain(`"label":"API ${group}"`);
+  });
+});
+
+/** Metrics AWS publishes, by namespace and name, that the stack charts or alarms on. */
+const AWS_METRICS = new Set(
+  Object.entries({
+    'AWS/Lambda': ['Invocations', 'Errors', 'Throttles', 'Duration', 'ConcurrentExecutions', 'IteratorAge'],
+    'AWS/ApiGateway': ['Count', '4xx', '5xx', 'Latency'],
+    'AWS/DynamoDB': ['ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits', 'ReadThrottleEvents', 'WriteThrottleEvents', 'ThrottledRequests'],
+    'AWS/CloudFront': ['Requests', 'BytesDownloaded', '4xxErrorRate', '5xxErrorRate'],
+    'AWS/NetworkELB': ['HealthyHostCount'],
+    'AWS/SQS': ['ApproximateNumberOfMessagesVisible'],
+  }).flatMap(([namespace, names]) => names.map((name) => `${namespace} ${name}`)),
+);
+
+/** What the code itself emits, read from the EMF it writes: the ingest's minute line, the functions' metrics. */
+async function emittedMetrics(): Promise<Set<string>> {
+  const { startIngestMetrics } = await import('../../ingest-container/src/metrics');
+  const { reportScheduledShows } = await import('../../functions/adapters/telemetry');
+  const { reportCounterWriteFailed } = await import('../../functions/adapters/dynamo-counter-store');
+  const lines: Record<string, any>[] = [];
+  const capture = (_msg: string, fields?: Record<string, unknown>) => void lines.push(fields ?? {});
+  startIngestMetrics({ log: { debug: capture, info: capture, warn: capture, error: capture }, publishers: () => 1, intervalMs: 3_600_000 }).stop();
+  const printed: string[] = [];
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+  try {
+    reportScheduledShows(1);
+    reportCounterWriteFailed({ counter: 'presence', eventId: 'e1', delta: 1, error: new Error('throttled') });
+  } finally {
+    process.stdout.write = write;
+  }
+  for (const line of printed.join('').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+  return new Set(
+    lines.flatMap((line) => (line._aws?.CloudWatchMetrics ?? []).flatMap((set: any) => set.Metrics.map((m: { Name: string }) => `${set.Namespace} ${m.Name}`))),
+  );
+}
+
 describe('optional WAF rule', () => {
   it('is a stack parameter, off by default, counting validations and each sign-in step per address', () => {
     expect(s.json.Parameters?.WafValidateRequestsPer5Min).toMatchObject({ Type: 'Number', Default: 0, MinValue: 0 });
@@ -878,7 +1055,8 @@ describe('optional WAF rule', () => {
 
 describe('background jobs', () => {
   const worker = () => functionOf('job-worker');
-  const queues = () => idsOf(s.json, 'AWS::SQS::Queue');
+  // The mailer has a queue of its own (its failure destination).
+  const queues = () => idsOf(s.json, 'AWS::SQS::Queue').filter((id) => id.startsWith('Jobs'));
   const jobsQueue = () => only(queues().filter((id) => resource(id).Properties.RedrivePolicy));
   const deadLetterQueue = () => only(queues().filter((id) => !resource(id).Properties.RedrivePolicy));
   const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });

@@ -4,6 +4,7 @@ import { startApiServer } from '../../local/api-server';
 import { readApiConfig } from '../../functions/config/api-config';
 import { hashAdminPassword } from '../../functions/domain/admin-credentials';
 import type { ApiWiring } from '../../functions/http/app';
+import type { TableStream } from '../../local/table-stream';
 import { call, type HttpResult } from './http';
 
 export interface ApiHarness {
@@ -18,6 +19,8 @@ export interface ApiHarness {
   signingKey: Uint8Array;
   /** What the API was built on: for a test that runs the domain on the same table and configuration. */
   wiring: ApiWiring;
+  /** The table's change stream, for a test that runs a stream-fed function (edge-sync, the mailer) beside the API. */
+  stream: TableStream;
   /** Logs in and returns the cookie header value. */
   login(from?: string): Promise<string>;
   admin(method: string, path: string, json?: unknown): Promise<HttpResult>;
@@ -79,6 +82,7 @@ export async function startApi(
     totpEncryptionKey,
     signingKey: new Uint8Array(signingKey),
     wiring,
+    stream: dynamo.stream,
     login,
     async admin(method, path, json) {
       cookie ??= await login('127.0.0.250');

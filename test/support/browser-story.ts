@@ -31,7 +31,8 @@ export function browserStory(env: Record<string, string> = {}): BrowserStory {
     browser = await launchBrowser();
   }, 90_000);
   afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+    // A cleanup that throws, even at once, must not keep the browser and the system running.
+    for (const cleanup of cleanups.reverse()) await Promise.resolve().then(cleanup).catch(() => undefined);
     const refused = browser ? [...cspViolations(browser)] : [];
     await browser?.close();
     await system?.stop();

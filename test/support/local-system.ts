@@ -10,6 +10,8 @@ export interface LocalSystem {
   urls: Record<string, string>;
   adminPassword: string;
   internalApiKey: string;
+  /** `ORDER_WEBHOOK_SECRET`: signs deliveries to `POST /api/webhooks/orders`. */
+  orderWebhookSecret: string;
   /** The program's process id (its ffmpeg packagers are its children). */
   pid: number;
   /** Everything the process printed so far. */
@@ -46,6 +48,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export async function startLocalSystem(env: Record<string, string> = {}, options: { root?: string } = {}): Promise<LocalSystem> {
   const adminPassword = `pw-${randomBytes(8).toString('hex')}`;
   const internalApiKey = `ik-${randomBytes(16).toString('hex')}`;
+  const orderWebhookSecret = `ow-${randomBytes(16).toString('hex')}`;
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
     cwd: options.root ?? root,
     env: {
@@ -53,10 +56,12 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
       API_PORT: '0',
       MEDIA_PORT: '0',
       RTMP_PORT: '0',
+      MAIL_PORT: '0',
       DATA_DIR: 'memory',
       LOG_LEVEL: 'warn',
       ADMIN_PASSWORD: adminPassword,
       INTERNAL_API_KEY: internalApiKey,
+      ORDER_WEBHOOK_SECRET: orderWebhookSecret,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,12 +95,14 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
     }
     const res = await call(method, `${urls.api}${path}`, { json, headers: { cookie } });
     if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.body;
+    // A CSV export is text.
+    return res.body ?? res.text;
   };
   return {
     urls,
     adminPassword,
     internalApiKey,
+    orderWebhookSecret,
     pid: child.pid!,
     output: () => output,
     admin,

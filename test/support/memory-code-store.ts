@@ -134,8 +134,17 @@ export class MemoryCodeStore implements CodeStore {
     return { code, session };
   }
 
-  async heartbeat(args: { code: string; sessionId: string; now: string; staleBefore: string }): Promise<void> {
-    this.liveSession(args).session.heartbeatAt = args.now;
+  async heartbeat(args: Parameters<CodeStore['heartbeat']>[0]): Promise<void> {
+    const { session } = this.liveSession(args);
+    session.heartbeatAt = args.now;
+    const report = args.quality;
+    if (!report) return;
+    for (const field of ['playingMs', 'stalledMs', 'stalls', 'droppedFrames', 'errors'] as const) {
+      if (report[field] !== 0) session[field] = (session[field] ?? 0) + report[field];
+    }
+    if (report.startupMs !== undefined) session.startupMs ??= report.startupMs;
+    if (report.bitrateKbps !== undefined) session.bitrateKbps = report.bitrateKbps;
+    if (report.lastFatal !== undefined) session.lastFatal = report.lastFatal;
   }
 
   async markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void> {

@@ -1,10 +1,12 @@
 import type { AdminStores } from '../../functions/domain/stores';
 import { MemoryAccountStore } from './memory-account-store';
+import { MemoryAudienceStore } from './memory-audience-store';
 import { MemoryAuditStore } from './memory-audit-store';
 import { MemoryCodeStore } from './memory-code-store';
 import { MemoryCounterStore } from './memory-counter-store';
 import { MemoryEventStore } from './memory-event-store';
 import { MemoryJobStore } from './memory-job-store';
+import { MemoryOrderStore } from './memory-order-store';
 
 /** Every port in memory, the staff accounts' included. */
 export interface MemoryStores extends AdminStores {
@@ -14,6 +16,8 @@ export interface MemoryStores extends AdminStores {
   audit: MemoryAuditStore;
   accounts: MemoryAccountStore;
   jobs: MemoryJobStore;
+  audience: MemoryAudienceStore;
+  orders: MemoryOrderStore;
 }
 
 /**
@@ -30,5 +34,7 @@ export function memoryStores(): MemoryStores {
     audit: new MemoryAuditStore(),
     accounts: new MemoryAccountStore(),
     jobs: new MemoryJobStore(),
+    audience: new MemoryAudienceStore(),
+    orders: new MemoryOrderStore(),
   };
 }

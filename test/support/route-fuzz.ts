@@ -32,7 +32,15 @@ export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close()
   const mediaAdmin = await httpServer((_body, _req, res) => res.writeHead(204).end());
   const aws = await startEmbeddedS3({ buckets: [] });
   const { queueUrl } = await createJobQueues(aws.endpoint);
-  const api = await startApi({ MEDIA_ADMIN_URL: mediaAdmin.url, JOBS_QUEUE_URL: queueUrl }, { sqsEndpoint: aws.endpoint });
+  const api = await startApi(
+    {
+      MEDIA_ADMIN_URL: mediaAdmin.url,
+      JOBS_QUEUE_URL: queueUrl,
+      ORDER_WEBHOOK_SECRET: 'a secret the fuzz never signs with',
+      STRIPE_WEBHOOK_SECRET: 'whsec_the_fuzz_never_signs_with',
+    },
+    { sqsEndpoint: aws.endpoint },
+  );
   const event = (
     await api.admin('POST', '/api/admin/events', {
       title: 'Fuzz',
@@ -103,6 +111,8 @@ const body = fc.oneof(
         currentPassword: oddText, newPassword: oddText, recoveryCode: oddText, requireTwoFactor: fc.oneof(fc.boolean(), oddText),
         holder: oddText, reason: fc.constantFrom('already-publishing', 'wrong-key', ''), remoteAddr: oddText, sessionId: oddText,
         keyframeIntervalSeconds: fc.oneof(fc.double(), oddText), frameRate: fc.oneof(fc.double(), oddText), segmentSeconds: fc.oneof(fc.double(), oddText),
+        type: fc.constantFrom('order.paid', 'order.refunded', 'order.other', ''), orderId: oddText, eventId: oddText, email: oddText,
+        quantity: fc.oneof(fc.integer(), oddText),
       },
       { requiredKeys: [] },
     )
@@ -122,6 +132,8 @@ const headers = (targets: FuzzTargets) =>
         origin: fc.constantFrom('https://evil.example', 'null', targets.url, 'not a url'),
         'x-origin-verify': oddText.map(encodeURIComponent),
         'cloudfront-viewer-address': fc.constantFrom('203.0.113.9:1', '2001:db8::1:2', 'garbage', ''),
+        'stagedoor-signature': fc.oneof(oddText.map(encodeURIComponent), fc.constant(`t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`)),
+        'stripe-signature': fc.oneof(oddText.map(encodeURIComponent), fc.constant(`t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`)),
       },
       { requiredKeys: [] },
     )

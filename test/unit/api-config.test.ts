@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readApiConfig } from '../../functions/config/api-config';
+import { readAudienceConfig } from '../../functions/config/audience-config';
 import { readEdgeSyncConfig } from '../../functions/config/edge-sync-config';
 import { readJobWorkerConfig } from '../../functions/config/job-worker-config';
 import { readRecordingSweepConfig } from '../../functions/config/recording-sweep-config';
@@ -97,6 +98,16 @@ describe('the recording sweep\'s configuration', () => {
   });
 });
 
+describe('the audience recorder\'s configuration', () => {
+  it('names every variable that is missing or malformed, and takes the API\'s session timeout', () => {
+    expect(() => readAudienceConfig({ SESSION_TIMEOUT_SECONDS: 'soon' })).toThrow(
+      'configuration: TABLE_NAME is required; SESSION_TIMEOUT_SECONDS must be a positive whole number, got "soon"',
+    );
+    expect(readAudienceConfig({ TABLE_NAME: 't' })).toEqual({ tableName: 't', sessionTimeoutSeconds: 90 });
+    expect(readAudienceConfig({ TABLE_NAME: 't', SESSION_TIMEOUT_SECONDS: '120' }).sessionTimeoutSeconds).toBe(120);
+  });
+});
+
 describe('reading the environment', () => {
   it('happens in functions/ only in the config modules', () => {
     const root = fileURLToPath(new URL('../../functions', import.meta.url));
@@ -105,6 +116,14 @@ describe('reading the environment', () => {
     const readers = files(root)
       .filter((file) => readFileSync(file, 'utf8').includes('process.env'))
       .map((file) => relative(root, file));
-    expect(readers.sort()).toEqual(['config/api-config.ts', 'config/edge-sync-config.ts', 'config/env.ts', 'config/job-worker-config.ts', 'config/recording-sweep-config.ts']);
+    expect(readers.sort()).toEqual([
+      'config/api-config.ts',
+      'config/audience-config.ts',
+      'config/edge-sync-config.ts',
+      'config/env.ts',
+      'config/job-worker-config.ts',
+      'config/mailer-config.ts',
+      'config/recording-sweep-config.ts',
+    ]);
   });
 });

@@ -37,4 +37,22 @@ describe('recording sweep', () => {
     expect(await sweep()).toEqual({ finalized: [broken.id] });
     expect((await stores.events.getEvent(broken.id))!.lastLiveEndedAt).not.toBeNull();
   });
+
+  it('counts the shows scheduled now (active, unarchived, from half an hour before the start to the end) for the ingest alarm', async () => {
+    const stores = memoryStores();
+    const hour = 3_600_000;
+    const events = [
+      sampleEvent({ startsAt: iso(-hour), endsAt: iso(hour) }),
+      sampleEvent({ startsAt: iso(20 * 60_000), endsAt: iso(2 * hour) }),
+      sampleEvent({ startsAt: iso(2 * hour), endsAt: iso(3 * hour) }),
+      sampleEvent({ startsAt: iso(-2 * hour), endsAt: iso(-hour) }),
+      sampleEvent({ startsAt: iso(-hour), endsAt: iso(hour), isActive: false }),
+      sampleEvent({ startsAt: iso(-hour), endsAt: iso(hour), isArchived: true }),
+    ];
+    for (const event of events) await stores.events.createEvent(event);
+    const counts: number[] = [];
+    const sweep = createRecordingSweepHandler({ events: stores.events, recordings: { finalize: async () => undefined }, reportScheduledShows: (count) => counts.push(count) });
+    await sweep();
+    expect(counts).toEqual([2]);
+  });
 });

@@ -165,4 +165,27 @@ describe('PlaybackSession', () => {
     expect(await second.verify()).toBe(false);
     expect(gone.mock.calls[0]![0].title).toBe('Session ended');
   });
+  it("sends the player's quality report with each heartbeat, keeps one that did not arrive and drops one the API refused", async () => {
+    const bodies: unknown[] = [];
+    const answers = [0, 200, 400, 200];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit = {}) => {
+        bodies.push(init.body ? JSON.parse(String(init.body)) : undefined);
+        const status = answers.shift()!;
+        if (status === 0) throw new TypeError('Failed to fetch');
+        return new Response(JSON.stringify(status === 200 ? { ok: true } : { error: 'qoe.stalls: must be a number' }), { status });
+      }),
+    );
+    const reports = [{ playingMs: 30_000 }, { playingMs: 1 }, { playingMs: 2 }, null];
+    const given: unknown[] = [];
+    const quality = { take: vi.fn(() => reports.shift() as never), giveBack: vi.fn((report: unknown) => void given.push(report)) };
+    const session = new PlaybackSession({ playbackToken: 'jwt', playbackUrl: 'u', tokenExpiresIn: 600, onLost: vi.fn(), quality });
+    session.start();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(bodies).toEqual([{ qoe: { playingMs: 30_000 } }, { qoe: { playingMs: 1 } }, { qoe: { playingMs: 2 } }, undefined]);
+    // Only the report of the beat that never arrived is taken back.
+    expect(given).toEqual([{ playingMs: 30_000 }]);
+    session.stop();
+  });
 });

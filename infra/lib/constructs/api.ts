@@ -23,6 +23,8 @@ export interface ApiProps {
   secret: secretsmanager.ISecret;
   /** adminPasswordHash and adminSessionSecret: the admin area alone reads it (env and IAM). */
   adminSecret: secretsmanager.ISecret;
+  /** The order webhook's signing secret: the public area alone reads it (env and IAM). */
+  commerceSecret: secretsmanager.ISecret;
   /** Done when both secrets hold every field (the admin function must find the admin secret filled). */
   secretReady: IDependable;
   /** The CloudFront URL viewers fetch HLS from (`https://…`, no trailing slash). */
@@ -52,8 +54,9 @@ export const STAFF_TABLE_ACCESS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyna
 
 /** What each area's handler does to the table (the stores, functions/adapters/dynamo-*-store.ts), nothing more. */
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
-  // validate, refresh, heartbeat, release, status: reads, rate-limit and presence counters, the session claim.
-  public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], indexes: [] },
+  // validate, refresh, heartbeat, release, status: reads, rate-limit and presence counters, the session claim;
+  // the order webhook: a refund finds the order's codes by id, an activation race copies the flag onto an event's codes.
+  public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['byTokenId', 'codesByEvent'] },
   // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, audit, live sessions.
   admin: {
     actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
@@ -81,10 +84,15 @@ export const ROUTE_THROTTLES: Record<string, { rateLimit: number; burstLimit: nu
 };
 
 /**
- * Areas that record the ingest's reports in the audit log (a publish started, stopped, taken over or
- * refused): they may put items, but only audit entries (their partitions, `AUDIT#<eventId>`).
+ * Areas that create items besides the admin's, and only under these partition keys: the ingest's
+ * reports in the audit log (a publish started, stopped, taken over or refused: `AUDIT#<eventId>`), and
+ * the order webhooks' orders, the codes they issue, Stripe's payments (for their refunds) and their audit entries.
  */
-export const AUDIT_WRITERS: Area[] = ['internal', 'rtmp-callback'];
+export const ITEM_CREATORS: Partial<Record<Area, string[]>> = {
+  public: ['AUDIT#*', 'CODE#*', 'ORDER#*', 'PAYMENT#*'],
+  internal: ['AUDIT#*'],
+  'rtmp-callback': ['AUDIT#*'],
+};
 
 /** The areas an audience must not starve of Lambda concurrency: the operator's and the ingest's. */
 const OPERATOR_AREAS: Area[] = ['admin', 'internal', 'rtmp-callback'];
@@ -120,7 +128,7 @@ export class Api extends Construct {
     };
     // Only what each handler reads (functions/config/api-config.ts).
     const specific: Record<Area, Record<string, string>> = {
-      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl },
+      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn },
       admin: {
         INGEST_RTMP_URL: props.ingestRtmpUrl,
         INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
@@ -156,17 +164,20 @@ export class Api extends Construct {
           resources: [props.table.tableArn, ...access.indexes.map((index) => `${props.table.tableArn}/index/${index}`)],
         }),
       );
-      if (AUDIT_WRITERS.includes(area)) {
+      const creates = ITEM_CREATORS[area];
+      if (creates) {
         fn.addToRolePolicy(
           new iam.PolicyStatement({
             actions: ['dynamodb:PutItem'],
             resources: [props.table.tableArn],
-            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': creates } },
           }),
         );
       }
-      // Least privilege: the admin secret (password hash, session signing secret) is the admin function's alone.
-      const secrets = area === 'admin' ? [props.secret.secretArn, props.adminSecret.secretArn] : [props.secret.secretArn];
+      // Least privilege: the admin secret (password hash, session signing secret) is the admin function's alone,
+      // the commerce secret (the order webhook's) the public function's.
+      const own = { admin: [props.adminSecret.secretArn], public: [props.commerceSecret.secretArn] } as Partial<Record<Area, string[]>>;
+      const secrets = [props.secret.secretArn, ...(own[area] ?? [])];
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));
       if (area === 'admin') {
         fn.addToRolePolicy(new iam.PolicyStatement({ actions: STAFF_TABLE_ACCESS, resources: [props.staffTable.tableArn] }));

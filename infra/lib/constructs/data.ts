@@ -32,6 +32,8 @@ export class Data extends Construct {
   readonly secret: secretsmanager.Secret;
   /** `adminPasswordHash` and `adminSessionSecret`: the admin function's alone (least privilege). */
   readonly adminSecret: secretsmanager.Secret;
+  /** `orderWebhookSecret` (shops sign order deliveries with it): the public function's alone. */
+  readonly commerceSecret: secretsmanager.Secret;
   /** Completes once every field of both secrets exists; readers of a secret at deploy time depend on it. */
   readonly secretReady: CustomResource;
   private readonly seedProvider: cr.Provider;
@@ -100,6 +102,15 @@ export class Data extends Construct {
       secretObjectValue: {},
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // Generated at the first deploy; the organiser copies it into the shop's webhook settings (README).
+    this.commerceSecret = new secretsmanager.Secret(this, 'CommerceSecret', {
+      description: 'Stagedoor commerce: orderWebhookSecret (read by the public function only)',
+      generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'orderWebhookSecret', passwordLength: 48, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    NagSuppressions.addResourceSuppressions(this.commerceSecret, [
+      { id: 'AwsSolutions-SMG4', reason: 'Rotated by procedure: a new value in the secret and in the shop together (docs/deploy.md, "Ticket emails and shops").' },
+    ]);
     NagSuppressions.addResourceSuppressions(this.secret, [
       {
         id: 'AwsSolutions-SMG4',

@@ -112,6 +112,9 @@ export class Delivery extends Construct {
         'Accept',
         'Origin',
         'X-Internal-Api-Key',
+        // Orders are signed: a shop's (POST /api/webhooks/orders), Stripe's (POST /api/webhooks/stripe).
+        'Stagedoor-Signature',
+        'Stripe-Signature',
         // Summarised for admins in the live sessions list.
         'User-Agent',
       ),

@@ -5,7 +5,6 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import type { IDependable } from 'constructs';
@@ -13,6 +12,7 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { EDGE_SYNC_TRIGGERS } from '../../../functions/config/edge-sync-config';
 import { AppFunction } from './app-function';
+import { addTableStreamSource } from './table-stream-source';
 
 export interface EdgeSyncProps {
   table: dynamodb.ITable;
@@ -60,16 +60,8 @@ export class EdgeSync extends Construct {
 
     // The same settings as the local stand-in's (functions/config/edge-sync-config.ts).
     const { stream } = EDGE_SYNC_TRIGGERS;
-    fn.addEventSource(
-      new DynamoEventSource(props.table, {
-        startingPosition: lambda.StartingPosition.LATEST,
-        batchSize: stream.batchSize,
-        // No batching window: a revoke should reach the edge within seconds.
-        retryAttempts: stream.retryAttempts,
-        bisectBatchOnError: true,
-        filters: [lambda.FilterCriteria.filter({ dynamodb: { Keys: { pk: { S: stream.keyPrefixes.flatMap((prefix) => lambda.FilterRule.beginsWith(prefix)) } } } })],
-      }),
-    );
+    // No batching window: a revoke should reach the edge within seconds.
+    addTableStreamSource(fn, props.table, stream);
     new events.Rule(this, 'Reconcile', {
       description: 'Stagedoor edge-sync full reconciliation',
       schedule: events.Schedule.rate(props.reconcileEvery),
@@ -102,18 +94,6 @@ export class EdgeSync extends Construct {
       [
         { id: 'AwsSolutions-IAM4', reason: 'CDK AwsCustomResource handler: AWSLambdaBasicExecutionRole only grants writing its own logs.' },
         { id: 'AwsSolutions-L1', reason: 'Runtime of the CDK AwsCustomResource handler is chosen by aws-cdk-lib.' },
-      ],
-      true,
-    );
-
-    NagSuppressions.addResourceSuppressions(
-      fn.role!,
-      [
-        {
-          id: 'AwsSolutions-IAM5',
-          appliesTo: ['Resource::*'],
-          reason: 'dynamodb:ListStreams (added by the DynamoDB event source) has no resource-level permissions.',
-        },
       ],
       true,
     );

@@ -51,6 +51,8 @@ export class Ingest extends Construct {
   readonly loadBalancer: elbv2.NetworkLoadBalancer;
   readonly service: ecs.FargateService;
   readonly taskRole: iam.IRole;
+  /** The tasks behind the load balancer: its healthy host count says whether OBS can connect. */
+  readonly targets: elbv2.NetworkTargetGroup;
   /** What OBS is given as "Server" (INGEST_RTMP_URL). */
   readonly rtmpUrl: string;
 
@@ -211,7 +213,7 @@ export class Ingest extends Construct {
     });
     this.enableAccessLogs(props.logsBucket, 'ingest-nlb');
 
-    const targets = new elbv2.NetworkTargetGroup(this, 'Targets', {
+    const targets = (this.targets = new elbv2.NetworkTargetGroup(this, 'Targets', {
       vpc,
       port: RTMP_PORT,
       protocol: elbv2.Protocol.TCP,
@@ -221,7 +223,7 @@ export class Ingest extends Construct {
       // streamer to reconnect (OBS reconnects onto a healthy task).
       deregistrationDelay: Duration.minutes(15),
       healthCheck: { protocol: elbv2.Protocol.TCP, interval: Duration.seconds(10), healthyThresholdCount: 2, unhealthyThresholdCount: 2 },
-    });
+    }));
     this.service.attachToNetworkTargetGroup(targets);
     if (plainRtmp) this.loadBalancer.addListener('Rtmp', { port: RTMP_PORT, protocol: elbv2.Protocol.TCP, defaultTargetGroups: [targets] });
     if (props.certificateArn) {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type BroadcastServer from 'node-media-server/src/server/broadcast_server.js';
 import type { Logger } from '../log';
+import type { IngestMetrics } from '../metrics';
 import { ffmpegArgs, type Packaging, type PackagingOptions } from './ffmpeg-args';
 import { describeError } from '../log';
 import { DEFAULT_DVR_WINDOW_SECONDS, Recording, type LiveSettings } from '../../../recording/recording';
@@ -97,10 +98,11 @@ export async function startHlsJob(args: {
   publishId: string;
   config: HlsConfig;
   log: Logger;
+  metrics: Pick<IngestMetrics, 'count'>;
   /** The publish's video is being re-encoded from now on (or transcoded into a ladder). */
   onReencoding?: () => void;
 }): Promise<HlsJob> {
-  const { broadcast, streamName, publishId, config, log, onReencoding } = args;
+  const { broadcast, streamName, publishId, config, log, metrics, onReencoding } = args;
   const live: LiveSettings = { segmentSeconds: config.segmentSeconds, dvrWindowSeconds: config.dvrWindowSeconds ?? DEFAULT_DVR_WINDOW_SECONDS };
   const recording = await Recording.open(config.store, streamName, log, { id: publishId, ...live });
   await recording.putLivePlaylists();
@@ -114,7 +116,7 @@ export async function startHlsJob(args: {
     const run = startFfmpeg(id, packaging, config, streamName, log);
     const uploader = previousDone.then(() => {
       if (id !== publishId) recording.startPart(id, live);
-      return startUploader({ workDir: run.workDir, recording, store: config.store, bufferLimitBytes, log });
+      return startUploader({ workDir: run.workDir, recording, store: config.store, bufferLimitBytes, log, metrics });
     });
     current = { run, uploader };
     if (packaging.kind !== 'copy') {

@@ -2,6 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, type Logger } from '../log';
+import type { IngestMetrics } from '../metrics';
 import { isMasterPlaylist, parseMediaPlaylist, type Segment } from '../../../recording/media-playlist';
 import { isPlaylist, referencedFiles } from '../../../recording/playlist';
 import { putPlaylistText, streamPrefix, type Recording, type StoredSegment } from '../../../recording/recording';
@@ -15,6 +16,7 @@ export interface UploaderOptions {
   /** Bytes of unstored segments kept on local disk while storage fails; past it the oldest are dropped. */
   bufferLimitBytes: number;
   log: Logger;
+  metrics: Pick<IngestMetrics, 'count'>;
 }
 
 /** Default bound of the local buffer: with 2 GiB of a Fargate task's 20 GiB, about 45 minutes of a 6 Mbit/s stream. */
@@ -34,7 +36,7 @@ const FINISH_RETRY_MS = 60_000;
  * retried with backoff while its segment waits on local disk; a segment's
  * local copy is deleted once stored.
  */
-export function startUploader({ workDir, recording, store, bufferLimitBytes, log }: UploaderOptions) {
+export function startUploader({ workDir, recording, store, bufferLimitBytes, log, metrics }: UploaderOptions) {
   const prefix = streamPrefix(recording.streamName);
   const seen = new Map<string, Set<string>>();
   const queued = new Map<string, StoredSegment[]>();
@@ -77,7 +79,7 @@ export function startUploader({ workDir, recording, store, bufferLimitBytes, log
   /**
    * Past the bound, the oldest unstored segment goes (in copy mode every
    * segment is the recording's: there is no live-only data to drop first).
-   * Never silent: an error log and a CloudWatch metric (embedded metric format).
+   * Never silent: an error log and the CloudWatch metric RecordingSegmentsDropped (metrics.ts).
    */
   function dropOldest(): void {
     const queue = [...queued.values()].reduce((longest, next) => (next.length > longest.length ? next : longest));
@@ -88,9 +90,8 @@ export function startUploader({ workDir, recording, store, bufferLimitBytes, log
       stream_name: recording.streamName,
       segment: segment.uri,
       buffer_limit_bytes: bufferLimitBytes,
-      _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: 'Stagedoor/Ingest', Dimensions: [[]], Metrics: [{ Name: 'RecordingSegmentsDropped', Unit: 'Count' }] }] },
-      RecordingSegmentsDropped: 1,
     });
+    metrics.count('RecordingSegmentsDropped');
   }
 
   async function storeSegment(uri: string): Promise<boolean> {
@@ -104,6 +105,7 @@ export function startUploader({ workDir, recording, store, bufferLimitBytes, log
       return false;
     }
     await store.put(prefix + uri, { body, contentType: SEGMENT_CONTENT_TYPE, cacheControl: SEGMENT_CACHE_CONTROL });
+    metrics.count('SegmentsUploaded');
     await unlink(path).catch(() => undefined);
     return true;
   }
@@ -147,6 +149,7 @@ export function startUploader({ workDir, recording, store, bufferLimitBytes, log
         } catch (error) {
           const waiting = [...queued.values()].reduce((sum, queue) => sum + queue.length, 0);
           log.error('hls upload failed, retrying', { stream_name: recording.streamName, waiting_segments: waiting, retry_in_ms: delay, error: describeError(error) });
+          metrics.count('UploadRetries');
           if (Date.now() + delay > giveUpAt) return;
           await new Promise((resolve) => setTimeout(resolve, delay));
           delay = Math.min(delay * 2, RETRY_MAX_MS);

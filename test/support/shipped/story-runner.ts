@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { repoPath } from '../../../infra/lib/paths';
 import type { CloudFrontRequest, EdgeHandler } from '../../../local/media-edge-runtime';
 import { call, type HttpResult } from '../http';
@@ -31,6 +31,8 @@ export interface EdgeCase {
 
 interface CallOptions {
   json?: unknown;
+  /** A body sent as is (a signature covers its exact bytes). */
+  body?: string;
   cookie?: string;
   bearer?: string;
   headers?: Record<string, string>;
@@ -124,13 +126,29 @@ export class StoryContext {
     return stdout;
   }
 
-  /** The internal API key, read from the shared secret as an operator would. */
+  /** The internal API key, read from the shared secret (output `SecretsArn`) as an operator would. */
   async internalApiKey(): Promise<string> {
+    return this.secretField('SecretsArn', 'internalApiKey');
+  }
+
+  /** What shops sign order deliveries with, read from the commerce secret (output `CommerceSecretArn`) as an organiser would. */
+  async orderWebhookSecret(): Promise<string> {
+    return this.secretField('CommerceSecretArn', 'orderWebhookSecret');
+  }
+
+  /** Sets one field of the secret the output names, keeping the others, as an operator would (`aws secretsmanager put-secret-value`). */
+  async setSecretField(output: string, field: string, value: string): Promise<void> {
     const client = this.stack.deployerClient((config) => new SecretsManagerClient(config));
-    const arn = this.stack.values.ref(this.stack.values.idsOf('AWS::SecretsManager::Secret').find((id) => this.stack.values.resource(id).Properties?.GenerateSecretString)!);
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: arn }));
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: this.output(output) }));
+    await client.send(new PutSecretValueCommand({ SecretId: this.output(output), SecretString: JSON.stringify({ ...JSON.parse(SecretString!), [field]: value }) }));
     client.destroy();
-    return JSON.parse(SecretString!).internalApiKey;
+  }
+
+  private async secretField(output: string, field: string): Promise<string> {
+    const client = this.stack.deployerClient((config) => new SecretsManagerClient(config));
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: this.output(output) }));
+    client.destroy();
+    return JSON.parse(SecretString!)[field];
   }
 
   /** Lambda's stream pollers run: every table change so far reaches edge-sync (and whatever else reads the streams). */
@@ -173,6 +191,7 @@ export class StoryContext {
   private send(url: string, method: string, options: CallOptions, extra: Record<string, string>): Promise<HttpResult> {
     return call(method, url, {
       json: options.json,
+      body: options.body,
       from: options.from,
       headers: {
         ...extra,

@@ -4,6 +4,8 @@
  * entry here fails the suite ("route X has no story"); add its story where it belongs in the order.
  */
 import { Secret, TOTP } from 'otpauth';
+import Stripe from 'stripe';
+import { signPayload } from '../../../functions/domain/webhook-signature';
 import { CODES_PER_STEP, GENERATION_LANES } from '../../../functions/domain/code-generation-job';
 import { cookieOf, story, type RouteStory, type StoryContext } from './story-runner';
 
@@ -31,6 +33,20 @@ async function validate(s: StoryContext, code: string) {
 }
 
 const eventPath = (s: StoryContext, suffix = '') => `/api/admin/events/${s.state.eventId}${suffix}`;
+
+/** A shop's order delivery through the site, signed with the commerce secret's orderWebhookSecret (or `signature`). */
+async function deliverOrder(s: StoryContext, order: Record<string, unknown>, signature?: string) {
+  const secret = await s.orderWebhookSecret();
+  const headers = { 'stagedoor-signature': signature ?? signPayload(secret, JSON.stringify(order), new Date()) };
+  return s.site('POST', '/api/webhooks/orders', { json: order, headers, from: s.client() });
+}
+
+/**
+ * What the mailer records when it cannot send: a first deploy leaves the stack parameter
+ * TicketEmailSender empty, and SES has no stand-in here, so this is the email state the story checks
+ * (the mailer ran from its synthesized trigger, read the order and wrote its email state with its role).
+ */
+const NO_SENDER = /^no sender address: set the stack parameter TicketEmailSender/;
 const codeOf = (s: StoryContext, i: number) => s.state.codes[i] as { id: string; code: string };
 
 export const STORIES: RouteStory[] = [
@@ -223,6 +239,14 @@ export const STORIES: RouteStory[] = [
   story('POST /api/playback/heartbeat', async (s) => {
     const res = await s.site('POST', '/api/playback/heartbeat', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from });
     s.check(s.expect(res, 200, 'heartbeat').ok === true, 'heartbeat ok');
+    // Two beats with the player's quality report: 37 s watched, 19 % of it stalled (the audience recorder marks the ticket).
+    for (const qoe of [
+      { playingMs: 20_000, stalledMs: 5_000, stalls: 2, startupMs: 1_500, bitrateKbps: 800, droppedFrames: 3, errors: { count: 1 } },
+      { playingMs: 10_000, stalledMs: 2_000, stalls: 1, bitrateKbps: 800 },
+    ]) {
+      const beat = await s.site('POST', '/api/playback/heartbeat', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from, json: { qoe } });
+      s.check(s.expect(beat, 200, 'heartbeat with a quality report').ok === true, 'heartbeat with qoe ok');
+    }
   }),
   story('POST /api/playback/refresh', async (s) => {
     const res = await s.site('POST', '/api/playback/refresh', { bearer: s.state.viewerA.playbackToken, from: s.state.viewerA.from });
@@ -249,6 +273,28 @@ export const STORIES: RouteStory[] = [
     const session = sessions.find((entry: { code: string }) => entry.code === codeOf(s, 0).code);
     // The viewer's own address: CloudFront's CloudFront-Viewer-Address, believed because its X-Origin-Verify matches the secret.
     s.check(session?.clientIp === s.state.viewerA.from, `viewer A is listed from ${s.state.viewerA.from}: ${JSON.stringify(sessions)}`);
+  }),
+  // The audience, from the table's changes through the audience recorder's bundle.
+  story('GET /api/admin/events/{id}/audience/trouble', async (s) => {
+    await s.streamsDelivered();
+    const { tickets } = await s.admin('GET', eventPath(s, '/audience/trouble'));
+    const ticket = tickets.find((t: { code: string }) => t.code === codeOf(s, 0).code);
+    s.check(ticket?.reason === 'stalls' && ticket.worstStallRatio > 0.18, `viewer A stalled 19 %: ${JSON.stringify(tickets)}`);
+  }),
+  story('GET /api/admin/events/{id}/audience/trouble/export', async (s) => {
+    const res = await s.site('GET', eventPath(s, '/audience/trouble/export'), { cookie: s.state.cookie });
+    s.expect(res, 200, 'trouble CSV');
+    s.check(String(res.headers['content-type']).startsWith('text/csv') && res.text.includes(`${codeOf(s, 0).code},verify,stalls,18.9,`), `CSV: ${res.text.slice(0, 300)}`);
+  }),
+  story('GET /api/admin/tokens/{id}/watching', async (s) => {
+    const watching = await s.admin('GET', `/api/admin/tokens/${codeOf(s, 0).id}/watching`);
+    s.check(watching.sessions === 1 && watching.watchMinutes === 0.6 && watching.trouble === 'stalls' && watching.watchingNow?.startupMs === 1500, `watching: ${JSON.stringify(watching)}`);
+  }),
+  story('GET /api/admin/events/{id}/audience', async (s) => {
+    const report = await s.admin('GET', eventPath(s, '/audience'));
+    // Minutes appear once settled (45 s after they end); the totals count the codes used at once.
+    s.check(report.eventId === s.state.eventId && report.totals.uniqueCodes >= 1 && Array.isArray(report.series), `audience: ${JSON.stringify(report.totals)}`);
+    s.expect(await s.site('GET', eventPath(s, '/audience?step=7'), { cookie: s.state.cookie }), 400, 'a step that is not whole minutes');
   }),
   story('POST /api/admin/events/{id}/preview', async (s) => {
     const preview = await s.admin('POST', eventPath(s, '/preview'), {});
@@ -295,6 +341,67 @@ export const STORIES: RouteStory[] = [
     await s.streamsDelivered();
     await s.edge('a long-lived URL after its session was released', playbackUrl, 403);
   }),
+
+  // Stripe's events: the organiser adds the endpoint's signing secret to the commerce secret first.
+  story('POST /api/webhooks/stripe', async (s) => {
+    const secret = 'whsec_verify_shipped_endpoint_secret';
+    const deliver = (event: Record<string, unknown>, signingSecret = secret) => {
+      const body = JSON.stringify({ id: `evt_${Date.now()}`, object: 'event', ...event });
+      const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: signingSecret });
+      // Stripe's exact bytes: the body as signed, not re-serialized.
+      return s.site('POST', '/api/webhooks/stripe', { body, headers: { 'content-type': 'application/json', 'stripe-signature': signature }, from: s.client() });
+    };
+    await s.setSecretField('CommerceSecretArn', 'stripeWebhookSecret', secret);
+    const session = {
+      id: 'cs_verify_1', object: 'checkout.session', payment_status: 'paid', payment_intent: 'pi_verify_1',
+      metadata: { eventId: s.state.eventId, quantity: '1' }, customer_details: { email: 'stripe-buyer@example.com' }, amount_total: 1500, currency: 'eur',
+    };
+    const completed = { type: 'checkout.session.completed', data: { object: session } };
+    s.expect(await deliver(completed, 'whsec_another'), 400, 'a Stripe event signed with another secret');
+    s.check(s.expect(await deliver(completed), 200, 'a paid Checkout Session').order.status === 'paid', 'the session is an order paid');
+    const { orders } = await s.admin('GET', eventPath(s, '/orders'));
+    s.state.stripeCodes = orders.find((entry: { orderId: string }) => entry.orderId === 'cs_verify_1')?.codes ?? [];
+    s.check(s.state.stripeCodes.length === 1, `the Stripe order with its code: ${JSON.stringify(orders)}`);
+    const refunded = await deliver({ type: 'charge.refunded', data: { object: { refunded: true, payment_intent: 'pi_verify_1' } } });
+    s.check(s.expect(refunded, 200, 'its charge refunded').order.status === 'refunded', 'the order is refunded');
+  }),
+
+  // A shop's orders: codes issued once, the mailer on the table's stream, the console's list, a refund at the edge.
+  story('POST /api/webhooks/orders', async (s) => {
+    const order = { type: 'order.paid', orderId: 'verify-1', eventId: s.state.eventId, email: 'buyer@example.com', quantity: 2 };
+    s.expect(await deliverOrder(s, order, `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`), 400, 'a wrongly signed order');
+    const deliveries = await Promise.all([0, 1, 2].map(() => deliverOrder(s, order)));
+    const ids = new Set(deliveries.map((res, i) => s.expect(res, 200, `order delivery ${i + 1}`).order.id));
+    s.check(ids.size === 1, `three deliveries of one order are one order: ${[...ids].join(', ')}`);
+    s.state.orderId = [...ids][0];
+    await s.streamsDelivered();
+    const { orders } = await s.admin('GET', eventPath(s, '/orders'));
+    const listed = orders.find((entry: { id: string }) => entry.id === s.state.orderId);
+    s.check(listed?.status === 'paid' && listed.codes.length === 2, `the order with its two codes: ${JSON.stringify(orders)}`);
+    s.state.orderCodes = listed.codes;
+    s.check(listed.emailStatus === 'failed' && NO_SENDER.test(listed.emailError), `the mailer ran and recorded why nothing was sent: ${JSON.stringify(listed)}`);
+    // The buyer's code plays at the edge until the refund, which revokes it there.
+    const viewer = await validate(s, listed.codes[0]);
+    await s.edge('a JWT of an order\'s code', viewer.manifest, 'pass', { bearer: viewer.playbackToken });
+    s.expect(await deliverOrder(s, { ...order, type: 'order.refunded' }), 200, 'the refund');
+    await s.streamsDelivered();
+    await s.edge('a JWT of a refunded order\'s code', viewer.manifest, 403, { bearer: viewer.playbackToken });
+    const failed = await deliverOrder(s, { ...order, orderId: 'verify-2', eventId: 'nosuchevent' });
+    s.check(s.expect(failed, 200, 'an order for an unknown event').order.status === 'failed', `failed: ${failed.text}`);
+  }),
+  story('GET /api/admin/events/{id}/orders', async (s) => {
+    const { orders } = await s.admin('GET', eventPath(s, '/orders?limit=1'));
+    s.check(orders[0]?.id === s.state.orderId && orders[0].status === 'refunded' && orders[0].emailKind === 'refund', `the refunded order: ${JSON.stringify(orders)}`);
+    const unknown = await s.admin('GET', '/api/admin/events/nosuchevent/orders');
+    s.check(unknown.orders[0]?.failure === 'event not found', `the failed order, listed by the id the shop sent: ${JSON.stringify(unknown)}`);
+  }),
+  story('POST /api/admin/orders/{orderId}/resend', async (s) => {
+    s.check((await s.admin('POST', `/api/admin/orders/${s.state.orderId}/resend`, {})).emailStatus === 'pending', 'the email owed again');
+    await s.streamsDelivered();
+    const { orders } = await s.admin('GET', eventPath(s, '/orders'));
+    s.check(orders.find((entry: { id: string }) => entry.id === s.state.orderId)?.emailStatus === 'failed', 'the mailer tried again');
+    s.expect(await s.site('POST', '/api/admin/orders/nosuchorder/resend', { json: {}, cookie: s.state.cookie }), 404, 'resend of an unknown order');
+  }),
   story('PATCH /api/admin/events/{id}/deactivate', async (s) => {
     s.state.viewerD = await validate(s, codeOf(s, 4).code);
     s.check((await s.admin('PATCH', eventPath(s, '/deactivate'), {})).isActive === false, 'deactivated');
@@ -310,7 +417,12 @@ export const STORIES: RouteStory[] = [
     );
     s.check(feed.revocations.some((r: { code: string }) => r.code === codeOf(s, 3).code), `the bulk-revoked code is in the feed: ${JSON.stringify(feed)}`);
     const deactivation = feed.eventDeactivations.find((d: { eventId: string }) => d.eventId === s.state.eventId);
-    s.check(deactivation?.tokenCodes.length === 6, `the deactivated event with its codes is in the feed: ${JSON.stringify(deactivation)}`);
+    // Its six codes from the console, the one of the Stripe order and the two of the shop's.
+    const codes = [...s.state.codes.map((code: { code: string }) => code.code), ...s.state.stripeCodes, ...s.state.orderCodes];
+    s.check(
+      deactivation?.tokenCodes.length === 9 && codes.every((code) => deactivation.tokenCodes.includes(code)),
+      `the deactivated event with its codes is in the feed: ${JSON.stringify(deactivation)}`,
+    );
   }),
   story('PATCH /api/admin/events/{id}/activate', async (s) => {
     s.check((await s.admin('PATCH', eventPath(s, '/activate'), {})).isActive === true, 'activated');

@@ -10,8 +10,10 @@ import type { AuditAction } from '../../../functions/domain/audit-actions';
 import type { AuditPage } from '../../../functions/domain/audit-store';
 import type { issuePreview } from '../../../functions/domain/preview';
 import type { SessionView } from '../../../functions/domain/session-admin';
+import type { OrderView } from '../../../functions/domain/orders';
 import type { AccountView } from '../../../functions/domain/staff-accounts';
 import type { JobView } from '../../../functions/domain/jobs';
+import type { audienceReport, troubleList, WatchingView } from '../../../functions/domain/audience-report';
 import type { Permission, Role } from '../../../functions/domain/roles';
 
 // Response shapes are the API's own view types (type-only: nothing of the server is bundled).
@@ -58,9 +60,17 @@ export type LoginAnswer = { success: true; enrolmentRequired?: true } | { succes
 export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
 export type Preview = Awaited<ReturnType<typeof issuePreview>>;
 export type LiveSession = SessionView;
+export type AudienceReport = Awaited<ReturnType<typeof audienceReport>>;
+export type TroublePage = Awaited<ReturnType<typeof troubleList>>;
+export type { WatchingView };
 export interface SessionsPage {
   sessions: LiveSession[];
   total: number;
+  nextCursor: string | null;
+}
+export type { OrderView } from '../../../functions/domain/orders';
+export interface OrdersPage {
+  orders: OrderView[];
   nextCursor: string | null;
 }
 export type { AuditAction } from '../../../functions/domain/audit-actions';
@@ -168,6 +178,12 @@ export const adminApi = {
   endSession: (eventId: string, session: Pick<LiveSession, 'code' | 'sessionId'>) =>
     call<{ ended: true }>(`/events/${id(eventId)}/sessions/end`, { json: { code: session.code, sessionId: session.sessionId } }),
   endAllSessions: (eventId: string) => call<{ ended: number }>(`/events/${id(eventId)}/sessions/end-all`, { json: {} }),
+  audience: (eventId: string) => call<AudienceReport>(`/events/${id(eventId)}/audience`),
+  troubleList: (eventId: string, cursor: string | null) => call<TroublePage>(`/events/${id(eventId)}/audience/trouble${query({ cursor })}`),
+  troubleExportUrl: (eventId: string) => `/api/admin/events/${id(eventId)}/audience/trouble/export`,
+  watching: (codeId: string) => call<WatchingView>(`/tokens/${id(codeId)}/watching`),
+  listOrders: (eventId: string, cursor: string | null) => call<OrdersPage>(`/events/${id(eventId)}/orders${query({ cursor })}`),
+  resendOrderEmail: (orderId: string) => call<OrderView>(`/orders/${id(orderId)}/resend`, { json: {} }),
   /** One event's log, or (eventId null) every entry. */
   audit: (eventId: string | null, filter: { action: AuditAction | ''; cursor: string | null }) =>
     call<AuditPage>(`${eventId ? `/events/${id(eventId)}` : ''}/audit${query({ action: filter.action, cursor: filter.cursor })}`),

@@ -19,13 +19,17 @@ export const CODE_STATUS_LABELS: Record<CodeStatus, string> = {
   expired: 'Expired',
 };
 
-export const CODE_FILTERS: { value: CodeFilter; label: string }[] = [
+/** The codes list's filter: a status, or the tickets whose holders had trouble watching. */
+export type CodeListFilter = CodeFilter | 'trouble';
+
+export const CODE_FILTERS: { value: CodeListFilter; label: string }[] = [
   { value: '', label: 'All codes' },
   { value: 'active', label: 'Usable' },
   { value: 'unused', label: 'Unused' },
   { value: 'redeemed', label: 'Redeemed' },
   { value: 'revoked', label: 'Revoked' },
   { value: 'expired', label: 'Expired' },
+  { value: 'trouble', label: 'With trouble (stalls, failed starts)' },
 ];
 
 export type EventFilter = 'current' | 'archived' | 'all';

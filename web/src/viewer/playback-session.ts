@@ -7,6 +7,7 @@
 import { asApiError, requestJson } from '../shared/http';
 import { accessLossFor, lostRenewal, type AccessLoss } from './access-loss';
 import { HEARTBEAT_INTERVAL_MS, refreshDelayMs, refreshRetryDelayMs } from './timing';
+import type { QualityMeter } from './quality-meter';
 import type { LongLivedUrl, RefreshAnswer } from './types';
 
 export interface PlaybackSessionOptions {
@@ -18,6 +19,8 @@ export interface PlaybackSessionOptions {
   onLost: (loss: AccessLoss) => void;
   /** Prefix of the API paths; '' for same origin. */
   apiBase?: string;
+  /** What each heartbeat reports of the playback (its `qoe`); none by default. */
+  quality?: Pick<QualityMeter, 'take' | 'giveBack'> | null;
   now?: () => number;
 }
 
@@ -42,7 +45,7 @@ export class PlaybackSession {
   readonly #options: Required<PlaybackSessionOptions>;
 
   constructor(options: PlaybackSessionOptions) {
-    this.#options = { apiBase: '', now: () => Date.now(), ...options };
+    this.#options = { apiBase: '', now: () => Date.now(), quality: null, ...options };
     this.#token = options.playbackToken;
     this.#playbackUrl = options.playbackUrl;
     this.#expiresAt = this.#options.now() + options.tokenExpiresIn * 1000;
@@ -178,10 +181,13 @@ export class PlaybackSession {
   }
 
   async #heartbeat(): Promise<void> {
+    const qoe = this.#options.quality?.take() ?? null;
     try {
-      await requestJson(this.#url('heartbeat'), { method: 'POST', headers: this.#auth() });
+      await requestJson(this.#url('heartbeat'), { method: 'POST', headers: this.#auth(), ...(qoe ? { json: { qoe } } : {}) });
     } catch (thrown) {
       const error = asApiError(thrown);
+      // A report that did not arrive goes with the next beat; one the API refused (400) would be refused again.
+      if (qoe && error.status !== 400) this.#options.quality?.giveBack(qoe);
       const loss = accessLossFor(error.status, error.reason);
       // Transient failures wait for the next beat; the refresh decides when time is up.
       if (loss) this.#lose(loss);

@@ -5,6 +5,7 @@
  * caller, which decides what the viewer sees.
  */
 import Hls, { type ErrorData } from 'hls.js/light';
+import type { QualityMeter } from './quality-meter';
 import { offerRemotePlayback, usesManagedMediaSource, type RemotePlaybackOffer } from './remote-playback';
 import { liveSyncSeconds } from './timing';
 
@@ -23,6 +24,8 @@ export interface PlayerCallbacks {
   remote?: { playbackUrl(): string; onConnecting(): void };
   /** Where playback is against the live edge: at it, behind it (paused or sought back), or not live (a recording). */
   onLiveEdge?(state: LiveEdgeState): void;
+  /** Told the rendition and the player's errors, for the heartbeat's quality report. */
+  quality?: Pick<QualityMeter, 'rendition' | 'error'>;
 }
 
 export type LiveEdgeState = 'live' | 'behind' | 'off';
@@ -119,11 +122,21 @@ export function startPlayer(video: HTMLVideoElement, url: string, callbacks: Pla
     });
   });
 
+  // The rendition played: its declared bitrate, or (a single rendition without a master playlist) what its fragments measure.
+  hls.on(Hls.Events.FRAG_LOADED, (_event, data) => {
+    const declared = hls.levels[data.frag.level]?.bitrate;
+    const bytes = data.frag.stats.total;
+    callbacks.quality?.rendition(declared ? declared / 1000 : (bytes * 8) / 1000 / Math.max(0.1, data.frag.duration));
+  });
+
   hls.on(Hls.Events.ERROR, (_event, data: ErrorData) => {
     const status = httpStatus(data);
     if (status === 401 || status === 403) return finish(() => callbacks.onDenied(status));
+    const recoverable = data.type === Hls.ErrorTypes.MEDIA_ERROR && mediaRecoveries < 2;
+    // A stream that is not there (404) is not on air, and a stalled buffer is counted as a stall: neither is a playback error.
+    if (status !== 404 && data.details !== Hls.ErrorDetails.BUFFER_STALLED_ERROR) callbacks.quality?.error(data.details, data.fatal && !recoverable);
     if (!data.fatal) return;
-    if (data.type === Hls.ErrorTypes.MEDIA_ERROR && mediaRecoveries < 2) {
+    if (recoverable) {
       mediaRecoveries += 1;
       hls.recoverMediaError();
       return;

@@ -13,6 +13,7 @@ import { accessLossFor, type AccessLoss } from './access-loss';
 import { canPlayHlsNatively, startNativePlayer } from './native-player';
 import { OtherPlayerPanel } from './other-player';
 import { PlaybackSession } from './playback-session';
+import { QualityMeter } from './quality-meter';
 import { canPlayHls, startPlayer, type LiveEdgeState, type Player } from './player';
 import { eventIdFromStreamPath, manifestUrl, statusPollDelayMs } from './timing';
 import type { EventStatusAnswer, Grant } from './types';
@@ -47,6 +48,8 @@ export class Watch {
   /** The event's status as last heard: a missing playlist while `live` means the stream is still starting. */
   #liveNow = false;
   #edge: LiveEdgeState = 'off';
+  /** What the playback is like, reported with each heartbeat. */
+  readonly #quality = new QualityMeter();
 
   /** `onFinished`: the viewer chose to go back to code entry. */
   constructor(grant: Grant, code: string, onFinished: () => void) {
@@ -64,6 +67,7 @@ export class Watch {
       playbackUrl: grant.playbackUrl,
       tokenExpiresIn: grant.tokenExpiresIn,
       onLost: (loss) => this.#end(loss),
+      quality: this.#quality,
     });
   }
 
@@ -99,6 +103,7 @@ export class Watch {
 
   start(): void {
     showEvent(this.#grant.event, this.#grant.expiresAt);
+    this.#quality.attach(els.video);
     this.#session.start();
     this.#native = !canPlayHls();
     if (this.#native && !canPlayHlsNatively(els.video)) {
@@ -210,10 +215,12 @@ export class Watch {
         this.#schedulePoll(STREAM_RETRY_MS);
       },
     };
+    this.#quality.starting();
     if (this.#native) return void this.#playNatively(outcomes);
     const url = manifestUrl(this.#grant.playbackBaseUrl, this.#grant.streamPath);
     this.#player = startPlayer(els.video, url, {
       ...outcomes,
+      quality: this.#quality,
       token: () => this.#session.token,
       onDenied: (status) => void this.#denied(status),
       onLiveEdge: (state) => {
@@ -287,6 +294,7 @@ export class Watch {
   }
 
   #stopAll(): void {
+    this.#quality.detach();
     this.#otherPlayer.withdraw();
     clearInterval(this.#countdownTimer);
     clearTimeout(this.#pollTimer);

@@ -43,6 +43,10 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'stream.stop': 'Stream stopped',
   'stream.takeover': 'Stream taken over by another ingest',
   'stream.refused': 'Publish refused',
+  'order.paid': 'Order paid: tickets issued',
+  'order.refunded': 'Order refunded: tickets revoked',
+  'order.failed': 'Order failed',
+  'order.resend': 'Ticket email resent',
 };
 
 /** Never in the log of an event that still exists, so not offered as its filter. */

@@ -1,17 +1,20 @@
 /**
  * Access codes of one event: generate (up to 500 at once, more in a background job with its progress bar),
  * a page at a time (server cursor) filtered by status and exact label or found by exact code, export,
- * revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print: the selection, or a label's codes).
+ * revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print: the selection, or a label's codes),
+ * each ticket's watching; the filter "with trouble" lists the tickets whose holders had trouble
+ * watching, with their CSV for refunds.
  */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type CodeFilter, type CodePageQuery, type CodeView, type JobView } from '../api';
+import { adminApi, type CodeFilter, type CodePageQuery, type CodeView, type JobView, type TroublePage } from '../api';
 import { checkCodeCount, plural, CODES_AT_ONCE, CODES_PAGE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
 import { jobProgress } from './job-progress';
 import { copyLinkButton, qrButton } from './ticket-qr';
+import { troubleTable, watchingButton } from './watching';
 
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
 /** A generation job that failed is shown for this long after it stopped (it may be resumed by an operator). */
@@ -21,10 +24,14 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   // Read-only sees the list; generating, exporting and revoking need codes:manage.
   const manage = can('codes:manage');
   let filter: Omit<CodePageQuery, 'cursor'> = {};
+  /** The filter "with trouble": the trouble list instead of the codes. */
+  let showTrouble = false;
   /** Cursors of the pages before the shown one; the shown page's own cursor is last. */
   const cursors: (string | undefined)[] = [undefined];
   let codes: CodeView[] = [];
   let nextCursor: string | null = null;
+  /** The trouble list's pages shown so far. */
+  let trouble: TroublePage = { tickets: [], nextCursor: null };
   const selected = new Set<string>();
 
   const list = h('div', { className: 'codes-list' });
@@ -103,17 +110,26 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     jobsArea.append(progress);
   };
 
+  const troubleCsv = h('a', { className: 'button', href: adminApi.troubleExportUrl(eventId), download: '', hidden: true }, 'Download CSV for refunds');
+  const moreTrouble = h('button', { type: 'button', className: 'small', 'data-key': 'trouble-more', hidden: true }, 'More');
+
   const load = async () => {
-    const [listed, jobs] = await Promise.all([
-      adminApi.listCodes(eventId, { ...filter, cursor: cursors[cursors.length - 1], limit: CODES_PAGE }),
-      manage ? adminApi.listJobs(eventId) : [],
-    ]);
-    codes = listed.tokens;
-    nextCursor = listed.nextCursor;
-    for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
+    troubleCsv.hidden = !(manage && showTrouble);
+    const jobs = manage ? adminApi.listJobs(eventId) : Promise.resolve([]);
+    if (showTrouble) {
+      trouble = await adminApi.troubleList(eventId, null);
+      codes = [];
+      nextCursor = null;
+      selected.clear();
+    } else {
+      const listed = await adminApi.listCodes(eventId, { ...filter, cursor: cursors[cursors.length - 1], limit: CODES_PAGE });
+      codes = listed.tokens;
+      nextCursor = listed.nextCursor;
+      for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
+    }
     draw();
     // After a reload too: jobs still running, and failures of the last day.
-    for (const job of [...jobs].reverse()) {
+    for (const job of [...(await jobs)].reverse()) {
       const recentFailure = job.status === 'failed' && Date.now() - Date.parse(job.finishedAt ?? job.createdAt) < FAILED_JOB_SHOWN_MS;
       if (job.status === 'queued' || job.status === 'running' || recentFailure) showJob(job);
     }
@@ -125,7 +141,8 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   };
 
   const draw = () => {
-    rerender(list, () => table());
+    rerender(list, () => (showTrouble ? troubleTable(trouble) : table()));
+    moreTrouble.hidden = !showTrouble || !trouble.nextCursor;
     bulk.disabled = selected.size === 0;
     bulk.textContent = selected.size ? `Revoke selected (${selected.size})` : 'Revoke selected';
     print.textContent = selected.size ? `Print tickets (${selected.size})` : 'Print tickets';
@@ -227,7 +244,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       manage && h('td', { className: 'check' }, check),
       h('th', { scope: 'row', className: 'mono code' }, code.code),
       // A cell stays a table cell (its row line level with the others); the flex box sits inside it.
-      h('td', null, h('div', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code))),
+      h('td', null, h('div', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code), code.redeemedAt && watchingButton(code.id, code.code))),
       h('td', null, code.label || '—'),
       h('td', null, badge(CODE_STATUS_LABELS[code.status] ?? code.status, STATUS_TONES[code.status] ?? 'muted')),
       h('td', null, formatDateTime(code.redeemedAt)),
@@ -295,7 +312,9 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   const applyFilter = () => {
     const label = labelFilter.value.trim();
     const code = codeSearch.value.replace(/[\s-]/g, '');
-    filter = { status: (statusSelect.value as CodeFilter) || undefined, label: label || undefined, code: code || undefined };
+    showTrouble = statusSelect.value === 'trouble';
+    const status = showTrouble ? undefined : (statusSelect.value as CodeFilter) || undefined;
+    filter = { status, label: label || undefined, code: code || undefined };
     cursors.splice(1);
     selected.clear();
     void reload();
@@ -304,6 +323,14 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   searchForm.addEventListener('submit', (event) => {
     event.preventDefault();
     applyFilter();
+  });
+
+  moreTrouble.addEventListener('click', () => {
+    void act(moreTrouble, async () => {
+      const next = await adminApi.troubleList(eventId, trouble.nextCursor);
+      trouble = { tickets: [...trouble.tickets, ...next.tickets], nextCursor: next.nextCursor };
+      draw();
+    });
   });
 
   bulk.addEventListener('click', () => {
@@ -330,9 +357,10 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     manage && form,
     jobsArea,
     searchForm,
-    h('div', { className: 'toolbar codes-toolbar' }, manage && exportCsv, manage && print, manage && bulk),
+    h('div', { className: 'toolbar codes-toolbar' }, manage && exportCsv, manage && troubleCsv, manage && print, manage && bulk),
     list,
     pager,
+    moreTrouble,
   );
   return { element, load };
 }

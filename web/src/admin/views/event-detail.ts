@@ -1,6 +1,7 @@
 /**
- * One event: its state and actions, figures, OBS settings, media cache, and
- * the access codes panel. Sections re-render in place after each action.
+ * One event: its state and actions, figures, OBS settings, media cache, who
+ * is watching now, the audience over time, and the access codes panel.
+ * Sections re-render in place after each action.
  */
 import { h, replaceChildren, type Child } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
@@ -9,9 +10,11 @@ import { EVENT_STATUS_LABELS, EVENT_STATUS_TONES } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, copyFromButton, notify, rerender, tableWrap } from '../ui';
+import { audiencePanel } from './audience';
 import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
 import { previewPanel } from './preview';
+import { ordersPanel } from './orders';
 import { sessionsPanel } from './sessions';
 
 export async function renderEventDetail(
@@ -113,6 +116,8 @@ export async function renderEventDetail(
 
   const changed = () => void refresh();
   const codes = can('codes:read') ? codesPanel(eventId, changed) : null;
+  // Buyers' emails and their codes: box office and above (codes:manage), as the API.
+  const orders = can('codes:manage') ? ordersPanel(eventId) : null;
   const sessions = can('codes:read')
     ? sessionsPanel(eventId, changed, () => {
         void act(null, () => adminApi.getEvent(eventId)).then((fresh) => {
@@ -122,6 +127,8 @@ export async function renderEventDetail(
         });
       })
     : null;
+  // Every role that sees the event sees its audience: the show's health is the stream tech's business too.
+  const audience = audiencePanel(eventId);
   obs.hidden = event.ingest === null;
   encoder.hidden = event.ingest === null;
   replaceChildren(
@@ -132,14 +139,16 @@ export async function renderEventDetail(
     h('div', { className: 'obs-preview' }, obs, can('stream:manage') && previewPanel(eventId, event.status)),
     encoder,
     sessions?.element,
+    audience.element,
     codes?.element,
+    orders?.element,
     audit.element,
   );
   rerender(head, () => header(event, actions));
   rerender(figures, () => stats(event));
   rerender(obs, () => obsSettings(event, actions));
   rerender(encoder, () => encoderReport(event));
-  await Promise.all([codes?.load(), sessions?.load(), audit.load()]);
+  await Promise.all([codes?.load(), sessions?.load(), orders?.load(), audit.load(), act(null, audience.load)]);
 }
 
 interface Actions {

@@ -1,0 +1,54 @@
+import type { CodeStore } from '../domain/code-store';
+import { matchesCodeFilter } from '../domain/code-filter';
+import { LIST_LIMITS } from '../domain/config';
+import type { CodeSummary } from '../domain/records';
+import { decodeCursor, encodeCursor } from './dynamo-cursor';
+import { eventCodeShards } from './dynamo-keys';
+import { mergedShards } from './dynamo-shard-merge';
+import type { DynamoTable, Item } from './dynamo-table';
+
+/** A `codesByEvent` sort key: `<createdAt>#<tokenId>`. */
+const CODES_SK = /^\d{4}-\d\d-\d\dT[\d:.]+Z#[\w-]+$/;
+
+/** From the `codesByEvent` projection: the admin-facing fields only. */
+export function toCodeSummary(item: Item): CodeSummary {
+  return {
+    id: item.tokenId as string,
+    code: item.code as string,
+    eventId: item.eventId as string,
+    label: item.label as string,
+    isRevoked: item.isRevoked as boolean,
+    revokedAt: (item.revokedAt as string | null) ?? null,
+    revokedChangedAt: (item.revokedChangedAt as string | null) ?? null,
+    redeemedAt: (item.redeemedAt as string | null) ?? null,
+    redeemedIp: (item.redeemedIp as string | null) ?? null,
+    createdAt: item.createdAt as string,
+  };
+}
+
+/**
+ * One page of an event's codes, newest first: the event's `codesByEvent` shards merged in order,
+ * filtered as they are read, at most `LIST_LIMITS.codePageScan` entries passed per page.
+ */
+export async function listCodePage(table: DynamoTable, args: Parameters<CodeStore['listCodePage']>[0]): Promise<{ codes: CodeSummary[]; nextCursor: string | null }> {
+  const before = args.cursor ? decodeCursor(args.cursor, ['before'], (key) => CODES_SK.test(key.before!)).before! : null;
+  const merged = mergedShards(
+    { table, index: 'codesByEvent', sortKey: 'codesSk', partitions: eventCodeShards(args.eventId) },
+    before,
+    args.limit,
+  );
+  const codes: CodeSummary[] = [];
+  let last: string | null = null;
+  let passed = 0;
+  while (codes.length < args.limit && passed < LIST_LIMITS.codePageScan) {
+    const entries = await merged.take(Math.min(args.limit - codes.length, LIST_LIMITS.codePageScan - passed));
+    if (entries.length === 0) break;
+    passed += entries.length;
+    last = entries[entries.length - 1]!.sk;
+    for (const entry of entries) {
+      const code = toCodeSummary(entry.item);
+      if (matchesCodeFilter(code, args.filter)) codes.push(code);
+    }
+  }
+  return { codes, nextCursor: last && (await merged.more()) ? encodeCursor({ before: last }) : null };
+}

@@ -1,0 +1,116 @@
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../domain/order-store';
+import { decodeCursor, encodeCursor } from './dynamo-cursor';
+import type { DynamoTable, Item } from './dynamo-table';
+
+/**
+ * Orders: one item per order (`ORDER#<id>`), in its event's listing through the `byEvent` index
+ * (gsi1pk = `ORDERS#<eventId>`, gsi1sk = `<createdAt>#<id>`, newest first). A sale comes at
+ * checkout pace, far below one partition's 1,000 writes/s. A payment's item (`PAYMENT#<ref>`) names the
+ * order it paid, for its refund. Its writes are conditional on the
+ * status the caller saw; the table's stream hands orders that owe an email to the mailer.
+ */
+const orderKey = (id: string) => ({ pk: `ORDER#${id}`, sk: 'ORDER' });
+const paymentKey = (ref: string) => ({ pk: `PAYMENT#${ref}`, sk: 'PAYMENT' });
+const listingPk = (eventId: string) => `ORDERS#${eventId}`;
+const KEY_FIELDS = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
+
+function toOrder(item: Item): OrderRecord {
+  const { pk, sk, entity, gsi1pk, gsi1sk, ...order } = item;
+  return order as unknown as OrderRecord;
+}
+
+/** The orders port on DynamoDB. */
+export class DynamoOrderStore implements OrderStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async createOrder(order: OrderRecord): Promise<{ created: boolean; order: OrderRecord }> {
+    const outcome = await this.table.writeIf({
+      put: {
+        Item: { ...orderKey(order.id), entity: 'order', gsi1pk: listingPk(order.eventId), gsi1sk: `${order.createdAt}#${order.id}`, ...order },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    });
+    if (outcome.applied) return { created: true, order };
+    return { created: false, order: toOrder((await outcome.seen())!) };
+  }
+
+  async getOrder(id: string): Promise<OrderRecord | null> {
+    const item = await this.table.get(orderKey(id));
+    return item ? toOrder(item) : null;
+  }
+
+  async updateOrder(id: string, expect: { from: readonly OrderStatus[]; emailRequest?: string }, changes: OrderChanges, now: string): Promise<OrderRecord | null> {
+    const fields = { ...changes, updatedAt: now };
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = {};
+    const sets = Object.entries(fields).map(([field, value], i) => {
+      names[`#f${i}`] = field;
+      values[`:f${i}`] = value;
+      return `#f${i} = :f${i}`;
+    });
+    const from = expect.from.map((status, i) => {
+      values[`:from${i}`] = status;
+      return `:from${i}`;
+    });
+    let condition = `attribute_exists(pk) AND #status IN (${from.join(', ')})`;
+    if (expect.emailRequest !== undefined) {
+      names['#request'] = 'emailRequest';
+      values[':request'] = expect.emailRequest;
+      condition += ' AND #request = :request';
+    }
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: orderKey(id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      },
+    });
+    return outcome.applied ? toOrder(outcome.item) : null;
+  }
+
+  async replacePlannedCode(id: string, index: number, previous: string, next: string, now: string): Promise<OrderRecord | null> {
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: orderKey(id),
+        UpdateExpression: `SET codes[${index}] = :next, updatedAt = :now`,
+        ConditionExpression: `codes[${index}] = :previous`,
+        ExpressionAttributeValues: { ':next': next, ':previous': previous, ':now': now },
+        ReturnValues: 'ALL_NEW',
+      },
+    });
+    return outcome.applied ? toOrder(outcome.item) : null;
+  }
+
+  async linkPayment(paymentRef: string, orderId: string): Promise<void> {
+    await this.table.client.send(new PutCommand({ TableName: this.table.name, Item: { ...paymentKey(paymentRef), entity: 'payment', orderId } }));
+  }
+
+  async orderOfPayment(paymentRef: string): Promise<string | null> {
+    return ((await this.table.get(paymentKey(paymentRef)))?.orderId as string | undefined) ?? null;
+  }
+
+  async listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }> {
+    const pk = listingPk(args.eventId);
+    const start = args.cursor ? decodeCursor(args.cursor, KEY_FIELDS, (key) => key.gsi1pk === pk && key.pk!.startsWith('ORDER#')) : undefined;
+    // One more than asked for tells whether another page exists.
+    const { Items = [] } = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.name,
+        IndexName: 'byEvent',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ScanIndexForward: false,
+        Limit: args.limit + 1,
+        ExclusiveStartKey: start,
+      }),
+    );
+    const items = Items.slice(0, args.limit) as Item[];
+    const last = items[items.length - 1];
+    const nextCursor = Items.length > args.limit && last ? encodeCursor(Object.fromEntries(KEY_FIELDS.map((field) => [field, String(last[field])]))) : null;
+    return { orders: items.map(toOrder), nextCursor };
+  }
+}

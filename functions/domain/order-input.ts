@@ -1,0 +1,32 @@
+import * as z from 'zod';
+
+export const ORDER_TYPES = ['order.paid', 'order.refunded'] as const;
+/** Tickets one order may carry: one email holds each with its QR code. */
+export const MAX_TICKETS_PER_ORDER = 20;
+
+/** The order webhook's body (README, "Selling through any shop"); `type` is checked first, so an unknown one is ignored. */
+export const orderWebhookBody = z.object({
+  type: z.enum(ORDER_TYPES),
+  orderId: z.string().min(1).max(200),
+  eventId: z.string().min(1).max(200),
+  email: z.email().max(320),
+  quantity: z.number().int().min(1).max(MAX_TICKETS_PER_ORDER),
+  amountMinor: z.number().int().min(0).optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter ISO 4217 code')
+    .transform((value) => value.toLowerCase())
+    .optional(),
+});
+export type OrderWebhookBody = z.output<typeof orderWebhookBody>;
+
+/** True when the body names a type this webhook handles; others are acknowledged and ignored, as shops add types. */
+export function isKnownOrderType(body: unknown): boolean {
+  const type = (body as { type?: unknown } | null)?.type;
+  return typeof type === 'string' && (ORDER_TYPES as readonly string[]).includes(type);
+}
+
+export const orderListQuery = z.object({
+  cursor: z.string().min(1).max(2048).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});

@@ -1,0 +1,64 @@
+/** Where an order came from: `shop` for the signed order webhook of any shop, `stripe` for Stripe's. */
+export type OrderSource = 'shop' | 'stripe';
+export type OrderStatus = 'issuing' | 'paid' | 'refunded' | 'failed';
+export type EmailKind = 'tickets' | 'refund';
+export type EmailStatus = 'pending' | 'sent' | 'failed';
+
+/**
+ * One order as a shop reported it. `id` is ours (derived from source and the shop's order id, so a
+ * replayed delivery finds the same record); `codes` and `codeIds` are planned when the order is
+ * recorded, one per ticket, so issuing them can be resumed after a crash without issuing twice.
+ */
+export interface OrderRecord {
+  id: string;
+  source: OrderSource;
+  /** The shop's own order id. */
+  orderId: string;
+  eventId: string;
+  email: string;
+  quantity: number;
+  /** In the currency's minor unit (cents), when the shop told it. */
+  amountMinor: number | null;
+  currency: string | null;
+  status: OrderStatus;
+  /** Why the order was not fulfilled (`failed`). */
+  failure: string | null;
+  codes: string[];
+  codeIds: string[];
+  createdAt: string;
+  updatedAt: string;
+  /** The email owed to the buyer: which one, its state, and the request it answers (a resend makes a new one). */
+  emailKind: EmailKind | null;
+  emailStatus: EmailStatus | null;
+  emailRequest: string | null;
+  emailAttempts: number;
+  emailError: string | null;
+  emailSentAt: string | null;
+}
+
+/** What an order's state change writes, besides `updatedAt`. */
+export type OrderChanges = Partial<Pick<OrderRecord, 'status' | 'failure' | 'emailKind' | 'emailStatus' | 'emailRequest' | 'emailAttempts' | 'emailError' | 'emailSentAt'>>;
+
+/**
+ * The orders port. Every write is conditional on the state the caller saw, so that replays and
+ * parallel deliveries of one order change it once. Adapters raise the errors of `errors.ts`
+ * (InvalidCursor) and nothing from their SDK.
+ */
+export interface OrderStore {
+  /** Records the order unless it exists; otherwise answers the existing one, unchanged. */
+  createOrder(order: OrderRecord): Promise<{ created: boolean; order: OrderRecord }>;
+  getOrder(id: string): Promise<OrderRecord | null>;
+  /**
+   * Applies `changes` if the order's status is one of `from` (and, with `emailRequest`, the email
+   * request is still that one); null when the condition failed or the order does not exist.
+   */
+  updateOrder(id: string, expect: { from: readonly OrderStatus[]; emailRequest?: string }, changes: OrderChanges, now: string): Promise<OrderRecord | null>;
+  /** Swaps one planned code for another (a collision with a code issued elsewhere), if line `index` still plans `previous`. */
+  replacePlannedCode(id: string, index: number, previous: string, next: string, now: string): Promise<OrderRecord | null>;
+  /** Remembers which order a payment (Stripe's payment intent) paid, so that its refund finds the order; idempotent. */
+  linkPayment(paymentRef: string, orderId: string): Promise<void>;
+  /** The order a payment paid (`id`), or null when no paid event named it yet. */
+  orderOfPayment(paymentRef: string): Promise<string | null>;
+  /** An event's orders, newest first, `limit` per page; `cursor` is the previous page's `nextCursor` (InvalidCursor otherwise). */
+  listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }>;
+}

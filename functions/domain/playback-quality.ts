@@ -1,0 +1,118 @@
+/**
+ * What a player measured of its playback since its previous heartbeat (the heartbeat's optional
+ * `qoe`), and the running totals a session keeps of it on its code item. A heartbeat stays one
+ * write to the viewer's own item: it adds the report to these totals; everything built from them
+ * (an event's minutes, a ticket's record, the trouble list) is derived from the table's changes by
+ * the audience recorder (audience-recorder.ts), never on the viewer's request.
+ */
+import * as z from 'zod';
+import { InvalidInput } from './errors';
+
+/** One heartbeat's report, clamped to what one beat can honestly hold. */
+export interface QualityReport {
+  playingMs: number;
+  stalledMs: number;
+  stalls: number;
+  /** First frame after the player started; sent once, on the first beat after it. */
+  startupMs?: number;
+  /** The average rendition bitrate while playing. */
+  bitrateKbps?: number;
+  droppedFrames: number;
+  errors: number;
+  /** Name of the last fatal player error (hls.js `details`, or the media element's error code). */
+  lastFatal?: string;
+}
+
+/** A session's totals of its reports (absent on sessions that never sent one). */
+export type SessionQuality = Omit<QualityReport, 'bitrateKbps'> & { bitrateKbps?: number };
+
+/**
+ * A beat covers 30 s; a player whose tab was hidden may beat a minute late, and the session times
+ * out after 90 s. Four intervals of playing and stalled time together is more than any honest beat.
+ */
+export const MAX_BEAT_MS = 120_000;
+/** Longer than this before a first frame is not a start-up, whatever the player says. */
+export const MAX_STARTUP_MS = 600_000;
+const MAX_COUNT = 1_000;
+const MAX_BITRATE_KBPS = 200_000;
+const MAX_DROPPED_FRAMES = 100_000;
+const FATAL_NAME_MAX = 64;
+
+/** A whole, non-negative count or duration: out-of-range values are clamped, only a wrong type is refused. */
+const bounded = (max: number) =>
+  z
+    .number({ error: 'must be a number' })
+    .finite()
+    .transform((value) => Math.min(max, Math.max(0, Math.round(value))));
+
+const reportSchema = z.object({
+  playingMs: bounded(MAX_BEAT_MS).default(0),
+  stalledMs: bounded(MAX_BEAT_MS).default(0),
+  stalls: bounded(MAX_COUNT).default(0),
+  startupMs: bounded(MAX_STARTUP_MS).optional(),
+  bitrateKbps: bounded(MAX_BITRATE_KBPS).optional(),
+  droppedFrames: bounded(MAX_DROPPED_FRAMES).default(0),
+  errors: z
+    .object({
+      count: bounded(MAX_COUNT).default(0),
+      lastFatal: z
+        .string({ error: 'must be a string' })
+        // A name for the admin's table and CSV, not free text: letters, digits and a few separators.
+        .transform((value) => value.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, FATAL_NAME_MAX))
+        .optional(),
+    })
+    .default({ count: 0 }),
+});
+
+/** The heartbeat's `qoe` as a player sends it (docs/api.md): every field optional. */
+export type QualityReportBody = z.input<typeof reportSchema>;
+
+/**
+ * The heartbeat body's `qoe`, checked: null without one. A field of the wrong type is refused
+ * (InvalidInput, answered 400 naming it); absurd numbers are clamped, and playing and stalled
+ * time together are scaled down to one beat's worth.
+ */
+export function parseQualityReport(body: unknown): QualityReport | null {
+  const qoe = body && typeof body === 'object' ? (body as { qoe?: unknown }).qoe : undefined;
+  if (qoe === undefined || qoe === null) return null;
+  if (typeof qoe !== 'object' || Array.isArray(qoe)) throw new InvalidInput('qoe', 'must be an object');
+  const result = reportSchema.safeParse(qoe);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new InvalidInput(['qoe', ...issue.path].join('.'), issue.message);
+  }
+  const { errors, ...rest } = result.data;
+  const report: QualityReport = { ...rest, errors: errors.count };
+  if (errors.lastFatal) report.lastFatal = errors.lastFatal;
+  const watched = report.playingMs + report.stalledMs;
+  if (watched > MAX_BEAT_MS) {
+    report.playingMs = Math.round((report.playingMs * MAX_BEAT_MS) / watched);
+    report.stalledMs = MAX_BEAT_MS - report.playingMs;
+  }
+  return report;
+}
+
+/** Stalled ÷ (playing + stalled); 0 before anything was watched. */
+export function stallRatio(quality: Pick<SessionQuality, 'playingMs' | 'stalledMs'>): number {
+  const watched = quality.playingMs + quality.stalledMs;
+  return watched > 0 ? quality.stalledMs / watched : 0;
+}
+
+/** Above this stall ratio a session was hard to watch (the console's "tickets with trouble"). */
+export const TROUBLE_STALL_RATIO = 0.05;
+/** A stall ratio says something only once a session watched this long. */
+export const TROUBLE_MIN_WATCH_MS = 30_000;
+
+/** A session whose player gave up (a fatal error) before its first frame. */
+export function failedToStart(quality: Partial<SessionQuality>): boolean {
+  return Boolean(quality.lastFatal) && quality.startupMs === undefined;
+}
+
+/** Why a session counts as trouble for its ticket holder, or null. */
+export function sessionTrouble(quality: Partial<SessionQuality>): 'stalls' | 'failed-start' | null {
+  if (failedToStart(quality)) return 'failed-start';
+  const playingMs = quality.playingMs ?? 0;
+  const stalledMs = quality.stalledMs ?? 0;
+  if (playingMs + stalledMs >= TROUBLE_MIN_WATCH_MS && stallRatio({ playingMs, stalledMs }) > TROUBLE_STALL_RATIO) return 'stalls';
+  return null;
+}

@@ -1,0 +1,70 @@
+import type { ApiRequest, RouteHandler } from '../http/api-types';
+import type { App } from '../http/app';
+import { auditRequest } from '../http/audit-request';
+import { HttpError } from '../http/http-error';
+import { header, rawBody } from '../http/request-info';
+import { json } from '../http/responses';
+import { parseInput } from '../domain/inputs';
+import { isKnownOrderType, orderWebhookBody } from '../domain/order-input';
+import { orderPaid, orderRefunded, type OrderOutcome } from '../domain/orders';
+import { verifySignature } from '../domain/webhook-signature';
+import { stripeEventOrder } from '../domain/stripe-orders';
+import type { CommerceSecrets } from '../adapters/secrets';
+import { verifiedStripeEvent } from '../adapters/stripe-events';
+
+/** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */
+export interface PublicApp extends App {
+  commerceSecrets(): Promise<CommerceSecrets | null>;
+}
+
+const AUDIT_OF = { paid: 'order.paid', refunded: 'order.refunded', failed: 'order.failed' } as const;
+
+/** One entry per change of an order (a replay changes nothing, and records nothing). */
+async function auditOutcome(request: ApiRequest<PublicApp>, { order, changed }: OrderOutcome) {
+  if (!changed) return;
+  await auditRequest(request.app, request.event, {
+    action: AUDIT_OF[changed],
+    // `shop` or `stripe`: who reported it.
+    actor: order.source,
+    eventId: order.eventId,
+    target: `order ${order.orderId}`,
+    details: { orderId: order.id, email: order.email, quantity: order.quantity, ...(order.failure ? { failure: order.failure } : {}) },
+  });
+}
+
+export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
+  /**
+   * Any shop's order webhook (README, "Selling through any shop"): signed like Stripe's, idempotent
+   * per order. It answers once the order and its codes are stored; the email goes out from the
+   * table's stream (handlers/mailer.ts), so a slow mail server never slows the shop's delivery.
+   */
+  'POST /api/webhooks/orders': async (request) => {
+    const secret = (await request.app.commerceSecrets())?.orderWebhookSecret;
+    if (!secret) throw new HttpError(503, 'Order webhooks are not configured');
+    const now = request.app.now();
+    if (!verifySignature(secret, rawBody(request.event), header(request.event, 'stagedoor-signature'), now)) {
+      throw new HttpError(400, 'Invalid signature');
+    }
+    if (!isKnownOrderType(request.body)) return json(200, { received: true, ignored: true });
+    const body = parseInput(orderWebhookBody, request.body);
+    const outcome = body.type === 'order.paid' ? await orderPaid(request.app, 'shop', body) : await orderRefunded(request.app, 'shop', body);
+    await auditOutcome(request, outcome);
+    return received(outcome);
+  },
+  /**
+   * Stripe's webhook (README, "Selling with Stripe"): verified with Stripe's SDK, the same orders
+   * as a shop's (functions/domain/stripe-orders.ts). Other event types are acknowledged and ignored.
+   */
+  'POST /api/webhooks/stripe': async (request) => {
+    const secret = (await request.app.commerceSecrets())?.stripeWebhookSecret;
+    if (!secret) throw new HttpError(503, 'Stripe webhooks are not configured');
+    const event = await verifiedStripeEvent(rawBody(request.event), header(request.event, 'stripe-signature'), secret);
+    if (!event) throw new HttpError(400, 'Invalid signature');
+    const outcome = await stripeEventOrder(request.app, event);
+    if (!outcome) return json(200, { received: true, ignored: true });
+    await auditOutcome(request, outcome);
+    return received(outcome);
+  },
+};
+
+const received = ({ order }: OrderOutcome) => json(200, { received: true, order: { id: order.id, status: order.status === 'issuing' ? 'paid' : order.status } });

@@ -1,0 +1,101 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { TableStream } from './table-stream';
+
+/** How a function is fed from the table's stream: as its event source mapping in the CDK app says. */
+export interface StreamTriggerSettings {
+  /** Only records whose `pk` starts with one of these (the mapping's filter criteria). */
+  keyPrefixes: readonly string[];
+  batchSize: number;
+  /** Retries of a failed batch; then it is dropped. */
+  retryAttempts: number;
+  /** Waits up to this long for a batch to fill (the mapping's MaximumBatchingWindowInSeconds); 0 or absent: at once. */
+  batchingWindowSeconds?: number;
+}
+
+export interface StreamTrigger {
+  /** `Date.now()` when the oldest change not yet handed over was written; null when none waits. */
+  oldestPending(): number | null;
+  /** No batch starts after this; resolves when the one under way has ended. */
+  stop(): Promise<void>;
+}
+
+const RETRY_DELAY_MS = 100;
+
+/**
+ * A Lambda event source mapping on the table's stream, locally: the matching records in order, in
+ * batches of `batchSize` (after the batching window), one batch at a time, each retried then
+ * dropped as the mapping does (without its bisecting). `onDropped` hears of a dropped batch with
+ * when its oldest change was written.
+ */
+export function startStreamTrigger(options: {
+  stream: TableStream;
+  settings: StreamTriggerSettings;
+  handler: (event: { Records: DynamoDBRecord[] }) => Promise<unknown>;
+  log: (line: string) => void;
+  onDropped?: (oldestAt: number) => void;
+  /** The rest of the mapping's filter criteria, beyond the key prefixes (the mailer's: the new image's fields). */
+  accepts?: (record: DynamoDBRecord) => boolean;
+}): StreamTrigger {
+  const { settings, handler, log } = options;
+  const windowMs = (settings.batchingWindowSeconds ?? 0) * 1000;
+  /** Changes not yet handed over, oldest first, with when they were written; a batch stays here while it is delivered. */
+  const pending: { record: DynamoDBRecord; at: number }[] = [];
+  let stopped = false;
+  let delivering: Promise<void> | null = null;
+  let windowTimer: NodeJS.Timeout | undefined;
+
+  async function deliver(): Promise<void> {
+    while (pending.length > 0 && !stopped) {
+      const batch = pending.slice(0, settings.batchSize);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await handler({ Records: batch.map(({ record }) => record) });
+          break;
+        } catch (error) {
+          if (attempt >= settings.retryAttempts) {
+            log(`stream batch of ${batch.length} dropped after ${attempt + 1} attempts: ${(error as Error).message}`);
+            options.onDropped?.(batch[0]!.at);
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 2 ** attempt));
+        }
+      }
+      pending.splice(0, batch.length);
+    }
+  }
+
+  /** One delivery at a time, once a batch is full or its window passed; changes that came meanwhile go next. */
+  function pump(): void {
+    if (delivering || stopped || pending.length === 0) return;
+    const waited = Date.now() - pending[0]!.at;
+    if (pending.length < settings.batchSize && waited < windowMs) {
+      windowTimer ??= setTimeout(() => {
+        windowTimer = undefined;
+        pump();
+      }, windowMs - waited);
+      return;
+    }
+    delivering = deliver().finally(() => {
+      delivering = null;
+      pump();
+    });
+  }
+
+  const unsubscribe = options.stream.subscribe((record) => {
+    const pk = record.dynamodb?.Keys?.pk?.S ?? '';
+    if (!settings.keyPrefixes.some((prefix) => pk.startsWith(prefix))) return;
+    if (options.accepts && !options.accepts(record)) return;
+    pending.push({ record, at: Date.now() });
+    pump();
+  });
+
+  return {
+    oldestPending: () => pending[0]?.at ?? null,
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      clearTimeout(windowTimer);
+      await delivering;
+    },
+  };
+}

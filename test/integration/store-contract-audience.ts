@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { emptyMinute, type MinuteTally, type TroubleEntry } from '../../functions/domain/audience-store';
+import { InvalidCursor } from '../../functions/domain/errors';
+import { randomId } from '../../functions/domain/random';
+import { sketchBucket } from '../../functions/domain/quantile-sketch';
+import { sampleCode, sampleEvent } from '../support/store-records';
+import { storesForSuite, type StoreFactory } from '../support/store-under-test';
+
+const KEEP = '2027-03-01T00:00:00.000Z';
+const minute = (at: string, fields: Partial<Omit<MinuteTally, 'at'>> = {}): MinuteTally => ({ ...emptyMinute(at), ...fields });
+
+/** The audience port, and the quality totals a heartbeat keeps on its session, on every implementation. */
+export function describeAudienceStoreContract(name: string, open: StoreFactory) {
+  describe(`Store audience on ${name}`, () => {
+    const stores = storesForSuite(open);
+
+    it('adds a heartbeat quality report to its session: sums added, the first start-up kept, the last bitrate and fatal error', async () => {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      const at = new Date().toISOString();
+      const code = sampleCode(event.id, { session: { id: 's1', startedAt: at, heartbeatAt: at } });
+      await stores.codes.createCode(code);
+      const beat = { code: code.code, sessionId: 's1', now: at, staleBefore: '2000-01-01T00:00:00.000Z' };
+      await stores.codes.heartbeat({ ...beat, quality: { playingMs: 20_000, stalledMs: 1_000, stalls: 1, startupMs: 900, bitrateKbps: 2500, droppedFrames: 3, errors: 0 } });
+      await stores.codes.heartbeat({ ...beat, quality: { playingMs: 30_000, stalledMs: 0, stalls: 0, startupMs: 5, bitrateKbps: 800, droppedFrames: 0, errors: 2, lastFatal: 'fragLoadError' } });
+      await stores.codes.heartbeat({ ...beat, quality: null });
+      const session = (await stores.codes.getCode(code.code))!.session!;
+      expect(session).toMatchObject({ playingMs: 50_000, stalledMs: 1_000, stalls: 1, startupMs: 900, bitrateKbps: 800, droppedFrames: 3, errors: 2, lastFatal: 'fragLoadError' });
+    });
+
+    it('merges minutes from many writers, keeps the sketch and the rendition mix, and reads a range', async () => {
+      const eventId = randomId();
+      const first = '2026-11-20T20:00:00.000Z';
+      const second = '2026-11-20T20:01:00.000Z';
+      await stores.audience.addMinutes(eventId, [minute(first, { viewers: 2, joins: 2, startups: new Map([[sketchBucket(800), 2]]) })], KEEP);
+      await stores.audience.addMinutes(eventId, [minute(first, { viewers: 1, playingMs: 30_000, stalledMs: 500, renditions: new Map([[2500, 30_000]]) })], KEEP);
+      await stores.audience.addMinutes(eventId, [minute(second, { viewers: 3, errors: 1, startups: new Map([[sketchBucket(800), 1]]) })], KEEP);
+      const read = await stores.audience.minutes(eventId, first, '2026-11-20T20:02:00.000Z');
+      expect(read.map((m) => m.at)).toEqual([first, second]);
+      expect(read[0]).toMatchObject({ viewers: 3, joins: 2, playingMs: 30_000, stalledMs: 500, errors: 0 });
+      expect([...read[0]!.startups]).toEqual([[sketchBucket(800), 2]]);
+      expect([...read[0]!.renditions]).toEqual([[2500, 30_000]]);
+      expect(read[1]).toMatchObject({ viewers: 3, errors: 1 });
+      // `to` is exclusive.
+      expect((await stores.audience.minutes(eventId, first, second)).map((m) => m.at)).toEqual([first]);
+      expect(await stores.audience.minutes(randomId(), first, second)).toEqual([]);
+    });
+
+    it("folds each ended session into its ticket once, in order, and reads tickets one by one or together", async () => {
+      const eventId = randomId();
+      const session = (id: string, startedAt: string, quality: Record<string, number | string>, device = 'Chrome on Linux') => ({
+        sessionId: id,
+        startedAt,
+        endedAt: new Date(Date.parse(startedAt) + 60_000).toISOString(),
+        device,
+        quality,
+      });
+      const a = session('a', '2026-11-20T20:00:00.000Z', { playingMs: 50_000, stalledMs: 10_000, stalls: 3, startupMs: 700, errors: 1 });
+      const b = session('b', '2026-11-20T20:05:00.000Z', { playingMs: 2_000, errors: 1, lastFatal: 'manifestLoadError' }, 'Safari on iPhone');
+      await stores.audience.foldSession(eventId, 'CODE1', a, KEEP);
+      await stores.audience.foldSession(eventId, 'CODE1', a, KEEP);
+      await stores.audience.foldSession(eventId, 'CODE1', b, KEEP);
+      // An older session delivered late (a batch again) is not added.
+      await stores.audience.foldSession(eventId, 'CODE1', a, KEEP);
+      const ticket = await stores.audience.ticket(eventId, 'CODE1');
+      expect(ticket).toEqual({
+        eventId,
+        code: 'CODE1',
+        sessions: 2,
+        playingMs: 52_000,
+        stalledMs: 10_000,
+        stalls: 3,
+        errors: 2,
+        droppedFrames: 0,
+        startFailures: 1,
+        // Session b watched 2 s: too little for its ratio to count.
+        stallRatios: [0.167],
+        devices: ['Chrome on Linux', 'Safari on iPhone'],
+        firstWatchedAt: a.startedAt,
+        lastWatchedAt: b.endedAt,
+        lastFatal: 'manifestLoadError',
+      });
+      await stores.audience.foldSession(eventId, 'CODE2', session('c', '2026-11-20T20:00:00.000Z', {}), KEEP);
+      const both = await stores.audience.tickets(eventId, ['CODE1', 'CODE2', 'NONE']);
+      expect([...both.keys()].sort()).toEqual(['CODE1', 'CODE2']);
+      expect(both.get('CODE2')).toMatchObject({ sessions: 1, playingMs: 0, stallRatios: [] });
+      expect(await stores.audience.ticket(eventId, 'NONE')).toBeNull();
+    });
+
+    it('lists the trouble list by code, paged, a later mark replacing an earlier one', async () => {
+      const eventId = randomId();
+      const entry = (code: string, reason: TroubleEntry['reason'] = 'stalls'): TroubleEntry => ({
+        eventId,
+        code,
+        codeId: `id-${code}`,
+        label: 'door',
+        reason,
+        at: '2026-11-20T20:10:00.000Z',
+      });
+      const codes = ['K7', 'A1', 'C3', 'Z9', 'B2'];
+      for (const code of codes) await stores.audience.markTrouble(entry(code), KEEP);
+      await stores.audience.markTrouble(entry('C3', 'failed-start'), KEEP);
+      const first = await stores.audience.troubleList(eventId, { cursor: null, limit: 2 });
+      expect(first.entries.map((e) => e.code)).toEqual(['A1', 'B2']);
+      const second = await stores.audience.troubleList(eventId, { cursor: first.nextCursor, limit: 2 });
+      expect(second.entries).toEqual([{ ...entry('C3', 'failed-start') }, entry('K7')]);
+      const last = await stores.audience.troubleList(eventId, { cursor: second.nextCursor, limit: 2 });
+      expect(last).toEqual({ entries: [entry('Z9')], nextCursor: null });
+      await expect(stores.audience.troubleList(randomId(), { cursor: first.nextCursor, limit: 2 })).rejects.toBeInstanceOf(InvalidCursor);
+      await expect(stores.audience.troubleList(eventId, { cursor: 'nope', limit: 2 })).rejects.toBeInstanceOf(InvalidCursor);
+    });
+
+    it("keeps air marks in order and deletes everything of an event's audience with it", async () => {
+      const eventId = randomId();
+      const other = randomId();
+      await stores.audience.recordAirChange(eventId, { at: '2026-11-20T20:30:00.000Z', onAir: false }, KEEP);
+      await stores.audience.recordAirChange(eventId, { at: '2026-11-20T20:00:00.000Z', onAir: true }, KEEP);
+      expect(await stores.audience.airChanges(eventId)).toEqual([
+        { at: '2026-11-20T20:00:00.000Z', onAir: true },
+        { at: '2026-11-20T20:30:00.000Z', onAir: false },
+      ]);
+      for (const id of [eventId, other]) {
+        await stores.audience.addMinutes(id, [minute('2026-11-20T20:00:00.000Z', { viewers: 1 })], KEEP);
+        await stores.audience.foldSession(id, 'CODE1', { sessionId: 's', startedAt: '2026-11-20T20:00:00.000Z', endedAt: '2026-11-20T20:01:00.000Z', device: 'VLC', quality: {} }, KEEP);
+        await stores.audience.markTrouble({ eventId: id, code: 'CODE1', codeId: 'x', label: '', reason: 'stalls', at: '2026-11-20T20:00:00.000Z' }, KEEP);
+      }
+      await stores.audience.deleteEventAudience(eventId);
+      expect(await stores.audience.minutes(eventId, '2026-11-20T00:00:00.000Z', '2026-11-21T00:00:00.000Z')).toEqual([]);
+      expect(await stores.audience.ticket(eventId, 'CODE1')).toBeNull();
+      expect((await stores.audience.troubleList(eventId, { cursor: null, limit: 10 })).entries).toEqual([]);
+      expect(await stores.audience.airChanges(eventId)).toEqual([]);
+      expect(await stores.audience.ticket(other, 'CODE1')).not.toBeNull();
+    });
+  });
+}

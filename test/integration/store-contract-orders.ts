@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidCursor } from '../../functions/domain/errors';
+import type { OrderRecord } from '../../functions/domain/order-store';
+import { randomId } from '../../functions/domain/random';
+import { storesForSuite, type StoreFactory } from '../support/store-under-test';
+
+const at = (offsetMs: number) => new Date(Date.parse('2026-11-24T18:00:00.000Z') + offsetMs).toISOString();
+
+function order(eventId: string, offsetMs: number, fields: Partial<OrderRecord> = {}): OrderRecord {
+  const id = randomId(22);
+  return {
+    id,
+    source: 'shop',
+    orderId: `order-${id}`,
+    eventId,
+    email: 'buyer@example.com',
+    quantity: 2,
+    amountMinor: 2400,
+    currency: 'eur',
+    status: 'issuing',
+    failure: null,
+    codes: ['ABCDEFGHJKLM', 'NPQRSTUVWXYZ'],
+    codeIds: [`${id}-1`, `${id}-2`],
+    createdAt: at(offsetMs),
+    updatedAt: at(offsetMs),
+    emailKind: null,
+    emailStatus: null,
+    emailRequest: null,
+    emailAttempts: 0,
+    emailError: null,
+    emailSentAt: null,
+    ...fields,
+  };
+}
+
+/** The orders port (functions/domain/order-store.ts) on every implementation. */
+export function describeOrderStoreContract(name: string, open: StoreFactory) {
+  describe(`Store orders on ${name}`, () => {
+    const stores = storesForSuite(open);
+
+    it('records an order once: a second create answers the first, unchanged', async () => {
+      const first = order(randomId(), 0);
+      expect(await stores.orders.createOrder(first)).toEqual({ created: true, order: first });
+      const again = await stores.orders.createOrder({ ...first, email: 'someone@example.com', codes: ['X'] });
+      expect(again).toEqual({ created: false, order: first });
+      expect(await stores.orders.getOrder(first.id)).toEqual(first);
+      expect(await stores.orders.getOrder(randomId(22))).toBeNull();
+    });
+
+    it('of parallel creates, exactly one records the order', async () => {
+      const first = order(randomId(), 0);
+      const outcomes = await Promise.all(Array.from({ length: 5 }, () => stores.orders.createOrder(first)));
+      expect(outcomes.filter((outcome) => outcome.created)).toHaveLength(1);
+      for (const outcome of outcomes) expect(outcome.order).toEqual(first);
+    });
+
+    it('changes an order only from the status (and email request) the caller saw', async () => {
+      const first = order(randomId(), 0);
+      await stores.orders.createOrder(first);
+      expect(await stores.orders.updateOrder(first.id, { from: ['paid'] }, { status: 'refunded' }, at(1))).toBeNull();
+      const paid = await stores.orders.updateOrder(first.id, { from: ['issuing'] }, { status: 'paid', emailStatus: 'pending', emailRequest: 'r1', emailKind: 'tickets' }, at(1));
+      expect(paid).toEqual({ ...first, status: 'paid', emailStatus: 'pending', emailRequest: 'r1', emailKind: 'tickets', updatedAt: at(1) });
+      const parallel = await Promise.all(Array.from({ length: 5 }, () => stores.orders.updateOrder(first.id, { from: ['issuing'] }, { status: 'paid' }, at(2))));
+      expect(parallel.every((outcome) => outcome === null)).toBe(true);
+      expect(await stores.orders.updateOrder(first.id, { from: ['paid'], emailRequest: 'old' }, { emailStatus: 'sent' }, at(3))).toBeNull();
+      const sent = await stores.orders.updateOrder(first.id, { from: ['paid'], emailRequest: 'r1' }, { emailStatus: 'sent', emailSentAt: at(3), emailError: null }, at(3));
+      expect(sent).toMatchObject({ emailStatus: 'sent', emailSentAt: at(3), emailError: null, updatedAt: at(3) });
+      expect(await stores.orders.updateOrder(randomId(22), { from: ['paid'] }, { status: 'refunded' }, at(4))).toBeNull();
+    });
+
+    it('swaps a planned code only where the line still plans it', async () => {
+      const first = order(randomId(), 0);
+      await stores.orders.createOrder(first);
+      expect(await stores.orders.replacePlannedCode(first.id, 1, 'NOTPLANNED00', 'CCCCCCCCCCCC', at(1))).toBeNull();
+      const swapped = await stores.orders.replacePlannedCode(first.id, 1, 'NPQRSTUVWXYZ', 'CCCCCCCCCCCC', at(1));
+      expect(swapped?.codes).toEqual(['ABCDEFGHJKLM', 'CCCCCCCCCCCC']);
+      expect((await stores.orders.getOrder(first.id))?.codes).toEqual(['ABCDEFGHJKLM', 'CCCCCCCCCCCC']);
+    });
+
+    it('remembers which order a payment paid', async () => {
+      const ref = `pi_${randomId(20)}`;
+      expect(await stores.orders.orderOfPayment(ref)).toBeNull();
+      await stores.orders.linkPayment(ref, 'order-a');
+      await stores.orders.linkPayment(ref, 'order-a');
+      expect(await stores.orders.orderOfPayment(ref)).toBe('order-a');
+    });
+
+    it("lists an event's orders newest first, in pages, and refuses another listing's cursor", async () => {
+      const eventId = randomId();
+      const orders = [0, 1, 2, 3, 4].map((i) => order(eventId, i * 1000));
+      for (const each of orders) await stores.orders.createOrder(each);
+      await stores.orders.createOrder(order(randomId(), 500));
+      const first = await stores.orders.listEventOrders({ eventId, cursor: null, limit: 2 });
+      expect(first.orders.map((each) => each.id)).toEqual([orders[4]!.id, orders[3]!.id]);
+      const second = await stores.orders.listEventOrders({ eventId, cursor: first.nextCursor, limit: 2 });
+      expect(second.orders.map((each) => each.id)).toEqual([orders[2]!.id, orders[1]!.id]);
+      const last = await stores.orders.listEventOrders({ eventId, cursor: second.nextCursor, limit: 2 });
+      expect(last).toEqual({ orders: [orders[0]], nextCursor: null });
+      await expect(stores.orders.listEventOrders({ eventId: randomId(), cursor: first.nextCursor, limit: 2 })).rejects.toBeInstanceOf(InvalidCursor);
+      expect(await stores.orders.listEventOrders({ eventId: randomId(), cursor: null, limit: 2 })).toEqual({ orders: [], nextCursor: null });
+    });
+  });
+}

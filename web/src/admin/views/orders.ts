@@ -1,0 +1,121 @@
+/**
+ * An event's orders from shops (the order webhook): who bought, how many, for how much, whether the
+ * order is paid, refunded or failed (and why), its codes, and whether the ticket email went out.
+ * "Resend email" owes the buyer the email again (tickets, or the refund notice). Paged by the API's
+ * cursor; refreshed when the page refreshes.
+ */
+import { h } from '../../shared/dom';
+import { formatDateTime } from '../../shared/time';
+import { adminApi, type OrderView, type OrdersPage } from '../api';
+import { act, badge, notify, rerender, tableWrap } from '../ui';
+
+type Tone = 'ok' | 'warn' | 'danger' | 'muted';
+const STATUS: Record<string, [string, Tone]> = {
+  paid: ['Paid', 'ok'],
+  refunded: ['Refunded', 'muted'],
+  failed: ['Failed', 'danger'],
+};
+const EMAIL: Record<string, [string, Tone]> = {
+  pending: ['Sending', 'warn'],
+  sent: ['Sent', 'ok'],
+  failed: ['Not sent', 'danger'],
+};
+
+const amount = (order: OrderView) =>
+  order.amount ? new Intl.NumberFormat(undefined, { style: 'currency', currency: order.amount.currency ?? 'eur' }).format(order.amount.minor / 100) : '—';
+
+export function ordersPanel(eventId: string): { element: HTMLElement; load: () => Promise<void> } {
+  const cursors: (string | null)[] = [null];
+  let page: OrdersPage = { orders: [], nextCursor: null };
+  const list = h('div');
+  const newer = h('button', { type: 'button', className: 'small', 'data-key': 'orders-newer' }, '← Newer');
+  const older = h('button', { type: 'button', className: 'small', 'data-key': 'orders-older' }, 'Older →');
+  const pager = h('div', { className: 'toolbar pager' }, newer, older);
+
+  const load = async () => {
+    page = await adminApi.listOrders(eventId, cursors[cursors.length - 1]!);
+    rerender(list, () => table());
+    newer.hidden = cursors.length === 1;
+    older.hidden = !page.nextCursor;
+    pager.hidden = newer.hidden && older.hidden;
+  };
+
+  const resend = async (button: HTMLButtonElement, order: OrderView) => {
+    const done = await act(button, () => adminApi.resendOrderEmail(order.id));
+    if (!done) return;
+    notify(`The ${done.emailKind === 'refund' ? 'refund notice' : 'tickets'} of order ${order.orderId} will be emailed to ${order.email} again.`);
+    await act(null, load);
+  };
+
+  const table = () => {
+    if (page.orders.length === 0) return h('p', { className: 'muted' }, 'No orders yet. Shops send them to the order webhook (README, “Selling through any shop”).');
+    return tableWrap(
+      'Orders',
+      h(
+        'table',
+        { className: 'orders' },
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ['Order', 'Buyer', 'Tickets', 'Amount', 'Status', 'Codes', 'Email', 'Received'].map((name) => h('th', { scope: 'col' }, name)),
+            h('th', { scope: 'col' }, h('span', { className: 'sr-only' }, 'Actions')),
+          ),
+        ),
+        h(
+          'tbody',
+          null,
+          page.orders.map((order) => {
+            const [statusLabel, statusTone]: [string, Tone] = STATUS[order.status] ?? [order.status, 'muted'];
+            const [emailLabel, emailTone]: [string, Tone] = (order.emailStatus && EMAIL[order.emailStatus]) || ['—', 'muted'];
+            const button = h(
+              'button',
+              { type: 'button', className: 'small', 'data-key': `resend-${order.id}`, 'aria-label': `Resend the email of order ${order.orderId}` },
+              'Resend email',
+            );
+            button.addEventListener('click', () => void resend(button, order));
+            return h(
+              'tr',
+              { 'data-order': order.id },
+              h('th', { scope: 'row', className: 'mono' }, order.orderId),
+              h('td', null, order.email),
+              h('td', null, String(order.quantity)),
+              h('td', null, amount(order)),
+              h('td', null, badge(statusLabel, statusTone), order.failure && h('span', { className: 'muted' }, ` ${order.failure}`)),
+              h('td', { className: 'mono code' }, order.codes.join(' ') || '—'),
+              h(
+                'td',
+                null,
+                badge(emailLabel, emailTone),
+                order.emailKind === 'refund' && h('span', { className: 'muted' }, ' refund notice'),
+                order.emailStatus === 'failed' && order.emailError && h('span', { className: 'muted' }, ` ${order.emailError}`),
+              ),
+              h('td', null, formatDateTime(order.createdAt)),
+              h('td', null, order.status !== 'failed' && button),
+            );
+          }),
+        ),
+      ),
+    );
+  };
+
+  newer.addEventListener('click', () => {
+    cursors.pop();
+    void act(newer, load);
+  });
+  older.addEventListener('click', () => {
+    cursors.push(page.nextCursor);
+    void act(older, load);
+  });
+
+  const element = h(
+    'section',
+    { className: 'card panel orders-panel', 'aria-labelledby': 'orders-title' },
+    h('h2', { id: 'orders-title', tabindex: -1 }, 'Orders'),
+    list,
+    pager,
+  );
+  return { element, load };
+}
