@@ -39,7 +39,11 @@ interface Position {
 }
 const positionOf = (cursor: string | null): Position => (cursor ? (JSON.parse(cursor) as Position) : { codes: null, parts: [] });
 
-export const exportFileKey = (job: Pick<JobRecord, 'eventId' | 'id'>) => `exports/${job.eventId}/${job.id}.csv`;
+/** Where export files live in their bucket, and how long (the bucket's lifecycle rule, infra/lib/constructs/exports.ts). */
+export const EXPORT_PREFIX = 'exports/';
+export const EXPORT_FILE_DAYS = 3;
+
+export const exportFileKey = (job: Pick<JobRecord, 'eventId' | 'id'>) => `${EXPORT_PREFIX}${job.eventId}/${job.id}.csv`;
 
 export function requireExportFiles(deps: JobDeps): ExportFiles {
   if (!deps.exportFiles) throw new JobStopped('Exports are not configured');
@@ -92,7 +96,10 @@ export const codeExportJob: JobKind = {
   async resultView(deps, job) {
     if (!deps.exportFiles) return job.result;
     const now = Date.now();
+    const fileExpiresAt = new Date(Date.parse(job.finishedAt ?? job.createdAt) + EXPORT_FILE_DAYS * 86_400_000).toISOString();
+    // The bucket's lifecycle deletes the file then (or up to a day later): no link to a file that may be gone.
+    if (Date.parse(fileExpiresAt) <= now) return { ...job.result, fileExpiresAt };
     const downloadUrl = await deps.exportFiles.downloadUrl({ key: exportFileKey(job), fileName: paramsOf(job).fileName, seconds: EXPORT_LINK_SECONDS });
-    return { ...job.result, downloadUrl, downloadExpiresAt: new Date(now + EXPORT_LINK_SECONDS * 1000).toISOString() };
+    return { ...job.result, fileExpiresAt, downloadUrl, downloadExpiresAt: new Date(now + EXPORT_LINK_SECONDS * 1000).toISOString() };
   },
 };
