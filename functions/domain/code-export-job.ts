@@ -95,7 +95,7 @@ export const codeExportJob: JobKind = {
 
   async resultView(deps, job) {
     if (!deps.exportFiles) return job.result;
-    const now = Date.now();
+    const now = deps.now().getTime();
     const fileExpiresAt = new Date(Date.parse(job.finishedAt ?? job.createdAt) + EXPORT_FILE_DAYS * 86_400_000).toISOString();
     // The bucket's lifecycle deletes the file then (or up to a day later): no link to a file that may be gone.
     if (Date.parse(fileExpiresAt) <= now) return { ...job.result, fileExpiresAt };

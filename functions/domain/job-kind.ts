@@ -46,5 +46,5 @@ export interface JobKind {
   /** The job's result once every lane finished. Idempotent. */
   finish?(deps: JobDeps, job: JobRecord): Promise<Record<string, unknown> | null>;
   /** The result as a reader gets it, on each read of a done job (an export's fresh download link). */
-  resultView?(deps: Pick<JobDeps, 'exportFiles'>, job: JobRecord & { result: Record<string, unknown> }): Promise<Record<string, unknown>>;
+  resultView?(deps: Pick<JobDeps, 'exportFiles' | 'now'>, job: JobRecord & { result: Record<string, unknown> }): Promise<Record<string, unknown>>;
 }

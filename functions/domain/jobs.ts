@@ -35,7 +35,7 @@ export function jobView(job: JobRecord) {
 export type JobView = ReturnType<typeof jobView>;
 
 /** The view a reader gets: a done job's result as its kind presents it (an export's download link, signed anew on each read). */
-export async function jobAnswer(deps: Pick<JobDeps, 'exportFiles'>, job: JobRecord): Promise<JobView> {
+export async function jobAnswer(deps: Pick<JobDeps, 'exportFiles' | 'now'>, job: JobRecord): Promise<JobView> {
   const view = jobView(job);
   const present = JOB_KINDS[job.kind].resultView;
   if (job.status !== 'done' || !job.result || !present) return view;
@@ -98,7 +98,7 @@ export async function requireJob(deps: Pick<JobDeps, 'stores'>, id: string): Pro
 const jobListQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
 
 /** An event's jobs, newest first, of the kinds `mayRead` allows. */
-export async function listEventJobs(deps: Pick<JobDeps, 'stores' | 'exportFiles'>, eventId: string, query: Record<string, string>, mayRead: (permission: Permission) => boolean) {
+export async function listEventJobs(deps: Pick<JobDeps, 'stores' | 'exportFiles' | 'now'>, eventId: string, query: Record<string, string>, mayRead: (permission: Permission) => boolean) {
   const { limit } = parseInput(jobListQuery, query);
   const jobs = await deps.stores.jobs.listEventJobs(eventId, limit);
   return { jobs: await Promise.all(jobs.filter((job) => mayRead(jobPermission(job))).map((job) => jobAnswer(deps, job))) };

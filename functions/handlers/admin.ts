@@ -210,13 +210,13 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     startedJob(request, (startedBy) => startCodeGeneration(jobDeps(request), id(request), request.body, startedBy)),
   'GET /api/admin/events/{id}/jobs': async (request) => {
     await requireEvent(request.app, id(request));
-    return json(200, await listEventJobs({ stores: request.app.stores, exportFiles: request.app.exportFiles ?? undefined }, id(request), request.query, (permission) => allows(request.account!.role, permission)));
+    return json(200, await listEventJobs({ stores: request.app.stores, exportFiles: request.app.exportFiles ?? undefined, now: request.app.now }, id(request), request.query, (permission) => allows(request.account!.role, permission)));
   },
   'GET /api/admin/jobs/{jobId}': async (request) => {
     const job = await requireJob(request.app, request.params.jobId ?? '');
     // As the guard refuses a route: the job is read with the permission that started it.
     if (!allows(request.account!.role, jobPermission(job))) throw new HttpError(403, 'Forbidden');
-    return json(200, { job: await jobAnswer({ exportFiles: request.app.exportFiles ?? undefined }, job) });
+    return json(200, { job: await jobAnswer({ exportFiles: request.app.exportFiles ?? undefined, now: request.app.now }, job) });
   },
   'GET /api/admin/events/{id}/tokens/export': async (request) => {
     const { csv, fileName } = await exportCodesCsv(request.app, id(request), viewerUrl(request), request.query);

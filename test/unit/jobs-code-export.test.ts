@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { exportCodesCsv, startCodeExport } from '../../functions/domain/code-admin';
-import { EXPORT_PART_BYTES, exportFileKey } from '../../functions/domain/code-export-job';
+import { EXPORT_FILE_DAYS, EXPORT_PART_BYTES, exportFileKey } from '../../functions/domain/code-export-job';
+import { jobAnswer } from '../../functions/domain/jobs';
 import { LIST_LIMITS } from '../../functions/domain/config';
 import { MemoryExportFiles } from '../support/memory-export-files';
 import { MemoryJobQueue } from '../support/memory-job-queue';
@@ -80,5 +81,28 @@ describe('an export job', () => {
     await t.stores.events.deleteEvent(t.event.id, new Date().toISOString());
     await t.queue.drain(t.deps);
     expect((await t.stores.jobs.getJob(gone.id))!).toMatchObject({ status: 'failed', error: 'The event was deleted' });
+  });
+
+  it('links a done export to its file for 15 minutes a read, and only while the bucket keeps the file', async () => {
+    const t = await setup(3);
+    const job = await startCodeExport(t.deps, t.event.id, VIEWER, {}, STARTER);
+    await t.queue.drain(t.deps);
+    const done = (await t.stores.jobs.getJob(job.id))!;
+    const keptUntil = new Date(Date.parse(done.finishedAt!) + EXPORT_FILE_DAYS * 86_400_000);
+    const readAt = (at: Date) => jobAnswer({ exportFiles: t.exportFiles, now: () => at }, done);
+
+    const lastDay = new Date(keptUntil.getTime() - 60_000);
+    expect((await readAt(lastDay)).result).toEqual({
+      fileName: 'Arena-night-1-codes-2026-11-22.csv',
+      rows: 3,
+      bytes: t.exportFiles.files.get(exportFileKey(job))!.body.length,
+      fileExpiresAt: keptUntil.toISOString(),
+      downloadUrl: `memory://exports/${exportFileKey(job)}?name=Arena-night-1-codes-2026-11-22.csv&expires=900`,
+      downloadExpiresAt: new Date(lastDay.getTime() + 900_000).toISOString(),
+    });
+    // Past the lifecycle's days the file may be gone: no link, the reader is told when it went.
+    const after = (await readAt(keptUntil)).result!;
+    expect(after).toMatchObject({ rows: 3, fileExpiresAt: keptUntil.toISOString() });
+    expect(after).not.toHaveProperty('downloadUrl');
   });
 });
