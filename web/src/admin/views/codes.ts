@@ -138,7 +138,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
     }
     draw();
-    // After a reload too: jobs still running, and failures of the last day.
+    // After a reload too: jobs still running, and failures and exported files of the last day.
     for (const job of [...(await jobs)].reverse()) {
       const recent = Date.now() - Date.parse(job.finishedAt ?? job.createdAt) < ENDED_JOB_SHOWN_MS;
       const recentEnd = recent && (job.status === 'failed' || (job.kind === 'export-codes' && downloadUrlOf(job) !== null));
