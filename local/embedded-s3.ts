@@ -8,6 +8,19 @@ export interface EmbeddedS3 {
   close(): Promise<void>;
 }
 
+/** The headers a GET Object request may override (S3's `response-<header>` query parameters). */
+const RESPONSE_OVERRIDES = ['content-type', 'content-language', 'expires', 'cache-control', 'content-disposition', 'content-encoding'];
+
+/** What the override hook reads of fastify's request and reply (fauxqs's server). */
+interface OverridableRequest {
+  method: string;
+  query: unknown;
+}
+interface OverridableReply {
+  statusCode: number;
+  header(name: string, value: string): unknown;
+}
+
 /** What fauxqs's S3 store keeps per object (its `S3Object`). */
 interface StoredObject {
   key: string;
@@ -49,6 +62,18 @@ export async function startEmbeddedS3(opts: { buckets: string[]; dataDir?: strin
   const sqsStore = await createStore<{ host: string }>('./sqs/sqsStore.js', 'SqsStore');
   sqsStore.host = '';
   const app = buildApp({ logger: false, stores: { s3Store: store, sqsStore } } as unknown as Parameters<typeof buildApp>[0]);
+  // As S3: a GET's `response-*` parameters set those headers of the answer (an export's presigned link
+  // names its file so); fauxqs ignores them.
+  app.addHook('onSend', (request: OverridableRequest, reply: OverridableReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+    const query = request.query as Record<string, string | undefined> | undefined;
+    if (request.method === 'GET' && reply.statusCode === 200 && query) {
+      for (const header of RESPONSE_OVERRIDES) {
+        const value = query[`response-${header}`];
+        if (value) reply.header(header, value);
+      }
+    }
+    done(null, payload);
+  });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return { endpoint: `http://127.0.0.1:${new URL(address).port}`, close: () => app.close() };
 }

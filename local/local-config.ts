@@ -55,6 +55,8 @@ export interface LocalConfig {
   /** The staff accounts' table (only the admin function reaches it in AWS). */
   staffTableName: string;
   mediaBucket: string;
+  /** The embedded S3's bucket for export jobs' files (downloaded from the stand-in's own address). */
+  exportBucket: string;
   /** Built web pages served by the API port. */
   webRoot: string;
   logLevel: string;
@@ -193,6 +195,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
   for (const line of printed) process.stdout.write(`${line}\n`);
   const { tableName, staffTableName } = LOCAL_TABLES;
   const mediaBucket = 'stagedoor-media';
+  const exportBucket = 'stagedoor-exports';
   const logLevel = env.LOG_LEVEL || 'info';
   const ports = {
     api: port(env.API_PORT, 3000, 'API_PORT'),
@@ -251,6 +254,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     tableName,
     staffTableName,
     mediaBucket,
+    exportBucket,
     webRoot: join(root, 'web', 'dist'),
     logLevel,
     reconnectWindowMs: duration(env.INGEST_PUBLISH_GRACE, '30s', 'INGEST_PUBLISH_GRACE'),
@@ -268,9 +272,9 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     ladder,
     aws,
     // The queue exists once the stand-ins do: its URL is the one setting the API gets from them.
-    apiWiring: (standIns) => ({ config: { ...apiConfig, jobsQueueUrl: standIns.jobsQueueUrl }, aws: aws(standIns) }),
+    apiWiring: (standIns) => ({ config: { ...apiConfig, jobsQueueUrl: standIns.jobsQueueUrl, exportBucket }, aws: aws(standIns) }),
     jobWorkerWiring: (standIns) => ({
-      config: readJobWorkerConfig({ TABLE_NAME: tableName, JOBS_QUEUE_URL: standIns.jobsQueueUrl, LOG_LEVEL: logLevel }),
+      config: readJobWorkerConfig({ TABLE_NAME: tableName, JOBS_QUEUE_URL: standIns.jobsQueueUrl, EXPORT_BUCKET: exportBucket, LOG_LEVEL: logLevel }),
       aws: aws(standIns),
     }),
   };

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     closers.push(async () => forget());
   }
   await moveStaffItems(config, dynamo.endpoint);
-  const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket], dataDir: config.s3Dir });
+  const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket, config.exportBucket], dataDir: config.s3Dir });
   closers.push(s3.close);
   const jobQueues = await createJobQueues(s3.endpoint);
   const standIns = { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, jobsQueueUrl: jobQueues.queueUrl };

@@ -40,6 +40,8 @@ export interface ApiConfig {
   adminSecrets: SecretSource | null;
   /** The SQS queue the admin function sends background jobs' steps to; null: jobs are not set up. */
   jobsQueueUrl: string | null;
+  /** The bucket export jobs write their CSV files to (under `exports/`); null: exports are not set up. */
+  exportBucket: string | null;
   /** The commerce secret (the order webhooks' signing secrets): the public function's alone in AWS; null where not given. */
   commerceSecrets: SecretSource | null;
 }
@@ -84,6 +86,7 @@ const settings = {
   SECRETS_ARN: variable.optional(),
   ADMIN_SECRETS_ARN: variable.optional(),
   JOBS_QUEUE_URL: variable.url(),
+  EXPORT_BUCKET: variable.optional(),
   COMMERCE_SECRETS_ARN: variable.optional(),
   /** Locally, the commerce secret's values. */
   ORDER_WEBHOOK_SECRET: variable.optional(),
@@ -145,6 +148,7 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
           values: { adminPasswordHash: admin.ADMIN_PASSWORD_HASH, adminSessionSecret: admin.ADMIN_SESSION_SECRET, totpEncryptionKey: admin.ADMIN_TOTP_KEY },
         },
     jobsQueueUrl: found.JOBS_QUEUE_URL,
+    exportBucket: found.EXPORT_BUCKET ?? null,
     commerceSecrets: found.COMMERCE_SECRETS_ARN
       ? { arn: found.COMMERCE_SECRETS_ARN }
       : found.ORDER_WEBHOOK_SECRET || found.STRIPE_WEBHOOK_SECRET

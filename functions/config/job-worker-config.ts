@@ -6,14 +6,16 @@ export interface JobWorkerConfig {
   tableName: string;
   /** The queue its steps come from, and where each sends the next. */
   jobsQueueUrl: string;
+  /** The bucket export jobs write to (under `exports/`); null: exports are not set up. */
+  exportBucket: string | null;
   logLevel: LogLevel;
 }
 
 /** Reads the worker's environment (infra/lib/constructs/jobs.ts); throws one error naming each variable missing or malformed. */
 export function readJobWorkerConfig(env: Environment = process.env): JobWorkerConfig {
   const found = parseEnvironment(
-    { TABLE_NAME: variable.required(), JOBS_QUEUE_URL: variable.required(), LOG_LEVEL: logLevel },
+    { TABLE_NAME: variable.required(), JOBS_QUEUE_URL: variable.required(), EXPORT_BUCKET: variable.optional(), LOG_LEVEL: logLevel },
     { ...env, LOG_LEVEL: env.POWERTOOLS_LOG_LEVEL || env.LOG_LEVEL },
   );
-  return { tableName: found.TABLE_NAME, jobsQueueUrl: found.JOBS_QUEUE_URL, logLevel: found.LOG_LEVEL };
+  return { tableName: found.TABLE_NAME, jobsQueueUrl: found.JOBS_QUEUE_URL, exportBucket: found.EXPORT_BUCKET ?? null, logLevel: found.LOG_LEVEL };
 }

@@ -1,20 +1,20 @@
 import * as z from 'zod';
 import { generateAccessCode, newCodeRecord, normalizeAccessCode } from './access-code';
 import { matchesCodeFilter, statusFilter, type CodeFilter } from './code-filter';
-import { toCsv } from './csv';
+import { exportHeader, exportLine } from './code-export';
+import { exportFileKey, type ExportParams } from './code-export-job';
 import { LIST_LIMITS } from './config';
-import { AlreadyExists, Conflict, InvalidCursor, NotFound } from './errors';
+import { AlreadyExists, ExportsNotConfigured, ExportTooLarge, InvalidCursor, NotFound } from './errors';
 import { requireEvent, setEventActive } from './event-admin';
 import { bulkRevokeInput, codeExportQuery, generateCodesInput, generateCodesJobInput, parseInput, codeListQuery } from './inputs';
 import type { JobRecord } from './job-store';
 import { startJob, type JobStartDeps } from './jobs';
-import { dayInTimeZone, isoInTimeZone } from './time-zone';
+import { dayInTimeZone } from './time-zone';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
 import { hitRateLimit } from './rate-limits';
 import { countRevocationPresence, type AccessDeps } from './viewer-access';
 import { codeView, type CodeView } from './views';
-import { watchLink } from './watch-link';
 
 const COLLISION_RETRIES = 5;
 const WRITE_CONCURRENCY = 25;
@@ -167,22 +167,32 @@ export async function listAllCodes(deps: AccessDeps, query: Record<string, strin
 }
 
 /**
- * The spec's five columns first and in order, then each code's watch link; at most `LIST_LIMITS.exportRows` rows.
- * With `tz` (query) the times carry that zone's offset (ISO 8601, as the console shows them); the file is named
- * after the event's title and the day of the export there.
+ * The event's codes as CSV in one answer (code-export.ts), for events of up to `LIST_LIMITS.exportRows` codes
+ * (decided from the event's count, before any code is read; larger ones are exported by a job, below). With
+ * `tz` (query) the times carry that zone's offset; the file is named after the event's title and the day there.
  */
 export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string, query: Record<string, string>) {
   const { tz } = parseInput(codeExportQuery, query);
   const event = await requireEvent(deps, eventId);
-  if (event.tokenCount > LIST_LIMITS.exportRows) throw new Conflict('codes-export-too-long');
+  if (event.tokenCount > LIST_LIMITS.exportRows) throw new ExportTooLarge(`${event.tokenCount} codes`);
   const now = deps.now();
-  const tokens = (await deps.stores.codes.listCodes(event.id)).map((code) => codeView(code, event, now));
-  const time = (iso: string) => (tz ? isoInTimeZone(iso, tz) : iso);
-  const csv = toCsv(
-    ['code', 'label', 'status', 'createdAt', 'expiresAt', 'link'],
-    tokens.map((token) => [token.code, token.label, token.status, time(token.createdAt), time(token.expiresAt), watchLink(viewerUrl, token.code)]),
-  );
-  return { csv, fileName: exportFileName(event.title, dayInTimeZone(deps.now(), tz ?? 'UTC')) };
+  const format = { viewerUrl, tz: tz ?? null };
+  const lines = [exportHeader(), ...(await deps.stores.codes.listCodes(event.id)).map((code) => exportLine(codeView(code, event, now), format))];
+  return { csv: lines.map((line) => `${line}\r\n`).join(''), fileName: exportFileName(event.title, dayInTimeZone(now, tz ?? 'UTC')) };
+}
+
+/** Starts a background job writing the event's codes as CSV to a file (code-export-job.ts); the job's result links to it. */
+export async function startCodeExport(deps: JobStartDeps, eventId: string, viewerUrl: string, query: Record<string, string>, startedBy: JobRecord['startedBy']) {
+  const { tz } = parseInput(codeExportQuery, query);
+  if (!deps.exportFiles) throw new ExportsNotConfigured('no export bucket');
+  const event = await deps.stores.events.getEvent(eventId);
+  if (!event) throw new NotFound('event');
+  const fileName = exportFileName(event.title, dayInTimeZone(deps.now(), tz ?? 'UTC'));
+  // The job's id names its file, so the upload begins with the id chosen here (one call, nothing written yet).
+  const id = randomId(20);
+  const uploadId = await deps.exportFiles.begin({ key: exportFileKey({ eventId, id }), fileName });
+  const params: ExportParams = { viewerUrl, tz: tz ?? null, fileName, uploadId };
+  return startJob(deps, { id, kind: 'export-codes', eventId, total: event.tokenCount, params: { ...params }, startedBy });
 }
 
 /** `<title>-codes-<day>.csv`, the title made safe as a file name on every system (letters and digits of any script kept). */

@@ -97,10 +97,15 @@ export type ConflictKind =
   | 'owner-password-elsewhere'
   | 'enrolment-not-started'
   | 'preview-of-inactive-event'
-  | 'codes-export-too-long'
   | 'too-many-accounts'
   | 'order-without-tickets'
   | 'order-changed';
+/** An event with more codes than one answer's CSV holds: its export is a job. */
+export class ExportTooLarge extends DomainError {}
+
+/** No file storage for exports here (no export bucket configured). */
+export class ExportsNotConfigured extends DomainError {}
+
 /** The request cannot apply to the record's current state. */
 export class Conflict extends DomainError {
   constructor(readonly kind: ConflictKind) {

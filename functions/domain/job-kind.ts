@@ -1,3 +1,4 @@
+import type { ExportFiles } from './export-files';
 import type { JobRecord, LaneState } from './job-store';
 import type { Permission } from './roles';
 import type { Stores } from './stores';
@@ -6,6 +7,8 @@ import type { Stores } from './stores';
 export interface JobDeps {
   stores: Stores;
   now(): Date;
+  /** Where export jobs write their files; absent where exports are not configured. */
+  exportFiles?: ExportFiles;
 }
 
 export interface StepResult {
@@ -42,4 +45,6 @@ export interface JobKind {
   settle?(deps: JobDeps, job: JobRecord): Promise<void>;
   /** The job's result once every lane finished. Idempotent. */
   finish?(deps: JobDeps, job: JobRecord): Promise<Record<string, unknown> | null>;
+  /** The result as a reader gets it, on each read of a done job (an export's fresh download link). */
+  resultView?(deps: Pick<JobDeps, 'exportFiles' | 'now'>, job: JobRecord & { result: Record<string, unknown> }): Promise<Record<string, unknown>>;
 }

@@ -1,3 +1,4 @@
+import { codeExportJob } from './code-export-job';
 import { codeGenerationJob } from './code-generation-job';
 import type { JobKind } from './job-kind';
 
@@ -8,6 +9,7 @@ import type { JobKind } from './job-kind';
  */
 export const JOB_KINDS = {
   'generate-codes': codeGenerationJob,
+  'export-codes': codeExportJob,
 } satisfies Record<string, JobKind>;
 
 export type JobKindName = keyof typeof JOB_KINDS;

@@ -34,6 +34,14 @@ export function jobView(job: JobRecord) {
 }
 export type JobView = ReturnType<typeof jobView>;
 
+/** The view a reader gets: a done job's result as its kind presents it (an export's download link, signed anew on each read). */
+export async function jobAnswer(deps: Pick<JobDeps, 'exportFiles' | 'now'>, job: JobRecord): Promise<JobView> {
+  const view = jobView(job);
+  const present = JOB_KINDS[job.kind].resultView;
+  if (job.status !== 'done' || !job.result || !present) return view;
+  return { ...view, result: await present(deps, { ...job, result: job.result }) };
+}
+
 /** Who may read a job: whoever may start one of its kind. */
 export function jobPermission(job: Pick<JobRecord, 'kind'>): Permission {
   return JOB_KINDS[job.kind].permission;
@@ -45,12 +53,12 @@ export function jobPermission(job: Pick<JobRecord, 'kind'>): Permission {
  */
 export async function startJob(
   deps: JobStartDeps,
-  args: { kind: JobKindName; eventId: string; total: number; params: Record<string, unknown>; startedBy: JobRecord['startedBy'] },
+  args: { id?: string; kind: JobKindName; eventId: string; total: number; params: Record<string, unknown>; startedBy: JobRecord['startedBy'] },
 ): Promise<JobRecord> {
   const lanes = JOB_KINDS[args.kind].lanes(args);
   if (!Number.isInteger(lanes) || lanes < 1 || lanes > MAX_LANES) throw new RangeError(`${args.kind}: ${lanes} lanes`);
   const job: JobRecord = {
-    id: randomId(20),
+    id: args.id ?? randomId(20),
     kind: args.kind,
     eventId: args.eventId,
     status: 'queued',
@@ -90,8 +98,8 @@ export async function requireJob(deps: Pick<JobDeps, 'stores'>, id: string): Pro
 const jobListQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
 
 /** An event's jobs, newest first, of the kinds `mayRead` allows. */
-export async function listEventJobs(deps: Pick<JobDeps, 'stores'>, eventId: string, query: Record<string, string>, mayRead: (permission: Permission) => boolean) {
+export async function listEventJobs(deps: Pick<JobDeps, 'stores' | 'exportFiles' | 'now'>, eventId: string, query: Record<string, string>, mayRead: (permission: Permission) => boolean) {
   const { limit } = parseInput(jobListQuery, query);
   const jobs = await deps.stores.jobs.listEventJobs(eventId, limit);
-  return { jobs: jobs.filter((job) => mayRead(jobPermission(job))).map(jobView) };
+  return { jobs: await Promise.all(jobs.filter((job) => mayRead(jobPermission(job))).map((job) => jobAnswer(deps, job))) };
 }

@@ -1,4 +1,5 @@
-import { dynamoDocumentClient, sqsClient } from '../adapters/aws-clients';
+import { dynamoDocumentClient, s3Client, sqsClient } from '../adapters/aws-clients';
+import { s3ExportFiles } from '../adapters/s3-export-files';
 import { dynamoAccountStore } from '../adapters/dynamo-stores';
 import { loadAdminSecrets } from '../adapters/secrets';
 import { mediaCacheOf } from '../adapters/media-cache-of';
@@ -18,9 +19,10 @@ import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../doma
 import { issuePreview } from '../domain/preview';
 import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
 import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
-import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked, startCodeGeneration } from '../domain/code-admin';
+import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked, startCodeExport, startCodeGeneration } from '../domain/code-admin';
+import { attachment } from '../domain/code-export';
 import { JOB_KINDS } from '../domain/job-kinds';
-import { jobPermission, jobView, listEventJobs, requireJob, type JobStartDeps } from '../domain/jobs';
+import { jobAnswer, jobPermission, jobView, listEventJobs, requireJob, type JobStartDeps } from '../domain/jobs';
 import {
   createEvent,
   dashboard,
@@ -48,12 +50,6 @@ function ingestServer({ app, event }: ApiRequest): string {
 
 const id = (request: ApiRequest) => request.params.id ?? '';
 
-/** RFC 6266: an ASCII `filename` for old clients, the exact name (any script) as `filename*`. */
-function attachment(fileName: string): string {
-  const ascii = fileName.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, '') || 'codes.csv';
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-}
-
 /**
  * The admin area's App: the staff accounts on the staff table and the admin secrets through the
  * same cache as the shared secret (Secrets Manager in AWS; only this function's role may reach
@@ -67,9 +63,10 @@ export function adminApp(wiring: ApiWiring, base: AppSource = appSource(wiring))
   const accounts = dynamoAccountStore(dynamoDocumentClient(wiring.aws), staffTableName);
   const mediaCache = mediaCacheOf(wiring.config.mediaCache);
   const jobQueue = wiring.config.jobsQueueUrl ? new SqsJobQueue(sqsClient(wiring.aws), wiring.config.jobsQueueUrl) : null;
+  const exportFiles = wiring.config.exportBucket ? s3ExportFiles(s3Client(wiring.aws), wiring.config.exportBucket) : null;
   return async () => {
     const [app, adminSecrets] = await Promise.all([base(), loadAdminSecrets(source)]);
-    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache, jobQueue };
+    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache, jobQueue, exportFiles };
   };
 }
 
@@ -88,7 +85,7 @@ function audit(
 /** What starting a job needs: 503 where no jobs queue is configured. */
 function jobDeps({ app }: ApiRequest<AdminApp>): JobStartDeps {
   if (!app.jobQueue) throw new HttpError(503, 'Background jobs are not configured');
-  return { stores: app.stores, queue: app.jobQueue, now: app.now };
+  return { stores: app.stores, queue: app.jobQueue, now: app.now, exportFiles: app.exportFiles ?? undefined };
 }
 
 /** Starts a job in the signed-in account's name, and audits its start (the worker audits its end in that name too). */
@@ -213,13 +210,13 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     startedJob(request, (startedBy) => startCodeGeneration(jobDeps(request), id(request), request.body, startedBy)),
   'GET /api/admin/events/{id}/jobs': async (request) => {
     await requireEvent(request.app, id(request));
-    return json(200, await listEventJobs(request.app, id(request), request.query, (permission) => allows(request.account!.role, permission)));
+    return json(200, await listEventJobs({ stores: request.app.stores, exportFiles: request.app.exportFiles ?? undefined, now: request.app.now }, id(request), request.query, (permission) => allows(request.account!.role, permission)));
   },
   'GET /api/admin/jobs/{jobId}': async (request) => {
     const job = await requireJob(request.app, request.params.jobId ?? '');
     // As the guard refuses a route: the job is read with the permission that started it.
     if (!allows(request.account!.role, jobPermission(job))) throw new HttpError(403, 'Forbidden');
-    return json(200, { job: jobView(job) });
+    return json(200, { job: await jobAnswer({ exportFiles: request.app.exportFiles ?? undefined, now: request.app.now }, job) });
   },
   'GET /api/admin/events/{id}/tokens/export': async (request) => {
     const { csv, fileName } = await exportCodesCsv(request.app, id(request), viewerUrl(request), request.query);
@@ -229,6 +226,8 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
       body: csv,
     };
   },
+  'POST /api/admin/events/{id}/tokens/export': (request) =>
+    startedJob(request, (startedBy) => startCodeExport(jobDeps(request), id(request), viewerUrl(request), request.query, startedBy)),
   'GET /api/admin/tokens': async ({ app, query }) => json(200, await listAllCodes(app, query)),
   'POST /api/admin/tokens/bulk-revoke': async (request) => {
     const { revoked, changed } = await bulkRevoke(request.app, request.body);

@@ -1,5 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { dynamoDocumentClient, sqsClient, type AwsConnection } from '../adapters/aws-clients';
+import { dynamoDocumentClient, s3Client, sqsClient, type AwsConnection } from '../adapters/aws-clients';
+import { s3ExportFiles } from '../adapters/s3-export-files';
 import { dynamoStores } from '../adapters/dynamo-stores';
 import { SqsJobQueue } from '../adapters/sqs-job-queue';
 import { logger } from '../adapters/telemetry';
@@ -73,6 +74,7 @@ export function jobWorker(wiring: JobWorkerWiring): ReturnType<typeof createJobW
     queue,
     retryIn: (receiptHandle, seconds) => queue.retryIn(receiptHandle, seconds),
     now: () => new Date(),
+    exportFiles: wiring.config.exportBucket ? s3ExportFiles(s3Client(wiring.aws), wiring.config.exportBucket) : undefined,
   });
 }
 

@@ -4,6 +4,7 @@ import { loadSharedSecrets } from '../adapters/secrets';
 import { logger } from '../adapters/telemetry';
 import { readApiConfig, type ApiConfig } from '../config/api-config';
 import type { AdminSecrets, AppConfig } from '../domain/config';
+import type { ExportFiles } from '../domain/export-files';
 import type { JobQueue } from '../domain/job-queue';
 import type { MediaCache } from '../domain/media-cache';
 import type { AdminStores, Stores } from '../domain/stores';
@@ -26,6 +27,8 @@ export interface AdminApp extends App {
   mediaCache: MediaCache | null;
   /** Where background jobs' steps go; null where no jobs queue is configured. */
   jobQueue: JobQueue | null;
+  /** Where export jobs' files are (and their download links signed); null where no export bucket is configured. */
+  exportFiles: ExportFiles | null;
 }
 
 /**

@@ -6,6 +6,8 @@ import {
   CodeInUse,
   Conflict,
   Contended,
+  ExportsNotConfigured,
+  ExportTooLarge,
   InvalidCursor,
   InvalidInput,
   LeaseHeld,
@@ -55,7 +57,6 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'owner-password-elsewhere': 'The owner password is set with set-admin-password',
   'enrolment-not-started': 'Start two-factor enrolment first',
   'preview-of-inactive-event': 'Event is deactivated: activate it to preview the stream',
-  'codes-export-too-long': `More than ${LIST_LIMITS.exportRows.toLocaleString('en')} codes: too many to export at once`,
   'too-many-accounts': `There are ${LIST_LIMITS.accounts} staff accounts already: disable one and give it to someone else`,
   'order-without-tickets': 'This order has no tickets to send (it failed)',
   'order-changed': 'The order changed meanwhile: reload and try again',
@@ -177,6 +178,10 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
  */
 function storeErrorAnswer(error: unknown): ErrorAnswer | null {
   if (error instanceof LeaseHeld) return { status: 409, body: { error: 'Stream is on air on another ingest' } };
+  if (error instanceof ExportTooLarge) {
+    return { status: 413, body: { error: `More than ${LIST_LIMITS.exportRows.toLocaleString('en')} codes: export them in the background with POST /api/admin/events/:id/tokens/export` } };
+  }
+  if (error instanceof ExportsNotConfigured) return { status: 503, body: { error: 'Exports are not configured' } };
   if (error instanceof InvalidCursor) return { status: 400, body: { error: 'cursor: is invalid' } };
   if (error instanceof AlreadyExists) return { status: 409, body: { error: 'Already exists' } };
   if (error instanceof SessionGone) return { status: 404, body: { error: SESSION_NOT_FOUND } };

@@ -70,6 +70,7 @@ export const routeTable: RouteSpec[] = [
   route('GET', '/api/admin/events/{id}/jobs', 'admin', 'admin', 'events:read'),
   route('GET', '/api/admin/jobs/{jobId}', 'admin', 'admin', 'events:read'),
   route('GET', '/api/admin/events/{id}/tokens/export', 'admin', 'admin', 'codes:manage'),
+  route('POST', '/api/admin/events/{id}/tokens/export', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/tokens', 'admin', 'admin', 'codes:read'),
   route('POST', '/api/admin/tokens/bulk-revoke', 'admin', 'admin', 'codes:manage'),
   route('PATCH', '/api/admin/tokens/{id}/revoke', 'admin', 'admin', 'codes:manage'),

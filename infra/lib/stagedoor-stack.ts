@@ -2,12 +2,14 @@ import { Aspects, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-li
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
 import { EDGE_SYNC_TRIGGERS } from '../../functions/config/edge-sync-config';
+import { EXPORT_FILE_DAYS } from '../../functions/domain/code-export-job';
 import { Alerts, NotifyEveryAlarm } from './constructs/alerts';
 import { Api } from './constructs/api';
 import { Audience } from './constructs/audience';
 import { Data } from './constructs/data';
 import { Delivery } from './constructs/delivery';
 import { EdgeSync } from './constructs/edge-sync';
+import { Exports } from './constructs/exports';
 import { Gateway } from './constructs/gateway';
 import { Ingest } from './constructs/ingest';
 import { Jobs } from './constructs/jobs';
@@ -51,7 +53,7 @@ export interface StagedoorStackProps extends StackProps {
 
 /**
  * The whole deployment. Constructs are made in dependency order and hand their
- * outputs on as props: data -> web -> gateway -> ingest -> delivery -> jobs -> api, edge-sync, audience,
+ * outputs on as props: data -> web -> gateway -> ingest -> delivery -> exports -> jobs -> api, edge-sync, audience,
  * recording sweep, mailer -> monitoring. Every alarm anywhere in the stack notifies the alerts topic (an aspect).
  */
 export class StagedoorStack extends Stack {
@@ -98,7 +100,8 @@ export class StagedoorStack extends Stack {
       priceClass: config.priceClass ?? cloudfront.PriceClass.PRICE_CLASS_100,
     });
 
-    const jobs = new Jobs(this, 'Jobs', { table: data.table });
+    const exports = new Exports(this, 'Exports', { logsBucket: data.logsBucket });
+    const jobs = new Jobs(this, 'Jobs', { table: data.table, exports });
 
     const api = new Api(this, 'Api', {
       httpApi: gateway.httpApi,
@@ -116,8 +119,10 @@ export class StagedoorStack extends Stack {
       distributionId: delivery.distribution.distributionId,
       operatorConcurrency: config.operatorConcurrency,
       jobsQueueUrl: jobs.queue.queueUrl,
+      exportBucket: exports.bucket.bucketName,
     });
     jobs.grantStart(api.functions.admin);
+    exports.grantFiles(api.functions.admin);
 
     const edgeSync = new EdgeSync(this, 'EdgeSync', {
       table: data.table,
@@ -140,7 +145,7 @@ export class StagedoorStack extends Stack {
       ingestTargets: ingest.targets,
     });
     // Last of all: the admin fields leave the shared secret, and staff items the main table, once everything else is updated (docs/deploy.md, "Upgrading").
-    const everythingElse = [web, gateway, ingest, delivery, jobs, api, edgeSync, audience, recordingSweep, mailer, alerts, monitoring];
+    const everythingElse = [web, gateway, ingest, delivery, exports, jobs, api, edgeSync, audience, recordingSweep, mailer, alerts, monitoring];
     data.retireSharedAdminFields(everythingElse);
     data.retireOldStaffItems(everythingElse);
 
@@ -172,5 +177,6 @@ export class StagedoorStack extends Stack {
     new CfnOutput(this, 'DashboardName', { value: monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of the stack' });
     new CfnOutput(this, 'StaffTableName', { value: data.staffTable.tableName, description: 'Staff accounts; for infra/scripts/unlock-account.ts' });
     new CfnOutput(this, 'MediaBucket', { value: data.mediaBucket.bucketName });
+    new CfnOutput(this, 'ExportBucket', { value: exports.bucket.bucketName, description: `Code exports' CSV files (kept ${EXPORT_FILE_DAYS} days)` });
   }
 }

@@ -13,6 +13,7 @@ import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, W
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
 import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../functions/domain/job-worker-settings';
+import { EXPORT_FILE_DAYS } from '../../functions/domain/code-export-job';
 import { referencesIn } from '../support/shipped/stack-values';
 import { idsOf, synthesize, type Synthesized } from '../support/synth';
 
@@ -69,6 +70,14 @@ const AREAS: Area[] = ['public', 'admin', 'internal', 'rtmp-callback'];
 /** The shared secret (every function) and the admin secret (the admin function only). */
 const sharedSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => String(p.Description).startsWith('Stagedoor: ')));
 const commerceSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => String(p.Description).startsWith('Stagedoor commerce:')));
+/** The exports bucket, by its lifecycle rule's prefix. */
+const exportsBucketId = () => only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('exports/')));
+/** What the exports bucket's files may be touched with: by the admin function and the job worker, nobody else. */
+const exportFileStatement = () => ({
+  Effect: 'Allow',
+  Action: ['s3:PutObject', 's3:GetObject'],
+  Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [exportsBucketId(), 'Arn'] }, '/exports/*']] },
+});
 const adminSecretId = () => only(idsOf(s.json, 'AWS::SecretsManager::Secret', (p) => String(p.Description).startsWith('Stagedoor admin:')));
 /** The seeding custom resource of one step (infra/runtime/seed-secrets.ts). */
 const seedId = (step: 'fill' | 'retire') => only(idsOf(s.json, 'AWS::CloudFormation::CustomResource', (p) => p.Step === step && p.SecretArn !== undefined));
@@ -194,7 +203,7 @@ describe('data', () => {
       LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'streams/', ExpirationInDays: 30, Status: 'Enabled' })]) },
     });
     const buckets = idsOf(s.json, 'AWS::S3::Bucket');
-    expect(buckets).toHaveLength(3);
+    expect(buckets).toHaveLength(4);
     for (const id of buckets) {
       expect(resource(id).Properties.PublicAccessBlockConfiguration).toEqual({
         BlockPublicAcls: true,
@@ -207,7 +216,7 @@ describe('data', () => {
 
   it('gives every bucket a policy that denies plain HTTP and grants no public principal', () => {
     const policies = idsOf(s.json, 'AWS::S3::BucketPolicy');
-    expect(policies).toHaveLength(3);
+    expect(policies).toHaveLength(4);
     for (const id of policies) {
       const statements: any[] = resource(id).Properties.PolicyDocument.Statement;
       expect(statements).toContainEqual(
@@ -218,6 +227,22 @@ describe('data', () => {
         expect(statement.Principal).not.toEqual({ AWS: '*' });
       }
     }
+  });
+
+  it('keeps export files a few days in a bucket of their own, encrypted and logged, and aborts uploads a job left unfinished after a day', () => {
+    expect(resource(exportsBucketId()).Properties).toMatchObject({
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      LoggingConfiguration: { DestinationBucketName: expect.anything(), LogFilePrefix: 'exports-bucket/' },
+      LifecycleConfiguration: {
+        Rules: [
+          { Prefix: 'exports/', ExpirationInDays: EXPORT_FILE_DAYS, Status: 'Enabled' },
+          { AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+        ],
+      },
+    });
+    expect(EXPORT_FILE_DAYS).toBeGreaterThanOrEqual(2);
+    expect(EXPORT_FILE_DAYS).toBeLessThanOrEqual(7);
+    expect(s.json.Outputs!.ExportBucket.Value).toEqual({ Ref: exportsBucketId() });
   });
 });
 
@@ -255,6 +280,10 @@ describe('functions', () => {
     expect(env('edge-sync').KVS_ARN).toEqual({ 'Fn::GetAtt': [only(idsOf(s.json, 'AWS::CloudFront::KeyValueStore')), 'Arn'] });
     expect(env('admin').ADMIN_SECRETS_ARN).toEqual({ Ref: adminSecretId() });
     expect(env('admin').STAFF_TABLE_NAME).toEqual({ Ref: staffTableId() });
+    expect(env('admin').EXPORT_BUCKET).toEqual({ Ref: exportsBucketId() });
+    for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'audience-recorder', 'mailer'] as const) {
+      expect(Object.keys(env(area)), area).not.toContain('EXPORT_BUCKET');
+    }
     // What a handler does not read, it does not get: no other function is told where the admin secret is.
     expect(env('public').COMMERCE_SECRETS_ARN).toEqual({ Ref: commerceSecretId() });
     for (const area of ['admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'mailer'] as const) {
@@ -517,13 +546,15 @@ describe('least privilege', () => {
     expect(writes).toEqual([]);
   });
 
-  it('gives no API function any access to the media bucket: no read writes, and the public one only reads the table', () => {
+  it('gives no API function any access to the media bucket, and only the admin function the export files (to begin them and sign their links)', () => {
     const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
     for (const area of AREAS) {
       const statements = statementsOf(roleOf(functionOf(area)));
-      expect(statements.filter((st) => actionsOf(st).some((action) => action.startsWith('s3:'))), area).toEqual([]);
+      expect(statements.filter((st) => actionsOf(st).some((action) => action.startsWith('s3:'))), area).toEqual(area === 'admin' ? [exportFileStatement()] : []);
       expect(statements.filter((st) => referencesIn(st.Resource).has(media)), area).toEqual([]);
     }
+    const exportUsers = RUNTIMES.filter((runtime) => statementsOf(roleOf(functionOf(runtime))).some((st) => referencesIn(st.Resource).has(exportsBucketId())));
+    expect(exportUsers).toEqual(['admin', 'job-worker']);
   });
 
   it('lets the recording sweep find leases in the events listing, end one, read recording indexes and write playlists: nothing else', () => {
@@ -1085,10 +1116,10 @@ describe('background jobs', () => {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       Timeout: JOB_WORKER.timeoutSeconds,
-      Environment: { Variables: { TABLE_NAME: { Ref: tableId() }, JOBS_QUEUE_URL: { Ref: jobsQueue() } } },
+      Environment: { Variables: { TABLE_NAME: { Ref: tableId() }, JOBS_QUEUE_URL: { Ref: jobsQueue() }, EXPORT_BUCKET: { Ref: exportsBucketId() } } },
     });
     // It holds no secret and reads none.
-    expect(Object.keys(resource(worker()).Properties.Environment.Variables).sort()).toEqual(['JOBS_QUEUE_URL', 'LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    expect(Object.keys(resource(worker()).Properties.Environment.Variables).sort()).toEqual(['EXPORT_BUCKET', 'JOBS_QUEUE_URL', 'LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
     s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: worker() },
       EventSourceArn: arnOf(jobsQueue()),
@@ -1112,7 +1143,7 @@ describe('background jobs', () => {
     });
   });
 
-  it('grants the worker only its table actions and its queue, and only the admin function may start jobs', () => {
+  it('grants the worker only its table actions, its queue and the export files, and only the admin function may start jobs', () => {
     const table = { 'Fn::GetAtt': [tableId(), 'Arn'] };
     const statements = statementsOf(roleOf(worker()));
     expect(statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')))).toEqual([
@@ -1127,7 +1158,8 @@ describe('background jobs', () => {
     expect(sqsStatements.flatMap(actionsOf).sort()).toEqual(
       ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'].sort(),
     );
-    expect(statements.filter((st) => actionsOf(st).some((a) => /^(secretsmanager|s3|cloudfront):/.test(a)))).toEqual([]);
+    expect(statements.filter((st) => actionsOf(st).some((a) => /^(secretsmanager|cloudfront):/.test(a)))).toEqual([]);
+    expect(statements.filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')))).toEqual([exportFileStatement()]);
     const senders = [...AREAS, 'edge-sync' as const].filter((area) => statementsOf(roleOf(functionOf(area))).some((st) => actionsOf(st).some((a) => a.startsWith('sqs:'))));
     expect(senders).toEqual(['admin']);
     expect(statementsOf(roleOf(functionOf('admin'))).filter((st) => actionsOf(st).some((a) => a.startsWith('sqs:')))).toEqual([

@@ -36,7 +36,7 @@ export interface ApiHarness {
  */
 export async function startApi(
   env: Record<string, string> = {},
-  options: { dynamoVia?: (endpoint: string) => Promise<string>; sqsEndpoint?: string } = {},
+  options: { dynamoVia?: (endpoint: string) => Promise<string>; sqsEndpoint?: string; s3Endpoint?: string } = {},
 ): Promise<ApiHarness> {
   const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor', staffTableName: 'stagedoor-staff' });
   const dynamoEndpoint = options.dynamoVia ? await options.dynamoVia(dynamo.endpoint) : dynamo.endpoint;
@@ -62,7 +62,8 @@ export async function startApi(
     aws: {
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      endpoints: { dynamodb: dynamoEndpoint, sqs: options.sqsEndpoint },
+      endpoints: { dynamodb: dynamoEndpoint, sqs: options.sqsEndpoint, s3: options.s3Endpoint },
+      s3ForcePathStyle: true,
     },
   };
   const api = await startApiServer({ port: 0, host: '0.0.0.0', wiring });

@@ -78,8 +78,10 @@ describe('the job worker\'s configuration', () => {
     expect(readJobWorkerConfig({ TABLE_NAME: 't', JOBS_QUEUE_URL: 'https://sqs/q', LOG_LEVEL: 'info', SECRETS_ARN: 'arn:s' })).toEqual({
       tableName: 't',
       jobsQueueUrl: 'https://sqs/q',
+      exportBucket: null,
       logLevel: 'INFO',
     });
+    expect(readJobWorkerConfig({ TABLE_NAME: 't', JOBS_QUEUE_URL: 'https://sqs/q', EXPORT_BUCKET: 'exports' })).toMatchObject({ exportBucket: 'exports' });
   });
 
   it('gives the API the queue jobs start on, where there is one', () => {

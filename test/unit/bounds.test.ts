@@ -32,8 +32,8 @@ describe('bounds of one request', () => {
     expect((await exportCodesCsv(f.deps, event.id, 'https://watch.example', {})).csv).toContain('code,label,status');
     await f.stores.events.addToCodeCount(event.id, 1);
     expect(await refusal(exportCodesCsv(f.deps, event.id, 'https://watch.example', {}))).toMatchObject({
-      status: 409,
-      body: { error: 'More than 20,000 codes: too many to export at once' },
+      status: 413,
+      body: { error: 'More than 20,000 codes: export them in the background with POST /api/admin/events/:id/tokens/export' },
     });
   });
 

@@ -6,6 +6,8 @@ import {
   AlreadyExists,
   CodeInUse,
   Conflict,
+  ExportsNotConfigured,
+  ExportTooLarge,
   Contended,
   InvalidCursor,
   InvalidInput,
@@ -67,6 +69,8 @@ const answered = [
     [new Conflict('owner-password-elsewhere'), 409, { error: 'The owner password is set with set-admin-password' }],
     [new Conflict('enrolment-not-started'), 409, { error: 'Start two-factor enrolment first' }],
     [new Conflict('preview-of-inactive-event'), 409, { error: 'Event is deactivated: activate it to preview the stream' }],
+    [new ExportTooLarge('x'), 413, { error: 'More than 20,000 codes: export them in the background with POST /api/admin/events/:id/tokens/export' }],
+    [new ExportsNotConfigured('x'), 503, { error: 'Exports are not configured' }],
     // Sign-in.
     [new NotSignedIn(), 401, { error: 'Authentication required', reason: 'no-session' }],
     [new NotSignedIn('account-changed'), 401, { error: 'Authentication required', reason: 'account-changed' }],

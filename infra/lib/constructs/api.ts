@@ -43,6 +43,8 @@ export interface ApiProps {
   operatorConcurrency?: number;
   /** Where the admin function queues the steps of the background jobs it starts (the Jobs construct grants it). */
   jobsQueueUrl: string;
+  /** Where export jobs' files are: the admin function begins their uploads and signs their download links (the Exports construct grants it). */
+  exportBucket: string;
 }
 
 /**
@@ -138,6 +140,7 @@ export class Api extends Construct {
         PLAYBACK_BASE_URL: props.playbackBaseUrl,
         ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
         JOBS_QUEUE_URL: props.jobsQueueUrl,
+        EXPORT_BUCKET: props.exportBucket,
         STAFF_TABLE_NAME: props.staffTable.tableName,
       },
       internal: {},

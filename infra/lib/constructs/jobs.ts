@@ -9,9 +9,12 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../../functions/domain/job-worker-settings';
 import { AppFunction } from './app-function';
+import type { Exports } from './exports';
 
 export interface JobsProps {
   table: dynamodb.ITable;
+  /** Where export jobs write their files. */
+  exports: Exports;
 }
 
 /**
@@ -49,8 +52,8 @@ export class Jobs extends Construct {
 
     const { fn } = new AppFunction(this, 'Worker', {
       entry: 'functions/handlers/job-worker.ts',
-      description: 'Stagedoor jobs: runs the steps of background jobs (code generation)',
-      environment: { TABLE_NAME: props.table.tableName, JOBS_QUEUE_URL: this.queue.queueUrl },
+      description: 'Stagedoor jobs: runs the steps of background jobs (code generation, exports)',
+      environment: { TABLE_NAME: props.table.tableName, JOBS_QUEUE_URL: this.queue.queueUrl, EXPORT_BUCKET: props.exports.bucket.bucketName },
       timeout: Duration.seconds(JOB_WORKER.timeoutSeconds),
       memorySize: 512,
     });
@@ -78,6 +81,8 @@ export class Jobs extends Construct {
     );
     // Each step sends the next one of its lane.
     this.grantStart(fn);
+    // Export steps write their parts and complete the file.
+    props.exports.grantFiles(fn);
 
     this.deadLetterAlarm = this.deadLetterQueue
       .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' })

@@ -98,7 +98,9 @@ export async function startAwsEndpoint(options: { iam: IamModel; dynamodb: strin
           return send({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ AccessKeyId: c.accessKeyId, SecretAccessKey: c.secretAccessKey, Token: c.sessionToken, Expiration: expiration }) });
         }
         const request: ServiceRequest = { method: req.method ?? 'GET', url, headers: req.headers, body: Buffer.concat(chunks) };
-        const scope = /Credential=([^/,\s]+)\/\d{8}\/(?:[^/,\s]+\/)*?([^/,\s]+)\/aws4_request/.exec(String(req.headers.authorization ?? ''));
+        // Signed in the Authorization header, or in the query (a presigned URL: an export's download link).
+        const signature = req.headers.authorization ?? (url.searchParams.has('X-Amz-Credential') ? `Credential=${url.searchParams.get('X-Amz-Credential')}` : '');
+        const scope = /Credential=([^/,\s]+)\/\d{8}\/(?:[^/,\s]+\/)*?([^/,\s]+)\/aws4_request/.exec(String(signature));
         const service = scope ? services[scope[2]!] : undefined;
         if (!scope || !service) {
           const name = scope?.[2] ?? 'an unsigned request';
@@ -107,6 +109,7 @@ export async function startAwsEndpoint(options: { iam: IamModel; dynamodb: strin
         }
         const caller = callers.get(scope[1]!);
         if (!caller) return send(service.denied(`The security token included in the request is invalid (unknown access key ${scope[1]})`));
+        if (presignedUrlExpired(url)) return send(service.denied('Request has expired'));
         const operation = service.operation(request);
         const call: AwsCall = { caller, service: scope[2]!, operation, checks: [] };
         calls.push(call);
@@ -170,6 +173,15 @@ export async function startAwsEndpoint(options: { iam: IamModel; dynamodb: strin
 }
 
 /** Sends the request on to a stand-in server unchanged (its signature is not checked there). */
+/** A presigned URL past its `X-Amz-Expires` seconds from `X-Amz-Date` (S3 answers 403). */
+function presignedUrlExpired(url: URL): boolean {
+  const signedAt = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(url.searchParams.get('X-Amz-Date') ?? '');
+  const seconds = Number(url.searchParams.get('X-Amz-Expires'));
+  if (!signedAt || !seconds) return false;
+  const [, year, month, day, hour, minute, second] = signedAt.map(Number) as number[];
+  return Date.now() > Date.UTC(year!, month! - 1, day!, hour!, minute!, second!) + seconds * 1000;
+}
+
 function forward(target: string, request: ServiceRequest, body: Buffer = request.body): Promise<ServiceAnswer & { body: Buffer }> {
   return new Promise((resolve, reject) => {
     const { host: _host, 'content-length': _length, ...headers } = request.headers;

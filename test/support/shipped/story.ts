@@ -47,6 +47,19 @@ async function deliverOrder(s: StoryContext, order: Record<string, unknown>, sig
  * (the mailer ran from its synthesized trigger, read the order and wrote its email state with its role).
  */
 const NO_SENDER = /^no sender address: set the stack parameter TicketEmailSender/;
+/** A job polled as the console does, until done or failed; the queue's steps meanwhile go to the worker through the synthesized mapping. */
+async function jobWhenOver(s: StoryContext, jobId: string) {
+  let job = (await s.admin('GET', `/api/admin/jobs/${jobId}`)).job;
+  let delivered = 0;
+  for (const deadline = Date.now() + 60_000; job.status !== 'done' && job.status !== 'failed' && Date.now() < deadline; ) {
+    delivered += await s.queuesDelivered();
+    // A step queued with a delay (the job's pace) or given back shows up later.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    job = (await s.admin('GET', `/api/admin/jobs/${jobId}`)).job;
+  }
+  return { job, delivered };
+}
+
 const codeOf = (s: StoryContext, i: number) => s.state.codes[i] as { id: string; code: string };
 
 export const STORIES: RouteStory[] = [
@@ -195,6 +208,26 @@ export const STORIES: RouteStory[] = [
     s.expect(res, 200, 'export');
     s.check(String(res.headers['content-type']).startsWith('text/csv') && res.text.trim().split('\n').length === 7, `CSV: ${res.text.slice(0, 200)}`);
     s.check(res.text.includes(`${s.siteOrigin}/?code=`), 'watch links point at the site');
+    s.state.inlineExport = res.text;
+  }),
+  // The same CSV as a job: the admin function begins the upload in the exports bucket, the worker writes
+  // and completes it with its role, and the link the admin function signs downloads it without a cookie.
+  story('POST /api/admin/events/{id}/tokens/export', async (s) => {
+    const { job: started } = await s.admin('POST', eventPath(s, '/tokens/export'), {}, 202);
+    s.check(started.kind === 'export-codes' && started.total === 6, `export job: ${JSON.stringify(started)}`);
+    const { job, delivered } = await jobWhenOver(s, started.id);
+    s.check(job.status === 'done' && job.done === 6 && job.result?.rows === 6, `after ${delivered} steps through the queue: ${JSON.stringify(job)}`);
+    const link = new URL(job.result.downloadUrl);
+    s.check(link.searchParams.get('X-Amz-Expires') === '900', `the link works for 15 minutes: ${link}`);
+    const file = await fetch(link);
+    const text = await file.text();
+    s.check(file.status === 200, `download: ${file.status} ${text.slice(0, 300)}`);
+    s.check(text === s.state.inlineExport && job.result.bytes === Buffer.byteLength(text), `the file is the inline export: ${text.slice(0, 200)}`);
+    s.check(/attachment; filename=".*-codes-\d{4}-\d{2}-\d{2}\.csv"/.test(String(file.headers.get('content-disposition'))), `named as the inline export: ${file.headers.get('content-disposition')}`);
+    // S3 refuses a link past its time.
+    const expired = new URL(link);
+    expired.searchParams.set('X-Amz-Date', '20200101T000000Z');
+    s.check((await fetch(expired)).status === 403, 'an expired link is refused');
   }),
   story('GET /api/admin/tokens', async (s) => {
     s.check((await s.admin('GET', `/api/admin/tokens?eventId=${s.state.eventId}&status=unused`)).tokens.length === 6, 'six unused codes');
@@ -212,14 +245,7 @@ export const STORIES: RouteStory[] = [
     s.check(jobs.length === 1 && jobs[0].id === s.state.jobId, `the event's jobs: ${JSON.stringify(jobs)}`);
   }),
   story('GET /api/admin/jobs/{jobId}', async (s) => {
-    let job: { status: string; done: number; total: number; result?: { count: number } } = (await s.admin('GET', `/api/admin/jobs/${s.state.jobId}`)).job;
-    let delivered = 0;
-    for (const deadline = Date.now() + 60_000; job.status !== 'done' && job.status !== 'failed' && Date.now() < deadline; ) {
-      delivered += await s.queuesDelivered();
-      // A step queued with a delay (the job's pace) or given back shows up later.
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      job = (await s.admin('GET', `/api/admin/jobs/${s.state.jobId}`)).job;
-    }
+    const { job, delivered } = await jobWhenOver(s, s.state.jobId);
     s.check(job.status === 'done' && job.done === JOB_CODES && job.result?.count === JOB_CODES, `after ${delivered} steps through the queue: ${JSON.stringify(job)}`);
     const details = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}`);
     s.check(details.stats.tokens === JOB_CODES, `the event counts ${details.stats.tokens} codes`);

@@ -172,6 +172,9 @@ export const adminApi = {
   bulkRevoke: (codeIds: string[]) => call<{ revoked: number }>('/tokens/bulk-revoke', { json: { tokenIds: codeIds } }),
   /** The CSV with times in `timeZone` (the browser's), and the file name the API gives it. */
   exportCodes: (eventId: string, timeZone: string) => download(`/events/${id(eventId)}/tokens/export${query({ tz: timeZone })}`),
+  /** The same CSV written by a background job (events past the inline limit); the done job links to the file. */
+  startCodeExport: (eventId: string, timeZone: string) =>
+    call<{ job: JobView }>(`/events/${id(eventId)}/tokens/export${query({ tz: timeZone })}`, { method: 'POST', json: {} }).then((body) => body.job),
   preview: (eventId: string) => call<Preview>(`/events/${id(eventId)}/preview`, { json: {} }),
   listSessions: (eventId: string, cursor: string | null) =>
     call<SessionsPage>(`/events/${id(eventId)}/sessions${query({ cursor })}`),

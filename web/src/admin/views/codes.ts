@@ -1,12 +1,14 @@
 /**
  * Access codes of one event: generate (up to 500 at once, more in a background job with its progress bar),
- * a page at a time (server cursor) filtered by status and exact label or found by exact code, export,
+ * a page at a time (server cursor) filtered by status and exact label or found by exact code, export
+ * (one answer's CSV, or past its limit a background job's file with its progress bar and download),
  * revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print: the selection, or a label's codes),
  * each ticket's watching; the filter "with trouble" lists the tickets whose holders had trouble
  * watching, with their CSV for refunds.
  */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
+import { ApiError } from '../../shared/http';
 import { adminApi, type CodeFilter, type CodePageQuery, type CodeView, type JobView, type TroublePage } from '../api';
 import { checkCodeCount, plural, CODES_AT_ONCE, CODES_PAGE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB } from '../labels';
 import { hrefOf } from '../router';
@@ -17,8 +19,8 @@ import { copyLinkButton, qrButton } from './ticket-qr';
 import { troubleTable, watchingButton } from './watching';
 
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
-/** A generation job that failed is shown for this long after it stopped (it may be resumed by an operator). */
-const FAILED_JOB_SHOWN_MS = 24 * 60 * 60 * 1000;
+/** A job that failed (it may be resumed by an operator) or an export's file is shown for this long after it ended. */
+const ENDED_JOB_SHOWN_MS = 24 * 60 * 60 * 1000;
 
 export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
   // Read-only sees the list; generating, exporting and revoking need codes:manage.
@@ -47,13 +49,20 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   const exportCsv = h('button', { type: 'button', 'data-key': 'export' }, 'Export CSV');
   exportCsv.addEventListener('click', () => {
     void act(exportCsv, async () => {
-      const { blob, fileName } = await adminApi.exportCodes(eventId, Intl.DateTimeFormat().resolvedOptions().timeZone);
-      const link = h('a', { href: URL.createObjectURL(blob), download: fileName, hidden: true });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
-      notify(`Saved ${fileName}.`);
+      const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      try {
+        const { blob, fileName } = await adminApi.exportCodes(eventId, timeZone);
+        const link = h('a', { href: URL.createObjectURL(blob), download: fileName, hidden: true });
+        document.body.append(link);
+        link.click();
+        link.remove();
+        setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+        notify(`Saved ${fileName}.`);
+      } catch (error) {
+        // Too many codes for one answer (413): a background job writes the file, its link comes when done.
+        if (!(error instanceof ApiError && error.status === 413)) throw error;
+        showJob(await adminApi.startCodeExport(eventId, timeZone));
+      }
     });
   });
   const count = h('input', {
@@ -95,7 +104,9 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   const jobsArea = h('div', { className: 'jobs' });
   const shownJobs = new Set<string>();
   const showJob = (job: JobView) => {
-    if (shownJobs.has(job.id) || job.kind !== 'generate-codes') return;
+    if (shownJobs.has(job.id)) return;
+    shownJobs.add(job.id);
+    if (job.kind === 'export-codes') return void jobsArea.append(exportProgress(job));
     const progress = jobProgress(job, {
       title: `Generating ${plural(job.total, 'code')}`,
       onEnd: (ended) => {
@@ -106,7 +117,6 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
         void changed();
       },
     });
-    shownJobs.add(job.id);
     jobsArea.append(progress);
   };
 
@@ -128,10 +138,11 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
     }
     draw();
-    // After a reload too: jobs still running, and failures of the last day.
+    // After a reload too: jobs still running, and failures and exported files of the last day.
     for (const job of [...(await jobs)].reverse()) {
-      const recentFailure = job.status === 'failed' && Date.now() - Date.parse(job.finishedAt ?? job.createdAt) < FAILED_JOB_SHOWN_MS;
-      if (job.status === 'queued' || job.status === 'running' || recentFailure) showJob(job);
+      const recent = Date.now() - Date.parse(job.finishedAt ?? job.createdAt) < ENDED_JOB_SHOWN_MS;
+      const recentEnd = recent && (job.status === 'failed' || (job.kind === 'export-codes' && downloadUrlOf(job) !== null));
+      if (job.status === 'queued' || job.status === 'running' || recentEnd) showJob(job);
     }
   };
   const reload = () => act(null, load);
@@ -363,4 +374,35 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     moreTrouble,
   );
   return { element, load };
+}
+
+const downloadUrlOf = (job: JobView) => (typeof job.result?.downloadUrl === 'string' ? job.result.downloadUrl : null);
+
+/** An export job's progress, then a button for its file (the link, valid 15 minutes, is signed anew on each click). */
+function exportProgress(job: JobView): HTMLElement {
+  const progress = jobProgress(job, {
+    title: `Exporting ${plural(job.total, 'code')} to CSV`,
+    onEnd: (ended) => {
+      if (ended.status === 'done') progress.append(exportDownload(ended));
+    },
+  });
+  if (job.status === 'done') progress.append(exportDownload(job));
+  return progress;
+}
+
+function exportDownload(job: JobView): HTMLElement {
+  const fileName = String(job.result?.fileName ?? 'codes.csv');
+  const button = h('button', { type: 'button', className: 'primary', 'data-key': 'export-download' }, `Download ${fileName}`);
+  button.addEventListener('click', () => {
+    void act(button, async () => {
+      const url = downloadUrlOf(await adminApi.getJob(job.id));
+      if (!url) throw new ApiError(410, 'The file is no longer kept: export the codes again');
+      // The file's own address (S3), which answers with it as an attachment: the page stays.
+      const link = h('a', { href: url, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+    });
+  });
+  return button;
 }
