@@ -30,7 +30,9 @@
  * and store adapters (its queue in memory): each key's units per code, times
  * the codes per second the worker's settings allow (a job's lanes at their
  * pace; at worst every concurrent step of the worker on one event), give the
- * rates of a 1M-code job in AWS, and its duration.
+ * rates of a 1M-code job in AWS, and its duration. Then an export job of
+ * those C codes (its file in memory) prices each key's read units per row;
+ * the same extrapolation gives a 1M-row export's rates and duration.
  * Run: npm run bench -- partition-load   (N: PARTITION_LOAD_VIEWERS, default 400; C: PARTITION_LOAD_CODES, default 8000)
  */
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
@@ -44,7 +46,9 @@ import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/
 import { CODE_SHARDS } from '../functions/adapters/table-schema';
 import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
 import { dynamoStores } from '../functions/adapters/dynamo-stores';
-import { startCodeGeneration } from '../functions/domain/code-admin';
+import { startCodeExport, startCodeGeneration } from '../functions/domain/code-admin';
+import { EXPORT_PART_BYTES } from '../functions/domain/code-export-job';
+import { MemoryExportFiles } from '../test/support/memory-export-files';
 import { CODES_PER_SECOND_PER_LANE, CODES_PER_STEP, GENERATION_LANES } from '../functions/domain/code-generation-job';
 import { JOB_WORKER } from '../functions/domain/job-worker-settings';
 import { bearer, call } from '../test/support/http';
@@ -81,7 +85,7 @@ interface Tally {
   operations: Set<number>;
 }
 
-type Measured = Phase | `recorder ${Phase}` | 'status' | 'admin' | 'sessions list' | 'sessions walk' | 'generation';
+type Measured = Phase | `recorder ${Phase}` | 'status' | 'admin' | 'sessions list' | 'sessions walk' | 'generation' | 'export';
 
 /**
  * A heartbeat's quality report: 30 s watched, 10 % of it stalled (over the trouble line of 5 %), on
@@ -257,7 +261,7 @@ async function main() {
     const jobEvent = await admin('POST', '/api/admin/events', { title: 'Box office', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() });
     const documents = dynamoDocumentClient(aws);
     const queue = new MemoryJobQueue();
-    const jobDeps = { stores: dynamoStores(documents, 'stagedoor'), queue, now: () => new Date() };
+    const jobDeps = { stores: dynamoStores(documents, 'stagedoor'), queue, exportFiles: new MemoryExportFiles(), now: () => new Date() };
     recorder.setRecording(true);
     let generated = 0;
     await each('generation', 1, async () => {
@@ -265,8 +269,19 @@ async function main() {
       await queue.drain(jobDeps);
       generated = (await jobDeps.stores.jobs.getJob(job.id))!.done;
     });
-    documents.destroy();
     if (generated !== CODES) throw new Error(`generation: ${generated} of ${CODES} codes`);
+    let exported = 0;
+    let exportSeconds = 0;
+    await each('export', 1, async () => {
+      const started = performance.now();
+      const job = await startCodeExport(jobDeps, jobEvent.id, 'https://watch.example', {}, { actor: 'bench', clientIp: '127.0.0.1' });
+      await queue.drain(jobDeps);
+      exportSeconds = (performance.now() - started) / 1000;
+      exported = (await jobDeps.stores.jobs.getJob(job.id))!.done;
+    });
+    documents.destroy();
+    if (exported !== CODES) throw new Error(`export: ${exported} of ${CODES} rows`);
+    exportRowsPerSecond = CODES / exportSeconds;
 
     report(tallies);
   } finally {
@@ -333,6 +348,7 @@ function report(tallies: Map<string, Map<string, Tally>>) {
   reportAudienceKeys(tallies);
   reportSessionsRefresh(tallies);
   worst = Math.max(worst, reportGeneration(tallies));
+  worst = Math.max(worst, reportExport(tallies));
   console.log(`\nEvery key under ${LIMIT_WCU} WCU/s and ${LIMIT_RCU} RCU/s in every phase: ${worst < 1 ? 'yes' : 'NO'} (worst ${(worst * 100).toFixed(1)} % of a limit).`);
 }
 
@@ -391,6 +407,46 @@ function reportGeneration(tallies: Map<string, Map<string, Tally>>): number {
     `A ${JOB_CODES.toLocaleString('en-US')}-code job: ${JOB_CODES / CODES_PER_STEP} steps of ${CODES_PER_STEP} codes on ${GENERATION_LANES} lanes, ` +
       `${CODES_PER_SECOND_PER_LANE} codes/s a lane: ${Math.round(seconds)} s of writing, plus one SQS hop per step (${stepsPerLane} per lane; at 0.1 s each, ${Math.round(stepsPerLane * 0.1)} s): ` +
       `about ${Math.round((seconds + stepsPerLane * 0.1) / 60 * 10) / 10} min in AWS.`,
+  );
+  return worst;
+}
+
+let exportRowsPerSecond = 0;
+
+/**
+ * A 1M-row export in AWS: each key's read units per row (measured on CODES rows) at the rows per
+ * second one lane reads: as fast as this run's worker wrote them (on the embedded DynamoDB), and at
+ * ten times that, beyond what one Lambda builds into CSV. Returns the worst share of a limit.
+ */
+function reportExport(tallies: Map<string, Map<string, Tally>>): number {
+  const byKey = [...(tallies.get('export') ?? new Map<string, Tally>())];
+  const name = (id: string) => id.replace(/EVENT#\w+#(\d+)/, 'EVENT#<event>#$1 (a shard)').replace(/EVENT#\w+$/, 'EVENT#<event>').replace(/JOB#\w+/, 'JOB#<job>');
+  let worst = 0;
+  const rows: Record<string, string | number>[] = [];
+  for (const rowsPerSecond of [Math.round(exportRowsPerSecond), Math.round(exportRowsPerSecond * 10)]) {
+    for (const kind of ['read', 'write'] as const) {
+      const rated = byKey.filter(([id]) => id.startsWith(kind)).map(([id, tally]) => ({ id, perRow: tally.units / CODES }));
+      const hottest = rated.sort((a, b) => b.perRow - a.perRow)[0];
+      if (!hottest) continue;
+      const limit = kind === 'write' ? LIMIT_WCU : LIMIT_RCU;
+      const rate = hottest.perRow * rowsPerSecond;
+      worst = Math.max(worst, rate / limit);
+      rows.push({
+        'rows/s': rowsPerSecond,
+        kind,
+        'units/row': rated.reduce((sum, r) => sum + r.perRow, 0).toFixed(4),
+        'hottest key': name(hottest.id.slice(kind.length + 1)),
+        'units/s on it': Math.round(rate),
+        'of the key limit': `${((rate / limit) * 100).toFixed(1)} % of ${limit}`,
+      });
+    }
+  }
+  console.log(`\n## A ${JOB_CODES.toLocaleString('en-US')}-row export job (measured with ${CODES.toLocaleString('en-US')} rows, extrapolated)\n`);
+  console.log(table(rows));
+  const parts = Math.ceil((JOB_CODES * 110) / EXPORT_PART_BYTES);
+  console.log(
+    `A ${JOB_CODES.toLocaleString('en-US')}-row export: one lane, a step per part of ${EXPORT_PART_BYTES / 1024 / 1024} MiB (about ${parts} parts of ~110-byte rows), ` +
+      `${Math.round(exportRowsPerSecond)} rows/s here: about ${Math.round((JOB_CODES / exportRowsPerSecond + parts * 0.1) / 60 * 10) / 10} min, plus one SQS hop per part.`,
   );
   return worst;
 }
