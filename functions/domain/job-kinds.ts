@@ -1,4 +1,6 @@
 import { codeGenerationJob } from './code-generation-job';
+import { codeRevocationJob } from './code-revocation-job';
+import { eventDeletionJob } from './event-deletion-job';
 import type { JobKind } from './job-kind';
 
 /**
@@ -8,6 +10,8 @@ import type { JobKind } from './job-kind';
  */
 export const JOB_KINDS = {
   'generate-codes': codeGenerationJob,
+  'delete-event': eventDeletionJob,
+  'revoke-codes': codeRevocationJob,
 } satisfies Record<string, JobKind>;
 
 export type JobKindName = keyof typeof JOB_KINDS;
