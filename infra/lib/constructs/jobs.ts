@@ -49,7 +49,7 @@ export class Jobs extends Construct {
 
     const { fn } = new AppFunction(this, 'Worker', {
       entry: 'functions/handlers/job-worker.ts',
-      description: 'Stagedoor jobs: runs the steps of background jobs (code generation)',
+      description: 'Stagedoor jobs: runs the steps of background jobs (code generation, event deletion, revocation by filter)',
       environment: { TABLE_NAME: props.table.tableName, JOBS_QUEUE_URL: this.queue.queueUrl },
       timeout: Duration.seconds(JOB_WORKER.timeoutSeconds),
       memorySize: 512,
