@@ -8,7 +8,7 @@
  * before the job ends.
  */
 import { describe, expect, it } from 'vitest';
-import { browserStory, shot, watchConsole } from '../support/browser-story';
+import { browserStory, shot, signInAsOwner, watchConsole } from '../support/browser-story';
 import { valueOf } from '../support/wait';
 
 const poll = <T>(read: () => Promise<T>, timeout = 60_000) => expect.poll(read, { timeout, interval: 250 });
@@ -32,11 +32,7 @@ describe('web: revoking a label and deleting a large event in the background', (
     const problems: string[] = [];
     let signedIn = false;
     watchConsole(page, 'admin', problems, () => (signedIn ? [] : [401]));
-    await page.goto(`${api}/admin/`);
-    await page.getByLabel('Login name').fill('owner');
-    await page.getByLabel('Password').fill(system.adminPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await signInAsOwner(page, system);
     signedIn = true;
     await page.goto(`${api}/admin/#/events/${event.id}`);
     await page.getByRole('heading', { name: 'Stadium night' }).waitFor();
