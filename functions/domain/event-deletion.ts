@@ -10,7 +10,7 @@ import { startJob, type JobStartDeps } from './jobs';
 import type { EventRecord } from './records';
 
 /**
- * Events of up to this many codes (their code count) are deleted within the request: about 1.5 s of
+ * Events of up to this many codes (their code count) are deleted within the request: about 2 s of
  * deletes on `npm start`, well inside API Gateway's 29 s in AWS (README).
  */
 export const INLINE_DELETE_CODES = 5_000;
