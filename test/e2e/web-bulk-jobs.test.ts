@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { browserStory, shot, signInAsOwner, watchConsole } from '../support/browser-story';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 import { valueOf } from '../support/wait';
 
 const poll = <T>(read: () => Promise<T>, timeout = 60_000) => expect.poll(read, { timeout, interval: 250 });
@@ -65,6 +66,8 @@ describe('web: revoking a label and deleting a large event in the background', (
     const revoking = page.getByRole('progressbar', { name: 'Revoking codes: looking through 5,520 codes' });
     await revoking.waitFor();
     expect(await revoking.getAttribute('max')).toBe('5520');
+    await noSeriousAccessibilityFindings(page, 'codes with a revocation under way');
+    await shot(page, 'admin-revoke-label-1280');
     resume();
     await poll(() => page.locator('#status').textContent(), 240_000).toBe('5,500 codes revoked.');
     expect(await page.locator('.codes-panel .job-progress').count()).toBe(0);
@@ -85,6 +88,7 @@ describe('web: revoking a label and deleting a large event in the background', (
     await bar.waitFor();
     expect(await bar.getAttribute('max')).toBe('5520');
     await shot(page, 'admin-event-deletion-1280');
+    await noSeriousAccessibilityFindings(page, 'events with a deletion under way');
 
     // A reload (the job still waits for the paused worker) shows the same bar.
     await page.reload();
