@@ -1,8 +1,8 @@
 /**
  * Access codes of one event: generate (up to 500 at once, more in a background job with its progress bar),
  * a page at a time (server cursor) filtered by status and exact label or found by exact code, export,
- * revoke/unrevoke, bulk revoke by selection or (a background job) of a whole label or status, tickets (QR, link, print: the selection, or a label's codes),
- * each ticket's watching; the filter "with trouble" lists the tickets whose holders had trouble
+ * revoke/unrevoke, bulk revoke by selection or (a background job) of a whole label or status, tickets
+ * (QR, link, print: the selection, or a label's codes), each ticket's watching; the filter "with trouble" lists the tickets whose holders had trouble
  * watching, with their CSV for refunds.
  */
 import { h } from '../../shared/dom';
@@ -366,7 +366,8 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   // Every code of the filter, not only the page's: exactly one of a label or a status a code can be revoked from.
   const revokeAll = h('button', { type: 'button', className: 'danger', hidden: true, 'data-key': 'revoke-all' });
   const revocationOf = () => {
-    if (showTrouble || filter.code) return null;
+    // Nothing matches at all: nothing to revoke.
+    if (showTrouble || filter.code || (codes.length === 0 && !nextCursor)) return null;
     const status = filter.status && REVOCABLE.includes(filter.status) ? (filter.status as RevocableStatus) : undefined;
     if (filter.label !== undefined && !filter.status) return { filter: { label: filter.label }, words: `with the label “${filter.label}”` };
     if (status && filter.label === undefined) return { filter: { status }, words: `${(CODE_FILTERS.find((option) => option.value === status)?.label ?? status).toLowerCase()} codes` };
