@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { startCodeRevocation } from '../../functions/domain/code-admin';
 import { CODES_PER_WALK_STEP, WALK_LANES } from '../../functions/domain/code-walk';
 import { deleteEventInBackground, deletesInline, INLINE_DELETE_CODES } from '../../functions/domain/event-deletion';
+import { startJob } from '../../functions/domain/jobs';
 import type { CodeStore } from '../../functions/domain/code-store';
 import type { CodeRecord } from '../../functions/domain/records';
 import { validateCode } from '../../functions/domain/viewer-access';
@@ -102,6 +103,29 @@ describe('deleting a large event', () => {
     expect(outcomes).toContain('retry');
     expect(await t.memory.jobs.getJob(job.id)).toMatchObject({ status: 'done', total: 5_200 });
     expect(await t.memory.codes.listCodes(event.id)).toEqual([]);
+  });
+
+  it('leaves the event as it was when the queue refuses its job, to be deleted again', async () => {
+    const t = setup();
+    const event = await bigEvent(t, 5_100);
+    t.queue.refuseSends = 1;
+    await expect(deleteEventInBackground(t.deps, (await t.memory.events.getEvent(event.id))!, STARTER)).rejects.toThrow('queue unreachable');
+    expect(await t.memory.events.getEvent(event.id)).toMatchObject({ id: event.id, isActive: true });
+    expect(await t.memory.codes.listCodes(event.id)).toHaveLength(5_100);
+    const job = await deleteEventInBackground(t.deps, (await t.memory.events.getEvent(event.id))!, STARTER);
+    await t.queue.drain(t.deps);
+    expect(await t.memory.jobs.getJob(job.id)).toMatchObject({ status: 'done', done: 5_100 });
+    expect(await t.memory.codes.listCodes(event.id)).toEqual([]);
+  });
+
+  it('never deletes the codes of an event that is still there (its tombstone not written)', async () => {
+    const t = setup();
+    const event = await bigEvent(t, 5_100);
+    // The job queued, the tombstone lost: its steps are tried and given up, the codes stay.
+    const job = await startJob(t.deps, { kind: 'delete-event', eventId: event.id, total: 5_100, params: {}, startedBy: STARTER });
+    await t.queue.drain(t.deps);
+    expect(await t.memory.jobs.getJob(job.id)).toMatchObject({ status: 'failed', done: 0, error: 'The event is not deleted: delete it again' });
+    expect(await t.memory.codes.listCodes(event.id)).toHaveLength(5_100);
   });
 });
 
