@@ -124,13 +124,15 @@ async function main(): Promise<void> {
   // The media server answers 503 until edge-sync has filled its store once: only then is it ready.
   if (!(await edge.firstSync)) process.stderr.write('media: no revocation state yet: media requests get 503 until edge-sync reconciles\n');
   // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`);
-  // it speaks SQS too, for the jobs queue and its dead-letter queue (say, to redrive it); `mail`: the
+  // it speaks SQS too, for the jobs queue and its dead-letter queue (say, to redrive it); `dynamodb`: the
+  // embedded table's endpoint (to look into it with any DynamoDB client); `mail`: the
   // inbox of the emails sent (absent when SMTP_URL sends them elsewhere).
   const ready = {
     api: api.url,
     media: media.url,
     rtmp: rtmpUrl,
     s3: s3.endpoint,
+    dynamodb: dynamo.endpoint,
     jobQueue: jobQueues.queueUrl,
     jobDeadLetterQueue: jobQueues.deadLetterQueueUrl,
     ...(catcher ? { mail: catcher.inboxUrl } : {}),

@@ -1,4 +1,4 @@
-import type { CodeStore } from '../domain/code-store';
+import type { CodePart, CodeStore } from '../domain/code-store';
 import { matchesCodeFilter } from '../domain/code-filter';
 import { LIST_LIMITS } from '../domain/config';
 import type { CodeSummary } from '../domain/records';
@@ -26,6 +26,15 @@ export function toCodeSummary(item: Item): CodeSummary {
   };
 }
 
+/** A part of the codes is a set of whole shards: shard s is in part s mod `of`. */
+function partOf(shards: string[], part: CodePart | undefined): string[] {
+  if (!part) return shards;
+  if (!Number.isInteger(part.of) || part.of < 1 || part.of > shards.length || part.index < 0 || part.index >= part.of) {
+    throw new RangeError(`no part ${part.index} of ${part.of} in ${shards.length} shards`);
+  }
+  return shards.filter((_, shard) => shard % part.of === part.index);
+}
+
 /**
  * One page of an event's codes, newest first: the event's `codesByEvent` shards merged in order,
  * filtered as they are read, at most `LIST_LIMITS.codePageScan` entries passed per page.
@@ -33,7 +42,7 @@ export function toCodeSummary(item: Item): CodeSummary {
 export async function listCodePage(table: DynamoTable, args: Parameters<CodeStore['listCodePage']>[0]): Promise<{ codes: CodeSummary[]; nextCursor: string | null }> {
   const before = args.cursor ? decodeCursor(args.cursor, ['before'], (key) => CODES_SK.test(key.before!)).before! : null;
   const merged = mergedShards(
-    { table, index: 'codesByEvent', sortKey: 'codesSk', partitions: eventCodeShards(args.eventId) },
+    { table, index: 'codesByEvent', sortKey: 'codesSk', partitions: partOf(eventCodeShards(args.eventId), args.part) },
     before,
     args.limit,
   );

@@ -6,14 +6,16 @@ import { exportFileKey, type ExportParams } from './code-export-job';
 import { LIST_LIMITS } from './config';
 import { AlreadyExists, ExportsNotConfigured, ExportTooLarge, InvalidCursor, NotFound } from './errors';
 import { requireEvent, setEventActive } from './event-admin';
-import { bulkRevokeInput, codeExportQuery, generateCodesInput, generateCodesJobInput, parseInput, codeListQuery } from './inputs';
+import { bulkRevokeInput, codeExportQuery, generateCodesInput, generateCodesJobInput, parseInput, codeListQuery, revokeCodesJobInput } from './inputs';
 import type { JobRecord } from './job-store';
 import { startJob, type JobStartDeps } from './jobs';
 import { dayInTimeZone } from './time-zone';
 import { randomId } from './random';
 import type { CodeRecord, EventRecord } from './records';
 import { hitRateLimit } from './rate-limits';
-import { countRevocationPresence, type AccessDeps } from './viewer-access';
+import type { AccessDeps, PresenceDeps } from './viewer-access';
+import type { RevocationParams } from './code-revocation-job';
+import { changeRevoked, revokeCodes } from './code-revocation';
 import { codeView, type CodeView } from './views';
 
 const COLLISION_RETRIES = 5;
@@ -75,6 +77,20 @@ export async function startCodeGeneration(deps: JobStartDeps, eventId: string, b
   if (!(await deps.stores.events.getEvent(eventId))) throw new NotFound('event');
   await hitRateLimit(deps.stores.counters, 'generateJob', startedBy.actor, deps.now());
   return startJob(deps, { kind: 'generate-codes', eventId, total: params.count, params, startedBy });
+}
+
+/** Starts a background job revoking an event's codes of one label or status (code-revocation-job.ts); the worker runs it. */
+export async function startCodeRevocation(deps: JobStartDeps & PresenceDeps, eventId: string, body: unknown, startedBy: JobRecord['startedBy']): Promise<JobRecord> {
+  const input = parseInput(revokeCodesJobInput, body);
+  const event = await deps.stores.events.getEvent(eventId);
+  if (!event) throw new NotFound('event');
+  const params: RevocationParams = {
+    ...input,
+    filter: input.label !== undefined ? { label: input.label } : statusFilter(input.status, event, deps.now()),
+    sessionTimeoutSeconds: deps.config.sessionTimeoutSeconds,
+  };
+  // Its steps walk every code of the event: `done` of `total` is the walk's progress, `result.revoked` the count.
+  return startJob(deps, { kind: 'revoke-codes', eventId, total: event.tokenCount, params, startedBy });
 }
 
 type CodeListQuery = z.infer<typeof codeListQuery>;
@@ -206,19 +222,6 @@ export function exportFileName(title: string, day: string): string {
   return `${safe || 'event'}-codes-${day}.csv`;
 }
 
-/**
- * Revokes or unrevokes a code; a real change is counted (the event's revoked counter, and its live
- * viewer off or back on the presence estimate). NotFound for an unknown code.
- */
-export async function changeRevoked(deps: AccessDeps, codeId: string, revoked: boolean, at: Date) {
-  const { code, changed } = await deps.stores.codes.setCodeRevoked(codeId, revoked, at.toISOString());
-  if (changed) {
-    await deps.stores.counters.countRevocation({ eventId: code.eventId, code: code.code, delta: revoked ? 1 : -1 });
-    await countRevocationPresence(deps, code, at);
-  }
-  return { code, changed };
-}
-
 export async function setCodeRevoked(deps: AccessDeps, codeId: string, revoked: boolean) {
   const { code } = await changeRevoked(deps, codeId, revoked, deps.now());
   const event = await deps.stores.events.getEvent(code.eventId);
@@ -232,20 +235,6 @@ export async function setCodeRevoked(deps: AccessDeps, codeId: string, revoked: 
  */
 export async function bulkRevoke(deps: AccessDeps, body: unknown) {
   const { tokenIds: codeIds } = parseInput(bulkRevokeInput, body);
-  const at = deps.now();
-  const changed: CodeRecord[] = [];
-  const unique = [...new Set(codeIds)];
-  for (let i = 0; i < unique.length; i += WRITE_CONCURRENCY) {
-    await Promise.all(
-      unique.slice(i, i + WRITE_CONCURRENCY).map(async (id) => {
-        try {
-          const result = await changeRevoked(deps, id, true, at);
-          if (result.changed) changed.push(result.code);
-        } catch (error) {
-          if (!(error instanceof NotFound)) throw error;
-        }
-      }),
-    );
-  }
+  const changed = (await revokeCodes(deps, [...new Set(codeIds)], deps.now())).filter((result) => result.changed).map((result) => result.code);
   return { revoked: changed.length, changed };
 }

@@ -2,6 +2,12 @@ import type { CodeFilter } from './code-filter';
 import type { QualityReport } from './playback-quality';
 import type { CodeAccessState, CodeRecord, CodeSummary, EndedSession, EventAccessState, LiveSessionRecord, PlaybackSession } from './records';
 
+/** One of `of` disjoint parts of an event's codes (`listCodePage`). */
+export interface CodePart {
+  index: number;
+  of: number;
+}
+
 /**
  * The codes port: access codes, the playback session each holds, and the access feed (what
  * the edge must deny: codes' revocations and ended sessions, events' (de)activations).
@@ -25,8 +31,16 @@ export interface CodeStore {
    * older is left. A page passes at most `LIST_LIMITS.codePageScan` codes, whatever the event's size,
    * so a page of a rare filter may hold fewer than `limit` with a cursor to go on. Walking the cursor
    * gives every matching code exactly once (codes created meanwhile are newer: they are not in the walk).
+   * With `part`, only part `index` of `of` (0 ≤ index < of ≤ 16) of the event's codes: each code is in
+   * exactly one part, so a job's lanes walk the event side by side.
    */
-  listCodePage(args: { eventId: string; filter: CodeFilter; cursor: string | null; limit: number }): Promise<{ codes: CodeSummary[]; nextCursor: string | null }>;
+  listCodePage(args: {
+    eventId: string;
+    filter: CodeFilter;
+    cursor: string | null;
+    limit: number;
+    part?: CodePart;
+  }): Promise<{ codes: CodeSummary[]; nextCursor: string | null }>;
   /**
    * Copies the event's `isActive` onto each of its codes (`eventActive`), so that a heartbeat
    * stays one conditional write; the event item stays the authority. A code deleted meanwhile is skipped.

@@ -36,10 +36,17 @@ export async function setEventActive(deps: Pick<AccessDeps, 'stores' | 'now'>, i
 
 /**
  * Deletes the event: a deactivated tombstone first (from then on validation, refresh and the feed
- * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes and audience.
+ * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes and audience,
+ * within the call or, with `inBackground`, by the job that starts (event-deletion.ts). That job is
+ * queued just before the tombstone, so a queue that refuses leaves the event as it was, to be deleted
+ * again; its steps wait for the tombstone.
  */
-export async function deleteEvent(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string): Promise<void> {
+export async function deleteEvent(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string): Promise<void>;
+export async function deleteEvent<T>(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string, inBackground: () => Promise<T>): Promise<T>;
+export async function deleteEvent<T>(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string, inBackground?: () => Promise<T>): Promise<T | void> {
+  const job = inBackground && (await inBackground());
   await deps.stores.events.deleteEvent(id, deps.now().toISOString());
+  if (inBackground) return job;
   await deps.stores.codes.deleteEventCodes(id);
   await deps.stores.audience.deleteEventAudience(id);
 }

@@ -69,6 +69,18 @@ export const bulkRevokeInput = z.object({
   tokenIds: z.array(recordId).min(1).max(1000),
 });
 
+/**
+ * A bulk revocation of an event's codes as a job: those of one exact `label`, or of one `status`
+ * (`active`: neither revoked nor expired; revoked codes are revoked already).
+ */
+export const revokeCodesJobInput = z
+  .object({
+    label: z.string().max(200).optional(),
+    status: z.enum(['unused', 'redeemed', 'expired', 'active']).optional(),
+  })
+  .strict()
+  .refine((value) => (value.label === undefined) !== (value.status === undefined), 'give label or status (exactly one)');
+
 /** A page of codes: `label` exact, `code` one exact code (looked up, not searched for). */
 export const codeListQuery = z.object({
   status: z.enum([...TOKEN_STATUSES, 'active']).optional(),

@@ -1,5 +1,7 @@
 import { codeExportJob } from './code-export-job';
 import { codeGenerationJob } from './code-generation-job';
+import { codeRevocationJob } from './code-revocation-job';
+import { eventDeletionJob } from './event-deletion-job';
 import type { JobKind } from './job-kind';
 
 /**
@@ -10,6 +12,8 @@ import type { JobKind } from './job-kind';
 export const JOB_KINDS = {
   'generate-codes': codeGenerationJob,
   'export-codes': codeExportJob,
+  'delete-event': eventDeletionJob,
+  'revoke-codes': codeRevocationJob,
 } satisfies Record<string, JobKind>;
 
 export type JobKindName = keyof typeof JOB_KINDS;

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { generateAccessCode } from './access-code';
 import { newCodeRecord } from './access-code';
-import { changeRevoked, settleEventActive } from './code-admin';
+import { settleEventActive } from './code-admin';
+import { changeRevoked } from './code-revocation';
 import { AlreadyExists, Conflict, Contended, NotFound } from './errors';
 import { parseInput } from './inputs';
 import { orderListQuery, type OrderWebhookBody } from './order-input';

@@ -56,12 +56,15 @@ function countPresence(counters: CounterStore, claims: { eid: string; code: stri
   return counters.countPresence({ eventId: claims.eid, seed: claims.code, at: at.toISOString(), delta });
 }
 
+/** What counting a viewer's presence needs (the job worker has no more of the API's configuration). */
+export type PresenceDeps = Pick<AccessDeps, 'stores'> & { config: Pick<AppConfig, 'sessionTimeoutSeconds'> };
+
 /**
  * Takes a live session off the presence estimate (`delta` -1) or puts it back (+1). The delta lands
  * where that viewer was last counted: it claimed at `startedAt` and refreshes once per presence window.
  */
 export function countLiveSessionPresence(
-  deps: AccessDeps,
+  deps: PresenceDeps,
   where: Pick<CodeRecord, 'eventId' | 'code' | 'session'>,
   now: Date,
   delta: number,
@@ -74,7 +77,7 @@ export function countLiveSessionPresence(
 }
 
 /** Revoking a code takes its live viewer off the presence estimate (unrevoking puts it back), so a revoked code is never counted. */
-export function countRevocationPresence(deps: AccessDeps, code: CodeRecord, now: Date): Promise<void> {
+export function countRevocationPresence(deps: PresenceDeps, code: CodeRecord, now: Date): Promise<void> {
   return countLiveSessionPresence(deps, code, now, code.isRevoked ? -1 : 1);
 }
 

@@ -19,8 +19,9 @@ import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../doma
 import { issuePreview } from '../domain/preview';
 import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
 import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
-import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked, startCodeExport, startCodeGeneration } from '../domain/code-admin';
+import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked, startCodeExport, startCodeGeneration, startCodeRevocation } from '../domain/code-admin';
 import { attachment } from '../domain/code-export';
+import { deleteEventInBackground, deletesInline } from '../domain/event-deletion';
 import { JOB_KINDS } from '../domain/job-kinds';
 import { jobAnswer, jobPermission, jobView, listEventJobs, requireJob, type JobStartDeps } from '../domain/jobs';
 import {
@@ -88,11 +89,14 @@ function jobDeps({ app }: ApiRequest<AdminApp>): JobStartDeps {
   return { stores: app.stores, queue: app.jobQueue, now: app.now, exportFiles: app.exportFiles ?? undefined };
 }
 
-/** Starts a job in the signed-in account's name, and audits its start (the worker audits its end in that name too). */
-async function startedJob(request: ApiRequest<AdminApp>, start: (startedBy: { actor: string; clientIp: string }) => Promise<JobRecord>) {
+/**
+ * Starts a job in the signed-in account's name, and audits its start (the worker audits its end in that name too).
+ * The 202 answer is `{ ...answer, job }`.
+ */
+async function startedJob(request: ApiRequest<AdminApp>, start: (startedBy: JobRecord['startedBy']) => Promise<JobRecord>, answer: Record<string, unknown> = {}) {
   const job = await start({ actor: request.account!.username, clientIp: clientIp(request.event, request.app.config.originVerifySecret) });
   await audit(request, 'job.start', job.eventId, JOB_KINDS[job.kind].describe(job), { details: { jobId: job.id, kind: job.kind, ...job.params } });
-  return json(202, { job: jobView(job) });
+  return json(202, { ...answer, job: jobView(job) });
 }
 
 /** The reader of an audit log: codes in it are shown masked unless the reader's role may read codes. */
@@ -148,10 +152,16 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   },
   'DELETE /api/admin/events/{id}': async (request) => {
     const event = await requireEvent(request.app, id(request));
-    await deleteEvent(request.app, event.id);
     // The event's log outlives it (its retention), readable in the console-wide log.
+    if (deletesInline(event)) {
+      await deleteEvent(request.app, event.id);
+      await audit(request, 'event.delete', event, event.title);
+      return json(200, { deleted: true });
+    }
+    const deps = jobDeps(request);
+    const answer = await startedJob(request, (startedBy) => deleteEventInBackground(deps, event, startedBy), { deleted: true });
     await audit(request, 'event.delete', event, event.title);
-    return json(200, { deleted: true });
+    return answer;
   },
   'PATCH /api/admin/events/{id}/activate': (request) => transition(request, 'activate'),
   'PATCH /api/admin/events/{id}/deactivate': (request) => transition(request, 'deactivate'),
@@ -208,6 +218,8 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   },
   'POST /api/admin/events/{id}/tokens/jobs': (request) =>
     startedJob(request, (startedBy) => startCodeGeneration(jobDeps(request), id(request), request.body, startedBy)),
+  'POST /api/admin/events/{id}/tokens/revoke': (request) =>
+    startedJob(request, (startedBy) => startCodeRevocation({ ...jobDeps(request), config: request.app.config }, id(request), request.body, startedBy)),
   'GET /api/admin/events/{id}/jobs': async (request) => {
     await requireEvent(request.app, id(request));
     return json(200, await listEventJobs({ stores: request.app.stores, exportFiles: request.app.exportFiles ?? undefined, now: request.app.now }, id(request), request.query, (permission) => allows(request.account!.role, permission)));

@@ -66,6 +66,7 @@ export const routeTable: RouteSpec[] = [
   route('GET', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:read'),
   route('POST', '/api/admin/events/{id}/tokens', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/events/{id}/tokens/jobs', 'admin', 'admin', 'codes:manage'),
+  route('POST', '/api/admin/events/{id}/tokens/revoke', 'admin', 'admin', 'codes:manage'),
   // Every role may ask; the handler checks the permission of the job's kind (the one that started it).
   route('GET', '/api/admin/events/{id}/jobs', 'admin', 'admin', 'events:read'),
   route('GET', '/api/admin/jobs/{jobId}', 'admin', 'admin', 'events:read'),

@@ -1150,7 +1150,7 @@ describe('background jobs', () => {
       {
         Effect: 'Allow',
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-        Resource: [table, { 'Fn::Join': ['', [table, '/index/codesByEvent']] }],
+        Resource: [table, { 'Fn::Join': ['', [table, '/index/codesByEvent']] }, { 'Fn::Join': ['', [table, '/index/byTokenId']] }],
       },
     ]);
     const sqsStatements = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('sqs:')));

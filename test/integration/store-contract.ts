@@ -277,11 +277,11 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         }),
       );
       await Promise.all(codes.map((code) => stores.codes.createCode(code)));
-      const walk = async (filter: Parameters<typeof stores.codes.listCodePage>[0]['filter'], limit: number) => {
+      const walk = async (filter: Parameters<typeof stores.codes.listCodePage>[0]['filter'], limit: number, part?: { index: number; of: number }) => {
         const seen: string[] = [];
         let cursor: string | null = null;
         do {
-          const page: Awaited<ReturnType<typeof stores.codes.listCodePage>> = await stores.codes.listCodePage({ eventId: event.id, filter, cursor, limit });
+          const page: Awaited<ReturnType<typeof stores.codes.listCodePage>> = await stores.codes.listCodePage({ eventId: event.id, filter, cursor, limit, part });
           expect(page.codes.length).toBeLessThanOrEqual(limit);
           seen.push(...page.codes.map((code) => code.id));
           cursor = page.nextCursor;
@@ -295,6 +295,13 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const unusedStalls = newestFirst.filter((id) => byId.get(id)!.label === 'stalls' && !byId.get(id)!.isRevoked && !byId.get(id)!.redeemedAt);
       expect(await walk({ label: 'stalls', revoked: false, redeemed: false }, 4)).toEqual(unusedStalls);
       expect(await walk({ label: 'nobody' }, 10)).toEqual([]);
+      // Parts (a job's lanes): each code in exactly one, each part newest first.
+      for (const of of [1, 3, 4]) {
+        const parts = await Promise.all(Array.from({ length: of }, (_, index) => walk({}, 5, { index, of })));
+        expect(parts.flat().sort()).toEqual([...newestFirst].sort());
+        for (const part of parts) expect(part).toEqual(newestFirst.filter((id) => part.includes(id)));
+      }
+      expect((await walk({}, 45, { index: 0, of: 4 })).length).toBeLessThan(45);
       const first = await stores.codes.listCodePage({ eventId: event.id, filter: {}, cursor: null, limit: 1 });
       expect(first.codes[0]).toEqual((await stores.codes.listCodes(event.id))[0]);
       await expect(stores.codes.listCodePage({ eventId: event.id, filter: {}, cursor: 'bm90IGEgY3Vyc29y', limit: 5 })).rejects.toBeInstanceOf(InvalidCursor);

@@ -5,6 +5,8 @@ import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, LiveSe
 import { matchesCodeFilter } from '../../functions/domain/code-filter';
 import { LIST_LIMITS } from '../../functions/domain/config';
 import { changedSince, copy } from './memory-records';
+import { shardOf } from '../../functions/adapters/dynamo-keys';
+import { CODE_SHARDS } from '../../functions/adapters/table-schema';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 
 interface StoredCode {
@@ -81,7 +83,10 @@ export class MemoryCodeStore implements CodeStore {
     const before = args.cursor
       ? decodeCursor<{ before: string }>(args.cursor, (value) => Object.keys(value).length === 1 && typeof value.before === 'string').before
       : null;
-    const older = this.codesOf(args.eventId).filter((code) => before === null || codeOrder(code) < before);
+    const { part } = args;
+    const older = this.codesOf(args.eventId).filter(
+      (code) => (before === null || codeOrder(code) < before) && (!part || shardOf(code.code, CODE_SHARDS) % part.of === part.index),
+    );
     const codes: CodeSummary[] = [];
     let passed = 0;
     // As in DynamoDB: at most `codePageScan` codes passed, the cursor after the last one passed.

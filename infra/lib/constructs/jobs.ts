@@ -52,7 +52,7 @@ export class Jobs extends Construct {
 
     const { fn } = new AppFunction(this, 'Worker', {
       entry: 'functions/handlers/job-worker.ts',
-      description: 'Stagedoor jobs: runs the steps of background jobs (code generation, exports)',
+      description: 'Stagedoor jobs: runs the steps of background jobs (code generation, exports, event deletion, revocation by filter)',
       environment: { TABLE_NAME: props.table.tableName, JOBS_QUEUE_URL: this.queue.queueUrl, EXPORT_BUCKET: props.exports.bucket.bucketName },
       timeout: Duration.seconds(JOB_WORKER.timeoutSeconds),
       memorySize: 512,
@@ -65,18 +65,18 @@ export class Jobs extends Construct {
         reportBatchItemFailures: true,
       }),
     );
-    // What the steps do to the table (functions/domain/code-generation-job.ts through the store, and the
-    // job store): codes created, read and (when a step is given up or its event deleted) deleted, the
-    // event read and its count raised, a race with (de)activation repaired, audit entries written.
+    // What the steps do to the table (functions/domain/*-job.ts through the stores, and the job store): codes
+    // created, read, revoked (found by id, counted) and deleted, an event's audience data deleted, the event
+    // read and its count raised, a race with (de)activation repaired, audit entries written.
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-        resources: [props.table.tableArn, `${props.table.tableArn}/index/codesByEvent`],
+        resources: [props.table.tableArn, `${props.table.tableArn}/index/codesByEvent`, `${props.table.tableArn}/index/byTokenId`],
       }),
     );
     NagSuppressions.addResourceSuppressions(
       fn.role!,
-      [{ id: 'AwsSolutions-IAM5', appliesTo: [{ regex: '/^Resource::.*/index/.*$/g' }], reason: 'Query on the codesByEvent index of the one table only.' }],
+      [{ id: 'AwsSolutions-IAM5', appliesTo: [{ regex: '/^Resource::.*/index/.*$/g' }], reason: 'Query on the codesByEvent and byTokenId indexes of the one table only.' }],
       true,
     );
     // Each step sends the next one of its lane.

@@ -6,14 +6,27 @@
 import { Secret, TOTP } from 'otpauth';
 import Stripe from 'stripe';
 import { signPayload } from '../../../functions/domain/webhook-signature';
-import { CODES_PER_STEP, GENERATION_LANES } from '../../../functions/domain/code-generation-job';
+import { INLINE_DELETE_CODES } from '../../../functions/domain/event-deletion';
 import { cookieOf, story, type RouteStory, type StoryContext } from './story-runner';
 
 /**
- * Codes of the background job: one step more than it has lanes (functions/domain/code-generation-job.ts),
- * so the admin function queues the lanes' first steps and the worker queues the last one itself.
+ * Codes of the background job: more steps than it has lanes (functions/domain/code-generation-job.ts), so
+ * the admin function queues the lanes' first steps and the worker queues the later ones itself; and more
+ * codes than an event deleted within the request holds, so the event's deletion is a job too.
  */
-const JOB_CODES = GENERATION_LANES * CODES_PER_STEP + 1;
+const JOB_CODES = INLINE_DELETE_CODES + 1;
+
+/** Lambda's queue pollers run until the job ends (a step queued with a delay, the job's pace, or given back shows up later). */
+async function jobEnd(s: StoryContext, jobId: string) {
+  let job: { status: string; done: number; total: number; result?: Record<string, unknown> | null } = (await s.admin('GET', `/api/admin/jobs/${jobId}`)).job;
+  let delivered = 0;
+  for (const deadline = Date.now() + 60_000; job.status !== 'done' && job.status !== 'failed' && Date.now() < deadline; ) {
+    delivered += await s.queuesDelivered();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    job = (await s.admin('GET', `/api/admin/jobs/${jobId}`)).job;
+  }
+  return { job, delivered };
+}
 
 const STAFF = { username: 'verify-staff', password: 'staff password one two', changed: 'staff password three four' };
 
@@ -47,18 +60,6 @@ async function deliverOrder(s: StoryContext, order: Record<string, unknown>, sig
  * (the mailer ran from its synthesized trigger, read the order and wrote its email state with its role).
  */
 const NO_SENDER = /^no sender address: set the stack parameter TicketEmailSender/;
-/** A job polled as the console does, until done or failed; the queue's steps meanwhile go to the worker through the synthesized mapping. */
-async function jobWhenOver(s: StoryContext, jobId: string) {
-  let job = (await s.admin('GET', `/api/admin/jobs/${jobId}`)).job;
-  let delivered = 0;
-  for (const deadline = Date.now() + 60_000; job.status !== 'done' && job.status !== 'failed' && Date.now() < deadline; ) {
-    delivered += await s.queuesDelivered();
-    // A step queued with a delay (the job's pace) or given back shows up later.
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    job = (await s.admin('GET', `/api/admin/jobs/${jobId}`)).job;
-  }
-  return { job, delivered };
-}
 
 const codeOf = (s: StoryContext, i: number) => s.state.codes[i] as { id: string; code: string };
 
@@ -215,14 +216,15 @@ export const STORIES: RouteStory[] = [
   story('POST /api/admin/events/{id}/tokens/export', async (s) => {
     const { job: started } = await s.admin('POST', eventPath(s, '/tokens/export'), {}, 202);
     s.check(started.kind === 'export-codes' && started.total === 6, `export job: ${JSON.stringify(started)}`);
-    const { job, delivered } = await jobWhenOver(s, started.id);
+    const { job, delivered } = await jobEnd(s, started.id);
     s.check(job.status === 'done' && job.done === 6 && job.result?.rows === 6, `after ${delivered} steps through the queue: ${JSON.stringify(job)}`);
-    const link = new URL(job.result.downloadUrl);
+    const result = job.result as { downloadUrl: string; bytes: number };
+    const link = new URL(result.downloadUrl);
     s.check(link.searchParams.get('X-Amz-Expires') === '900', `the link works for 15 minutes: ${link}`);
     const file = await fetch(link);
     const text = await file.text();
     s.check(file.status === 200, `download: ${file.status} ${text.slice(0, 300)}`);
-    s.check(text === s.state.inlineExport && job.result.bytes === Buffer.byteLength(text), `the file is the inline export: ${text.slice(0, 200)}`);
+    s.check(text === s.state.inlineExport && result.bytes === Buffer.byteLength(text), `the file is the inline export: ${text.slice(0, 200)}`);
     s.check(/attachment; filename=".*-codes-\d{4}-\d{2}-\d{2}\.csv"/.test(String(file.headers.get('content-disposition'))), `named as the inline export: ${file.headers.get('content-disposition')}`);
     // S3 refuses a link past its time.
     const expired = new URL(link);
@@ -245,12 +247,27 @@ export const STORIES: RouteStory[] = [
     s.check(jobs.length === 1 && jobs[0].id === s.state.jobId, `the event's jobs: ${JSON.stringify(jobs)}`);
   }),
   story('GET /api/admin/jobs/{jobId}', async (s) => {
-    const { job, delivered } = await jobWhenOver(s, s.state.jobId);
+    const { job, delivered } = await jobEnd(s, s.state.jobId);
     s.check(job.status === 'done' && job.done === JOB_CODES && job.result?.count === JOB_CODES, `after ${delivered} steps through the queue: ${JSON.stringify(job)}`);
     const details = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}`);
     s.check(details.stats.tokens === JOB_CODES, `the event counts ${details.stats.tokens} codes`);
     const { entries } = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}/audit`);
     s.check(['job.start', 'job.end'].every((action) => entries.some((entry: { action: string }) => entry.action === action)), `the job's start and end in the event log: ${JSON.stringify(entries.map((entry: { action: string }) => entry.action))}`);
+  }),
+
+  // Revoking the job's codes by their label, by a job of the worker's through the rule that revokes one code.
+  story('POST /api/admin/events/{id}/tokens/revoke', async (s) => {
+    const path = `/api/admin/events/${s.state.throwawayEventId}/tokens`;
+    const [code] = (await s.admin('GET', `${path}?limit=1`)).tokens;
+    s.state.throwawayCode = code.code;
+    s.expect(await s.site('POST', `${path}/revoke`, { json: { label: 'verify job', status: 'unused' }, cookie: s.state.cookie }), 400, 'a label and a status');
+    const started = (await s.admin('POST', `${path}/revoke`, { label: 'verify job' }, 202)).job;
+    s.check(started.kind === 'revoke-codes' && started.total === JOB_CODES, `job: ${JSON.stringify(started)}`);
+    const { job, delivered } = await jobEnd(s, started.id);
+    s.check(job.status === 'done' && job.result?.revoked === JOB_CODES, `after ${delivered} steps through the queue: ${JSON.stringify(job)}`);
+    const refused = await s.site('POST', '/api/tokens/validate', { json: { code: code.code }, from: s.client() });
+    s.check(s.expect(refused, 403, 'validate of a code revoked by the job').reason === 'revoked', `reason: ${refused.text}`);
+    s.check((await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}`)).stats.revoked === JOB_CODES, 'the revocations counted');
   }),
 
   // A viewer: validate, heartbeat, refresh, the long-lived URL, and each at the edge.
@@ -474,9 +491,15 @@ export const STORIES: RouteStory[] = [
     const invalidation = s.stack.endpoint.cloudfront.invalidations.at(-1);
     s.check(invalidation?.paths.includes(`/streams/${s.state.eventId}/*`), `invalidation: ${JSON.stringify(invalidation)}`);
   }),
+  // Past INLINE_DELETE_CODES codes: the event is gone at once, a job of the worker's deletes its codes.
   story('DELETE /api/admin/events/{id}', async (s) => {
-    s.check((await s.admin('DELETE', `/api/admin/events/${s.state.throwawayEventId}`)).deleted === true, 'deleted');
+    const answer = await s.admin('DELETE', `/api/admin/events/${s.state.throwawayEventId}`, undefined, 202);
+    s.check(answer.deleted === true && answer.job?.kind === 'delete-event' && answer.job.total === JOB_CODES, `delete: ${JSON.stringify(answer)}`);
     s.expect(await s.site('GET', `/api/admin/events/${s.state.throwawayEventId}`, { cookie: s.state.cookie }), 404, 'the deleted event');
+    s.expect(await s.site('POST', '/api/tokens/validate', { json: { code: s.state.throwawayCode }, from: s.client() }), 401, 'a code of the deleted event');
+    const { job, delivered } = await jobEnd(s, answer.job.id);
+    s.check(job.status === 'done' && job.done === JOB_CODES, `after ${delivered} steps through the queue: ${JSON.stringify(job)}`);
+    s.expect(await s.site('GET', `/api/admin/jobs/${answer.job.id}`, { cookie: s.state.cookie }), 200, 'the job outlives its event');
   }),
 
   // What the ingest task calls (it runs for real in the ingest step; here each answer is checked).

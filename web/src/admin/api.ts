@@ -20,6 +20,8 @@ import type { Permission, Role } from '../../../functions/domain/roles';
 export type { EventStatus } from '../../../functions/domain/event-status';
 export type { CodeStatus, CodeView } from '../../../functions/domain/views';
 export type CodeFilter = CodeStatus | 'active' | '';
+/** The statuses a revocation job takes (revoked codes are revoked already). */
+export type RevocableStatus = Exclude<CodeFilter, 'revoked' | ''>;
 /** Which page of an event's codes: filters (status, exact label, one exact code) and where the page starts. */
 export interface CodePageQuery {
   status?: CodeFilter;
@@ -151,7 +153,8 @@ export const adminApi = {
     call<AdminEvent>(`/events/${id(eventId)}`, { method: 'PUT', json: input }),
   transition: (eventId: string, transition: EventTransition) =>
     call<AdminEvent>(`/events/${id(eventId)}/${transition}`, { method: 'PATCH' }),
-  deleteEvent: (eventId: string) => call<{ deleted: true }>(`/events/${id(eventId)}`, { method: 'DELETE' }),
+  /** A large event's codes are deleted in the background: `job` (the event is gone at once either way). */
+  deleteEvent: (eventId: string) => call<{ deleted: true; job?: JobView }>(`/events/${id(eventId)}`, { method: 'DELETE' }),
   rotateIngestKey: (eventId: string) => call<EventDetail>(`/events/${id(eventId)}/ingest-key`, { method: 'POST' }),
   clearCache: (eventId: string) => call<{ cleared: true }>(`/events/${id(eventId)}/cache`, { method: 'DELETE' }),
   /** One page of the event's codes, newest first (`cursor`: the previous page's `nextCursor`). */
@@ -164,6 +167,9 @@ export const adminApi = {
   /** More codes than fit one request: a background job makes them (its progress: `getJob`). */
   startCodeJob: (eventId: string, count: number, label: string) =>
     call<{ job: JobView }>(`/events/${id(eventId)}/tokens/jobs`, { json: { count, label } }).then((body) => body.job),
+  /** Every code of the event with this exact label, or this status, revoked by a background job. */
+  startRevokeJob: (eventId: string, filter: { label: string } | { status: RevocableStatus }) =>
+    call<{ job: JobView }>(`/events/${id(eventId)}/tokens/revoke`, { json: filter }).then((body) => body.job),
   getJob: (jobId: string) => call<{ job: JobView }>(`/jobs/${id(jobId)}`).then((body) => body.job),
   /** The event's recent jobs, newest first (those the account may read). */
   listJobs: (eventId: string) => call<{ jobs: JobView[] }>(`/events/${id(eventId)}/jobs`).then((body) => body.jobs),

@@ -17,6 +17,7 @@ import { renderEventForm } from './views/event-form';
 import { renderLogin } from './views/login';
 import { renderAuditPage } from './views/audit-log';
 import { renderTicketSheet } from './views/ticket-sheet';
+import { clearDeletions, resumeDeletions } from './views/background-deletions';
 
 const main = byId('main');
 const nav = byId('nav');
@@ -111,6 +112,7 @@ onUnauthorized((reason) => {
   signedIn = false;
   roleBefore = session()?.role ?? null;
   setSession(null);
+  clearDeletions();
   void show().then(() => alertError(signedOutMessage(reason)));
 });
 
@@ -121,6 +123,7 @@ byId('logout').addEventListener('click', () => {
     .finally(() => {
       signedIn = false;
       setSession(null);
+      clearDeletions();
       void show().then(() => notify('Signed out.'));
     });
 });
@@ -144,6 +147,7 @@ function start(signingIn = false): Promise<void> {
       await show();
       if (info && roleBefore && info.role !== roleBefore) notify(`Your role is now ${ROLE_LABELS[info.role]} (it was ${ROLE_LABELS[roleBefore]}).`);
       if (info) roleBefore = null;
+      if (info) void resumeDeletions();
     },
     (thrown: unknown) => {
       const error = asApiError(thrown);

@@ -2,14 +2,14 @@
  * Access codes of one event: generate (up to 500 at once, more in a background job with its progress bar),
  * a page at a time (server cursor) filtered by status and exact label or found by exact code, export
  * (one answer's CSV, or past its limit a background job's file with its progress bar and download),
- * revoke/unrevoke, bulk revoke by selection, tickets (QR, link, print: the selection, or a label's codes),
- * each ticket's watching; the filter "with trouble" lists the tickets whose holders had trouble
+ * revoke/unrevoke, bulk revoke by selection or (a background job) of a whole label or status, tickets
+ * (QR, link, print: the selection, or a label's codes), each ticket's watching; the filter "with trouble" lists the tickets whose holders had trouble
  * watching, with their CSV for refunds.
  */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { ApiError } from '../../shared/http';
-import { adminApi, type CodeFilter, type CodePageQuery, type CodeView, type JobView, type TroublePage } from '../api';
+import { adminApi, type CodeFilter, type CodePageQuery, type CodeView, type JobView, type RevocableStatus, type TroublePage } from '../api';
 import { checkCodeCount, plural, CODES_AT_ONCE, CODES_PAGE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
@@ -21,6 +21,15 @@ import { troubleTable, watchingButton } from './watching';
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
 /** A job that failed (it may be resumed by an operator) or an export's file is shown for this long after it ended. */
 const ENDED_JOB_SHOWN_MS = 24 * 60 * 60 * 1000;
+/** The jobs this panel shows: what the bar is called, and what its end says. */
+const PANEL_JOBS: Partial<Record<JobView['kind'], { title(job: JobView): string; ended(job: JobView): string }>> = {
+  'generate-codes': { title: (job) => `Generating ${plural(job.total, 'code')}`, ended: (job) => `${plural(job.total, 'code')} generated.` },
+  'revoke-codes': {
+    title: (job) => `Revoking codes: looking through ${plural(job.total, 'code')}`,
+    ended: (job) => `${plural(Number(job.result?.revoked ?? 0), 'code')} revoked.`,
+  },
+};
+const REVOCABLE: readonly string[] = ['active', 'unused', 'redeemed', 'expired'] satisfies RevocableStatus[];
 
 export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
   // Read-only sees the list; generating, exporting and revoking need codes:manage.
@@ -100,23 +109,28 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   const older = h('button', { type: 'button', className: 'small', 'data-key': 'codes-older' }, 'Older →');
   const pager = h('div', { className: 'toolbar pager' }, pageInfo, newer, older);
 
-  // Generation jobs under way (or recently failed), each with its progress bar; the ids of those shown.
+  // Generation, revocation and export jobs under way (or recently failed, or an export's file of the last day), each with its progress bar; the ids of those shown.
   const jobsArea = h('div', { className: 'jobs' });
   const shownJobs = new Set<string>();
   const showJob = (job: JobView) => {
     if (shownJobs.has(job.id)) return;
-    shownJobs.add(job.id);
-    if (job.kind === 'export-codes') return void jobsArea.append(exportProgress(job));
+    if (job.kind === 'export-codes') {
+      shownJobs.add(job.id);
+      return void jobsArea.append(exportProgress(job));
+    }
+    const words = PANEL_JOBS[job.kind];
+    if (!words) return;
     const progress = jobProgress(job, {
-      title: `Generating ${plural(job.total, 'code')}`,
+      title: words.title(job),
       onEnd: (ended) => {
         if (ended.status === 'failed') return;
         progress.remove();
         shownJobs.delete(job.id);
-        notify(`${plural(ended.total, 'code')} generated.`);
+        notify(words.ended(ended));
         void changed();
       },
     });
+    shownJobs.add(job.id);
     jobsArea.append(progress);
   };
 
@@ -153,6 +167,9 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
 
   const draw = () => {
     rerender(list, () => (showTrouble ? troubleTable(trouble) : table()));
+    const revocation = revocationOf();
+    revokeAll.hidden = !revocation;
+    revokeAll.textContent = revocation ? `Revoke all ${revocation.words}` : '';
     moreTrouble.hidden = !showTrouble || !trouble.nextCursor;
     bulk.disabled = selected.size === 0;
     bulk.textContent = selected.size ? `Revoke selected (${selected.size})` : 'Revoke selected';
@@ -361,6 +378,33 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     });
   });
 
+  // Every code of the filter, not only the page's: exactly one of a label or a status a code can be revoked from.
+  const revokeAll = h('button', { type: 'button', className: 'danger', hidden: true, 'data-key': 'revoke-all' });
+  const revocationOf = () => {
+    // Nothing matches at all: nothing to revoke.
+    if (showTrouble || filter.code || (codes.length === 0 && !nextCursor)) return null;
+    const status = filter.status && REVOCABLE.includes(filter.status) ? (filter.status as RevocableStatus) : undefined;
+    if (filter.label !== undefined && !filter.status) return { filter: { label: filter.label }, words: `with the label “${filter.label}”` };
+    if (status && filter.label === undefined) return { filter: { status }, words: `${(CODE_FILTERS.find((option) => option.value === status)?.label ?? status).toLowerCase()} codes` };
+    return null;
+  };
+  revokeAll.addEventListener('click', () => {
+    const revocation = revocationOf();
+    if (!revocation) return;
+    void confirmAction({
+      title: `Revoke all ${revocation.words}?`,
+      message: 'Every such code of this event is revoked in the background, not only those on this page. Viewers using them lose access within seconds. You can unrevoke codes one by one later.',
+      confirmLabel: `Revoke all ${revocation.words}`,
+      danger: true,
+    }).then(async (sure) => {
+      if (!sure) return;
+      const job = await act(revokeAll, () => adminApi.startRevokeJob(eventId, revocation.filter));
+      if (!job) return;
+      showJob(job);
+      notify(`Revoking all ${revocation.words} in the background.`);
+    });
+  });
+
   const element = h(
     'section',
     { className: 'card panel codes-panel', 'aria-labelledby': 'codes-title' },
@@ -368,7 +412,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     manage && form,
     jobsArea,
     searchForm,
-    h('div', { className: 'toolbar codes-toolbar' }, manage && exportCsv, manage && troubleCsv, manage && print, manage && bulk),
+    h('div', { className: 'toolbar codes-toolbar' }, manage && exportCsv, manage && troubleCsv, manage && print, manage && bulk, manage && revokeAll),
     list,
     pager,
     moreTrouble,

@@ -6,11 +6,12 @@
 import { h, replaceChildren, type Child } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type EventDetail, type EventTransition } from '../api';
-import { EVENT_STATUS_LABELS, EVENT_STATUS_TONES } from '../labels';
+import { EVENT_STATUS_LABELS, EVENT_STATUS_TONES, plural } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, copyFromButton, notify, rerender, tableWrap } from '../ui';
 import { audiencePanel } from './audience';
+import { showDeletion } from './background-deletions';
 import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
 import { previewPanel } from './preview';
@@ -83,7 +84,10 @@ export async function renderEventDetail(
       if (!sure) return;
       const done = await act(button, () => adminApi.deleteEvent(eventId));
       if (!done) return;
-      notify(`Event “${event.title}” deleted.`);
+      if (done.job) {
+        showDeletion(done.job, event.title);
+        notify(`Event “${event.title}” deleted. Its ${plural(done.job.total, 'code')} are being deleted in the background.`);
+      } else notify(`Event “${event.title}” deleted.`);
       navigate(hrefOf({ view: 'dashboard' }));
     },
     async rotateKey(button) {
