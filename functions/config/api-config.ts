@@ -40,8 +40,10 @@ export interface ApiConfig {
   adminSecrets: SecretSource | null;
   /** The SQS queue the admin function sends background jobs' steps to; null: jobs are not set up. */
   jobsQueueUrl: string | null;
-  /** The commerce secret (the order webhooks' signing secrets): the public function's alone in AWS; null where not given. */
+  /** The commerce secret (the order webhooks' signing secrets, Stripe's API key): the public function's alone in AWS; null where not given. */
   commerceSecrets: SecretSource | null;
+  /** Where the Stripe SDK sends its API calls instead of api.stripe.com (`STRIPE_API_URL`: a local stand-in); null: Stripe's. */
+  stripeApiUrl: string | null;
 }
 
 /** `1s`, `1.5s`, `500ms` or plain seconds, as the ingest's `-hls-segment` takes it. */
@@ -88,6 +90,8 @@ const settings = {
   /** Locally, the commerce secret's values. */
   ORDER_WEBHOOK_SECRET: variable.optional(),
   STRIPE_WEBHOOK_SECRET: variable.optional(),
+  STRIPE_SECRET_KEY: variable.optional(),
+  STRIPE_API_URL: variable.url(),
 };
 
 /** Without SECRETS_ARN (local mode), the shared secret's values come as variables themselves. */
@@ -147,8 +151,9 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
     jobsQueueUrl: found.JOBS_QUEUE_URL,
     commerceSecrets: found.COMMERCE_SECRETS_ARN
       ? { arn: found.COMMERCE_SECRETS_ARN }
-      : found.ORDER_WEBHOOK_SECRET || found.STRIPE_WEBHOOK_SECRET
-        ? { values: { orderWebhookSecret: found.ORDER_WEBHOOK_SECRET, stripeWebhookSecret: found.STRIPE_WEBHOOK_SECRET } }
+      : found.ORDER_WEBHOOK_SECRET || found.STRIPE_WEBHOOK_SECRET || found.STRIPE_SECRET_KEY
+        ? { values: { orderWebhookSecret: found.ORDER_WEBHOOK_SECRET, stripeWebhookSecret: found.STRIPE_WEBHOOK_SECRET, stripeSecretKey: found.STRIPE_SECRET_KEY } }
         : null,
+    stripeApiUrl: found.STRIPE_API_URL,
   };
 }

@@ -13,7 +13,7 @@ export class DomainError extends Error {
   }
 }
 
-export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'job' | 'order';
+export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'job' | 'order' | 'checkout';
 /**
  * The record a request names, or a store write changes, does not exist (or is not where the
  * request looks for it). Stores and use cases raise it alike, so it answers the same from anywhere.
@@ -100,11 +100,26 @@ export type ConflictKind =
   | 'codes-export-too-long'
   | 'too-many-accounts'
   | 'order-without-tickets'
-  | 'order-changed';
+  | 'order-changed'
+  | 'not-on-sale'
+  | 'sold-out';
 /** The request cannot apply to the record's current state. */
 export class Conflict extends DomainError {
   constructor(readonly kind: ConflictKind) {
     super(kind);
+  }
+}
+
+/**
+ * The payment provider did not open a checkout. `created: false` when it surely made no session (it
+ * answered with an error); true when it may have (no answer), and the session's expiry settles it.
+ */
+export class PaymentsUnavailable extends DomainError {
+  constructor(
+    readonly created: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super('the payment provider did not open a checkout', options);
   }
 }
 

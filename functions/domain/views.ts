@@ -1,4 +1,5 @@
 import { accessEndsAt, eventStatus } from './event-status';
+import { saleView } from './checkout';
 import type { CodeSummary, EventRecord } from './records';
 
 export type CodeStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
@@ -20,6 +21,9 @@ export function adminEventView(event: EventRecord) {
     createdAt: event.createdAt,
     updatedAt: event.updatedAt,
     _count: { tokens: event.tokenCount },
+    sale: event.sale ?? null,
+    /** Tickets taken from the sale: held by open checkouts and sold. */
+    ticketsTaken: event.ticketsTaken ?? 0,
   };
 }
 
@@ -30,7 +34,8 @@ export function adminEventListView(event: EventRecord, now: Date) {
 
 /** `GET /api/events/:id/status`: what a waiting viewer page polls. */
 export function eventStatusView(event: EventRecord, now: Date) {
-  return { eventId: event.id, status: eventStatus(event, now), startsAt: event.startsAt, endsAt: event.endsAt };
+  // `title` and `sale`: what a buyer's page shows before any code exists.
+  return { eventId: event.id, status: eventStatus(event, now), startsAt: event.startsAt, endsAt: event.endsAt, title: event.title, sale: saleView(event, now) };
 }
 
 /** What a viewer learns about the event on validation (spec: `posterUrl` is a string, '' when there is none). */

@@ -9,22 +9,30 @@ import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, vali
 import { NotFound } from '../domain/errors';
 import { eventStatusView } from '../domain/views';
 import { orderWebhookRoutes, type PublicApp } from './order-webhook';
+import { checkoutRoutes } from './checkout';
+import { stripeCheckoutSessions } from '../adapters/stripe-checkout';
 
 /** How long shared caches may keep an event status: the player polls every 5 s near the start. */
 export const STATUS_SHARED_CACHE_SECONDS = 5;
 
 /**
- * The public area's App: also the commerce secret (the order webhook's), read through the same cache
- * as the shared secret, and only by the webhook: a viewer's request never waits for it or fails with it.
+ * The public area's App: also the commerce secret (the order webhooks' and Stripe's key), read through the
+ * same cache as the shared secret, and only by the webhooks and the checkout: a viewer's request never waits
+ * for it or fails with it.
  */
 export function publicApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<PublicApp> {
   const source = wiring.config.commerceSecrets;
   const commerceSecrets = async () => (source ? loadCommerceSecrets(source) : null);
-  return async () => ({ ...(await base()), commerceSecrets });
+  const checkoutSessions = async () => {
+    const key = (await commerceSecrets())?.stripeSecretKey;
+    return key ? stripeCheckoutSessions(key, wiring.config.stripeApiUrl) : null;
+  };
+  return async () => ({ ...(await base()), commerceSecrets, checkoutSessions });
 }
 
 export const publicRoutes: Record<string, RouteHandler<PublicApp>> = {
   ...orderWebhookRoutes,
+  ...checkoutRoutes,
   'POST /api/tokens/validate': async (request) => {
     const body = request.body as { code?: unknown } | undefined;
     return json(

@@ -34,6 +34,9 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/webhooks/orders', 'public', 'none'),
   // Stripe's events, verified with the commerce secret's STRIPE_WEBHOOK_SECRET by Stripe's SDK.
   route('POST', '/api/webhooks/stripe', 'public', 'none'),
+  // A buyer's Stripe Checkout, with the commerce secret's Stripe key; its status, keyed by the session's id.
+  route('POST', '/api/checkout', 'public', 'none'),
+  route('GET', '/api/checkout/{sessionId}', 'public', 'none'),
 
   route('POST', '/api/admin/login', 'admin', 'none'),
   route('POST', '/api/admin/login/second-factor', 'admin', 'none'),
