@@ -1,6 +1,6 @@
 import { accessEndsAt } from './event-status';
 import { Conflict, InvalidInput, NotFound, PaymentsUnavailable } from './errors';
-import { checkoutInput, checkoutSessionId, parseInput } from './inputs';
+import { checkoutInput, parseInput } from './inputs';
 import type { CheckoutRecord } from './order-store';
 import { orderKeyId } from './orders';
 import { randomId } from './random';
@@ -125,8 +125,7 @@ export async function keepCheckout(deps: AccessDeps, checkout: CheckoutOfSession
  * `GET /api/checkout/:sessionId`: what the buyer's return page polls. The session's id is the secret
  * this browser holds (Stripe put it in the return address): its status and, once paid, its codes.
  */
-export async function checkoutStatus(deps: AccessDeps, sessionId: string) {
-  const id = parseInput(checkoutSessionId, sessionId);
+export async function checkoutStatus(deps: AccessDeps, id: string) {
   const checkout = await deps.stores.orders.getCheckout(id);
   if (!checkout) throw new NotFound('checkout');
   const order = await deps.stores.orders.getOrder(orderKeyId('stripe', id));

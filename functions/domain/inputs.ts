@@ -32,14 +32,15 @@ const CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((code) => code
 export const saleInput = z
   .object({
     open: z.boolean(),
-    priceMinor: z.number().int('must be a whole number of the currency\'s minor unit (cents)').min(1, 'must be at least 1').max(99_999_999, 'must be at most 99999999'),
+    // A refinement, not `.int()`: zod reports a fraction as a wrong type, which parseInput words as missing.
+    priceMinor: z.number().refine(Number.isInteger, 'must be a whole number of the currency\'s minor unit (cents)').min(1, 'must be at least 1').max(99_999_999, 'must be at most 99999999'),
     currency: z
       .string()
       .trim()
       .toLowerCase()
       .refine((code) => CURRENCIES.has(code), 'must be an ISO 4217 currency code such as "eur" or "usd"'),
-    capacity: z.number().int('must be a whole number').min(1, 'must be at least 1 (null: no limit)').max(10_000_000, 'must be at most 10000000').nullable(),
-    maxPerOrder: z.number().int(perOrder).min(1, perOrder).max(MAX_TICKETS_PER_ORDER, perOrder),
+    capacity: z.number().refine(Number.isInteger, 'must be a whole number').min(1, 'must be at least 1 (null: no limit)').max(10_000_000, 'must be at most 10000000').nullable(),
+    maxPerOrder: z.number().refine(Number.isInteger, perOrder).min(1, perOrder).max(MAX_TICKETS_PER_ORDER, perOrder),
   })
   .nullable();
 
@@ -124,7 +125,7 @@ export const leaseInput = z.object({
 export const checkoutInput = z.object({
   eventId: recordId,
   email: z.email('must be an email address').max(320),
-  quantity: z.number().int(perOrder).min(1, perOrder).max(MAX_TICKETS_PER_ORDER, perOrder),
+  quantity: z.number().refine(Number.isInteger, perOrder).min(1, perOrder).max(MAX_TICKETS_PER_ORDER, perOrder),
 });
 
 /** A Stripe Checkout Session id (`cs_test_…`, `cs_live_…`), the key of the order-status route. */
