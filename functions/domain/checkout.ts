@@ -1,4 +1,3 @@
-import { accessEndsAt } from './event-status';
 import { Conflict, InvalidInput, NotFound, PaymentsUnavailable } from './errors';
 import { checkoutInput, parseInput } from './inputs';
 import type { CheckoutRecord } from './order-store';
@@ -7,6 +6,7 @@ import { randomId } from './random';
 import { rateLimitSubject } from './rate-limit-subject';
 import { hitRateLimit, refuseIfRateLimited } from './rate-limits';
 import type { EventRecord, EventSale } from './records';
+import { onSale } from './sale';
 import type { AccessDeps } from './viewer-access';
 
 /** What a checkout asks of the payment provider: one hosted payment page (Stripe Checkout: adapters/stripe-checkout.ts). */
@@ -34,18 +34,6 @@ export interface CheckoutSessions {
 export const CHECKOUT_MINUTES = 31;
 /** Reads of the sale a checkout makes at most when an organiser changes the capacity under it. */
 const TAKE_ATTEMPTS = 3;
-
-/** Whether the event sells now: its sale open, the event active and its access not over. */
-export function onSale(event: EventRecord, now: Date): event is EventRecord & { sale: EventSale } {
-  return Boolean(event.sale?.open && event.isActive && now.toISOString() < accessEndsAt(event));
-}
-
-/** What the viewer page shows of a sale (the event's public status): null when the event is not sold here. */
-export function saleView(event: EventRecord, now: Date) {
-  if (!event.sale) return null;
-  const { priceMinor, currency, capacity, maxPerOrder } = event.sale;
-  return { open: onSale(event, now), priceMinor, currency, maxPerOrder, soldOut: capacity !== null && (event.ticketsTaken ?? 0) >= capacity };
-}
 
 /** Takes the tickets, or says why not: the sale read again when the conditional write refused it. */
 async function takeTickets(deps: AccessDeps, eventId: string, quantity: number, now: Date): Promise<EventRecord & { sale: EventSale }> {

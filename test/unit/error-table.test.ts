@@ -6,6 +6,7 @@ import {
   AlreadyExists,
   CodeInUse,
   Conflict,
+  PaymentsUnavailable,
   Contended,
   InvalidCursor,
   InvalidInput,
@@ -67,6 +68,11 @@ const answered = [
     [new Conflict('owner-password-elsewhere'), 409, { error: 'The owner password is set with set-admin-password' }],
     [new Conflict('enrolment-not-started'), 409, { error: 'Start two-factor enrolment first' }],
     [new Conflict('preview-of-inactive-event'), 409, { error: 'Event is deactivated: activate it to preview the stream' }],
+    // Checkout.
+    [new Conflict('sold-out'), 409, { error: 'sold out' }],
+    [new Conflict('not-on-sale'), 409, { error: 'This event is not on sale' }],
+    [new NotFound('checkout'), 404, { error: 'Checkout not found' }],
+    [new PaymentsUnavailable(false), 502, { error: 'The payment provider is unavailable: try again in a moment' }],
     // Sign-in.
     [new NotSignedIn(), 401, { error: 'Authentication required', reason: 'no-session' }],
     [new NotSignedIn('account-changed'), 401, { error: 'Authentication required', reason: 'account-changed' }],
