@@ -50,8 +50,8 @@ export interface StripeFakeOptions {
   secretKey: string;
   /** The endpoint's signing secret the webhook deliveries are signed with. */
   webhookSecret: string;
-  /** Where events are delivered: the API's `POST /api/webhooks/stripe`. */
-  webhookUrl: string;
+  /** Where events are delivered: the API's `POST /api/webhooks/stripe` (a function: known once the API is up). */
+  webhookUrl: string | (() => string);
   port?: number;
   host?: string;
 }
@@ -107,7 +107,8 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
     for (let attempt = 1; ; attempt++) {
       const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: options.webhookSecret });
       try {
-        const answer = await fetch(options.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+        const target = typeof options.webhookUrl === 'string' ? options.webhookUrl : options.webhookUrl();
+        const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
         if (answer.ok) return;
         if (attempt >= DELIVERY_ATTEMPTS) throw new Error(`${type}: the webhook answered ${answer.status} ${await answer.text()}`);
       } catch (error) {
