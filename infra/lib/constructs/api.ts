@@ -128,7 +128,8 @@ export class Api extends Construct {
     };
     // Only what each handler reads (functions/config/api-config.ts).
     const specific: Record<Area, Record<string, string>> = {
-      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn },
+      // SITE_ORIGIN: where a checkout's buyer returns (its requests reach the function under API Gateway's host).
+      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn, SITE_ORIGIN: props.playbackBaseUrl },
       admin: {
         INGEST_RTMP_URL: props.ingestRtmpUrl,
         INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
@@ -175,7 +176,7 @@ export class Api extends Construct {
         );
       }
       // Least privilege: the admin secret (password hash, session signing secret) is the admin function's alone,
-      // the commerce secret (the order webhook's) the public function's.
+      // the commerce secret (the order webhooks' signing secrets, the Stripe key) the public function's.
       const own = { admin: [props.adminSecret.secretArn], public: [props.commerceSecret.secretArn] } as Partial<Record<Area, string[]>>;
       const secrets = [props.secret.secretArn, ...(own[area] ?? [])];
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));

@@ -345,6 +345,31 @@ export const STORIES: RouteStory[] = [
     await s.edge('a long-lived URL after its session was released', playbackUrl, 403);
   }),
 
+  // Tickets sold on the site: the organiser adds the Stripe key and the endpoint's signing secret to the commerce
+  // secret (before the public function first reads it: it keeps what it read for 5 minutes), and puts an event on sale.
+  story('POST /api/checkout', async (s) => {
+    const sale = { open: true, priceMinor: 1200, currency: 'eur', capacity: 1, maxPerOrder: 1 };
+    const event = await s.admin('POST', '/api/admin/events', { title: 'Verify sale', startsAt: new Date(Date.now() + 3600_000).toISOString(), endsAt: new Date(Date.now() + 7200_000).toISOString(), sale }, 201);
+    s.state.saleEventId = event.id;
+    const buy = (email: string) => s.site('POST', '/api/checkout', { json: { eventId: event.id, email, quantity: 1 }, from: s.client() });
+    await s.setSecretField('CommerceSecretArn', 'stripeSecretKey', SHIPPED_STRIPE.secretKey);
+    await s.setSecretField('CommerceSecretArn', 'stripeWebhookSecret', SHIPPED_STRIPE.webhookSecret);
+    const { url } = s.expect(await buy('buyer@example.com'), 200, 'a checkout');
+    const session = s.stripe.sessions().find((entry) => entry.url === url);
+    s.check(session?.success_url === `${s.siteOrigin}/?event=${event.id}&checkout={CHECKOUT_SESSION_ID}`, `the session returns to the site: ${JSON.stringify(session)}`);
+    s.check(s.expect(await buy('late@example.com'), 409, 'a checkout of a sold-out event').error === 'sold out', 'sold out');
+    s.state.checkoutSession = session!.id;
+  }),
+  story('GET /api/checkout/{sessionId}', async (s) => {
+    const status = () => s.site('GET', `/api/checkout/${s.state.checkoutSession}`);
+    s.check(s.expect(await status(), 200, 'the checkout before payment').status === 'pending', 'pending before payment');
+    // The stand-in's "Pay": Stripe's signed checkout.session.completed, through the distribution.
+    await s.stripe.pay(s.state.checkoutSession);
+    const paid = s.expect(await status(), 200, 'the checkout once paid');
+    s.check(paid.status === 'paid' && paid.codes.length === 1, `paid, with its code: ${JSON.stringify(paid)}`);
+    s.expect(await s.site('GET', '/api/checkout/cs_test_nosuchsession'), 404, 'an unknown checkout');
+  }),
+
   // Stripe's events: the organiser adds the endpoint's signing secret to the commerce secret first.
   story('POST /api/webhooks/stripe', async (s) => {
     const secret = SHIPPED_STRIPE.webhookSecret;
@@ -367,30 +392,6 @@ export const STORIES: RouteStory[] = [
     s.check(s.state.stripeCodes.length === 1, `the Stripe order with its code: ${JSON.stringify(orders)}`);
     const refunded = await deliver({ type: 'charge.refunded', data: { object: { refunded: true, payment_intent: 'pi_verify_1' } } });
     s.check(s.expect(refunded, 200, 'its charge refunded').order.status === 'refunded', 'the order is refunded');
-  }),
-
-  // Tickets sold on the site: the organiser adds the Stripe key to the commerce secret and puts an event on sale.
-  story('POST /api/checkout', async (s) => {
-    const sale = { open: true, priceMinor: 1200, currency: 'eur', capacity: 1, maxPerOrder: 1 };
-    const event = await s.admin('POST', '/api/admin/events', { title: 'Verify sale', startsAt: new Date(Date.now() + 3600_000).toISOString(), endsAt: new Date(Date.now() + 7200_000).toISOString(), sale }, 201);
-    s.state.saleEventId = event.id;
-    const buy = (email: string) => s.site('POST', '/api/checkout', { json: { eventId: event.id, email, quantity: 1 }, from: s.client() });
-    s.expect(await buy('early@example.com'), 503, 'a checkout before the Stripe key is in the commerce secret');
-    await s.setSecretField('CommerceSecretArn', 'stripeSecretKey', SHIPPED_STRIPE.secretKey);
-    const { url } = s.expect(await buy('buyer@example.com'), 200, 'a checkout');
-    const session = s.stripe.sessions().find((entry) => entry.url === url);
-    s.check(session?.success_url === `${s.siteOrigin}/?event=${event.id}&checkout={CHECKOUT_SESSION_ID}`, `the session returns to the site: ${JSON.stringify(session)}`);
-    s.check(s.expect(await buy('late@example.com'), 409, 'a checkout of a sold-out event').error === 'sold out', 'sold out');
-    s.state.checkoutSession = session!.id;
-  }),
-  story('GET /api/checkout/{sessionId}', async (s) => {
-    const status = () => s.site('GET', `/api/checkout/${s.state.checkoutSession}`);
-    s.check(s.expect(await status(), 200, 'the checkout before payment').status === 'pending', 'pending before payment');
-    // The stand-in's "Pay": Stripe's signed checkout.session.completed, through the distribution.
-    await s.stripe.pay(s.state.checkoutSession);
-    const paid = s.expect(await status(), 200, 'the checkout once paid');
-    s.check(paid.status === 'paid' && paid.codes.length === 1, `paid, with its code: ${JSON.stringify(paid)}`);
-    s.expect(await s.site('GET', '/api/checkout/cs_test_nosuchsession'), 404, 'an unknown checkout');
   }),
 
   // A shop's orders: codes issued once, the mailer on the table's stream, the console's list, a refund at the edge.

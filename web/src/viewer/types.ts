@@ -5,6 +5,7 @@
  */
 import type { longLivedPlaybackUrl, refreshPlayback, validateCode } from '../../../functions/domain/viewer-access';
 import type { eventStatusView, viewerEventView } from '../../../functions/domain/views';
+import type { checkoutStatus } from '../../../functions/domain/checkout';
 
 export type { EventStatus } from '../../../functions/domain/event-status';
 export type { RefusalReason } from '../../../functions/domain/errors';
@@ -19,6 +20,9 @@ export type RefreshAnswer = Awaited<ReturnType<typeof refreshPlayback>>;
 
 /** `POST /api/playback/url` 200: a URL for players that cannot refresh. */
 export type LongLivedUrl = Awaited<ReturnType<typeof longLivedPlaybackUrl>>;
+
+/** `GET /api/checkout/:sessionId` 200: the buyer's order, and its codes once paid. */
+export type CheckoutStatusAnswer = Awaited<ReturnType<typeof checkoutStatus>>;
 
 /** `GET /api/events/:id/status` 200. */
 export type EventStatusAnswer = ReturnType<typeof eventStatusView>;
