@@ -86,10 +86,11 @@ export const ROUTE_THROTTLES: Record<string, { rateLimit: number; burstLimit: nu
 /**
  * Areas that create items besides the admin's, and only under these partition keys: the ingest's
  * reports in the audit log (a publish started, stopped, taken over or refused: `AUDIT#<eventId>`), and
- * the order webhooks' orders, the codes they issue, Stripe's payments (for their refunds) and their audit entries.
+ * the order webhooks' orders, the codes they issue, Stripe's payments (for their refunds), the checkouts
+ * holding tickets (`CHECKOUT#<session id>`) and their audit entries.
  */
 export const ITEM_CREATORS: Partial<Record<Area, string[]>> = {
-  public: ['AUDIT#*', 'CODE#*', 'ORDER#*', 'PAYMENT#*'],
+  public: ['AUDIT#*', 'CHECKOUT#*', 'CODE#*', 'ORDER#*', 'PAYMENT#*'],
   internal: ['AUDIT#*'],
   'rtmp-callback': ['AUDIT#*'],
 };
