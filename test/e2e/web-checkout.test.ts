@@ -20,7 +20,7 @@ describe('web: buying a ticket with Stripe Checkout, then watching', () => {
     const inbox = system.urls.mail!;
     expect(system.urls.stripe, 'the ready line names the stand-in of Stripe').toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const problems: string[] = [];
-    const show = await newShow(system, 'Checkout premiere', 0);
+    const show = await newShow(system, 'Checkout premiere');
     await system.admin('PUT', `/api/admin/events/${show.eventId}`, { sale: { open: true, priceMinor: 1250, currency: 'eur', capacity: 1, maxPerOrder: 2 } });
     const ffmpeg = story.publish(show.rtmpUrl);
 

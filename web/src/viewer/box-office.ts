@@ -91,6 +91,8 @@ async function followOrder(sessionId: string, watch: (code: string) => void): Pr
   els.buy.hidden = true;
   els.orderTitle.textContent = 'Thank you!';
   els.orderStatus.textContent = orderStatusMessage('pending', 1);
+  // The buyer is back from paying: the order is what they came for, not the code field.
+  els.orderTitle.focus();
   const until = Date.now() + POLL_FOR_MS;
   for (;;) {
     let answer: CheckoutStatusAnswer | null = null;
