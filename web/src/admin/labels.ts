@@ -1,5 +1,6 @@
 /** Words the console shows for API values, and the pure rules behind its forms. Unit-tested. */
 import { formatDateTime, fromDateTimeLocal } from '../shared/time';
+import { currencyDigits } from '../shared/currency';
 import type { AdminEvent, AuditEntry, EventInput, EventStatus, Role, CodeFilter, CodeStatus } from './api';
 import type { SignedOutReason } from '../../../functions/domain/errors';
 
@@ -76,15 +77,6 @@ const SALE_FIELDS: Record<string, EventField> = { open: 'saleOpen', priceMinor: 
 /** The API's error with a sale field named as the form names it (`salePrice: must be at least 1`). */
 export function formFieldError(error: string): string {
   return error.replace(/^sale\.(\w+):/, (whole, field: string) => (SALE_FIELDS[field] ? `${SALE_FIELDS[field]}:` : whole));
-}
-
-/** Digits of the currency's minor unit (EUR 2, JPY 0); null for a code Intl does not know. */
-export function currencyDigits(currency: string): number | null {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return null;
-  }
 }
 
 /** A price in the currency's minor unit as the form shows it (`1500` EUR → `15.00`). */

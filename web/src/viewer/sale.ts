@@ -2,12 +2,11 @@
  * The box office's words and figures, as the buyer reads them. Pure functions: unit-tested in
  * `test/unit/web-viewer-sale.test.ts`.
  */
+import { currencyDigits } from '../shared/currency';
 
 /** A price in the currency's minor unit (Stripe's `unit_amount`) as the buyer's locale writes it: `€15.00`, `¥1,500`. */
 export function formatPrice(minor: number, currency: string, locale?: string): string {
-  const format = new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase() });
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-  return format.format(minor / 10 ** digits);
+  return new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase() }).format(minor / 10 ** (currencyDigits(currency) ?? 2));
 }
 
 /** What the buyer reads for a refused `POST /api/checkout`, from its status and the API's `error` (status 0: no answer). */
