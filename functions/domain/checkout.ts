@@ -31,7 +31,7 @@ export interface CheckoutSessions {
 }
 
 /** Stripe keeps a session open 30 minutes at least: a minute more, so clock drift never makes Stripe refuse it. */
-export const CHECKOUT_MINUTES = 31;
+const CHECKOUT_MINUTES = 31;
 /** Reads of the sale a checkout makes at most when an organiser changes the capacity under it. */
 const TAKE_ATTEMPTS = 3;
 
