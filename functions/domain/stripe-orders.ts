@@ -53,11 +53,12 @@ const paymentRef = (intent: string | { id: string } | null) => (typeof intent ==
  * `checkout.session.async_payment_succeeded` later) is an order paid, keyed by the session's id, for
  * `metadata.eventId` and `metadata.quantity`, to `customer_details.email`; a fully refunded charge
  * (`charge.refunded`) refunds the order its payment intent paid. Null: nothing for Stagedoor (another
- * type, a session not yet paid, a sale without Stagedoor's metadata, a partial refund). A checkout of ours
+ * type, a session not yet paid, a sale without Stagedoor's metadata, a partial refund). `released`: an expired
+ * checkout of ours, and whether this delivery gave its tickets back. A checkout of ours
  * (checkout.ts) keeps its tickets once paid, gives them back when its session expires unpaid
  * (`checkout.session.expired`, no order) or when its order is refunded; each once, however often Stripe delivers.
  */
-export async function stripeEventOrder(deps: AccessDeps, event: StripeEvent): Promise<OrderOutcome | null> {
+export async function stripeEventOrder(deps: AccessDeps, event: StripeEvent): Promise<OrderOutcome | { released: boolean } | null> {
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded': {
@@ -82,8 +83,8 @@ export async function stripeEventOrder(deps: AccessDeps, event: StripeEvent): Pr
     }
     case 'checkout.session.expired': {
       const checkout = checkoutOf(event.data.object as CheckoutSession);
-      if (checkout) await releaseCheckout(deps, checkout, 'held');
-      return null;
+      // `released`: false when a replay, or a paid session's late expiry, found nothing to give back.
+      return checkout ? { released: await releaseCheckout(deps, checkout, 'held') } : null;
     }
     case 'charge.refunded': {
       const charge = event.data.object as Charge;

@@ -65,6 +65,7 @@ export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
     if (!event) throw new HttpError(400, 'Invalid signature');
     const outcome = await stripeEventOrder(request.app, event);
     if (!outcome) return json(200, { received: true, ignored: true });
+    if ('released' in outcome) return json(200, { received: true, released: outcome.released });
     await auditOutcome(request, outcome);
     return received(outcome);
   },
