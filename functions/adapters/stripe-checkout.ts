@@ -1,6 +1,7 @@
 import type { CheckoutSessionRequest, CheckoutSessions } from '../domain/checkout';
 import { PaymentsUnavailable } from '../domain/errors';
 import { TICKETS_HELD } from '../domain/stripe-orders';
+import { logger } from './telemetry';
 
 type StripeClient = InstanceType<typeof import('stripe').default>;
 
@@ -53,6 +54,8 @@ export function stripeCheckoutSessions(secretKey: string, apiUrl: string | null)
         // Stripe's refusals (a bad key, a bad request, its rate limit) made no session; with no answer, Stripe's own failure, or
         // an answer without a url, the session may exist.
         const refused = error instanceof Stripe.errors.StripeError && !(error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeAPIError);
+        // The buyer reads "unavailable"; the organiser needs Stripe's reason (a revoked key, a price below Stripe's minimum).
+        logger.error('Stripe did not open a checkout session', { error: error as Error, eventId: request.eventId, maybeCreated: !refused });
         throw new PaymentsUnavailable(!refused, { cause: error });
       }
     },
