@@ -6,7 +6,7 @@ export function onSale(event: EventRecord, now: Date): event is EventRecord & { 
   return Boolean(event.sale?.open && event.isActive && now.toISOString() < accessEndsAt(event));
 }
 
-/** What the viewer page shows of a sale (the event's public status): null when the event is not sold here. */
+/** What the viewer page shows of a sale (`GET /api/events/:id/sale`): null when the event is not sold here. */
 export function saleView(event: EventRecord, now: Date) {
   if (!event.sale) return null;
   const { priceMinor, currency, capacity, maxPerOrder } = event.sale;

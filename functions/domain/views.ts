@@ -34,8 +34,12 @@ export function adminEventListView(event: EventRecord, now: Date) {
 
 /** `GET /api/events/:id/status`: what a waiting viewer page polls. */
 export function eventStatusView(event: EventRecord, now: Date) {
-  // `title` and `sale`: what a buyer's page shows before any code exists.
-  return { eventId: event.id, status: eventStatus(event, now), startsAt: event.startsAt, endsAt: event.endsAt, title: event.title, sale: saleView(event, now) };
+  return { eventId: event.id, status: eventStatus(event, now), startsAt: event.startsAt, endsAt: event.endsAt };
+}
+
+/** `GET /api/events/:id/sale`: what a buyer's page shows before any code exists. */
+export function eventSaleView(event: EventRecord, now: Date) {
+  return { eventId: event.id, title: event.title, sale: saleView(event, now) };
 }
 
 /** What a viewer learns about the event on validation (spec: `posterUrl` is a string, '' when there is none). */

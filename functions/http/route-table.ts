@@ -30,6 +30,7 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/playback/heartbeat', 'public', 'none'),
   route('POST', '/api/playback/release', 'public', 'none'),
   route('GET', '/api/events/{id}/status', 'public', 'none'),
+  route('GET', '/api/events/{id}/sale', 'public', 'none'),
   // Any shop's orders, signed with the commerce secret's ORDER_WEBHOOK_SECRET (checked in the function).
   route('POST', '/api/webhooks/orders', 'public', 'none'),
   // Stripe's events, verified with the commerce secret's STRIPE_WEBHOOK_SECRET by Stripe's SDK.

@@ -51,15 +51,19 @@ describe('Checkout: events on sale, capacity held by a conditional counter, sess
     }
     const id = await createEvent('On sale', sale({ currency: 'USD', capacity: 100 }));
     expect((await api.admin('GET', `/api/admin/events/${id}`)).body).toMatchObject({ sale: sale({ currency: 'usd', capacity: 100 }), ticketsTaken: 0 });
-    const status = await call('GET', `${api.url}/api/events/${id}/status`);
-    expect(status.body).toMatchObject({ title: 'On sale', sale: { open: true, priceMinor: 1500, currency: 'usd', maxPerOrder: 4, soldOut: false } });
+    const shown = await call('GET', `${api.url}/api/events/${id}/sale`);
+    expect(shown.body).toEqual({ eventId: id, title: 'On sale', sale: { open: true, priceMinor: 1500, currency: 'usd', maxPerOrder: 4, soldOut: false } });
+    expect(shown.headers['cache-control']).toBe('public, max-age=0, s-maxage=5');
     const closed = await api.admin('PUT', `/api/admin/events/${id}`, { sale: sale({ open: false, capacity: 100 }) });
     expect(closed.body.sale.open).toBe(false);
-    expect((await call('GET', `${api.url}/api/events/${id}/status`)).body.sale.open).toBe(false);
+    expect((await call('GET', `${api.url}/api/events/${id}/sale`)).body.sale.open).toBe(false);
     const audit = await api.admin('GET', `/api/admin/events/${id}/audit`);
     expect(JSON.stringify(audit.body.entries)).toContain('"sale"');
     const plain = await createEvent('Not sold here', undefined);
-    expect((await call('GET', `${api.url}/api/events/${plain}/status`)).body.sale).toBeNull();
+    expect((await call('GET', `${api.url}/api/events/${plain}/sale`)).body).toEqual({ eventId: plain, title: 'Not sold here', sale: null });
+    const missing = await call('GET', `${api.url}/api/events/nosuchevent/sale`);
+    expect(missing).toMatchObject({ status: 404, body: { error: 'Event not found' } });
+    expect(missing.headers['cache-control']).toBe('no-store');
   });
 
   it('refuses unknown events, events not on sale, more tickets than one order may hold, bad input', async () => {
@@ -130,7 +134,7 @@ describe('Checkout: events on sale, capacity held by a conditional counter, sess
     expect(by(409)).toHaveLength(190);
     for (const refused of by(409)) expect(refused.body).toEqual({ error: 'sold out' });
     expect(await taken(eventId)).toBe(10);
-    expect((await call('GET', `${api.url}/api/events/${eventId}/status`)).body.sale.soldOut).toBe(true);
+    expect((await call('GET', `${api.url}/api/events/${eventId}/sale`)).body.sale.soldOut).toBe(true);
 
     // The expiry, and the same delivery replayed three times at once (Stripe retries), frees one ticket.
     const expiring = sessionOf(by(200)[0]!.body.url);

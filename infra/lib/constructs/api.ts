@@ -54,7 +54,7 @@ export const STAFF_TABLE_ACCESS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyna
 
 /** What each area's handler does to the table (the stores, functions/adapters/dynamo-*-store.ts), nothing more. */
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
-  // validate, refresh, heartbeat, release, status: reads, rate-limit and presence counters, the session claim;
+  // validate, refresh, heartbeat, release, status, sale: reads, rate-limit and presence counters, the session claim;
   // the order webhook: a refund finds the order's codes by id, an activation race copies the flag onto an event's codes.
   public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['byTokenId', 'codesByEvent'] },
   // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, audit, live sessions.

@@ -360,6 +360,14 @@ export const STORIES: RouteStory[] = [
     s.check(s.expect(await buy('late@example.com'), 409, 'a checkout of a sold-out event').error === 'sold out', 'sold out');
     s.state.checkoutSession = session!.id;
   }),
+  // The box office's view of that sale: its one ticket taken by the checkout above.
+  story('GET /api/events/{id}/sale', async (s) => {
+    const shown = await s.site('GET', `/api/events/${s.state.saleEventId}/sale`);
+    const { title, sale } = s.expect(shown, 200, 'the sale');
+    s.check(title === 'Verify sale' && sale?.open === true && sale.soldOut === true, `the sale, sold out: ${JSON.stringify(shown.body)}`);
+    s.check(shown.headers['cache-control'] === 'public, max-age=0, s-maxage=5', `the sale may be cached 5 s: ${shown.headers['cache-control']}`);
+    s.expect(await s.site('GET', '/api/events/nosuchevent/sale'), 404, 'the sale of an unknown event');
+  }),
   story('GET /api/checkout/{sessionId}', async (s) => {
     const status = () => s.site('GET', `/api/checkout/${s.state.checkoutSession}`);
     s.check(s.expect(await status(), 200, 'the checkout before payment').status === 'pending', 'pending before payment');

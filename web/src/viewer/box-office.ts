@@ -7,7 +7,7 @@ import { byId, h, replaceChildren } from '../shared/dom';
 import { asApiError, requestJson } from '../shared/http';
 import { formatDateTime } from '../shared/time';
 import { checkoutErrorMessage, formatPrice, orderStatusMessage, type CheckoutState } from './sale';
-import type { CheckoutStatusAnswer, EventStatusAnswer } from './types';
+import type { CheckoutStatusAnswer, EventSaleAnswer, EventStatusAnswer } from './types';
 
 const els = {
   section: byId('box-office'),
@@ -48,8 +48,7 @@ function setError(message: string): void {
   else els.email.removeAttribute('aria-invalid');
 }
 
-function showSale(event: EventStatusAnswer): void {
-  const sale = event.sale;
+function showSale(sale: EventSaleAnswer['sale']): void {
   els.buy.hidden = !sale?.open;
   els.notOnSale.hidden = !sale || sale.open;
   if (!sale?.open) return;
@@ -140,17 +139,18 @@ export async function startBoxOffice(watch: (code: string) => void): Promise<voi
     url.searchParams.delete('checkout');
     history.replaceState(history.state, '', `${url.pathname}${url.search}${url.hash}`);
   }
-  let event: EventStatusAnswer;
+  const path = `/api/events/${encodeURIComponent(eventId)}`;
+  let status: EventStatusAnswer, sale: EventSaleAnswer;
   try {
-    event = await requestJson<EventStatusAnswer>(`/api/events/${encodeURIComponent(eventId)}/status`);
+    [status, sale] = await Promise.all([requestJson<EventStatusAnswer>(`${path}/status`), requestJson<EventSaleAnswer>(`${path}/sale`)]);
   } catch {
     return;
   }
   shown = true;
   els.section.hidden = false;
-  els.title.textContent = event.title;
-  els.when.textContent = `${formatDateTime(event.startsAt)} – ${formatDateTime(event.endsAt)}`;
-  showSale(event);
+  els.title.textContent = sale.title;
+  els.when.textContent = `${formatDateTime(status.startsAt)} – ${formatDateTime(status.endsAt)}`;
+  showSale(sale.sale);
   els.form.addEventListener('submit', (submit) => void buy(eventId, submit));
   const sessionId = sessionStorage.getItem(storageKey(eventId));
   if (sessionId) await followOrder(sessionId, watch);

@@ -4,7 +4,7 @@
  * drift from what the server sends.
  */
 import type { longLivedPlaybackUrl, refreshPlayback, validateCode } from '../../../functions/domain/viewer-access';
-import type { eventStatusView, viewerEventView } from '../../../functions/domain/views';
+import type { eventSaleView, eventStatusView, viewerEventView } from '../../../functions/domain/views';
 import type { checkoutStatus } from '../../../functions/domain/checkout';
 
 export type { EventStatus } from '../../../functions/domain/event-status';
@@ -26,3 +26,6 @@ export type CheckoutStatusAnswer = Awaited<ReturnType<typeof checkoutStatus>>;
 
 /** `GET /api/events/:id/status` 200. */
 export type EventStatusAnswer = ReturnType<typeof eventStatusView>;
+
+/** `GET /api/events/:id/sale` 200: the box office's title and sale. */
+export type EventSaleAnswer = ReturnType<typeof eventSaleView>;
