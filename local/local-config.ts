@@ -84,6 +84,11 @@ export interface LocalConfig {
   mailer(siteUrl: string, catcherSmtpUrl: string | null): MailerConfig;
   /** `SMTP_URL`: mail goes to that server instead of the local catcher. */
   smtpUrl: string | null;
+  /**
+   * Without `STRIPE_SECRET_KEY`, the local stand-in of Stripe's API (local/stripe-fake.ts) on this port, with the key
+   * the API's SDK sends it and the secret it signs its webhook deliveries with; null: the real Stripe (or `STRIPE_API_URL`).
+   */
+  stripeFake: { port: number; secretKey: string; webhookSecret: string } | null;
   /** How the SDK clients reach the stand-ins. */
   aws(standIns: Pick<StandIns, 'dynamoEndpoint' | 's3Endpoint'>): AwsConnection;
   /** The API's wiring on the stand-ins: its configuration (the same variables as in AWS, checked by the same module) and connection. */
@@ -206,6 +211,14 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
   const seconds = segmentSeconds(env.INGEST_HLS_SEGMENT);
   const ladder = named('INGEST_HLS_LADDER', () => parseLadder(env.INGEST_HLS_LADDER ?? ''));
   const [apiPort, mediaPort, rtmpPort, mailPort] = await Promise.all([resolvePort(ports.api), resolvePort(ports.media), resolvePort(ports.rtmp), resolvePort(ports.mail)]);
+  // Without a Stripe key the sale runs on the local stand-in, with a key and signing secret of this run's own.
+  const stripeFake = env.STRIPE_SECRET_KEY
+    ? null
+    : {
+        port: await freePort('127.0.0.1'),
+        secretKey: `sk_test_local_${randomBytes(18).toString('base64url')}`,
+        webhookSecret: env.STRIPE_WEBHOOK_SECRET || `whsec_${randomBytes(24).toString('base64url')}`,
+      };
   const mailer = (siteUrl: string, catcherSmtpUrl: string | null) =>
     readMailerConfig({
       TABLE_NAME: tableName,
@@ -234,8 +247,10 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
     ADMIN_TOTP_KEY: secrets.totpEncryptionKey,
     ORDER_WEBHOOK_SECRET: secrets.orderWebhookSecret,
-    // Stripe's signing secret of the endpoint (the Stripe CLI's `stripe listen` prints one): given, never generated.
-    STRIPE_WEBHOOK_SECRET: env.STRIPE_WEBHOOK_SECRET,
+    // With a real Stripe account: its key and the endpoint's signing secret (the Stripe CLI's `stripe listen` prints one).
+    STRIPE_SECRET_KEY: stripeFake?.secretKey ?? env.STRIPE_SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET: stripeFake?.webhookSecret ?? env.STRIPE_WEBHOOK_SECRET,
+    STRIPE_API_URL: stripeFake ? `http://127.0.0.1:${stripeFake.port}` : env.STRIPE_API_URL,
   });
   const aws = ({ dynamoEndpoint, s3Endpoint }: Pick<StandIns, 'dynamoEndpoint' | 's3Endpoint'>): AwsConnection => ({
     region: env.AWS_REGION || 'us-east-1',
@@ -268,6 +283,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     mailPort,
     mailer,
     smtpUrl: env.SMTP_URL || null,
+    stripeFake,
     ffmpegPath: env.FFMPEG_PATH || 'ffmpeg',
     ladder,
     aws,

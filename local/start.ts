@@ -20,6 +20,7 @@ import { createRecordingSweepHandler } from '../functions/handlers/recording-swe
 import { describeError } from '../recording/log';
 import { startEdgeSync } from './edge-sync-triggers';
 import { startMailCatcher } from './mail-catcher';
+import { startStripeFake } from './stripe-fake';
 import { startMailer } from './mailer-triggers';
 import { loadLocalConfig, type LocalConfig } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
@@ -89,6 +90,9 @@ async function main(): Promise<void> {
   if (catcher) closers.push(catcher.close);
   const mailer = startMailer({ stream: dynamo.stream, stores, config: config.mailer(api.url, catcher?.smtpUrl ?? null) });
   closers.push(mailer.stop);
+  // Ticket sales without a Stripe account: the stand-in of Stripe's API, its checkout page and its webhooks.
+  const stripe = config.stripeFake ? await startStripeFake({ ...config.stripeFake, webhookUrl: `${api.url}/api/webhooks/stripe` }) : null;
+  if (stripe) closers.push(stripe.close);
   const media = await startMediaServer({ port: config.mediaPort, bucket: config.mediaBucket, s3Client: mediaS3, edge });
   closers.push(media.close);
   // Every minute, as the schedule in AWS: the shows whose ingest died get their final playlists.
@@ -126,7 +130,8 @@ async function main(): Promise<void> {
   // `s3`: the local bucket's endpoint, for a second ingest process (`npm run ingest -- -s3-bucket stagedoor-media`);
   // it speaks SQS too, for the jobs queue and its dead-letter queue (say, to redrive it); `dynamodb`: the
   // embedded table's endpoint (to look into it with any DynamoDB client); `mail`: the
-  // inbox of the emails sent (absent when SMTP_URL sends them elsewhere).
+  // inbox of the emails sent (absent when SMTP_URL sends them elsewhere); `stripe`: the stand-in of Stripe's API
+  // (absent with STRIPE_SECRET_KEY).
   const ready = {
     api: api.url,
     media: media.url,
@@ -136,6 +141,7 @@ async function main(): Promise<void> {
     jobQueue: jobQueues.queueUrl,
     jobDeadLetterQueue: jobQueues.deadLetterQueueUrl,
     ...(catcher ? { mail: catcher.inboxUrl } : {}),
+    ...(stripe ? { stripe: stripe.url } : {}),
   };
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
 

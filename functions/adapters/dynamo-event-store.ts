@@ -192,6 +192,40 @@ export class DynamoEventStore implements EventStore {
     if (!outcome.applied && !(await outcome.seen())) throw new NotFound('event', id);
   }
 
+  async takeTickets(id: string, quantity: number, capacity: number | null): Promise<boolean> {
+    if (capacity !== null && quantity > capacity) return false;
+    const names = { '#sale': 'sale', '#open': 'open', '#capacity': 'capacity', '#taken': 'ticketsTaken' };
+    // Conditions cannot add: "taken + quantity <= capacity" is "taken <= capacity - quantity", for the capacity read.
+    const room =
+      capacity === null
+        ? { condition: 'attribute_type(#sale.#capacity, :null)', values: { ':null': 'NULL' } }
+        : { condition: '#sale.#capacity = :capacity AND (attribute_not_exists(#taken) OR #taken <= :most)', values: { ':capacity': capacity, ':most': capacity - quantity } };
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: eventKey(id),
+        UpdateExpression: 'ADD #taken :quantity',
+        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND #sale.#open = :open AND ${room.condition}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':quantity': quantity, ':open': true, ...room.values },
+      },
+    });
+    if (outcome.applied) return true;
+    if (!liveEvent(await outcome.seen())) throw new NotFound('event', id);
+    return false;
+  }
+
+  async releaseTickets(id: string, quantity: number): Promise<void> {
+    await this.table.writeIf({
+      update: {
+        Key: eventKey(id),
+        UpdateExpression: 'ADD #taken :minus',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted)',
+        ExpressionAttributeNames: { '#taken': 'ticketsTaken' },
+        ExpressionAttributeValues: { ':minus': -quantity },
+      },
+    });
+  }
+
   async addToCodeCount(eventId: string, delta: number): Promise<void> {
     await this.updateLiveEvent(eventId, 'ADD tokenCount :delta', { ':delta': delta });
   }

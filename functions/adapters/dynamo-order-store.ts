@@ -1,5 +1,5 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../domain/order-store';
+import type { CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../domain/order-store';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import type { DynamoTable, Item } from './dynamo-table';
 
@@ -7,13 +7,20 @@ import type { DynamoTable, Item } from './dynamo-table';
  * Orders: one item per order (`ORDER#<id>`), in its event's listing through the `byEvent` index
  * (gsi1pk = `ORDERS#<eventId>`, gsi1sk = `<createdAt>#<id>`, newest first). A sale comes at
  * checkout pace, far below one partition's 1,000 writes/s. A payment's item (`PAYMENT#<ref>`) names the
- * order it paid, for its refund. Its writes are conditional on the
+ * order it paid, for its refund. A checkout's item (`CHECKOUT#<session id>`) holds its tickets until it is paid or
+ * expires. Its writes are conditional on the
  * status the caller saw; the table's stream hands orders that owe an email to the mailer.
  */
 const orderKey = (id: string) => ({ pk: `ORDER#${id}`, sk: 'ORDER' });
 const paymentKey = (ref: string) => ({ pk: `PAYMENT#${ref}`, sk: 'PAYMENT' });
+const checkoutKey = (sessionId: string) => ({ pk: `CHECKOUT#${sessionId}`, sk: 'CHECKOUT' });
 const listingPk = (eventId: string) => `ORDERS#${eventId}`;
 const KEY_FIELDS = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
+
+function toCheckout(item: Item): CheckoutRecord {
+  const { pk, sk, entity, ...checkout } = item;
+  return checkout as unknown as CheckoutRecord;
+}
 
 function toOrder(item: Item): OrderRecord {
   const { pk, sk, entity, gsi1pk, gsi1sk, ...order } = item;
@@ -91,6 +98,41 @@ export class DynamoOrderStore implements OrderStore {
 
   async orderOfPayment(paymentRef: string): Promise<string | null> {
     return ((await this.table.get(paymentKey(paymentRef)))?.orderId as string | undefined) ?? null;
+  }
+
+  async createCheckout(checkout: CheckoutRecord): Promise<void> {
+    await this.table.writeIf({ put: { Item: { ...checkoutKey(checkout.sessionId), entity: 'checkout', ...checkout }, ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+
+  async getCheckout(sessionId: string): Promise<CheckoutRecord | null> {
+    const item = await this.table.get(checkoutKey(sessionId));
+    return item ? toCheckout(item) : null;
+  }
+
+  async moveCheckout(checkout: Omit<CheckoutRecord, 'status' | 'updatedAt'>, from: readonly (CheckoutStatus | 'absent')[], to: CheckoutStatus, now: string): Promise<boolean> {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':to': to, ':now': now, ':entity': 'checkout' };
+    // A record made by this write gets the checkout's fields; an existing one keeps its own.
+    const kept = Object.entries({ ...checkout }).map(([field, value], i) => {
+      names[`#k${i}`] = field;
+      values[`:k${i}`] = value;
+      return `#k${i} = if_not_exists(#k${i}, :k${i})`;
+    });
+    const statuses = from.filter((status) => status !== 'absent').map((status, i) => {
+      values[`:from${i}`] = status;
+      return `:from${i}`;
+    });
+    const conditions = [...(from.includes('absent') ? ['attribute_not_exists(pk)'] : []), ...(statuses.length ? [`#status IN (${statuses.join(', ')})`] : [])];
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: checkoutKey(checkout.sessionId),
+        UpdateExpression: `SET #status = :to, updatedAt = :now, entity = if_not_exists(entity, :entity), ${kept.join(', ')}`,
+        ConditionExpression: conditions.join(' OR '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    });
+    return outcome.applied;
   }
 
   async listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }> {

@@ -32,14 +32,20 @@ const adminSecretsSchema = z.object({
   totpEncryptionKey: z.string().refine((value) => Buffer.from(value, 'base64url').length === 32, 'must be 32 bytes, base64url'),
 });
 
-/** The commerce secret: read by the public function alone (the order webhooks); each webhook answers 503 without its field. */
+/** The commerce secret: read by the public function alone (the order webhooks, the checkout); each answers 503 without its field. */
 const commerceSecretsSchema = z
   .object({
     orderWebhookSecret: z.string().min(16).nullish(),
     /** Stripe's signing secret of the webhook endpoint (`whsec_…`, in Stripe's dashboard). */
     stripeWebhookSecret: z.string().startsWith('whsec_').nullish(),
+    /** Stripe's secret (or restricted) API key, for `POST /api/checkout`'s sessions (`sk_live_…`, `rk_live_…`). */
+    stripeSecretKey: z.string().regex(/^(sk|rk)_/, 'must be a Stripe secret key (sk_…) or restricted key (rk_…)').nullish(),
   })
-  .transform((secrets) => ({ orderWebhookSecret: secrets.orderWebhookSecret ?? null, stripeWebhookSecret: secrets.stripeWebhookSecret ?? null }));
+  .transform((secrets) => ({
+    orderWebhookSecret: secrets.orderWebhookSecret ?? null,
+    stripeWebhookSecret: secrets.stripeWebhookSecret ?? null,
+    stripeSecretKey: secrets.stripeSecretKey ?? null,
+  }));
 export type CommerceSecrets = z.output<typeof commerceSecretsSchema>;
 
 /**

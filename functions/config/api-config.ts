@@ -42,8 +42,10 @@ export interface ApiConfig {
   jobsQueueUrl: string | null;
   /** The bucket export jobs write their CSV files to (under `exports/`); null: exports are not set up. */
   exportBucket: string | null;
-  /** The commerce secret (the order webhooks' signing secrets): the public function's alone in AWS; null where not given. */
+  /** The commerce secret (the order webhooks' signing secrets, Stripe's API key): the public function's alone in AWS; null where not given. */
   commerceSecrets: SecretSource | null;
+  /** Where the Stripe SDK sends its API calls instead of api.stripe.com (`STRIPE_API_URL`: a local stand-in); null: Stripe's. */
+  stripeApiUrl: string | null;
 }
 
 /** `1s`, `1.5s`, `500ms` or plain seconds, as the ingest's `-hls-segment` takes it. */
@@ -91,6 +93,8 @@ const settings = {
   /** Locally, the commerce secret's values. */
   ORDER_WEBHOOK_SECRET: variable.optional(),
   STRIPE_WEBHOOK_SECRET: variable.optional(),
+  STRIPE_SECRET_KEY: variable.optional(),
+  STRIPE_API_URL: variable.url(),
 };
 
 /** Without SECRETS_ARN (local mode), the shared secret's values come as variables themselves. */
@@ -151,8 +155,9 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
     exportBucket: found.EXPORT_BUCKET ?? null,
     commerceSecrets: found.COMMERCE_SECRETS_ARN
       ? { arn: found.COMMERCE_SECRETS_ARN }
-      : found.ORDER_WEBHOOK_SECRET || found.STRIPE_WEBHOOK_SECRET
-        ? { values: { orderWebhookSecret: found.ORDER_WEBHOOK_SECRET, stripeWebhookSecret: found.STRIPE_WEBHOOK_SECRET } }
+      : found.ORDER_WEBHOOK_SECRET || found.STRIPE_WEBHOOK_SECRET || found.STRIPE_SECRET_KEY
+        ? { values: { orderWebhookSecret: found.ORDER_WEBHOOK_SECRET, stripeWebhookSecret: found.STRIPE_WEBHOOK_SECRET, stripeSecretKey: found.STRIPE_SECRET_KEY } }
         : null,
+    stripeApiUrl: found.STRIPE_API_URL,
   };
 }

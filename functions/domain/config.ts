@@ -50,6 +50,11 @@ export const RATE_LIMITS = {
   generate: { limit: 120, windowSeconds: 600 },
   /** Generation jobs per account: each may hold a million codes, so ten an hour is an event's worth and more. */
   generateJob: { limit: 10, windowSeconds: 3600 },
+  /**
+   * Checkouts opened per address (refusals not counted): each holds tickets for half an hour unpaid,
+   * so this bounds how much of a sale one address can hold without paying.
+   */
+  checkout: { limit: 20, windowSeconds: 600 },
 } as const;
 
 /**

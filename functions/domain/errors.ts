@@ -13,7 +13,7 @@ export class DomainError extends Error {
   }
 }
 
-export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'job' | 'order';
+export type RecordKind = 'event' | 'code' | 'session' | 'account' | 'job' | 'order' | 'checkout';
 /**
  * The record a request names, or a store write changes, does not exist (or is not where the
  * request looks for it). Stores and use cases raise it alike, so it answers the same from anywhere.
@@ -99,7 +99,9 @@ export type ConflictKind =
   | 'preview-of-inactive-event'
   | 'too-many-accounts'
   | 'order-without-tickets'
-  | 'order-changed';
+  | 'order-changed'
+  | 'not-on-sale'
+  | 'sold-out';
 /** An event with more codes than one answer's CSV holds: its export is a job. */
 export class ExportTooLarge extends DomainError {}
 
@@ -110,6 +112,19 @@ export class ExportsNotConfigured extends DomainError {}
 export class Conflict extends DomainError {
   constructor(readonly kind: ConflictKind) {
     super(kind);
+  }
+}
+
+/**
+ * The payment provider did not open a checkout. `created: false` when it surely made no session (it
+ * answered with an error); true when it may have (no answer), and the session's expiry settles it.
+ */
+export class PaymentsUnavailable extends DomainError {
+  constructor(
+    readonly created: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super('the payment provider did not open a checkout', options);
   }
 }
 

@@ -71,7 +71,7 @@ export async function createEvent(deps: AccessDeps, body: unknown) {
 }
 
 /** The fields an admin edits, each recorded with its old and new value when it changed. */
-const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl'] as const;
+const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl', 'sale'] as const;
 
 /** The updated event, and what changed (for the audit log). */
 export async function updateEvent(deps: AccessDeps, id: string, body: unknown) {

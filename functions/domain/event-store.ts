@@ -8,7 +8,7 @@ export interface StreamLease {
 }
 
 export type EventChanges = Partial<
-  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo'>
+  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale'>
 >;
 
 /**
@@ -57,6 +57,15 @@ export interface EventStore {
   deleteEvent(id: string, now: string): Promise<void>;
   /** Raises the event's `denyUntil` to `until` unless it is that late already (never lowers it). Throws NotFound. */
   extendEventDenyUntil(id: string, until: string): Promise<void>;
+  /**
+   * Takes `quantity` tickets of the event's sale in one conditional write: only while the sale is
+   * open, with this `capacity` (the caller's read; null: no limit) and room for them, so parallel
+   * buyers never take more than the capacity. False when refused (closed, sold out, or the sale
+   * changed since the read). Throws NotFound.
+   */
+  takeTickets(id: string, quantity: number, capacity: number | null): Promise<boolean>;
+  /** Gives back tickets taken (an expired checkout, a refund). A deleted event is left alone. */
+  releaseTickets(id: string, quantity: number): Promise<void>;
   /** Adds to the event's code count (`tokenCount`). Throws NotFound. */
   addToCodeCount(eventId: string, delta: number): Promise<void>;
   /**

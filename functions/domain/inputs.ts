@@ -3,6 +3,9 @@ import { LIST_LIMITS } from './config';
 import { InvalidInput } from './errors';
 import { TOKEN_STATUSES } from './views';
 import { isTimeZone } from './time-zone';
+import { MAX_TICKETS_PER_ORDER } from './order-input';
+
+const perOrder = `must be between 1 and ${MAX_TICKETS_PER_ORDER}`;
 
 export const timestamp = z
   .string()
@@ -22,6 +25,25 @@ const link = (protocols: RegExp) =>
       }
     }, 'must be a URL');
 
+/** ISO 4217 codes this runtime knows (Intl's list), as Stripe takes them: lower case. */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((code) => code.toLowerCase()));
+
+/** An event's ticket sale (records.ts `EventSale`); null takes the event off sale for good. */
+export const saleInput = z
+  .object({
+    open: z.boolean(),
+    // A refinement, not `.int()`: zod reports a fraction as a wrong type, which parseInput words as missing.
+    priceMinor: z.number().refine(Number.isInteger, 'must be a whole number of the currency\'s minor unit (cents)').min(1, 'must be at least 1').max(99_999_999, 'must be at most 99999999'),
+    currency: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .refine((code) => CURRENCIES.has(code), 'must be an ISO 4217 currency code such as "eur" or "usd"'),
+    capacity: z.number().refine(Number.isInteger, 'must be a whole number').min(1, 'must be at least 1 (null: no limit)').max(10_000_000, 'must be at most 10000000').nullable(),
+    maxPerOrder: z.number().refine(Number.isInteger, perOrder).min(1, perOrder).max(MAX_TICKETS_PER_ORDER, perOrder),
+  })
+  .nullable();
+
 const eventFields = {
   title: z.string().trim().min(1, 'is required').max(200),
   description: z.string().max(5000),
@@ -30,6 +52,7 @@ const eventFields = {
   accessWindowHours: z.number().int().min(0).max(8760),
   streamUrl: link(/^(https?|rtmps?):$/).nullable(),
   posterUrl: link(/^https?:$/).nullable(),
+  sale: saleInput,
 };
 
 const endsAfterStart = (value: { startsAt?: string; endsAt?: string }) =>
@@ -42,6 +65,7 @@ export const createEventInput = z
     accessWindowHours: eventFields.accessWindowHours.default(48),
     streamUrl: eventFields.streamUrl.default(null),
     posterUrl: eventFields.posterUrl.default(null),
+    sale: eventFields.sale.default(null),
   })
   .refine(endsAfterStart, { message: 'must be after startsAt', path: ['endsAt'] });
 
@@ -108,6 +132,16 @@ export const leaseInput = z.object({
   holder: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be 1-100 letters, digits or _.:-'),
   action: z.enum(['acquire', 'release']),
 });
+
+/** `POST /api/checkout`: the buyer's email, and how many tickets (the event's `maxPerOrder` is checked against it). */
+export const checkoutInput = z.object({
+  eventId: recordId,
+  email: z.email('must be an email address').max(320),
+  quantity: z.number().refine(Number.isInteger, perOrder).min(1, perOrder).max(MAX_TICKETS_PER_ORDER, perOrder),
+});
+
+/** A Stripe Checkout Session id (`cs_test_…`, `cs_live_…`), the key of the order-status route. */
+export const checkoutSessionId = z.string().regex(/^cs_[A-Za-z0-9_]{1,250}$/, 'is not a checkout session id');
 
 /** Parses or throws `InvalidInput` naming the first offending field. */
 export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {

@@ -40,6 +40,23 @@ export interface OrderRecord {
 export type OrderChanges = Partial<Pick<OrderRecord, 'status' | 'failure' | 'emailKind' | 'emailStatus' | 'emailRequest' | 'emailAttempts' | 'emailError' | 'emailSentAt'>>;
 
 /**
+ * A Stripe Checkout Session of `POST /api/checkout` and its hold on the event's capacity (keyed by the
+ * session's id): `held` from its creation, `paid` once completed (it keeps its tickets), `released` when it
+ * expired or its order was refunded (its tickets went back to the sale).
+ */
+export type CheckoutStatus = 'held' | 'paid' | 'released';
+export interface CheckoutRecord {
+  sessionId: string;
+  eventId: string;
+  /** What the buyer typed (Stripe's page fills it in). */
+  email: string;
+  quantity: number;
+  status: CheckoutStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
  * The orders port. Every write is conditional on the state the caller saw, so that replays and
  * parallel deliveries of one order change it once. Adapters raise the errors of `errors.ts`
  * (InvalidCursor) and nothing from their SDK.
@@ -59,6 +76,15 @@ export interface OrderStore {
   linkPayment(paymentRef: string, orderId: string): Promise<void>;
   /** The order a payment paid (`id`), or null when no paid event named it yet. */
   orderOfPayment(paymentRef: string): Promise<string | null>;
+  /** Records a checkout unless its session has a record already (a webhook came first: that one stands). */
+  createCheckout(checkout: CheckoutRecord): Promise<void>;
+  getCheckout(sessionId: string): Promise<CheckoutRecord | null>;
+  /**
+   * Moves the checkout to `to` if its status is one of `from` (`absent`: it has no record, and gets
+   * `checkout`'s with status `to`); true when this call moved it, so that each move happens once however
+   * often, and however concurrently, Stripe delivers the event that asks for it.
+   */
+  moveCheckout(checkout: Omit<CheckoutRecord, 'status' | 'updatedAt'>, from: readonly (CheckoutStatus | 'absent')[], to: CheckoutStatus, now: string): Promise<boolean>;
   /** An event's orders, newest first, `limit` per page; `cursor` is the previous page's `nextCursor` (InvalidCursor otherwise). */
   listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }>;
 }

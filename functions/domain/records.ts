@@ -47,6 +47,23 @@ export interface EventRecord {
    * deactivated, the event is denied at the edge at least until then, wherever its end has moved since.
    */
   denyUntil?: string | null;
+  /** The event's ticket sale through Stripe Checkout (absent or null: not sold here). */
+  sale?: EventSale | null;
+  /** Tickets taken from the sale's capacity: held by open checkouts and paid (checkout.ts). */
+  ticketsTaken?: number;
+}
+
+/** An event's ticket sale (`POST /api/checkout`). */
+export interface EventSale {
+  open: boolean;
+  /** The price of one ticket in the currency's minor unit (cents). */
+  priceMinor: number;
+  /** ISO 4217, lower case, as Stripe takes it (`eur`, `usd`). */
+  currency: string;
+  /** Tickets to sell in all; null: no limit. */
+  capacity: number | null;
+  /** Tickets one checkout may buy (1–20). */
+  maxPerOrder: number;
 }
 
 export interface IngestVideo {

@@ -1,4 +1,5 @@
 import { accessEndsAt, eventStatus } from './event-status';
+import { saleView } from './sale';
 import type { CodeSummary, EventRecord } from './records';
 
 export type CodeStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
@@ -20,6 +21,9 @@ export function adminEventView(event: EventRecord) {
     createdAt: event.createdAt,
     updatedAt: event.updatedAt,
     _count: { tokens: event.tokenCount },
+    sale: event.sale ?? null,
+    /** Tickets taken from the sale: held by open checkouts and sold. */
+    ticketsTaken: event.ticketsTaken ?? 0,
   };
 }
 
@@ -31,6 +35,11 @@ export function adminEventListView(event: EventRecord, now: Date) {
 /** `GET /api/events/:id/status`: what a waiting viewer page polls. */
 export function eventStatusView(event: EventRecord, now: Date) {
   return { eventId: event.id, status: eventStatus(event, now), startsAt: event.startsAt, endsAt: event.endsAt };
+}
+
+/** `GET /api/events/:id/sale`: what a buyer's page shows before any code exists. */
+export function eventSaleView(event: EventRecord, now: Date) {
+  return { eventId: event.id, title: event.title, sale: saleView(event, now) };
 }
 
 /** What a viewer learns about the event on validation (spec: `posterUrl` is a string, '' when there is none). */

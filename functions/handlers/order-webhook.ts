@@ -10,11 +10,14 @@ import { orderPaid, orderRefunded, type OrderOutcome } from '../domain/orders';
 import { verifySignature } from '../domain/webhook-signature';
 import { stripeEventOrder } from '../domain/stripe-orders';
 import type { CommerceSecrets } from '../adapters/secrets';
+import type { CheckoutSessions } from '../domain/checkout';
 import { verifiedStripeEvent } from '../adapters/stripe-events';
 
 /** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */
 export interface PublicApp extends App {
   commerceSecrets(): Promise<CommerceSecrets | null>;
+  /** Stripe Checkout with the commerce secret's API key; null without one. */
+  checkoutSessions(): Promise<CheckoutSessions | null>;
 }
 
 const AUDIT_OF = { paid: 'order.paid', refunded: 'order.refunded', failed: 'order.failed' } as const;
@@ -62,6 +65,7 @@ export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
     if (!event) throw new HttpError(400, 'Invalid signature');
     const outcome = await stripeEventOrder(request.app, event);
     if (!outcome) return json(200, { received: true, ignored: true });
+    if ('released' in outcome) return json(200, { received: true, released: outcome.released });
     await auditOutcome(request, outcome);
     return received(outcome);
   },

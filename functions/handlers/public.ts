@@ -7,24 +7,36 @@ import { playbackBaseUrl } from '../http/public-urls';
 import { json } from '../http/responses';
 import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
 import { NotFound } from '../domain/errors';
-import { eventStatusView } from '../domain/views';
+import { eventSaleView, eventStatusView } from '../domain/views';
 import { orderWebhookRoutes, type PublicApp } from './order-webhook';
-
-/** How long shared caches may keep an event status: the player polls every 5 s near the start. */
-export const STATUS_SHARED_CACHE_SECONDS = 5;
+import { checkoutRoutes } from './checkout';
+import { stripeCheckoutSessions } from '../adapters/stripe-checkout';
 
 /**
- * The public area's App: also the commerce secret (the order webhook's), read through the same cache
- * as the shared secret, and only by the webhook: a viewer's request never waits for it or fails with it.
+ * How long shared caches may keep an event's status and its sale: the player polls the status every 5 s
+ * near the start, and a sale's page opens for a whole audience at once.
+ */
+export const STATUS_SHARED_CACHE_SECONDS = 5;
+const sharedCache = { 'cache-control': `public, max-age=0, s-maxage=${STATUS_SHARED_CACHE_SECONDS}` };
+
+/**
+ * The public area's App: also the commerce secret (the order webhooks' and Stripe's key), read through the
+ * same cache as the shared secret, and only by the webhooks and the checkout: a viewer's request never waits
+ * for it or fails with it.
  */
 export function publicApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<PublicApp> {
   const source = wiring.config.commerceSecrets;
   const commerceSecrets = async () => (source ? loadCommerceSecrets(source) : null);
-  return async () => ({ ...(await base()), commerceSecrets });
+  const checkoutSessions = async () => {
+    const key = (await commerceSecrets())?.stripeSecretKey;
+    return key ? stripeCheckoutSessions(key, wiring.config.stripeApiUrl) : null;
+  };
+  return async () => ({ ...(await base()), commerceSecrets, checkoutSessions });
 }
 
 export const publicRoutes: Record<string, RouteHandler<PublicApp>> = {
   ...orderWebhookRoutes,
+  ...checkoutRoutes,
   'POST /api/tokens/validate': async (request) => {
     const body = request.body as { code?: unknown } | undefined;
     return json(
@@ -47,9 +59,16 @@ export const publicRoutes: Record<string, RouteHandler<PublicApp>> = {
     // A read only: an ingest that died mid-show is finalized by the recording sweep (handlers/recording-sweep.ts).
     const event = await app.stores.events.getEvent(params.id ?? '');
     if (!event) throw new NotFound('event');
-    // Every waiting page polls this: CloudFront (the `/api/*` behavior caches this route only) answers
-    // them for a few seconds per edge, so a million pages cost the origin a few requests a second.
-    return json(200, eventStatusView(event, app.now()), { 'cache-control': `public, max-age=0, s-maxage=${STATUS_SHARED_CACHE_SECONDS}` });
+    // Every waiting page polls this: CloudFront (the `/api/*` behavior caches this route and the sale only)
+    // answers them for a few seconds per edge, so a million pages cost the origin a few requests a second.
+    return json(200, eventStatusView(event, app.now()), sharedCache);
+  },
+  // The box office's title and price: as public as the status, and cached alike (a sold-out flag a few
+  // seconds late only costs a buyer the checkout's own "sold out").
+  'GET /api/events/{id}/sale': async ({ app, params }) => {
+    const event = await app.stores.events.getEvent(params.id ?? '');
+    if (!event) throw new NotFound('event');
+    return json(200, eventSaleView(event, app.now()), sharedCache);
   },
 };
 

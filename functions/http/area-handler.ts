@@ -10,7 +10,7 @@ import { sameOriginMutations } from './middlewares/same-origin-mutations';
 import { routeGuard } from './middlewares/route-guard';
 import { routeKey, routeTable, type Area } from './route-table';
 import type { AdminApp, App, AppSource } from './app';
-import { recordId } from '../domain/inputs';
+import { checkoutSessionId, recordId } from '../domain/inputs';
 import { normalizeUsername } from '../domain/staff-accounts';
 
 export type LambdaHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
@@ -72,4 +72,5 @@ const PATH_PARAMS: Record<string, { valid(value: string): boolean; kind(routeKey
   jobId: { valid: (value) => recordId.safeParse(value).success, kind: () => 'job' },
   orderId: { valid: (value) => recordId.safeParse(value).success, kind: () => 'order' },
   username: { valid: (value) => normalizeUsername(value) !== null, kind: () => 'account' },
+  sessionId: { valid: (value) => checkoutSessionId.safeParse(value).success, kind: () => 'checkout' },
 };

@@ -13,6 +13,7 @@ import {
   LeaseHeld,
   NotFound,
   NotSignedIn,
+  PaymentsUnavailable,
   RateLimited,
   RtmpDenied,
   SessionGone,
@@ -48,6 +49,7 @@ const NOT_FOUND: Record<RecordKind, string> = {
   account: 'Account not found',
   job: 'Job not found',
   order: 'Order not found',
+  checkout: 'Checkout not found',
 };
 
 const CONFLICTS: Record<ConflictKind, string> = {
@@ -60,6 +62,9 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'too-many-accounts': `There are ${LIST_LIMITS.accounts} staff accounts already: disable one and give it to someone else`,
   'order-without-tickets': 'This order has no tickets to send (it failed)',
   'order-changed': 'The order changed meanwhile: reload and try again',
+  'not-on-sale': 'This event is not on sale',
+  // Lower case, as the issue words it: what a buyer's page and a shop's script both read.
+  'sold-out': 'sold out',
 };
 
 interface Refusal {
@@ -112,6 +117,7 @@ const TOO_MANY: Record<RateLimitName, string> = {
   login: 'Too many login attempts',
   generate: 'Too many code generations: wait a few minutes',
   generateJob: 'Too many generation jobs: wait an hour',
+  checkout: 'Too many checkouts from this address: wait a few minutes',
 };
 
 const SIGN_IN_FAILURES: Record<Exclude<SignInFailure, 'locked' | 'address-locked'>, string> = {
@@ -150,6 +156,8 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
   }
   // Others kept changing the item (a crowd of claims and releases on one code): worth a retry, not a fault.
   if (error instanceof Contended) return { status: 503, body: { error: 'Busy: try again in a moment' }, headers: retryAfter(1) };
+  // Stripe down or refusing: nothing was charged, the tickets went back (or go back when the session expires).
+  if (error instanceof PaymentsUnavailable) return { status: 502, body: { error: 'The payment provider is unavailable: try again in a moment' } };
   if (error instanceof NotSignedIn) return { status: 401, body: { error: 'Authentication required', reason: error.reason } };
   // Sign-in refusals carry the failure as `reason`: the console words a lockout apart from the address's limit.
   if (error instanceof AccountLocked) {

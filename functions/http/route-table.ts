@@ -30,10 +30,14 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/playback/heartbeat', 'public', 'none'),
   route('POST', '/api/playback/release', 'public', 'none'),
   route('GET', '/api/events/{id}/status', 'public', 'none'),
+  route('GET', '/api/events/{id}/sale', 'public', 'none'),
   // Any shop's orders, signed with the commerce secret's ORDER_WEBHOOK_SECRET (checked in the function).
   route('POST', '/api/webhooks/orders', 'public', 'none'),
   // Stripe's events, verified with the commerce secret's STRIPE_WEBHOOK_SECRET by Stripe's SDK.
   route('POST', '/api/webhooks/stripe', 'public', 'none'),
+  // A buyer's Stripe Checkout, with the commerce secret's Stripe key; its status, keyed by the session's id.
+  route('POST', '/api/checkout', 'public', 'none'),
+  route('GET', '/api/checkout/{sessionId}', 'public', 'none'),
 
   route('POST', '/api/admin/login', 'admin', 'none'),
   route('POST', '/api/admin/login/second-factor', 'admin', 'none'),

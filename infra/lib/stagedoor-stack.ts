@@ -159,7 +159,7 @@ export class StagedoorStack extends Stack {
     new CfnOutput(this, 'DistributionId', { value: delivery.distribution.distributionId });
     new CfnOutput(this, 'SecretsArn', { value: data.secret.secretArn, description: 'Shared secret JSON: signing keys, internal API key, origin-verify secret' });
     new CfnOutput(this, 'AdminSecretArn', { value: data.adminSecret.secretArn, description: 'Admin secret; set the admin password with infra/scripts/set-admin-password.ts' });
-    new CfnOutput(this, 'CommerceSecretArn', { value: data.commerceSecret.secretArn, description: 'orderWebhookSecret: what shops sign POST /api/webhooks/orders with (README)' });
+    new CfnOutput(this, 'CommerceSecretArn', { value: data.commerceSecret.secretArn, description: 'orderWebhookSecret: what shops sign POST /api/webhooks/orders with; add stripeSecretKey and stripeWebhookSecret to sell with Stripe (README)' });
     new CfnOutput(this, 'OrderWebhookUrl', { value: `${delivery.url}/api/webhooks/orders`, description: "A shop's order webhook endpoint" });
     new CfnOutput(this, 'MailerFailuresQueue', { value: mailer.failures.queueUrl, description: 'Stream batches the mailer gave up on (their orders keep their email pending: resend from the console)' });
     new CfnOutput(this, 'EdgeSyncFunctionName', { value: edgeSync.fn.functionName, description: 'Invoke to fill the KeyValueStore now' });

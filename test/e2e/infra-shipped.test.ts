@@ -10,6 +10,8 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
+import { freePort } from '../../local/free-port';
+import { startStripeFake, type StripeFake } from '../../local/stripe-fake';
 import { startDynamoDbLocal } from '../support/dynamodb-local';
 import { publish } from '../support/ingest';
 import { runUnderNjs } from '../support/njs';
@@ -21,7 +23,7 @@ import { matchesPattern } from '../support/shipped/iam';
 import { buildImage, startIngestTask } from '../support/shipped/ingest-task';
 import { KVS_LIMITS } from '../support/shipped/key-value-store';
 import { deployLocally, type LocalStack } from '../support/shipped/local-stack';
-import { STORIES } from '../support/shipped/story';
+import { SHIPPED_STRIPE, STORIES } from '../support/shipped/story';
 import { runStories, StoryContext } from '../support/shipped/story-runner';
 
 /** CloudFront Functions: at most 10 KB of code (CloudFront quotas), runtime cloudfront-js-2.0 for KeyValueStores. */
@@ -34,6 +36,7 @@ let s3: EmbeddedS3;
 let stack: LocalStack;
 let gateway: HttpApiStandIn;
 let distribution: DistributionStandIn;
+let stripe: StripeFake;
 let s: StoryContext;
 /** Set once the API story went through: the steps after it build on what it made. */
 let storyDone = false;
@@ -55,7 +58,9 @@ function report(step: string, lines: string[]): void {
 
 beforeAll(async () => {
   [assembly, dynamo, s3] = await Promise.all([synthesizeFirstDeploy(), startDynamoDbLocal(), startEmbeddedS3({ buckets: [] })]);
-  stack = await deployLocally(assembly, { dynamodb: dynamo.endpoint, s3: s3.endpoint });
+  // Stripe's API, stood in for: the functions' SDK is sent there; its deliveries go to the site's webhook, as Stripe's would.
+  const stripePort = await freePort('127.0.0.1');
+  stack = await deployLocally(assembly, { dynamodb: dynamo.endpoint, s3: s3.endpoint, stripeApi: `http://127.0.0.1:${stripePort}` });
   const apis = stack.values.idsOf('AWS::ApiGatewayV2::Api');
   const distributions = stack.values.idsOf('AWS::CloudFront::Distribution');
   if (apis.length !== 1 || distributions.length !== 1) throw new Error(`verify:shipped serves one HTTP API and one distribution; the template has ${apis.length} and ${distributions.length}`);
@@ -63,12 +68,14 @@ beforeAll(async () => {
   await gateway.start();
   distribution = new DistributionStandIn(stack, distributions[0]!, new Map([[gateway.domainName, gateway.url]]));
   await distribution.start();
-  s = new StoryContext(stack, gateway, distribution, ADMIN_PASSWORD);
+  stripe = await startStripeFake({ port: stripePort, ...SHIPPED_STRIPE, webhookUrl: `${distribution.url}/api/webhooks/stripe` });
+  s = new StoryContext(stack, gateway, distribution, ADMIN_PASSWORD, stripe);
   // The operator's step after the first deploy (docs/deploy.md): the password, into the secret the output names.
   await s.operator('set-admin-password.ts', [s.output('AdminSecretArn')], { ADMIN_PASSWORD });
 }, 300_000);
 
 afterAll(async () => {
+  await stripe?.close();
   await gateway?.close();
   await distribution?.close();
   await stack?.close();

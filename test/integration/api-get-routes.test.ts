@@ -19,6 +19,8 @@ let eventId: string;
 let jobId: string;
 let watchedId: string;
 let cookie: string;
+/** A buyer's checkout, not paid yet: its status route reads the checkout and looks for its order. */
+const sessionId = 'cs_test_readsonly';
 
 beforeAll(async () => {
   guard = dynamoWriteGuard();
@@ -74,6 +76,8 @@ beforeAll(async () => {
     endAudited: null,
   });
 
+  await stores.orders.createCheckout({ sessionId, eventId, email: 'reader@example.com', quantity: 1, status: 'held', createdAt: long, updatedAt: long });
+
   guard.refuseWrites();
 });
 
@@ -85,7 +89,7 @@ afterAll(async () => {
 /** What a caller of the route sends: its path with the seeded ids, the query it needs, its credential. */
 function requestOf(route: RouteSpec): { url: string; headers: Record<string, string> } {
   // `{id}` is an event's, except under /tokens/, where it is a code's.
-  const path = route.path.replace('{id}', route.path.startsWith('/api/admin/tokens/') ? watchedId : eventId).replace('{jobId}', jobId);
+  const path = route.path.replace('{id}', route.path.startsWith('/api/admin/tokens/') ? watchedId : eventId).replace('{jobId}', jobId).replace('{sessionId}', sessionId);
   const query = route.path === '/api/revocations' ? `?since=${encodeURIComponent(new Date(0).toISOString())}` : '';
   const headers: Record<string, string> =
     route.guard === 'admin' ? { cookie } : route.guard === 'internal' ? { 'x-internal-api-key': api.internalApiKey } : {};
@@ -112,6 +116,6 @@ describe('GET routes', () => {
 
   it('covers every GET route of the table', () => {
     expect(gets.map((route) => route.path)).toContain('/api/events/{id}/status');
-    expect(gets.every((route) => !/\{(?!id\}|jobId\})/.test(route.path))).toBe(true);
+    expect(gets.every((route) => !/\{(?!id\}|jobId\}|sessionId\})/.test(route.path))).toBe(true);
   });
 });

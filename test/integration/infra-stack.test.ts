@@ -277,6 +277,8 @@ describe('functions', () => {
     expect(env('admin').INGEST_RTMP_URL).toEqual({ 'Fn::Join': ['', ['rtmp://', { 'Fn::GetAtt': [nlb, 'DNSName'] }, ':1935/live']] });
     expect(env('admin').CLOUDFRONT_DISTRIBUTION_ID).toEqual({ Ref: distributionId() });
     expect(env('admin').SITE_ORIGIN).toEqual(env('public').PLAYBACK_BASE_URL);
+    // A checkout's buyer returns to the site, not to API Gateway's host the request came in under.
+    expect(env('public').SITE_ORIGIN).toEqual(env('public').PLAYBACK_BASE_URL);
     expect(env('edge-sync').KVS_ARN).toEqual({ 'Fn::GetAtt': [only(idsOf(s.json, 'AWS::CloudFront::KeyValueStore')), 'Arn'] });
     expect(env('admin').ADMIN_SECRETS_ARN).toEqual({ Ref: adminSecretId() });
     expect(env('admin').STAFF_TABLE_NAME).toEqual({ Ref: staffTableId() });

@@ -85,6 +85,21 @@ export function describeOrderStoreContract(name: string, open: StoreFactory) {
       expect(await stores.orders.orderOfPayment(ref)).toBe('order-a');
     });
 
+    it('moves a checkout once from the status asked (or from none), whatever the parallel moves', async () => {
+      const checkout = { sessionId: `cs_test_${randomId(20)}`, eventId: randomId(), email: 'buyer@example.com', quantity: 3, createdAt: at(0) };
+      expect(await stores.orders.getCheckout(checkout.sessionId)).toBeNull();
+      await stores.orders.createCheckout({ ...checkout, status: 'held', updatedAt: at(0) });
+      await stores.orders.createCheckout({ ...checkout, quantity: 9, status: 'held', updatedAt: at(1) });
+      const moves = await Promise.all([0, 1, 2, 3].map(() => stores.orders.moveCheckout(checkout, ['held', 'absent'], 'released', at(2))));
+      expect(moves.filter(Boolean)).toHaveLength(1);
+      expect(await stores.orders.getCheckout(checkout.sessionId)).toEqual({ ...checkout, status: 'released', updatedAt: at(2) });
+      expect(await stores.orders.moveCheckout(checkout, ['paid'], 'released', at(3))).toBe(false);
+      // No record yet (its creator died): the move writes one.
+      const unrecorded = { ...checkout, sessionId: `cs_test_${randomId(20)}` };
+      expect(await stores.orders.moveCheckout(unrecorded, ['held', 'absent'], 'paid', at(4))).toBe(true);
+      expect(await stores.orders.getCheckout(unrecorded.sessionId)).toEqual({ ...unrecorded, status: 'paid', updatedAt: at(4) });
+    });
+
     it("lists an event's orders newest first, in pages, and refuses another listing's cursor", async () => {
       const eventId = randomId();
       const orders = [0, 1, 2, 3, 4].map((i) => order(eventId, i * 1000));

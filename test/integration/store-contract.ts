@@ -57,6 +57,26 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       await expect(stores.events.updateEvent('missing', { title: 'x' }, iso())).rejects.toBeInstanceOf(NotFound);
     });
 
+    it('takes tickets of an open sale, never past its capacity, in parallel; gives them back', async () => {
+      const sale = { open: true, priceMinor: 1000, currency: 'eur', capacity: 5, maxPerOrder: 2 };
+      const event = sampleEvent({ sale });
+      await stores.events.createEvent(event);
+      const takes = await Promise.all(Array.from({ length: 8 }, () => stores.events.takeTickets(event.id, 2, 5)));
+      expect(takes.filter(Boolean)).toHaveLength(2);
+      expect((await stores.events.getEvent(event.id))!.ticketsTaken).toBe(4);
+      expect(await stores.events.takeTickets(event.id, 1, 5)).toBe(true);
+      expect(await stores.events.takeTickets(event.id, 1, 5)).toBe(false);
+      // A capacity the caller did not read refuses: it reads the sale again.
+      await stores.events.releaseTickets(event.id, 2);
+      expect(await stores.events.takeTickets(event.id, 1, 6)).toBe(false);
+      expect((await stores.events.getEvent(event.id))!.ticketsTaken).toBe(3);
+      await stores.events.updateEvent(event.id, { sale: { ...sale, capacity: null } }, iso());
+      expect(await stores.events.takeTickets(event.id, 2, null)).toBe(true);
+      await stores.events.updateEvent(event.id, { sale: { ...sale, open: false } }, iso());
+      expect(await stores.events.takeTickets(event.id, 1, 5)).toBe(false);
+      await expect(stores.events.takeTickets('missing', 1, 5)).rejects.toBeInstanceOf(NotFound);
+    });
+
     it('keeps an event\'s denyUntil at its latest value, and reports it with the event\'s access state', async () => {
       const event = sampleEvent();
       await stores.events.createEvent(event);

@@ -101,6 +101,19 @@ export class MemoryEventStore implements EventStore {
     if (!stored.record.denyUntil || stored.record.denyUntil < until) stored.record.denyUntil = until;
   }
 
+  async takeTickets(id: string, quantity: number, capacity: number | null): Promise<boolean> {
+    const { record } = this.liveEvent(id);
+    const taken = record.ticketsTaken ?? 0;
+    if (!record.sale?.open || record.sale.capacity !== capacity || (capacity !== null && taken + quantity > capacity)) return false;
+    record.ticketsTaken = taken + quantity;
+    return true;
+  }
+
+  async releaseTickets(id: string, quantity: number): Promise<void> {
+    const stored = this.events.get(id);
+    if (stored && !stored.deleted) stored.record.ticketsTaken = (stored.record.ticketsTaken ?? 0) - quantity;
+  }
+
   async addToCodeCount(eventId: string, delta: number): Promise<void> {
     this.liveEvent(eventId).record.tokenCount += delta;
   }

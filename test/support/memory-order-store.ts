@@ -1,4 +1,4 @@
-import type { OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../../functions/domain/order-store';
+import type { CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../../functions/domain/order-store';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 import { copy } from './memory-records';
 
@@ -8,6 +8,7 @@ const listingOrder = (order: OrderRecord) => `${order.createdAt}#${order.id}`;
 export class MemoryOrderStore implements OrderStore {
   private readonly orders = new Map<string, OrderRecord>();
   private readonly payments = new Map<string, string>();
+  private readonly checkouts = new Map<string, CheckoutRecord>();
 
   async createOrder(order: OrderRecord): Promise<{ created: boolean; order: OrderRecord }> {
     const existing = this.orders.get(order.id);
@@ -43,6 +44,22 @@ export class MemoryOrderStore implements OrderStore {
 
   async orderOfPayment(paymentRef: string): Promise<string | null> {
     return this.payments.get(paymentRef) ?? null;
+  }
+
+  async createCheckout(checkout: CheckoutRecord): Promise<void> {
+    if (!this.checkouts.has(checkout.sessionId)) this.checkouts.set(checkout.sessionId, copy(checkout));
+  }
+
+  async getCheckout(sessionId: string): Promise<CheckoutRecord | null> {
+    const checkout = this.checkouts.get(sessionId);
+    return checkout ? copy(checkout) : null;
+  }
+
+  async moveCheckout(checkout: Omit<CheckoutRecord, 'status' | 'updatedAt'>, from: readonly (CheckoutStatus | 'absent')[], to: CheckoutStatus, now: string): Promise<boolean> {
+    const existing = this.checkouts.get(checkout.sessionId);
+    if (!from.includes(existing ? existing.status : 'absent')) return false;
+    this.checkouts.set(checkout.sessionId, { ...copy(checkout), ...existing, status: to, updatedAt: now });
+    return true;
   }
 
   /** The cursor names its event and the last order shown (`createdAt#id`). */

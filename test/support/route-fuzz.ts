@@ -38,6 +38,9 @@ export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close()
       JOBS_QUEUE_URL: queueUrl,
       ORDER_WEBHOOK_SECRET: 'a secret the fuzz never signs with',
       STRIPE_WEBHOOK_SECRET: 'whsec_the_fuzz_never_signs_with',
+      // Its event is not on sale: a checkout is refused before it would reach Stripe (nothing listens here).
+      STRIPE_SECRET_KEY: 'sk_test_the_fuzz_never_reaches_stripe',
+      STRIPE_API_URL: 'http://127.0.0.1:9',
     },
     { sqsEndpoint: aws.endpoint },
   );

@@ -8,6 +8,7 @@ import {
   Conflict,
   ExportsNotConfigured,
   ExportTooLarge,
+  PaymentsUnavailable,
   Contended,
   InvalidCursor,
   InvalidInput,
@@ -71,6 +72,11 @@ const answered = [
     [new Conflict('preview-of-inactive-event'), 409, { error: 'Event is deactivated: activate it to preview the stream' }],
     [new ExportTooLarge('x'), 413, { error: 'More than 20,000 codes: export them in the background with POST /api/admin/events/:id/tokens/export' }],
     [new ExportsNotConfigured('x'), 503, { error: 'Exports are not configured' }],
+    // Checkout.
+    [new Conflict('sold-out'), 409, { error: 'sold out' }],
+    [new Conflict('not-on-sale'), 409, { error: 'This event is not on sale' }],
+    [new NotFound('checkout'), 404, { error: 'Checkout not found' }],
+    [new PaymentsUnavailable(false), 502, { error: 'The payment provider is unavailable: try again in a moment' }],
     // Sign-in.
     [new NotSignedIn(), 401, { error: 'Authentication required', reason: 'no-session' }],
     [new NotSignedIn('account-changed'), 401, { error: 'Authentication required', reason: 'account-changed' }],

@@ -8,6 +8,7 @@ import {
   EVENT_FIELDS,
   eventInputFromForm,
   filterEvents,
+  formFieldError,
   parseFieldError,
   plural,
   secondsLeft,
@@ -23,6 +24,11 @@ const form = (overrides: Partial<EventFormValues> = {}): EventFormValues => ({
   endsAt: '2026-12-01T21:00',
   accessWindowHours: '24',
   posterUrl: '',
+  saleOpen: 'false',
+  salePrice: '',
+  saleCurrency: 'EUR',
+  saleCapacity: '',
+  saleMaxPerOrder: '10',
   ...overrides,
 });
 
@@ -36,9 +42,28 @@ describe('event form', () => {
       endsAt: new Date('2026-12-01T21:00').toISOString(),
       accessWindowHours: 24,
       posterUrl: null,
+      sale: null,
     });
     // No origin stream URL: nothing uses it, so the form neither asks for it nor overwrites a stored one.
     expect(input).not.toHaveProperty('streamUrl');
+  });
+
+  it('puts the event on sale with a price, in the currency\'s minor unit; an empty price sells elsewhere', () => {
+    expect(eventInputFromForm(form({ saleOpen: 'true', salePrice: '15.5', saleCurrency: 'usd', saleCapacity: '200', saleMaxPerOrder: '4' })).input?.sale).toEqual({
+      open: true,
+      priceMinor: 1550,
+      currency: 'usd',
+      capacity: 200,
+      maxPerOrder: 4,
+    });
+    expect(eventInputFromForm(form({ salePrice: '1500', saleCurrency: 'JPY' })).input?.sale).toEqual({ open: false, priceMinor: 1500, currency: 'jpy', capacity: null, maxPerOrder: 10 });
+    expect(eventInputFromForm(form({ saleOpen: 'true', salePrice: '15.999', saleCurrency: 'EURO', saleCapacity: '0', saleMaxPerOrder: '21' })).errors).toEqual({
+      salePrice: expect.any(String),
+      saleCurrency: 'Enter a currency code such as EUR or USD.',
+      saleCapacity: expect.any(String),
+      saleMaxPerOrder: 'Enter 1 to 20 tickets.',
+    });
+    expect(formFieldError('sale.priceMinor: must be at least 1')).toBe('salePrice: must be at least 1');
   });
 
   it('defaults the access window to 48 hours', () => {

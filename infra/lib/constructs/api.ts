@@ -56,7 +56,7 @@ export const STAFF_TABLE_ACCESS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyna
 
 /** What each area's handler does to the table (the stores, functions/adapters/dynamo-*-store.ts), nothing more. */
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
-  // validate, refresh, heartbeat, release, status: reads, rate-limit and presence counters, the session claim;
+  // validate, refresh, heartbeat, release, status, sale: reads, rate-limit and presence counters, the session claim;
   // the order webhook: a refund finds the order's codes by id, an activation race copies the flag onto an event's codes.
   public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['byTokenId', 'codesByEvent'] },
   // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, audit, live sessions.
@@ -88,10 +88,11 @@ export const ROUTE_THROTTLES: Record<string, { rateLimit: number; burstLimit: nu
 /**
  * Areas that create items besides the admin's, and only under these partition keys: the ingest's
  * reports in the audit log (a publish started, stopped, taken over or refused: `AUDIT#<eventId>`), and
- * the order webhooks' orders, the codes they issue, Stripe's payments (for their refunds) and their audit entries.
+ * the order webhooks' orders, the codes they issue, Stripe's payments (for their refunds), the checkouts
+ * holding tickets (`CHECKOUT#<session id>`) and their audit entries.
  */
 export const ITEM_CREATORS: Partial<Record<Area, string[]>> = {
-  public: ['AUDIT#*', 'CODE#*', 'ORDER#*', 'PAYMENT#*'],
+  public: ['AUDIT#*', 'CHECKOUT#*', 'CODE#*', 'ORDER#*', 'PAYMENT#*'],
   internal: ['AUDIT#*'],
   'rtmp-callback': ['AUDIT#*'],
 };
@@ -130,7 +131,8 @@ export class Api extends Construct {
     };
     // Only what each handler reads (functions/config/api-config.ts).
     const specific: Record<Area, Record<string, string>> = {
-      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn },
+      // SITE_ORIGIN: where a checkout's buyer returns (its requests reach the function under API Gateway's host).
+      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn, SITE_ORIGIN: props.playbackBaseUrl },
       admin: {
         INGEST_RTMP_URL: props.ingestRtmpUrl,
         INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
@@ -178,7 +180,7 @@ export class Api extends Construct {
         );
       }
       // Least privilege: the admin secret (password hash, session signing secret) is the admin function's alone,
-      // the commerce secret (the order webhook's) the public function's.
+      // the commerce secret (the order webhooks' signing secrets, the Stripe key) the public function's.
       const own = { admin: [props.adminSecret.secretArn], public: [props.commerceSecret.secretArn] } as Partial<Record<Area, string[]>>;
       const secrets = [props.secret.secretArn, ...(own[area] ?? [])];
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));

@@ -32,7 +32,10 @@ export class Data extends Construct {
   readonly secret: secretsmanager.Secret;
   /** `adminPasswordHash` and `adminSessionSecret`: the admin function's alone (least privilege). */
   readonly adminSecret: secretsmanager.Secret;
-  /** `orderWebhookSecret` (shops sign order deliveries with it): the public function's alone. */
+  /**
+   * `orderWebhookSecret` (shops sign order deliveries with it); the organiser adds `stripeSecretKey` and
+   * `stripeWebhookSecret` to sell with Stripe Checkout (README): the public function's alone.
+   */
   readonly commerceSecret: secretsmanager.Secret;
   /** Completes once every field of both secrets exists; readers of a secret at deploy time depend on it. */
   readonly secretReady: CustomResource;
@@ -104,7 +107,7 @@ export class Data extends Construct {
     });
     // Generated at the first deploy; the organiser copies it into the shop's webhook settings (README).
     this.commerceSecret = new secretsmanager.Secret(this, 'CommerceSecret', {
-      description: 'Stagedoor commerce: orderWebhookSecret (read by the public function only)',
+      description: 'Stagedoor commerce: orderWebhookSecret, stripeSecretKey, stripeWebhookSecret (read by the public function only)',
       generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'orderWebhookSecret', passwordLength: 48, excludePunctuation: true },
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -14,7 +14,7 @@ import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityP
 export const MEDIA_GUARD_FILE = repoPath('edge/validate-request.js');
 export const DIRECTORY_INDEX_FILE = repoPath('infra/edge/directory-index.js');
 
-/** The longest any API response may be kept by CloudFront: the event status's `s-maxage` (functions/handlers/public.ts). */
+/** The longest any API response may be kept by CloudFront: the event status's and sale's `s-maxage` (functions/handlers/public.ts). */
 export const API_MAX_SHARED_CACHE_SECONDS = 5;
 
 /**
@@ -85,15 +85,15 @@ export class Delivery extends Construct {
     });
 
     // The API is cached only where a response allows it: every route answers `Cache-Control: no-store`
-    // except the public event status (`s-maxage=5`, polled by every waiting page: a million pages cost
-    // the origin a few requests a second per edge instead of 200,000/s). The default TTL is 0, so a
-    // response without the header (API Gateway's own errors) is not cached either. Authorization has
+    // except the public event status and sale (`s-maxage=5`; the status is polled by every waiting page:
+    // a million pages cost the origin a few requests a second per edge instead of 200,000/s). The default
+    // TTL is 0, so a response without the header (API Gateway's own errors) is not cached either. Authorization has
     // to be in the cache key all the same, because CloudFront forwards it no other way (origin request
     // policies may not name it, and AllViewer would also send Host, which API Gateway rejects). Cookies
     // and query strings are in the key too, so a cached answer only ever goes to callers that sent the
     // same ones (waiting pages send none).
     const apiCachePolicy = new cloudfront.CachePolicy(this, 'ApiCache', {
-      comment: 'Stagedoor API: cached only as responses allow (event status s-maxage=5; the rest no-store)',
+      comment: 'Stagedoor API: cached only as responses allow (event status and sale s-maxage=5; the rest no-store)',
       minTtl: Duration.seconds(0),
       defaultTtl: Duration.seconds(0),
       maxTtl: Duration.seconds(API_MAX_SHARED_CACHE_SECONDS),

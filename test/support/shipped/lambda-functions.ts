@@ -90,6 +90,8 @@ export class LambdaService {
     private readonly values: StackValues,
     private readonly assembly: CloudAssembly,
     private readonly endpoint: AwsEndpoint,
+    /** The stand-in of Stripe's API (local/stripe-fake.ts), where the functions' Stripe SDK is sent (`STRIPE_API_URL`). */
+    private readonly stripeApiUrl: string,
   ) {}
 
   /** Takes AWS::Lambda::Function `id` into service (the process starts on its first invocation). */
@@ -236,9 +238,11 @@ export class LambdaService {
       TZ: ':UTC',
       LANG: 'en_US.UTF-8',
       PATH: '/usr/local/bin:/usr/bin:/bin',
-      // The stand-ins of AWS's endpoints (the only variables the template does not give).
+      // The stand-ins of AWS's endpoints and of Stripe's API (the only variables the template does not give).
       AWS_ENDPOINT_URL: this.endpoint.url,
       AWS_ENDPOINT_URL_CLOUDFRONT_KEYVALUESTORE: this.endpoint.hostUrl,
+      // Stripe's, outside AWS: no test reaches the internet.
+      STRIPE_API_URL: this.stripeApiUrl,
     };
     const child = fork(HOST, [], { cwd: fn.assetDir, env, execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     const pending = new Map<string, Pending>();

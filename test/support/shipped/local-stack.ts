@@ -56,11 +56,11 @@ export interface ClientConfig {
  * custom resources run; `{{resolve:secretsmanager:…}}` and ECS task secrets are read when their
  * resource is created.
  */
-export async function deployLocally(assembly: CloudAssembly, stores: { dynamodb: string; s3: string }): Promise<LocalStack> {
+export async function deployLocally(assembly: CloudAssembly, stores: { dynamodb: string; s3: string; stripeApi: string }): Promise<LocalStack> {
   const values = new StackValues(assembly.template, assembly.stackName);
   const iam = new IamModel(values);
   const endpoint = await startAwsEndpoint({ iam, dynamodb: stores.dynamodb, s3: stores.s3 });
-  const lambda = new LambdaService(values, assembly, endpoint);
+  const lambda = new LambdaService(values, assembly, endpoint, stores.stripeApi);
   const deployerClient = <T>(make: (config: ClientConfig) => T) =>
     make({ endpoint: endpoint.url, region: LOCAL_ACCOUNT.region, credentials: endpoint.credentialsFor(DEPLOYER) });
   const dynamodb = new DynamoDBClient({ endpoint: stores.dynamodb, region: LOCAL_ACCOUNT.region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });

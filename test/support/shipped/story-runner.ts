@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { repoPath } from '../../../infra/lib/paths';
 import type { CloudFrontRequest, EdgeHandler } from '../../../local/media-edge-runtime';
+import type { StripeFake } from '../../../local/stripe-fake';
 import { call, type HttpResult } from '../http';
 import { outcomeOf, type Outcome } from '../validator-cases';
 import type { HttpApiStandIn } from './api-gateway';
@@ -56,6 +57,8 @@ export class StoryContext {
     readonly gateway: HttpApiStandIn,
     readonly distribution: DistributionStandIn,
     readonly adminPassword: string,
+    /** The stand-in of Stripe's API: its sessions, and its "Pay" button. */
+    readonly stripe: StripeFake,
   ) {
     this.siteOrigin = `https://${distribution.domainName}`;
   }

@@ -63,6 +63,9 @@ const NO_SENDER = /^no sender address: set the stack parameter TicketEmailSender
 
 const codeOf = (s: StoryContext, i: number) => s.state.codes[i] as { id: string; code: string };
 
+/** What the organiser puts in the commerce secret for Stripe, and what the stand-in of Stripe's API checks and signs with. */
+export const SHIPPED_STRIPE = { secretKey: 'sk_test_verify_shipped', webhookSecret: 'whsec_verify_shipped_endpoint_secret' };
+
 export const STORIES: RouteStory[] = [
   // Sign-in: the owner with the password set by infra/scripts/set-admin-password.ts, then two-factor.
   story('POST /api/admin/login', async (s) => {
@@ -385,9 +388,42 @@ export const STORIES: RouteStory[] = [
     await s.edge('a long-lived URL after its session was released', playbackUrl, 403);
   }),
 
+  // Tickets sold on the site: the organiser adds the Stripe key and the endpoint's signing secret to the commerce
+  // secret (before the public function first reads it: it keeps what it read for 5 minutes), and puts an event on sale.
+  story('POST /api/checkout', async (s) => {
+    const sale = { open: true, priceMinor: 1200, currency: 'eur', capacity: 1, maxPerOrder: 1 };
+    const event = await s.admin('POST', '/api/admin/events', { title: 'Verify sale', startsAt: new Date(Date.now() + 3600_000).toISOString(), endsAt: new Date(Date.now() + 7200_000).toISOString(), sale }, 201);
+    s.state.saleEventId = event.id;
+    const buy = (email: string) => s.site('POST', '/api/checkout', { json: { eventId: event.id, email, quantity: 1 }, from: s.client() });
+    await s.setSecretField('CommerceSecretArn', 'stripeSecretKey', SHIPPED_STRIPE.secretKey);
+    await s.setSecretField('CommerceSecretArn', 'stripeWebhookSecret', SHIPPED_STRIPE.webhookSecret);
+    const { url } = s.expect(await buy('buyer@example.com'), 200, 'a checkout');
+    const session = s.stripe.sessions().find((entry) => entry.url === url);
+    s.check(session?.success_url === `${s.siteOrigin}/?event=${event.id}&checkout={CHECKOUT_SESSION_ID}`, `the session returns to the site: ${JSON.stringify(session)}`);
+    s.check(s.expect(await buy('late@example.com'), 409, 'a checkout of a sold-out event').error === 'sold out', 'sold out');
+    s.state.checkoutSession = session!.id;
+  }),
+  // The box office's view of that sale: its one ticket taken by the checkout above.
+  story('GET /api/events/{id}/sale', async (s) => {
+    const shown = await s.site('GET', `/api/events/${s.state.saleEventId}/sale`);
+    const { title, sale } = s.expect(shown, 200, 'the sale');
+    s.check(title === 'Verify sale' && sale?.open === true && sale.soldOut === true, `the sale, sold out: ${JSON.stringify(shown.body)}`);
+    s.check(shown.headers['cache-control'] === 'public, max-age=0, s-maxage=5', `the sale may be cached 5 s: ${shown.headers['cache-control']}`);
+    s.expect(await s.site('GET', '/api/events/nosuchevent/sale'), 404, 'the sale of an unknown event');
+  }),
+  story('GET /api/checkout/{sessionId}', async (s) => {
+    const status = () => s.site('GET', `/api/checkout/${s.state.checkoutSession}`);
+    s.check(s.expect(await status(), 200, 'the checkout before payment').status === 'pending', 'pending before payment');
+    // The stand-in's "Pay": Stripe's signed checkout.session.completed, through the distribution.
+    await s.stripe.pay(s.state.checkoutSession);
+    const paid = s.expect(await status(), 200, 'the checkout once paid');
+    s.check(paid.status === 'paid' && paid.codes.length === 1, `paid, with its code: ${JSON.stringify(paid)}`);
+    s.expect(await s.site('GET', '/api/checkout/cs_test_nosuchsession'), 404, 'an unknown checkout');
+  }),
+
   // Stripe's events: the organiser adds the endpoint's signing secret to the commerce secret first.
   story('POST /api/webhooks/stripe', async (s) => {
-    const secret = 'whsec_verify_shipped_endpoint_secret';
+    const secret = SHIPPED_STRIPE.webhookSecret;
     const deliver = (event: Record<string, unknown>, signingSecret = secret) => {
       const body = JSON.stringify({ id: `evt_${Date.now()}`, object: 'event', ...event });
       const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: signingSecret });

@@ -90,6 +90,8 @@ export interface EventInput {
   endsAt: string;
   accessWindowHours: number;
   posterUrl: string | null;
+  /** The ticket sale (null: not sold here). */
+  sale: AdminEvent['sale'];
 }
 
 export type EventTransition = 'activate' | 'deactivate' | 'archive' | 'unarchive';

@@ -1,5 +1,6 @@
 /** Words the console shows for API values, and the pure rules behind its forms. Unit-tested. */
 import { formatDateTime, fromDateTimeLocal } from '../shared/time';
+import { currencyDigits } from '../shared/currency';
 import type { AdminEvent, AuditEntry, EventInput, EventStatus, Role, CodeFilter, CodeStatus } from './api';
 import type { SignedOutReason } from '../../../functions/domain/errors';
 
@@ -62,8 +63,50 @@ export const EVENT_FIELDS = [
   'endsAt',
   'accessWindowHours',
   'posterUrl',
+  'saleOpen',
+  'salePrice',
+  'saleCurrency',
+  'saleCapacity',
+  'saleMaxPerOrder',
 ] as const;
 export type EventField = (typeof EVENT_FIELDS)[number];
+
+/** The form field of each field of the API's `sale` (its errors read `sale.priceMinor: …`). */
+const SALE_FIELDS: Record<string, EventField> = { open: 'saleOpen', priceMinor: 'salePrice', currency: 'saleCurrency', capacity: 'saleCapacity', maxPerOrder: 'saleMaxPerOrder' };
+
+/** The API's error with a sale field named as the form names it (`salePrice: must be at least 1`). */
+export function formFieldError(error: string): string {
+  return error.replace(/^sale\.(\w+):/, (whole, field: string) => (SALE_FIELDS[field] ? `${SALE_FIELDS[field]}:` : whole));
+}
+
+/** A price in the currency's minor unit as the form shows it (`1500` EUR → `15.00`). */
+export function priceInput(minor: number, currency: string): string {
+  const digits = currencyDigits(currency) ?? 2;
+  return (minor / 10 ** digits).toFixed(digits);
+}
+
+/**
+ * The sale of the form's "On sale" section: null when no price is given (the event is not sold here),
+ * else the API's `sale` with the price in the currency's minor unit.
+ */
+function saleFromForm(values: EventFormValues, errors: Partial<Record<EventField, string>>): EventInput['sale'] {
+  const price = values.salePrice.trim();
+  const open = values.saleOpen === 'true';
+  if (!price && !open) return null;
+  const currency = values.saleCurrency.trim().toLowerCase() || 'eur';
+  const digits = currencyDigits(currency);
+  if (digits === null || !/^[a-z]{3}$/.test(currency)) errors.saleCurrency = 'Enter a currency code such as EUR or USD.';
+  const places = digits ?? 2;
+  const pattern = places === 0 ? /^\d+$/ : new RegExp(`^\\d+([.,]\\d{1,${places}})?$`);
+  const priceMinor = Math.round(Number(price.replace(',', '.')) * 10 ** places);
+  if (!pattern.test(price) || priceMinor < 1) errors.salePrice = `Enter the price of one ticket, such as ${places === 0 ? '1500' : '15.00'}.`;
+  const capacityText = values.saleCapacity.trim();
+  const capacity = capacityText === '' ? null : Number(capacityText);
+  if (capacity !== null && (!Number.isInteger(capacity) || capacity < 1)) errors.saleCapacity = 'Enter how many tickets to sell in all (at least 1), or leave it empty for no limit.';
+  const maxPerOrder = values.saleMaxPerOrder.trim() === '' ? 10 : Number(values.saleMaxPerOrder);
+  if (!Number.isInteger(maxPerOrder) || maxPerOrder < 1 || maxPerOrder > 20) errors.saleMaxPerOrder = 'Enter 1 to 20 tickets.';
+  return { open, priceMinor, currency, capacity, maxPerOrder };
+}
 
 export type EventFormValues = Record<EventField, string>;
 
@@ -94,6 +137,7 @@ export function eventInputFromForm(
       return null;
     }
   })(values.posterUrl.trim());
+  const sale = saleFromForm(values, errors);
   if (Object.keys(errors).length > 0) return { errors };
   return {
     input: {
@@ -103,6 +147,7 @@ export function eventInputFromForm(
       endsAt: endsAt!,
       accessWindowHours: hours,
       posterUrl,
+      sale,
     },
   };
 }

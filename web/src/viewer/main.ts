@@ -5,6 +5,7 @@ import { addressWithoutCode, codeFormatProblem, normalizeCode, validateErrorMess
 import type { Grant } from './types';
 import { els, setCodeError, showEntry } from './view';
 import { Watch } from './watch';
+import { startBoxOffice } from './box-office';
 
 let watch: Watch | undefined;
 /** The last release on its way: the next code (often the same one) waits for it, or it would find its own session live. */
@@ -19,8 +20,13 @@ function backToEntry(): void {
 
 async function submit(event: SubmitEvent): Promise<void> {
   event.preventDefault();
+  await watchCode(els.code.value);
+}
+
+/** Validates the code and plays it: the code form's path, and the box office's "Watch now". */
+async function watchCode(typed: string): Promise<void> {
   if (els.watch.disabled) return;
-  const code = normalizeCode(els.code.value);
+  const code = normalizeCode(typed);
   const problem = codeFormatProblem(code);
   if (problem) {
     setCodeError(problem);
@@ -61,6 +67,10 @@ function init(): void {
     if (event.persisted && watch) backToEntry();
   });
   showEntry();
+  void startBoxOffice((code) => {
+    els.code.value = code;
+    void watchCode(code);
+  });
 }
 
 init();

@@ -4,7 +4,8 @@
  * drift from what the server sends.
  */
 import type { longLivedPlaybackUrl, refreshPlayback, validateCode } from '../../../functions/domain/viewer-access';
-import type { eventStatusView, viewerEventView } from '../../../functions/domain/views';
+import type { eventSaleView, eventStatusView, viewerEventView } from '../../../functions/domain/views';
+import type { checkoutStatus } from '../../../functions/domain/checkout';
 
 export type { EventStatus } from '../../../functions/domain/event-status';
 export type { RefusalReason } from '../../../functions/domain/errors';
@@ -20,5 +21,11 @@ export type RefreshAnswer = Awaited<ReturnType<typeof refreshPlayback>>;
 /** `POST /api/playback/url` 200: a URL for players that cannot refresh. */
 export type LongLivedUrl = Awaited<ReturnType<typeof longLivedPlaybackUrl>>;
 
+/** `GET /api/checkout/:sessionId` 200: the buyer's order, and its codes once paid. */
+export type CheckoutStatusAnswer = Awaited<ReturnType<typeof checkoutStatus>>;
+
 /** `GET /api/events/:id/status` 200. */
 export type EventStatusAnswer = ReturnType<typeof eventStatusView>;
+
+/** `GET /api/events/:id/sale` 200: the box office's title and sale. */
+export type EventSaleAnswer = ReturnType<typeof eventSaleView>;

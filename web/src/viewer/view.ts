@@ -3,10 +3,12 @@ import { byId, h, replaceChildren } from '../shared/dom';
 import { countdownParts, describeCountdown, formatDate, formatDateTime } from '../shared/time';
 import type { LiveEdgeState } from './player';
 import type { ViewerEvent } from './types';
+import { boxOfficeShown } from './box-office';
 
 export const els = {
   main: byId('main'),
   entry: byId('entry'),
+  boxOffice: byId('box-office'),
   form: byId<HTMLFormElement>('code-form'),
   code: byId<HTMLInputElement>('code'),
   codeError: byId('code-error'),
@@ -38,6 +40,7 @@ export const els = {
 export function showEntry(message = ''): void {
   els.event.hidden = true;
   els.entry.hidden = false;
+  els.boxOffice.hidden = !boxOfficeShown();
   document.title = 'Stagedoor';
   setCodeError(message);
   els.watch.disabled = false;
@@ -52,6 +55,7 @@ export function setCodeError(message: string): void {
 
 export function showEvent(event: ViewerEvent, accessUntil: string): void {
   els.entry.hidden = true;
+  els.boxOffice.hidden = true;
   els.event.hidden = false;
   document.title = `${event.title} · Stagedoor`;
   els.title.textContent = event.title;

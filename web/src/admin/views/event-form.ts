@@ -3,7 +3,7 @@ import { h, replaceChildren } from '../../shared/dom';
 import { asApiError } from '../../shared/http';
 import { toDateTimeLocal } from '../../shared/time';
 import { adminApi, type AdminEvent } from '../api';
-import { adminErrorMessage, EVENT_FIELDS, eventInputFromForm, parseFieldError, type EventField, type EventFormValues } from '../labels';
+import { adminErrorMessage, EVENT_FIELDS, eventInputFromForm, formFieldError, parseFieldError, priceInput, type EventField, type EventFormValues } from '../labels';
 import { hrefOf } from '../router';
 import { alertError, notify } from '../ui';
 
@@ -12,7 +12,12 @@ interface FieldSpec {
   label: string;
   hint?: string;
   control: HTMLInputElement | HTMLTextAreaElement;
+  /** The heading of the form's section this field opens. */
+  opens?: { title: string; text: string };
 }
+
+/** What the form reads of a control: a checkbox's state, any other's value. */
+const valueOf = (control: FieldSpec['control']) => (control instanceof HTMLInputElement && control.type === 'checkbox' ? String(control.checked) : control.value);
 
 export async function renderEventForm(
   main: HTMLElement,
@@ -32,7 +37,8 @@ export async function renderEventForm(
   const form = h(
     'form',
     { className: 'card event-form', novalidate: true },
-    fields.map((field) =>
+    fields.map((field) => [
+      field.opens && [h('h2', { className: 'form-section' }, field.opens.title), h('p', { className: 'hint' }, field.opens.text)],
       h(
         'div',
         { className: `field field-${field.name}` },
@@ -41,7 +47,7 @@ export async function renderEventForm(
         field.hint && h('p', { id: `${field.name}-hint`, className: 'hint' }, field.hint),
         h('p', { id: `${field.name}-error`, className: 'field-error' }),
       ),
-    ),
+    ]),
     h('div', { className: 'actions' }, submit, h('a', { className: 'button', href: cancelHref }, 'Cancel')),
   );
 
@@ -60,7 +66,7 @@ export async function renderEventForm(
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const values = Object.fromEntries(fields.map((field) => [field.name, field.control.value])) as EventFormValues;
+    const values = Object.fromEntries(fields.map((field) => [field.name, valueOf(field.control)])) as EventFormValues;
     const checked = eventInputFromForm(values);
     if (checked.errors) return showErrors(checked.errors);
     showErrors({});
@@ -74,7 +80,7 @@ export async function renderEventForm(
       .catch((thrown: unknown) => {
         const error = asApiError(thrown);
         if (error.status === 400) {
-          const { field, message } = parseFieldError(error.message, EVENT_FIELDS);
+          const { field, message } = parseFieldError(formFieldError(error.message), EVENT_FIELDS);
           const spec = fields.find((candidate) => candidate.name === field);
           // The API says `title: is required`; read it as `Title is required.`
           if (spec) return showErrors({ [spec.name]: /^[a-z]/.test(message) ? `${spec.label} ${message}` : message });
@@ -96,6 +102,7 @@ function buildFields(event: AdminEvent | null): FieldSpec[] {
   const start = event ? new Date(event.startsAt) : nextHour();
   const end = event ? new Date(event.endsAt) : new Date(start.getTime() + 2 * 3_600_000);
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const sale = event?.sale ?? null;
   const input = (name: EventField, attrs: Record<string, unknown>, hint?: string) =>
     h('input', { id: name, name, 'aria-describedby': `${hint ? `${name}-hint ` : ''}${name}-error`, ...attrs });
   return [
@@ -139,6 +146,40 @@ function buildFields(event: AdminEvent | null): FieldSpec[] {
       label: 'Poster image URL',
       hint: 'Shown before the stream starts. Optional.',
       control: input('posterUrl', { type: 'url', value: event?.posterUrl ?? '', placeholder: 'https://' }, 'x'),
+    },
+    {
+      name: 'saleOpen',
+      label: 'On sale now',
+      hint: 'Viewers can buy tickets on the event page. Untick to pause the sale.',
+      control: input('saleOpen', { type: 'checkbox', checked: sale?.open ?? false }, 'x'),
+      opens: {
+        title: 'On sale',
+        text: 'Sell tickets on the viewer page with Stripe Checkout: each buyer gets their codes by email. Leave the price empty to sell elsewhere.',
+      },
+    },
+    {
+      name: 'salePrice',
+      label: 'Price per ticket',
+      hint: 'In the currency below, such as 15.00.',
+      control: input('salePrice', { inputmode: 'decimal', value: sale ? priceInput(sale.priceMinor, sale.currency) : '' }, 'x'),
+    },
+    {
+      name: 'saleCurrency',
+      label: 'Currency',
+      hint: 'A three-letter code: EUR, USD, GBP…',
+      control: input('saleCurrency', { maxlength: 3, autocapitalize: 'characters', value: (sale?.currency ?? 'eur').toUpperCase() }, 'x'),
+    },
+    {
+      name: 'saleCapacity',
+      label: 'Tickets to sell',
+      hint: `How many in all; empty for no limit.${event?.sale ? ` Taken so far (sold or in a checkout): ${event.ticketsTaken}.` : ''}`,
+      control: input('saleCapacity', { type: 'number', min: 1, step: 1, inputmode: 'numeric', value: sale?.capacity === null || !sale ? '' : String(sale.capacity) }, 'x'),
+    },
+    {
+      name: 'saleMaxPerOrder',
+      label: 'Tickets per order',
+      hint: 'The most one buyer may take at once, 1 to 20.',
+      control: input('saleMaxPerOrder', { type: 'number', min: 1, max: 20, step: 1, inputmode: 'numeric', value: String(sale?.maxPerOrder ?? 10) }, 'x'),
     },
   ];
 }

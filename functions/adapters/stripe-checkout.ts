@@ -1,0 +1,63 @@
+import type { CheckoutSessionRequest, CheckoutSessions } from '../domain/checkout';
+import { PaymentsUnavailable } from '../domain/errors';
+import { TICKETS_HELD } from '../domain/stripe-orders';
+import { logger } from './telemetry';
+
+type StripeClient = InstanceType<typeof import('stripe').default>;
+
+/** `STRIPE_API_URL` as the SDK's host options (a local stand-in of Stripe's API: local/stripe-fake.ts). */
+function hostOptions(apiUrl: string | null) {
+  if (!apiUrl) return {};
+  const url = new URL(apiUrl);
+  return { host: url.hostname, port: url.port || (url.protocol === 'https:' ? 443 : 80), protocol: url.protocol === 'http:' ? ('http' as const) : ('https' as const) };
+}
+
+const clients = new Map<string, Promise<StripeClient>>();
+
+/** One client per key (a rotated key gets its own); the SDK is loaded on the first checkout, as for the webhook. */
+function stripeClient(secretKey: string, apiUrl: string | null): Promise<StripeClient> {
+  let client = clients.get(secretKey);
+  if (!client) {
+    // The SDK's retries reuse the request's idempotency key: a retried timeout finds the session the first try made.
+    client = import('stripe').then(({ default: Stripe }) => new Stripe(secretKey, { maxNetworkRetries: 2, timeout: 10_000, ...hostOptions(apiUrl) }));
+    clients.set(secretKey, client);
+  }
+  return client;
+}
+
+/**
+ * Checkout Sessions of Stripe Checkout: one line with its price inline (no product to keep in Stripe),
+ * the buyer's email, and Stagedoor's metadata (`eventId`, `quantity`; `ticketsHeld`: a checkout of ours, holding its
+ * tickets), which the webhook turns into the order (domain/stripe-orders.ts).
+ */
+export function stripeCheckoutSessions(secretKey: string, apiUrl: string | null): CheckoutSessions {
+  return {
+    async create(request: CheckoutSessionRequest) {
+      const stripe = await stripeClient(secretKey, apiUrl);
+      try {
+        const session = await stripe.checkout.sessions.create(
+          {
+            mode: 'payment',
+            line_items: [{ quantity: request.quantity, price_data: { currency: request.currency, unit_amount: request.priceMinor, product_data: { name: request.title } } }],
+            customer_email: request.email,
+            metadata: { eventId: request.eventId, quantity: String(request.quantity), [TICKETS_HELD]: 'true' },
+            success_url: request.successUrl,
+            cancel_url: request.cancelUrl,
+            expires_at: Math.floor(request.expiresAt.getTime() / 1000),
+          },
+          { idempotencyKey: request.idempotencyKey },
+        );
+        if (!session.url) throw new Error(`Stripe answered session ${session.id} without a url`);
+        return { id: session.id, url: session.url };
+      } catch (error) {
+        const { default: Stripe } = await import('stripe');
+        // Stripe's refusals (a bad key, a bad request, its rate limit) made no session; with no answer, Stripe's own failure, or
+        // an answer without a url, the session may exist.
+        const refused = error instanceof Stripe.errors.StripeError && !(error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeAPIError);
+        // The buyer reads "unavailable"; the organiser needs Stripe's reason (a revoked key, a price below Stripe's minimum).
+        logger.error('Stripe did not open a checkout session', { error: error as Error, eventId: request.eventId, maybeCreated: !refused });
+        throw new PaymentsUnavailable(!refused, { cause: error });
+      }
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { startCheckout, type CheckoutSessions } from '../../functions/domain/checkout';
+import { Conflict, PaymentsUnavailable } from '../../functions/domain/errors';
+import { domainFixture } from '../support/domain-fixture';
+
+const onSale = { sale: { open: true, priceMinor: 2000, currency: 'eur', capacity: 5, maxPerOrder: 5 } };
+const request = { ip: '198.51.100.7', siteUrl: 'https://tickets.example.com' };
+const failing = (created: boolean): CheckoutSessions => ({
+  create: async () => {
+    throw new PaymentsUnavailable(created);
+  },
+});
+
+describe('checkout when Stripe fails', () => {
+  it('gives the tickets back when Stripe refused (no session exists)', async () => {
+    const fixture = domainFixture();
+    const { event } = await fixture.eventWithCode({ event: onSale });
+    await expect(startCheckout(fixture.deps, failing(false), { eventId: event.id, email: 'a@example.com', quantity: 3 }, request)).rejects.toBeInstanceOf(PaymentsUnavailable);
+    expect((await fixture.stores.events.getEvent(event.id))!.ticketsTaken).toBe(0);
+  });
+
+  it('keeps them held when Stripe did not answer (a session may exist: its expiry frees them, once)', async () => {
+    const fixture = domainFixture();
+    const { event } = await fixture.eventWithCode({ event: onSale });
+    await expect(startCheckout(fixture.deps, failing(true), { eventId: event.id, email: 'a@example.com', quantity: 3 }, request)).rejects.toBeInstanceOf(PaymentsUnavailable);
+    expect((await fixture.stores.events.getEvent(event.id))!.ticketsTaken).toBe(3);
+    const opened: CheckoutSessions = { create: async () => ({ id: 'cs_test_1', url: 'https://checkout.stripe.com/c/pay/cs_test_1' }) };
+    await expect(startCheckout(fixture.deps, opened, { eventId: event.id, email: 'b@example.com', quantity: 3 }, request)).rejects.toEqual(new Conflict('sold-out'));
+  });
+
+  it('stops selling when the access window is over, whatever the sale says', async () => {
+    const fixture = domainFixture();
+    const { event } = await fixture.eventWithCode({ event: onSale });
+    fixture.advance(30 * 24 * 3600);
+    await expect(startCheckout(fixture.deps, failing(false), { eventId: event.id, email: 'a@example.com', quantity: 1 }, request)).rejects.toEqual(new Conflict('not-on-sale'));
+  });
+});
