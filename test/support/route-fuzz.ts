@@ -26,23 +26,25 @@ export interface FuzzTargets {
 /**
  * What the fuzz aims at: the API on the embedded DynamoDB, with an event and a code that exist and a
  * signed-in admin. The admin's "clear media cache" needs the media server's admin endpoint: a stub that says yes;
- * starting a job needs the jobs queue (on the embedded SQS; no worker runs its steps).
+ * starting a job needs the jobs queue (on the embedded SQS; no worker runs its steps), and an export
+ * its bucket (on the embedded S3).
  */
 export async function startFuzzTarget(): Promise<{ targets: FuzzTargets; close(): Promise<void> }> {
   const mediaAdmin = await httpServer((_body, _req, res) => res.writeHead(204).end());
-  const aws = await startEmbeddedS3({ buckets: [] });
+  const aws = await startEmbeddedS3({ buckets: ['fuzz-exports'] });
   const { queueUrl } = await createJobQueues(aws.endpoint);
   const api = await startApi(
     {
       MEDIA_ADMIN_URL: mediaAdmin.url,
       JOBS_QUEUE_URL: queueUrl,
+      EXPORT_BUCKET: 'fuzz-exports',
       ORDER_WEBHOOK_SECRET: 'a secret the fuzz never signs with',
       STRIPE_WEBHOOK_SECRET: 'whsec_the_fuzz_never_signs_with',
       // Its event is not on sale: a checkout is refused before it would reach Stripe (nothing listens here).
       STRIPE_SECRET_KEY: 'sk_test_the_fuzz_never_reaches_stripe',
       STRIPE_API_URL: 'http://127.0.0.1:9',
     },
-    { sqsEndpoint: aws.endpoint },
+    { sqsEndpoint: aws.endpoint, s3Endpoint: aws.endpoint },
   );
   const event = (
     await api.admin('POST', '/api/admin/events', {
