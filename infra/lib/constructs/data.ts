@@ -8,6 +8,7 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IConstruct } from 'constructs';
 import { staffTableSchema, tableSchema, type TableSchema } from '../../../functions/adapters/table-schema';
 import { AppFunction } from './app-function';
+import { privateBucketProps } from './private-bucket';
 
 export interface DataProps {
   /** Days an event's HLS stays in the media bucket (replays within the access window read it). */
@@ -67,11 +68,7 @@ export class Data extends Construct {
     ]);
 
     this.mediaBucket = new s3.Bucket(this, 'MediaBucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      serverAccessLogsBucket: this.logsBucket,
-      serverAccessLogsPrefix: 'media-bucket/',
+      ...privateBucketProps(this.logsBucket, 'media-bucket/'),
       lifecycleRules: [
         { prefix: 'streams/', expiration: Duration.days(props.mediaRetentionDays) },
         // The recording index (docs/ingest.md) lives as long as the media it lists.

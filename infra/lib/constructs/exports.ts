@@ -5,6 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { EXPORT_FILE_DAYS, EXPORT_PREFIX } from '../../../functions/domain/code-export-job';
+import { privateBucketProps } from './private-bucket';
 
 export interface ExportsProps {
   /** Where the bucket's server access logs go (the stack's access-logs bucket). */
@@ -22,11 +23,7 @@ export class Exports extends Construct {
   constructor(scope: Construct, id: string, props: ExportsProps) {
     super(scope, id);
     this.bucket = new s3.Bucket(this, 'Bucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      serverAccessLogsBucket: props.logsBucket,
-      serverAccessLogsPrefix: 'exports-bucket/',
+      ...privateBucketProps(props.logsBucket, 'exports-bucket/'),
       lifecycleRules: [
         { prefix: EXPORT_PREFIX, expiration: Duration.days(EXPORT_FILE_DAYS) },
         { abortIncompleteMultipartUploadAfter: Duration.days(1) },

@@ -3,6 +3,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
+import { privateBucketProps } from './private-bucket';
 
 export interface WebProps {
   /** Folder produced by `buildWeb()` (web/build.ts): `index.html`, `admin/index.html`, `assets/`. */
@@ -23,11 +24,7 @@ export class Web extends Construct {
     super(scope, id);
 
     this.bucket = new s3.Bucket(this, 'Bucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      serverAccessLogsBucket: props.logsBucket,
-      serverAccessLogsPrefix: 'web-bucket/',
+      ...privateBucketProps(props.logsBucket, 'web-bucket/'),
       // Rebuilt from the repository on every deploy: nothing to keep.
       removalPolicy: RemovalPolicy.DESTROY,
       autoDeleteObjects: true,
