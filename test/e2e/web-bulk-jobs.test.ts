@@ -49,16 +49,8 @@ describe('web: revoking a label and deleting a large event in the background', (
     expect(await revokeAll.isHidden()).toBe(true);
     await page.getByLabel('Sale or list').fill('Presale');
     await page.getByRole('button', { name: 'Find', exact: true }).click();
-    const worker = system.jobWorkerPid()!;
-    const resume = () => {
-      try {
-        process.kill(worker, 'SIGCONT');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-      }
-    };
-    story.atClose(resume);
-    process.kill(worker, 'SIGSTOP');
+    let resume = await system.pauseJobWorker();
+    story.atClose(() => resume());
     await page.getByRole('button', { name: 'Revoke all with the label “Presale”' }).click();
     await confirm('Revoke all with the label “Presale”');
     await poll(() => page.locator('#status').textContent()).toBe('Revoking all with the label “Presale” in the background.');
@@ -78,7 +70,7 @@ describe('web: revoking a label and deleting a large event in the background', (
     expect(presale).toEqual([]);
 
     // Deleting the event: gone from the events at once, its codes deleted in the background.
-    process.kill(worker, 'SIGSTOP');
+    resume = await system.pauseJobWorker();
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await confirm('Delete event');
     await page.getByRole('heading', { name: 'Events' }).waitFor();

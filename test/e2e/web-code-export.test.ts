@@ -41,15 +41,8 @@ describe('web: exporting a large event’s codes', () => {
     await page.getByRole('heading', { name: 'Big night' }).waitFor();
 
     // The worker paused: the job waits where the page can be reloaded under it.
-    const worker = await valueOf('a job worker', () => system.jobWorkerPid());
-    process.kill(worker, 'SIGSTOP');
-    story.atClose(() => {
-      try {
-        process.kill(worker, 'SIGCONT');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-      }
-    });
+    const resume = await system.pauseJobWorker();
+    story.atClose(resume);
     await page.getByRole('button', { name: 'Export CSV' }).click();
     const title = `Exporting ${CODES.toLocaleString('en-US')} codes to CSV`;
     const bar = page.getByRole('progressbar', { name: title });
@@ -63,7 +56,7 @@ describe('web: exporting a large event’s codes', () => {
     await page.locator(`.job-progress[data-job="${jobId}"]`).waitFor();
     expect(await page.locator('.job-progress .job-figures').textContent()).toMatch(new RegExp(`^0 of ${CODES.toLocaleString('en-US')} \\(0 %\\) · `));
 
-    process.kill(worker, 'SIGCONT');
+    resume();
     const download = page.getByRole('button', { name: /^Download Big-night-codes-\d{4}-\d{2}-\d{2}\.csv$/ });
     await download.waitFor({ timeout: 120_000 });
     await poll(() => bar.evaluate((element) => (element as HTMLProgressElement).value)).toBe(CODES);

@@ -48,16 +48,8 @@ describe('web: generating codes in the background', () => {
 
     // Halfway (the worker's first steps done), the worker is paused so that the bar holds still.
     await poll(async () => Number(await bar.evaluate((element) => (element as HTMLProgressElement).value)), 180_000).toBeGreaterThanOrEqual(1000);
-    const worker = system.jobWorkerPid()!;
-    process.kill(worker, 'SIGSTOP');
-    story.atClose(() => {
-      try {
-        process.kill(worker, 'SIGCONT');
-      } catch (error) {
-        // Ended already, with the system around it.
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-      }
-    });
+    const resume = await system.pauseJobWorker();
+    story.atClose(resume);
     // A write the worker had sent may still land: the job holds still once two reads a while apart agree.
     const jobId = (await job.getAttribute('data-job'))!;
     const doneNow = async () => (await system.admin('GET', `/api/admin/jobs/${jobId}`)).job.done as number;
@@ -88,7 +80,7 @@ describe('web: generating codes in the background', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // The worker carries on: when the job is done the bar goes and the list shows the newest page of codes.
-    process.kill(worker, 'SIGCONT');
+    resume();
     await poll(() => page.locator('#status').textContent(), 240_000).toBe('9,000 codes generated.');
     expect(await page.locator('.job-progress').count()).toBe(0);
     const shown = () => page.locator('tr[data-code]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-code')!));

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { call } from './http';
+import { valueOf } from './wait';
 
 export interface LocalSystem {
   /** URLs from the `ready` line: `api`, `media`, `rtmp`, and whatever else it prints. */
@@ -20,6 +21,8 @@ export interface LocalSystem {
   admin(method: string, path: string, json?: unknown): Promise<any>;
   /** The pid of the background-job worker the system runs as a child process, or null while none runs. */
   jobWorkerPid(): number | null;
+  /** Pauses the job worker (SIGSTOP, once one runs); the function returned lets it go on (a worker gone meanwhile is no error). */
+  pauseJobWorker(): Promise<() => void>;
   stop(): Promise<void>;
 }
 
@@ -98,6 +101,7 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
     // A CSV export is text.
     return res.body ?? res.text;
   };
+  const jobWorkerPid = () => childrenOf(child.pid!, 'job-worker.ts')[0] ?? null;
   return {
     urls,
     adminPassword,
@@ -106,7 +110,18 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
     pid: child.pid!,
     output: () => output,
     admin,
-    jobWorkerPid: () => childrenOf(child.pid!, 'job-worker.ts')[0] ?? null,
+    jobWorkerPid,
+    async pauseJobWorker() {
+      const worker = await valueOf('a job worker', jobWorkerPid);
+      process.kill(worker, 'SIGSTOP');
+      return () => {
+        try {
+          process.kill(worker, 'SIGCONT');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+        }
+      };
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
