@@ -71,6 +71,9 @@ describe('web: the audience of a show', () => {
     // --- The series: a complete minute with all five watching (the last minute shows once everyone in it has beaten).
     const report = () => system.admin('GET', `/api/admin/events/${event.id}/audience`);
     await poll(async () => Math.max(0, ...(await report()).series.map((point: { viewers: number }) => point.viewers)), 75_000).toBe(5);
+    // The recorder follows the table's stream, and a stall reaches it with the viewer's next heartbeat after it.
+    type Point = { viewers: number; stallRatio: number | null };
+    await poll(async () => (await report()).series.some((point: Point) => point.viewers > 0 && (point.stallRatio ?? 0) > 0), 75_000).toBe(true);
     const audience = await report();
     expect(audience.totals).toMatchObject({ peakViewers: 5, uniqueCodes: 5 });
     const watched = audience.series.filter((point: { viewers: number }) => point.viewers > 0);
@@ -80,8 +83,9 @@ describe('web: the audience of a show', () => {
     expect(watched.some((point: { startupMsP50: number | null }) => point.startupMsP50 !== null && point.startupMsP50 > 0)).toBe(true);
 
     // --- The throttled ticket, and only it, has trouble; its record says how it went.
-    const trouble = await system.admin('GET', `/api/admin/events/${event.id}/audience/trouble`);
-    expect(trouble.tickets.map((ticket: { code: string }) => ticket.code)).toEqual([codes[4]]);
+    const troubleList = () => system.admin('GET', `/api/admin/events/${event.id}/audience/trouble`);
+    await poll(async () => (await troubleList()).tickets.map((ticket: { code: string }) => ticket.code), 75_000).toEqual([codes[4]]);
+    const trouble = await troubleList();
     expect(trouble.tickets[0]).toMatchObject({ reason: 'stalls', sessions: 1, devices: [expect.stringMatching(/^Chrome on Linux$/)] });
     expect(trouble.tickets[0].worstStallRatio).toBeGreaterThan(0.05);
 
