@@ -8,14 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient, s3Client, sqsClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { s3ExportFiles } from '../../functions/adapters/s3-export-files';
-import { SqsJobQueue } from '../../functions/adapters/sqs-job-queue';
 import type { ExportFiles } from '../../functions/domain/export-files';
-import { JOB_WORKER } from '../../functions/domain/job-worker-settings';
-import { createJobWorker } from '../../functions/handlers/job-worker';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
-import { startSqsEventSource, type SqsEventSource } from '../../local/sqs-event-source';
+import type { SqsEventSource } from '../../local/sqs-event-source';
 import { startApi, type ApiHarness } from '../support/api-harness';
+import { startTestJobWorker } from '../support/test-job-worker';
 import { valueOf } from '../support/wait';
 
 const BUCKET = 'stagedoor-exports';
@@ -43,23 +41,9 @@ beforeAll(async () => {
       return tag;
     },
   };
-  const queue = new SqsJobQueue(sqs, queues.queueUrl);
-  worker = startSqsEventSource({
-    client: sqs,
-    queueUrl: queues.queueUrl,
-    handler: createJobWorker({
-      stores: dynamoStores(dynamoDocumentClient(connection), api.wiring.config.tableName),
-      queue,
-      retryIn: (receiptHandle, seconds) => queue.retryIn(receiptHandle, Math.min(seconds, 1)),
-      now: () => new Date(),
-      exportFiles: dying,
-    }),
-    batchSize: JOB_WORKER.batchSize,
-    maxConcurrency: JOB_WORKER.maxConcurrency,
-    timeoutSeconds: JOB_WORKER.timeoutSeconds,
-    onTimeout: () => {
-      throw new Error('a job step outran the worker timeout');
-    },
+  worker = startTestJobWorker(sqs, queues.queueUrl, {
+    stores: dynamoStores(dynamoDocumentClient(connection), api.wiring.config.tableName),
+    exportFiles: dying,
   });
 }, 60_000);
 

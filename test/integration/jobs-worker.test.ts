@@ -10,14 +10,12 @@ import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand,
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient, sqsClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
-import { SqsJobQueue } from '../../functions/adapters/sqs-job-queue';
 import type { CodeStore } from '../../functions/domain/code-store';
-import { JOB_WORKER } from '../../functions/domain/job-worker-settings';
-import { createJobWorker } from '../../functions/handlers/job-worker';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
-import { startSqsEventSource, type SqsEventSource } from '../../local/sqs-event-source';
+import type { SqsEventSource } from '../../local/sqs-event-source';
 import { startApi, type ApiHarness } from '../support/api-harness';
+import { startTestJobWorker } from '../support/test-job-worker';
 import { allEventCodes } from '../support/code-pages';
 import { call } from '../support/http';
 import { valueOf } from '../support/wait';
@@ -49,25 +47,7 @@ beforeAll(async () => {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  const queue = new SqsJobQueue(sqs, queues.queueUrl);
-  const handler = createJobWorker({
-    stores: { ...stores, codes },
-    queue,
-    // The backoff's pauses shortened to a second at most: the tries and their count are the same.
-    retryIn: (receiptHandle, seconds) => queue.retryIn(receiptHandle, Math.min(seconds, 1)),
-    now: () => new Date(),
-  });
-  worker = startSqsEventSource({
-    client: sqs,
-    queueUrl: queues.queueUrl,
-    handler,
-    batchSize: JOB_WORKER.batchSize,
-    maxConcurrency: JOB_WORKER.maxConcurrency,
-    timeoutSeconds: JOB_WORKER.timeoutSeconds,
-    onTimeout: () => {
-      throw new Error('a job step outran the worker timeout');
-    },
-  });
+  worker = startTestJobWorker(sqs, queues.queueUrl, { stores: { ...stores, codes } });
 }, 60_000);
 
 afterAll(async () => {

@@ -1,0 +1,25 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsJobQueue } from '../../functions/adapters/sqs-job-queue';
+import { JOB_WORKER } from '../../functions/domain/job-worker-settings';
+import { createJobWorker, type JobWorkerDeps } from '../../functions/handlers/job-worker';
+import { startSqsEventSource, type SqsEventSource } from '../../local/sqs-event-source';
+
+/**
+ * The job worker's handler behind the local SQS event source, with the shipped settings (batch,
+ * concurrency, timeout) and the backoff's pauses shortened to a second at most: the tries and
+ * their count are the same.
+ */
+export function startTestJobWorker(sqs: SQSClient, queueUrl: string, deps: Omit<JobWorkerDeps, 'queue' | 'retryIn' | 'now'>): SqsEventSource {
+  const queue = new SqsJobQueue(sqs, queueUrl);
+  return startSqsEventSource({
+    client: sqs,
+    queueUrl,
+    handler: createJobWorker({ ...deps, queue, retryIn: (receiptHandle, seconds) => queue.retryIn(receiptHandle, Math.min(seconds, 1)), now: () => new Date() }),
+    batchSize: JOB_WORKER.batchSize,
+    maxConcurrency: JOB_WORKER.maxConcurrency,
+    timeoutSeconds: JOB_WORKER.timeoutSeconds,
+    onTimeout: () => {
+      throw new Error('a job step outran the worker timeout');
+    },
+  });
+}
