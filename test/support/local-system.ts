@@ -52,43 +52,78 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
   const adminPassword = `pw-${randomBytes(8).toString('hex')}`;
   const internalApiKey = `ik-${randomBytes(16).toString('hex')}`;
   const orderWebhookSecret = `ow-${randomBytes(16).toString('hex')}`;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
-    cwd: options.root ?? root,
-    env: {
-      ...process.env,
-      API_PORT: '0',
-      MEDIA_PORT: '0',
-      RTMP_PORT: '0',
-      MAIL_PORT: '0',
-      DATA_DIR: 'memory',
-      LOG_LEVEL: 'warn',
-      ADMIN_PASSWORD: adminPassword,
-      INTERNAL_API_KEY: internalApiKey,
-      ORDER_WEBHOOK_SECRET: orderWebhookSecret,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const launch = () =>
+    spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+      cwd: options.root ?? root,
+      env: {
+        ...process.env,
+        API_PORT: '0',
+        MEDIA_PORT: '0',
+        RTMP_PORT: '0',
+        MAIL_PORT: '0',
+        DATA_DIR: 'memory',
+        LOG_LEVEL: 'warn',
+        ADMIN_PASSWORD: adminPassword,
+        INTERNAL_API_KEY: internalApiKey,
+        ORDER_WEBHOOK_SECRET: orderWebhookSecret,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  // Free ports are picked before they are bound, so a parallel suite can take one in between; such a
+  // start is tried again (a few times) on newly picked ports, never on ports the test chose.
+  const portsPicked = !['API_PORT', 'MEDIA_PORT', 'RTMP_PORT', 'MAIL_PORT'].some((name) => name in env);
+  for (let attempt = 1; ; attempt += 1) {
+    const child = launch();
+    try {
+      const started = await untilReady(child);
+      return withClient(child, started, { adminPassword, internalApiKey, orderWebhookSecret });
+    } catch (error) {
+      const lostPortRace = error instanceof StartFailed && error.exitCode !== null && /EADDRINUSE/.test(error.output);
+      if (!(portsPicked && lostPortRace && attempt < 3)) throw error;
+    }
+  }
+}
+
+class StartFailed extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number | null,
+    readonly output: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Waits for the `ready` line; the URLs it printed, and the output that keeps growing. */
+function untilReady(child: ChildProcess): Promise<{ urls: Record<string, string>; output: () => string }> {
   let output = '';
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const urls = await new Promise<Record<string, string>>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       // Nothing of a start that never got ready is left running.
       child.kill('SIGKILL');
-      reject(new Error(`local system not ready after 60 s:\n${output}`));
+      reject(new StartFailed(`local system not ready after 60 s:\n${output}`, null, output));
     }, 60_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`local system exited with ${code}:\n${output}`));
+      reject(new StartFailed(`local system exited with ${code}:\n${output}`, code, output));
     });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       output += `${line}\n`;
       if (line.startsWith('ready ')) {
         clearTimeout(timer);
-        resolve(JSON.parse(line.slice('ready '.length)));
+        resolve({ urls: JSON.parse(line.slice('ready '.length)), output: () => output });
       }
     });
   });
+}
+
+function withClient(
+  child: ChildProcess,
+  { urls, output }: { urls: Record<string, string>; output: () => string },
+  { adminPassword, internalApiKey, orderWebhookSecret }: { adminPassword: string; internalApiKey: string; orderWebhookSecret: string },
+): LocalSystem {
   let cookie: string | undefined;
   const admin = async (method: string, path: string, json?: unknown) => {
     if (!cookie) {
@@ -108,7 +143,7 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
     internalApiKey,
     orderWebhookSecret,
     pid: child.pid!,
-    output: () => output,
+    output,
     admin,
     jobWorkerPid,
     async pauseJobWorker() {
