@@ -17,6 +17,9 @@ import { RECORDING_SWEEP_SECONDS } from '../functions/config/recording-sweep-con
 import { parseSigningKeys } from '../functions/domain/signing-keys';
 import { createAudienceRecorderHandler } from '../functions/handlers/audience-recorder';
 import { createRecordingSweepHandler } from '../functions/handlers/recording-sweep';
+import { checkoutSweep } from '../functions/handlers/checkout-sweep';
+import { publicApp } from '../functions/handlers/public';
+import { CHECKOUT_SWEEP_SECONDS } from '../functions/domain/checkout-sweep';
 import { describeError } from '../recording/log';
 import { startEdgeSync } from './edge-sync-triggers';
 import { startMailCatcher } from './mail-catcher';
@@ -95,16 +98,11 @@ async function main(): Promise<void> {
   if (stripe) closers.push(stripe.close);
   const media = await startMediaServer({ port: config.mediaPort, bucket: config.mediaBucket, s3Client: mediaS3, edge });
   closers.push(media.close);
-  // Every minute, as the schedule in AWS: the shows whose ingest died get their final playlists.
-  const sweep = createRecordingSweepHandler({ events: stores.events, recordings: s3RecordingFinalizer(mediaS3, config.mediaBucket) });
-  const sweeping = repeat(
-    () => sweep().then(
-      () => undefined,
-      (error) => void process.stderr.write(`recording sweep: ${describeError(error)}\n`),
-    ),
-    () => RECORDING_SWEEP_SECONDS * 1000,
-  );
-  closers.push(sweeping.stop);
+  // As their schedules in AWS: every minute, the shows whose ingest died get their final playlists; every
+  // five, the checkouts Stripe's webhook left held are settled.
+  const recordingSweep = createRecordingSweepHandler({ events: stores.events, recordings: s3RecordingFinalizer(mediaS3, config.mediaBucket) });
+  closers.push(onSchedule('recording sweep', recordingSweep, RECORDING_SWEEP_SECONDS));
+  closers.push(onSchedule('checkout sweep', checkoutSweep(publicApp(config.apiWiring(standIns))), CHECKOUT_SWEEP_SECONDS));
   // RTMP ingest: the same server as the container, in callback mode against this API, HLS to the local S3.
   const ingest = await startIngestServer({
     listen: { port: config.rtmpPort },
@@ -155,6 +153,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** Runs `task` now and every `seconds` after each run, as an EventBridge schedule would; its failures are printed. */
+function onSchedule(name: string, task: () => Promise<unknown>, seconds: number): () => Promise<void> {
+  const logFailure = (error: unknown) => void process.stderr.write(`${name}: ${describeError(error)}\n`);
+  return repeat(() => task().then(() => undefined, logFailure), () => seconds * 1000).stop;
 }
 
 /**

@@ -52,6 +52,8 @@ export interface StripeFakeOptions {
   webhookSecret: string;
   /** Where events are delivered: the API's `POST /api/webhooks/stripe` (a function: known once the API is up). */
   webhookUrl: string | (() => string);
+  /** The event types the endpoint is subscribed to, as in Stripe's dashboard; every type when absent. */
+  enabledEvents?: readonly string[];
   port?: number;
   host?: string;
 }
@@ -94,7 +96,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-const stripeError = (response: ServerResponse, status: number, type: string, message: string) => sendJson(response, status, { error: { type, message } });
+const stripeError = (response: ServerResponse, status: number, type: string, message: string, code?: string) =>
+  sendJson(response, status, { error: { type, message, ...(code ? { code } : {}) } });
 
 export async function startStripeFake(options: StripeFakeOptions): Promise<StripeFake> {
   const sessions = new Map<string, FakeSession>();
@@ -103,6 +106,7 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
 
   /** Delivers one event as Stripe does: signed, retried while the endpoint does not answer 2xx. */
   async function deliver(type: string, object: unknown): Promise<void> {
+    if (options.enabledEvents && !options.enabledEvents.includes(type)) return;
     const payload = JSON.stringify({ id: newId('evt'), object: 'event', type, created: Math.floor(Date.now() / 1000), livemode: false, data: { object } });
     for (let attempt = 1; ; attempt++) {
       const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: options.webhookSecret });
@@ -120,7 +124,7 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
 
   function session(id: string): FakeSession {
     const found = sessions.get(id);
-    if (!found) throw Object.assign(new Error(`No such checkout.session: '${id}'`), { status: 404 });
+    if (!found) throw Object.assign(new Error(`No such checkout.session: '${id}'`), { status: 404, code: 'resource_missing' });
     return found;
   }
 
@@ -220,7 +224,7 @@ ${open ? `<form method="post"><button type="submit">Pay</button></form>${found.c
         stripeError(response, 404, 'invalid_request_error', `Unrecognized request URL (${request.method}: ${path})`);
       } catch (error) {
         const status = (error as { status?: number }).status ?? 500;
-        stripeError(response, status, status === 500 ? 'api_error' : 'invalid_request_error', (error as Error).message);
+        stripeError(response, status, status === 500 ? 'api_error' : 'invalid_request_error', (error as Error).message, (error as { code?: string }).code);
       }
     })();
   });

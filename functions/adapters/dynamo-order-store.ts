@@ -1,6 +1,7 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../domain/order-store';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
+import { shardOf } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
 
 /**
@@ -8,17 +9,23 @@ import type { DynamoTable, Item } from './dynamo-table';
  * (gsi1pk = `ORDERS#<eventId>`, gsi1sk = `<createdAt>#<id>`, newest first). A sale comes at
  * checkout pace, far below one partition's 1,000 writes/s. A payment's item (`PAYMENT#<ref>`) names the
  * order it paid, for its refund. A checkout's item (`CHECKOUT#<session id>`) holds its tickets until it is paid or
- * expires. Its writes are conditional on the
+ * expires; while held it is in the `byEvent` index under one of a few shards of all checkouts held
+ * (gsi1pk = `CHECKOUTS-HELD#<n>`, gsi1sk = `<createdAt>#<session id>`), which its move out of `held`
+ * removes, so that the sweep finds the held ones its webhook forgot. Its writes are conditional on the
  * status the caller saw; the table's stream hands orders that owe an email to the mailer.
  */
 const orderKey = (id: string) => ({ pk: `ORDER#${id}`, sk: 'ORDER' });
 const paymentKey = (ref: string) => ({ pk: `PAYMENT#${ref}`, sk: 'PAYMENT' });
 const checkoutKey = (sessionId: string) => ({ pk: `CHECKOUT#${sessionId}`, sk: 'CHECKOUT' });
 const listingPk = (eventId: string) => `ORDERS#${eventId}`;
+/** Checkouts start at buyers' pace, across every event: spread so that no partition takes them all. */
+const HELD_SHARDS = 8;
+const heldPk = (shard: number) => `CHECKOUTS-HELD#${shard}`;
+const heldKeys = (checkout: CheckoutRecord) => ({ gsi1pk: heldPk(shardOf(checkout.sessionId, HELD_SHARDS)), gsi1sk: `${checkout.createdAt}#${checkout.sessionId}` });
 const KEY_FIELDS = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
 
 function toCheckout(item: Item): CheckoutRecord {
-  const { pk, sk, entity, ...checkout } = item;
+  const { pk, sk, entity, gsi1pk, gsi1sk, ...checkout } = item;
   return checkout as unknown as CheckoutRecord;
 }
 
@@ -101,7 +108,8 @@ export class DynamoOrderStore implements OrderStore {
   }
 
   async createCheckout(checkout: CheckoutRecord): Promise<void> {
-    await this.table.writeIf({ put: { Item: { ...checkoutKey(checkout.sessionId), entity: 'checkout', ...checkout }, ConditionExpression: 'attribute_not_exists(pk)' } });
+    const held = checkout.status === 'held' ? heldKeys(checkout) : {};
+    await this.table.writeIf({ put: { Item: { ...checkoutKey(checkout.sessionId), entity: 'checkout', ...held, ...checkout }, ConditionExpression: 'attribute_not_exists(pk)' } });
   }
 
   async getCheckout(sessionId: string): Promise<CheckoutRecord | null> {
@@ -126,13 +134,37 @@ export class DynamoOrderStore implements OrderStore {
     const outcome = await this.table.writeIf({
       update: {
         Key: checkoutKey(checkout.sessionId),
-        UpdateExpression: `SET #status = :to, updatedAt = :now, entity = if_not_exists(entity, :entity), ${kept.join(', ')}`,
+        // Out of `held`, out of the sweep's listing.
+        UpdateExpression: `SET #status = :to, updatedAt = :now, entity = if_not_exists(entity, :entity), ${kept.join(', ')}${to === 'held' ? '' : ' REMOVE gsi1pk, gsi1sk'}`,
         ConditionExpression: conditions.join(' OR '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
     });
     return outcome.applied;
+  }
+
+  async listHeldCheckouts(args: { before: string; limit: number }): Promise<CheckoutRecord[]> {
+    const shards = await Promise.all(
+      Array.from({ length: HELD_SHARDS }, async (_, shard) => {
+        const { Items = [] } = await this.table.client.send(
+          new QueryCommand({
+            TableName: this.table.name,
+            IndexName: 'byEvent',
+            KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
+            ExpressionAttributeValues: { ':pk': heldPk(shard), ':before': args.before },
+            Limit: args.limit,
+          }),
+        );
+        return Items as Item[];
+      }),
+    );
+    // Each shard's oldest `limit`: together they hold the oldest `limit` of all.
+    return shards
+      .flat()
+      .sort((a, b) => String(a.gsi1sk).localeCompare(String(b.gsi1sk)))
+      .slice(0, args.limit)
+      .map(toCheckout);
   }
 
   async listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }> {

@@ -59,5 +59,15 @@ export function stripeCheckoutSessions(secretKey: string, apiUrl: string | null)
         throw new PaymentsUnavailable(!refused, { cause: error });
       }
     },
+    async retrieve(sessionId: string) {
+      const stripe = await stripeClient(secretKey, apiUrl);
+      try {
+        return await stripe.checkout.sessions.retrieve(sessionId);
+      } catch (error) {
+        // Any other failure (no answer, a bad key) says nothing of the session: the sweep asks again next run.
+        if (error instanceof Error && (error as { code?: string }).code === 'resource_missing') return null;
+        throw error;
+      }
+    },
   };
 }

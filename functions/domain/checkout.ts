@@ -25,13 +25,22 @@ export interface CheckoutSessionRequest {
   expiresAt: Date;
 }
 
+/** A session as the provider has it now, whole (the object its webhooks carry): `status` is `open`, `complete` or `expired`. */
+export interface ProviderSession {
+  id: string;
+  status: string | null;
+  payment_status: string;
+}
+
 /** The payment provider. `create` throws `PaymentsUnavailable` (`created: false` when it surely made no session). */
 export interface CheckoutSessions {
   create(request: CheckoutSessionRequest): Promise<{ id: string; url: string }>;
+  /** The session now; null when the provider has no such session. */
+  retrieve(sessionId: string): Promise<ProviderSession | null>;
 }
 
 /** Stripe keeps a session open 30 minutes at least: a minute more, so clock drift never makes Stripe refuse it. */
-const CHECKOUT_MINUTES = 31;
+export const CHECKOUT_MINUTES = 31;
 /** Reads of the sale a checkout makes at most when an organiser changes the capacity under it. */
 const TAKE_ATTEMPTS = 3;
 

@@ -85,6 +85,11 @@ export interface OrderStore {
    * often, and however concurrently, Stripe delivers the event that asks for it.
    */
   moveCheckout(checkout: Omit<CheckoutRecord, 'status' | 'updatedAt'>, from: readonly (CheckoutStatus | 'absent')[], to: CheckoutStatus, now: string): Promise<boolean>;
+  /**
+   * Checkouts still `held` that were created before `before`, oldest first, at most `limit`: those whose
+   * session should long have been settled by Stripe's webhook (domain/checkout-sweep.ts asks Stripe about them).
+   */
+  listHeldCheckouts(args: { before: string; limit: number }): Promise<CheckoutRecord[]>;
   /** An event's orders, newest first, `limit` per page; `cursor` is the previous page's `nextCursor` (InvalidCursor otherwise). */
   listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }>;
 }

@@ -11,6 +11,7 @@ import { verifySignature } from '../domain/webhook-signature';
 import { stripeEventOrder } from '../domain/stripe-orders';
 import type { CommerceSecrets } from '../adapters/secrets';
 import type { CheckoutSessions } from '../domain/checkout';
+import type { AuditRecord } from '../domain/audit-log';
 import { verifiedStripeEvent } from '../adapters/stripe-events';
 
 /** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */
@@ -22,17 +23,22 @@ export interface PublicApp extends App {
 
 const AUDIT_OF = { paid: 'order.paid', refunded: 'order.refunded', failed: 'order.failed' } as const;
 
-/** One entry per change of an order (a replay changes nothing, and records nothing). */
-async function auditOutcome(request: ApiRequest<PublicApp>, { order, changed }: OrderOutcome) {
-  if (!changed) return;
-  await auditRequest(request.app, request.event, {
+/** The audit entry of an order's change; null for a replay, which changed nothing and records nothing. */
+export function orderAuditRecord({ order, changed }: OrderOutcome): Omit<AuditRecord, 'clientIp'> | null {
+  if (!changed) return null;
+  return {
     action: AUDIT_OF[changed],
     // `shop` or `stripe`: who reported it.
     actor: order.source,
     eventId: order.eventId,
     target: `order ${order.orderId}`,
     details: { orderId: order.id, email: order.email, quantity: order.quantity, ...(order.failure ? { failure: order.failure } : {}) },
-  });
+  };
+}
+
+async function auditOutcome(request: ApiRequest<PublicApp>, outcome: OrderOutcome) {
+  const record = orderAuditRecord(outcome);
+  if (record) await auditRequest(request.app, request.event, record);
 }
 
 export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {

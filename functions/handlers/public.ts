@@ -1,4 +1,5 @@
-import type { RouteHandler } from '../http/api-types';
+import type { Context } from 'aws-lambda';
+import type { ApiEvent, RouteHandler } from '../http/api-types';
 import { appSource, fromEnvironment, type ApiWiring, type AppSource } from '../http/app';
 import { loadCommerceSecrets } from '../adapters/secrets';
 import { areaHandler } from '../http/area-handler';
@@ -11,6 +12,7 @@ import { eventSaleView, eventStatusView } from '../domain/views';
 import { orderWebhookRoutes, type PublicApp } from './order-webhook';
 import { checkoutRoutes } from './checkout';
 import { stripeCheckoutSessions } from '../adapters/stripe-checkout';
+import { checkoutSweep, isCheckoutSweep, type CHECKOUT_SWEEP_INPUT } from './checkout-sweep';
 
 /**
  * How long shared caches may keep an event's status and its sale: the player polls the status every 5 s
@@ -72,4 +74,9 @@ export const publicRoutes: Record<string, RouteHandler<PublicApp>> = {
   },
 };
 
-export const handler = areaHandler('public', publicRoutes, fromEnvironment(publicApp));
+const source = fromEnvironment(publicApp);
+const http = areaHandler('public', publicRoutes, source);
+const sweep = checkoutSweep(source);
+
+/** API Gateway's requests, and the checkout sweep's schedule (handlers/checkout-sweep.ts). */
+export const handler = (event: ApiEvent | typeof CHECKOUT_SWEEP_INPUT, context: Context) => (isCheckoutSweep(event) ? sweep() : http(event, context));

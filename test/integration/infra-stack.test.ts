@@ -11,6 +11,7 @@ import { ITEM_CREATORS, STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/ap
 import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityPolicy } from '../../web/security-headers';
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
+import { CHECKOUT_SWEEP_INPUT } from '../../functions/handlers/checkout-sweep';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
 import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../functions/domain/job-worker-settings';
 import { EXPORT_FILE_DAYS } from '../../functions/domain/code-export-job';
@@ -369,7 +370,7 @@ describe('least privilege', () => {
 
   it('grants each API function only the table actions its handler uses', () => {
     const expected: Record<Area, { actions: string[]; resources: unknown[] }> = {
-      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('byTokenId'), index('codesByEvent')] },
+      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent')] },
       admin: {
         actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
         resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent'), index('liveSessions')],
@@ -832,6 +833,17 @@ describe('recording sweep', () => {
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionOf('recording-sweep'), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
     });
     expect(resource(functionOf('recording-sweep')).Properties.Timeout).toBeLessThan(60);
+  });
+});
+
+describe('checkout sweep', () => {
+  it("runs in the public function every 5 minutes, with the input its handler tells from API Gateway's requests", () => {
+    s.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Targets: [
+        Match.objectLike({ Arn: { 'Fn::GetAtt': [functionOf('public'), 'Arn'] }, Input: JSON.stringify(CHECKOUT_SWEEP_INPUT), RetryPolicy: { MaximumRetryAttempts: 0 } }),
+      ],
+    });
   });
 });
 

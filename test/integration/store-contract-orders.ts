@@ -100,6 +100,21 @@ export function describeOrderStoreContract(name: string, open: StoreFactory) {
       expect(await stores.orders.getCheckout(unrecorded.sessionId)).toEqual({ ...unrecorded, status: 'paid', updatedAt: at(4) });
     });
 
+    it('lists the checkouts still held, oldest first, until they move out of held', async () => {
+      // Long before every other test's checkouts: the listing is of the whole table.
+      const long = (minutes: number) => new Date(Date.parse('2001-01-01T00:00:00.000Z') + minutes * 60_000).toISOString();
+      const checkouts = [0, 1, 2, 3, 4].map((minute) => ({ sessionId: `cs_test_${randomId(20)}`, eventId: randomId(), email: 'buyer@example.com', quantity: 1, createdAt: long(minute) }));
+      for (const checkout of checkouts.slice(0, 4)) await stores.orders.createCheckout({ ...checkout, status: 'held', updatedAt: checkout.createdAt });
+      await stores.orders.moveCheckout(checkouts[4]!, ['held', 'absent'], 'paid', long(5));
+      const ids = async (before: string, limit = 10) => (await stores.orders.listHeldCheckouts({ before, limit })).map((each) => each.sessionId);
+      expect(await ids(long(3))).toEqual(checkouts.slice(0, 3).map((each) => each.sessionId));
+      expect(await ids(long(10), 2)).toEqual(checkouts.slice(0, 2).map((each) => each.sessionId));
+      expect(await stores.orders.listHeldCheckouts({ before: long(1), limit: 10 })).toEqual([{ ...checkouts[0], status: 'held', updatedAt: checkouts[0]!.createdAt }]);
+      await stores.orders.moveCheckout(checkouts[0]!, ['held'], 'released', long(6));
+      await stores.orders.moveCheckout(checkouts[2]!, ['held'], 'paid', long(6));
+      expect(await ids(long(10))).toEqual([checkouts[1]!.sessionId, checkouts[3]!.sessionId]);
+    });
+
     it("lists an event's orders newest first, in pages, and refuses another listing's cursor", async () => {
       const eventId = randomId();
       const orders = [0, 1, 2, 3, 4].map((i) => order(eventId, i * 1000));

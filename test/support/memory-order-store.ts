@@ -62,6 +62,14 @@ export class MemoryOrderStore implements OrderStore {
     return true;
   }
 
+  async listHeldCheckouts(args: { before: string; limit: number }): Promise<CheckoutRecord[]> {
+    return [...this.checkouts.values()]
+      .filter((checkout) => checkout.status === 'held' && checkout.createdAt < args.before)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      .slice(0, args.limit)
+      .map(copy);
+  }
+
   /** The cursor names its event and the last order shown (`createdAt#id`). */
   async listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }> {
     const after = args.cursor

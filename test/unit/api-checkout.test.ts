@@ -9,6 +9,7 @@ const failing = (created: boolean): CheckoutSessions => ({
   create: async () => {
     throw new PaymentsUnavailable(created);
   },
+  retrieve: async () => null,
 });
 
 describe('checkout when Stripe fails', () => {
@@ -24,7 +25,7 @@ describe('checkout when Stripe fails', () => {
     const { event } = await fixture.eventWithCode({ event: onSale });
     await expect(startCheckout(fixture.deps, failing(true), { eventId: event.id, email: 'a@example.com', quantity: 3 }, request)).rejects.toBeInstanceOf(PaymentsUnavailable);
     expect((await fixture.stores.events.getEvent(event.id))!.ticketsTaken).toBe(3);
-    const opened: CheckoutSessions = { create: async () => ({ id: 'cs_test_1', url: 'https://checkout.stripe.com/c/pay/cs_test_1' }) };
+    const opened: CheckoutSessions = { create: async () => ({ id: 'cs_test_1', url: 'https://checkout.stripe.com/c/pay/cs_test_1' }), retrieve: async () => null };
     await expect(startCheckout(fixture.deps, opened, { eventId: event.id, email: 'b@example.com', quantity: 3 }, request)).rejects.toEqual(new Conflict('sold-out'));
   });
 

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { startCheckout, type CheckoutSessionRequest, type CheckoutSessions, type ProviderSession } from '../../functions/domain/checkout';
+import { settleStaleCheckouts } from '../../functions/domain/checkout-sweep';
+import { orderKeyId } from '../../functions/domain/orders';
+import { stripeEventOrder } from '../../functions/domain/stripe-orders';
+import { domainFixture } from '../support/domain-fixture';
+
+const onSale = { sale: { open: true, priceMinor: 2000, currency: 'eur', capacity: 6, maxPerOrder: 5 } };
+const request = { ip: '198.51.100.7', siteUrl: 'https://tickets.example.com' };
+
+/** Stripe as the sweep sees it: sessions made by `create`, in whatever state the test puts them. */
+function provider() {
+  const sessions = new Map<string, ProviderSession & Record<string, unknown>>();
+  let failing = false;
+  const api: CheckoutSessions = {
+    async create(request: CheckoutSessionRequest) {
+      const id = `cs_test_${sessions.size + 1}`;
+      sessions.set(id, {
+        id,
+        status: 'open',
+        payment_status: 'unpaid',
+        payment_intent: null,
+        metadata: { eventId: request.eventId, quantity: String(request.quantity), ticketsHeld: 'true' },
+        customer_email: request.email,
+        customer_details: null,
+        created: Math.floor(Date.now() / 1000),
+        amount_total: request.priceMinor * request.quantity,
+        currency: request.currency,
+      });
+      return { id, url: `https://checkout.stripe.com/c/pay/${id}` };
+    },
+    async retrieve(id) {
+      if (failing) throw new Error('connect ETIMEDOUT');
+      return sessions.get(id) ?? null;
+    },
+  };
+  return { api, sessions, fail: (value: boolean) => (failing = value) };
+}
+
+describe('the checkout sweep', () => {
+  it("settles the checkouts Stripe's webhook left held, through the webhook's own path, once", async () => {
+    const fixture = domainFixture();
+    const { event } = await fixture.eventWithCode({ event: onSale });
+    const stripe = provider();
+    const buy = async (email: string, quantity: number) => {
+      await startCheckout(fixture.deps, stripe.api, { eventId: event.id, email, quantity }, request);
+      return [...stripe.sessions.values()].at(-1)!;
+    };
+    const abandoned = await buy('a@example.com', 1);
+    const paid = await buy('b@example.com', 2);
+    const open = await buy('c@example.com', 1);
+    const unknown = await buy('d@example.com', 1);
+    const taken = async () => (await fixture.stores.events.getEvent(event.id))!.ticketsTaken;
+    expect(await taken()).toBe(5);
+    // Stripe's side moved on; none of its webhooks reached the API.
+    Object.assign(abandoned, { status: 'expired' });
+    Object.assign(paid, { status: 'complete', payment_status: 'paid', payment_intent: 'pi_test_1', customer_details: { email: 'b@example.com' } });
+    stripe.sessions.delete(unknown.id);
+
+    // Within the session's life and the webhook's grace, Stripe's webhook is still the one to settle them.
+    fixture.advance(40 * 60);
+    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], paid: [], waiting: [], failed: [] });
+
+    fixture.advance(10 * 60);
+    const swept = await settleStaleCheckouts(fixture.deps, stripe.api);
+    expect(swept.released.sort()).toEqual([abandoned.id, unknown.id].sort());
+    expect(swept.waiting).toEqual([open.id]);
+    expect(swept.failed).toEqual([]);
+    expect(swept.paid).toHaveLength(1);
+    expect(swept.paid[0]!).toMatchObject({ changed: 'paid', order: { orderId: paid.id, email: 'b@example.com', quantity: 2 } });
+    const order = (await fixture.stores.orders.getOrder(orderKeyId('stripe', paid.id)))!;
+    expect(order.codes).toHaveLength(2);
+    expect(await fixture.stores.orders.orderOfPayment('pi_test_1')).toBe(order.id);
+    expect((await fixture.stores.orders.getCheckout(paid.id))!.status).toBe('paid');
+    expect(await taken()).toBe(3);
+
+    // Run again, and the webhooks arriving after all: nothing moves twice.
+    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], paid: [], waiting: [open.id], failed: [] });
+    expect(await stripeEventOrder(fixture.deps, { type: 'checkout.session.expired', data: { object: abandoned } })).toEqual({ released: false });
+    expect(await stripeEventOrder(fixture.deps, { type: 'checkout.session.completed', data: { object: paid } })).toMatchObject({ changed: null });
+    expect(await taken()).toBe(3);
+    expect((await fixture.stores.orders.getOrder(order.id))!.codes).toEqual(order.codes);
+  });
+
+  it('leaves a checkout held when Stripe does not answer, and settles it on a later run', async () => {
+    const fixture = domainFixture();
+    const { event } = await fixture.eventWithCode({ event: onSale });
+    const stripe = provider();
+    await startCheckout(fixture.deps, stripe.api, { eventId: event.id, email: 'a@example.com', quantity: 2 }, request);
+    const session = [...stripe.sessions.values()][0]!;
+    Object.assign(session, { status: 'expired' });
+    fixture.advance(50 * 60);
+    stripe.fail(true);
+    const failed = await settleStaleCheckouts(fixture.deps, stripe.api);
+    expect(failed.failed.map((each) => each.sessionId)).toEqual([session.id]);
+    expect((await fixture.stores.events.getEvent(event.id))!.ticketsTaken).toBe(2);
+    stripe.fail(false);
+    expect((await settleStaleCheckouts(fixture.deps, stripe.api)).released).toEqual([session.id]);
+    expect((await fixture.stores.events.getEvent(event.id))!.ticketsTaken).toBe(0);
+  });
+});
