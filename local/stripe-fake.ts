@@ -151,6 +151,10 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
     if (!price?.currency || !price.unit_amount || !form.success_url) throw Object.assign(new Error('line_items[0][price_data] and success_url are required'), { status: 400 });
     const id = newId('cs');
     const created = Math.floor(Date.now() / 1000);
+    // Stripe's rule (a minute's slack for clocks): a session lives 30 minutes at least.
+    if (form.expires_at && Number(form.expires_at) < created + 29 * 60) {
+      throw Object.assign(new Error('The `expires_at` timestamp must be at least 30 minutes from Checkout Session creation.'), { status: 400 });
+    }
     const made: FakeSession = {
       id,
       object: 'checkout.session',

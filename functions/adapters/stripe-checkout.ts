@@ -43,7 +43,7 @@ export function stripeCheckoutSessions(secretKey: string, apiUrl: string | null)
             metadata: { eventId: request.eventId, quantity: String(request.quantity), [TICKETS_HELD]: 'true' },
             success_url: request.successUrl,
             cancel_url: request.cancelUrl,
-            expires_at: Math.floor(request.expiresAt.getTime() / 1000),
+            expires_at: Math.floor(Date.parse(request.expiresAt) / 1000),
           },
           { idempotencyKey: request.idempotencyKey },
         );

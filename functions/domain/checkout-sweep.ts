@@ -1,4 +1,5 @@
-import { CHECKOUT_MINUTES, releaseCheckout, type CheckoutSessions } from './checkout';
+import { CHECKOUT_MINUTES, handOverCheckout, isUnanswered, releaseCheckout, type CheckoutSessionRequest, type CheckoutSessions } from './checkout';
+import { PaymentsUnavailable } from './errors';
 import type { CheckoutRecord } from './order-store';
 import type { OrderOutcome } from './orders';
 import { stripeEventOrder } from './stripe-orders';
@@ -26,6 +27,8 @@ export interface CheckoutSweepOutcome {
   paid: OrderOutcome[];
   /** Sessions still open or awaiting a delayed payment: Stripe's to settle, asked again next run. */
   waiting: string[];
+  /** Sessions found for checkouts whose creation Stripe never answered: their own records hold the tickets now. */
+  found: string[];
   failed: { sessionId: string; error: unknown }[];
 }
 
@@ -38,9 +41,10 @@ export interface CheckoutSweepOutcome {
  */
 export async function settleStaleCheckouts(deps: AccessDeps, sessions: CheckoutSessions): Promise<CheckoutSweepOutcome> {
   const before = new Date(deps.now().getTime() - SETTLE_AFTER_MINUTES * 60_000).toISOString();
-  const outcome: CheckoutSweepOutcome = { released: [], paid: [], waiting: [], failed: [] };
+  const outcome: CheckoutSweepOutcome = { released: [], paid: [], waiting: [], found: [], failed: [] };
   const settle = async (checkout: CheckoutRecord) => {
     try {
+      if (isUnanswered(checkout)) return await settleUnanswered(checkout);
       const session = await sessions.retrieve(checkout.sessionId);
       if (!session) {
         // No such session in this Stripe account: nothing can ever pay it.
@@ -57,6 +61,21 @@ export async function settleStaleCheckouts(deps: AccessDeps, sessions: CheckoutS
     } catch (error) {
       outcome.failed.push({ sessionId: checkout.sessionId, error });
     }
+  };
+  /**
+   * The request sent again, the same, with its idempotency key: Stripe answers the session it made then,
+   * or, having made none, refuses it (its `expires_at` is past now), which proves there is none.
+   */
+  const settleUnanswered = async (checkout: CheckoutRecord & { request: CheckoutSessionRequest }) => {
+    let session: { id: string };
+    try {
+      session = await sessions.create(checkout.request);
+    } catch (error) {
+      if (!(error instanceof PaymentsUnavailable) || error.created) throw error;
+      if (await releaseCheckout(deps, checkout, 'held')) outcome.released.push(checkout.sessionId);
+      return;
+    }
+    if (await handOverCheckout(deps, checkout, session.id)) outcome.found.push(session.id);
   };
   const stale = await deps.stores.orders.listHeldCheckouts({ before, limit: SWEEP_BATCH });
   for (let i = 0; i < stale.length; i += SWEEP_PARALLEL) await Promise.all(stale.slice(i, i + SWEEP_PARALLEL).map(settle));

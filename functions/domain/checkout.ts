@@ -22,7 +22,8 @@ export interface CheckoutSessionRequest {
   /** Where the provider sends the buyer back: `{CHECKOUT_SESSION_ID}` stands for the session's id. */
   successUrl: string;
   cancelUrl: string;
-  expiresAt: Date;
+  /** ISO 8601: the request is kept as it was sent when its answer was lost (it is sent again, the same). */
+  expiresAt: string;
 }
 
 /** A session as the provider has it now, whole (the object its webhooks carry): `status` is `open`, `complete` or `expired`. */
@@ -72,30 +73,40 @@ export async function startCheckout(deps: AccessDeps, sessions: CheckoutSessions
   await refuseIfRateLimited(deps.stores.counters, 'checkout', subject, now);
   const event = await takeTickets(deps, input.eventId, input.quantity, now);
   const page = `${request.siteUrl}/?event=${encodeURIComponent(event.id)}`;
+  const sessionRequest: CheckoutSessionRequest = {
+    idempotencyKey: `checkout-${randomId(20)}`,
+    eventId: event.id,
+    title: event.title,
+    email: input.email,
+    quantity: input.quantity,
+    priceMinor: event.sale.priceMinor,
+    currency: event.sale.currency,
+    successUrl: `${page}&checkout={CHECKOUT_SESSION_ID}`,
+    cancelUrl: page,
+    expiresAt: new Date(now.getTime() + CHECKOUT_MINUTES * 60_000).toISOString(),
+  };
+  const at = now.toISOString();
+  const checkout = { eventId: event.id, email: input.email, quantity: input.quantity, status: 'held' as const, createdAt: at, updatedAt: at };
   let session: { id: string; url: string };
   try {
-    session = await sessions.create({
-      idempotencyKey: `checkout-${randomId(20)}`,
-      eventId: event.id,
-      title: event.title,
-      email: input.email,
-      quantity: input.quantity,
-      priceMinor: event.sale.priceMinor,
-      currency: event.sale.currency,
-      successUrl: `${page}&checkout={CHECKOUT_SESSION_ID}`,
-      cancelUrl: page,
-      expiresAt: new Date(now.getTime() + CHECKOUT_MINUTES * 60_000),
-    });
+    session = await sessions.create(sessionRequest);
   } catch (error) {
-    // A session that may exist keeps its tickets: its expiry gives them back, once (an early release would give them twice).
     if (error instanceof PaymentsUnavailable && !error.created) await deps.stores.events.releaseTickets(event.id, input.quantity);
+    // A session that may exist keeps its tickets (an early release would give them twice): kept with the request,
+    // for the checkout sweep to send again with its idempotency key, which finds that session or proves there is none.
+    else if (error instanceof PaymentsUnavailable) await deps.stores.orders.createCheckout({ ...checkout, sessionId: unansweredSessionId(sessionRequest.idempotencyKey), request: sessionRequest });
     throw error;
   }
-  const at = now.toISOString();
-  await deps.stores.orders.createCheckout({ sessionId: session.id, eventId: event.id, email: input.email, quantity: input.quantity, status: 'held', createdAt: at, updatedAt: at });
+  await deps.stores.orders.createCheckout({ ...checkout, sessionId: session.id });
   await hitRateLimit(deps.stores.counters, 'checkout', subject, now);
   return { url: session.url };
 }
+
+/** The record of a checkout whose session request went unanswered: no session id yet, its idempotency key instead. */
+const UNANSWERED = 'unanswered:';
+export const unansweredSessionId = (idempotencyKey: string) => `${UNANSWERED}${idempotencyKey}`;
+export const isUnanswered = (checkout: CheckoutRecord): checkout is CheckoutRecord & { request: CheckoutSessionRequest } =>
+  checkout.sessionId.startsWith(UNANSWERED) && checkout.request !== undefined;
 
 /** The checkout a Stripe session event names, as its record would be (`metadata` of `startCheckout`'s sessions). */
 type CheckoutOfSession = Omit<CheckoutRecord, 'status' | 'updatedAt'>;
@@ -111,6 +122,18 @@ export async function releaseCheckout(deps: AccessDeps, checkout: CheckoutOfSess
   const moved = await deps.stores.orders.moveCheckout(fieldsOf(checkout), from === 'held' ? ['held', 'absent'] : ['paid'], 'released', deps.now().toISOString());
   if (moved) await deps.stores.events.releaseTickets(checkout.eventId, checkout.quantity);
   return moved;
+}
+
+/**
+ * An unanswered checkout whose session turned up: the session's own record takes its hold over (unless the
+ * session's webhook already settled it: that record stands), and the unanswered one is released without
+ * giving tickets back. True when this call handed it over.
+ */
+export async function handOverCheckout(deps: AccessDeps, unanswered: CheckoutRecord, sessionId: string): Promise<boolean> {
+  const now = deps.now().toISOString();
+  const { request, ...record } = unanswered;
+  await deps.stores.orders.createCheckout({ ...record, sessionId, status: 'held', updatedAt: now });
+  return deps.stores.orders.moveCheckout(fieldsOf(unanswered), ['held'], 'released', now);
 }
 
 /** A paid session keeps its tickets: marked paid, so that a late or replayed expiry frees nothing. */

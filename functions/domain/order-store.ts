@@ -1,3 +1,4 @@
+import type { CheckoutSessionRequest } from './checkout';
 /** Where an order came from: `shop` for the signed order webhook of any shop, `stripe` for Stripe's. */
 export type OrderSource = 'shop' | 'stripe';
 export type OrderStatus = 'issuing' | 'paid' | 'refunded' | 'failed';
@@ -54,6 +55,11 @@ export interface CheckoutRecord {
   status: CheckoutStatus;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Only while Stripe's answer to the session's creation is unknown (it did not answer): the request as
+   * sent, and `sessionId` is `unanswered:<its idempotency key>` (domain/checkout.ts).
+   */
+  request?: CheckoutSessionRequest;
 }
 
 /**

@@ -14,6 +14,7 @@ export interface CheckoutSweepSummary {
   released: number;
   paid: number;
   waiting: number;
+  found: number;
 }
 
 /**
@@ -26,7 +27,7 @@ export function checkoutSweep(load: AppSource<PublicApp>) {
   return async function sweep(): Promise<CheckoutSweepSummary> {
     const app = await load();
     const sessions = await app.checkoutSessions();
-    if (!sessions) return { released: 0, paid: 0, waiting: 0 };
+    if (!sessions) return { released: 0, paid: 0, waiting: 0, found: 0 };
     const outcome: CheckoutSweepOutcome = await settleStaleCheckouts(app, sessions);
     for (const sessionId of outcome.released) {
       logger.warn("checkout released by the sweep: Stripe's checkout.session.expired never arrived", { sessionId });
@@ -38,6 +39,7 @@ export function checkoutSweep(load: AppSource<PublicApp>) {
     }
     for (const { sessionId, error } of outcome.failed) logger.error('checkout not settled, the next sweep tries again', { sessionId, error: error as Error });
     if (outcome.failed.length > 0) throw new Error(`checkouts not settled: ${outcome.failed.map((each) => each.sessionId).join(', ')}`);
-    return { released: outcome.released.length, paid: outcome.paid.length, waiting: outcome.waiting.length };
+    for (const sessionId of outcome.found) logger.info('checkout session found after Stripe did not answer its creation', { sessionId });
+    return { released: outcome.released.length, paid: outcome.paid.length, waiting: outcome.waiting.length, found: outcome.found.length };
   };
 }

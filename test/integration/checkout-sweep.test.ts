@@ -61,8 +61,8 @@ describe('checkout sweep: the checkouts a Stripe webhook never settled', () => {
     expect((await call('GET', `${api.url}/api/checkout/${paid.id}`)).body.status).toBe('pending');
 
     // Stripe's webhook may still come: young checkouts are left to it.
-    expect(await sweepAt(0)).toEqual({ released: 0, paid: 0, waiting: 0 });
-    expect(await sweepAt(SETTLE_AFTER_MINUTES + 1)).toEqual({ released: 1, paid: 1, waiting: 0 });
+    expect(await sweepAt(0)).toEqual({ released: 0, paid: 0, waiting: 0, found: 0 });
+    expect(await sweepAt(SETTLE_AFTER_MINUTES + 1)).toEqual({ released: 1, paid: 1, waiting: 0, found: 0 });
 
     const status = await call('GET', `${api.url}/api/checkout/${paid.id}`);
     expect(status.body).toMatchObject({ status: 'paid', quantity: 2, email: 'paid@example.com' });
@@ -76,7 +76,7 @@ describe('checkout sweep: the checkouts a Stripe webhook never settled', () => {
     expect((await checkout(eventId, 'late@example.com', 1)).status).toBe(200);
 
     // Settled ones are out of its listing; the new buyer's session is still open on Stripe.
-    expect(await sweepAt(SETTLE_AFTER_MINUTES + 2)).toEqual({ released: 0, paid: 0, waiting: 1 });
+    expect(await sweepAt(SETTLE_AFTER_MINUTES + 2)).toEqual({ released: 0, paid: 0, waiting: 1, found: 0 });
     expect((await api.admin('GET', `/api/admin/events/${eventId}/orders`)).body.orders).toHaveLength(1);
   });
 });

@@ -110,6 +110,12 @@ export function describeOrderStoreContract(name: string, open: StoreFactory) {
       expect(await ids(long(3))).toEqual(checkouts.slice(0, 3).map((each) => each.sessionId));
       expect(await ids(long(10), 2)).toEqual(checkouts.slice(0, 2).map((each) => each.sessionId));
       expect(await stores.orders.listHeldCheckouts({ before: long(1), limit: 10 })).toEqual([{ ...checkouts[0], status: 'held', updatedAt: checkouts[0]!.createdAt }]);
+      // A checkout Stripe did not answer keeps its request, to be sent again.
+      const request = { idempotencyKey: 'checkout-abc', eventId: randomId(), title: 'Night', email: 'buyer@example.com', quantity: 1, priceMinor: 1500, currency: 'eur', successUrl: 'https://example.com/?event=x&checkout={CHECKOUT_SESSION_ID}', cancelUrl: 'https://example.com/?event=x', expiresAt: long(31) };
+      const unanswered = { sessionId: `unanswered:${request.idempotencyKey}-${randomId(8)}`, eventId: request.eventId, email: request.email, quantity: 1, status: 'held' as const, createdAt: long(0.5), updatedAt: long(0.5), request };
+      await stores.orders.createCheckout(unanswered);
+      expect((await stores.orders.listHeldCheckouts({ before: long(1), limit: 10 })).at(-1)).toEqual(unanswered);
+      await stores.orders.moveCheckout({ sessionId: unanswered.sessionId, eventId: unanswered.eventId, email: unanswered.email, quantity: 1, createdAt: unanswered.createdAt }, ['held'], 'released', long(6));
       await stores.orders.moveCheckout(checkouts[0]!, ['held'], 'released', long(6));
       await stores.orders.moveCheckout(checkouts[2]!, ['held'], 'paid', long(6));
       expect(await ids(long(10))).toEqual([checkouts[1]!.sessionId, checkouts[3]!.sessionId]);

@@ -1,20 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import { startCheckout, type CheckoutSessionRequest, type CheckoutSessions, type ProviderSession } from '../../functions/domain/checkout';
-import { settleStaleCheckouts } from '../../functions/domain/checkout-sweep';
+import { SETTLE_AFTER_MINUTES, settleStaleCheckouts } from '../../functions/domain/checkout-sweep';
 import { orderKeyId } from '../../functions/domain/orders';
 import { stripeEventOrder } from '../../functions/domain/stripe-orders';
+import { PaymentsUnavailable } from '../../functions/domain/errors';
 import { domainFixture } from '../support/domain-fixture';
 
 const onSale = { sale: { open: true, priceMinor: 2000, currency: 'eur', capacity: 6, maxPerOrder: 5 } };
 const request = { ip: '198.51.100.7', siteUrl: 'https://tickets.example.com' };
 
-/** Stripe as the sweep sees it: sessions made by `create`, in whatever state the test puts them. */
-function provider() {
+/**
+ * Stripe as the sweep sees it: sessions made by `create`, in whatever state the test puts them; idempotent
+ * per key, refusing a session of less than 30 minutes. `lose` makes the next creation unanswered: the
+ * session made all the same (`'made'`) or not (`'not made'`).
+ */
+function provider(now: () => Date) {
   const sessions = new Map<string, ProviderSession & Record<string, unknown>>();
+  const byKey = new Map<string, string>();
   let failing = false;
+  let lost: 'made' | 'not made' | null = null;
   const api: CheckoutSessions = {
     async create(request: CheckoutSessionRequest) {
+      const made = byKey.get(request.idempotencyKey);
+      if (made) return { id: made, url: `https://checkout.stripe.com/c/pay/${made}` };
+      const losing = lost;
+      lost = null;
+      if (losing === 'not made') throw new PaymentsUnavailable(true);
+      if (Date.parse(request.expiresAt) < now().getTime() + 29 * 60_000) throw new PaymentsUnavailable(false);
       const id = `cs_test_${sessions.size + 1}`;
+      byKey.set(request.idempotencyKey, id);
       sessions.set(id, {
         id,
         status: 'open',
@@ -27,6 +41,7 @@ function provider() {
         amount_total: request.priceMinor * request.quantity,
         currency: request.currency,
       });
+      if (losing === 'made') throw new PaymentsUnavailable(true);
       return { id, url: `https://checkout.stripe.com/c/pay/${id}` };
     },
     async retrieve(id) {
@@ -34,14 +49,14 @@ function provider() {
       return sessions.get(id) ?? null;
     },
   };
-  return { api, sessions, fail: (value: boolean) => (failing = value) };
+  return { api, sessions, fail: (value: boolean) => (failing = value), lose: (how: 'made' | 'not made') => (lost = how) };
 }
 
 describe('the checkout sweep', () => {
   it("settles the checkouts Stripe's webhook left held, through the webhook's own path, once", async () => {
     const fixture = domainFixture();
     const { event } = await fixture.eventWithCode({ event: onSale });
-    const stripe = provider();
+    const stripe = provider(fixture.now);
     const buy = async (email: string, quantity: number) => {
       await startCheckout(fixture.deps, stripe.api, { eventId: event.id, email, quantity }, request);
       return [...stripe.sessions.values()].at(-1)!;
@@ -59,7 +74,7 @@ describe('the checkout sweep', () => {
 
     // Within the session's life and the webhook's grace, Stripe's webhook is still the one to settle them.
     fixture.advance(40 * 60);
-    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], paid: [], waiting: [], failed: [] });
+    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], paid: [], waiting: [], found: [], failed: [] });
 
     fixture.advance(10 * 60);
     const swept = await settleStaleCheckouts(fixture.deps, stripe.api);
@@ -75,7 +90,7 @@ describe('the checkout sweep', () => {
     expect(await taken()).toBe(3);
 
     // Run again, and the webhooks arriving after all: nothing moves twice.
-    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], paid: [], waiting: [open.id], failed: [] });
+    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], paid: [], waiting: [open.id], found: [], failed: [] });
     expect(await stripeEventOrder(fixture.deps, { type: 'checkout.session.expired', data: { object: abandoned } })).toEqual({ released: false });
     expect(await stripeEventOrder(fixture.deps, { type: 'checkout.session.completed', data: { object: paid } })).toMatchObject({ changed: null });
     expect(await taken()).toBe(3);
@@ -85,7 +100,7 @@ describe('the checkout sweep', () => {
   it('leaves a checkout held when Stripe does not answer, and settles it on a later run', async () => {
     const fixture = domainFixture();
     const { event } = await fixture.eventWithCode({ event: onSale });
-    const stripe = provider();
+    const stripe = provider(fixture.now);
     await startCheckout(fixture.deps, stripe.api, { eventId: event.id, email: 'a@example.com', quantity: 2 }, request);
     const session = [...stripe.sessions.values()][0]!;
     Object.assign(session, { status: 'expired' });
@@ -97,5 +112,37 @@ describe('the checkout sweep', () => {
     stripe.fail(false);
     expect((await settleStaleCheckouts(fixture.deps, stripe.api)).released).toEqual([session.id]);
     expect((await fixture.stores.events.getEvent(event.id))!.ticketsTaken).toBe(0);
+  });
+
+  it('finds the session of a checkout Stripe did not answer, or proves there is none, with its idempotency key', async () => {
+    const fixture = domainFixture();
+    const { event } = await fixture.eventWithCode({ event: onSale });
+    const stripe = provider(fixture.now);
+    const buy = (email: string, quantity: number) => startCheckout(fixture.deps, stripe.api, { eventId: event.id, email, quantity }, request);
+    stripe.lose('made');
+    await expect(buy('a@example.com', 2)).rejects.toBeInstanceOf(PaymentsUnavailable);
+    stripe.lose('not made');
+    await expect(buy('b@example.com', 3)).rejects.toBeInstanceOf(PaymentsUnavailable);
+    const taken = async () => (await fixture.stores.events.getEvent(event.id))!.ticketsTaken;
+    // Either may exist: both keep their tickets.
+    expect(await taken()).toBe(5);
+    const made = [...stripe.sessions.values()][0]!;
+    expect(stripe.sessions.size).toBe(1);
+
+    fixture.advance((SETTLE_AFTER_MINUTES + 1) * 60);
+    const swept = await settleStaleCheckouts(fixture.deps, stripe.api);
+    expect(swept).toMatchObject({ found: [made.id], released: [expect.stringMatching(/^unanswered:/)], paid: [], failed: [] });
+    // The one never made gave its tickets back; the one made holds its own, as any checkout.
+    expect(await taken()).toBe(2);
+    expect((await fixture.stores.orders.getCheckout(made.id))!).toMatchObject({ status: 'held', email: 'a@example.com', quantity: 2 });
+    expect(stripe.sessions.size).toBe(1);
+
+    // Paid in the meantime, with no webhook: the next run makes its order.
+    Object.assign(made, { status: 'complete', payment_status: 'paid', payment_intent: 'pi_test_9', customer_details: { email: 'a@example.com' } });
+    const next = await settleStaleCheckouts(fixture.deps, stripe.api);
+    expect(next).toMatchObject({ found: [], released: [], failed: [] });
+    expect(next.paid.map((each) => each.order.orderId)).toEqual([made.id]);
+    expect(await taken()).toBe(2);
+    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], paid: [], waiting: [], found: [], failed: [] });
   });
 });
