@@ -20,11 +20,13 @@ describe('checkout when Stripe fails', () => {
     expect((await fixture.stores.events.getEvent(event.id))!.ticketsTaken).toBe(0);
   });
 
-  it('keeps them held when Stripe did not answer (a session may exist: its expiry frees them, once)', async () => {
+  it('keeps them held when Stripe did not answer (a session may exist), recorded with the request for the checkout sweep', async () => {
     const fixture = domainFixture();
     const { event } = await fixture.eventWithCode({ event: onSale });
     await expect(startCheckout(fixture.deps, failing(true), { eventId: event.id, email: 'a@example.com', quantity: 3 }, request)).rejects.toBeInstanceOf(PaymentsUnavailable);
     expect((await fixture.stores.events.getEvent(event.id))!.ticketsTaken).toBe(3);
+    const [unanswered] = await fixture.stores.orders.listHeldCheckouts({ before: '9999', limit: 10 });
+    expect(unanswered).toMatchObject({ sessionId: expect.stringMatching(/^unanswered:checkout-/), quantity: 3, request: { eventId: event.id, email: 'a@example.com', quantity: 3 } });
     const opened: CheckoutSessions = { create: async () => ({ id: 'cs_test_1', url: 'https://checkout.stripe.com/c/pay/cs_test_1' }), retrieve: async () => null };
     await expect(startCheckout(fixture.deps, opened, { eventId: event.id, email: 'b@example.com', quantity: 3 }, request)).rejects.toEqual(new Conflict('sold-out'));
   });
