@@ -14,6 +14,7 @@ import { checkCodeCount, plural, CODES_AT_ONCE, CODES_PAGE, CODE_FILTERS, CODE_S
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
+import { cursorPager } from './cursor-pager';
 import { jobProgress } from './job-progress';
 import { copyLinkButton, qrButton } from './ticket-qr';
 import { troubleTable, watchingButton } from './watching';
@@ -37,8 +38,6 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   let filter: Omit<CodePageQuery, 'cursor'> = {};
   /** The filter "with trouble": the trouble list instead of the codes. */
   let showTrouble = false;
-  /** Cursors of the pages before the shown one; the shown page's own cursor is last. */
-  const cursors: (string | undefined)[] = [undefined];
   let codes: CodeView[] = [];
   let nextCursor: string | null = null;
   /** The trouble list's pages shown so far. */
@@ -52,7 +51,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   // The selection with the page it was made on; without one, the sheets of the label filtered on (or of every usable code).
   print.addEventListener('click', () => {
     const ids = [...selected];
-    const page = ids.length ? { status: filter.status || undefined, cursor: cursors[cursors.length - 1] } : {};
+    const page = ids.length ? { status: filter.status || undefined, cursor: pager.cursor() ?? undefined } : {};
     location.hash = hrefOf({ view: 'tickets', id: eventId, ids, label: filter.label, ...page });
   });
   const exportCsv = h('button', { type: 'button', 'data-key': 'export' }, 'Export CSV');
@@ -105,9 +104,14 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     h('p', { id: 'code-search-hint', className: 'hint sr-only' }, 'The sale or list (a label) and the code must match exactly; a code in any case, with or without dashes.'),
   );
   const pageInfo = h('p', { className: 'hint', role: 'status', 'data-key': 'codes-page' });
-  const newer = h('button', { type: 'button', className: 'small', 'data-key': 'codes-newer' }, '← Newer');
-  const older = h('button', { type: 'button', className: 'small', 'data-key': 'codes-older' }, 'Older →');
-  const pager = h('div', { className: 'toolbar pager' }, pageInfo, newer, older);
+  const pager = cursorPager(
+    'codes',
+    () => {
+      selected.clear();
+      void reload();
+    },
+    pageInfo,
+  );
 
   // Generation, revocation and export jobs under way (or recently failed, or an export's file of the last day), each with its progress bar; the ids of those shown.
   const jobsArea = h('div', { className: 'jobs' });
@@ -146,7 +150,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       nextCursor = null;
       selected.clear();
     } else {
-      const listed = await adminApi.listCodes(eventId, { ...filter, cursor: cursors[cursors.length - 1], limit: CODES_PAGE });
+      const listed = await adminApi.listCodes(eventId, { ...filter, cursor: pager.cursor() ?? undefined, limit: CODES_PAGE });
       codes = listed.tokens;
       nextCursor = listed.nextCursor;
       for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
@@ -174,20 +178,10 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     bulk.disabled = selected.size === 0;
     bulk.textContent = selected.size ? `Revoke selected (${selected.size})` : 'Revoke selected';
     print.textContent = selected.size ? `Print tickets (${selected.size})` : 'Print tickets';
-    newer.hidden = cursors.length === 1;
-    older.hidden = !nextCursor;
+    pager.update(nextCursor);
     // Pages of a rare filter may hold fewer than a full page: the pager numbers pages, it does not count codes.
-    pageInfo.textContent = `Page ${cursors.length}`;
-    pager.hidden = newer.hidden && older.hidden;
+    pageInfo.textContent = `Page ${pager.page()}`;
   };
-  const turn = (to: 'newer' | 'older') => {
-    if (to === 'older' && nextCursor) cursors.push(nextCursor);
-    if (to === 'newer' && cursors.length > 1) cursors.pop();
-    selected.clear();
-    void reload();
-  };
-  newer.addEventListener('click', () => turn('newer'));
-  older.addEventListener('click', () => turn('older'));
 
   const toggle = async (button: HTMLButtonElement, code: CodeView) => {
     const done = await act(button, () =>
@@ -343,7 +337,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     showTrouble = statusSelect.value === 'trouble';
     const status = showTrouble ? undefined : (statusSelect.value as CodeFilter) || undefined;
     filter = { status, label: label || undefined, code: code || undefined };
-    cursors.splice(1);
+    pager.reset();
     selected.clear();
     void reload();
   };
@@ -414,7 +408,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     searchForm,
     h('div', { className: 'toolbar codes-toolbar' }, manage && exportCsv, manage && troubleCsv, manage && print, manage && bulk, manage && revokeAll),
     list,
-    pager,
+    pager.element,
     moreTrouble,
   );
   return { element, load };

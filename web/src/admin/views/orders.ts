@@ -8,6 +8,7 @@ import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type OrderView, type OrdersPage } from '../api';
 import { act, badge, notify, rerender, tableWrap } from '../ui';
+import { cursorPager } from './cursor-pager';
 
 type Tone = 'ok' | 'warn' | 'danger' | 'muted';
 const STATUS: Record<string, [string, Tone]> = {
@@ -25,19 +26,14 @@ const amount = (order: OrderView) =>
   order.amount ? new Intl.NumberFormat(undefined, { style: 'currency', currency: order.amount.currency ?? 'eur' }).format(order.amount.minor / 100) : '—';
 
 export function ordersPanel(eventId: string): { element: HTMLElement; load: () => Promise<void> } {
-  const cursors: (string | null)[] = [null];
   let page: OrdersPage = { orders: [], nextCursor: null };
   const list = h('div');
-  const newer = h('button', { type: 'button', className: 'small', 'data-key': 'orders-newer' }, '← Newer');
-  const older = h('button', { type: 'button', className: 'small', 'data-key': 'orders-older' }, 'Older →');
-  const pager = h('div', { className: 'toolbar pager' }, newer, older);
+  const pager = cursorPager('orders', (button) => void act(button, load));
 
   const load = async () => {
-    page = await adminApi.listOrders(eventId, cursors[cursors.length - 1]!);
+    page = await adminApi.listOrders(eventId, pager.cursor());
     rerender(list, () => table());
-    newer.hidden = cursors.length === 1;
-    older.hidden = !page.nextCursor;
-    pager.hidden = newer.hidden && older.hidden;
+    pager.update(page.nextCursor);
   };
 
   const resend = async (button: HTMLButtonElement, order: OrderView) => {
@@ -101,21 +97,12 @@ export function ordersPanel(eventId: string): { element: HTMLElement; load: () =
     );
   };
 
-  newer.addEventListener('click', () => {
-    cursors.pop();
-    void act(newer, load);
-  });
-  older.addEventListener('click', () => {
-    cursors.push(page.nextCursor);
-    void act(older, load);
-  });
-
   const element = h(
     'section',
     { className: 'card panel orders-panel', 'aria-labelledby': 'orders-title' },
     h('h2', { id: 'orders-title', tabindex: -1 }, 'Orders'),
     list,
-    pager,
+    pager.element,
   );
   return { element, load };
 }

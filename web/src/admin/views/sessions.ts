@@ -11,6 +11,7 @@ import { adminApi, type LiveSession, type SessionsPage } from '../api';
 import { plural } from '../labels';
 import { can } from '../session';
 import { act, confirmAction, notify, rerender, tableWrap } from '../ui';
+import { cursorPager } from './cursor-pager';
 
 /** How often the list refreshes itself while shown. */
 export const SESSIONS_REFRESH_MS = 5_000;
@@ -20,24 +21,20 @@ export function sessionsPanel(
   onChanged: () => void,
   onCountChanged: () => void,
 ): { element: HTMLElement; load: () => Promise<void> } {
-  /** Cursors of the pages before the shown one; the shown page's own cursor is last. */
-  const cursors: (string | null)[] = [null];
   let page: SessionsPage = { sessions: [], total: 0, nextCursor: null };
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const count = h('p', { className: 'sessions-count', role: 'status' });
   const list = h('div');
-  const newer = h('button', { type: 'button', className: 'small', 'data-key': 'sessions-newer' }, '← Newer');
-  const older = h('button', { type: 'button', className: 'small', 'data-key': 'sessions-older' }, 'Older →');
   // Listing needs codes:read, ending codes:manage: a read-only role sees who watches but cannot end it.
   const manage = can('codes:manage');
   const endAll = h('button', { type: 'button', className: 'danger', 'data-key': 'sessions-end-all' }, 'End all sessions');
-  const pager = h('div', { className: 'toolbar pager' }, newer, older);
+  const pager = cursorPager('sessions', (button) => void act(button, load));
 
   const load = async () => {
     clearTimeout(timer);
     const before = page.total;
-    page = await adminApi.listSessions(eventId, cursors[cursors.length - 1]!);
+    page = await adminApi.listSessions(eventId, pager.cursor());
     draw();
     schedule();
     // Keeps the page's "Watching now" figure in step with the list.
@@ -60,10 +57,8 @@ export function sessionsPanel(
     count.textContent = watching === 0 ? 'Nobody is watching right now.' : `About ${plural(watching, 'device')} watching now (estimate).`;
     count.title = 'Estimated from the viewers’ recent check-ins; the list below shows each live session.';
     rerender(list, () => table());
-    newer.hidden = cursors.length === 1;
-    older.hidden = !page.nextCursor;
-    pager.hidden = newer.hidden && older.hidden;
-    endAll.disabled = watching === 0 && cursors.length === 1;
+    pager.update(page.nextCursor);
+    endAll.disabled = watching === 0 && pager.page() === 1;
   };
 
   const end = async (button: HTMLButtonElement, session: LiveSession) => {
@@ -118,14 +113,6 @@ export function sessionsPanel(
     );
   };
 
-  newer.addEventListener('click', () => {
-    cursors.pop();
-    void act(newer, load);
-  });
-  older.addEventListener('click', () => {
-    cursors.push(page.nextCursor);
-    void act(older, load);
-  });
   endAll.addEventListener('click', () => {
     void confirmAction({
       title: `End all sessions (about ${estimate()})?`,
@@ -137,7 +124,7 @@ export function sessionsPanel(
       const result = await act(endAll, () => adminApi.endAllSessions(eventId));
       if (!result) return;
       notify(`${plural(result.ended, 'session')} ended.`);
-      cursors.splice(1);
+      pager.reset();
       await act(null, load);
       onChanged();
     });
@@ -149,7 +136,7 @@ export function sessionsPanel(
     h('h2', { id: 'sessions-title', tabindex: -1 }, 'Watching now'),
     h('div', { className: 'toolbar sessions-toolbar' }, count, manage && endAll),
     list,
-    pager,
+    pager.element,
   );
   return { element, load };
 }

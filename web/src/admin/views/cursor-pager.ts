@@ -1,0 +1,50 @@
+/**
+ * "← Newer" and "Older →" over a listing the API pages with cursors (codes, live sessions, orders):
+ * the cursors of the pages before the shown one are kept, the shown page's own last, so "Newer" goes
+ * back exactly and a refresh reloads the page on screen.
+ */
+import { h } from '../../shared/dom';
+
+export interface CursorPager {
+  element: HTMLElement;
+  /** The shown page's cursor; null on the first page. */
+  cursor(): string | null;
+  /** The shown page's number, from 1. */
+  page(): number;
+  /** Back to the first page (a new filter, a list emptied). */
+  reset(): void;
+  /** Once a page is drawn: the buttons as its place and `nextCursor` (an older page, or none) allow. */
+  update(nextCursor: string | null): void;
+}
+
+/**
+ * `key` prefixes the buttons' `data-key` (`<key>-newer`, `<key>-older`); `turn` runs after the cursor
+ * moved (it loads the page), with the button pressed; `info`, when given, leads the toolbar.
+ */
+export function cursorPager(key: string, turn: (button: HTMLButtonElement) => void, info?: HTMLElement): CursorPager {
+  const cursors: (string | null)[] = [null];
+  let next: string | null = null;
+  const newer = h('button', { type: 'button', className: 'small', 'data-key': `${key}-newer` }, '← Newer');
+  const older = h('button', { type: 'button', className: 'small', 'data-key': `${key}-older` }, 'Older →');
+  const element = h('div', { className: 'toolbar pager' }, info ?? null, newer, older);
+  newer.addEventListener('click', () => {
+    if (cursors.length > 1) cursors.pop();
+    turn(newer);
+  });
+  older.addEventListener('click', () => {
+    if (next) cursors.push(next);
+    turn(older);
+  });
+  return {
+    element,
+    cursor: () => cursors[cursors.length - 1]!,
+    page: () => cursors.length,
+    reset: () => void cursors.splice(1),
+    update(nextCursor) {
+      next = nextCursor;
+      newer.hidden = cursors.length === 1;
+      older.hidden = !nextCursor;
+      element.hidden = newer.hidden && older.hidden;
+    },
+  };
+}
