@@ -19,7 +19,9 @@ function stripeClient(secretKey: string, apiUrl: string | null): Promise<StripeC
   let client = clients.get(secretKey);
   if (!client) {
     // The SDK's retries reuse the request's idempotency key: a retried timeout finds the session the first try made.
-    client = import('stripe').then(({ default: Stripe }) => new Stripe(secretKey, { maxNetworkRetries: 2, timeout: 10_000, ...hostOptions(apiUrl) }));
+    // Both tries end within the public function's 10 s, so a buyer hears 502 rather than API Gateway's timeout
+    // (a checkout Stripe never answered is settled by the sweep all the same).
+    client = import('stripe').then(({ default: Stripe }) => new Stripe(secretKey, { maxNetworkRetries: 1, timeout: 3_500, ...hostOptions(apiUrl) }));
     clients.set(secretKey, client);
   }
   return client;

@@ -86,18 +86,28 @@ export async function startCheckout(deps: AccessDeps, sessions: CheckoutSessions
     expiresAt: new Date(now.getTime() + CHECKOUT_MINUTES * 60_000).toISOString(),
   };
   const at = now.toISOString();
-  const checkout = { eventId: event.id, email: input.email, quantity: input.quantity, status: 'held' as const, createdAt: at, updatedAt: at };
+  // Recorded before Stripe is asked: should the answer never come (Stripe silent past the function's time, the
+  // function gone), the checkout sweep sends the request again with its idempotency key, which finds the
+  // session made then or proves there is none; the tickets are held meanwhile (an early release would give them twice).
+  const unanswered: CheckoutRecord = {
+    sessionId: unansweredSessionId(sessionRequest.idempotencyKey),
+    eventId: event.id,
+    email: input.email,
+    quantity: input.quantity,
+    status: 'held',
+    createdAt: at,
+    updatedAt: at,
+    request: sessionRequest,
+  };
+  await deps.stores.orders.createCheckout(unanswered);
   let session: { id: string; url: string };
   try {
     session = await sessions.create(sessionRequest);
   } catch (error) {
-    if (error instanceof PaymentsUnavailable && !error.created) await deps.stores.events.releaseTickets(event.id, input.quantity);
-    // A session that may exist keeps its tickets (an early release would give them twice): kept with the request,
-    // for the checkout sweep to send again with its idempotency key, which finds that session or proves there is none.
-    else if (error instanceof PaymentsUnavailable) await deps.stores.orders.createCheckout({ ...checkout, sessionId: unansweredSessionId(sessionRequest.idempotencyKey), request: sessionRequest });
+    if (error instanceof PaymentsUnavailable && !error.created) await releaseCheckout(deps, unanswered, 'held');
     throw error;
   }
-  await deps.stores.orders.createCheckout({ ...checkout, sessionId: session.id });
+  await handOverCheckout(deps, unanswered, session.id);
   await hitRateLimit(deps.stores.counters, 'checkout', subject, now);
   return { url: session.url };
 }
