@@ -112,7 +112,7 @@ export async function startCheckout(deps: AccessDeps, sessions: CheckoutSessions
   return { url: session.url };
 }
 
-/** The record of a checkout whose session request went unanswered: no session id yet, its idempotency key instead. */
+/** A checkout's record until Stripe answers its session request (and after, if it never does): its idempotency key in place of the session's id. */
 const UNANSWERED = 'unanswered:';
 export const unansweredSessionId = (idempotencyKey: string) => `${UNANSWERED}${idempotencyKey}`;
 export const isUnanswered = (checkout: CheckoutRecord): checkout is CheckoutRecord & { request: CheckoutSessionRequest } =>
