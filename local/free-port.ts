@@ -22,7 +22,7 @@ function bindable(port: number, host: string | undefined): Promise<number | null
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(null));
-    server.listen({ port, host, exclusive: true }, () => {
+    server.listen({ port, host }, () => {
       const bound = (server.address() as { port: number }).port;
       server.close(() => resolve(bound));
     });

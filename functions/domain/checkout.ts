@@ -60,6 +60,11 @@ async function takeTickets(deps: AccessDeps, eventId: string, quantity: number, 
   throw new Conflict('sold-out');
 }
 
+/** A checkout's record until Stripe answers its session request (and after, if it never does): its idempotency key in place of the session's id. */
+const unansweredSessionId = (idempotencyKey: string) => `unanswered:${idempotencyKey}`;
+/** Only an unanswered checkout keeps its request. */
+export const isUnanswered = (checkout: CheckoutRecord): checkout is CheckoutRecord & { request: CheckoutSessionRequest } => checkout.request !== undefined;
+
 /**
  * `POST /api/checkout`: takes the tickets from the event's capacity (a conditional counter, so parallel
  * buyers never take more than it holds), then opens a hosted checkout for them and answers its URL. The
@@ -111,12 +116,6 @@ export async function startCheckout(deps: AccessDeps, sessions: CheckoutSessions
   await hitRateLimit(deps.stores.counters, 'checkout', subject, now);
   return { url: session.url };
 }
-
-/** A checkout's record until Stripe answers its session request (and after, if it never does): its idempotency key in place of the session's id. */
-const UNANSWERED = 'unanswered:';
-export const unansweredSessionId = (idempotencyKey: string) => `${UNANSWERED}${idempotencyKey}`;
-export const isUnanswered = (checkout: CheckoutRecord): checkout is CheckoutRecord & { request: CheckoutSessionRequest } =>
-  checkout.sessionId.startsWith(UNANSWERED) && checkout.request !== undefined;
 
 /** The checkout a Stripe session event names, as its record would be (`metadata` of `startCheckout`'s sessions). */
 type CheckoutOfSession = Omit<CheckoutRecord, 'status' | 'updatedAt'>;
