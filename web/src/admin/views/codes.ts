@@ -126,12 +126,13 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     if (!words) return;
     const progress = jobProgress(job, {
       title: words.title(job),
-      onEnd: (ended) => {
+      onEnd: async (ended) => {
         if (ended.status === 'failed') return;
         progress.remove();
         shownJobs.delete(job.id);
+        // The notice comes with the list that shows the job's result, never over the page before it.
+        await changed();
         notify(words.ended(ended));
-        void changed();
       },
     });
     shownJobs.add(job.id);
