@@ -5,7 +5,8 @@
  * page, and gives way to the refreshed code list when the job is done. The
  * 9,000 codes are then walked as a user pages them: 100 a page (server cursor),
  * a label filter, an exact code typed as printed, and ticket sheets of a label
- * 400 at a time.
+ * 400 at a time. Slow answers (routed late) check the order of what is drawn: the
+ * job's notice comes with its new list, and a page turned during a refresh stays.
  * The worker is paused (SIGSTOP) for the screenshots, at 1280 and 390 px.
  */
 import { describe, expect, it } from 'vitest';
@@ -80,11 +81,17 @@ describe('web: generating codes in the background', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // The worker carries on: when the job is done the bar goes and the list shows the newest page of codes.
+    // The list answers slowly (as on a loaded machine): the notice still comes with the new list, not over the old one.
+    await page.route(/\/tokens\?/, async (route) => {
+      await new Promise((settle) => setTimeout(settle, 1_500));
+      await route.continue();
+    });
     resume();
     await poll(() => page.locator('#status').textContent(), 240_000).toBe('9,000 codes generated.');
     expect(await page.locator('.job-progress').count()).toBe(0);
+    await page.unroute(/\/tokens\?/);
     const shown = () => page.locator('tr[data-code]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-code')!));
-    await poll(async () => (await shown()).length).toBe(100);
+    expect(await shown()).toHaveLength(100);
     expect(await page.locator('tr[data-code] td', { hasText: 'Presale' }).count()).toBe(100);
     const older = page.getByRole('button', { name: 'Older →' });
     const newer = page.getByRole('button', { name: '← Newer' });
@@ -102,6 +109,25 @@ describe('web: generating codes in the background', () => {
     expect(second.filter((code) => first.includes(code))).toEqual([]);
     await newer.click();
     await poll(() => pageNumber.textContent()).toBe('Page 1');
+    await poll(shown).toEqual(first);
+    // A page turned while the first page is still being asked for again: the later page stays, the earlier answer is dropped.
+    const firstPage = /\/tokens\?(?!.*cursor=)/;
+    let slowAnswers = 0;
+    await page.route(firstPage, async (route) => {
+      await new Promise((settle) => setTimeout(settle, 1_500));
+      await route.continue();
+      slowAnswers++;
+    });
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await older.click();
+    await poll(() => pageNumber.textContent()).toBe('Page 2');
+    await poll(shown).toEqual(second);
+    await poll(() => slowAnswers).toBe(1);
+    await page.waitForTimeout(500);
+    expect(await shown()).toEqual(second);
+    expect(await pageNumber.textContent()).toBe('Page 2');
+    await page.unroute(firstPage);
+    await newer.click();
     await poll(shown).toEqual(first);
 
     // One exact code, typed as printed on a ticket (lower case, dashes): one lookup, one row.

@@ -130,9 +130,9 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
         if (ended.status === 'failed') return;
         progress.remove();
         shownJobs.delete(job.id);
-        // The notice comes with the list that shows the job's result, never over the page before it.
-        await changed();
-        notify(words.ended(ended));
+        // The notice comes with the list that shows the job's result, never over the page before it; a list
+        // that failed to load keeps its error in view instead.
+        if (await changed()) notify(words.ended(ended));
       },
     });
     shownJobs.add(job.id);
@@ -142,32 +142,46 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
   const troubleCsv = h('a', { className: 'button', href: adminApi.troubleExportUrl(eventId), download: '', hidden: true }, 'Download CSV for refunds');
   const moreTrouble = h('button', { type: 'button', className: 'small', 'data-key': 'trouble-more', hidden: true }, 'More');
 
+  // Each says whether it has the page to draw: not when a later load began before its answer came.
+  const listTrouble = async () => {
+    const answer = await pager.fetch(() => adminApi.troubleList(eventId, null));
+    if (!answer) return false;
+    trouble = answer;
+    codes = [];
+    nextCursor = null;
+    selected.clear();
+    return true;
+  };
+  const listCodes = async () => {
+    const answer = await pager.fetch((cursor) => adminApi.listCodes(eventId, { ...filter, cursor: cursor ?? undefined, limit: CODES_PAGE }));
+    if (!answer) return false;
+    codes = answer.tokens;
+    nextCursor = answer.nextCursor;
+    for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
+    return true;
+  };
+
   const load = async () => {
     troubleCsv.hidden = !(manage && showTrouble);
-    const jobs = manage ? adminApi.listJobs(eventId) : Promise.resolve([]);
-    if (showTrouble) {
-      trouble = await adminApi.troubleList(eventId, null);
-      codes = [];
-      nextCursor = null;
-      selected.clear();
-    } else {
-      const listed = await adminApi.listCodes(eventId, { ...filter, cursor: pager.cursor() ?? undefined, limit: CODES_PAGE });
-      codes = listed.tokens;
-      nextCursor = listed.nextCursor;
-      for (const id of [...selected]) if (!codes.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
-    }
+    const [listed, jobs] = await Promise.all([showTrouble ? listTrouble() : listCodes(), manage ? adminApi.listJobs(eventId) : Promise.resolve([])]);
+    if (!listed) return;
     draw();
     // After a reload too: jobs still running, and failures and exported files of the last day.
-    for (const job of [...(await jobs)].reverse()) {
+    for (const job of [...jobs].reverse()) {
       const recent = Date.now() - Date.parse(job.finishedAt ?? job.createdAt) < ENDED_JOB_SHOWN_MS;
       const recentEnd = recent && (job.status === 'failed' || (job.kind === 'export-codes' && downloadUrlOf(job) !== null));
       if (job.status === 'queued' || job.status === 'running' || recentEnd) showJob(job);
     }
   };
   const reload = () => act(null, load);
+  /** Reloads the list and tells the page; true when the list loaded. */
   const changed = async () => {
-    await reload();
+    const loaded = await act(null, async () => {
+      await load();
+      return true;
+    });
     onChanged();
+    return loaded === true;
   };
 
   const draw = () => {

@@ -9,6 +9,11 @@ export interface CursorPager {
   element: HTMLElement;
   /** The shown page's cursor; null on the first page. */
   cursor(): string | null;
+  /**
+   * Asks for the shown page with its cursor: the answer, or null when a later ask began before it came
+   * (a page turned during a refresh), so an older answer never draws over a newer page.
+   */
+  fetch<T>(ask: (cursor: string | null) => Promise<T>): Promise<T | null>;
   /** The shown page's number, from 1. */
   page(): number;
   /** Back to the first page (a new filter, a list emptied). */
@@ -24,6 +29,7 @@ export interface CursorPager {
 export function cursorPager(key: string, turn: (button: HTMLButtonElement) => void, info?: HTMLElement): CursorPager {
   const cursors: (string | null)[] = [null];
   let next: string | null = null;
+  let asks = 0;
   const newer = h('button', { type: 'button', className: 'small', 'data-key': `${key}-newer` }, '← Newer');
   const older = h('button', { type: 'button', className: 'small', 'data-key': `${key}-older` }, 'Older →');
   const element = h('div', { className: 'toolbar pager' }, info ?? null, newer, older);
@@ -38,6 +44,11 @@ export function cursorPager(key: string, turn: (button: HTMLButtonElement) => vo
   return {
     element,
     cursor: () => cursors[cursors.length - 1]!,
+    async fetch(ask) {
+      const ours = ++asks;
+      const answer = await ask(cursors[cursors.length - 1]!);
+      return ours === asks ? answer : null;
+    },
     page: () => cursors.length,
     reset: () => void cursors.splice(1),
     update(nextCursor) {

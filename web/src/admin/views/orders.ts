@@ -31,7 +31,9 @@ export function ordersPanel(eventId: string): { element: HTMLElement; load: () =
   const pager = cursorPager('orders', (button) => void act(button, load));
 
   const load = async () => {
-    page = await adminApi.listOrders(eventId, pager.cursor());
+    const answer = await pager.fetch((cursor) => adminApi.listOrders(eventId, cursor));
+    if (!answer) return;
+    page = answer;
     rerender(list, () => table());
     pager.update(page.nextCursor);
   };

@@ -34,7 +34,10 @@ export function sessionsPanel(
   const load = async () => {
     clearTimeout(timer);
     const before = page.total;
-    page = await adminApi.listSessions(eventId, pager.cursor());
+    const answer = await pager.fetch((cursor) => adminApi.listSessions(eventId, cursor));
+    // The later ask draws, and refreshes on.
+    if (!answer) return;
+    page = answer;
     draw();
     schedule();
     // Keeps the page's "Watching now" figure in step with the list.
