@@ -122,7 +122,7 @@ describe('web: generating codes in the background', () => {
     await older.click();
     await poll(() => pageNumber.textContent()).toBe('Page 2');
     await poll(shown).toEqual(second);
-    await poll(() => slowAnswers).toBe(1);
+    await poll(async () => slowAnswers).toBe(1);
     await page.waitForTimeout(500);
     expect(await shown()).toEqual(second);
     expect(await pageNumber.textContent()).toBe('Page 2');
