@@ -50,7 +50,11 @@ export function cursorPager(key: string, turn: (button: HTMLButtonElement) => vo
       return ours === asks ? answer : null;
     },
     page: () => cursors.length,
-    reset: () => void cursors.splice(1),
+    reset() {
+      cursors.splice(1);
+      // Until the first page of the new listing is drawn, "Older →" has no page to go to.
+      next = null;
+    },
     update(nextCursor) {
       next = nextCursor;
       newer.hidden = cursors.length === 1;
