@@ -33,12 +33,17 @@ export function cursorPager(key: string, turn: (button: HTMLButtonElement) => vo
   const newer = h('button', { type: 'button', className: 'small', 'data-key': `${key}-newer` }, '← Newer');
   const older = h('button', { type: 'button', className: 'small', 'data-key': `${key}-older` }, 'Older →');
   const element = h('div', { className: 'toolbar pager' }, info ?? null, newer, older);
+  // Until the page a turn asked for is drawn, its own older page is unknown: a second press waits for it.
   newer.addEventListener('click', () => {
-    if (cursors.length > 1) cursors.pop();
+    if (cursors.length === 1) return;
+    cursors.pop();
+    next = null;
     turn(newer);
   });
   older.addEventListener('click', () => {
-    if (next) cursors.push(next);
+    if (!next) return;
+    cursors.push(next);
+    next = null;
     turn(older);
   });
   return {
@@ -52,7 +57,6 @@ export function cursorPager(key: string, turn: (button: HTMLButtonElement) => vo
     page: () => cursors.length,
     reset() {
       cursors.splice(1);
-      // Until the first page of the new listing is drawn, "Older →" has no page to go to.
       next = null;
     },
     update(nextCursor) {
