@@ -6,7 +6,8 @@
  * 9,000 codes are then walked as a user pages them: 100 a page (server cursor),
  * a label filter, an exact code typed as printed, and ticket sheets of a label
  * 400 at a time. Slow answers (routed late) check the order of what is drawn: the
- * job's notice comes with its new list, and a page turned during a refresh stays.
+ * job's notice comes with its new list, and a page turned during a refresh stays;
+ * a refused turn leaves the pager where it was.
  * The worker is paused (SIGSTOP) for the screenshots, at 1280 and 390 px.
  */
 import { describe, expect, it } from 'vitest';
@@ -23,7 +24,8 @@ describe('web: generating codes in the background', () => {
     const page = await story.adminPage();
     const problems: string[] = [];
     let signedIn = false;
-    watchConsole(page, 'admin', problems, () => (signedIn ? [] : [401]));
+    let refusing = false;
+    watchConsole(page, 'admin', problems, () => (signedIn ? (refusing ? [503] : []) : [401]));
     await page.goto(`${api}/admin/`);
     await page.getByLabel('Login name').fill('owner');
     await page.getByLabel('Password').fill(system.adminPassword);
@@ -134,6 +136,19 @@ describe('web: generating codes in the background', () => {
     await newer.click();
     await poll(async () => (await shown()).slice(1)).toEqual(first.slice(0, 99));
     expect(await page.locator('tr[data-code] td', { hasText: 'Door' }).count()).toBe(1);
+    // A turn the API refuses says so and leaves the pager on the page shown: the next press turns it.
+    refusing = true;
+    await page.route(/\/tokens\?.*cursor=/, (route) => route.fulfill({ status: 503, json: { error: 'unavailable' } }), { times: 1 });
+    await older.click();
+    await poll(() => page.locator('#alert').textContent()).not.toBe('');
+    expect(await pageNumber.textContent()).toBe('Page 1');
+    await older.click();
+    await poll(() => pageNumber.textContent()).toBe('Page 2');
+    // The new code moved one code of page 1 over.
+    await poll(shown).toEqual([first[99], ...second.slice(0, 99)]);
+    refusing = false;
+    await newer.click();
+    await poll(() => pageNumber.textContent()).toBe('Page 1');
 
     // One exact code, typed as printed on a ticket (lower case, dashes): one lookup, one row.
     const wanted = second[42]!;

@@ -29,6 +29,8 @@ export interface CursorPager {
 export function cursorPager(key: string, turn: (button: HTMLButtonElement) => void, info?: HTMLElement): CursorPager {
   const cursors: (string | null)[] = [null];
   let next: string | null = null;
+  // The shown page's place, for an ask that fails: the pager goes back to what is on screen.
+  let drawn: { cursors: (string | null)[]; next: string | null } = { cursors: [...cursors], next };
   let asks = 0;
   const newer = h('button', { type: 'button', className: 'small', 'data-key': `${key}-newer` }, '← Newer');
   const older = h('button', { type: 'button', className: 'small', 'data-key': `${key}-older` }, 'Older →');
@@ -51,8 +53,16 @@ export function cursorPager(key: string, turn: (button: HTMLButtonElement) => vo
     cursor: () => cursors[cursors.length - 1]!,
     async fetch(ask) {
       const ours = ++asks;
-      const answer = await ask(cursors[cursors.length - 1]!);
-      return ours === asks ? answer : null;
+      try {
+        const answer = await ask(cursors[cursors.length - 1]!);
+        return ours === asks ? answer : null;
+      } catch (error) {
+        if (ours === asks) {
+          cursors.splice(0, cursors.length, ...drawn.cursors);
+          next = drawn.next;
+        }
+        throw error;
+      }
     },
     page: () => cursors.length,
     reset() {
@@ -61,6 +71,7 @@ export function cursorPager(key: string, turn: (button: HTMLButtonElement) => vo
     },
     update(nextCursor) {
       next = nextCursor;
+      drawn = { cursors: [...cursors], next };
       newer.hidden = cursors.length === 1;
       older.hidden = !nextCursor;
       element.hidden = newer.hidden && older.hidden;
