@@ -173,15 +173,17 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
       if (job.status === 'queued' || job.status === 'running' || recentEnd) showJob(job);
     }
   };
-  const reload = () => act(null, load);
-  /** Reloads the list and tells the page; true when the list loaded. */
-  const changed = async () => {
-    const loaded = await act(null, async () => {
+  /** True when the list loaded (a failure is shown by `act`). */
+  const reload = async () =>
+    (await act(null, async () => {
       await load();
       return true;
-    });
+    })) === true;
+  /** Reloads the list and tells the page. */
+  const changed = async () => {
+    const loaded = await reload();
     onChanged();
-    return loaded === true;
+    return loaded;
   };
 
   const draw = () => {
