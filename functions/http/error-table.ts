@@ -167,10 +167,11 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
       headers: retryAfter(error.retryAfterSeconds),
     };
   }
+  // The spec's words for the login's limit per address (spec/access-gateway.md, "Errors"); `reason` tells it from the lock.
   if (error instanceof SignInThrottled) {
     return {
       status: 429,
-      body: { error: 'Too many failed sign-ins from this address', reason: error.failure },
+      body: { error: TOO_MANY.login, reason: error.failure },
       headers: retryAfter(error.retryAfterSeconds),
     };
   }

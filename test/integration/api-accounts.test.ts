@@ -323,7 +323,7 @@ describe('sign-in', { timeout: 120_000 }, () => {
     const here = (password: string) => call('POST', `${api.url}/api/admin/login`, { json: { username: 'ada', password }, from });
     for (let i = 0; i < SIGN_IN_LIMITS.address.failures; i++) expect((await here('wrong password!')).status).toBe(401);
     const refused = await here(PASSWORD);
-    expect(refused).toMatchObject({ status: 429, body: { error: 'Too many failed sign-ins from this address', reason: 'address-locked' } });
+    expect(refused).toMatchObject({ status: 429, body: { error: 'Too many login attempts', reason: 'address-locked' } });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     // The account itself is not locked: ada signs in from anywhere else.
     expect(await login('ada')).toMatchObject({ status: 200, body: { success: true } });

@@ -100,7 +100,7 @@ const limited = [
   [new TooManyRequests('refresh', 42), { error: 'Too many refresh requests' }],
   [new TooManyRequests('login', 42), { error: 'Too many login attempts' }],
   [new AccountLocked('lou', 42), { error: 'Account locked after repeated failed sign-ins', reason: 'locked' }],
-  [new SignInThrottled(null, 42), { error: 'Too many failed sign-ins from this address', reason: 'address-locked' }],
+  [new SignInThrottled(null, 42), { error: 'Too many login attempts', reason: 'address-locked' }],
   // A full window no use case named (the use cases turn RateLimited into TooManyRequests with their limit's words).
   [new RateLimited(42), { error: 'Too many requests. Please try again later.' }],
 ] as const;
