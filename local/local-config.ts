@@ -80,6 +80,8 @@ export interface LocalConfig {
   orderWebhookSecret: string;
   /** The inbox port of the local mail catcher (`MAIL_PORT`), used when `SMTP_URL` is not set. */
   mailPort: number;
+  /** The address the inbox listens on (`MAIL_HOST`, default 127.0.0.1: only this machine reads the ticket emails). */
+  mailHost: string;
   /** The mailer's configuration for a site at `siteUrl` sending through `smtpUrl` (`SMTP_URL` wins when set). */
   mailer(siteUrl: string, catcherSmtpUrl: string | null): MailerConfig;
   /** `SMTP_URL`: mail goes to that server instead of the local catcher. */
@@ -281,6 +283,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     playbackSigningKeys: secrets.playbackSigningKeys,
     orderWebhookSecret: secrets.orderWebhookSecret,
     mailPort,
+    mailHost: env.MAIL_HOST || '127.0.0.1',
     mailer,
     smtpUrl: env.SMTP_URL || null,
     stripeFake,

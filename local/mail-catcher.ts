@@ -34,6 +34,8 @@ const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
  * a UI and an MCP server for what these two small packages of nodemailer's own project do.
  */
 export async function startMailCatcher(options: { inboxPort: number; host?: string }): Promise<MailCatcher> {
+  // Loopback unless asked: the inbox has no sign-in, and every ticket email in it carries playable codes.
+  const host = options.host ?? '127.0.0.1';
   const caught: CaughtMail[] = [];
   const smtp = new SMTPServer({
     authOptional: true,
@@ -79,18 +81,25 @@ export async function startMailCatcher(options: { inboxPort: number; host?: stri
   });
   await new Promise<void>((resolve, reject) => {
     inbox.once('error', reject);
-    inbox.listen(options.inboxPort, options.host ?? '0.0.0.0', () => resolve());
+    inbox.listen(options.inboxPort, host, () => resolve());
   });
   const inboxPort = (inbox.address() as AddressInfo).port;
 
   return {
     smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
-    inboxUrl: `http://127.0.0.1:${inboxPort}`,
+    inboxUrl: `http://${isAnyAddress(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${inboxPort}`,
     messages: () => caught,
     close: async () => {
       await Promise.all([new Promise<void>((resolve) => smtp.close(() => resolve())), closeServer(inbox)]);
     },
   };
+}
+
+const isAnyAddress = (host: string) => host === '0.0.0.0' || host === '::';
+
+/** Whether an inbox bound to `host` can be reached from other machines (anything but a loopback address). */
+export function inboxOpenToNetwork(host: string): boolean {
+  return !(host === 'localhost' || host === '::1' || /^127\./.test(host));
 }
 
 function closeServer(server: Server): Promise<void> {

@@ -22,7 +22,7 @@ import { publicApp } from '../functions/handlers/public';
 import { CHECKOUT_SWEEP_SECONDS } from '../functions/domain/checkout-sweep';
 import { describeError } from '../recording/log';
 import { startEdgeSync } from './edge-sync-triggers';
-import { startMailCatcher } from './mail-catcher';
+import { inboxOpenToNetwork, startMailCatcher } from './mail-catcher';
 import { startStripeFake } from './stripe-fake';
 import { startMailer } from './mailer-triggers';
 import { loadLocalConfig, type LocalConfig } from './local-config';
@@ -89,8 +89,11 @@ async function main(): Promise<void> {
   });
   closers.push(audience.stop);
   // Ticket emails: the mailer on the table's stream, to SMTP_URL or the local catcher and its inbox.
-  const catcher = config.smtpUrl ? null : await startMailCatcher({ inboxPort: config.mailPort });
+  const catcher = config.smtpUrl ? null : await startMailCatcher({ inboxPort: config.mailPort, host: config.mailHost });
   if (catcher) closers.push(catcher.close);
+  if (catcher && inboxOpenToNetwork(config.mailHost)) {
+    process.stderr.write(`mail: WARNING the inbox listens on ${config.mailHost} (MAIL_HOST) with no sign-in: anyone who reaches this machine reads every ticket email and its codes\n`);
+  }
   const mailer = startMailer({ stream: dynamo.stream, stores, config: config.mailer(api.url, catcher?.smtpUrl ?? null) });
   closers.push(mailer.stop);
   // Ticket sales without a Stripe account: the stand-in of Stripe's API, its checkout page and its webhooks.
