@@ -6,7 +6,6 @@
  * the audience recorder (audience-recorder.ts), never on the viewer's request.
  */
 import * as z from 'zod';
-import { InvalidInput } from './errors';
 
 /** One heartbeat's report, clamped to what one beat can honestly hold. */
 export interface QualityReport {
@@ -67,19 +66,26 @@ const reportSchema = z.object({
 /** The heartbeat's `qoe` as a player sends it (docs/api.md): every field optional. */
 export type QualityReportBody = z.input<typeof reportSchema>;
 
+/** A report the heartbeat dropped: which field was wrong and how. */
+export interface DroppedReport {
+  field: string;
+  problem: string;
+}
+
 /**
- * The heartbeat body's `qoe`, checked: null without one. A field of the wrong type is refused
- * (InvalidInput, answered 400 naming it); absurd numbers are clamped, and playing and stalled
- * time together are scaled down to one beat's worth.
+ * The heartbeat body's `qoe`, checked: `report` null without one. A report with a field of the wrong
+ * type is dropped whole (`dropped` names the field): telemetry is the player's, the seat is the
+ * viewer's, so a bad report never costs the beat. Absurd numbers are clamped, and playing and
+ * stalled time together are scaled down to one beat's worth.
  */
-export function parseQualityReport(body: unknown): QualityReport | null {
+export function parseQualityReport(body: unknown): { report: QualityReport | null; dropped?: DroppedReport } {
   const qoe = body && typeof body === 'object' ? (body as { qoe?: unknown }).qoe : undefined;
-  if (qoe === undefined || qoe === null) return null;
-  if (typeof qoe !== 'object' || Array.isArray(qoe)) throw new InvalidInput('qoe', 'must be an object');
+  if (qoe === undefined || qoe === null) return { report: null };
+  if (typeof qoe !== 'object' || Array.isArray(qoe)) return { report: null, dropped: { field: 'qoe', problem: 'must be an object' } };
   const result = reportSchema.safeParse(qoe);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    throw new InvalidInput(['qoe', ...issue.path].join('.'), issue.message);
+    return { report: null, dropped: { field: ['qoe', ...issue.path].join('.'), problem: issue.message } };
   }
   const { errors, ...rest } = result.data;
   const report: QualityReport = { ...rest, errors: errors.count };
@@ -89,7 +95,7 @@ export function parseQualityReport(body: unknown): QualityReport | null {
     report.playingMs = Math.round((report.playingMs * MAX_BEAT_MS) / watched);
     report.stalledMs = MAX_BEAT_MS - report.playingMs;
   }
-  return report;
+  return { report };
 }
 
 /** Stalled ÷ (playing + stalled); 0 before anything was watched. */

@@ -5,7 +5,7 @@ import { AccessRefused, AccessRevoked, CodeInUse, InvalidInput, SessionGone, typ
 import { accessEndsAt } from './event-status';
 import { PLAYBACK_TOKEN_TTL_SECONDS, streamPathOf, type PlaybackClaims } from './playback-claims';
 import { checkViewerToken, signPlaybackToken } from './playback-token';
-import { parseQualityReport } from './playback-quality';
+import { parseQualityReport, type DroppedReport } from './playback-quality';
 import { playbackUrlOf } from './playback-url';
 import { randomId } from './random';
 import { rateLimitSubject } from './rate-limit-subject';
@@ -20,6 +20,13 @@ export interface AccessDeps {
   stores: Stores;
   config: AppConfig;
   now(): Date;
+  /** Told of each quality report a heartbeat dropped (to log and count it); none where nobody watches. */
+  droppedReports?: DroppedReports;
+}
+
+/** Where heartbeats tell of the players' reports they dropped. */
+export interface DroppedReports {
+  dropped(sessionId: string, report: DroppedReport): void;
 }
 
 /**
@@ -286,14 +293,16 @@ export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | nul
 /**
  * Keeps the session alive: one conditional write, which also adds the player's quality report
  * (`body.qoe`, optional) to the session's totals. The token is checked before the body, so a
- * viewer without a valid token hears 401 whatever it sent.
+ * viewer without a valid token hears 401 whatever it sent. A malformed report is dropped and
+ * told to `droppedReports`; the beat still counts (spec: `200 { ok: true }` for a live session).
  */
 export async function heartbeat(deps: AccessDeps, token: string | null, body?: unknown) {
   const now = deps.now();
   const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: false });
   if (!checked.ok) throw new AccessRefused('heartbeat', 'invalid-token');
   const { claims } = checked;
-  const quality = parseQualityReport(body);
+  const { report: quality, dropped } = parseQualityReport(body);
+  if (dropped) deps.droppedReports?.dropped(claims.sid, dropped);
   try {
     await deps.stores.codes.heartbeat({
       code: claims.code,

@@ -1,19 +1,21 @@
 import { dynamoDocumentClient, type AwsConnection } from '../adapters/aws-clients';
 import { dynamoStores } from '../adapters/dynamo-stores';
 import { loadSharedSecrets } from '../adapters/secrets';
-import { logger } from '../adapters/telemetry';
+import { droppedReportsTelemetry, logger } from '../adapters/telemetry';
 import { readApiConfig, type ApiConfig } from '../config/api-config';
 import type { AdminSecrets, AppConfig } from '../domain/config';
 import type { ExportFiles } from '../domain/export-files';
 import type { JobQueue } from '../domain/job-queue';
 import type { MediaCache } from '../domain/media-cache';
 import type { AdminStores, Stores } from '../domain/stores';
+import type { DroppedReports } from '../domain/viewer-access';
 
 /** What every handler works with. */
 export interface App {
   config: AppConfig;
   stores: Stores;
   now(): Date;
+  droppedReports?: DroppedReports;
 }
 
 /**
@@ -52,6 +54,7 @@ export type AppSource<A extends App = App> = () => Promise<A>;
 export function appSource(wiring: ApiWiring): AppSource {
   const { config } = wiring;
   const stores = dynamoStores(dynamoDocumentClient(wiring.aws), config.tableName);
+  const droppedReports = droppedReportsTelemetry();
   return async () => ({
     config: {
       playbackBaseUrl: config.playbackBaseUrl,
@@ -65,6 +68,7 @@ export function appSource(wiring: ApiWiring): AppSource {
     },
     stores,
     now: () => new Date(),
+    droppedReports,
   });
 }
 

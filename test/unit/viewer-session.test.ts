@@ -74,6 +74,33 @@ describe('keeping a session alive by heartbeat', () => {
     expect((await f.stores.codes.getCode(code.code))!.session!.heartbeatAt).toBe(f.now().toISOString());
   });
 
+  it("keeps the seat whatever the player's report: a malformed qoe is dropped and told, the beat counts", async () => {
+    const f = domainFixture();
+    const told: Array<[string, { field: string; problem: string }]> = [];
+    const deps = { ...f.deps, droppedReports: { dropped: (sessionId: string, report: { field: string; problem: string }) => told.push([sessionId, report]) } };
+    const { code, token, sessionId } = await f.watching();
+    for (let i = 0; i < 3; i++) {
+      f.advance(80);
+      await expect(heartbeat(deps, token, { qoe: { playingMs: 'lots', stalls: 4 } })).resolves.toEqual({ ok: true });
+    }
+    f.advance(80);
+    // Past the 90 s timeout of the validation: only the beats kept the session, so another device is still refused.
+    await expect(heartbeat(deps, token, { qoe: 'not an object' })).resolves.toEqual({ ok: true });
+    const other = await refusal(validateCode(f.deps, { code: code.code, ip: '198.51.100.8', playbackBaseUrl: PLAYBACK_BASE_URL }));
+    expect(other).toMatchObject({ status: 409, body: { inUse: true } });
+    const session = (await f.stores.codes.getCode(code.code))!.session!;
+    expect(session.heartbeatAt).toBe(f.now().toISOString());
+    // Not applied: nothing of the dropped reports reached the session's totals.
+    expect(session.stalls).toBeUndefined();
+    expect(session.playingMs).toBeUndefined();
+    expect(told).toEqual([
+      [sessionId, { field: 'qoe.playingMs', problem: 'must be a number' }],
+      [sessionId, { field: 'qoe.playingMs', problem: 'must be a number' }],
+      [sessionId, { field: 'qoe.playingMs', problem: 'must be a number' }],
+      [sessionId, { field: 'qoe', problem: 'must be an object' }],
+    ]);
+  });
+
   it('answers 404 once the session is gone, 403 once access is revoked, 401 for a bad or expired token', async () => {
     const f = domainFixture();
     const { event, code, token } = await f.watching();
