@@ -39,9 +39,9 @@ describe('quantile sketch', () => {
 
 describe('quality report', () => {
   it('clamps absurd numbers, scales an impossible beat down, cleans the fatal error name and refuses wrong types', async () => {
-    expect(parseQualityReport({})).toBeNull();
-    expect(parseQualityReport({ qoe: null })).toBeNull();
-    expect(parseQualityReport({ qoe: { playingMs: -5, stalledMs: 400_000, stalls: 1e9, startupMs: 1e12, errors: { count: 3, lastFatal: 'frag<script>Load Error' } } })).toEqual({
+    expect(parseQualityReport({})).toEqual({ report: null });
+    expect(parseQualityReport({ qoe: null })).toEqual({ report: null });
+    expect(parseQualityReport({ qoe: { playingMs: -5, stalledMs: 400_000, stalls: 1e9, startupMs: 1e12, errors: { count: 3, lastFatal: 'frag<script>Load Error' } } }).report).toEqual({
       playingMs: 0,
       stalledMs: 120_000,
       stalls: 1000,
@@ -50,11 +50,12 @@ describe('quality report', () => {
       errors: 3,
       lastFatal: 'fragscriptLoadError',
     });
-    expect(parseQualityReport({ qoe: { playingMs: 100_000, stalledMs: 100_000 } })).toMatchObject({ playingMs: 60_000, stalledMs: 60_000 });
+    expect(parseQualityReport({ qoe: { playingMs: 100_000, stalledMs: 100_000 } }).report).toMatchObject({ playingMs: 60_000, stalledMs: 60_000 });
     const f = domainFixture();
     const { token } = await f.watching();
-    expect((await refusal(heartbeat(f.deps, token, { qoe: { playingMs: 'lots' } }))).body.error).toBe('qoe.playingMs: must be a number');
-    expect((await refusal(heartbeat(f.deps, token, { qoe: [1] }))).body.error).toBe('qoe: must be an object');
+    expect(parseQualityReport({ qoe: { playingMs: 'lots' } })).toEqual({ report: null, dropped: { field: 'qoe.playingMs', problem: 'must be a number' } });
+    expect(parseQualityReport({ qoe: [1] })).toEqual({ report: null, dropped: { field: 'qoe', problem: 'must be an object' } });
+    await expect(heartbeat(f.deps, token, { qoe: { playingMs: 'lots' } })).resolves.toEqual({ ok: true });
     // A bad token is 401 whatever the body says.
     expect((await refusal(heartbeat(f.deps, 'nope', { qoe: { playingMs: 'lots' } }))).status).toBe(401);
   });
