@@ -9,6 +9,8 @@
  * account signs in with two-factor) it also plays one viewer through a test event it creates and
  * deletes again: a code, validate, heartbeat, refresh, the long-lived URL, the edge (the signing
  * keys are there, the media origin answers), release, a revoke that must reach the edge, delete.
+ * It then measures what no local figure can tell: how long a revoke takes to reach this edge
+ * (revoke → the edge's first 403), over SMOKE_REVOKE_TRIES codes (default 20), as a median and p90.
  * Prints one line per check; exits 1 if any failed.
  */
 import { Secret, TOTP } from 'otpauth';
@@ -137,11 +139,55 @@ async function viewerStory(api: string, origin: string, cookie: string): Promise
       await sleep(1_000);
     } while (Date.now() < deadline);
     check(denied.status === 403, `the edge: the revoked code's JWT is refused (after ${((Date.now() - started) / 1000).toFixed(1)} s)`, denied);
+    await revocationFigures(api, admin, eventId);
   } finally {
     const deleted = await admin('DELETE', `admin/events/${eventId}`);
     check(deleted.status === 200 && deleted.json?.deleted === true, 'DELETE /api/admin/events/:id: the test event is gone', deleted);
     await admin('POST', 'admin/logout', {});
   }
+}
+
+type Admin = (method: string, path: string, json?: unknown) => Promise<Answer>;
+
+/** How often the edge is asked while a revoke travels to it: the figures' resolution. */
+const REVOKE_POLL_MS = 100;
+const REVOKE_GIVE_UP_MS = 60_000;
+
+/** Seconds from a revoke's answer to the edge's first 403 for that code's JWT; null if it never came. */
+async function oneRevocation(api: string, admin: Admin, code: { id: string; code: string }): Promise<number | null> {
+  const grant = await request(`${api}tokens/validate`, { method: 'POST', json: { code: code.code } });
+  if (grant.status !== 200) throw new Error(`validate answered ${grant.status} ${grant.text.slice(0, 200)}`);
+  const manifest = `${grant.json.playbackBaseUrl}${grant.json.streamPath}index.m3u8`;
+  const headers = { authorization: `Bearer ${grant.json.playbackToken as string}` };
+  const revoke = await admin('PATCH', `admin/tokens/${code.id}/revoke`, {});
+  if (revoke.status !== 200) throw new Error(`revoke answered ${revoke.status} ${revoke.text.slice(0, 200)}`);
+  const revokedAt = Date.now();
+  while (Date.now() - revokedAt < REVOKE_GIVE_UP_MS) {
+    if ((await request(manifest, { headers })).status === 403) return (Date.now() - revokedAt) / 1000;
+    await sleep(REVOKE_POLL_MS);
+  }
+  return null;
+}
+
+/** The value below which `share` of the sorted values lie (nearest rank). */
+const quantile = (sorted: number[], share: number) => sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
+
+/** Revoke → 403 at this deployment's edge, over several codes of the test event: the figure to know before a show. */
+async function revocationFigures(api: string, admin: Admin, eventId: string): Promise<void> {
+  const tries = Number(process.env.SMOKE_REVOKE_TRIES ?? 20);
+  if (!check(Number.isInteger(tries) && tries >= 1 && tries <= 500, `SMOKE_REVOKE_TRIES is a whole number from 1 to 500 (${tries})`)) return;
+  const codes = await admin('POST', `admin/events/${eventId}/tokens`, { count: tries, label: 'smoke revocation time' });
+  if (!check(codes.status === 201, `POST /api/admin/events/:id/tokens: ${tries} codes to revoke`, codes)) return;
+  const seconds: number[] = [];
+  let lost = 0;
+  for (const code of codes.json.tokens as Array<{ id: string; code: string }>) {
+    const took = await oneRevocation(api, admin, code);
+    if (took === null) lost++;
+    else seconds.push(took);
+  }
+  seconds.sort((a, b) => a - b);
+  const figures = seconds.length ? `median ${quantile(seconds, 0.5).toFixed(2)} s, p90 ${quantile(seconds, 0.9).toFixed(2)} s, max ${seconds.at(-1)!.toFixed(2)} s` : 'none';
+  check(lost === 0, `the edge: revoke → 403 over ${tries} codes: ${figures}${lost ? `; ${lost} never refused within ${REVOKE_GIVE_UP_MS / 1000} s` : ''}`);
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -70,6 +70,12 @@ describe('npm run smoke against npm start', () => {
     ]) {
       expect(output).toContain(line);
     }
+    // The figure an organiser reads before the show: revoke → the edge's first 403, over 20 codes.
+    const figures = /ok   the edge: revoke → 403 over 20 codes: median ([\d.]+) s, p90 ([\d.]+) s, max ([\d.]+) s/.exec(output);
+    expect(figures, output).not.toBeNull();
+    const [median, p90, max] = figures!.slice(1).map(Number) as [number, number, number];
+    expect(median).toBeLessThanOrEqual(p90);
+    expect(p90).toBeLessThanOrEqual(max);
     const { events } = await system.admin('GET', '/api/admin/events');
     expect(events.filter((event: { title: string }) => event.title.startsWith('Smoke test'))).toEqual([]);
   }, 120_000);
