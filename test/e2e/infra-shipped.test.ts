@@ -23,8 +23,8 @@ import { matchesPattern } from '../support/shipped/iam';
 import { buildImage, startIngestTask } from '../support/shipped/ingest-task';
 import { KVS_LIMITS } from '../support/shipped/key-value-store';
 import { deployLocally, type LocalStack } from '../support/shipped/local-stack';
-import { SHIPPED_STRIPE, STORIES } from '../support/shipped/story';
-import { runStories, StoryContext } from '../support/shipped/story-runner';
+import { CHAPTERS, SHIPPED_STRIPE, STORIES } from '../support/shipped/story';
+import { checkStoryCoverage, runStories, StoryContext } from '../support/shipped/story-runner';
 
 /** CloudFront Functions: at most 10 KB of code (CloudFront quotas), runtime cloudfront-js-2.0 for KeyValueStores. */
 const FUNCTION_CODE_BYTES = 10 * 1024;
@@ -130,14 +130,32 @@ describe('verify:shipped', () => {
     ]);
   });
 
-  it('drives the whole API story through the template\'s routes and integrations', async () => {
-    const { routes, requests } = await runStories(s, STORIES).catch((error: Error) => {
-      // What the functions, API Gateway and CloudFront said about it (a denied AWS call, a function that threw).
-      throw new Error([error.message, ...gateway.problems, ...distribution.problems, ...stack.problems, ...stack.endpoint.problems, ...functionErrors()].join('\n\n'));
-    });
+  it('has a story for every route of the template, and no story without one', () => {
+    checkStoryCoverage(s, STORIES);
+  });
+
+  /** Chapters run in order, each on what the ones before made; a chapter after a failed one is not run. */
+  let chaptersDone = 0;
+  const chapterFailure = (error: Error) =>
+    // What the functions, API Gateway and CloudFront said about it (a denied AWS call, a function that threw).
+    new Error([error.message, ...gateway.problems, ...distribution.problems, ...stack.problems, ...stack.endpoint.problems, ...functionErrors()].join('\n\n'));
+  for (const [index, chapter] of CHAPTERS.entries()) {
+    it(`drives the API story through the template's routes and integrations: ${chapter.name}`, async () => {
+      expect(chaptersDone, 'the chapters before this one went through (see their failure)').toBe(index);
+      await runStories(s, chapter.stories).catch((error: Error) => {
+        throw chapterFailure(error);
+      });
+      chaptersDone++;
+    }, 90_000);
+  }
+
+  it('settles the API story: no problem anywhere, and what each function and trigger did', async () => {
+    expect(chaptersDone, 'every chapter of the API story went through (see their failure)').toBe(CHAPTERS.length);
     await stack.settle();
     none([...gateway.problems, ...distribution.problems, ...stack.problems], 'API Gateway, CloudFront and the functions');
     storyDone = true;
+    const routes = gateway.routes.length;
+    const requests = gateway.routes.reduce((sum, route) => sum + route.statuses.length, 0);
     const byFunction = new Map<string, number>();
     for (const route of gateway.routes) byFunction.set(route.functionId, (byFunction.get(route.functionId) ?? 0) + 1);
     const sources = [
@@ -149,11 +167,11 @@ describe('verify:shipped', () => {
     ];
     expect(routes).toBeGreaterThan(0);
     report('4. API story', [
-      `${routes} routes (payload ${[...new Set(gateway.routes.map((r) => r.payloadFormat))].join(', ')}), each with a story; ${requests} requests through API Gateway, ${s.edgeCases.length} at the edge`,
+      `${routes} routes (payload ${[...new Set(gateway.routes.map((r) => r.payloadFormat))].join(', ')}), each with a story, in ${CHAPTERS.length} chapters; ${requests} requests through API Gateway, ${s.edgeCases.length} at the edge`,
       ...[...byFunction].map(([fn, n]) => `${fn}: ${n} routes, ${stack.lambda.get(fn).invocations} invocations, ${stack.lambda.get(fn).coldStarts} cold starts`),
       ...sources,
     ]);
-  }, 180_000);
+  }, 60_000);
 
   it('runs every schedule, and invokes every function of the project', async () => {
     const lines: string[] = [];

@@ -26,7 +26,9 @@ async function throttle(cdp: CDPSession, on: boolean): Promise<void> {
 }
 
 describe('web: the audience of a show', () => {
-  const story = browserStory();
+  // 2 s segments, and the publisher's keyframes every 2 s: the ingest copies (no re-encoding) and the four healthy
+  // players hold about 4 s of buffer, so a busy machine's hiccup is not a stall; the throttled viewer's 14 s trickle is.
+  const story = browserStory({ INGEST_HLS_SEGMENT: '2s' });
 
   it('five viewers for two minutes, one on a failing network: the series counts five, the throttled ticket is in trouble, the charts render', async () => {
     const { system } = story;

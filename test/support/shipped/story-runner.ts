@@ -212,12 +212,12 @@ export function cookieOf(res: HttpResult, name: string): string | undefined {
 }
 
 /**
- * Runs the stories in order, each checked to reach its route, then holds them against the
- * template's routes: a route without a story, or a story whose route the template lacks, fails.
+ * Holds the stories against the template's routes: a route without a story, or a story whose
+ * route the template lacks, fails.
  */
-export async function runStories(s: StoryContext, stories: RouteStory[]): Promise<{ routes: number; requests: number }> {
-  const routes = new Map(s.gateway.routes.map((route) => [route.key, route]));
-  const missing = [...routes.keys()].filter((key) => !stories.some((entry) => entry.route === key));
+export function checkStoryCoverage(s: StoryContext, stories: RouteStory[]): void {
+  const routes = new Set(s.gateway.routes.map((route) => route.key));
+  const missing = [...routes].filter((key) => !stories.some((entry) => entry.route === key));
   const unknown = stories.filter((entry) => !routes.has(entry.route)).map((entry) => entry.route);
   if (missing.length || unknown.length) {
     throw new Error(
@@ -227,6 +227,11 @@ export async function runStories(s: StoryContext, stories: RouteStory[]): Promis
       ].join('\n'),
     );
   }
+}
+
+/** Runs stories in order, each checked to reach its route. */
+export async function runStories(s: StoryContext, stories: RouteStory[]): Promise<void> {
+  const routes = new Map(s.gateway.routes.map((route) => [route.key, route]));
   for (const entry of stories) {
     const route = routes.get(entry.route)!;
     const before = route.statuses.length;
@@ -237,5 +242,18 @@ export async function runStories(s: StoryContext, stories: RouteStory[]): Promis
     }
     if (route.statuses.length === before) throw new Error(`the story of ${entry.route} never reached that route`);
   }
-  return { routes: routes.size, requests: s.gateway.routes.reduce((sum, route) => sum + route.statuses.length, 0) };
+}
+
+/**
+ * The stories cut into chapters, each starting at the route named: a chapter is one test with its
+ * own time, so a slow machine stretches each a little instead of one long test past its limit.
+ */
+export function chaptersOf(stories: RouteStory[], starts: Array<[name: string, firstRoute: string]>): Array<{ name: string; stories: RouteStory[] }> {
+  const indexes = starts.map(([name, first]) => {
+    const index = stories.findIndex((entry) => entry.route === first);
+    if (index < 0) throw new Error(`chapter ${name} starts at ${first}, which has no story`);
+    return index;
+  });
+  if (indexes[0] !== 0 || indexes.some((index, i) => i > 0 && index <= indexes[i - 1]!)) throw new Error('chapters start at the first story and follow the stories\' order');
+  return starts.map(([name], i) => ({ name, stories: stories.slice(indexes[i], indexes[i + 1] ?? stories.length) }));
 }
