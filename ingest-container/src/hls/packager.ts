@@ -8,6 +8,7 @@ import type { HlsStore } from '../../../recording/store';
 import { DEFAULT_BUFFER_LIMIT_BYTES } from './uploader';
 import { createRunChain } from './run-chain';
 import { packagePart, type PartPackaging } from './part-packaging';
+import { SequenceHeaderWatch } from '../video/sequence-header-watch';
 import { FlvTap } from '../rtmp/flv-tap';
 
 export interface HlsConfig extends PackagingOptions {
@@ -35,8 +36,13 @@ export interface HlsJob {
  * stored under `streams/<streamName>/` as they appear and appended to the
  * event's recording (see recording.ts), which the live playlists are made from.
  *
- * The publish is packaged as one part (part-packaging.ts: copied or
- * re-encoded as its keyframes say).
+ * A publish is packaged in parts (part-packaging.ts: each copies or
+ * re-encodes as its own keyframes say). A new part starts where the
+ * publisher's codec settings change (sequence-header-watch.ts: a reconnect
+ * with another preset or frame size, or a new sequence header mid-stream):
+ * the current ffmpeg run ends, and a new one starts at the next keyframe with
+ * the new sequence headers, after a discontinuity in every playlist. Frames
+ * of the new settings never reach the run of the old ones.
  */
 export async function startHlsJob(args: {
   broadcast: BroadcastServer;
@@ -62,15 +68,30 @@ export async function startHlsJob(args: {
     metrics,
     onReencoding,
   });
-  const preamble = () =>
-    [broadcast.flvHeader, broadcast.flvMetaData, broadcast.flvAudioHeader, broadcast.flvVideoHeader].filter((b): b is Buffer => b !== null);
-  const part: PartPackaging = packagePart({ id: publishId, runs, options: config, preamble, declaredVideoKbps: () => broadcast.publisher?.videoDatarate });
+  const headers = new SequenceHeaderWatch();
+  const preamble = () => [broadcast.flvHeader, broadcast.flvMetaData, ...headers.headers()].filter((b): b is Buffer => b !== null);
+  const partFrom = (id: string, first: Buffer[]) =>
+    packagePart({ id, runs, options: config, preamble, declaredVideoKbps: () => broadcast.publisher?.videoDatarate, first });
+  let part: PartPackaging = partFrom(publishId, []);
+  let parts = 1;
+
+  const onTag = (buffer: Buffer) => {
+    const cut = headers.tag(buffer);
+    if (cut === 'drop') return;
+    if (cut === 'new-part') {
+      void part.end();
+      parts += 1;
+      part = partFrom(`${publishId}-part${parts}`, preamble());
+      log.info('hls new part: the publisher\'s codec settings changed', { stream_name: streamName, publish_id: publishId, part: parts });
+    }
+    part.tag(buffer);
+  };
   // A failure here (no work folder) must not reach node-media-server's broadcast loop: this publish goes unpackaged.
   let failed = false;
   const pipe = new FlvTap(broadcast.streamPath, (buffer) => {
     if (failed) return;
     try {
-      part.tag(buffer);
+      onTag(buffer);
     } catch (error) {
       failed = true;
       part.abandon();
