@@ -25,7 +25,8 @@ export const LEASE_RENEW_MS = 5_000;
  * cleanly (FCUnpublish/deleteStream), or node-media-server ends the publish
  * (connection dropped and its grace window over), or we end it. A
  * resume within the grace window continues the same publication: same HLS
- * job, same playlist, no status change. Starting: the event's lease was
+ * job, same playlist, no status change (the job starts a new part of the
+ * recording if the encoder came back with other codec settings). Starting: the event's lease was
  * taken by the publish check (server.ts), HLS packaging starts and the lease
  * is renewed; ending: final playlists stored, then the lease released.
  */

@@ -3,13 +3,15 @@
  * sends FCUnpublish and deleteStream, as OBS's "Stop Streaming" does) ends it
  * at once; one whose connection drops keeps the show open for the reconnect
  * window, and coming back from the same address continues it (one HLS job,
- * one lease taken at the first publish and released once at the end).
+ * one lease taken at the first publish and released once at the end); coming
+ * back with other encoder settings continues it in a new part of the recording.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { folderStore, startIngestServer, type IngestServer } from '../../ingest-container/src/index';
-import { httpServer, livePlaylist, logRecorder, publish, tempDir, uniqueName, until, type TestHttpServer } from '../support/ingest';
+import { parseMediaPlaylist } from '../../recording/media-playlist';
+import { ffprobe, httpServer, livePlaylist, logRecorder, publish, run, tempDir, uniqueName, until, type TestHttpServer } from '../support/ingest';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -76,3 +78,100 @@ it('a reconnect within the window after a dropped connection continues the show'
   expect(notices[0]!.body.action).toBe('acquire');
   expect(notices.filter((n) => n.body.action === 'release')).toHaveLength(1);
 });
+
+/**
+ * Publishes with veryfast at 320x240 until the live playlist has three segments, drops the connection (SIGKILL), and
+ * comes back from the same address within the window with `resumed` (another preset and frame size, as a restarted
+ * OBS with another profile does) for 5 s, which then stops cleanly.
+ */
+async function resumeWithOtherSettings(resumed: { gop?: number; keyframesAt?: string }) {
+  const recorder = logRecorder();
+  const hlsDir = await tempDir('resume-settings');
+  const { server: ingest } = await server(recorder, hlsDir);
+  const name = uniqueName('s');
+  const url = `${ingest.url}/live/${name}`;
+  const stream = join(hlsDir, 'streams', name);
+  const startedAt = Date.now();
+  const first = publish(url, undefined, { preset: 'veryfast', gop: 25 });
+  cleanups.push(() => first.kill());
+  const before = await until(async () => {
+    const text = await livePlaylist(stream);
+    return text && parseMediaPlaylist(text).length >= 3 ? text : undefined;
+  });
+  await first.kill();
+  const firstSeconds = (Date.now() - startedAt) / 1000;
+  const second = publish(url, 5, { preset: 'ultrafast', size: '480x360', ...resumed });
+  cleanups.push(() => second.kill());
+  // While on air, index.m3u8 names the live playlist: the last one it named is the one viewers were on.
+  let liveName: string | undefined;
+  while (second.running()) {
+    const master = await readFile(join(stream, 'index.m3u8'), 'utf8').catch(() => '');
+    if (master.includes('#EXT-X-STREAM-INF')) liveName = master.split('\n').find((line) => line.endsWith('.m3u8'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect((await second.done).code).toBe(0);
+  await recorder.waitFor((e) => e.msg === 'publication ended');
+  expect(recorder.entries.some((e) => e.msg === 'publish resumed')).toBe(true);
+  return {
+    stream,
+    before,
+    firstSeconds,
+    live: await readFile(join(stream, liveName!), 'utf8'),
+    vod: await readFile(join(stream, 'index.m3u8'), 'utf8'),
+    parts: await readdir(join(hlsDir, 'recordings', name)),
+    logs: recorder.entries,
+  };
+}
+
+const mediaSequence = (playlist: string) => Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(playlist)?.[1]);
+const seconds = (segments: { duration: number }[]) => segments.reduce((sum, s) => sum + s.duration, 0);
+/** The segments before and after the playlist's only discontinuity. */
+function splitAtDiscontinuity(playlist: string) {
+  const pieces = playlist.split('#EXT-X-DISCONTINUITY\n');
+  expect(pieces).toHaveLength(2);
+  return { old: parseMediaPlaylist(pieces[0]!), resumed: parseMediaPlaylist(pieces[1]!) };
+}
+
+/** Decodes a segment completely: what ffmpeg complains about, and the picture size. */
+async function decode(file: string): Promise<{ errors: string; size: string }> {
+  const { stderr } = await run('ffmpeg', ['-hide_banner', '-v', 'error', '-i', file, '-f', 'null', '-']).done;
+  const probe = await ffprobe(['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0:s=x', file]);
+  // ffprobe lists an MPEG-TS stream once under its program and once on its own.
+  return { errors: stderr.trim(), size: probe.stdout.trim().split('\n')[0]! };
+}
+
+async function expectNewPartDecodes(show: Awaited<ReturnType<typeof resumeWithOtherSettings>>) {
+  // The live playlist: the segments before the drop as they were (same media sequence), one discontinuity, the new part.
+  const live = splitAtDiscontinuity(show.live);
+  expect(mediaSequence(show.live)).toBe(mediaSequence(show.before));
+  expect(live.old.slice(0, parseMediaPlaylist(show.before).length)).toEqual(parseMediaPlaylist(show.before));
+  expect(live.resumed.length).toBeGreaterThanOrEqual(2);
+  // The recording: two parts, and every segment decodes cleanly at its own encoder's size.
+  expect(show.parts).toHaveLength(2);
+  const vod = splitAtDiscontinuity(show.vod);
+  for (const segment of vod.old) expect({ segment: segment.uri, ...(await decode(join(show.stream, segment.uri))) }).toEqual({ segment: segment.uri, errors: '', size: '320x240' });
+  for (const segment of vod.resumed) expect({ segment: segment.uri, ...(await decode(join(show.stream, segment.uri))) }).toEqual({ segment: segment.uri, errors: '', size: '480x360' });
+  // Durations: the new part is the 5 s the second encoder sent; the first part at least what was live before the drop.
+  expect(seconds(vod.resumed)).toBeGreaterThan(4.5);
+  expect(seconds(vod.resumed)).toBeLessThan(5.5);
+  expect(seconds(vod.old)).toBeGreaterThanOrEqual(seconds(parseMediaPlaylist(show.before)) - 0.01);
+  expect(seconds(vod.old)).toBeLessThan(show.firstSeconds);
+  return vod;
+}
+
+it('a reconnect with other encoder settings continues the show in a new part, after a discontinuity', async () => {
+  const show = await resumeWithOtherSettings({ gop: 25 });
+  const vod = await expectNewPartDecodes(show);
+  // Keyframes every second in both parts: both copied.
+  expect(show.logs.some((e) => e.msg.startsWith('hls re-encoding'))).toBe(false);
+  expect(Math.max(...vod.resumed.slice(0, -1).map((s) => s.duration))).toBeLessThan(1.5);
+}, 60_000);
+
+it('the keyframe judge decides again for the new part: keyframes 4 s apart after the reconnect are re-encoded', async () => {
+  const show = await resumeWithOtherSettings({ gop: 100 });
+  const vod = await expectNewPartDecodes(show);
+  const reencoding = show.logs.filter((e) => e.msg.startsWith('hls re-encoding'));
+  expect(reencoding).toHaveLength(1);
+  expect(reencoding[0]!.publish_id).not.toBe(show.logs.find((e) => e.msg === 'hls packaging started')!.publish_id);
+  expect(Math.max(...vod.resumed.slice(0, -1).map((s) => s.duration))).toBeLessThan(1.5);
+}, 60_000);

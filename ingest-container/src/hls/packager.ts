@@ -1,18 +1,14 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type BroadcastServer from 'node-media-server/src/server/broadcast_server.js';
 import type { Logger } from '../log';
 import type { IngestMetrics } from '../metrics';
-import { ffmpegArgs, type Packaging, type PackagingOptions } from './ffmpeg-args';
+import type { PackagingOptions } from './ffmpeg-args';
 import { describeError } from '../log';
 import { DEFAULT_DVR_WINDOW_SECONDS, Recording, type LiveSettings } from '../../../recording/recording';
 import type { HlsStore } from '../../../recording/store';
-import { DEFAULT_BUFFER_LIMIT_BYTES, startUploader } from './uploader';
-import { KeyframeJudge } from '../video/keyframe-judge';
-import { flvTagTime, flvVideoFrame } from '../video/keyframe-meter';
+import { DEFAULT_BUFFER_LIMIT_BYTES } from './uploader';
+import { createRunChain } from './run-chain';
+import { packagePart, type PartPackaging } from './part-packaging';
+import { SequenceHeaderWatch } from '../video/sequence-header-watch';
 import { FlvTap } from '../rtmp/flv-tap';
 
 export interface HlsConfig extends PackagingOptions {
@@ -25,10 +21,6 @@ export interface HlsConfig extends PackagingOptions {
 }
 
 const FINAL_PLAYLIST_RETRY_MS = 60_000;
-/** How long ffmpeg gets to write its final segment and playlist after its input ends. */
-const FFMPEG_EXIT_TIMEOUT_MS = 15_000;
-/** Re-encoding bit rate when the publisher declares none and there is nothing to measure it on. */
-const FALLBACK_VIDEO_KBPS = 2_500;
 
 export interface HlsJob {
   /**
@@ -39,58 +31,18 @@ export interface HlsJob {
   stop(options?: { final?: () => boolean }): Promise<void>;
 }
 
-/** One ffmpeg process packaging part of a publish into its own work folder. */
-interface FfmpegRun {
-  workDir: string;
-  /** Writes go to ffmpeg's stdin (buffered until it runs). */
-  write(buffer: Buffer): void;
-  /** Ends its input and waits until it has written its last segment (killed if it takes too long). */
-  close(): Promise<void>;
-}
-
-function startFfmpeg(id: string, packaging: Packaging, config: HlsConfig, streamName: string, log: Logger): FfmpegRun {
-  const workDir = mkdtempSync(join(tmpdir(), 'stagedoor-ingest-work-'));
-  // Own process group: a Ctrl-C in the terminal must not kill ffmpeg before we close its input and it writes the
-  // final playlist. It still ends with us: our death closes its stdin.
-  const ffmpeg = spawn(config.ffmpegPath, ffmpegArgs(workDir, id, config.segmentSeconds, packaging), { stdio: ['pipe', 'ignore', 'pipe'], detached: true });
-  let stderr = '';
-  ffmpeg.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  // ffmpeg gone means writes fail with EPIPE; its exit is reported below.
-  ffmpeg.stdin.on('error', () => undefined);
-  const exited = new Promise<void>((resolve) => {
-    ffmpeg.once('error', (error) => {
-      log.error('ffmpeg could not start', { stream_name: streamName, ffmpeg: config.ffmpegPath, error: error.message });
-      resolve();
-    });
-    ffmpeg.once('close', (code, signal) => {
-      if (code !== 0) log.error('ffmpeg ended with an error', { stream_name: streamName, code, signal, stderr: stderr.trim() });
-      resolve();
-    });
-  });
-  return {
-    workDir,
-    write: (buffer) => void ffmpeg.stdin.write(buffer),
-    async close() {
-      ffmpeg.stdin.end();
-      const killer = setTimeout(() => ffmpeg.kill('SIGKILL'), FFMPEG_EXIT_TIMEOUT_MS);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
-}
-
 /**
  * Packages one publish: ffmpeg fed in-process from the broadcast, segments
  * stored under `streams/<streamName>/` as they appear and appended to the
  * event's recording (see recording.ts), which the live playlists are made from.
  *
- * Without a ladder the video is copied, unless its keyframes are too far
- * apart for the segment length (`reencode: 'auto'`, see keyframe-judge.ts):
- * the tags are held until the first keyframes tell, then go to one ffmpeg
- * that copies or one that re-encodes with a keyframe every segment. A copied
- * publish whose keyframes drift apart later switches to re-encoding at once:
- * the copy ends where it stands, and a new part, re-encoded from the last
- * keyframe with the picture before the switch cut off, follows it.
+ * A publish is packaged in parts (part-packaging.ts: each copies or
+ * re-encodes as its own keyframes say). A new part starts where the
+ * publisher's codec settings change (sequence-header-watch.ts: a reconnect
+ * with another preset or frame size, or a new sequence header mid-stream):
+ * the current ffmpeg run ends, and a new one starts at the next keyframe with
+ * the new sequence headers, after a discontinuity in every playlist. Frames
+ * of the new settings never reach the run of the old ones.
  */
 export async function startHlsJob(args: {
   broadcast: BroadcastServer;
@@ -106,93 +58,33 @@ export async function startHlsJob(args: {
   const live: LiveSettings = { segmentSeconds: config.segmentSeconds, dvrWindowSeconds: config.dvrWindowSeconds ?? DEFAULT_DVR_WINDOW_SECONDS };
   const recording = await Recording.open(config.store, streamName, log, { id: publishId, ...live });
   await recording.putLivePlaylists();
-  const bufferLimitBytes = config.bufferLimitBytes ?? DEFAULT_BUFFER_LIMIT_BYTES;
-
-  let current: { run: FfmpegRun; uploader: Promise<ReturnType<typeof startUploader>> } | undefined;
-  /** The runs before the current one, until their segments are stored: the current run's part starts after them. */
-  let previousDone: Promise<void> = Promise.resolve();
-
-  const begin = (id: string, packaging: Packaging) => {
-    const run = startFfmpeg(id, packaging, config, streamName, log);
-    const uploader = previousDone.then(() => {
-      if (id !== publishId) recording.startPart(id, live);
-      return startUploader({ workDir: run.workDir, recording, store: config.store, bufferLimitBytes, log, metrics });
-    });
-    current = { run, uploader };
-    if (packaging.kind !== 'copy') {
-      log.info(packaging.kind === 'ladder' ? 'hls transcoding into a ladder' : 'hls re-encoding the video: keyframes further apart than the segment length', {
-        stream_name: streamName,
-        publish_id: id,
-        ...(packaging.kind === 'reencode' ? { video_kbps: packaging.videoKbps, from_ms: packaging.fromMs } : {}),
-      });
-      onReencoding?.();
-    }
-  };
-  const write = (buffers: Buffer[]) => {
-    for (const buffer of buffers) current!.run.write(buffer);
-  };
-  /** Ends the current run: ffmpeg's last segment, then what is left is stored, after the runs before it. */
-  const endCurrent = (ownsShow?: () => boolean) => {
-    const { run, uploader } = current!;
-    const before = previousDone;
-    previousDone = (async () => {
-      await run.close();
-      await before;
-      await (await uploader).finish(ownsShow);
-      await rm(run.workDir, { recursive: true, force: true });
-    })();
-    current = undefined;
-    return previousDone;
-  };
-
-  // What the judge needs to decide, and to re-encode the bit rate the publisher sends.
-  const judge = config.ladder.length === 0 && (config.reencode ?? 'auto') === 'auto' ? new KeyframeJudge(config.segmentSeconds) : undefined;
-  let held: Buffer[] | undefined = judge ? [] : undefined;
-  /** Tags since the last keyframe, while copying under the judge: a switch re-encodes from there. */
-  let gop: Buffer[] = [];
-  const sent = { videoBytes: 0, firstMs: undefined as number | undefined, lastMs: 0 };
-  const videoKbps = () => {
-    const declared = broadcast.publisher?.videoDatarate;
-    if (declared && declared > 0) return Math.round(declared);
-    const spanMs = sent.lastMs - (sent.firstMs ?? sent.lastMs);
-    return spanMs > 0 ? Math.round((sent.videoBytes * 8) / spanMs) : FALLBACK_VIDEO_KBPS;
-  };
-
-  if (config.ladder.length > 0) begin(publishId, { kind: 'ladder', ladder: config.ladder });
-  else if (!judge) begin(publishId, { kind: 'copy' });
+  const runs = createRunChain({
+    publishId,
+    streamName,
+    recording,
+    live,
+    config: { ...config, bufferLimitBytes: config.bufferLimitBytes ?? DEFAULT_BUFFER_LIMIT_BYTES },
+    log,
+    metrics,
+    onReencoding,
+  });
+  const headers = new SequenceHeaderWatch();
+  const preamble = () => [broadcast.flvHeader, broadcast.flvMetaData, ...headers.headers()].filter((b): b is Buffer => b !== null);
+  const partFrom = (id: string, first: Buffer[]) =>
+    packagePart({ id, runs, options: config, preamble, declaredVideoKbps: () => broadcast.publisher?.videoDatarate, first });
+  let part: PartPackaging = partFrom(publishId, []);
+  let parts = 1;
 
   const onTag = (buffer: Buffer) => {
-    if (!judge) return write([buffer]);
-    const timeMs = flvTagTime(buffer);
-    const frame = flvVideoFrame(buffer);
-    if (frame) {
-      sent.videoBytes += buffer.length;
-      sent.firstMs ??= frame.dtsMs;
-      sent.lastMs = frame.dtsMs;
+    const cut = headers.tag(buffer);
+    if (cut === 'drop') return;
+    if (cut === 'new-part') {
+      void part.end();
+      parts += 1;
+      part = partFrom(`${publishId}-part${parts}`, preamble());
+      log.info('hls new part: the publisher\'s codec settings changed', { stream_name: streamName, publish_id: publishId, part: parts });
     }
-    const verdict = timeMs === undefined ? undefined : judge.tag(timeMs, frame?.keyframe);
-    if (held) {
-      held.push(buffer);
-      if (!verdict) return;
-      begin(publishId, verdict === 'copy' ? { kind: 'copy' } : { kind: 'reencode', videoKbps: videoKbps() });
-      write(held);
-      held = undefined;
-      return;
-    }
-    if (verdict === 'reencode' && frame) {
-      // The copy stops before this frame; the re-encode decodes from the last keyframe and keeps the picture from here.
-      void endCurrent();
-      begin(`${publishId}-reencoded`, { kind: 'reencode', videoKbps: videoKbps(), fromMs: frame.dtsMs });
-      const preamble = [broadcast.flvHeader, broadcast.flvMetaData, broadcast.flvAudioHeader, broadcast.flvVideoHeader].filter((b): b is Buffer => b !== null);
-      write([...preamble, ...gop.filter((tag) => flvVideoFrame(tag)), buffer]);
-      gop = [];
-      return;
-    }
-    if (judge.verdict === 'copy') {
-      if (frame?.keyframe) gop = [];
-      if (timeMs !== undefined) gop.push(buffer);
-    }
-    write([buffer]);
+    part.tag(buffer);
   };
   // A failure here (no work folder) must not reach node-media-server's broadcast loop: this publish goes unpackaged.
   let failed = false;
@@ -202,7 +94,7 @@ export async function startHlsJob(args: {
       onTag(buffer);
     } catch (error) {
       failed = true;
-      held = undefined;
+      part.abandon();
       log.error('hls packaging failed, the publish is not packaged', { stream_name: streamName, publish_id: publishId, error: describeError(error) });
     }
   });
@@ -214,13 +106,7 @@ export async function startHlsJob(args: {
     stop({ final = () => true } = {}) {
       stopping ??= (async () => {
         broadcast.donePlay(pipe);
-        // The publish ended before its keyframes told: copy what there is.
-        if (held && held.length > 0) {
-          begin(publishId, { kind: 'copy' });
-          write(held);
-        }
-        held = undefined;
-        await (current ? endCurrent(final) : previousDone);
+        await part.end(final);
         if (final()) await putFinalPlaylists(recording, log);
         log.info('hls packaging ended', { stream_name: streamName, publish_id: publishId });
       })();
