@@ -37,8 +37,8 @@ export function createPublications(deps: {
   metrics: Pick<IngestMetrics, 'count'>;
   /** The folder under `streams/` a publication's HLS goes to (default: its stream name). */
   hlsNameOf?: (session: GatedRtmpSession) => string;
-  /** The packaging of a publication began re-encoding its video. */
-  onReencoding?: (streamPath: string) => void;
+  /** The packaging of a publication began a run that re-encodes its video, or one that copies it. */
+  onPackaging?: (streamPath: string, reencoding: boolean) => void;
 }) {
   const { hls, notifier, log, metrics } = deps;
   const hlsNameOf = deps.hlsNameOf ?? ((session: GatedRtmpSession) => session.streamName);
@@ -62,7 +62,7 @@ export function createPublications(deps: {
           config: hls,
           log,
           metrics,
-          onReencoding: () => deps.onReencoding?.(session.streamPath),
+          onPackaging: (reencoding) => deps.onPackaging?.(session.streamPath, reencoding),
         }).catch((error) => {
           log.error('hls packaging failed to start', { stream_name: streamName, error: describeError(error) });
           return undefined;

@@ -92,7 +92,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     // Tokens of modes token and file are per stream key `<app>/<name>`: the app must be in the output path too,
     // or the holder of a/foo could overwrite b/foo's HLS. Callback mode has one app (the platform checks it).
     hlsNameOf: authenticator.mode === 'token' || authenticator.mode === 'file' ? (session) => `${session.streamApp}/${session.streamName}` : undefined,
-    onReencoding: (streamPath) => video.reencoding(streamPath),
+    onPackaging: (streamPath, reencoding) => video.packaging(streamPath, reencoding),
   });
   const sessions = new Set<GatedRtmpSession>();
   const brake = createFailureBrake(options.failureBrake);

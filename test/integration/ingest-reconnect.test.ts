@@ -79,26 +79,31 @@ it('a reconnect within the window after a dropped connection continues the show'
   expect(notices.filter((n) => n.body.action === 'release')).toHaveLength(1);
 });
 
+/** The publisher's video as the ingest reported it to the platform (for the event page), in order. */
+const videoReports = (platform: TestHttpServer) => platform.requests.filter((r) => r.path.endsWith('/video')).map((r) => r.body);
+
 /**
- * Publishes with veryfast at 320x240 until the live playlist has three segments, drops the connection (SIGKILL), and
- * comes back from the same address within the window with `resumed` (another preset and frame size, as a restarted
- * OBS with another profile does) for 5 s, which then stops cleanly.
+ * Publishes with veryfast at 320x240 (keyframes every `first.gop` frames, 25 by default) until the live playlist has
+ * three segments and, with `first.reencodingReported`, the platform was told the video is re-encoded; drops the connection
+ * (SIGKILL), and comes back from the same address within the window with `resumed` (another preset and frame size, as
+ * a restarted OBS with another profile does) for 5 s, which then stops cleanly.
  */
-async function resumeWithOtherSettings(resumed: { gop?: number; keyframesAt?: string }) {
+async function resumeWithOtherSettings(resumed: { gop?: number; keyframesAt?: string }, first: { gop?: number; reencodingReported?: boolean } = {}) {
   const recorder = logRecorder();
   const hlsDir = await tempDir('resume-settings');
-  const { server: ingest } = await server(recorder, hlsDir);
+  const { server: ingest, platform } = await server(recorder, hlsDir);
   const name = uniqueName('s');
   const url = `${ingest.url}/live/${name}`;
   const stream = join(hlsDir, 'streams', name);
   const startedAt = Date.now();
-  const first = publish(url, undefined, { preset: 'veryfast', gop: 25 });
-  cleanups.push(() => first.kill());
+  const firstPublish = publish(url, undefined, { preset: 'veryfast', gop: first.gop ?? 25 });
+  cleanups.push(() => firstPublish.kill());
+  if (first.reencodingReported) await until(() => videoReports(platform).some((report) => report.reencoding));
   const before = await until(async () => {
     const text = await livePlaylist(stream);
     return text && parseMediaPlaylist(text).length >= 3 ? text : undefined;
   });
-  await first.kill();
+  await firstPublish.kill();
   const firstSeconds = (Date.now() - startedAt) / 1000;
   const second = publish(url, 5, { preset: 'ultrafast', size: '480x360', ...resumed });
   cleanups.push(() => second.kill());
@@ -120,6 +125,7 @@ async function resumeWithOtherSettings(resumed: { gop?: number; keyframesAt?: st
     vod: await readFile(join(stream, 'index.m3u8'), 'utf8'),
     parts: await readdir(join(hlsDir, 'recordings', name)),
     logs: recorder.entries,
+    platform,
   };
 }
 
@@ -174,4 +180,14 @@ it('the keyframe judge decides again for the new part: keyframes 4 s apart after
   expect(reencoding).toHaveLength(1);
   expect(reencoding[0]!.publish_id).not.toBe(show.logs.find((e) => e.msg === 'hls packaging started')!.publish_id);
   expect(Math.max(...vod.resumed.slice(0, -1).map((s) => s.duration))).toBeLessThan(1.5);
+}, 60_000);
+
+it('after a re-encoded part, a copied one is reported as copied, with its own keyframe interval (the event page follows the part on air)', async () => {
+  const show = await resumeWithOtherSettings({ gop: 25 }, { gop: 100, reencodingReported: true });
+  await expectNewPartDecodes(show);
+  expect(videoReports(show.platform).find((report) => report.reencoding)).toMatchObject({ keyframeIntervalSeconds: 4 });
+  // The second encoder's 1 s keyframes, copied: the report says so, and never pairs the first encoder's 4 s with copying.
+  const copied = await until(() => videoReports(show.platform).find((report) => !report.reencoding));
+  expect(copied).toMatchObject({ keyframeIntervalSeconds: 1, reencoding: false });
+  expect(videoReports(show.platform).at(-1)).toMatchObject({ keyframeIntervalSeconds: 1, reencoding: false });
 }, 60_000);

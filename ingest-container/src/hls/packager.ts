@@ -51,10 +51,10 @@ export async function startHlsJob(args: {
   config: HlsConfig;
   log: Logger;
   metrics: Pick<IngestMetrics, 'count'>;
-  /** The publish's video is being re-encoded from now on (or transcoded into a ladder). */
-  onReencoding?: () => void;
+  /** A packaging run began: the publish's video is re-encoded (or transcoded into a ladder) from now on, or copied. */
+  onPackaging?: (reencoding: boolean) => void;
 }): Promise<HlsJob> {
-  const { broadcast, streamName, publishId, config, log, metrics, onReencoding } = args;
+  const { broadcast, streamName, publishId, config, log, metrics, onPackaging } = args;
   const live: LiveSettings = { segmentSeconds: config.segmentSeconds, dvrWindowSeconds: config.dvrWindowSeconds ?? DEFAULT_DVR_WINDOW_SECONDS };
   const recording = await Recording.open(config.store, streamName, log, { id: publishId, ...live });
   await recording.putLivePlaylists();
@@ -66,7 +66,7 @@ export async function startHlsJob(args: {
     config: { ...config, bufferLimitBytes: config.bufferLimitBytes ?? DEFAULT_BUFFER_LIMIT_BYTES },
     log,
     metrics,
-    onReencoding,
+    onPackaging,
   });
   const headers = new SequenceHeaderWatch();
   const preamble = () => [broadcast.flvHeader, broadcast.flvMetaData, ...headers.headers()].filter((b): b is Buffer => b !== null);

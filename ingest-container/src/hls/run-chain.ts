@@ -28,10 +28,10 @@ export function createRunChain(deps: {
   config: { store: HlsStore; ffmpegPath: string; segmentSeconds: number; bufferLimitBytes: number };
   log: Logger;
   metrics: Pick<IngestMetrics, 'count'>;
-  /** A run re-encodes the video (or transcodes a ladder). */
-  onReencoding?: () => void;
+  /** A run began: it re-encodes the video (or transcodes a ladder), or copies it. */
+  onPackaging?: (reencoding: boolean) => void;
 }): RunChain {
-  const { publishId, streamName, recording, live, config, log, metrics, onReencoding } = deps;
+  const { publishId, streamName, recording, live, config, log, metrics, onPackaging } = deps;
   let current: { run: FfmpegRun; uploader: Promise<ReturnType<typeof startUploader>> } | undefined;
   /** The runs before the current one, until their segments are stored: the current run's part starts after them. */
   let previousDone: Promise<void> = Promise.resolve();
@@ -44,13 +44,14 @@ export function createRunChain(deps: {
         return startUploader({ workDir: run.workDir, recording, store: config.store, bufferLimitBytes: config.bufferLimitBytes, log, metrics });
       });
       current = { run, uploader };
-      if (packaging.kind === 'copy') return;
-      log.info(packaging.kind === 'ladder' ? 'hls transcoding into a ladder' : 'hls re-encoding the video: keyframes further apart than the segment length', {
-        stream_name: streamName,
-        publish_id: id,
-        ...(packaging.kind === 'reencode' ? { video_kbps: packaging.videoKbps, from_ms: packaging.fromMs } : {}),
-      });
-      onReencoding?.();
+      if (packaging.kind !== 'copy') {
+        log.info(packaging.kind === 'ladder' ? 'hls transcoding into a ladder' : 'hls re-encoding the video: keyframes further apart than the segment length', {
+          stream_name: streamName,
+          publish_id: id,
+          ...(packaging.kind === 'reencode' ? { video_kbps: packaging.videoKbps, from_ms: packaging.fromMs } : {}),
+        });
+      }
+      onPackaging?.(packaging.kind !== 'copy');
     },
     write(buffers) {
       for (const buffer of buffers) current!.run.write(buffer);

@@ -4,6 +4,7 @@ import type { StreamReporter } from '../platform/stream-reports';
 import { FlvTap } from '../rtmp/flv-tap';
 import { keyframesTooFar } from './keyframe-judge';
 import { flvVideoFrame, KeyframeMeter, type VideoReading } from './keyframe-meter';
+import { SequenceHeaderWatch } from './sequence-header-watch';
 
 /** Unchanged figures are reported again after this long (the event page shows when they were measured). */
 const REPORT_EVERY_MS = 60_000;
@@ -11,7 +12,7 @@ const REPORT_EVERY_MS = 60_000;
 interface Watched {
   broadcast: BroadcastServer;
   tap: FlvTap;
-  /** The HLS packaging re-encodes this publisher's video (its keyframes are too far apart, or a ladder). */
+  /** The HLS packaging's current run re-encodes this publisher's video (its keyframes are too far apart, or a ladder). */
   reencoding: boolean;
   /** Reports the last reading again, if there is one (the re-encoding state changed). */
   report: () => void;
@@ -20,7 +21,11 @@ interface Watched {
 /**
  * Measures every publication's keyframe interval and frame rate and reports
  * them, with whether the packaging re-encodes the video: logged, and sent to
- * the platform for the event page.
+ * the platform for the event page. Both follow what is on air: the
+ * measurement starts again when the publisher's codec settings change (a
+ * reconnect with another encoder profile: its keyframes are another
+ * encoder's), and the re-encoding flag is the current packaging run's, so a
+ * part copied after a re-encoded one turns it off.
  */
 export function createVideoWatch(deps: { segmentSeconds: number | undefined; reporter: StreamReporter; log: Logger }) {
   const { segmentSeconds, reporter, log } = deps;
@@ -28,7 +33,8 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
 
   function started(streamPath: string, streamName: string, broadcast: BroadcastServer): void {
     if (watched.has(streamPath) || segmentSeconds === undefined) return;
-    const meter = new KeyframeMeter();
+    let meter = new KeyframeMeter();
+    const settings = new SequenceHeaderWatch();
     let last: { at: number; tooFar: boolean; reading: VideoReading } | undefined;
     const send = (reading: VideoReading, tooFar: boolean) => {
       last = { at: Date.now(), tooFar, reading };
@@ -39,6 +45,11 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
       void reporter.video(streamName, { ...reading, segmentSeconds, reencoding });
     };
     const tap = new FlvTap(streamPath, (tag) => {
+      if (settings.tag(tag) === 'new-part') {
+        // Another encoder's keyframes from here: nothing measured before says anything about them.
+        meter = new KeyframeMeter();
+        last = undefined;
+      }
       const frame = flvVideoFrame(tag);
       if (!frame) return;
       meter.addFrame(frame.dtsMs, frame.keyframe);
@@ -54,11 +65,14 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
     watched.set(streamPath, entry);
   }
 
-  /** The packaging began re-encoding the publication's video: said with the next report, and at once when there is a reading. */
-  function reencoding(streamPath: string): void {
+  /**
+   * The packaging began a run that re-encodes the publication's video, or one that copies it (a new part): said with
+   * the next report, and at once when there is a reading of the current settings.
+   */
+  function packaging(streamPath: string, reencoding: boolean): void {
     const entry = watched.get(streamPath);
-    if (!entry || entry.reencoding) return;
-    entry.reencoding = true;
+    if (!entry || entry.reencoding === reencoding) return;
+    entry.reencoding = reencoding;
     entry.report();
   }
 
@@ -69,7 +83,7 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
     entry.broadcast.donePlay(entry.tap);
   }
 
-  return { started, ended, reencoding, stopAll: () => [...watched.keys()].forEach(ended) };
+  return { started, ended, packaging, stopAll: () => [...watched.keys()].forEach(ended) };
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
