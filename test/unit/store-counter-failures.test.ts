@@ -37,7 +37,8 @@ describe('a counter write that DynamoDB refuses', () => {
     dynamo.on(UpdateCommand).rejects(new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} }));
     await expect(counters.countPresence({ eventId: 'e1', seed: 'ABC', at, delta: 1 })).resolves.toBeUndefined();
     expect(warnings.mock.calls).toEqual([
-      ['counter write failed', { counter: 'presence', eventId: 'e1', delta: 1, error: expect.objectContaining({ name: 'ProvisionedThroughputExceededException' }) }],
+      // As the adapter boundary words it (dynamo-failures.ts), the SDK's error its cause.
+      ['counter write failed', { counter: 'presence', eventId: 'e1', delta: 1, error: expect.objectContaining({ name: 'StoreUnavailable', cause: expect.objectContaining({ name: 'ProvisionedThroughputExceededException' }) }) }],
     ]);
     const [metric, ...rest] = metrics();
     expect(rest).toEqual([]);
