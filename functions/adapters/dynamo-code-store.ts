@@ -17,7 +17,7 @@ const RELEASE_ATTEMPTS = 5;
 
 /** A code item (as read, or as a stream image) as the domain's record. */
 export function toCode(item: Item): CodeRecord {
-  const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, ...rest } = item;
+  const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, revokeCounted, ...rest } = item;
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
 }
 const toCodeOrNull = (item: Item | null) => (item ? toCode(item) : null);
@@ -147,6 +147,25 @@ export class DynamoCodeStore implements CodeStore {
     }
   }
 
+  async revocationCountState(code: string): Promise<{ eventId: string; isRevoked: boolean; counted: boolean } | null> {
+    const item = await this.table.get(codeKey(code));
+    if (!item) return null;
+    const isRevoked = item.isRevoked as boolean;
+    return { eventId: item.eventId as string, isRevoked, counted: (item.revokeCounted as boolean | undefined) ?? isRevoked };
+  }
+
+  async acknowledgeRevocationCount(code: string, counted: boolean): Promise<boolean> {
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: codeKey(code),
+        UpdateExpression: 'SET revokeCounted = :counted',
+        ConditionExpression: 'attribute_exists(pk) AND isRevoked = :counted',
+        ExpressionAttributeValues: { ':counted': counted },
+      },
+    });
+    return outcome.applied;
+  }
+
   async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<{ code: CodeRecord; changed: boolean }> {
     // The session state the write starts from decides how long the edge denies the code, so the write
     // requires it unchanged (no claim in between); a lost race starts again from the code the write saw.
@@ -158,7 +177,8 @@ export class DynamoCodeStore implements CodeStore {
         update: {
           Key: codeKey(current.code),
           UpdateExpression:
-            'SET isRevoked = :revoked, revokedAt = :revokedAt, revokedChangedAt = :now, denyUntil = :denyUntil, feedPk = :feedPk, feedSk = :feedSk',
+            // `revokeCounted` keeps what the revoked count held before (an item written before it existed: the state it had).
+            'SET isRevoked = :revoked, revokedAt = :revokedAt, revokedChangedAt = :now, denyUntil = :denyUntil, feedPk = :feedPk, feedSk = :feedSk, revokeCounted = if_not_exists(revokeCounted, :was)',
           ConditionExpression: 'attribute_exists(pk) AND revision = :revision AND isRevoked = :was',
           ExpressionAttributeValues: {
             ':revoked': revoked,

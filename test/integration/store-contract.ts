@@ -406,9 +406,21 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         now,
       });
       await stores.counters.countRedemption({ eventId: event.id, code: code.code, delta: 1 });
-      await stores.counters.countRevocation({ eventId: event.id, code: 'SECOND', delta: 1 });
-      await stores.counters.countRevocation({ eventId: event.id, code: code.code, delta: 1 });
-      await stores.counters.countRevocation({ eventId: event.id, code: code.code, delta: -1 });
+      // Revocations: counted once per version, each with its code's mark, dropped once acknowledged.
+      const first = await stores.counters.revocationMark({ eventId: event.id, code: 'SECOND' });
+      expect(first.mark).toBeNull();
+      expect(await stores.counters.countRevocation({ eventId: event.id, code: 'SECOND', counted: true, version: first.version })).toBe(true);
+      expect(await stores.counters.countRevocation({ eventId: event.id, code: 'SECOND', counted: true, version: first.version })).toBe(false);
+      const marked = await stores.counters.revocationMark({ eventId: event.id, code: 'SECOND' });
+      expect(marked).toEqual({ version: first.version + 1, mark: { counted: true, version: first.version + 1 } });
+      await stores.counters.forgetRevocationMark({ eventId: event.id, code: 'SECOND', version: first.version });
+      expect((await stores.counters.revocationMark({ eventId: event.id, code: 'SECOND' })).mark).not.toBeNull();
+      await stores.counters.forgetRevocationMark({ eventId: event.id, code: 'SECOND', version: marked.version });
+      expect(await stores.counters.revocationMark({ eventId: event.id, code: 'SECOND' })).toEqual({ version: marked.version, mark: null });
+      for (const counted of [true, false]) {
+        const { version } = await stores.counters.revocationMark({ eventId: event.id, code: code.code });
+        expect(await stores.counters.countRevocation({ eventId: event.id, code: code.code, counted, version })).toBe(true);
+      }
       const seeds = Array.from({ length: 20 }, () => randomId());
       await Promise.all(seeds.map((seed) => stores.counters.countPresence({ eventId: event.id, seed, at: now, delta: 1 })));
       await stores.counters.countPresence({ eventId: event.id, seed: seeds[0]!, at: now, delta: -1 });
