@@ -149,21 +149,12 @@ export class DynamoCodeStore implements CodeStore {
 
   async revocationCountState(code: string): Promise<{ eventId: string; isRevoked: boolean; counted: boolean } | null> {
     const item = await this.table.get(codeKey(code));
-    if (!item) return null;
-    const isRevoked = item.isRevoked as boolean;
-    return { eventId: item.eventId as string, isRevoked, counted: (item.revokeCounted as boolean | undefined) ?? isRevoked };
+    return item && { eventId: item.eventId as string, isRevoked: item.isRevoked as boolean, counted: (item.revokeCounted ?? item.isRevoked) as boolean };
   }
 
   async acknowledgeRevocationCount(code: string, counted: boolean): Promise<boolean> {
-    const outcome = await this.table.writeIf({
-      update: {
-        Key: codeKey(code),
-        UpdateExpression: 'SET revokeCounted = :counted',
-        ConditionExpression: 'attribute_exists(pk) AND isRevoked = :counted',
-        ExpressionAttributeValues: { ':counted': counted },
-      },
-    });
-    return outcome.applied;
+    const update = { Key: codeKey(code), UpdateExpression: 'SET revokeCounted = :counted', ConditionExpression: 'attribute_exists(pk) AND isRevoked = :counted' };
+    return (await this.table.writeIf({ update: { ...update, ExpressionAttributeValues: { ':counted': counted } } })).applied;
   }
 
   async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<{ code: CodeRecord; changed: boolean }> {
