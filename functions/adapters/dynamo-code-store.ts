@@ -17,7 +17,7 @@ const RELEASE_ATTEMPTS = 5;
 
 /** A code item (as read, or as a stream image) as the domain's record. */
 export function toCode(item: Item): CodeRecord {
-  const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, ...rest } = item;
+  const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, revokeCounted, ...rest } = item;
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
 }
 const toCodeOrNull = (item: Item | null) => (item ? toCode(item) : null);
@@ -147,6 +147,16 @@ export class DynamoCodeStore implements CodeStore {
     }
   }
 
+  async revocationCountState(code: string): Promise<{ eventId: string; isRevoked: boolean; counted: boolean } | null> {
+    const item = await this.table.get(codeKey(code));
+    return item && { eventId: item.eventId as string, isRevoked: item.isRevoked as boolean, counted: (item.revokeCounted ?? item.isRevoked) as boolean };
+  }
+
+  async acknowledgeRevocationCount(code: string, counted: boolean): Promise<boolean> {
+    const update = { Key: codeKey(code), UpdateExpression: 'SET revokeCounted = :counted', ConditionExpression: 'attribute_exists(pk) AND isRevoked = :counted' };
+    return (await this.table.writeIf({ update: { ...update, ExpressionAttributeValues: { ':counted': counted } } })).applied;
+  }
+
   async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<{ code: CodeRecord; changed: boolean }> {
     // The session state the write starts from decides how long the edge denies the code, so the write
     // requires it unchanged (no claim in between); a lost race starts again from the code the write saw.
@@ -158,7 +168,8 @@ export class DynamoCodeStore implements CodeStore {
         update: {
           Key: codeKey(current.code),
           UpdateExpression:
-            'SET isRevoked = :revoked, revokedAt = :revokedAt, revokedChangedAt = :now, denyUntil = :denyUntil, feedPk = :feedPk, feedSk = :feedSk',
+            // `revokeCounted` keeps what the revoked count held before (an item written before it existed: the state it had).
+            'SET isRevoked = :revoked, revokedAt = :revokedAt, revokedChangedAt = :now, denyUntil = :denyUntil, feedPk = :feedPk, feedSk = :feedSk, revokeCounted = if_not_exists(revokeCounted, :was)',
           ConditionExpression: 'attribute_exists(pk) AND revision = :revision AND isRevoked = :was',
           ExpressionAttributeValues: {
             ':revoked': revoked,

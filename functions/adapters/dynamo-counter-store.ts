@@ -1,5 +1,5 @@
 import { BatchGetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { CounterStore, EventCounters, RateWindow } from '../domain/counter-store';
+import type { CounterStore, EventCounters, RateWindow, RevocationMark } from '../domain/counter-store';
 import { RateLimited } from '../domain/errors';
 import { epochSeconds, shardOf } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -7,13 +7,17 @@ import { tableSchema } from './table-schema';
 import { APP_METRICS, reportLostWrite } from './telemetry';
 
 /** Counter items are spread like the codes, so that a crowd's validations never meet on one key. */
-const COUNTER_SHARDS = 32;
+export const COUNTER_SHARDS = 32;
 /** Presence is counted in buckets of this many seconds; old buckets are collected by TTL. */
 const PRESENCE_BUCKET_SECONDS = 10;
 const PRESENCE_KEEP_SECONDS = 24 * 60 * 60;
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const countersPk = (eventId: string, shard: number) => `STATS#${eventId}#${pad(shard)}`;
+const totalsKey = (eventId: string, code: string) => ({ pk: countersPk(eventId, shardOf(code, COUNTER_SHARDS)), sk: 'TOTALS' });
+/** A code's mark on its shard's `TOTALS` item (`{ c: counted as revoked, v: version }`), and the item's version of `revoked`. */
+const revocationMarkName = (code: string) => `rv#${code}`;
+const REVOKED_VERSION = 'revokedVersion';
 const presenceSk = (bucket: number) => `PRESENCE#${String(bucket).padStart(12, '0')}`;
 
 /** The fixed window, aligned to the clock, that a rate-limit hit at `now` counts in (also the in-memory store's). */
@@ -24,7 +28,7 @@ export function rateWindow(args: { key: string; windowSeconds: number; now: Date
 }
 
 /** What a lost counter write tells: which counter of which event, and the error. */
-export type CounterWriteFailure = { counter: 'redeemed' | 'revoked' | 'presence'; eventId: string; delta: number; error: unknown };
+export type CounterWriteFailure = { counter: 'redeemed' | 'presence'; eventId: string; delta: number; error: unknown };
 
 /** Logs a lost counter write once, with a `CounterWriteFailed` metric. */
 export function reportCounterWriteFailed({ error, ...fields }: CounterWriteFailure): void {
@@ -63,7 +67,7 @@ export class DynamoCounterStore implements CounterStore {
     );
   }
 
-  /** Sharded counters are estimates: a lost write is reported once and dropped, never failing the request it counts. */
+  /** Redemptions and presence are estimates: a lost write is reported once and dropped, never failing the request it counts. */
   private async count(failure: Omit<CounterWriteFailure, 'error'>, update: Omit<UpdateCommandInput, 'TableName'>): Promise<void> {
     try {
       await this.table.client.send(new UpdateCommand({ ...update, TableName: this.table.name }));
@@ -72,24 +76,51 @@ export class DynamoCounterStore implements CounterStore {
     }
   }
 
-  private countTotal(counter: 'redeemed' | 'revoked', args: { eventId: string; code: string; delta: number }): Promise<void> {
+  countRedemption(args: { eventId: string; code: string; delta: number }): Promise<void> {
     return this.count(
-      { counter, eventId: args.eventId, delta: args.delta },
+      { counter: 'redeemed', eventId: args.eventId, delta: args.delta },
       {
-        Key: { pk: countersPk(args.eventId, shardOf(args.code, COUNTER_SHARDS)), sk: 'TOTALS' },
-        UpdateExpression: 'ADD #counter :delta',
-        ExpressionAttributeNames: { '#counter': counter },
+        Key: totalsKey(args.eventId, args.code),
+        UpdateExpression: 'ADD redeemed :delta',
         ExpressionAttributeValues: { ':delta': args.delta },
       },
     );
   }
 
-  countRedemption(args: { eventId: string; code: string; delta: number }): Promise<void> {
-    return this.countTotal('redeemed', args);
+  async revocationMark(args: { eventId: string; code: string }): Promise<{ version: number; mark: RevocationMark | null }> {
+    const item = await this.table.get(totalsKey(args.eventId, args.code));
+    const mark = item?.[revocationMarkName(args.code)] as { c: boolean; v: number } | undefined;
+    return { version: (item?.[REVOKED_VERSION] as number | undefined) ?? 0, mark: mark ? { counted: mark.c, version: mark.v } : null };
   }
 
-  countRevocation(args: { eventId: string; code: string; delta: number }): Promise<void> {
-    return this.countTotal('revoked', args);
+  async countRevocation(args: { eventId: string; code: string; counted: boolean; version: number }): Promise<boolean> {
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: totalsKey(args.eventId, args.code),
+        UpdateExpression: 'SET #mark = :mark ADD revoked :delta, #version :one',
+        ConditionExpression: args.version === 0 ? 'attribute_not_exists(#version)' : '#version = :version',
+        ExpressionAttributeNames: { '#mark': revocationMarkName(args.code), '#version': REVOKED_VERSION },
+        ExpressionAttributeValues: {
+          ':mark': { c: args.counted, v: args.version + 1 },
+          ':delta': args.counted ? 1 : -1,
+          ':one': 1,
+          ...(args.version === 0 ? {} : { ':version': args.version }),
+        },
+      },
+    });
+    return outcome.applied;
+  }
+
+  async forgetRevocationMark(args: { eventId: string; code: string; version: number }): Promise<void> {
+    await this.table.writeIf({
+      update: {
+        Key: totalsKey(args.eventId, args.code),
+        UpdateExpression: 'REMOVE #mark',
+        ConditionExpression: '#mark.v = :version',
+        ExpressionAttributeNames: { '#mark': revocationMarkName(args.code) },
+        ExpressionAttributeValues: { ':version': args.version },
+      },
+    });
   }
 
   countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void> {

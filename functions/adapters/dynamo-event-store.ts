@@ -10,10 +10,20 @@ const TOMBSTONE_SECONDS = 24 * 60 * 60;
 /** How many of a generation job's codes the event's count holds: one attribute of the event item per job. */
 const JOB_CODES = 'jobCodes#';
 const COUNT_ATTEMPTS = 8;
+/**
+ * A checkout's mark on the event (`hold#<checkout id>`): `taken` once its take counted its tickets,
+ * `returned` once they went back. Only the writes that change `ticketsTaken` set it, in the same write,
+ * so a take or a release sent again finds it and changes nothing; dropped once the checkout's record agrees.
+ */
+const HOLD = 'hold#';
+const TAKEN = 'taken';
+const RETURNED = 'returned';
+/** Attributes of the event item that are bookkeeping of its counts, not part of the event. */
+const isCountMark = (name: string) => name.startsWith(JOB_CODES) || name.startsWith(HOLD);
 
 export function toEvent(item: Item): EventRecord {
   const { pk, sk, entity, gsi1pk, gsi1sk, feedPk, feedSk, ttl, deleted, ...event } = item;
-  for (const name of Object.keys(event)) if (name.startsWith(JOB_CODES)) delete event[name];
+  for (const name of Object.keys(event)) if (isCountMark(name)) delete event[name];
   return event as unknown as EventRecord;
 }
 
@@ -192,9 +202,9 @@ export class DynamoEventStore implements EventStore {
     if (!outcome.applied && !(await outcome.seen())) throw new NotFound('event', id);
   }
 
-  async takeTickets(id: string, quantity: number, capacity: number | null): Promise<boolean> {
+  async takeTickets(id: string, quantity: number, capacity: number | null, checkoutId: string): Promise<boolean> {
     if (capacity !== null && quantity > capacity) return false;
-    const names = { '#sale': 'sale', '#open': 'open', '#capacity': 'capacity', '#taken': 'ticketsTaken' };
+    const names = { '#sale': 'sale', '#open': 'open', '#capacity': 'capacity', '#taken': 'ticketsTaken', '#mark': `${HOLD}${checkoutId}` };
     // Conditions cannot add: "taken + quantity <= capacity" is "taken <= capacity - quantity", for the capacity read.
     const room =
       capacity === null
@@ -203,26 +213,36 @@ export class DynamoEventStore implements EventStore {
     const outcome = await this.table.writeIf({
       update: {
         Key: eventKey(id),
-        UpdateExpression: 'ADD #taken :quantity',
-        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND #sale.#open = :open AND ${room.condition}`,
+        UpdateExpression: 'SET #mark = :marked ADD #taken :quantity',
+        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND attribute_not_exists(#mark) AND #sale.#open = :open AND ${room.condition}`,
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':quantity': quantity, ':open': true, ...room.values },
+        ExpressionAttributeValues: { ':quantity': quantity, ':open': true, ':marked': TAKEN, ...room.values },
       },
     });
     if (outcome.applied) return true;
-    if (!liveEvent(await outcome.seen())) throw new NotFound('event', id);
-    return false;
+    const seen = liveEvent(await outcome.seen());
+    if (!seen) throw new NotFound('event', id);
+    // The same take sent again (its answer lost): this checkout holds them already.
+    return seen[names['#mark']] === TAKEN;
   }
 
-  async releaseTickets(id: string, quantity: number): Promise<void> {
+  async releaseTickets(id: string, quantity: number, checkoutId: string, kind: 'return' | 'untake'): Promise<void> {
+    // A `taken` mark left by a take whose record agreed (its forget cut off) means nothing to a `return`.
+    const given = kind === 'return' ? '(attribute_not_exists(#mark) OR #mark = :taken)' : '#mark = :taken';
     await this.table.writeIf({
       update: {
         Key: eventKey(id),
-        UpdateExpression: 'ADD #taken :minus',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted)',
-        ExpressionAttributeNames: { '#taken': 'ticketsTaken' },
-        ExpressionAttributeValues: { ':minus': -quantity },
+        UpdateExpression: 'SET #mark = :returned ADD #taken :minus',
+        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND ${given}`,
+        ExpressionAttributeNames: { '#taken': 'ticketsTaken', '#mark': `${HOLD}${checkoutId}` },
+        ExpressionAttributeValues: { ':minus': -quantity, ':taken': TAKEN, ':returned': RETURNED },
       },
+    });
+  }
+
+  async forgetCheckout(id: string, checkoutId: string): Promise<void> {
+    await this.table.writeIf({
+      update: { Key: eventKey(id), UpdateExpression: 'REMOVE #mark', ConditionExpression: 'attribute_exists(#mark)', ExpressionAttributeNames: { '#mark': `${HOLD}${checkoutId}` } },
     });
   }
 

@@ -1,5 +1,5 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../domain/order-store';
+import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../domain/order-store';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import { shardOf } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -11,7 +11,9 @@ import type { DynamoTable, Item } from './dynamo-table';
  * order it paid, for its refund. A checkout's item (`CHECKOUT#<session id>`) holds its tickets until it is paid or
  * expires; while held it is in the `byEvent` index under one of a few shards of all checkouts held
  * (gsi1pk = `CHECKOUTS-HELD#<n>`, gsi1sk = `<createdAt>#<session id>`), which its move out of `held`
- * removes, so that the sweep finds the held ones its webhook forgot. Its writes are conditional on the
+ * removes, so that the sweep finds the held ones its webhook forgot; one waiting for a step of the
+ * event's ticket count is there too, under the time that step was asked for (gsi1sk = `<then>#<session id>`),
+ * so that the sweep finds those whose writer died. Its writes are conditional on the
  * status the caller saw; the table's stream hands orders that owe an email to the mailer.
  */
 const orderKey = (id: string) => ({ pk: `ORDER#${id}`, sk: 'ORDER' });
@@ -21,8 +23,11 @@ const listingPk = (eventId: string) => `ORDERS#${eventId}`;
 /** Checkouts start at buyers' pace, across every event: spread so that no partition takes them all. */
 const HELD_SHARDS = 8;
 const heldPk = (shard: number) => `CHECKOUTS-HELD#${shard}`;
-const heldKeys = (checkout: CheckoutRecord) => ({ gsi1pk: heldPk(shardOf(checkout.sessionId, HELD_SHARDS)), gsi1sk: `${checkout.createdAt}#${checkout.sessionId}` });
+const listedKeys = (sessionId: string, at: string) => ({ gsi1pk: heldPk(shardOf(sessionId, HELD_SHARDS)), gsi1sk: `${at}#${sessionId}` });
+const heldKeys = (checkout: CheckoutRecord) => listedKeys(checkout.sessionId, checkout.createdAt);
 const KEY_FIELDS = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
+/** Expression values of the same names: `{ gsi1pk }` → `{ ':gsi1pk' }`. */
+const prefixed = (fields: Record<string, string>) => Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value]));
 
 function toCheckout(item: Item): CheckoutRecord {
   const { pk, sk, entity, gsi1pk, gsi1sk, ...checkout } = item;
@@ -108,7 +113,7 @@ export class DynamoOrderStore implements OrderStore {
   }
 
   async createCheckout(checkout: CheckoutRecord): Promise<void> {
-    const held = checkout.status === 'held' ? heldKeys(checkout) : {};
+    const held = checkout.status === 'held' || checkout.pending ? heldKeys(checkout) : {};
     await this.table.writeIf({ put: { Item: { ...checkoutKey(checkout.sessionId), entity: 'checkout', ...held, ...checkout }, ConditionExpression: 'attribute_not_exists(pk)' } });
   }
 
@@ -117,8 +122,8 @@ export class DynamoOrderStore implements OrderStore {
     return item ? toCheckout(item) : null;
   }
 
-  async moveCheckout(checkout: Omit<CheckoutRecord, 'status' | 'updatedAt'>, from: readonly (CheckoutStatus | 'absent')[], to: CheckoutStatus, now: string): Promise<boolean> {
-    const names: Record<string, string> = { '#status': 'status' };
+  async moveCheckout(checkout: Omit<CheckoutRecord, 'status' | 'updatedAt'>, from: readonly (CheckoutStatus | 'absent')[], to: CheckoutStatus, now: string, pending?: CheckoutPending): Promise<boolean> {
+    const names: Record<string, string> = { '#status': 'status', '#pending': 'pending' };
     const values: Record<string, unknown> = { ':to': to, ':now': now, ':entity': 'checkout' };
     // A record made by this write gets the checkout's fields; an existing one keeps its own.
     const kept = Object.entries({ ...checkout }).map(([field, value], i) => {
@@ -130,15 +135,55 @@ export class DynamoOrderStore implements OrderStore {
       values[`:from${i}`] = status;
       return `:from${i}`;
     });
-    const conditions = [...(from.includes('absent') ? ['attribute_not_exists(pk)'] : []), ...(statuses.length ? [`#status IN (${statuses.join(', ')})`] : [])];
+    const conditions = [...(from.includes('absent') ? ['attribute_not_exists(pk)'] : []), ...(statuses.length ? [`(#status IN (${statuses.join(', ')}) AND attribute_not_exists(#pending))`] : [])];
+    // Held, it stays in the sweep's listing; waiting for a count step, it enters it (again) now; otherwise it leaves it.
+    let listing = ' REMOVE gsi1pk, gsi1sk';
+    if (pending) {
+      Object.assign(values, { ':pending': pending, ...prefixed(listedKeys(checkout.sessionId, now)) });
+      listing = ', #pending = :pending, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk';
+    } else if (to === 'held') listing = '';
     const outcome = await this.table.writeIf({
       update: {
         Key: checkoutKey(checkout.sessionId),
-        // Out of `held`, out of the sweep's listing.
-        UpdateExpression: `SET #status = :to, updatedAt = :now, entity = if_not_exists(entity, :entity), ${kept.join(', ')}${to === 'held' ? '' : ' REMOVE gsi1pk, gsi1sk'}`,
+        UpdateExpression: `SET #status = :to, updatedAt = :now, entity = if_not_exists(entity, :entity), ${kept.join(', ')}${listing}`,
         ConditionExpression: conditions.join(' OR '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
+      },
+    });
+    return outcome.applied;
+  }
+
+  async advanceCheckout(sessionId: string, from: CheckoutPending, to: { status: CheckoutStatus; pending: CheckoutPending | null }, now: string): Promise<boolean> {
+    const values: Record<string, unknown> = { ':from': from, ':to': to.status, ':now': now };
+    let update = 'SET #status = :to, updatedAt = :now';
+    if (to.pending) {
+      Object.assign(values, { ':pending': to.pending, ...prefixed(listedKeys(sessionId, now)) });
+      update += ', #pending = :pending, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk';
+    } else {
+      // Held, it keeps its place (its creation time); otherwise it leaves the sweep's listing.
+      update += to.status === 'held' ? ' REMOVE #pending' : ' REMOVE #pending, gsi1pk, gsi1sk';
+    }
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: checkoutKey(sessionId),
+        UpdateExpression: update,
+        ConditionExpression: '#pending = :from',
+        ExpressionAttributeNames: { '#status': 'status', '#pending': 'pending' },
+        ExpressionAttributeValues: values,
+      },
+    });
+    return outcome.applied;
+  }
+
+  async claimCheckout(sessionId: string, seenUpdatedAt: string, now: string): Promise<boolean> {
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: checkoutKey(sessionId),
+        UpdateExpression: 'SET updatedAt = :now, gsi1sk = :gsi1sk',
+        ConditionExpression: 'attribute_exists(#pending) AND updatedAt = :seen',
+        ExpressionAttributeNames: { '#pending': 'pending' },
+        ExpressionAttributeValues: { ':now': now, ':seen': seenUpdatedAt, ':gsi1sk': listedKeys(sessionId, now).gsi1sk },
       },
     });
     return outcome.applied;

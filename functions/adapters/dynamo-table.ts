@@ -11,6 +11,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { guardedClient } from './dynamo-failures';
 import { tableSchema } from './table-schema';
 
 export type Item = Record<string, unknown>;
@@ -29,6 +30,7 @@ export type WriteOutcome = { applied: true; item: Item } | { applied: false; see
  * adapter (one per port: dynamo-*-store.ts) is given it; none extends another.
  */
 export interface DynamoTable {
+  /** The client adapters send through: the store's transient failures come out of it as `StoreUnavailable` (dynamo-failures.ts). */
   readonly client: DynamoDBDocumentClient;
   readonly name: string;
   /** A strongly consistent read unless `consistent: false`. */
@@ -46,7 +48,8 @@ export interface DynamoTable {
   deleteAll(keys: Item[]): Promise<void>;
 }
 
-export function dynamoTable(client: DynamoDBDocumentClient, name: string): DynamoTable {
+export function dynamoTable(sdkClient: DynamoDBDocumentClient, name: string): DynamoTable {
+  const client = guardedClient(sdkClient);
   async function get(key: Item, options: { consistent?: boolean } = {}): Promise<Item | null> {
     const { Item } = await client.send(new GetCommand({ TableName: name, Key: key, ConsistentRead: options.consistent ?? true }));
     return (Item as Item | undefined) ?? null;

@@ -1,4 +1,4 @@
-import { CHECKOUT_MINUTES, handOverCheckout, isUnanswered, releaseCheckout, type CheckoutSessionRequest, type CheckoutSessions } from './checkout';
+import { CHECKOUT_MINUTES, handOverCheckout, isUnanswered, releaseCheckout, repairCheckout, type CheckoutSessionRequest, type CheckoutSessions } from './checkout';
 import { PaymentsUnavailable } from './errors';
 import type { CheckoutRecord } from './order-store';
 import type { OrderOutcome } from './orders';
@@ -23,6 +23,8 @@ const SWEEP_PARALLEL = 10;
 export interface CheckoutSweepOutcome {
   /** Checkouts whose tickets went back to the sale (their session expired or never existed). */
   released: string[];
+  /** Checkouts whose writer died with a step of the ticket count pending: settled now (given up, or their tickets back). */
+  repaired: string[];
   /** Checkouts paid whose order the webhook never made: made now, codes and email included. */
   paid: OrderOutcome[];
   /** Sessions still open or awaiting a delayed payment: Stripe's to settle, asked again next run. */
@@ -38,12 +40,18 @@ export interface CheckoutSweepOutcome {
  * webhook arriving after all (or twice) changes nothing more. Without it, one endpoint missing
  * `checkout.session.expired` leaves every abandoned checkout holding its tickets, and the show reads
  * sold out with seats unsold; one missing `checkout.session.completed` leaves a buyer paid and ticketless.
+ * A checkout whose writer died between its record and the event's ticket count is repaired: one whose take
+ * may not have counted is given up (its tickets back if the take happened), one released gets its tickets back.
  */
 export async function settleStaleCheckouts(deps: AccessDeps, sessions: CheckoutSessions): Promise<CheckoutSweepOutcome> {
   const before = new Date(deps.now().getTime() - SETTLE_AFTER_MINUTES * 60_000).toISOString();
-  const outcome: CheckoutSweepOutcome = { released: [], paid: [], waiting: [], found: [], failed: [] };
+  const outcome: CheckoutSweepOutcome = { released: [], repaired: [], paid: [], waiting: [], found: [], failed: [] };
   const settle = async (checkout: CheckoutRecord) => {
     try {
+      if (checkout.pending) {
+        if (await repairCheckout(deps, { ...checkout, pending: checkout.pending })) outcome.repaired.push(checkout.sessionId);
+        return;
+      }
       if (isUnanswered(checkout)) return await settleUnanswered(checkout);
       const session = await sessions.retrieve(checkout.sessionId);
       if (!session) {

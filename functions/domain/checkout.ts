@@ -1,6 +1,6 @@
 import { Conflict, InvalidInput, NotFound, PaymentsUnavailable } from './errors';
 import { checkoutInput, parseInput } from './inputs';
-import type { CheckoutRecord } from './order-store';
+import type { CheckoutPending, CheckoutRecord } from './order-store';
 import { orderKeyId } from './orders';
 import { randomId } from './random';
 import { rateLimitSubject } from './rate-limit-subject';
@@ -45,19 +45,58 @@ export const CHECKOUT_MINUTES = 31;
 /** Reads of the sale a checkout makes at most when an organiser changes the capacity under it. */
 const TAKE_ATTEMPTS = 3;
 
-/** Takes the tickets, or says why not: the sale read again when the conditional write refused it. */
-async function takeTickets(deps: AccessDeps, eventId: string, quantity: number, now: Date): Promise<EventRecord & { sale: EventSale }> {
+/** The event on sale to `quantity` tickets a checkout, or why not. */
+async function saleOf(deps: AccessDeps, eventId: string, quantity: number, now: Date): Promise<EventRecord & { sale: EventSale }> {
+  const event = await deps.stores.events.getEvent(eventId);
+  if (!event) throw new NotFound('event');
+  if (!onSale(event, now)) throw new Conflict('not-on-sale');
+  if (quantity > event.sale.maxPerOrder) throw new InvalidInput('quantity', `must be between 1 and ${event.sale.maxPerOrder}`);
+  return event;
+}
+
+/** Takes the checkout's tickets, or says why not: the sale read again when the conditional write refused it. */
+async function takeTickets(deps: AccessDeps, checkout: CheckoutRecord, sale: EventRecord & { sale: EventSale }, now: Date): Promise<void> {
+  let event = sale;
   for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
-    const event = await deps.stores.events.getEvent(eventId);
-    if (!event) throw new NotFound('event');
-    if (!onSale(event, now)) throw new Conflict('not-on-sale');
-    if (quantity > event.sale.maxPerOrder) throw new InvalidInput('quantity', `must be between 1 and ${event.sale.maxPerOrder}`);
-    if (await deps.stores.events.takeTickets(eventId, quantity, event.sale.capacity)) return event;
-    const after = await deps.stores.events.getEvent(eventId);
+    if (attempt > 0) event = await saleOf(deps, checkout.eventId, checkout.quantity, now);
+    if (await deps.stores.events.takeTickets(event.id, checkout.quantity, event.sale.capacity, checkout.sessionId)) return;
+    const after = await deps.stores.events.getEvent(event.id);
     // Refused for the capacity read: sold out, unless an organiser changed the sale meanwhile (then read it again).
     if (after?.sale && after.sale.open && after.sale.capacity === event.sale.capacity) throw new Conflict('sold-out');
   }
   throw new Conflict('sold-out');
+}
+
+/**
+ * The event's count catches up with a checkout's record that waits to give its tickets back (`return`, or
+ * `untake`: only if its take happened), then the record says so and the event forgets the checkout. Each
+ * step is once however often it runs (the event's mark of the checkout, the record's conditional move),
+ * so the sweep can run it again after a writer that died at any point.
+ */
+async function giveBack(deps: AccessDeps, checkout: Pick<CheckoutRecord, 'sessionId' | 'eventId' | 'quantity'>, pending: 'return' | 'untake'): Promise<void> {
+  await deps.stores.events.releaseTickets(checkout.eventId, checkout.quantity, checkout.sessionId, pending);
+  await deps.stores.orders.advanceCheckout(checkout.sessionId, pending, { status: 'released', pending: null }, deps.now().toISOString());
+  await deps.stores.events.forgetCheckout(checkout.eventId, checkout.sessionId);
+}
+
+/** A checkout recorded whose take failed or may not have happened: given up, its tickets back if it took any. */
+export async function abandonCheckout(deps: AccessDeps, checkout: CheckoutRecord): Promise<boolean> {
+  if (!(await deps.stores.orders.advanceCheckout(checkout.sessionId, 'take', { status: 'released', pending: 'untake' }, deps.now().toISOString()))) return false;
+  await giveBack(deps, checkout, 'untake');
+  return true;
+}
+
+/**
+ * The sweep's repair of a checkout whose writer died with a count step pending: one taken but maybe not
+ * counted is given up (its buyer had an error, and no session was asked for), one released gets its
+ * tickets back. True when this call settled it.
+ */
+export async function repairCheckout(deps: AccessDeps, checkout: CheckoutRecord & { pending: CheckoutPending }): Promise<boolean> {
+  // Only one sweep at a time: a second one's claim fails on the `updatedAt` this one wrote.
+  if (!(await deps.stores.orders.claimCheckout(checkout.sessionId, checkout.updatedAt, deps.now().toISOString()))) return false;
+  if (checkout.pending === 'take') return abandonCheckout(deps, checkout);
+  await giveBack(deps, checkout, checkout.pending);
+  return true;
 }
 
 /** A checkout's record until Stripe answers its session request (and after, if it never does): its idempotency key in place of the session's id. */
@@ -76,7 +115,7 @@ export async function startCheckout(deps: AccessDeps, sessions: CheckoutSessions
   const now = deps.now();
   const subject = rateLimitSubject(request.ip);
   await refuseIfRateLimited(deps.stores.counters, 'checkout', subject, now);
-  const event = await takeTickets(deps, input.eventId, input.quantity, now);
+  const event = await saleOf(deps, input.eventId, input.quantity, now);
   const page = `${request.siteUrl}/?event=${encodeURIComponent(event.id)}`;
   const sessionRequest: CheckoutSessionRequest = {
     idempotencyKey: `checkout-${randomId(20)}`,
@@ -91,9 +130,11 @@ export async function startCheckout(deps: AccessDeps, sessions: CheckoutSessions
     expiresAt: new Date(now.getTime() + CHECKOUT_MINUTES * 60_000).toISOString(),
   };
   const at = now.toISOString();
-  // Recorded before Stripe is asked: should the answer never come (Stripe silent past the function's time, the
-  // function gone), the checkout sweep sends the request again with its idempotency key, which finds the
-  // session made then or proves there is none; the tickets are held meanwhile (an early release would give them twice).
+  // Recorded before its tickets are taken, waiting for the take: should the function die after the take, the
+  // sweep finds the record and gives them back (no session was asked for). And recorded before Stripe is asked:
+  // should the answer never come (Stripe silent past the function's time, the function gone), the checkout sweep
+  // sends the request again with its idempotency key, which finds the session made then or proves there is none;
+  // the tickets are held meanwhile (an early release would give them twice).
   const unanswered: CheckoutRecord = {
     sessionId: unansweredSessionId(sessionRequest.idempotencyKey),
     eventId: event.id,
@@ -103,16 +144,28 @@ export async function startCheckout(deps: AccessDeps, sessions: CheckoutSessions
     createdAt: at,
     updatedAt: at,
     request: sessionRequest,
+    pending: 'take',
   };
   await deps.stores.orders.createCheckout(unanswered);
+  try {
+    await takeTickets(deps, unanswered, event, now);
+  } catch (error) {
+    // Sold out, or the event changed; or the store failed, and the take may have happened: given back if so
+    // (should the store still fail, the record waits for the sweep, which does the same).
+    await abandonCheckout(deps, unanswered).catch(() => false);
+    throw error;
+  }
+  await deps.stores.orders.advanceCheckout(unanswered.sessionId, 'take', { status: 'held', pending: null }, deps.now().toISOString());
+  await deps.stores.events.forgetCheckout(event.id, unanswered.sessionId);
+  const { pending: _taken, ...held } = unanswered;
   let session: { id: string; url: string };
   try {
     session = await sessions.create(sessionRequest);
   } catch (error) {
-    if (error instanceof PaymentsUnavailable && !error.created) await releaseCheckout(deps, unanswered, 'held');
+    if (error instanceof PaymentsUnavailable && !error.created) await releaseCheckout(deps, held, 'held');
     throw error;
   }
-  await handOverCheckout(deps, unanswered, session.id);
+  await handOverCheckout(deps, held, session.id);
   await hitRateLimit(deps.stores.counters, 'checkout', subject, now);
   return { url: session.url };
 }
@@ -128,8 +181,9 @@ const fieldsOf = ({ sessionId, eventId, email, quantity, createdAt }: CheckoutOf
  */
 export async function releaseCheckout(deps: AccessDeps, checkout: CheckoutOfSession, from: 'held' | 'paid'): Promise<boolean> {
   // No record: the API died between the session and its record; the session's tickets were taken all the same.
-  const moved = await deps.stores.orders.moveCheckout(fieldsOf(checkout), from === 'held' ? ['held', 'absent'] : ['paid'], 'released', deps.now().toISOString());
-  if (moved) await deps.stores.events.releaseTickets(checkout.eventId, checkout.quantity);
+  // Recorded first, waiting for its tickets to go back: the sweep gives them back should this function die now.
+  const moved = await deps.stores.orders.moveCheckout(fieldsOf(checkout), from === 'held' ? ['held', 'absent'] : ['paid'], 'released', deps.now().toISOString(), 'return');
+  if (moved) await giveBack(deps, checkout, 'return');
   return moved;
 }
 

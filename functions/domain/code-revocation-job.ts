@@ -9,7 +9,7 @@
  * those too, and codes revoked before the job never.
  */
 import { matchesCodeFilter, type CodeFilter } from './code-filter';
-import { revokeCodes } from './code-revocation';
+import { countRevocations, revokeCodes } from './code-revocation';
 import { walkCounted, walkLanes, walkStep } from './code-walk';
 import { JobStopped } from './errors';
 import type { JobKind } from './job-kind';
@@ -46,6 +46,8 @@ export const codeRevocationJob: JobKind = {
       const matching = codes.filter((code) => matchesCodeFilter(code, revokedAside));
       const revoked = await revokeCodes(presence, matching.filter((code) => !code.isRevoked).map((code) => code.id), deps.now());
       const now = new Map(revoked.map(({ code }) => [code.id, code]));
+      // Revoked by an earlier try of this step, which may have failed before counting them: counted now (once).
+      await countRevocations(presence, matching.filter((code) => code.isRevoked && (code.revokedChangedAt ?? '') >= job.createdAt));
       return matching.filter((code) => {
         const current = now.get(code.id) ?? code;
         return current.isRevoked && (current.revokedChangedAt ?? '') >= job.createdAt;

@@ -51,6 +51,14 @@ export interface CodeStore {
    * the code was in that state already. Throws NotFound (or Contended).
    */
   setCodeRevoked(id: string, revoked: boolean, now: string): Promise<{ code: CodeRecord; changed: boolean }>;
+  /**
+   * What the event's revoked count holds of `code` as its item last acknowledged (`counted`: counted as
+   * revoked), beside what it is (`isRevoked`): the two differ while a change of the code waits to be
+   * counted (code-revocation.ts). Null for an unknown code.
+   */
+  revocationCountState(code: string): Promise<{ eventId: string; isRevoked: boolean; counted: boolean } | null>;
+  /** Acknowledges that the count holds the code as `counted`, if the code is still that (`isRevoked`); true when written. */
+  acknowledgeRevocationCount(code: string, counted: boolean): Promise<boolean>;
 
   /**
    * Installs `session` on the code if its `revision` is still `expectedRevision`,

@@ -6,6 +6,12 @@ export interface EventCounters {
   presence: number;
 }
 
+/** A code's mark on the event's revoked count: what a count of it wrote (`counted`: as revoked) and the count's version it made. */
+export interface RevocationMark {
+  counted: boolean;
+  version: number;
+}
+
 /** A fixed window of a rate limit: `key` names the limit and the caller. */
 export interface RateWindow {
   key: string;
@@ -15,9 +21,10 @@ export interface RateWindow {
 }
 
 /**
- * The counters port: rate-limit windows, and an event's counters. The `count*` writes are best
- * effort: they never reject, and the adapter reports a write it lost (a lost one only skews
- * the admin's estimate, and must not fail the viewer's request whose real work is done).
+ * The counters port: rate-limit windows, and an event's counters. `countRedemption` and
+ * `countPresence` are best effort: they never reject, and the adapter reports a write it lost (a
+ * lost one only skews the admin's estimate, and must not fail the viewer's request whose real work
+ * is done). The revoked count is exact: code-revocation.ts keeps it with the revocation* methods.
  */
 export interface CounterStore {
   /** Counts one hit in a fixed window; RateLimited (with seconds to wait) when the window is full. */
@@ -27,8 +34,18 @@ export interface CounterStore {
 
   /** Counts a code's first redemption (`delta` -1 takes back one that lost a race). */
   countRedemption(args: { eventId: string; code: string; delta: number }): Promise<void>;
-  /** Counts a revocation (+1) or an unrevocation (-1) of `code`. */
-  countRevocation(args: { eventId: string; code: string; delta: number }): Promise<void>;
+  /**
+   * The event's revoked count as `code` is concerned: the version of the count's shard that holds the
+   * code, and the code's mark on it (null: none; then the code's item says what the count holds of it).
+   */
+  revocationMark(args: { eventId: string; code: string }): Promise<{ version: number; mark: RevocationMark | null }>;
+  /**
+   * Counts `code` as `counted` (revoked: +1; not: -1) and marks it so, in one conditional write, if its
+   * shard is still at `version`: false when another count came first (read again). Exact, never best effort.
+   */
+  countRevocation(args: { eventId: string; code: string; counted: boolean; version: number }): Promise<boolean>;
+  /** Drops the code's mark if it is still the one made at `version` (the code's item has acknowledged it). */
+  forgetRevocationMark(args: { eventId: string; code: string; version: number }): Promise<void>;
   /** Adds `delta` to the event's presence in the time bucket of `at` (`seed` spreads writes over shards). */
   countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void>;
   eventCounters(args: { eventId: string; presenceSince: string }): Promise<EventCounters>;

@@ -70,6 +70,12 @@ export class RateLimited extends DomainError {
 }
 /** A paging cursor that the store did not issue (or issued for another listing). */
 export class InvalidCursor extends DomainError {}
+/**
+ * The store did not answer (a connection reset or timed out) or refused for load (throttled,
+ * overloaded, an internal error): the request may have been applied or not, and a retry later
+ * may succeed. `cause` is the SDK's error.
+ */
+export class StoreUnavailable extends DomainError {}
 
 // Raised by the use cases, each carrying what its answer needs.
 

@@ -58,14 +58,22 @@ export interface EventStore {
   /** Raises the event's `denyUntil` to `until` unless it is that late already (never lowers it). Throws NotFound. */
   extendEventDenyUntil(id: string, until: string): Promise<void>;
   /**
-   * Takes `quantity` tickets of the event's sale in one conditional write: only while the sale is
-   * open, with this `capacity` (the caller's read; null: no limit) and room for them, so parallel
-   * buyers never take more than the capacity. False when refused (closed, sold out, or the sale
-   * changed since the read). Throws NotFound.
+   * Takes `quantity` tickets of the event's sale for checkout `checkoutId` in one conditional write:
+   * only while the sale is open, with this `capacity` (the caller's read; null: no limit) and room for
+   * them, so parallel buyers never take more than the capacity. The write leaves the checkout's mark
+   * on the event, so the same take sent again (a retry, a repair) takes nothing more: true when this
+   * checkout holds them (now or already). False when refused (closed, sold out, the sale changed since
+   * the read, or the checkout gave them back already). Throws NotFound.
    */
-  takeTickets(id: string, quantity: number, capacity: number | null): Promise<boolean>;
-  /** Gives back tickets taken (an expired checkout, a refund). A deleted event is left alone. */
-  releaseTickets(id: string, quantity: number): Promise<void>;
+  takeTickets(id: string, quantity: number, capacity: number | null, checkoutId: string): Promise<boolean>;
+  /**
+   * Gives checkout `checkoutId`'s `quantity` tickets back to the sale, once however often it is sent:
+   * `return` for a checkout whose record counts them (it took them), `untake` for one whose take may
+   * never have happened (given back only if its mark says taken). A deleted event is left alone.
+   */
+  releaseTickets(id: string, quantity: number, checkoutId: string, kind: 'return' | 'untake'): Promise<void>;
+  /** Drops checkout `checkoutId`'s mark from the event, once its record agrees with the count (it is only needed until then). */
+  forgetCheckout(id: string, checkoutId: string): Promise<void>;
   /** Adds to the event's code count (`tokenCount`). Throws NotFound. */
   addToCodeCount(eventId: string, delta: number): Promise<void>;
   /**

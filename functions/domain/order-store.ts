@@ -46,6 +46,12 @@ export type OrderChanges = Partial<Pick<OrderRecord, 'status' | 'failure' | 'ema
  * expired or its order was refunded (its tickets went back to the sale).
  */
 export type CheckoutStatus = 'held' | 'paid' | 'released';
+/**
+ * The step of the event's ticket count a checkout's record waits for (domain/checkout.ts): `take` (recorded,
+ * its tickets maybe not taken yet), `untake` (given up before its take was known: given back if taken),
+ * `return` (released: its tickets to give back). Absent once the count agrees with the record.
+ */
+export type CheckoutPending = 'take' | 'untake' | 'return';
 export interface CheckoutRecord {
   sessionId: string;
   eventId: string;
@@ -60,6 +66,8 @@ export interface CheckoutRecord {
    * sent, and `sessionId` is `unanswered:<its idempotency key>` (domain/checkout.ts).
    */
   request?: CheckoutSessionRequest;
+  /** Only while the event's count has not caught up with the record. */
+  pending?: CheckoutPending;
 }
 
 /**
@@ -86,14 +94,23 @@ export interface OrderStore {
   createCheckout(checkout: CheckoutRecord): Promise<void>;
   getCheckout(sessionId: string): Promise<CheckoutRecord | null>;
   /**
-   * Moves the checkout to `to` if its status is one of `from` (`absent`: it has no record, and gets
-   * `checkout`'s with status `to`); true when this call moved it, so that each move happens once however
-   * often, and however concurrently, Stripe delivers the event that asks for it.
+   * Moves the checkout to `to` if its status is one of `from` and no count step is pending on it (`absent`:
+   * it has no record, and gets `checkout`'s with status `to`); with `pending`, the record waits for that step
+   * from then on. True when this call moved it, so that each move happens once however often, and however
+   * concurrently, Stripe delivers the event that asks for it.
    */
-  moveCheckout(checkout: Omit<CheckoutRecord, 'status' | 'updatedAt'>, from: readonly (CheckoutStatus | 'absent')[], to: CheckoutStatus, now: string): Promise<boolean>;
+  moveCheckout(checkout: Omit<CheckoutRecord, 'status' | 'updatedAt'>, from: readonly (CheckoutStatus | 'absent')[], to: CheckoutStatus, now: string, pending?: CheckoutPending): Promise<boolean>;
+  /** Moves the checkout from its pending step `from` to status `to.status` and step `to.pending` (null: none); true when this call moved it. */
+  advanceCheckout(sessionId: string, from: CheckoutPending, to: { status: CheckoutStatus; pending: CheckoutPending | null }, now: string): Promise<boolean>;
   /**
-   * Checkouts still `held` that were created before `before`, oldest first, at most `limit`: those whose
-   * session should long have been settled by Stripe's webhook (domain/checkout-sweep.ts asks Stripe about them).
+   * The sweep's claim on a checkout with a pending step: its `updatedAt` (and its place in the sweep's
+   * listing) moves to `now` if it is still `seenUpdatedAt`, so that only one sweep works on it at a time.
+   */
+  claimCheckout(sessionId: string, seenUpdatedAt: string, now: string): Promise<boolean>;
+  /**
+   * Checkouts the sweep should look at, oldest first, at most `limit`: those still `held` created before
+   * `before` (their session should long have been settled by Stripe's webhook: domain/checkout-sweep.ts asks
+   * Stripe about them) and those whose pending step was last written before `before` (its writer died).
    */
   listHeldCheckouts(args: { before: string; limit: number }): Promise<CheckoutRecord[]>;
   /** An event's orders, newest first, `limit` per page; `cursor` is the previous page's `nextCursor` (InvalidCursor otherwise). */

@@ -19,6 +19,7 @@ import {
   SessionGone,
   SignInFailed,
   SignInThrottled,
+  StoreUnavailable,
   TooManyRequests,
   type ConflictKind,
   type RateLimitName,
@@ -127,6 +128,10 @@ const SIGN_IN_FAILURES: Record<Exclude<SignInFailure, 'locked' | 'address-locked
   'sign-in-again': 'Sign in again',
 };
 
+const STORE_UNAVAILABLE = 'The service is busy: try again in a moment';
+/** The SDK retried already (with backoff) before giving up: a client waits a little longer than a contended write's 1 s. */
+const STORE_RETRY_SECONDS = 2;
+
 const retryAfter = (seconds: number) => ({ 'retry-after': String(seconds) });
 
 /**
@@ -190,6 +195,8 @@ function storeErrorAnswer(error: unknown): ErrorAnswer | null {
   if (error instanceof ExportTooLarge) {
     return { status: 413, body: { error: `More than ${LIST_LIMITS.exportRows.toLocaleString('en')} codes: export them in the background with POST /api/admin/events/:id/tokens/export` } };
   }
+  // The table did not answer or refused for load: nothing to fix in the request, only to send it again.
+  if (error instanceof StoreUnavailable) return { status: 503, body: { error: STORE_UNAVAILABLE }, headers: retryAfter(STORE_RETRY_SECONDS) };
   if (error instanceof ExportsNotConfigured) return { status: 503, body: { error: 'Exports are not configured' } };
   if (error instanceof InvalidCursor) return { status: 400, body: { error: 'cursor: is invalid' } };
   if (error instanceof AlreadyExists) return { status: 409, body: { error: 'Already exists' } };

@@ -121,6 +121,36 @@ export function describeOrderStoreContract(name: string, open: StoreFactory) {
       expect(await ids(long(10))).toEqual([checkouts[1]!.sessionId, checkouts[3]!.sessionId]);
     });
 
+    it('keeps a checkout waiting for a count step listed, under the time the step was asked for, until the step is done; one claim of it at a time', async () => {
+      // Long before every other test's checkouts (and the listing test's): the listing is of the whole table.
+      const long = (minutes: number) => new Date(Date.parse('2000-01-01T00:00:00.000Z') + minutes * 60_000).toISOString();
+      const checkout = { sessionId: `cs_test_${randomId(20)}`, eventId: randomId(), email: 'buyer@example.com', quantity: 2, createdAt: long(0) };
+      const listed = async (before: string) => (await stores.orders.listHeldCheckouts({ before, limit: 50 })).filter((each) => each.sessionId === checkout.sessionId);
+      await stores.orders.createCheckout({ ...checkout, status: 'held', updatedAt: long(0), pending: 'take' });
+      expect(await listed(long(1))).toEqual([{ ...checkout, status: 'held', updatedAt: long(0), pending: 'take' }]);
+      // While a step is pending, no move applies: a webhook cannot release what is not counted yet.
+      expect(await stores.orders.moveCheckout(checkout, ['held', 'absent'], 'released', long(1), 'return')).toBe(false);
+      expect(await stores.orders.advanceCheckout(checkout.sessionId, 'return', { status: 'released', pending: null }, long(1))).toBe(false);
+      const advances = await Promise.all([1, 2, 3].map(() => stores.orders.advanceCheckout(checkout.sessionId, 'take', { status: 'held', pending: null }, long(1))));
+      expect(advances.filter(Boolean)).toHaveLength(1);
+      // Held: listed under its creation still.
+      expect(await listed(long(0.5))).toEqual([{ ...checkout, status: 'held', updatedAt: long(1) }]);
+      expect(await stores.orders.moveCheckout(checkout, ['held'], 'released', long(40), 'return')).toBe(true);
+      expect(await listed(long(40))).toEqual([]);
+      const [waiting] = await listed(long(41));
+      expect(waiting).toEqual({ ...checkout, status: 'released', updatedAt: long(40), pending: 'return' });
+      // Two sweeps that saw it: one claim applies, and the claim moves it in the listing.
+      const claims = await Promise.all([1, 2].map(() => stores.orders.claimCheckout(checkout.sessionId, waiting!.updatedAt, long(90))));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await listed(long(89))).toEqual([]);
+      expect(await listed(long(91))).toHaveLength(1);
+      expect(await stores.orders.advanceCheckout(checkout.sessionId, 'return', { status: 'released', pending: null }, long(92))).toBe(true);
+      expect(await listed(long(100))).toEqual([]);
+      expect(await stores.orders.getCheckout(checkout.sessionId)).toEqual({ ...checkout, status: 'released', updatedAt: long(92) });
+      // Nothing pending: nothing to claim.
+      expect(await stores.orders.claimCheckout(checkout.sessionId, long(92), long(93))).toBe(false);
+    });
+
     it("lists an event's orders newest first, in pages, and refuses another listing's cursor", async () => {
       const eventId = randomId();
       const orders = [0, 1, 2, 3, 4].map((i) => order(eventId, i * 1000));

@@ -61,20 +61,51 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const sale = { open: true, priceMinor: 1000, currency: 'eur', capacity: 5, maxPerOrder: 2 };
       const event = sampleEvent({ sale });
       await stores.events.createEvent(event);
-      const takes = await Promise.all(Array.from({ length: 8 }, () => stores.events.takeTickets(event.id, 2, 5)));
+      const takes = await Promise.all(Array.from({ length: 8 }, (_, i) => stores.events.takeTickets(event.id, 2, 5, `c${i}`)));
       expect(takes.filter(Boolean)).toHaveLength(2);
       expect((await stores.events.getEvent(event.id))!.ticketsTaken).toBe(4);
-      expect(await stores.events.takeTickets(event.id, 1, 5)).toBe(true);
-      expect(await stores.events.takeTickets(event.id, 1, 5)).toBe(false);
+      expect(await stores.events.takeTickets(event.id, 1, 5, 'c8')).toBe(true);
+      expect(await stores.events.takeTickets(event.id, 1, 5, 'c9')).toBe(false);
       // A capacity the caller did not read refuses: it reads the sale again.
-      await stores.events.releaseTickets(event.id, 2);
-      expect(await stores.events.takeTickets(event.id, 1, 6)).toBe(false);
+      const winner = `c${takes.indexOf(true)}`;
+      await stores.events.releaseTickets(event.id, 2, winner, 'return');
+      expect(await stores.events.takeTickets(event.id, 1, 6, 'c10')).toBe(false);
       expect((await stores.events.getEvent(event.id))!.ticketsTaken).toBe(3);
       await stores.events.updateEvent(event.id, { sale: { ...sale, capacity: null } }, iso());
-      expect(await stores.events.takeTickets(event.id, 2, null)).toBe(true);
+      expect(await stores.events.takeTickets(event.id, 2, null, 'c11')).toBe(true);
       await stores.events.updateEvent(event.id, { sale: { ...sale, open: false } }, iso());
-      expect(await stores.events.takeTickets(event.id, 1, 5)).toBe(false);
-      await expect(stores.events.takeTickets('missing', 1, 5)).rejects.toBeInstanceOf(NotFound);
+      expect(await stores.events.takeTickets(event.id, 1, 5, 'c12')).toBe(false);
+      await expect(stores.events.takeTickets('missing', 1, 5, 'c13')).rejects.toBeInstanceOf(NotFound);
+    });
+
+    it('takes and gives back a checkout\'s tickets once however often each is sent, in parallel too; a checkout that gave them back takes none', async () => {
+      const sale = { open: true, priceMinor: 1000, currency: 'eur', capacity: 10, maxPerOrder: 5 };
+      const event = sampleEvent({ sale });
+      await stores.events.createEvent(event);
+      const taken = async () => (await stores.events.getEvent(event.id))!.ticketsTaken;
+      // The same take sent again (an answer lost, a repair): it holds them, once.
+      expect(await Promise.all([1, 2, 3].map(() => stores.events.takeTickets(event.id, 3, 10, 'a')))).toEqual([true, true, true]);
+      expect(await taken()).toBe(3);
+      // Nothing of the event shows the marks.
+      expect(Object.keys((await stores.events.getEvent(event.id))!).filter((name) => name.includes('#'))).toEqual([]);
+      // An `untake` gives back only what a take took, once; then the checkout takes nothing more.
+      await stores.events.releaseTickets(event.id, 2, 'never-took', 'untake');
+      expect(await taken()).toBe(3);
+      await Promise.all([1, 2, 3].map(() => stores.events.releaseTickets(event.id, 3, 'a', 'untake')));
+      expect(await taken()).toBe(0);
+      expect(await stores.events.takeTickets(event.id, 3, 10, 'a')).toBe(false);
+      expect(await taken()).toBe(0);
+      // A `return` (a record that counted them, its mark forgotten since) gives back once until forgotten.
+      expect(await stores.events.takeTickets(event.id, 4, 10, 'b')).toBe(true);
+      await stores.events.forgetCheckout(event.id, 'b');
+      await Promise.all([1, 2, 3].map(() => stores.events.releaseTickets(event.id, 4, 'b', 'return')));
+      expect(await taken()).toBe(0);
+      await stores.events.forgetCheckout(event.id, 'b');
+      await stores.events.forgetCheckout(event.id, 'b');
+      // A deleted event is left alone.
+      expect(await stores.events.takeTickets(event.id, 2, 10, 'c')).toBe(true);
+      await stores.events.deleteEvent(event.id, iso());
+      await expect(stores.events.releaseTickets(event.id, 2, 'c', 'return')).resolves.toBeUndefined();
     });
 
     it('keeps an event\'s denyUntil at its latest value, and reports it with the event\'s access state', async () => {
@@ -375,9 +406,21 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         now,
       });
       await stores.counters.countRedemption({ eventId: event.id, code: code.code, delta: 1 });
-      await stores.counters.countRevocation({ eventId: event.id, code: 'SECOND', delta: 1 });
-      await stores.counters.countRevocation({ eventId: event.id, code: code.code, delta: 1 });
-      await stores.counters.countRevocation({ eventId: event.id, code: code.code, delta: -1 });
+      // Revocations: counted once per version, each with its code's mark, dropped once acknowledged.
+      const first = await stores.counters.revocationMark({ eventId: event.id, code: 'SECOND' });
+      expect(first.mark).toBeNull();
+      expect(await stores.counters.countRevocation({ eventId: event.id, code: 'SECOND', counted: true, version: first.version })).toBe(true);
+      expect(await stores.counters.countRevocation({ eventId: event.id, code: 'SECOND', counted: true, version: first.version })).toBe(false);
+      const marked = await stores.counters.revocationMark({ eventId: event.id, code: 'SECOND' });
+      expect(marked).toEqual({ version: first.version + 1, mark: { counted: true, version: first.version + 1 } });
+      await stores.counters.forgetRevocationMark({ eventId: event.id, code: 'SECOND', version: first.version });
+      expect((await stores.counters.revocationMark({ eventId: event.id, code: 'SECOND' })).mark).not.toBeNull();
+      await stores.counters.forgetRevocationMark({ eventId: event.id, code: 'SECOND', version: marked.version });
+      expect(await stores.counters.revocationMark({ eventId: event.id, code: 'SECOND' })).toEqual({ version: marked.version, mark: null });
+      for (const counted of [true, false]) {
+        const { version } = await stores.counters.revocationMark({ eventId: event.id, code: code.code });
+        expect(await stores.counters.countRevocation({ eventId: event.id, code: code.code, counted, version })).toBe(true);
+      }
       const seeds = Array.from({ length: 20 }, () => randomId());
       await Promise.all(seeds.map((seed) => stores.counters.countPresence({ eventId: event.id, seed, at: now, delta: 1 })));
       await stores.counters.countPresence({ eventId: event.id, seed: seeds[0]!, at: now, delta: -1 });

@@ -11,6 +11,8 @@ import { decodeCursor, encodeCursor } from './memory-cursor';
 
 interface StoredCode {
   record: CodeRecord;
+  /** What the event's revoked count holds of it, as last acknowledged (DynamoDB's `revokeCounted`); absent: as it is. */
+  revokeCounted?: boolean;
   /** When it last entered the access feed. */
   feedAt: string | null;
 }
@@ -106,6 +108,7 @@ export class MemoryCodeStore implements CodeStore {
     if (!stored) throw new NotFound('code', id);
     const code = stored.record;
     if (code.isRevoked === revoked) return { code: copy(code), changed: false };
+    stored.revokeCounted ??= code.isRevoked;
     Object.assign(code, {
       isRevoked: revoked,
       revokedAt: revoked ? now : null,
@@ -114,6 +117,19 @@ export class MemoryCodeStore implements CodeStore {
     });
     stored.feedAt = now;
     return { code: copy(code), changed: true };
+  }
+
+  async revocationCountState(code: string): Promise<{ eventId: string; isRevoked: boolean; counted: boolean } | null> {
+    const stored = this.codes.get(code);
+    if (!stored) return null;
+    return { eventId: stored.record.eventId, isRevoked: stored.record.isRevoked, counted: stored.revokeCounted ?? stored.record.isRevoked };
+  }
+
+  async acknowledgeRevocationCount(code: string, counted: boolean): Promise<boolean> {
+    const stored = this.codes.get(code);
+    if (!stored || stored.record.isRevoked !== counted) return false;
+    stored.revokeCounted = counted;
+    return true;
   }
 
   async claimSession(args: Parameters<CodeStore['claimSession']>[0]): Promise<CodeRecord> {

@@ -1,5 +1,6 @@
-import { rateWindow } from '../../functions/adapters/dynamo-counter-store';
-import type { CounterStore, EventCounters, RateWindow } from '../../functions/domain/counter-store';
+import { COUNTER_SHARDS, rateWindow } from '../../functions/adapters/dynamo-counter-store';
+import { shardOf } from '../../functions/adapters/dynamo-keys';
+import type { CounterStore, EventCounters, RateWindow, RevocationMark } from '../../functions/domain/counter-store';
 import { RateLimited } from '../../functions/domain/errors';
 
 /** Presence is counted in buckets of this many seconds, as in DynamoDB. */
@@ -14,6 +15,15 @@ export class MemoryCounterStore implements CounterStore {
   /** Hits by window (the window's DynamoDB key). */
   private readonly rateWindows = new Map<string, number>();
   private readonly totals = new Map<string, { redeemed: number; revoked: number }>();
+  /** Per shard of an event's revoked count (DynamoDB's: `<eventId>#<shard of the code>`): its version and its codes' marks. */
+  private readonly revocations = new Map<string, { version: number; marks: Map<string, RevocationMark> }>();
+
+  private revocationsOf(eventId: string, code: string) {
+    const key = `${eventId}#${shardOf(code, COUNTER_SHARDS)}`;
+    let revocations = this.revocations.get(key);
+    if (!revocations) this.revocations.set(key, (revocations = { version: 0, marks: new Map() }));
+    return revocations;
+  }
   /** Per event: presence bucket → viewers. */
   private readonly presence = new Map<string, Map<number, number>>();
 
@@ -39,8 +49,24 @@ export class MemoryCounterStore implements CounterStore {
     this.totalsOf(args.eventId).redeemed += args.delta;
   }
 
-  async countRevocation(args: { eventId: string; code: string; delta: number }): Promise<void> {
-    this.totalsOf(args.eventId).revoked += args.delta;
+  async revocationMark(args: { eventId: string; code: string }): Promise<{ version: number; mark: RevocationMark | null }> {
+    const { version, marks } = this.revocationsOf(args.eventId, args.code);
+    const mark = marks.get(args.code);
+    return { version, mark: mark ? { ...mark } : null };
+  }
+
+  async countRevocation(args: { eventId: string; code: string; counted: boolean; version: number }): Promise<boolean> {
+    const revocations = this.revocationsOf(args.eventId, args.code);
+    if (revocations.version !== args.version) return false;
+    revocations.version += 1;
+    revocations.marks.set(args.code, { counted: args.counted, version: revocations.version });
+    this.totalsOf(args.eventId).revoked += args.counted ? 1 : -1;
+    return true;
+  }
+
+  async forgetRevocationMark(args: { eventId: string; code: string; version: number }): Promise<void> {
+    const { marks } = this.revocationsOf(args.eventId, args.code);
+    if (marks.get(args.code)?.version === args.version) marks.delete(args.code);
   }
 
   async countPresence(args: { eventId: string; seed: string; at: string; delta: number }): Promise<void> {

@@ -7,6 +7,8 @@ interface StoredEvent {
   record: EventRecord;
   /** Per generation job: how many of its codes `tokenCount` holds. */
   jobCodes: Map<string, number>;
+  /** Per checkout: its mark, as DynamoDB's `hold#<checkout id>` attribute. */
+  holds: Map<string, 'taken' | 'returned'>;
   /** A deleted event stays as a tombstone for the access feed. */
   deleted: boolean;
   /** When it last entered the access feed. */
@@ -28,7 +30,7 @@ export class MemoryEventStore implements EventStore {
 
   async createEvent(event: EventRecord): Promise<void> {
     if (this.events.has(event.id)) throw new AlreadyExists(`event ${event.id} exists`);
-    this.events.set(event.id, { record: copy(event), jobCodes: new Map(), deleted: false, feedAt: null });
+    this.events.set(event.id, { record: copy(event), jobCodes: new Map(), holds: new Map(), deleted: false, feedAt: null });
   }
 
   async getEvent(id: string): Promise<EventRecord | null> {
@@ -101,17 +103,27 @@ export class MemoryEventStore implements EventStore {
     if (!stored.record.denyUntil || stored.record.denyUntil < until) stored.record.denyUntil = until;
   }
 
-  async takeTickets(id: string, quantity: number, capacity: number | null): Promise<boolean> {
-    const { record } = this.liveEvent(id);
+  async takeTickets(id: string, quantity: number, capacity: number | null, checkoutId: string): Promise<boolean> {
+    const { record, holds } = this.liveEvent(id);
+    if (holds.has(checkoutId)) return holds.get(checkoutId) === 'taken';
     const taken = record.ticketsTaken ?? 0;
     if (!record.sale?.open || record.sale.capacity !== capacity || (capacity !== null && taken + quantity > capacity)) return false;
     record.ticketsTaken = taken + quantity;
+    holds.set(checkoutId, 'taken');
     return true;
   }
 
-  async releaseTickets(id: string, quantity: number): Promise<void> {
+  async releaseTickets(id: string, quantity: number, checkoutId: string, kind: 'return' | 'untake'): Promise<void> {
     const stored = this.events.get(id);
-    if (stored && !stored.deleted) stored.record.ticketsTaken = (stored.record.ticketsTaken ?? 0) - quantity;
+    if (!stored || stored.deleted) return;
+    const mark = stored.holds.get(checkoutId);
+    if (kind === 'return' ? mark === 'returned' : mark !== 'taken') return;
+    stored.record.ticketsTaken = (stored.record.ticketsTaken ?? 0) - quantity;
+    stored.holds.set(checkoutId, 'returned');
+  }
+
+  async forgetCheckout(id: string, checkoutId: string): Promise<void> {
+    this.events.get(id)?.holds.delete(checkoutId);
   }
 
   async addToCodeCount(eventId: string, delta: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../../functions/domain/order-store';
+import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../../functions/domain/order-store';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 import { copy } from './memory-records';
 
@@ -9,6 +9,13 @@ export class MemoryOrderStore implements OrderStore {
   private readonly orders = new Map<string, OrderRecord>();
   private readonly payments = new Map<string, string>();
   private readonly checkouts = new Map<string, CheckoutRecord>();
+  /** The sweep's listing, as DynamoDB's index has it: checkout → the time it is listed under. */
+  private readonly listed = new Map<string, string>();
+
+  private list(sessionId: string, at: string | null): void {
+    if (at === null) this.listed.delete(sessionId);
+    else this.listed.set(sessionId, at);
+  }
 
   async createOrder(order: OrderRecord): Promise<{ created: boolean; order: OrderRecord }> {
     const existing = this.orders.get(order.id);
@@ -47,7 +54,9 @@ export class MemoryOrderStore implements OrderStore {
   }
 
   async createCheckout(checkout: CheckoutRecord): Promise<void> {
-    if (!this.checkouts.has(checkout.sessionId)) this.checkouts.set(checkout.sessionId, copy(checkout));
+    if (this.checkouts.has(checkout.sessionId)) return;
+    this.checkouts.set(checkout.sessionId, copy(checkout));
+    if (checkout.status === 'held' || checkout.pending) this.list(checkout.sessionId, checkout.createdAt);
   }
 
   async getCheckout(sessionId: string): Promise<CheckoutRecord | null> {
@@ -55,19 +64,40 @@ export class MemoryOrderStore implements OrderStore {
     return checkout ? copy(checkout) : null;
   }
 
-  async moveCheckout(checkout: Omit<CheckoutRecord, 'status' | 'updatedAt'>, from: readonly (CheckoutStatus | 'absent')[], to: CheckoutStatus, now: string): Promise<boolean> {
+  async moveCheckout(checkout: Omit<CheckoutRecord, 'status' | 'updatedAt'>, from: readonly (CheckoutStatus | 'absent')[], to: CheckoutStatus, now: string, pending?: CheckoutPending): Promise<boolean> {
     const existing = this.checkouts.get(checkout.sessionId);
-    if (!from.includes(existing ? existing.status : 'absent')) return false;
-    this.checkouts.set(checkout.sessionId, { ...copy(checkout), ...existing, status: to, updatedAt: now });
+    if (!from.includes(existing ? existing.status : 'absent') || existing?.pending) return false;
+    this.checkouts.set(checkout.sessionId, { ...copy(checkout), ...existing, status: to, updatedAt: now, ...(pending ? { pending } : {}) });
+    if (pending) this.list(checkout.sessionId, now);
+    else if (to !== 'held') this.list(checkout.sessionId, null);
+    else if (!existing) this.list(checkout.sessionId, checkout.createdAt);
+    return true;
+  }
+
+  async advanceCheckout(sessionId: string, from: CheckoutPending, to: { status: CheckoutStatus; pending: CheckoutPending | null }, now: string): Promise<boolean> {
+    const existing = this.checkouts.get(sessionId);
+    if (!existing || existing.pending !== from) return false;
+    const { pending: _was, ...rest } = existing;
+    this.checkouts.set(sessionId, { ...rest, status: to.status, updatedAt: now, ...(to.pending ? { pending: to.pending } : {}) });
+    if (to.pending) this.list(sessionId, now);
+    else if (to.status !== 'held') this.list(sessionId, null);
+    return true;
+  }
+
+  async claimCheckout(sessionId: string, seenUpdatedAt: string, now: string): Promise<boolean> {
+    const existing = this.checkouts.get(sessionId);
+    if (!existing?.pending || existing.updatedAt !== seenUpdatedAt) return false;
+    existing.updatedAt = now;
+    this.list(sessionId, now);
     return true;
   }
 
   async listHeldCheckouts(args: { before: string; limit: number }): Promise<CheckoutRecord[]> {
-    return [...this.checkouts.values()]
-      .filter((checkout) => checkout.status === 'held' && checkout.createdAt < args.before)
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+    return [...this.listed]
+      .filter(([, at]) => at < args.before)
+      .sort(([a, atA], [b, atB]) => `${atA}#${a}`.localeCompare(`${atB}#${b}`))
       .slice(0, args.limit)
-      .map(copy);
+      .map(([sessionId]) => copy(this.checkouts.get(sessionId)!));
   }
 
   /** The cursor names its event and the last order shown (`createdAt#id`). */

@@ -74,7 +74,7 @@ describe('the checkout sweep', () => {
 
     // Within the session's life and the webhook's grace, Stripe's webhook is still the one to settle them.
     fixture.advance(40 * 60);
-    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], paid: [], waiting: [], found: [], failed: [] });
+    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], repaired: [], paid: [], waiting: [], found: [], failed: [] });
 
     fixture.advance(10 * 60);
     const swept = await settleStaleCheckouts(fixture.deps, stripe.api);
@@ -90,7 +90,7 @@ describe('the checkout sweep', () => {
     expect(await taken()).toBe(3);
 
     // Run again, and the webhooks arriving after all: nothing moves twice.
-    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], paid: [], waiting: [open.id], found: [], failed: [] });
+    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], repaired: [], paid: [], waiting: [open.id], found: [], failed: [] });
     expect(await stripeEventOrder(fixture.deps, { type: 'checkout.session.expired', data: { object: abandoned } })).toEqual({ released: false });
     expect(await stripeEventOrder(fixture.deps, { type: 'checkout.session.completed', data: { object: paid } })).toMatchObject({ changed: null });
     expect(await taken()).toBe(3);
@@ -143,6 +143,6 @@ describe('the checkout sweep', () => {
     expect(next).toMatchObject({ found: [], released: [], failed: [] });
     expect(next.paid.map((each) => each.order.orderId)).toEqual([made.id]);
     expect(await taken()).toBe(2);
-    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], paid: [], waiting: [], found: [], failed: [] });
+    expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], repaired: [], paid: [], waiting: [], found: [], failed: [] });
   });
 });

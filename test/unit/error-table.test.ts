@@ -21,6 +21,7 @@ import {
   SessionGone,
   SignInFailed,
   SignInThrottled,
+  StoreUnavailable,
   TooManyRequests,
 } from '../../functions/domain/errors';
 import * as domainErrors from '../../functions/domain/errors';
@@ -105,6 +106,7 @@ const limited = [
   [new RateLimited(42), { error: 'Too many requests. Please try again later.' }],
 ] as const;
 const contended = new Contended('kept changing');
+const unavailable = new StoreUnavailable('DynamoDB unavailable: Error read ECONNRESET');
 // JobStopped is a job's reason to fail, in the worker: it never answers a request.
 const unanswered = [new Error('boom'), 'a string', new JobStopped('The event was deleted')];
 
@@ -126,12 +128,20 @@ describe('the error table', () => {
     });
   });
 
+  it('answers a store that did not answer or refused for load 503 with Retry-After, never a 500', () => {
+    expect(errorAnswer(unavailable)).toEqual({
+      status: 503,
+      body: { error: 'The service is busy: try again in a moment' },
+      headers: { 'retry-after': '2' },
+    });
+  });
+
   it('leaves every other error to the 500', () => {
     for (const error of unanswered) expect(errorAnswer(error)).toBeNull();
   });
 
   it('covers every error class of the domain', () => {
-    const seen = new Set([...answered.map(([error]) => error), ...limited.map(([error]) => error), contended, ...unanswered].map((error) => error.constructor));
+    const seen = new Set([...answered.map(([error]) => error), ...limited.map(([error]) => error), contended, unavailable, ...unanswered].map((error) => error.constructor));
     const classes = Object.values(domainErrors).filter((value) => typeof value === 'function' && value !== domainErrors.DomainError);
     expect(classes.filter((value) => !seen.has(value as never)).map((value) => (value as { name: string }).name)).toEqual([]);
   });

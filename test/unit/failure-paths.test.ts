@@ -61,7 +61,8 @@ describe('when dependencies fail', () => {
     dynamo.on(UpdateCommand).resolves({});
     dynamo.on(GetCommand).rejects(new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} }));
     const res = await handler(apiEvent('POST /api/tokens/validate', { code: 'ABCDEFGHJKLM' }), context);
-    expect(res).toMatchObject({ statusCode: 500, body: JSON.stringify({ error: 'Internal server error' }) });
+    // A table that refuses for load is a moment's unavailability, not a fault: 503 with a retry hint.
+    expect(res).toMatchObject({ statusCode: 503, body: JSON.stringify({ error: 'The service is busy: try again in a moment' }), headers: expect.objectContaining({ 'retry-after': '2' }) });
     // The window is read (only failed attempts are written to it), keyed by the connection address.
     const keys = dynamo.commandCalls(GetCommand).map((call) => (call.args[0].input.Key as { pk: string }).pk);
     expect(keys.some((pk) => /^RATE#validate#198\.51\.100\.7#/.test(pk))).toBe(true);

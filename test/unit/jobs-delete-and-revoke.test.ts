@@ -183,6 +183,28 @@ describe('revoking codes by label or status', () => {
     expect(await t.memory.jobs.getJob(job.id)).toMatchObject({ status: 'done', result: { revoked: 750, label: 'A' } });
   });
 
+  it('keeps the event\'s revoked count exact when a step fails between a code\'s revocation and its count (the retry counts it, once)', async () => {
+    const t = setup();
+    const event = await bigEvent(t, CODES_PER_WALK_STEP + 500, (i) => (i % 2 ? 'A' : 'B'));
+    const counters = t.memory.counters;
+    let calls = 0;
+    const failing = new Proxy(counters, {
+      get: (target, name) => {
+        const value = Reflect.get(target, name) as unknown;
+        if (name !== 'countRevocation') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: unknown[]) => {
+          if (++calls === 300) throw new Error('injected: the count was refused');
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        };
+      },
+    });
+    const deps = { ...t.deps, stores: { ...t.deps.stores, counters: failing } };
+    const job = await startCodeRevocation(deps, event.id, { label: 'A' }, STARTER);
+    expect(await t.queue.drain(deps)).toContain('retry');
+    expect(await t.memory.jobs.getJob(job.id)).toMatchObject({ status: 'done', result: { revoked: 750, label: 'A' } });
+    expect((await counters.eventCounters({ eventId: event.id, presenceSince: job.createdAt })).revoked).toBe(750);
+  });
+
   it('revokes by status: the unused ones, and no redeemed code', async () => {
     const t = setup();
     const event = await bigEvent(t, 1_200, () => '', (i) => (i % 4 === 0 ? { redeemedAt: '2026-01-01T00:00:00.000Z', redeemedIp: '198.51.100.1' } : {}));

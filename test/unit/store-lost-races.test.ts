@@ -4,7 +4,7 @@ import { ConditionalCheckFailedException, DynamoDBClient, ProvisionedThroughputE
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
-import { CodeInUse, Contended } from '../../functions/domain/errors';
+import { CodeInUse, Contended, StoreUnavailable } from '../../functions/domain/errors';
 
 /**
  * Races the stand-ins cannot lose on demand: a code that changes between every read and
@@ -79,11 +79,11 @@ describe('the DynamoDB codes adapter when every conditional write loses its race
     expect(dynamo.commandCalls(GetCommand)).toHaveLength(0);
   });
 
-  it('maps a failed claim condition to CodeInUse and lets throttling through as it is', async () => {
+  it('maps a failed claim condition to CodeInUse, and throttling to StoreUnavailable (a 503, not a lost race)', async () => {
     const session = { id: 'sid-2', startedAt: now, heartbeatAt: now };
     const claim = { code: 'ABC', expectedRevision: 3, session, endedSessions: [], toEdge: false, redeemed: null, now };
     dynamo.on(UpdateCommand).rejectsOnce(lost(codeItem)).rejects(new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} }));
     await expect(codes.claimSession(claim)).rejects.toMatchObject({ constructor: CodeInUse, seen: { code: 'ABC', revision: 3 } });
-    await expect(codes.claimSession(claim)).rejects.toBeInstanceOf(ProvisionedThroughputExceededException);
+    await expect(codes.claimSession(claim)).rejects.toMatchObject({ constructor: StoreUnavailable, cause: expect.any(ProvisionedThroughputExceededException) });
   });
 });
