@@ -1,11 +1,11 @@
 /**
  * Jobs that walk an event's codes (deleting the event, revoking by filter):
  * each lane walks one part of the codes (code-store.ts `listCodePage` with
- * `part`), newest first, up to 1,000 codes a step in pages (of 100 for a
- * revocation). The lane's cursor says where its next page starts and what the
- * lane counted so far; the runner moves it by one conditional write per step,
- * so a step run twice counts once, and a step short of time commits the pages
- * it did.
+ * `part`), newest first, up to 1,000 codes a step in pages (for a revocation
+ * of 25, one round of its writes: done in a second even on a slow worker). The
+ * lane's cursor says where its next page starts and what the lane counted so
+ * far; the runner moves it by one conditional write per step, so a step run
+ * twice counts once, and a step short of time commits the pages it did.
  */
 import { CODES_PER_SECOND_PER_LANE } from './code-generation-job';
 import type { JobDeps, StepResult } from './job-kind';
@@ -16,7 +16,7 @@ import { workUntilShort } from './step-work';
 /** Codes per step (one queue message), when time allows. */
 export const CODES_PER_WALK_STEP = 1000;
 /** Codes per page of a revocation: the unit a step commits. */
-export const CODES_PER_WALK_PAGE = 100;
+export const CODES_PER_WALK_PAGE = 25;
 /** Lanes of one walk: each walks 4 of the event's 16 index shards, at generation's pace (its writes per shard stay as low). */
 export const WALK_LANES = 4;
 

@@ -57,8 +57,8 @@ export async function runStep(deps: RunnerDeps, message: StepMessage, delivery: 
     return 'dead';
   }
   if (job.status === 'queued') job = await deps.stores.jobs.markJobRunning(job.id, deps.now().toISOString());
-  // A third of the time, at most the reserve: a worker with a short timeout still gets work done.
-  const reserve = Math.min(JOB_WORKER.commitReserveSeconds * 1000, delivery.remainingMs() / 3);
+  // Half the time at most: a worker with a short timeout still gets work done.
+  const reserve = Math.min(JOB_WORKER.commitReserveSeconds * 1000, delivery.remainingMs() / 2);
   let result;
   try {
     result = await JOB_KINDS[job.kind].runStep(deps, job, message.lane, lane, () => delivery.remainingMs() - reserve);

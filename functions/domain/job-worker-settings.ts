@@ -12,7 +12,7 @@ export const JOB_WORKER = {
   timeoutSeconds: 30,
   /**
    * Time a step keeps back to commit its work and send the next step: it stops working when less is left
-   * (at most a third of the time it was started with, for a worker with a short timeout).
+   * (at most half the time it was started with, for a worker with a short timeout).
    */
   commitReserveSeconds: 10,
   /** A message whose worker died comes back after this: AWS advises at least 6 × the function's timeout for SQS sources. */
