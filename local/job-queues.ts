@@ -13,11 +13,11 @@ export interface JobQueues {
 /**
  * The jobs queue and its dead-letter queue on the embedded SQS, shaped as the
  * CDK app shapes them (infra/lib/constructs/jobs.ts): the same redrive policy.
- * One difference: the visibility timeout is the worker's timeout, the least
- * Lambda accepts, rather than AWS's advised six times that, so that the steps
- * of a worker that was killed come back within half a minute.
+ * One difference: the visibility timeout is the worker's timeout (`timeoutSeconds`),
+ * the least Lambda accepts, rather than AWS's advised six times that, so that the
+ * steps of a worker that was killed come back within half a minute.
  */
-export async function createJobQueues(endpoint: string): Promise<JobQueues> {
+export async function createJobQueues(endpoint: string, timeoutSeconds: number = JOB_WORKER.timeoutSeconds): Promise<JobQueues> {
   const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   try {
     const dead = await client.send(new CreateQueueCommand({ QueueName: 'stagedoor-jobs-dlq', Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600) } }));
@@ -26,7 +26,7 @@ export async function createJobQueues(endpoint: string): Promise<JobQueues> {
       new CreateQueueCommand({
         QueueName: 'stagedoor-jobs',
         Attributes: {
-          VisibilityTimeout: String(JOB_WORKER.timeoutSeconds),
+          VisibilityTimeout: String(timeoutSeconds),
           RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes!.QueueArn, maxReceiveCount: JOB_MAX_RECEIVES }),
         },
       }),

@@ -11,11 +11,11 @@ export interface JobWorkerProcess {
 
 /**
  * Keeps one local job worker (local/job-worker.ts) running as a child process on
- * `wiring`: when it dies (killed, crashed, timed out) a new one starts, as Lambda
- * starts a new instance; one that keeps dying at once is started again more and
- * more slowly.
+ * `wiring`, each invocation stopped after `timeoutSeconds`: when it dies (killed,
+ * crashed, timed out) a new one starts, as Lambda starts a new instance; one that
+ * keeps dying at once is started again more and more slowly.
  */
-export function startJobWorkerProcess(wiring: JobWorkerWiring): JobWorkerProcess {
+export function startJobWorkerProcess(wiring: JobWorkerWiring, timeoutSeconds: number): JobWorkerProcess {
   let child: ChildProcess | undefined;
   let closing = false;
   let quickDeaths = 0;
@@ -23,7 +23,7 @@ export function startJobWorkerProcess(wiring: JobWorkerWiring): JobWorkerProcess
 
   const start = () => {
     const startedAt = Date.now();
-    child = spawn(process.execPath, ['--import', 'tsx', entry, JSON.stringify(wiring)], { cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child = spawn(process.execPath, ['--import', 'tsx', entry, JSON.stringify(wiring), String(timeoutSeconds)], { cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.once('exit', (code, signal) => {
       if (closing) return;
       quickDeaths = Date.now() - startedAt < 10_000 ? quickDeaths + 1 : 0;

@@ -4,7 +4,8 @@
  * (local/job-worker-process.ts keeps one running): the shipped handler
  * (functions/handlers/job-worker.ts) behind a local event source with the
  * Lambda's settings. Killing it mid-step is what a crash or a timeout in AWS is.
- * Its wiring (configuration and stand-ins' endpoints, no secret) comes as its argument.
+ * Its wiring (configuration and stand-ins' endpoints, no secret) comes as its first argument, its
+ * timeout in seconds as its second.
  */
 import { sqsClient } from '../functions/adapters/aws-clients';
 import { JOB_WORKER } from '../functions/domain/job-worker-settings';
@@ -12,6 +13,7 @@ import { jobWorker, type JobWorkerWiring } from '../functions/handlers/job-worke
 import { startSqsEventSource } from './sqs-event-source';
 
 const wiring = JSON.parse(process.argv[2] ?? '') as JobWorkerWiring;
+const timeoutSeconds = Number(process.argv[3]) || JOB_WORKER.timeoutSeconds;
 
 startSqsEventSource({
   client: sqsClient(wiring.aws),
@@ -19,7 +21,7 @@ startSqsEventSource({
   handler: jobWorker(wiring),
   batchSize: JOB_WORKER.batchSize,
   maxConcurrency: JOB_WORKER.maxConcurrency,
-  timeoutSeconds: JOB_WORKER.timeoutSeconds,
+  timeoutSeconds,
   // Lambda stops an instance whose invocation timed out; its other batches come back with their visibility timeout.
   onTimeout: () => process.exit(1),
 });

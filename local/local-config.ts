@@ -6,6 +6,7 @@ import type { AwsConnection } from '../functions/adapters/aws-clients';
 import { readApiConfig } from '../functions/config/api-config';
 import { readMailerConfig, type MailerConfig } from '../functions/config/mailer-config';
 import { readJobWorkerConfig } from '../functions/config/job-worker-config';
+import { JOB_WORKER } from '../functions/domain/job-worker-settings';
 import type { JobWorkerWiring } from '../functions/handlers/job-worker';
 import { hashAdminPassword } from '../functions/domain/admin-credentials';
 import type { ApiWiring } from '../functions/http/app';
@@ -97,6 +98,8 @@ export interface LocalConfig {
   apiWiring(standIns: StandIns): ApiWiring;
   /** The job worker's wiring on the stand-ins (it runs in a process of its own: local/job-worker-process.ts). */
   jobWorkerWiring(standIns: StandIns): JobWorkerWiring;
+  /** `JOB_WORKER_TIMEOUT`: the local worker's timeout, the Lambda's by default; shorter plays a small or slow worker. */
+  jobWorkerTimeoutSeconds: number;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -119,6 +122,13 @@ function named<T>(name: string, parse: () => T): T {
 }
 
 const duration = (value: string | undefined, fallback: string, name: string) => named(name, () => parseDuration(value || fallback));
+
+/** Whole seconds, as Lambda's timeout and SQS's visibility timeout take them: 3 s up to Lambda's 15 minutes. */
+function jobWorkerTimeout(value: string | undefined): number {
+  const seconds = duration(value, `${JOB_WORKER.timeoutSeconds}s`, 'JOB_WORKER_TIMEOUT') / 1000;
+  if (!Number.isInteger(seconds) || seconds < 3 || seconds > 900) throw new Error(`JOB_WORKER_TIMEOUT: whole seconds from 3s to 15m, got "${value}"`);
+  return seconds;
+}
 
 function generateSecrets(): LocalSecrets {
   return {
@@ -275,6 +285,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     webRoot: join(root, 'web', 'dist'),
     logLevel,
     reconnectWindowMs: duration(env.INGEST_PUBLISH_GRACE, '30s', 'INGEST_PUBLISH_GRACE'),
+    jobWorkerTimeoutSeconds: jobWorkerTimeout(env.JOB_WORKER_TIMEOUT),
     dvrWindowMs: duration(env.INGEST_HLS_DVR_WINDOW, '2m', 'INGEST_HLS_DVR_WINDOW'),
     reencode: reencode(env.INGEST_HLS_REENCODE),
     internalApiKey: secrets.internalApiKey,

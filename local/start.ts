@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   await moveStaffItems(config, dynamo.endpoint);
   const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket, config.exportBucket], dataDir: config.s3Dir });
   closers.push(s3.close);
-  const jobQueues = await createJobQueues(s3.endpoint);
+  const jobQueues = await createJobQueues(s3.endpoint, config.jobWorkerTimeoutSeconds);
   const standIns = { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, jobsQueueUrl: jobQueues.queueUrl };
   const mediaS3 = s3Client(config.aws(standIns));
   const stores = dynamoStores(dynamoDocumentClient(config.aws(standIns)), config.tableName);
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     deadLetters: new SqsJobQueue(sqs, jobQueues.deadLetterQueueUrl),
   });
   sqs.destroy();
-  const worker = startJobWorkerProcess(config.jobWorkerWiring(standIns));
+  const worker = startJobWorkerProcess(config.jobWorkerWiring(standIns), config.jobWorkerTimeoutSeconds);
   closers.push(worker.close);
 
   // The viewer and the console, served by the API port.

@@ -142,6 +142,18 @@ export class DynamoJobStore implements JobStore {
     });
   }
 
+  async retryJob(id: string): Promise<JobRecord | null> {
+    const job = await this.existing(id);
+    const lanes = job.lanes.flatMap((lane, index) => [`${lanePath(index, 'failed')} = :false`, ...(lane.failed ? [`${lanePath(index, 'error')} = :null`] : [])]);
+    return this.update(id, `SET #status = :running, ${lanes.join(', ')} REMOVE finishedAt, #error, #ttl`, '#status = :failed AND size(#lanes) = :lanes', {
+      ':running': 'running',
+      ':failed': 'failed',
+      ':false': false,
+      ...(job.lanes.some((lane) => lane.failed) ? { ':null': null } : {}),
+      ':lanes': job.lanes.length,
+    });
+  }
+
   finishJob(args: { id: string; result: Record<string, unknown> | null; now: string }): Promise<JobRecord | null> {
     return this.update(args.id, 'SET #status = :done, finishedAt = :now, #result = :result, #ttl = :ttl REMOVE secret, #error', '#status <> :done', {
       ':done': 'done',

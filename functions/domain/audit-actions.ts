@@ -31,6 +31,10 @@ export const AUDIT_ACTIONS = [
   'ingest-key.rotate',
   'cache.clear',
   'job.start',
+  'job.done',
+  'job.failed',
+  'job.retry',
+  /** Either end of a job, in entries written before `job.done` and `job.failed` told them apart; none is written now. */
   'job.end',
   'stream.start',
   'stream.stop',

@@ -22,8 +22,6 @@ import { codeView } from './views';
 export const EXPORT_PART_BYTES = 6 * 1024 * 1024;
 /** How long a download link works; each read of the job signs a new one. */
 export const EXPORT_LINK_SECONDS = 15 * 60;
-/** A step stops this long before the worker's timeout, and starts its part again in its next try. */
-const TIME_MARGIN_MS = 10_000;
 
 export interface ExportParams extends ExportFormat {
   fileName: string;
@@ -57,7 +55,7 @@ export const codeExportJob: JobKind = {
 
   lanes: () => 1,
 
-  async runStep(deps, job, _laneIndex, lane, remainingMs) {
+  async runStep(deps, job, _laneIndex, lane, timeLeft) {
     const files = requireExportFiles(deps);
     const event = await deps.stores.events.getEvent(job.eventId);
     if (!event) throw new JobStopped('The event was deleted');
@@ -70,7 +68,8 @@ export const codeExportJob: JobKind = {
     const from = positionOf(lane.cursor);
     let cursor = from.codes;
     do {
-      if (remainingMs() < TIME_MARGIN_MS) throw new Error(`stopped after ${rows} rows to stay within the worker's time`);
+      // A part under S3's 5 MiB cannot be committed (only the last may be that small): the part is read again in the next try.
+      if (timeLeft() <= 0) throw new Error(`stopped after ${rows} rows to stay within the worker's time`);
       const page = await deps.stores.codes.listCodePage({ eventId: job.eventId, filter: {}, cursor, limit: LIST_LIMITS.codePageScan });
       const now = deps.now();
       for (const code of page.codes) {

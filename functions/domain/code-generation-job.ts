@@ -5,14 +5,19 @@
  * collision with a code of another batch, a counter), so a step that runs
  * again, whole or after being cut off halfway, makes the very same codes: one
  * that exists already with this job's id is done, none is made twice or lost.
+ *
+ * A lane makes its chunks of 1,000 codes in turn; its cursor is the number of
+ * the next code to make, so a step short of time commits the codes it made and
+ * the next step goes on from the first it did not.
  */
 import { derivedAccessCode, newCodeRecord } from './access-code';
-import { AlreadyExists, JobStopped, NotFound } from './errors';
+import { AlreadyExists, ItemsFailed, JobStopped, NotFound } from './errors';
 import { setEventActive } from './event-admin';
 import type { JobDeps, JobKind } from './job-kind';
-import type { JobRecord } from './job-store';
+import type { JobRecord, LaneState } from './job-store';
 import { derivedId } from './random';
 import type { CodeRecord } from './records';
+import { workUntilShort } from './step-work';
 
 /** Codes per step (one queue message). */
 export const CODES_PER_STEP = 1000;
@@ -24,10 +29,8 @@ export const GENERATION_LANES = 4;
  * the worker's 8 concurrent steps at most 750, under the 1,000 per key (docs/performance.md).
  */
 export const CODES_PER_SECOND_PER_LANE = 1500;
-/** Code writes in flight within a step. */
+/** Code writes in flight within a step: a slice, the unit a step commits. */
 const WRITES_IN_FLIGHT = 25;
-/** A step stops this long before the worker's timeout, and carries on in its next try. */
-const TIME_MARGIN_MS = 5_000;
 /** Derivations tried for one code; each further one follows a collision with a code made otherwise. */
 const DERIVATIONS = 5;
 
@@ -39,13 +42,30 @@ interface GenerationParams {
 const paramsOf = (job: Pick<JobRecord, 'params'>) => job.params as unknown as GenerationParams;
 const steps = (total: number) => Math.ceil(total / CODES_PER_STEP);
 
-/** The codes of a lane's step: steps are dealt to the lanes in turn (lane l does steps l, l + lanes, …). */
+/** The codes of a lane's `step`-th chunk: chunks are dealt to the lanes in turn (lane l does chunks l, l + lanes, …). */
 export function stepCodes(job: Pick<JobRecord, 'total' | 'lanes'>, lane: number, step: number): { from: number; to: number; last: boolean } {
   const lanes = job.lanes.length;
   const chunk = lane + step * lanes;
   const from = chunk * CODES_PER_STEP;
   return { from, to: Math.min(job.total, from + CODES_PER_STEP), last: chunk + lanes >= steps(job.total) };
 }
+
+/**
+ * The codes the lane's current step makes: from its cursor (the next code to make) to the end of that
+ * code's chunk. A lane without a cursor is at the start of its step's chunk (its first step's, or an
+ * older job's whose steps were whole chunks).
+ */
+export function laneCodes(job: Pick<JobRecord, 'total' | 'lanes'>, laneIndex: number, lane: Pick<LaneState, 'step' | 'cursor'>) {
+  if (lane.cursor === null) return stepCodes(job, laneIndex, lane.step);
+  const from = Number(lane.cursor);
+  const chunk = Math.floor(from / CODES_PER_STEP);
+  return { from, to: Math.min(job.total, (chunk + 1) * CODES_PER_STEP), last: chunk + job.lanes.length >= steps(job.total) };
+}
+
+/** The cursor of the lane's next chunk, after the one that holds code `index`. */
+const nextChunk = (job: Pick<JobRecord, 'lanes'>, index: number) => String((Math.floor(index / CODES_PER_STEP) + job.lanes.length) * CODES_PER_STEP);
+
+const codesWord = (count: number) => `${count.toLocaleString('en-US')} code${count === 1 ? '' : 's'}`;
 
 function seedOf(job: JobRecord): Buffer {
   if (!job.secret) throw new Error(`job ${job.id} has no secret left`);
@@ -92,17 +112,16 @@ async function codeAt(deps: JobDeps, job: JobRecord, seed: Buffer, index: number
   return null;
 }
 
-async function inSlices<T>(from: number, to: number, run: (index: number) => Promise<T>, between?: (done: number) => Promise<void>): Promise<T[]> {
-  const out: T[] = [];
-  for (let i = from; i < to; i += WRITES_IN_FLIGHT) {
-    const slice = Array.from({ length: Math.min(WRITES_IN_FLIGHT, to - i) }, (_, k) => i + k);
-    out.push(...(await Promise.all(slice.map(run))));
-    await between?.(i + slice.length - from);
-  }
-  return out;
-}
+/** Code numbers `from`..`to` (exclusive). */
+const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, k) => from + k);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+/** Makes codes `from`..`to` side by side: all of them, or ItemsFailed (the others were tried, and some may exist). */
+async function placeSlice(deps: JobDeps, job: JobRecord, seed: Buffer, from: number, to: number, eventActive: boolean) {
+  const settled = await Promise.allSettled(range(from, to).map((index) => placeCode(deps, job, seed, index, eventActive)));
+  const failed = settled.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed.length > 0) throw new ItemsFailed(`${codesWord(failed.length)} could not be generated`, failed[0]!.reason);
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<{ code: string; eventActive: boolean }>).value);
+}
 
 export const codeGenerationJob: JobKind = {
   permission: 'codes:manage',
@@ -111,21 +130,22 @@ export const codeGenerationJob: JobKind = {
 
   lanes: (job) => Math.min(GENERATION_LANES, steps(job.total)),
 
-  async runStep(deps, job, laneIndex, lane, remainingMs) {
-    const { from, to, last } = stepCodes(job, laneIndex, lane.step);
+  async runStep(deps, job, laneIndex, lane, timeLeft) {
+    const { from, to, last } = laneCodes(job, laneIndex, lane);
     const event = await deps.stores.events.getEvent(job.eventId);
     if (!event) throw new JobStopped('The event was deleted');
     const seed = seedOf(job);
-    const started = Date.now();
-    const placed = await inSlices(
+    const placed: { code: string; eventActive: boolean }[] = [];
+    const work = await workUntilShort({
       from,
-      to,
-      (index) => placeCode(deps, job, seed, index, event.isActive),
-      async (done) => {
-        if (remainingMs() < TIME_MARGIN_MS) throw new Error(`stopped after ${done} of ${to - from} codes to stay within the worker's time`);
-        await sleep(started + (done / CODES_PER_SECOND_PER_LANE) * 1000 - Date.now());
+      timeLeft,
+      itemsPerSecond: CODES_PER_SECOND_PER_LANE,
+      unit: async (index) => {
+        const next = Math.min(to, index + WRITES_IN_FLIGHT);
+        placed.push(...(await placeSlice(deps, job, seed, index, next, event.isActive)));
+        return { items: next - index, next, end: next >= to };
       },
-    );
+    });
     const latest = await deps.stores.events.getEvent(job.eventId);
     if (!latest) {
       // The deletion may have listed the event's codes before these existed.
@@ -141,13 +161,16 @@ export const codeGenerationJob: JobKind = {
         throw error;
       }
     }
-    return { items: to - from, finished: last };
+    return { items: work.items, finished: work.end && last, cursor: work.end ? nextChunk(job, from) : String(work.position) };
   },
 
   async abandonStep(deps, job, laneIndex, lane) {
-    const { from, to } = stepCodes(job, laneIndex, lane.step);
+    const { from, to } = laneCodes(job, laneIndex, lane);
     const seed = seedOf(job);
-    const codes = await inSlices(from, to, (index) => codeAt(deps, job, seed, index));
+    const codes: (string | null)[] = [];
+    for (let index = from; index < to; index += WRITES_IN_FLIGHT) {
+      codes.push(...(await Promise.all(range(index, Math.min(to, index + WRITES_IN_FLIGHT)).map((i) => codeAt(deps, job, seed, i)))));
+    }
     await deps.stores.codes.deleteCodes(codes.filter((code): code is string => code !== null));
   },
 

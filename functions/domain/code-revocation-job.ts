@@ -9,9 +9,9 @@
  * those too, and codes revoked before the job never.
  */
 import { matchesCodeFilter, type CodeFilter } from './code-filter';
-import { countRevocations, revokeCodes } from './code-revocation';
-import { walkCounted, walkLanes, walkStep } from './code-walk';
-import { JobStopped } from './errors';
+import { countRevocations, tryRevokeCodes } from './code-revocation';
+import { codesText, walkCounted, walkLanes, walkStep } from './code-walk';
+import { ItemsFailed, JobStopped } from './errors';
 import type { JobKind } from './job-kind';
 import type { JobRecord } from './job-store';
 
@@ -36,15 +36,17 @@ export const codeRevocationJob: JobKind = {
 
   lanes: (job) => walkLanes(job.total),
 
-  async runStep(deps, job, laneIndex, lane) {
+  async runStep(deps, job, laneIndex, lane, timeLeft) {
     if (!(await deps.stores.events.getEvent(job.eventId))) throw new JobStopped('The event was deleted');
     const { filter, sessionTimeoutSeconds } = paramsOf(job);
     const presence = { stores: deps.stores, config: { sessionTimeoutSeconds } };
-    return walkStep(deps, job, laneIndex, lane, async (codes) => {
+    return walkStep(deps, job, laneIndex, lane, timeLeft, async (codes) => {
       if (!filter) return 0;
       const { revoked: _revoked, ...revokedAside } = filter;
       const matching = codes.filter((code) => matchesCodeFilter(code, revokedAside));
-      const revoked = await revokeCodes(presence, matching.filter((code) => !code.isRevoked).map((code) => code.id), deps.now());
+      const { revoked, failed } = await tryRevokeCodes(presence, matching.filter((code) => !code.isRevoked).map((code) => code.id), deps.now());
+      // The page is walked again by the next try: what this one revoked counts then (revoked since the job started).
+      if (failed.length > 0) throw new ItemsFailed(`${codesText(failed.length)} could not be revoked`, failed[0]!.error);
       const now = new Map(revoked.map(({ code }) => [code.id, code]));
       // Revoked by an earlier try of this step, which may have failed before counting them: counted now (once).
       await countRevocations(presence, matching.filter((code) => code.isRevoked && (code.revokedChangedAt ?? '') >= job.createdAt));

@@ -56,21 +56,29 @@ export async function changeRevoked(deps: PresenceDeps, codeId: string, revoked:
   return { code, changed };
 }
 
-/** Revokes each code (by id) that exists: each one as it is now, and whether this call revoked it. */
+/** Revokes each code (by id) that exists: each one as it is now, and whether this call revoked it. Every code is tried; then the first error is thrown. */
 export async function revokeCodes(deps: PresenceDeps, codeIds: string[], at: Date): Promise<{ code: CodeRecord; changed: boolean }[]> {
-  const results: { code: CodeRecord; changed: boolean }[] = [];
+  const { revoked, failed } = await tryRevokeCodes(deps, codeIds, at);
+  if (failed.length > 0) throw failed[0]!.error;
+  return revoked;
+}
+
+/** As `revokeCodes`, but nothing is thrown: the codes that could not be revoked come back with their error. */
+export async function tryRevokeCodes(deps: PresenceDeps, codeIds: string[], at: Date) {
+  const revoked: { code: CodeRecord; changed: boolean }[] = [];
+  const failed: { id: string; error: unknown }[] = [];
   for (let i = 0; i < codeIds.length; i += WRITE_CONCURRENCY) {
     await Promise.all(
       codeIds.slice(i, i + WRITE_CONCURRENCY).map(async (id) => {
         try {
-          results.push(await changeRevoked(deps, id, true, at));
+          revoked.push(await changeRevoked(deps, id, true, at));
         } catch (error) {
-          if (!(error instanceof NotFound)) throw error;
+          if (!(error instanceof NotFound)) failed.push({ id, error });
         }
       }),
     );
   }
-  return results;
+  return { revoked, failed };
 }
 
 /** Counts each code's revocation on its event's count (`countRevocationOnce`), a few at a time. */

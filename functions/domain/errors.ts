@@ -96,6 +96,16 @@ export class JobStopped extends DomainError {
   }
 }
 
+/**
+ * Some items of a job step's unit could not be done (every other was tried): says how many, and why, in the
+ * words of the one who started the job, e.g. "12 codes could not be revoked: <the store's error>".
+ */
+export class ItemsFailed extends DomainError {
+  constructor(what: string, cause: unknown) {
+    super(`${what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 export type ConflictKind =
   | 'username-taken'
   | 'owner-managed-elsewhere'
@@ -107,7 +117,8 @@ export type ConflictKind =
   | 'order-without-tickets'
   | 'order-changed'
   | 'not-on-sale'
-  | 'sold-out';
+  | 'sold-out'
+  | 'job-not-failed';
 /** An event with more codes than one answer's CSV holds: its export is a job. */
 export class ExportTooLarge extends DomainError {}
 

@@ -14,7 +14,7 @@ export interface JobDeps {
 export interface StepResult {
   /** Items this step did (added to the job's `done` once). */
   items: number;
-  /** This was the lane's last step. */
+  /** The lane's work is done. */
   finished: boolean;
   /** Where the lane's next step carries on from. */
   cursor?: string | null;
@@ -33,12 +33,14 @@ export interface JobKind {
   /** Lanes of a new job: 1..MAX_LANES. */
   lanes(job: Pick<JobRecord, 'total' | 'params'>): number;
   /**
-   * Runs the lane's current step (`lane.step`). A step may run twice, or be cut off halfway and run
-   * again: however often it runs, it leaves the same result. `remainingMs` is the worker's time left:
-   * a step that would outlast it stops early (throws) and carries on in its next try. Throws JobStopped
-   * when the job cannot go on at all.
+   * Runs the lane's current step (`lane.step`) from the lane's position (`lane.cursor`). A step may run
+   * twice, or be cut off halfway and run again: however often it runs, it leaves the same result.
+   * `timeLeft` is how long it may still work (ms): short of time, it returns what it did and where the
+   * next step goes on (step-work.ts), as it does when a unit of its work fails after others succeeded.
+   * It throws when it could do nothing (tried again, then given up: the error's message is the job's
+   * reason, in the organiser's words, ItemsFailed), and JobStopped when the job cannot go on at all.
    */
-  runStep(deps: JobDeps, job: JobRecord, laneIndex: number, lane: LaneState, remainingMs: () => number): Promise<StepResult>;
+  runStep(deps: JobDeps, job: JobRecord, laneIndex: number, lane: LaneState, timeLeft: () => number): Promise<StepResult>;
   /** Undoes what a given-up step did halfway (best effort); a redrive from the dead-letter queue runs it again. */
   abandonStep?(deps: JobDeps, job: JobRecord, laneIndex: number, lane: LaneState): Promise<void>;
   /** After every delivery: brings up to date what follows from `done`. Idempotent. */

@@ -3,10 +3,15 @@
  * message). Steps are at-least-once; this makes their effect exactly once:
  * - a lane's position moves by one conditional write that adds the step's
  *   items to `done`, so a step delivered twice counts once;
- * - a step that fails is tried again (`JOB_WORKER.tries`, with backoff); a
- *   step that keeps failing, or whose worker keeps dying, is given up by one
- *   more delivery: the job reads `failed` with the reason and the message goes
- *   to the dead-letter queue, from which a redrive resumes the job;
+ * - a step works until its work is done or its time is short (keeping
+ *   `JOB_WORKER.commitReserveSeconds` to commit), and a unit of it that fails
+ *   ends it early too: what it did is committed and the next step goes on from
+ *   there, with tries of its own. Running short of time is progress;
+ * - a step that could do nothing is tried again (`JOB_WORKER.tries`, with
+ *   backoff); one that keeps failing with no progress, or whose worker keeps
+ *   dying, is given up by one more delivery: the job reads `failed` with the
+ *   reason and the message goes to the dead-letter queue. A retry
+ *   (jobs.ts `retryJob`) or a redrive resumes the job from its lanes' positions;
  * - whatever follows from progress (the kind's `settle`, the end of the job,
  *   its audit entry) is brought up to date after every delivery, so a worker
  *   that died between two writes leaves nothing undone for long.
@@ -52,9 +57,11 @@ export async function runStep(deps: RunnerDeps, message: StepMessage, delivery: 
     return 'dead';
   }
   if (job.status === 'queued') job = await deps.stores.jobs.markJobRunning(job.id, deps.now().toISOString());
+  // Half the time at most: a worker with a short timeout still gets work done.
+  const reserve = Math.min(JOB_WORKER.commitReserveSeconds * 1000, delivery.remainingMs() / 2);
   let result;
   try {
-    result = await JOB_KINDS[job.kind].runStep(deps, job, message.lane, lane, () => delivery.remainingMs());
+    result = await JOB_KINDS[job.kind].runStep(deps, job, message.lane, lane, () => delivery.remainingMs() - reserve);
   } catch (error) {
     if (error instanceof JobStopped) {
       await giveUp(deps, job, message, error.reason, { abandon: false });
@@ -102,7 +109,8 @@ async function settle(deps: RunnerDeps, job: JobRecord): Promise<void> {
     await recordAudit(
       deps,
       {
-        action: 'job.end',
+        // Told apart in the log: a failed job is one to look at (and retry).
+        action: job.status === 'done' ? 'job.done' : 'job.failed',
         eventId: job.eventId,
         target: kind.describe(job),
         actor: job.startedBy.actor,

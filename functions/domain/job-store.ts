@@ -80,6 +80,11 @@ export interface JobStore {
   failStep(args: { id: string; lane: number; step: number; reason: string; now: string }): Promise<JobRecord>;
   /** failed → running once no lane is failed (a redriven step succeeded). Null when that does not apply. */
   reopenJob(id: string): Promise<JobRecord | null>;
+  /**
+   * failed → running for a retry: no lane is failed any more (nor keeps its failure's error), the job's
+   * error and end are forgotten; the lanes keep their positions. Null when the job was not failed.
+   */
+  retryJob(id: string): Promise<JobRecord | null>;
   /** → done with `result`, once: null when the job was done already. */
   finishJob(args: { id: string; result: Record<string, unknown> | null; now: string }): Promise<JobRecord | null>;
   /** Notes that the end at `finishedAt` is in the audit log. */

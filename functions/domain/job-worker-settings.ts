@@ -8,8 +8,13 @@ export const JOB_WORKER = {
   tries: 5,
   /** After a failed try, the step's message comes back after these many seconds (then at once for the give-up). */
   retryDelaysSeconds: [2, 4, 8, 16],
-  /** The worker's timeout (Lambda); a step that runs long ends itself before it and carries on in its next try. */
+  /** The worker's timeout (Lambda); a step that runs long commits what it did before it, and its next step goes on. */
   timeoutSeconds: 30,
+  /**
+   * Time a step keeps back to commit its work and send the next step: it stops working when less is left
+   * (at most half the time it was started with, for a worker with a short timeout).
+   */
+  commitReserveSeconds: 10,
   /** A message whose worker died comes back after this: AWS advises at least 6 × the function's timeout for SQS sources. */
   visibilityTimeoutSeconds: 180,
   /** Steps that run at once over all jobs: the event source mapping's maximum concurrency (docs/performance.md). */

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
-import { NotFound } from './errors';
+import { Conflict, NotFound } from './errors';
 import { parseInput } from './inputs';
 import type { JobDeps } from './job-kind';
 import { JOB_KINDS, type JobKindName } from './job-kinds';
@@ -87,6 +87,26 @@ export async function startJob(
     throw error;
   }
   return job;
+}
+
+/**
+ * Retries a failed job: it reads `running` again, and each lane it had given up is queued again at its
+ * position (its step and cursor), never from the start; the other lanes carry on as they were. Conflict
+ * `job-not-failed` when it is not failed. If the queue refuses, the job reads failed again with the
+ * reason and the error propagates.
+ */
+export async function retryJob(deps: JobStartDeps, job: JobRecord): Promise<JobRecord> {
+  const retried = await deps.stores.jobs.retryJob(job.id);
+  if (!retried) throw new Conflict('job-not-failed');
+  const lanes = retried.lanes.flatMap((lane, index) => (job.lanes[index]?.failed && !lane.finished ? [{ jobId: job.id, lane: index, step: lane.step }] : []));
+  try {
+    await deps.queue.send(lanes);
+  } catch (error) {
+    const now = deps.now().toISOString();
+    for (const message of lanes) await deps.stores.jobs.failStep({ ...message, id: job.id, reason: 'The job could not be queued: retry it again', now });
+    throw error;
+  }
+  return retried;
 }
 
 export async function requireJob(deps: Pick<JobDeps, 'stores'>, id: string): Promise<JobRecord> {

@@ -23,7 +23,7 @@ import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes
 import { attachment } from '../domain/code-export';
 import { deleteEventInBackground, deletesInline } from '../domain/event-deletion';
 import { JOB_KINDS } from '../domain/job-kinds';
-import { jobAnswer, jobPermission, jobView, listEventJobs, requireJob, type JobStartDeps } from '../domain/jobs';
+import { jobAnswer, jobPermission, jobView, listEventJobs, requireJob, retryJob, type JobStartDeps } from '../domain/jobs';
 import {
   createEvent,
   dashboard,
@@ -97,6 +97,13 @@ async function startedJob(request: ApiRequest<AdminApp>, start: (startedBy: JobR
   const job = await start({ actor: request.account!.username, clientIp: clientIp(request.event, request.app.config.originVerifySecret) });
   await audit(request, 'job.start', job.eventId, JOB_KINDS[job.kind].describe(job), { details: { jobId: job.id, kind: job.kind, ...job.params } });
   return json(202, { ...answer, job: jobView(job) });
+}
+
+/** The job the route names, with the permission that started it (as the guard refuses a route: 403). */
+async function permittedJob(request: ApiRequest<AdminApp>): Promise<JobRecord> {
+  const job = await requireJob(request.app, request.params.jobId ?? '');
+  if (!allows(request.account!.role, jobPermission(job))) throw new HttpError(403, 'Forbidden');
+  return job;
 }
 
 /** The reader of an audit log: codes in it are shown masked unless the reader's role may read codes. */
@@ -225,10 +232,16 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(200, await listEventJobs({ stores: request.app.stores, exportFiles: request.app.exportFiles ?? undefined, now: request.app.now }, id(request), request.query, (permission) => allows(request.account!.role, permission)));
   },
   'GET /api/admin/jobs/{jobId}': async (request) => {
-    const job = await requireJob(request.app, request.params.jobId ?? '');
-    // As the guard refuses a route: the job is read with the permission that started it.
-    if (!allows(request.account!.role, jobPermission(job))) throw new HttpError(403, 'Forbidden');
+    const job = await permittedJob(request);
     return json(200, { job: await jobAnswer({ exportFiles: request.app.exportFiles ?? undefined, now: request.app.now }, job) });
+  },
+  'POST /api/admin/jobs/{jobId}/retry': async (request) => {
+    const job = await permittedJob(request);
+    const retried = await retryJob(jobDeps(request), job);
+    await audit(request, 'job.retry', job.eventId, JOB_KINDS[job.kind].describe(job), {
+      details: { jobId: job.id, kind: job.kind, done: job.done, total: job.total, ...(job.error ? { error: job.error } : {}) },
+    });
+    return json(202, { job: jobView(retried) });
   },
   'GET /api/admin/events/{id}/tokens/export': async (request) => {
     const { csv, fileName } = await exportCodesCsv(request.app, id(request), viewerUrl(request), request.query);

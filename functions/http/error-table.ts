@@ -66,6 +66,7 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'not-on-sale': 'This event is not on sale',
   // Lower case, as the issue words it: what a buyer's page and a shop's script both read.
   'sold-out': 'sold out',
+  'job-not-failed': 'Only a failed job can be retried',
 };
 
 interface Refusal {

@@ -74,6 +74,7 @@ export const routeTable: RouteSpec[] = [
   // Every role may ask; the handler checks the permission of the job's kind (the one that started it).
   route('GET', '/api/admin/events/{id}/jobs', 'admin', 'admin', 'events:read'),
   route('GET', '/api/admin/jobs/{jobId}', 'admin', 'admin', 'events:read'),
+  route('POST', '/api/admin/jobs/{jobId}/retry', 'admin', 'admin', 'events:read'),
   route('GET', '/api/admin/events/{id}/tokens/export', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/events/{id}/tokens/export', 'admin', 'admin', 'codes:manage'),
   route('GET', '/api/admin/tokens', 'admin', 'admin', 'codes:read'),

@@ -109,6 +109,25 @@ export function describeJobStoreContract(name: string, open: StoreFactory) {
       expect(await stores.jobs.reopenJob(job.id)).toBeNull();
     });
 
+    it('retries a failed job only: its lanes keep their positions, no lane stays failed, its error and end are forgotten', async () => {
+      const { job } = await newJob({ status: 'running' });
+      expect(await stores.jobs.retryJob(job.id)).toBeNull();
+      await stores.jobs.completeStep({ id: job.id, lane: 1, step: 0, items: 400, cursor: '400', finished: false });
+      await stores.jobs.recordStepError({ id: job.id, lane: 0, step: 0, error: 'throttled' });
+      await stores.jobs.failStep({ id: job.id, lane: 1, step: 1, reason: '12 codes could not be generated: throttled', now: iso() });
+      const retried = await stores.jobs.retryJob(job.id);
+      expect(retried).toMatchObject({ status: 'running', error: null, finishedAt: null, done: 400 });
+      expect(retried!.lanes).toEqual([
+        { step: 0, finished: false, cursor: null, error: 'throttled', failed: false },
+        { step: 1, finished: false, cursor: '400', error: null, failed: false },
+        { step: 0, finished: false, cursor: null, error: null, failed: false },
+      ]);
+      expect(await stores.jobs.getJob(job.id)).toEqual(retried);
+      // Once: a second retry finds it running.
+      expect(await stores.jobs.retryJob(job.id)).toBeNull();
+      await expect(stores.jobs.retryJob('no-such-job')).rejects.toBeInstanceOf(NotFound);
+    });
+
     it('finishes a job once, keeps its result and forgets its secret', async () => {
       const { job } = await newJob({ status: 'running' });
       const at = iso();

@@ -31,8 +31,14 @@ export class MemoryJobQueue implements JobQueue {
     this.ready.push(...messages.map((message) => ({ message: { ...message }, receives: 0 })));
   }
 
-  /** Delivers every ready message at once, round after round, until none is left (or `maxRounds`). */
-  async drain(deps: RunnerDeps, options: { fate?: (step: QueuedStep) => DeliveryFate; maxRounds?: number } = {}): Promise<(StepOutcome | 'thrown')[]> {
+  /**
+   * Delivers every ready message at once, round after round, until none is left (or `maxRounds`);
+   * `remainingMs` is each delivery's worker time left (a minute by default).
+   */
+  async drain(
+    deps: RunnerDeps,
+    options: { fate?: (step: QueuedStep) => DeliveryFate; maxRounds?: number; remainingMs?: () => number } = {},
+  ): Promise<(StepOutcome | 'thrown')[]> {
     const outcomes: (StepOutcome | 'thrown')[] = [];
     for (let round = 0; this.ready.length > 0 && round < (options.maxRounds ?? 1000); round++) {
       const batch = this.ready;
@@ -44,7 +50,7 @@ export class MemoryJobQueue implements JobQueue {
           const fate = options.fate?.(step) ?? 'run';
           if (fate === 'crash') return void this.ready.push(step);
           // A delivery that throws is a failed one, as the worker reports it.
-          const outcome = await runStep(deps, step.message, { attempt: step.receives, remainingMs: () => 60_000, retryIn: async () => undefined }).catch(
+          const outcome = await runStep(deps, step.message, { attempt: step.receives, remainingMs: options.remainingMs ?? (() => 60_000), retryIn: async () => undefined }).catch(
             () => 'thrown' as const,
           );
           outcomes.push(outcome);

@@ -72,6 +72,14 @@ export class MemoryJobStore implements JobStore {
     return copy(job);
   }
 
+  async retryJob(id: string): Promise<JobRecord | null> {
+    const job = this.stored(id);
+    if (job.status !== 'failed') return null;
+    for (const lane of job.lanes) if (lane.failed) Object.assign(lane, { failed: false, error: null });
+    Object.assign(job, { status: 'running', finishedAt: null, error: null });
+    return copy(job);
+  }
+
   async finishJob(args: { id: string; result: Record<string, unknown> | null; now: string }): Promise<JobRecord | null> {
     const job = this.jobs.get(args.id);
     if (!job || job.status === 'done') return null;

@@ -12,6 +12,7 @@ import {
   Contended,
   InvalidCursor,
   InvalidInput,
+  ItemsFailed,
   JobStopped,
   LeaseHeld,
   NotFound,
@@ -75,6 +76,7 @@ const answered = [
     [new ExportsNotConfigured('x'), 503, { error: 'Exports are not configured' }],
     // Checkout.
     [new Conflict('sold-out'), 409, { error: 'sold out' }],
+    [new Conflict('job-not-failed'), 409, { error: 'Only a failed job can be retried' }],
     [new Conflict('not-on-sale'), 409, { error: 'This event is not on sale' }],
     [new NotFound('checkout'), 404, { error: 'Checkout not found' }],
     [new PaymentsUnavailable(false), 502, { error: 'The payment provider is unavailable: try again in a moment' }],
@@ -107,8 +109,8 @@ const limited = [
 ] as const;
 const contended = new Contended('kept changing');
 const unavailable = new StoreUnavailable('DynamoDB unavailable: Error read ECONNRESET');
-// JobStopped is a job's reason to fail, in the worker: it never answers a request.
-const unanswered = [new Error('boom'), 'a string', new JobStopped('The event was deleted')];
+// JobStopped and ItemsFailed are a job's reasons to fail, in the worker: they never answer a request.
+const unanswered = [new Error('boom'), 'a string', new JobStopped('The event was deleted'), new ItemsFailed('12 codes could not be revoked', new Error('throttled'))];
 
 describe('the error table', () => {
   it.each(answered)('%s answers %i', (error, status, body) => {

@@ -133,7 +133,7 @@ describe('a generation job', () => {
     expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(2112);
     const codes = await t.memory.codes.listCodes(event.id);
     expect(codes.every((code) => code.label === 'Door' && code.createdAt === job.createdAt)).toBe(true);
-    const { entries } = await t.memory.audit.listAuditEntries({ eventId: event.id, action: 'job.end', cursor: null, limit: 10 });
+    const { entries } = await t.memory.audit.listAuditEntries({ eventId: event.id, action: 'job.done', cursor: null, limit: 10 });
     expect(entries).toEqual([
       expect.objectContaining({
         actor: 'boxoffice',
@@ -156,17 +156,19 @@ describe('a generation job', () => {
     expect(await t.jobs.getJob(job.id)).toMatchObject({ status: 'done', done: 5100 });
     expect(await codesOf(t.memory, event.id)).toEqual({ count: 5100, unique: 5100, ids: 5100 });
     expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(5100);
-    const { entries } = await t.memory.audit.listAuditEntries({ eventId: event.id, action: 'job.end', cursor: null, limit: 10 });
+    const { entries } = await t.memory.audit.listAuditEntries({ eventId: event.id, action: 'job.done', cursor: null, limit: 10 });
     expect(entries).toHaveLength(1);
   });
 
-  it('resumes a step cut off halfway without a duplicate or a lost code', async () => {
-    // The 300th write fails: the step has written 299 of its codes and is tried again.
+  it('commits a step cut off halfway by a failed write, and goes on from there without a duplicate or a lost code', async () => {
+    // The 300th write fails: the step commits its first 275 codes (11 slices of 25); the next step makes the rest.
     const t = setup(failingCreates((call) => call === 300));
     const event = await t.event();
     const job = await t.start(event.id, 800);
+    expect(await t.queue.drain(t.deps, { maxRounds: 1 })).toEqual(['done']);
+    expect((await t.jobs.getJob(job.id))!).toMatchObject({ status: 'running', done: 275, lanes: [{ step: 1, cursor: '275', finished: false }] });
     const outcomes = await t.queue.drain(t.deps);
-    expect(outcomes).toEqual(['retry', 'done']);
+    expect(outcomes).toEqual(['done']);
     expect(await t.jobs.getJob(job.id)).toMatchObject({ status: 'done', done: 800 });
     expect(await codesOf(t.memory, event.id)).toEqual({ count: 800, unique: 800, ids: 800 });
     expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(800);
@@ -199,17 +201,20 @@ describe('a generation job', () => {
     await t.queue.drain(t.deps);
     const failed = (await t.jobs.getJob(job.id))!;
     expect(failed.status).toBe('failed');
-    expect(failed.error).toBe('injected: the table refused a write');
+    // Every code of the lane's first slice failed, try after try: the job says so.
+    expect(failed.error).toBe('25 codes could not be generated: injected: the table refused a write');
     expect(failed.done).toBe(2000);
     expect(failed.lanes.filter((lane) => lane.failed)).toHaveLength(1);
     expect(t.queue.dead).toHaveLength(1);
     // The given-up step's own codes are taken back: the codes and the count agree with `done`.
     expect(await codesOf(t.memory, event.id)).toEqual({ count: 2000, unique: 2000, ids: 2000 });
     expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(2000);
-    const ends = () => t.memory.audit.listAuditEntries({ eventId: event.id, action: 'job.end', cursor: null, limit: 10 }).then((page) => page.entries);
-    expect((await ends()).map((entry) => entry.details)).toEqual([
-      { jobId: job.id, kind: 'generate-codes', status: 'failed', done: 2000, total: 3000, error: 'injected: the table refused a write' },
+    const ends = (action: 'job.done' | 'job.failed') =>
+      t.memory.audit.listAuditEntries({ eventId: event.id, action, cursor: null, limit: 10 }).then((page) => page.entries);
+    expect((await ends('job.failed')).map((entry) => entry.details)).toEqual([
+      { jobId: job.id, kind: 'generate-codes', status: 'failed', done: 2000, total: 3000, error: '25 codes could not be generated: injected: the table refused a write' },
     ]);
+    expect(await ends('job.done')).toEqual([]);
 
     poison.clear();
     t.queue.redrive();
@@ -217,7 +222,8 @@ describe('a generation job', () => {
     expect(await t.jobs.getJob(job.id)).toMatchObject({ status: 'done', done: 3000, error: null });
     expect(await codesOf(t.memory, event.id)).toEqual({ count: 3000, unique: 3000, ids: 3000 });
     expect((await t.memory.events.getEvent(event.id))!.tokenCount).toBe(3000);
-    expect((await ends()).map((entry) => entry.details?.status)).toEqual(['done', 'failed']);
+    expect((await ends('job.done')).map((entry) => entry.details?.status)).toEqual(['done']);
+    expect(await ends('job.failed')).toHaveLength(1);
   });
 
   it('gives a step up when its worker dies on every try, saying so', async () => {

@@ -264,7 +264,12 @@ export const STORIES: RouteStory[] = [
     const details = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}`);
     s.check(details.stats.tokens === JOB_CODES, `the event counts ${details.stats.tokens} codes`);
     const { entries } = await s.admin('GET', `/api/admin/events/${s.state.throwawayEventId}/audit`);
-    s.check(['job.start', 'job.end'].every((action) => entries.some((entry: { action: string }) => entry.action === action)), `the job's start and end in the event log: ${JSON.stringify(entries.map((entry: { action: string }) => entry.action))}`);
+    s.check(['job.start', 'job.done'].every((action) => entries.some((entry: { action: string }) => entry.action === action)), `the job's start and end in the event log: ${JSON.stringify(entries.map((entry: { action: string }) => entry.action))}`);
+  }),
+  // Only a failed job is retried (the worker's failures are the unit and integration tests').
+  story('POST /api/admin/jobs/{jobId}/retry', async (s) => {
+    const { error } = await s.admin('POST', `/api/admin/jobs/${s.state.jobId}/retry`, {}, 409);
+    s.check(error === 'Only a failed job can be retried', `a done job's retry: ${error}`);
   }),
 
   // Revoking the job's codes by their label, by a job of the worker's through the rule that revokes one code.

@@ -173,6 +173,8 @@ export const adminApi = {
   startRevokeJob: (eventId: string, filter: { label: string } | { status: RevocableStatus }) =>
     call<{ job: JobView }>(`/events/${id(eventId)}/tokens/revoke`, { json: filter }).then((body) => body.job),
   getJob: (jobId: string) => call<{ job: JobView }>(`/jobs/${id(jobId)}`).then((body) => body.job),
+  /** A failed job goes on from where its lanes stopped (409 when it is not failed). */
+  retryJob: (jobId: string) => call<{ job: JobView }>(`/jobs/${id(jobId)}/retry`, { method: 'POST', json: {} }).then((body) => body.job),
   /** The event's recent jobs, newest first (those the account may read). */
   listJobs: (eventId: string) => call<{ jobs: JobView[] }>(`/events/${id(eventId)}/jobs`).then((body) => body.jobs),
   revokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/revoke`, { method: 'PATCH' }),

@@ -20,7 +20,7 @@ import { copyLinkButton, qrButton } from './ticket-qr';
 import { troubleTable, watchingButton } from './watching';
 
 const STATUS_TONES = { unused: 'ok', redeemed: 'live', revoked: 'danger', expired: 'muted' } as const;
-/** A job that failed (it may be resumed by an operator) or an export's file is shown for this long after it ended. */
+/** A job that failed (its Retry button resumes it) or an export's file is shown for this long after it ended. */
 const ENDED_JOB_SHOWN_MS = 24 * 60 * 60 * 1000;
 /** The jobs this panel shows: what the bar is called, and what its end says. */
 const PANEL_JOBS: Partial<Record<JobView['kind'], { title(job: JobView): string; ended(job: JobView): string }>> = {

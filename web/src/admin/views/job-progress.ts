@@ -2,11 +2,13 @@
  * One background job's progress: a bar from the job's `done` of `total`, the
  * percentage and the time left at the pace seen so far, and how it ended.
  * It asks the API about the job every second until the job ends, so a page
- * opened (or reloaded) mid-job shows the same bar.
+ * opened (or reloaded) mid-job shows the same bar. A failed job says why and
+ * offers Retry: it goes on from where it stopped, and the bar with it.
  */
 import { h } from '../../shared/dom';
 import { adminApi, type JobView } from '../api';
 import { describeProgress, describeTimeLeft, secondsLeft, type ProgressSample } from '../labels';
+import { act } from '../ui';
 
 const POLL_MS = 1_000;
 
@@ -19,9 +21,11 @@ export function jobProgress(job: JobView, options: { title: string; onEnd(job: J
   const bar = h('progress', { max: Math.max(1, job.total), value: job.done, 'aria-labelledby': titleId, 'aria-describedby': figuresId });
   const figures = h('p', { id: figuresId, className: 'job-figures' });
   const failure = h('p', { className: 'job-failure', role: 'alert' });
-  const element = h('div', { className: 'job-progress', 'data-job': job.id }, h('p', { id: titleId, className: 'job-title' }, options.title), bar, figures, failure);
+  const retry = h('button', { type: 'button', className: 'small', 'data-key': 'job-retry', hidden: true }, 'Retry');
+  const element = h('div', { className: 'job-progress', 'data-job': job.id }, h('p', { id: titleId, className: 'job-title' }, options.title), bar, figures, failure, retry);
   let first: ProgressSample | null = null;
   let shown = false;
+  let polling = false;
 
   const draw = (current: JobView) => {
     element.dataset.status = current.status;
@@ -35,6 +39,7 @@ export function jobProgress(job: JobView, options: { title: string; onEnd(job: J
       figures.textContent = `${progress} · ${describeTimeLeft(secondsLeft(first, sample, current.total))}`;
     } else figures.textContent = `${progress} · ${current.status === 'done' ? 'done' : 'stopped'}`;
     failure.textContent = current.status === 'failed' ? `Stopped: ${current.error ?? 'unknown reason'}` : '';
+    retry.hidden = current.status !== 'failed';
   };
 
   const poll = async () => {
@@ -44,14 +49,33 @@ export function jobProgress(job: JobView, options: { title: string; onEnd(job: J
     try {
       const current = await adminApi.getJob(job.id);
       draw(current);
-      if (ended(current)) return options.onEnd(current);
+      if (ended(current)) {
+        polling = false;
+        return options.onEnd(current);
+      }
     } catch {
       // A missed answer: the next poll asks again.
     }
     setTimeout(poll, POLL_MS);
   };
+  const follow = () => {
+    if (polling) return;
+    polling = true;
+    setTimeout(poll, POLL_MS);
+  };
+
+  retry.addEventListener('click', async () => {
+    const retried = await act(retry, () => adminApi.retryJob(job.id));
+    if (retried) {
+      // Its time left from the pace after the retry.
+      first = null;
+      draw(retried);
+    }
+    // Retried here or (a refusal) by someone else meanwhile: the bar follows the job again.
+    follow();
+  });
 
   draw(job);
-  if (!ended(job)) setTimeout(poll, POLL_MS);
+  if (!ended(job)) follow();
   return element;
 }
