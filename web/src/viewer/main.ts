@@ -46,7 +46,10 @@ async function submit(event: SubmitEvent): Promise<void> {
   await watchCode(els.code.value);
 }
 
-/** Validates the code and plays it: the code form's path, the box office's "Watch now", and a reload's saved code. */
+/**
+ * Validates the code and plays it: the code form's path, the box office's "Watch now", and a reload's
+ * saved code. `resumed`: after a reload, whose session of before may still be live for a moment.
+ */
 async function watchCode(typed: string, resumed = false): Promise<void> {
   if (els.watch.disabled) return;
   const code = normalizeCode(typed);
@@ -91,12 +94,21 @@ async function validate(code: string, inUseRetriesMs: readonly number[]): Promis
   }
 }
 
-/** A reload (or a page opened again) goes back to watching with the code saved on this device, if any. */
-function resumeSaved(eventId: string | null): void {
+/**
+ * A reload (or a page opened again) goes back to watching with the code saved on this device, if any.
+ * `afterReload`: this page's own session of before may still be live, so a 409 is tried again.
+ */
+function resumeSaved(eventId: string | null, afterReload: boolean): void {
   const saved = storage && savedCode(storage, Date.now(), eventId);
   if (!saved) return;
   els.code.value = saved.code;
-  void watchCode(saved.code, true);
+  void watchCode(saved.code, afterReload);
+}
+
+/** The page was reloaded or came back through the history (not a new tab, which another tab's session would keep out). */
+function reloaded(): boolean {
+  const type = (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type;
+  return type === 'reload' || type === 'back_forward';
 }
 
 function init(): void {
@@ -108,17 +120,17 @@ function init(): void {
   els.form.addEventListener('submit', (event) => void submit(event));
   els.stop.addEventListener('click', backToEntry);
   // Free the code when the tab closes or navigates away; a page restored from
-  // the back/forward cache starts over, because its session is gone.
+  // the back/forward cache starts over (with the saved code), because its session is gone.
   addEventListener('pagehide', () => void watch?.release());
   addEventListener('pageshow', (event) => {
     if (!event.persisted || !watch) return;
     leave(false);
     showEntry();
-    resumeSaved(params.get('event'));
+    resumeSaved(params.get('event'), true);
   });
   showEntry();
   // A code from a link is the one the viewer means now: it waits for "Watch".
-  if (!fromLink) resumeSaved(params.get('event'));
+  if (!fromLink) resumeSaved(params.get('event'), reloaded());
   void startBoxOffice((code) => {
     els.code.value = code;
     void watchCode(code);
