@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressWithoutCode, codeFormatProblem, normalizeCode, validateErrorMessage } from '../../web/src/viewer/access-code';
+import { addressWithoutCode, codeFormatProblem, normalizeCode, refusalEndsCode, validateErrorMessage } from '../../web/src/viewer/access-code';
 import { accessLossFor, lostRenewal } from '../../web/src/viewer/access-loss';
 import {
   eventIdFromStreamPath,
@@ -59,6 +59,23 @@ describe('validate error messages', () => {
   it('branches on the reason, never on the error text', () => {
     expect(validateErrorMessage(403, undefined)).toMatch(/not available/i);
     expect(validateErrorMessage(403, 'Access code has been revoked')).toMatch(/not available/i);
+  });
+});
+
+describe('refusals that end the code for good (a saved copy is forgotten)', () => {
+  it('are an unknown, revoked or expired code, not a code in use, an unavailable event or a failure', () => {
+    expect([refusalEndsCode(401), refusalEndsCode(403, 'revoked'), refusalEndsCode(410, 'expired')]).toEqual([true, true, true]);
+    expect([refusalEndsCode(409), refusalEndsCode(403, 'event-inactive'), refusalEndsCode(429), refusalEndsCode(0), refusalEndsCode(500)]).toEqual([
+      false, false, false, false, false,
+    ]);
+  });
+
+  it('during playback: a revoked or expired code, not an ended viewing or an unavailable event', () => {
+    expect(accessLossFor(403, 'revoked')?.codeEnded).toBe(true);
+    expect(accessLossFor(410, 'expired')?.codeEnded).toBe(true);
+    for (const [status, reason] of [[403, 'event-inactive'], [403, undefined], [401, 'taken-over'], [404, 'session-ended']] as const) {
+      expect(accessLossFor(status, reason)?.codeEnded, `${status} ${reason}`).toBeFalsy();
+    }
   });
 });
 

@@ -45,6 +45,15 @@ export function validateErrorMessage(status: number, reason?: RefusalReason | st
 }
 
 /**
+ * Whether a refused `POST /api/tokens/validate` means the code itself will
+ * never work again (unknown, revoked, expired): a saved copy is then forgotten.
+ * Not a code in use, an event made unavailable (it may come back), or a failure.
+ */
+export function refusalEndsCode(status: number, reason?: RefusalReason | string): boolean {
+  return status === 401 || status === 410 || (status === 403 && reason === 'revoked');
+}
+
+/**
  * The page address without its `code` parameter (path, other parameters and
  * fragment kept), or null when it has none: a code read from a link must not
  * stay in the history or travel with a copied address.

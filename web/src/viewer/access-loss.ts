@@ -11,6 +11,8 @@ export interface AccessLoss {
   message: string;
   /** The code no longer works (revoked, event unavailable, expired); otherwise only this viewing ended. */
   accessOver: boolean;
+  /** The code itself is over for good (revoked, expired): a copy saved on the device is forgotten. */
+  codeEnded?: boolean;
 }
 
 const ENDED_BY_ADMIN: AccessLoss = {
@@ -42,7 +44,7 @@ export function accessLossFor(status: number, reason?: RefusalReason | string): 
       };
     case 403:
       if (reason === 'revoked') {
-        return { title: 'Access revoked', message: 'Your access code has been revoked, so playback has stopped.', accessOver: true };
+        return { title: 'Access revoked', message: 'Your access code has been revoked, so playback has stopped.', accessOver: true, codeEnded: true };
       }
       if (reason === 'event-inactive') {
         return { title: 'Event unavailable', message: 'The organiser has made this event unavailable, so playback has stopped.', accessOver: true };
@@ -55,7 +57,7 @@ export function accessLossFor(status: number, reason?: RefusalReason | string): 
         accessOver: false,
       };
     case 410:
-      return { title: 'Access expired', message: 'Your access to this event has expired.', accessOver: true };
+      return { title: 'Access expired', message: 'Your access to this event has expired.', accessOver: true, codeEnded: true };
     default:
       return null;
   }

@@ -3,9 +3,13 @@
  * without Media Source Extensions) from the session's long-lived playback URL:
  * the credential is in the path, so the element's own requests, which carry
  * no header, are authorised. The element does not say why it failed, so a
- * failure is reported as such and the caller asks the API whether access is over.
+ * failure is reported as such and the caller asks the API whether access is over;
+ * a decode error (`MEDIA_ERR_DECODE`) is the stream's, and is recovered here by
+ * loading the source again (`recovery.ts`).
  */
+import { playWithAutoplayFallback } from './autoplay';
 import type { Player } from './player';
+import { Recovery } from './recovery';
 
 /** The HLS type an element names when it can play it natively. */
 const HLS_TYPE = 'application/vnd.apple.mpegurl';
@@ -22,6 +26,8 @@ export interface NativePlayerCallbacks {
   onPlaying(): void;
   /** No progress for a while: worth asking whether access is over. */
   onStalled(): void;
+  /** The stream stopped decoding and the player is recovering: the next try is `retryInMs` away (0: now). */
+  onRecovering?(retryInMs: number): void;
 }
 
 export function canPlayHlsNatively(video: HTMLVideoElement): boolean {
@@ -37,6 +43,7 @@ export function startNativePlayer(video: HTMLVideoElement, url: string, callback
   };
   let stallTimer: ReturnType<typeof setTimeout> | undefined;
   const onPlaying = () => {
+    played = true;
     clearTimeout(stallTimer);
     stallTimer = undefined;
     callbacks.onPlaying();
@@ -48,24 +55,37 @@ export function startNativePlayer(video: HTMLVideoElement, url: string, callback
     }, STALL_REPORT_MS);
   };
   const onEnded = () => finish(callbacks.onEnded);
-  const onError = () => finish(callbacks.onFailed);
+  // Every step is a fresh load here: the element has no media recovery of its own.
+  const recovery = new Recovery(video, {
+    apply: () => {
+      if (done) return;
+      video.src = url;
+      playWithAutoplayFallback(video);
+    },
+    onRecovering: (retryInMs) => callbacks.onRecovering?.(retryInMs),
+  });
+  /** Frames moved on this source: a "not supported" now is a segment the element could not parse, not the source. */
+  let played = false;
+  const onError = () => {
+    const code = video.error?.code;
+    if (code === MediaError.MEDIA_ERR_DECODE || (code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED && played)) {
+      // The stream's fault: loaded again. A heartbeat meanwhile tells whether access ended too.
+      recovery.failed();
+      callbacks.onStalled();
+    } else finish(callbacks.onFailed);
+  };
   video.addEventListener('playing', onPlaying);
   video.addEventListener('waiting', onWaiting);
   video.addEventListener('ended', onEnded);
   video.addEventListener('error', onError);
   video.src = url;
-  video.play().catch((error: unknown) => {
-    // Autoplay with sound refused: start muted, the controls let the viewer unmute.
-    if (error instanceof DOMException && error.name === 'NotAllowedError' && !video.muted) {
-      video.muted = true;
-      video.play().catch(() => undefined);
-    }
-  });
+  playWithAutoplayFallback(video);
 
   function destroy(): void {
     if (done) return;
     done = true;
     clearTimeout(stallTimer);
+    recovery.stop();
     video.removeEventListener('playing', onPlaying);
     video.removeEventListener('waiting', onWaiting);
     video.removeEventListener('ended', onEnded);
@@ -75,5 +95,5 @@ export function startNativePlayer(video: HTMLVideoElement, url: string, callback
     video.load();
   }
 
-  return { destroy };
+  return { destroy, retryNow: () => recovery.retryNow() };
 }

@@ -2,10 +2,14 @@
  * The video element driven by hls.js. Every manifest and segment request
  * carries the current playback JWT as `Authorization: Bearer`; a refusal
  * (401/403) or a stream that is not (or no longer) there is reported to the
- * caller, which decides what the viewer sees.
+ * caller, which decides what the viewer sees. A stream that stops decoding is
+ * recovered here (`recovery.ts`): hls.js's media recovery, then fresh loads.
  */
 import Hls, { type ErrorData } from 'hls.js/light';
+import { playWithAutoplayFallback } from './autoplay';
 import type { QualityMeter } from './quality-meter';
+import { Recovery } from './recovery';
+import type { RecoveryStep } from './recovery-policy';
 import { offerRemotePlayback, usesManagedMediaSource, type RemotePlaybackOffer } from './remote-playback';
 import { liveSyncSeconds } from './timing';
 
@@ -20,6 +24,8 @@ export interface PlayerCallbacks {
   onEnded(): void;
   /** Frames are moving. */
   onPlaying(): void;
+  /** The stream stopped decoding and the player is recovering: the next try is `retryInMs` away (0: now). */
+  onRecovering?(retryInMs: number): void;
   /** For AirPlay under ManagedMediaSource: the session's current header-less URL, and what to do when AirPlay starts. */
   remote?: { playbackUrl(): string; onConnecting(): void };
   /** Where playback is against the live edge: at it, behind it (paused or sought back), or not live (a recording). */
@@ -33,141 +39,189 @@ export type LiveEdgeState = 'live' | 'behind' | 'off';
 export interface Player {
   /** Jumps to the live edge and plays (hls.js only). */
   goLive?(): void;
+  /** A recovery's pending reload now, not after its wait. */
+  retryNow?(): void;
   destroy(): void;
 }
 
 /** Further behind the player's target than this (seconds, or one segment if longer) counts as no longer live. */
 const BEHIND_SLACK_SECONDS = 2;
 
+/** Non-fatal media errors after which hls.js resets the media source itself: frames should move again soon after. */
+const SELF_RECOVERED: ReadonlySet<string> = new Set([
+  Hls.ErrorDetails.MEDIA_SOURCE_REQUIRES_RESET,
+  Hls.ErrorDetails.BUFFER_APPEND_ERROR,
+  Hls.ErrorDetails.BUFFER_APPENDING_ERROR,
+]);
+
 export function canPlayHls(): boolean {
   return Hls.isSupported();
 }
 
 export function startPlayer(video: HTMLVideoElement, url: string, callbacks: PlayerCallbacks): Player {
-  let done = false;
-  let mediaRecoveries = 0;
-  const hls = new Hls({
-    xhrSetup(xhr, requestUrl) {
-      if (xhr.readyState === XMLHttpRequest.UNSENT) xhr.open('GET', requestUrl, true);
-      xhr.setRequestHeader('Authorization', `Bearer ${callbacks.token()}`);
-    },
-    // Until the first playlist is read; then two of its recent segments (liveSyncSeconds). A player that fell further
-    // behind catches up at up to 1.2× speed, which viewers hardly notice.
-    liveSyncDurationCount: 2,
-    maxLiveSyncPlaybackRate: 1.2,
-  });
+  return new HlsPlayer(video, url, callbacks);
+}
 
-  let remoteOffer: RemotePlaybackOffer | undefined;
-  const finish = (report: () => void) => {
-    if (done) return;
-    destroy();
-    report();
-  };
-
-  // Runs after hls.js's own handler, which has just put its blob <source> in place.
-  hls.on(Hls.Events.MEDIA_ATTACHING, () => {
-    const remote = callbacks.remote;
-    if (remote && usesManagedMediaSource(video)) remoteOffer = offerRemotePlayback(video, remote.playbackUrl, remote.onConnecting);
-  });
-
-  let live = false;
-  let targetDuration = 0;
-  let edgeState: LiveEdgeState | undefined;
-  const reportEdge = () => {
-    let state: LiveEdgeState = 'off';
-    if (live) {
-      const slack = Math.max(BEHIND_SLACK_SECONDS, targetDuration);
-      const latency = hls.latency;
-      state = video.paused || (Number.isFinite(latency) && latency > (hls.targetLatency ?? 0) + slack) ? 'behind' : 'live';
-    }
-    if (state === edgeState) return;
-    edgeState = state;
-    callbacks.onLiveEdge?.(state);
-  };
-  let holdBack: number | undefined;
-  hls.on(Hls.Events.LEVEL_UPDATED, (_event, data) => {
-    live = data.details.live;
-    targetDuration = data.details.targetduration;
-    // Runs before hls.js picks its first segment, so playback starts at this distance too. Set only on a change:
-    // setting it resets hls.js's own allowance for stalls.
-    const hold = live ? liveSyncSeconds(data.details.fragments.map((fragment) => fragment.duration)) : undefined;
-    if (hold !== undefined && hold !== holdBack) {
-      holdBack = hold;
-      hls.targetLatency = hold;
-      // What the player holds back, for whoever inspects the page (the latency tests and benchmark).
-      video.dataset.liveSyncSeconds = hold.toFixed(3);
-    }
-    reportEdge();
-  });
-
-  const onPlaying = () => {
-    reportEdge();
-    callbacks.onPlaying();
+class HlsPlayer implements Player {
+  readonly #video: HTMLVideoElement;
+  readonly #url: string;
+  readonly #callbacks: PlayerCallbacks;
+  readonly #recovery: Recovery;
+  #hls: Hls;
+  #done = false;
+  #remoteOffer: RemotePlaybackOffer | undefined;
+  #live = false;
+  #targetDuration = 0;
+  #edgeState: LiveEdgeState | undefined;
+  #holdBack: number | undefined;
+  readonly #onPlaying = () => {
+    this.#reportEdge();
+    this.#callbacks.onPlaying();
   };
   // The player stays on its last frame (the page may offer to watch again); the caller destroys it.
-  const onEnded = () => {
-    if (!done) callbacks.onEnded();
+  readonly #onEnded = () => {
+    if (!this.#done) this.#callbacks.onEnded();
   };
-  video.addEventListener('playing', onPlaying);
-  video.addEventListener('ended', onEnded);
-  for (const name of ['timeupdate', 'pause', 'seeked'] as const) video.addEventListener(name, reportEdge);
+  readonly #edgeListener = () => this.#reportEdge();
 
-  hls.on(Hls.Events.MANIFEST_PARSED, () => {
-    video.play().catch((error: unknown) => {
-      // Autoplay with sound refused: start muted, the controls let the viewer unmute.
-      if (error instanceof DOMException && error.name === 'NotAllowedError' && !video.muted) {
-        video.muted = true;
-        video.play().catch(() => undefined);
-      }
+  constructor(video: HTMLVideoElement, url: string, callbacks: PlayerCallbacks) {
+    this.#video = video;
+    this.#url = url;
+    this.#callbacks = callbacks;
+    this.#recovery = new Recovery(video, {
+      apply: (step) => this.#apply(step),
+      onRecovering: (retryInMs) => callbacks.onRecovering?.(retryInMs),
     });
-  });
+    video.addEventListener('playing', this.#onPlaying);
+    video.addEventListener('ended', this.#onEnded);
+    for (const name of ['timeupdate', 'pause', 'seeked'] as const) video.addEventListener(name, this.#edgeListener);
+    this.#hls = this.#load();
+  }
 
-  // The rendition played: its declared bitrate, or (a single rendition without a master playlist) what its fragments measure.
-  hls.on(Hls.Events.FRAG_LOADED, (_event, data) => {
-    const declared = hls.levels[data.frag.level]?.bitrate;
-    const bytes = data.frag.stats.total;
-    callbacks.quality?.rendition(declared ? declared / 1000 : (bytes * 8) / 1000 / Math.max(0.1, data.frag.duration));
-  });
+  /** A new hls.js on the element, from the live edge (a recording: from its start). */
+  #load(): Hls {
+    const callbacks = this.#callbacks;
+    const video = this.#video;
+    const hls = new Hls({
+      xhrSetup(xhr, requestUrl) {
+        if (xhr.readyState === XMLHttpRequest.UNSENT) xhr.open('GET', requestUrl, true);
+        xhr.setRequestHeader('Authorization', `Bearer ${callbacks.token()}`);
+      },
+      // Until the first playlist is read; then two of its recent segments (liveSyncSeconds). A player that fell further
+      // behind catches up at up to 1.2× speed, which viewers hardly notice.
+      liveSyncDurationCount: 2,
+      maxLiveSyncPlaybackRate: 1.2,
+    });
+    this.#holdBack = undefined;
+    let attached = false;
+    // Runs after hls.js's own handler, which has just put its blob <source> in place.
+    hls.on(Hls.Events.MEDIA_ATTACHING, () => {
+      const remote = callbacks.remote;
+      this.#remoteOffer?.stop();
+      if (remote && usesManagedMediaSource(video)) this.#remoteOffer = offerRemotePlayback(video, remote.playbackUrl, remote.onConnecting);
+    });
+    // A media recovery (ours or hls.js's own) attaches a new source, which leaves the element paused.
+    hls.on(Hls.Events.MEDIA_ATTACHED, () => {
+      if (attached && this.#recovery.wantsPlaying) playWithAutoplayFallback(video);
+      attached = true;
+    });
+    hls.on(Hls.Events.LEVEL_UPDATED, (_event, data) => this.#levelUpdated(data.details));
+    hls.on(Hls.Events.MANIFEST_PARSED, () => playWithAutoplayFallback(video));
+    // The rendition played: its declared bitrate, or (a single rendition without a master playlist) what its fragments measure.
+    hls.on(Hls.Events.FRAG_LOADED, (_event, data) => {
+      const declared = hls.levels[data.frag.level]?.bitrate;
+      const bytes = data.frag.stats.total;
+      callbacks.quality?.rendition(declared ? declared / 1000 : (bytes * 8) / 1000 / Math.max(0.1, data.frag.duration));
+    });
+    hls.on(Hls.Events.ERROR, (_event, data) => this.#error(data));
+    hls.loadSource(this.#url);
+    hls.attachMedia(video);
+    return hls;
+  }
 
-  hls.on(Hls.Events.ERROR, (_event, data: ErrorData) => {
+  #levelUpdated(details: { live: boolean; targetduration: number; fragments: { duration: number }[] }): void {
+    this.#live = details.live;
+    this.#targetDuration = details.targetduration;
+    // Runs before hls.js picks its first segment, so playback starts at this distance too. Set only on a change:
+    // setting it resets hls.js's own allowance for stalls.
+    const hold = details.live ? liveSyncSeconds(details.fragments.map((fragment) => fragment.duration)) : undefined;
+    if (hold !== undefined && hold !== this.#holdBack) {
+      this.#holdBack = hold;
+      this.#hls.targetLatency = hold;
+      // What the player holds back, for whoever inspects the page (the latency tests and benchmark).
+      this.#video.dataset.liveSyncSeconds = hold.toFixed(3);
+    }
+    this.#reportEdge();
+  }
+
+  #reportEdge(): void {
+    let state: LiveEdgeState = 'off';
+    if (this.#live) {
+      const slack = Math.max(BEHIND_SLACK_SECONDS, this.#targetDuration);
+      const latency = this.#hls.latency;
+      state = this.#video.paused || (Number.isFinite(latency) && latency > (this.#hls.targetLatency ?? 0) + slack) ? 'behind' : 'live';
+    }
+    if (state === this.#edgeState) return;
+    this.#edgeState = state;
+    this.#callbacks.onLiveEdge?.(state);
+  }
+
+  #error(data: ErrorData): void {
     const status = httpStatus(data);
-    if (status === 401 || status === 403) return finish(() => callbacks.onDenied(status));
-    const recoverable = data.type === Hls.ErrorTypes.MEDIA_ERROR && mediaRecoveries < 2;
+    if (status === 401 || status === 403) return this.#finish(() => this.#callbacks.onDenied(status));
+    const media = data.type === Hls.ErrorTypes.MEDIA_ERROR;
     // A stream that is not there (404) is not on air, and a stalled buffer is counted as a stall: neither is a playback error.
-    if (status !== 404 && data.details !== Hls.ErrorDetails.BUFFER_STALLED_ERROR) callbacks.quality?.error(data.details, data.fatal && !recoverable);
-    if (!data.fatal) return;
-    if (recoverable) {
-      mediaRecoveries += 1;
-      hls.recoverMediaError();
+    // A fatal media error is recovered, so it is not the report's fatal one.
+    if (status !== 404 && data.details !== Hls.ErrorDetails.BUFFER_STALLED_ERROR) this.#callbacks.quality?.error(data.details, data.fatal && !media);
+    if (media && data.fatal) return this.#recovery.failed();
+    if (media && SELF_RECOVERED.has(data.details)) return this.#recovery.noticed();
+    if (data.fatal) this.#finish(this.#callbacks.onUnavailable);
+  }
+
+  #apply(step: RecoveryStep): void {
+    if (this.#done) return;
+    if (step.kind === 'reload') {
+      this.#remoteOffer?.stop();
+      this.#remoteOffer = undefined;
+      this.#hls.destroy();
+      this.#hls = this.#load();
       return;
     }
-    finish(callbacks.onUnavailable);
-  });
+    if (step.kind === 'swap-audio-and-recover') this.#hls.swapAudioCodec();
+    this.#hls.recoverMediaError();
+  }
 
-  hls.loadSource(url);
-  hls.attachMedia(video);
+  #finish(report: () => void): void {
+    if (this.#done) return;
+    this.destroy();
+    report();
+  }
 
-  function destroy(): void {
-    if (done) return;
-    done = true;
-    video.removeEventListener('playing', onPlaying);
-    video.removeEventListener('ended', onEnded);
-    remoteOffer?.stop();
+  destroy(): void {
+    if (this.#done) return;
+    this.#done = true;
+    const video = this.#video;
+    this.#recovery.stop();
+    video.removeEventListener('playing', this.#onPlaying);
+    video.removeEventListener('ended', this.#onEnded);
+    this.#remoteOffer?.stop();
     delete video.dataset.liveSyncSeconds;
-    for (const name of ['timeupdate', 'pause', 'seeked'] as const) video.removeEventListener(name, reportEdge);
-    hls.destroy();
+    for (const name of ['timeupdate', 'pause', 'seeked'] as const) video.removeEventListener(name, this.#edgeListener);
+    this.#hls.destroy();
     video.pause();
     video.removeAttribute('src');
     video.load();
   }
 
-  function goLive(): void {
-    const edge = hls.liveSyncPosition;
-    if (edge !== null && Number.isFinite(edge)) video.currentTime = edge;
-    void video.play().catch(() => undefined);
+  goLive(): void {
+    const edge = this.#hls.liveSyncPosition;
+    if (edge !== null && Number.isFinite(edge)) this.#video.currentTime = edge;
+    void this.#video.play().catch(() => undefined);
   }
 
-  return { goLive, destroy };
+  retryNow(): void {
+    this.#recovery.retryNow();
+  }
 }
 
 function httpStatus(data: ErrorData): number | undefined {

@@ -8,7 +8,7 @@
  */
 import { asApiError, requestJson } from '../shared/http';
 import { formatDateTime } from '../shared/time';
-import { validateErrorMessage } from './access-code';
+import { refusalEndsCode, validateErrorMessage } from './access-code';
 import { accessLossFor, type AccessLoss } from './access-loss';
 import { canPlayHlsNatively, startNativePlayer } from './native-player';
 import { OtherPlayerPanel } from './other-player';
@@ -30,11 +30,12 @@ export class Watch {
   #grant: Grant;
   #session: PlaybackSession;
   /** The code as entered: claims a new session after one was released at an end. */
-  readonly #code: string;
+  readonly code: string;
   /** The session was released while nothing plays (after an end); playing again claims a new one. */
   #released = false;
   readonly #eventId: string | null;
   readonly #onFinished: () => void;
+  readonly #onCodeEnded: () => void;
   #player: Player | undefined;
   #pollTimer: ReturnType<typeof setTimeout> | undefined;
   #countdownTimer: ReturnType<typeof setInterval> | undefined;
@@ -51,12 +52,13 @@ export class Watch {
   /** What the playback is like, reported with each heartbeat. */
   readonly #quality = new QualityMeter();
 
-  /** `onFinished`: the viewer chose to go back to code entry. */
-  constructor(grant: Grant, code: string, onFinished: () => void) {
+  /** `onFinished`: the viewer chose to go back to code entry. `onCodeEnded`: the code was revoked or expired meanwhile. */
+  constructor(grant: Grant, code: string, onFinished: () => void, onCodeEnded: () => void) {
     this.#grant = grant;
-    this.#code = code;
+    this.code = code;
     this.#eventId = eventIdFromStreamPath(grant.streamPath);
     this.#onFinished = onFinished;
+    this.#onCodeEnded = onCodeEnded;
     this.#session = this.#sessionOf(grant);
     this.#otherPlayer = new OtherPlayerPanel(() => this.#session.longLivedUrl());
   }
@@ -83,7 +85,7 @@ export class Watch {
   async #reclaim(): Promise<boolean> {
     if (!this.#released) return true;
     try {
-      const grant = await requestJson<Grant>('/api/tokens/validate', { json: { code: this.#code } });
+      const grant = await requestJson<Grant>('/api/tokens/validate', { json: { code: this.code } });
       if (this.#over) return false;
       this.#grant = grant;
       this.#session = this.#sessionOf(grant);
@@ -96,7 +98,8 @@ export class Watch {
       if (this.#over) return false;
       // A network failure or busy server: the status poll or the button tries again.
       if (error.status === 0 || error.status >= 500 || error.status === 429) return false;
-      this.#end({ title: 'Playback stopped', message: validateErrorMessage(error.status, error.reason), accessOver: error.status !== 409 });
+      const codeEnded = refusalEndsCode(error.status, error.reason);
+      this.#end({ title: 'Playback stopped', message: validateErrorMessage(error.status, error.reason), accessOver: error.status !== 409, codeEnded });
       return false;
     }
   }
@@ -193,6 +196,7 @@ export class Watch {
           if (!this.#native) showLiveEdge(this.#edge);
         } else showRecording(this.#grant.event.startsAt);
       },
+      onRecovering: (retryInMs: number) => this.#recovering(retryInMs),
       onUnavailable: () => {
         if (this.#over) return;
         // Right at go-live the event is live before the ingest has written its first playlist.
@@ -238,6 +242,14 @@ export class Watch {
     });
   }
 
+  /** The stream stopped decoding and the player recovers by itself: say so, not "starting" (the broadcast is on). */
+  #recovering(retryInMs: number): void {
+    if (this.#over) return;
+    const text = retryInMs > 0 ? `Trying again in ${Math.round(retryInMs / 1000)} s.` : 'Trying again now.';
+    const retry = retryInMs > 0 ? { label: 'Try now', run: () => this.#player?.retryNow?.() } : undefined;
+    showOverlay({ title: 'Playback problem', text: `The video stopped playing. ${text}`, ...(retry ? { action: retry } : {}) });
+  }
+
   /** "Watch again": the recording from its start, on a session claimed again. */
   async #watchAgain(): Promise<void> {
     els.overlayAction.disabled = true;
@@ -251,7 +263,7 @@ export class Watch {
   }
 
   /** The element plays the long-lived URL; when it fails, a heartbeat tells lost access from a missing stream. */
-  async #playNatively(outcomes: { onPlaying(): void; onUnavailable(): void; onEnded(): void }): Promise<void> {
+  async #playNatively(outcomes: { onPlaying(): void; onUnavailable(): void; onEnded(): void; onRecovering(retryInMs: number): void }): Promise<void> {
     const url = await this.#session.longLivedUrl();
     // The viewer may have stopped (or access ended) while the URL was on its way.
     if (this.#over || this.#session.stopped) return;
@@ -260,6 +272,7 @@ export class Watch {
     this.#player = startNativePlayer(els.video, url.playbackUrl, {
       onPlaying: outcomes.onPlaying,
       onEnded: outcomes.onEnded,
+      onRecovering: outcomes.onRecovering,
       onStalled: () => void this.#session.verify(),
       onFailed: async () => {
         showOverlay({ title: 'Checking your access…' });
@@ -286,6 +299,7 @@ export class Watch {
 
   #end(loss: AccessLoss): void {
     if (this.#over) return;
+    if (loss.codeEnded) this.#onCodeEnded();
     this.#stopAll();
     this.#session.stop();
     this.#over = true;
