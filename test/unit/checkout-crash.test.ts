@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { startCheckout, type CheckoutSessionRequest, type CheckoutSessions, type ProviderSession } from '../../functions/domain/checkout';
+import { startCheckout } from '../../functions/domain/checkout';
 import { SETTLE_AFTER_MINUTES, settleStaleCheckouts } from '../../functions/domain/checkout-sweep';
 import { Conflict, PaymentsUnavailable } from '../../functions/domain/errors';
 import type { Stores } from '../../functions/domain/stores';
 import { stripeEventOrder } from '../../functions/domain/stripe-orders';
 import { domainFixture } from '../support/domain-fixture';
+import { fakeCheckoutSessions as provider } from '../support/fake-checkout-sessions';
 
 /**
  * A function that dies between two writes of a checkout (its record, the event's ticket count) leaves
@@ -14,38 +15,6 @@ import { domainFixture } from '../support/domain-fixture';
 const CAPACITY = 6;
 const onSale = { sale: { open: true, priceMinor: 2000, currency: 'eur', capacity: CAPACITY, maxPerOrder: 5 } };
 const request = { ip: '198.51.100.7', siteUrl: 'https://tickets.example.com' };
-
-/** Stripe: a session per idempotency key, refusing one of less than 30 minutes (as the sweep's resend is). */
-function provider(now: () => Date) {
-  const sessions = new Map<string, ProviderSession & Record<string, unknown>>();
-  const byKey = new Map<string, string>();
-  const api: CheckoutSessions = {
-    async create(request: CheckoutSessionRequest) {
-      const made = byKey.get(request.idempotencyKey);
-      if (made) return { id: made, url: `https://checkout.stripe.com/c/pay/${made}` };
-      if (Date.parse(request.expiresAt) < now().getTime() + 29 * 60_000) throw new PaymentsUnavailable(false);
-      const id = `cs_test_${sessions.size + 1}`;
-      byKey.set(request.idempotencyKey, id);
-      sessions.set(id, {
-        id,
-        status: 'open',
-        payment_status: 'unpaid',
-        payment_intent: null,
-        metadata: { eventId: request.eventId, quantity: String(request.quantity), ticketsHeld: 'true' },
-        customer_email: request.email,
-        customer_details: null,
-        created: Math.floor(now().getTime() / 1000),
-        amount_total: request.priceMinor * request.quantity,
-        currency: request.currency,
-      });
-      return { id, url: `https://checkout.stripe.com/c/pay/${id}` };
-    },
-    async retrieve(id) {
-      return sessions.get(id) ?? null;
-    },
-  };
-  return { api, sessions };
-}
 
 class ProcessDied extends Error {}
 

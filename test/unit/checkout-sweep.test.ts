@@ -1,56 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { startCheckout, type CheckoutSessionRequest, type CheckoutSessions, type ProviderSession } from '../../functions/domain/checkout';
+import { startCheckout } from '../../functions/domain/checkout';
 import { SETTLE_AFTER_MINUTES, settleStaleCheckouts } from '../../functions/domain/checkout-sweep';
 import { orderKeyId } from '../../functions/domain/orders';
 import { stripeEventOrder } from '../../functions/domain/stripe-orders';
 import { PaymentsUnavailable } from '../../functions/domain/errors';
 import { domainFixture } from '../support/domain-fixture';
+import { fakeCheckoutSessions as provider } from '../support/fake-checkout-sessions';
 
 const onSale = { sale: { open: true, priceMinor: 2000, currency: 'eur', capacity: 6, maxPerOrder: 5 } };
 const request = { ip: '198.51.100.7', siteUrl: 'https://tickets.example.com' };
-
-/**
- * Stripe as the sweep sees it: sessions made by `create`, in whatever state the test puts them; idempotent
- * per key, refusing a session of less than 30 minutes. `lose` makes the next creation unanswered: the
- * session made all the same (`'made'`) or not (`'not made'`).
- */
-function provider(now: () => Date) {
-  const sessions = new Map<string, ProviderSession & Record<string, unknown>>();
-  const byKey = new Map<string, string>();
-  let failing = false;
-  let lost: 'made' | 'not made' | null = null;
-  const api: CheckoutSessions = {
-    async create(request: CheckoutSessionRequest) {
-      const made = byKey.get(request.idempotencyKey);
-      if (made) return { id: made, url: `https://checkout.stripe.com/c/pay/${made}` };
-      const losing = lost;
-      lost = null;
-      if (losing === 'not made') throw new PaymentsUnavailable(true);
-      if (Date.parse(request.expiresAt) < now().getTime() + 29 * 60_000) throw new PaymentsUnavailable(false);
-      const id = `cs_test_${sessions.size + 1}`;
-      byKey.set(request.idempotencyKey, id);
-      sessions.set(id, {
-        id,
-        status: 'open',
-        payment_status: 'unpaid',
-        payment_intent: null,
-        metadata: { eventId: request.eventId, quantity: String(request.quantity), ticketsHeld: 'true' },
-        customer_email: request.email,
-        customer_details: null,
-        created: Math.floor(Date.now() / 1000),
-        amount_total: request.priceMinor * request.quantity,
-        currency: request.currency,
-      });
-      if (losing === 'made') throw new PaymentsUnavailable(true);
-      return { id, url: `https://checkout.stripe.com/c/pay/${id}` };
-    },
-    async retrieve(id) {
-      if (failing) throw new Error('connect ETIMEDOUT');
-      return sessions.get(id) ?? null;
-    },
-  };
-  return { api, sessions, fail: (value: boolean) => (failing = value), lose: (how: 'made' | 'not made') => (lost = how) };
-}
 
 describe('the checkout sweep', () => {
   it("settles the checkouts Stripe's webhook left held, through the webhook's own path, once", async () => {

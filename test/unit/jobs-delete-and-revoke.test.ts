@@ -10,31 +10,15 @@ import { startCodeRevocation } from '../../functions/domain/code-admin';
 import { CODES_PER_WALK_STEP, WALK_LANES } from '../../functions/domain/code-walk';
 import { deleteEventInBackground, deletesInline, INLINE_DELETE_CODES } from '../../functions/domain/event-deletion';
 import { startJob } from '../../functions/domain/jobs';
-import type { CodeStore } from '../../functions/domain/code-store';
 import type { CodeRecord } from '../../functions/domain/records';
 import { validateCode } from '../../functions/domain/viewer-access';
-import { domainFixture, PLAYBACK_BASE_URL, refusal } from '../support/domain-fixture';
-import { MemoryJobQueue } from '../support/memory-job-queue';
+import { PLAYBACK_BASE_URL, refusal } from '../support/domain-fixture';
+import { jobFixture } from '../support/job-fixture';
 import { sampleCode } from '../support/store-records';
 
 const STARTER = { actor: 'manager', clientIp: '198.51.100.9' };
 
-/** The domain fixture with a job queue; `wrap` may replace a method of the codes port (given the real port). */
-function setup(wrap: (codes: CodeStore) => Partial<CodeStore> = () => ({})) {
-  const fixture = domainFixture(new Date().toISOString());
-  const real = fixture.stores.codes;
-  const overrides = wrap(real);
-  const codes = new Proxy(real, {
-    get: (target, name) => {
-      const value = (overrides as Record<string | symbol, unknown>)[name] ?? Reflect.get(target, name);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  const queue = new MemoryJobQueue();
-  const stores = { ...fixture.stores, codes };
-  const deps = { ...fixture.deps, stores, queue };
-  return { fixture, memory: fixture.stores, deps, queue };
-}
+const setup = jobFixture;
 
 /** An event with `count` codes labelled by `labelOf(i)` (its code count as the API keeps it). */
 async function bigEvent(t: ReturnType<typeof setup>, count: number, labelOf: (i: number) => string = () => 'Door', more: (i: number) => Partial<CodeRecord> = () => ({})) {

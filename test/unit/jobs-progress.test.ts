@@ -12,27 +12,12 @@ import type { CodeStore } from '../../functions/domain/code-store';
 import { Conflict } from '../../functions/domain/errors';
 import { JOB_WORKER } from '../../functions/domain/job-worker-settings';
 import { retryJob } from '../../functions/domain/jobs';
-import { domainFixture } from '../support/domain-fixture';
-import { MemoryJobQueue } from '../support/memory-job-queue';
+import { jobFixture } from '../support/job-fixture';
 import { sampleCode } from '../support/store-records';
 
 const STARTER = { actor: 'boxoffice', clientIp: '198.51.100.9' };
 
-/** The domain fixture with a job queue; `wrap` may replace methods of the codes port (given the real port). */
-function setup(wrap: (codes: CodeStore) => Partial<CodeStore> = () => ({})) {
-  const fixture = domainFixture(new Date().toISOString());
-  const real = fixture.stores.codes;
-  const overrides = wrap(real);
-  const codes = new Proxy(real, {
-    get: (target, name) => {
-      const value = (overrides as Record<string | symbol, unknown>)[name] ?? Reflect.get(target, name);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  const queue = new MemoryJobQueue();
-  const stores = { ...fixture.stores, codes };
-  return { fixture, memory: fixture.stores, deps: { ...fixture.deps, stores, queue }, queue };
-}
+const setup = jobFixture;
 
 /** The event's codes, and whether any repeats. */
 async function codesOf(t: ReturnType<typeof setup>, eventId: string) {

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { KeyframeJudge, type Verdict } from '../../ingest-container/src/video/keyframe-judge';
 import { flvVideoFrame, KeyframeMeter } from '../../ingest-container/src/video/keyframe-meter';
+import { flvTag } from '../support/flv-tags';
 
-/** An FLV tag as node-media-server hands it to subscribers: 11-byte header, body, 4-byte size. */
-function tag(type: number, dtsMs: number, body: number[]): Buffer {
-  const buffer = Buffer.alloc(11 + body.length + 4);
-  buffer[0] = type;
-  buffer.writeUIntBE(body.length, 1, 3);
-  buffer[4] = (dtsMs >> 16) & 0xff;
-  buffer[5] = (dtsMs >> 8) & 0xff;
-  buffer[6] = dtsMs & 0xff;
-  buffer[7] = (dtsMs >> 24) & 0xff;
-  Buffer.from(body).copy(buffer, 11);
-  return buffer;
-}
+const tag = flvTag;
 
 describe('flvVideoFrame', () => {
   it('reads AVC keyframes and inter frames with their timestamps, skipping configuration and other tags', () => {

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { flvSequenceHeader, SequenceHeaderWatch } from '../../ingest-container/src/video/sequence-header-watch';
+import { flvTag } from '../support/flv-tags';
 
-/** An FLV tag as node-media-server hands it to subscribers: 11-byte header, body, 4-byte size. */
-function tag(type: number, dtsMs: number, body: number[]): Buffer {
-  const buffer = Buffer.alloc(11 + body.length + 4);
-  buffer[0] = type;
-  buffer.writeUIntBE(body.length, 1, 3);
-  buffer[4] = (dtsMs >> 16) & 0xff;
-  buffer[5] = (dtsMs >> 8) & 0xff;
-  buffer[6] = dtsMs & 0xff;
-  buffer[7] = (dtsMs >> 24) & 0xff;
-  Buffer.from(body).copy(buffer, 11);
-  buffer.writeUInt32BE(11 + body.length, 11 + body.length);
-  return buffer;
-}
+const tag = flvTag;
 
 // AVC sequence header (0x17 0x00 + composition time + avcC), with SPS bytes standing for an encoder's settings.
 const avcHeader = (dtsMs: number, sps: number[]) => tag(9, dtsMs, [0x17, 0, 0, 0, 0, 1, 0x64, 0, 0x1f, 0xff, 0xe1, 0, sps.length, ...sps]);

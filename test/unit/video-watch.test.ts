@@ -4,17 +4,9 @@ import { createLogger } from '../../ingest-container/src/log';
 import type { VideoReport } from '../../ingest-container/src/platform/stream-reports';
 import type { FlvTap } from '../../ingest-container/src/rtmp/flv-tap';
 import { createVideoWatch } from '../../ingest-container/src/video/video-watch';
+import { flvTag } from '../support/flv-tags';
 
-/** An FLV tag as node-media-server hands it to subscribers: 11-byte header, body, 4-byte size. */
-function tag(type: number, dtsMs: number, body: number[]): Buffer {
-  const buffer = Buffer.alloc(11 + body.length + 4);
-  buffer[0] = type;
-  buffer.writeUIntBE(body.length, 1, 3);
-  buffer.writeUIntBE(dtsMs & 0xffffff, 4, 3);
-  buffer[7] = (dtsMs >> 24) & 0xff;
-  Buffer.from(body).copy(buffer, 11);
-  return buffer;
-}
+const tag = flvTag;
 
 /** An AVC sequence header; `profile` stands for whatever differs between two encoders' SPS/PPS. */
 const sequenceHeader = (dtsMs: number, profile: number) => tag(9, dtsMs, [0x17, 0, 0, 0, 0, 1, profile, 0, 0x1e]);
