@@ -157,10 +157,11 @@ export class DynamoCodeStore implements CodeStore {
     return (await this.table.writeIf({ update: { ...update, ExpressionAttributeValues: { ':counted': counted } } })).applied;
   }
 
-  async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<{ code: CodeRecord; changed: boolean }> {
+  async setCodeRevoked(id: string, revoked: boolean, now: string, code?: string): Promise<{ code: CodeRecord; changed: boolean }> {
     // The session state the write starts from decides how long the edge denies the code, so the write
     // requires it unchanged (no claim in between); a lost race starts again from the code the write saw.
-    let current = await this.getCodeById(id);
+    let current = code === undefined ? await this.getCodeById(id) : await this.getCode(code);
+    if (current && current.id !== id) current = null;
     for (let attempt = 0; attempt < REVOKE_ATTEMPTS; attempt++) {
       if (!current) throw new NotFound('code', id);
       if (current.isRevoked === revoked) return { code: current, changed: false };

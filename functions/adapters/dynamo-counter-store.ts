@@ -17,7 +17,15 @@ const countersPk = (eventId: string, shard: number) => `STATS#${eventId}#${pad(s
 const totalsKey = (eventId: string, code: string) => ({ pk: countersPk(eventId, shardOf(code, COUNTER_SHARDS)), sk: 'TOTALS' });
 /** A code's mark on its shard's `TOTALS` item (`{ c: counted as revoked, v: version }`), and the item's version of `revoked`. */
 const revocationMarkName = (code: string) => `rv#${code}`;
-const REVOKED_VERSION = 'revokedVersion';
+/**
+ * Each shard's revoked count is versioned in buckets of its codes (`rvv#<bucket>`): a count of one code
+ * must see no other count of it in between (the version), but codes of other buckets never make it read
+ * again, so a page of codes revoked at once seldom contends.
+ */
+export const REVOCATION_BUCKETS = 64;
+/** A code's bucket: hashed apart from its shard (the shard is the same hash modulo 32, which would leave 2 buckets). */
+export const revocationBucketOf = (code: string) => shardOf(`rv:${code}`, REVOCATION_BUCKETS);
+const revocationVersionName = (code: string) => `rvv#${revocationBucketOf(code)}`;
 const presenceSk = (bucket: number) => `PRESENCE#${String(bucket).padStart(12, '0')}`;
 
 /** The fixed window, aligned to the clock, that a rate-limit hit at `now` counts in (also the in-memory store's). */
@@ -90,7 +98,7 @@ export class DynamoCounterStore implements CounterStore {
   async revocationMark(args: { eventId: string; code: string }): Promise<{ version: number; mark: RevocationMark | null }> {
     const item = await this.table.get(totalsKey(args.eventId, args.code));
     const mark = item?.[revocationMarkName(args.code)] as { c: boolean; v: number } | undefined;
-    return { version: (item?.[REVOKED_VERSION] as number | undefined) ?? 0, mark: mark ? { counted: mark.c, version: mark.v } : null };
+    return { version: (item?.[revocationVersionName(args.code)] as number | undefined) ?? 0, mark: mark ? { counted: mark.c, version: mark.v } : null };
   }
 
   async countRevocation(args: { eventId: string; code: string; counted: boolean; version: number }): Promise<boolean> {
@@ -99,7 +107,7 @@ export class DynamoCounterStore implements CounterStore {
         Key: totalsKey(args.eventId, args.code),
         UpdateExpression: 'SET #mark = :mark ADD revoked :delta, #version :one',
         ConditionExpression: args.version === 0 ? 'attribute_not_exists(#version)' : '#version = :version',
-        ExpressionAttributeNames: { '#mark': revocationMarkName(args.code), '#version': REVOKED_VERSION },
+        ExpressionAttributeNames: { '#mark': revocationMarkName(args.code), '#version': revocationVersionName(args.code) },
         ExpressionAttributeValues: {
           ':mark': { c: args.counted, v: args.version + 1 },
           ':delta': args.counted ? 1 : -1,

@@ -44,7 +44,7 @@ export const codeRevocationJob: JobKind = {
       if (!filter) return 0;
       const { revoked: _revoked, ...revokedAside } = filter;
       const matching = codes.filter((code) => matchesCodeFilter(code, revokedAside));
-      const { revoked, failed } = await tryRevokeCodes(presence, matching.filter((code) => !code.isRevoked).map((code) => code.id), deps.now());
+      const { revoked, failed } = await tryRevokeCodes(presence, matching.filter((code) => !code.isRevoked), deps.now());
       // The page is walked again by the next try: what this one revoked counts then (revoked since the job started).
       if (failed.length > 0) throw new ItemsFailed(`${codesText(failed.length)} could not be revoked`, failed[0]!.error);
       const now = new Map(revoked.map(({ code }) => [code.id, code]));

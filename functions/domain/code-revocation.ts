@@ -49,8 +49,8 @@ export async function countRevocationOnce(deps: { stores: Pick<Stores, 'codes' |
  * changed (once). A real change takes its live viewer off (or back on) the presence estimate. NotFound for
  * an unknown code.
  */
-export async function changeRevoked(deps: PresenceDeps, codeId: string, revoked: boolean, at: Date) {
-  const { code, changed } = await deps.stores.codes.setCodeRevoked(codeId, revoked, at.toISOString());
+export async function changeRevoked(deps: PresenceDeps, codeId: string, revoked: boolean, at: Date, known?: { code: string }) {
+  const { code, changed } = await deps.stores.codes.setCodeRevoked(codeId, revoked, at.toISOString(), known?.code);
   await countRevocationOnce(deps, code.eventId, code.code);
   if (changed) await countRevocationPresence(deps, code, at);
   return { code, changed };
@@ -58,20 +58,23 @@ export async function changeRevoked(deps: PresenceDeps, codeId: string, revoked:
 
 /** Revokes each code (by id) that exists: each one as it is now, and whether this call revoked it. Every code is tried; then the first error is thrown. */
 export async function revokeCodes(deps: PresenceDeps, codeIds: string[], at: Date): Promise<{ code: CodeRecord; changed: boolean }[]> {
-  const { revoked, failed } = await tryRevokeCodes(deps, codeIds, at);
+  const { revoked, failed } = await tryRevokeCodes(deps, codeIds.map((id) => ({ id })), at);
   if (failed.length > 0) throw failed[0]!.error;
   return revoked;
 }
 
-/** As `revokeCodes`, but nothing is thrown: the codes that could not be revoked come back with their error. */
-export async function tryRevokeCodes(deps: PresenceDeps, codeIds: string[], at: Date) {
+/**
+ * As `revokeCodes`, but nothing is thrown: the codes that could not be revoked come back with their error.
+ * A listing's codes come with their code as well as their id, which saves the store its lookup by id.
+ */
+export async function tryRevokeCodes(deps: PresenceDeps, codes: Array<{ id: string; code?: string }>, at: Date) {
   const revoked: { code: CodeRecord; changed: boolean }[] = [];
   const failed: { id: string; error: unknown }[] = [];
-  for (let i = 0; i < codeIds.length; i += WRITE_CONCURRENCY) {
+  for (let i = 0; i < codes.length; i += WRITE_CONCURRENCY) {
     await Promise.all(
-      codeIds.slice(i, i + WRITE_CONCURRENCY).map(async (id) => {
+      codes.slice(i, i + WRITE_CONCURRENCY).map(async ({ id, code }) => {
         try {
-          revoked.push(await changeRevoked(deps, id, true, at));
+          revoked.push(await changeRevoked(deps, id, true, at, code === undefined ? undefined : { code }));
         } catch (error) {
           if (!(error instanceof NotFound)) failed.push({ id, error });
         }

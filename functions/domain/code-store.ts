@@ -48,9 +48,10 @@ export interface CodeStore {
   copyEventActive(eventId: string, active: boolean): Promise<void>;
   /**
    * Revoking records until when the edge must deny the code (`denyUntil`). `changed` is false when
-   * the code was in that state already. Throws NotFound (or Contended).
+   * the code was in that state already. `code`, when the caller knows it, spares the lookup by id
+   * (a code that is not `id`'s is NotFound). Throws NotFound (or Contended).
    */
-  setCodeRevoked(id: string, revoked: boolean, now: string): Promise<{ code: CodeRecord; changed: boolean }>;
+  setCodeRevoked(id: string, revoked: boolean, now: string, code?: string): Promise<{ code: CodeRecord; changed: boolean }>;
   /**
    * What the event's revoked count holds of `code` as its item last acknowledged (`counted`: counted as
    * revoked), beside what it is (`isRevoked`): the two differ while a change of the code waits to be

@@ -35,13 +35,13 @@ export interface CounterStore {
   /** Counts a code's first redemption (`delta` -1 takes back one that lost a race). */
   countRedemption(args: { eventId: string; code: string; delta: number }): Promise<void>;
   /**
-   * The event's revoked count as `code` is concerned: the version of the count's shard that holds the
+   * The event's revoked count as `code` is concerned: the version of the part of the count that holds the
    * code, and the code's mark on it (null: none; then the code's item says what the count holds of it).
    */
   revocationMark(args: { eventId: string; code: string }): Promise<{ version: number; mark: RevocationMark | null }>;
   /**
    * Counts `code` as `counted` (revoked: +1; not: -1) and marks it so, in one conditional write, if its
-   * shard is still at `version`: false when another count came first (read again). Exact, never best effort.
+   * part of the count is still at `version`: false when another count came first (read again). Exact, never best effort.
    */
   countRevocation(args: { eventId: string; code: string; counted: boolean; version: number }): Promise<boolean>;
   /** Drops the code's mark if it is still the one made at `version` (the code's item has acknowledged it). */

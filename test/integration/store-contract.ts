@@ -198,6 +198,16 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       await expect(claim(0)).resolves.toMatchObject({ revision: 1 });
     });
 
+    it('revokes a code by id with its code known (no lookup by id), and refuses a code that is not the id\'s', async () => {
+      const { event, code } = await eventWithCode();
+      const other = sampleCode(event.id);
+      await stores.codes.createCode(other);
+      await expect(stores.codes.setCodeRevoked(code.id, true, iso(), other.code)).rejects.toBeInstanceOf(NotFound);
+      expect((await stores.codes.getCode(other.code))!.isRevoked).toBe(false);
+      expect(await stores.codes.setCodeRevoked(code.id, true, iso(), code.code)).toMatchObject({ changed: true, code: { id: code.id, isRevoked: true } });
+      expect(await stores.codes.setCodeRevoked(code.id, true, iso(), code.code)).toMatchObject({ changed: false });
+    });
+
     it('answers a lost conditional write with the code as that write saw it', async () => {
       const { code } = await eventWithCode();
       const sid = randomId();

@@ -103,9 +103,9 @@ export class MemoryCodeStore implements CodeStore {
     for (const code of this.codesOf(eventId)) code.eventActive = active;
   }
 
-  async setCodeRevoked(id: string, revoked: boolean, now: string): Promise<{ code: CodeRecord; changed: boolean }> {
+  async setCodeRevoked(id: string, revoked: boolean, now: string, knownCode?: string): Promise<{ code: CodeRecord; changed: boolean }> {
     const stored = this.codeById(id);
-    if (!stored) throw new NotFound('code', id);
+    if (!stored || (knownCode !== undefined && stored.record.code !== knownCode)) throw new NotFound('code', id);
     const code = stored.record;
     if (code.isRevoked === revoked) return { code: copy(code), changed: false };
     stored.revokeCounted ??= code.isRevoked;

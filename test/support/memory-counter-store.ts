@@ -1,4 +1,4 @@
-import { COUNTER_SHARDS, rateWindow } from '../../functions/adapters/dynamo-counter-store';
+import { COUNTER_SHARDS, rateWindow, revocationBucketOf } from '../../functions/adapters/dynamo-counter-store';
 import { shardOf } from '../../functions/adapters/dynamo-keys';
 import type { CounterStore, EventCounters, RateWindow, RevocationMark } from '../../functions/domain/counter-store';
 import { RateLimited } from '../../functions/domain/errors';
@@ -15,11 +15,11 @@ export class MemoryCounterStore implements CounterStore {
   /** Hits by window (the window's DynamoDB key). */
   private readonly rateWindows = new Map<string, number>();
   private readonly totals = new Map<string, { redeemed: number; revoked: number }>();
-  /** Per shard of an event's revoked count (DynamoDB's: `<eventId>#<shard of the code>`): its version and its codes' marks. */
+  /** Per bucket of an event's revoked count (DynamoDB's `rvv#<bucket>` on the code's shard): its version and its codes' marks. */
   private readonly revocations = new Map<string, { version: number; marks: Map<string, RevocationMark> }>();
 
   private revocationsOf(eventId: string, code: string) {
-    const key = `${eventId}#${shardOf(code, COUNTER_SHARDS)}`;
+    const key = `${eventId}#${shardOf(code, COUNTER_SHARDS)}#${revocationBucketOf(code)}`;
     let revocations = this.revocations.get(key);
     if (!revocations) this.revocations.set(key, (revocations = { version: 0, marks: new Map() }));
     return revocations;
