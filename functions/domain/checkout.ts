@@ -51,6 +51,9 @@ async function saleOf(deps: AccessDeps, eventId: string, quantity: number, now: 
   if (!event) throw new NotFound('event');
   if (!onSale(event, now)) throw new Conflict('not-on-sale');
   if (quantity > event.sale.maxPerOrder) throw new InvalidInput('quantity', `must be between 1 and ${event.sale.maxPerOrder}`);
+  // Refused before anything is written when the (consistent) read already has too few left: a crowd for the
+  // last tickets writes only for those with a chance. The conditional take stays the judge of the others.
+  if (event.sale.capacity !== null && (event.ticketsTaken ?? 0) + quantity > event.sale.capacity) throw new Conflict('sold-out');
   return event;
 }
 

@@ -31,6 +31,19 @@ describe('checkout when Stripe fails', () => {
     await expect(startCheckout(fixture.deps, opened, { eventId: event.id, email: 'b@example.com', quantity: 3 }, request)).rejects.toEqual(new Conflict('sold-out'));
   });
 
+  it('refuses a buyer the read already finds too few tickets for, before writing anything', async () => {
+    const fixture = domainFixture();
+    const { event } = await fixture.eventWithCode({ event: onSale });
+    const opened: CheckoutSessions = { create: async () => ({ id: 'cs_test_1', url: 'https://checkout.stripe.com/c/pay/cs_test_1' }), retrieve: async () => null };
+    await startCheckout(fixture.deps, opened, { eventId: event.id, email: 'a@example.com', quantity: 4 }, request);
+    const recorded: string[] = [];
+    const orders = fixture.stores.orders;
+    const watched = { ...fixture.deps, stores: { ...fixture.stores, orders: Object.assign(Object.create(orders), { createCheckout: (checkout: { sessionId: string }) => (recorded.push(checkout.sessionId), orders.createCheckout(checkout as never)) }) } };
+    await expect(startCheckout(watched, opened, { eventId: event.id, email: 'b@example.com', quantity: 2 }, request)).rejects.toEqual(new Conflict('sold-out'));
+    expect(recorded).toEqual([]);
+    expect((await fixture.stores.events.getEvent(event.id))!.ticketsTaken).toBe(4);
+  });
+
   it('stops selling when the access window is over, whatever the sale says', async () => {
     const fixture = domainFixture();
     const { event } = await fixture.eventWithCode({ event: onSale });
