@@ -153,9 +153,15 @@ export async function startCheckout(deps: AccessDeps, sessions: CheckoutSessions
   try {
     await takeTickets(deps, unanswered, event, now);
   } catch (error) {
-    // Sold out, or the event changed; or the store failed, and the take may have happened: given back if so
-    // (should the store still fail, the record waits for the sweep, which does the same).
-    await abandonCheckout(deps, unanswered).catch(() => false);
+    if (error instanceof Conflict || error instanceof InvalidInput || error instanceof NotFound) {
+      // Refused (sold out, off sale): every take was a write whose condition failed, so nothing was taken and the
+      // event holds no mark of it. Only the record closes, and a crowd's losers never write the event's item.
+      await deps.stores.orders.advanceCheckout(unanswered.sessionId, 'take', { status: 'released', pending: null }, deps.now().toISOString()).catch(() => false);
+    } else {
+      // The store failed, and the take may have happened: given back if so (should the store still fail, the
+      // record waits for the sweep, which does the same).
+      await abandonCheckout(deps, unanswered).catch(() => false);
+    }
     throw error;
   }
   await deps.stores.orders.advanceCheckout(unanswered.sessionId, 'take', { status: 'held', pending: null }, deps.now().toISOString());

@@ -44,6 +44,30 @@ describe('checkout when Stripe fails', () => {
     expect((await fixture.stores.events.getEvent(event.id))!.ticketsTaken).toBe(4);
   });
 
+  it('closes the record of a buyer whose take the table refused, without a write to the event', async () => {
+    const fixture = domainFixture();
+    const { event } = await fixture.eventWithCode({ event: onSale });
+    const opened: CheckoutSessions = { create: async () => ({ id: 'cs_test_1', url: 'https://checkout.stripe.com/c/pay/cs_test_1' }), retrieve: async () => null };
+    await startCheckout(fixture.deps, opened, { eventId: event.id, email: 'a@example.com', quantity: 4 }, request);
+    // The crowd's loser read the sale before the winner's take: its own take is the write that refuses it.
+    const before = (await fixture.stores.events.getEvent(event.id))!;
+    const eventWrites: string[] = [];
+    const events = fixture.stores.events;
+    const racing = Object.assign(Object.create(events), {
+      getEvent: async (id: string) => ({ ...(await events.getEvent(id))!, ticketsTaken: 0 }),
+      releaseTickets: (...args: Parameters<typeof events.releaseTickets>) => (eventWrites.push('releaseTickets'), events.releaseTickets(...args)),
+      forgetCheckout: (...args: Parameters<typeof events.forgetCheckout>) => (eventWrites.push('forgetCheckout'), events.forgetCheckout(...args)),
+    });
+    const recorded: string[] = [];
+    const orders = fixture.stores.orders;
+    const watchedOrders = Object.assign(Object.create(orders), { createCheckout: (checkout: { sessionId: string }) => (recorded.push(checkout.sessionId), orders.createCheckout(checkout as never)) });
+    const deps = { ...fixture.deps, stores: { ...fixture.stores, events: racing, orders: watchedOrders } };
+    await expect(startCheckout(deps, opened, { eventId: event.id, email: 'b@example.com', quantity: 2 }, request)).rejects.toEqual(new Conflict('sold-out'));
+    expect(eventWrites).toEqual([]);
+    expect(await orders.getCheckout(recorded[0]!)).toMatchObject({ status: 'released' });
+    expect((await events.getEvent(event.id))!.ticketsTaken).toBe(before.ticketsTaken);
+  });
+
   it('stops selling when the access window is over, whatever the sale says', async () => {
     const fixture = domainFixture();
     const { event } = await fixture.eventWithCode({ event: onSale });
