@@ -1,10 +1,13 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** DynamoDB's operations that write one item (X-Amz-Target `DynamoDB_20120810.<operation>`). */
-const ITEM_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
+/**
+ * DynamoDB's operations that write (X-Amz-Target `DynamoDB_20120810.<operation>`). PartiQL statements
+ * count as writes, since the proxy cannot tell.
+ */
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems', 'ExecuteStatement', 'BatchExecuteStatement', 'ExecuteTransaction']);
 
-/** One item write as it goes to the table: the operation, the item's partition key, and the request. */
+/** One write as it goes to the table: the operation, the item's partition key (empty for a batch), and the request. */
 export interface ItemWrite {
   operation: string;
   pk: string;
@@ -25,6 +28,8 @@ export interface DynamoItemWrites {
   release(): void;
   /** Writes refused since the proxy started. */
   readonly refused: number;
+  /** The operations of the writes refused, in order (a test may empty it). */
+  readonly refusedOperations: string[];
   /** Writes waiting for `release()`. */
   readonly held: number;
   close(): Promise<void>;
@@ -38,12 +43,12 @@ export interface DynamoItemWrites {
 export function dynamoItemWrites(): DynamoItemWrites {
   let refusing: WriteRule | null = null;
   let holding: WriteRule | null = null;
-  let refused = 0;
+  const refusedOperations: string[] = [];
   const held: (() => void)[] = [];
   const servers: ReturnType<typeof createServer>[] = [];
 
-  const refuse = (res: ServerResponse) => {
-    refused++;
+  const refuse = (write: ItemWrite, res: ServerResponse) => {
+    refusedOperations.push(write.operation);
     res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
     res.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal server error' }));
   };
@@ -57,15 +62,16 @@ export function dynamoItemWrites(): DynamoItemWrites {
   };
   const writeOf = (req: IncomingMessage, body: Buffer): ItemWrite | null => {
     const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-    if (!ITEM_WRITES.has(operation)) return null;
+    if (!WRITES.has(operation)) return null;
     const json = JSON.parse(body.toString('utf8'));
     return { operation, pk: String((json.Key ?? json.Item)?.pk?.S ?? ''), request: json };
   };
 
   return {
     get refused() {
-      return refused;
+      return refusedOperations.length;
     },
+    refusedOperations,
     get held() {
       return held.length;
     },
@@ -88,7 +94,7 @@ export function dynamoItemWrites(): DynamoItemWrites {
         req.on('end', () => {
           const body = Buffer.concat(chunks);
           const write = writeOf(req, body);
-          if (write && refusing?.(write)) return refuse(res);
+          if (write && refusing?.(write)) return refuse(write, res);
           if (write && holding?.(write)) return void held.push(() => forward(target, req, body, res));
           forward(target, req, body, res);
         });
