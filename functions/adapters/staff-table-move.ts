@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isSealedTotpSecret, sealTotpSecret } from '../domain/totp-secrets';
+import { isSealedTotpSecret, sealTotpSecret } from '../domain/staff/totp-secrets';
 import { dynamoTable, type DynamoTable, type Item } from './dynamo-table';
 
 /** Where versions before the staff table kept staff accounts and the account policy: one partition of the main table. */
@@ -25,7 +25,7 @@ function oldItems(table: DynamoTable): Promise<Item[]> {
   return table.queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': OLD_PARTITION }, ConsistentRead: true });
 }
 
-/** An old account item as the staff table keeps it: TOTP secrets sealed (domain/totp-secrets.ts), a new session generation. */
+/** An old account item as the staff table keeps it: TOTP secrets sealed (domain/staff/totp-secrets.ts), a new session generation. */
 function movedAccount(item: Item, key: string): Item {
   const username = String(item.username);
   const seal = (secret: unknown) => (typeof secret === 'string' && !isSealedTotpSecret(secret) ? sealTotpSecret(secret, key, username) : secret);

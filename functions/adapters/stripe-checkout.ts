@@ -1,6 +1,6 @@
-import type { CheckoutSessionRequest, CheckoutSessions } from '../domain/checkout';
+import type { CheckoutSessionRequest, CheckoutSessions } from '../domain/commerce/checkout';
 import { PaymentsUnavailable } from '../domain/errors';
-import { TICKETS_HELD } from '../domain/stripe-orders';
+import { TICKETS_HELD } from '../domain/commerce/stripe-orders';
 import { logger } from './telemetry';
 
 type StripeClient = InstanceType<typeof import('stripe').default>;
@@ -30,7 +30,7 @@ function stripeClient(secretKey: string, apiUrl: string | null): Promise<StripeC
 /**
  * Checkout Sessions of Stripe Checkout: one line with its price inline (no product to keep in Stripe),
  * the buyer's email, and Stagedoor's metadata (`eventId`, `quantity`; `ticketsHeld`: a checkout of ours, holding its
- * tickets), which the webhook turns into the order (domain/stripe-orders.ts).
+ * tickets), which the webhook turns into the order (domain/commerce/stripe-orders.ts).
  */
 export function stripeCheckoutSessions(secretKey: string, apiUrl: string | null): CheckoutSessions {
   return {

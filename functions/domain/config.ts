@@ -31,7 +31,7 @@ export interface AdminSecrets {
   adminPasswordHash: string;
   /** Signs the admin session cookie and the second-factor challenge (HS256). */
   adminSessionSecret: string;
-  /** Seals TOTP secrets in the staff table (AES-256-GCM, 32 bytes base64url: domain/totp-secrets.ts). */
+  /** Seals TOTP secrets in the staff table (AES-256-GCM, 32 bytes base64url: domain/staff/totp-secrets.ts). */
   totpEncryptionKey: string;
 }
 

@@ -225,7 +225,7 @@ export class SignInFailed extends DomainError {
     super(`sign-in failed: ${failure}`);
   }
 }
-/** Too many failed factors on the login name (domain/sign-in-limits.ts): it is locked for `retryAfterSeconds`. */
+/** Too many failed factors on the login name (domain/staff/sign-in-limits.ts): it is locked for `retryAfterSeconds`. */
 export class AccountLocked extends SignInFailed {
   constructor(
     account: string | null,

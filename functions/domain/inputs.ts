@@ -3,7 +3,7 @@ import { LIST_LIMITS } from './config';
 import { InvalidInput } from './errors';
 import { TOKEN_STATUSES } from './views';
 import { isTimeZone } from './time-zone';
-import { MAX_TICKETS_PER_ORDER } from './order-input';
+import { MAX_TICKETS_PER_ORDER } from './commerce/order-input';
 
 const perOrder = `must be between 1 and ${MAX_TICKETS_PER_ORDER}`;
 

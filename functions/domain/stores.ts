@@ -1,11 +1,11 @@
-import type { AccountStore } from './account-store';
-import type { AudienceStore } from './audience-store';
-import type { AuditStore } from './audit-store';
-import type { CodeStore } from './code-store';
+import type { AccountStore } from './staff/account-store';
+import type { AudienceStore } from './audience/audience-store';
+import type { AuditStore } from './audit/audit-store';
+import type { CodeStore } from './codes/code-store';
 import type { CounterStore } from './counter-store';
-import type { EventStore } from './event-store';
-import type { JobStore } from './job-store';
-import type { OrderStore } from './order-store';
+import type { EventStore } from './events/event-store';
+import type { JobStore } from './jobs/job-store';
+import type { OrderStore } from './commerce/order-store';
 
 /**
  * Every storage port the domain speaks to, one per aggregate. Each is its own

@@ -1,5 +1,5 @@
 import { accessEndsAt, eventStatus } from './event-status';
-import { saleView } from './sale';
+import { saleView } from './events/sale';
 import type { CodeSummary, EventRecord } from './records';
 
 export type CodeStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';

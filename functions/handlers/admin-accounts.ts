@@ -6,22 +6,22 @@ import { clearedSecondFactorCookie, secondFactorCookie, sessionCookie } from '..
 import { clientIp, cookie } from '../http/request-info';
 import { json } from '../http/responses';
 import { logger } from '../adapters/telemetry';
-import type { AccountRecord } from '../domain/account-store';
-import { passwordHashIsOutdated } from '../domain/admin-credentials';
+import type { AccountRecord } from '../domain/staff/account-store';
+import { passwordHashIsOutdated } from '../domain/staff/admin-credentials';
 import {
   issueAdminSession,
   issueSecondFactorChallenge,
   readSecondFactorChallenge,
   SECOND_FACTOR_COOKIE,
   type AdminSession,
-} from '../domain/admin-session';
-import { confirmEnrolment, startEnrolment } from '../domain/enrolment';
+} from '../domain/staff/admin-session';
+import { confirmEnrolment, startEnrolment } from '../domain/staff/enrolment';
 import { SignInFailed } from '../domain/errors';
 import { loginInput, parseInput, secondFactorInput } from '../domain/inputs';
 import { rateLimitSubject } from '../domain/rate-limit-subject';
 import { hitRateLimit } from '../domain/rate-limits';
-import { permissionsOf } from '../domain/roles';
-import { checkPassword, checkSecondFactor } from '../domain/sign-in';
+import { permissionsOf } from '../domain/staff/roles';
+import { checkPassword, checkSecondFactor } from '../domain/staff/sign-in';
 import {
   changeAccount,
   changeOwnPassword,
@@ -32,8 +32,8 @@ import {
   resetTwoFactor,
   setAccountPolicy,
   unlockAccount,
-} from '../domain/staff-accounts';
-import { UNKNOWN_ACCOUNT } from '../domain/audit-actions';
+} from '../domain/staff/staff-accounts';
+import { UNKNOWN_ACCOUNT } from '../domain/audit/audit-actions';
 
 /** The client address as the rate limits and the sign-in limits count it (IPv6: its /64). */
 const addressOf = (app: App, event: ApiEvent) => rateLimitSubject(clientIp(event, app.config.originVerifySecret));

@@ -13,17 +13,17 @@ import { clientIp, cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
-import type { AuditAction } from '../domain/audit-actions';
-import { listAudit, type AuditRecord } from '../domain/audit-log';
-import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../domain/audience-report';
-import { issuePreview } from '../domain/preview';
-import { endAllSessions, endSession, listSessions } from '../domain/session-admin';
-import { ADMIN_COOKIE, readAdminSession } from '../domain/admin-session';
-import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked, startCodeExport, startCodeGeneration, startCodeRevocation } from '../domain/code-admin';
-import { attachment } from '../domain/code-export';
-import { deleteEventInBackground, deletesInline } from '../domain/event-deletion';
-import { JOB_KINDS } from '../domain/job-kinds';
-import { jobAnswer, jobPermission, jobView, listEventJobs, requireJob, retryJob, type JobStartDeps } from '../domain/jobs';
+import type { AuditAction } from '../domain/audit/audit-actions';
+import { listAudit, type AuditRecord } from '../domain/audit/audit-log';
+import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../domain/audience/audience-report';
+import { issuePreview } from '../domain/access/preview';
+import { endAllSessions, endSession, listSessions } from '../domain/access/session-admin';
+import { ADMIN_COOKIE, readAdminSession } from '../domain/staff/admin-session';
+import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked, startCodeExport, startCodeGeneration, startCodeRevocation } from '../domain/codes/code-admin';
+import { attachment } from '../domain/codes/code-export';
+import { deleteEventInBackground, deletesInline } from '../domain/jobs/event-deletion';
+import { JOB_KINDS } from '../domain/jobs/job-kinds';
+import { jobAnswer, jobPermission, jobView, listEventJobs, requireJob, retryJob, type JobStartDeps } from '../domain/jobs/jobs';
 import {
   createEvent,
   dashboard,
@@ -33,12 +33,12 @@ import {
   rotateIngestKey,
   setEventFlag,
   updateEvent,
-} from '../domain/event-admin';
-import type { JobRecord } from '../domain/job-store';
-import { allows } from '../domain/roles';
+} from '../domain/events/event-admin';
+import type { JobRecord } from '../domain/jobs/job-store';
+import { allows } from '../domain/staff/roles';
 import { LIST_LIMITS } from '../domain/config';
 import { adminEventListView } from '../domain/views';
-import { listEventOrders, orderView, resendOrderEmail } from '../domain/orders';
+import { listEventOrders, orderView, resendOrderEmail } from '../domain/commerce/orders';
 import { accountRoutes } from './admin-accounts';
 
 /**

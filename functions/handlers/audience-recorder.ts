@@ -1,5 +1,5 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { recordAudience, type AudienceRecorderDeps } from '../domain/audience-recorder';
+import { recordAudience, type AudienceRecorderDeps } from '../domain/audience/audience-recorder';
 import { audienceChangesFromStream } from '../adapters/audience-stream-changes';
 import { dynamoDocumentClient } from '../adapters/aws-clients';
 import { DynamoAudienceStore } from '../adapters/dynamo-audience-store';
@@ -8,7 +8,7 @@ import { dynamoTable } from '../adapters/dynamo-table';
 import { readAudienceConfig } from '../config/audience-config';
 
 /**
- * The audience recorder on the table's stream (functions/domain/audience-recorder.ts): each batch of
+ * The audience recorder on the table's stream (functions/domain/audience/audience-recorder.ts): each batch of
  * code and event changes becomes the event's minutes, its tickets' records, its trouble list and its
  * air marks. Errors propagate: Lambda retries the batch (AUDIENCE_TRIGGERS), then drops it.
  */

@@ -1,6 +1,6 @@
 import type { AppSource } from '../http/app';
-import { settleStaleCheckouts, type CheckoutSweepOutcome } from '../domain/checkout-sweep';
-import { recordAudit } from '../domain/audit-log';
+import { settleStaleCheckouts, type CheckoutSweepOutcome } from '../domain/commerce/checkout-sweep';
+import { recordAudit } from '../domain/audit/audit-log';
 import { logger } from '../adapters/telemetry';
 import { orderAuditRecord, type PublicApp } from './order-webhook';
 
@@ -18,7 +18,7 @@ export interface CheckoutSweepSummary {
 }
 
 /**
- * The checkout sweep (domain/checkout-sweep.ts) on the public function's App: the function that holds
+ * The checkout sweep (domain/commerce/checkout-sweep.ts) on the public function's App: the function that holds
  * Stripe's key and writes orders. Each checkout it settles is logged as a warning (Stripe's webhook
  * should have: the endpoint's events want checking), an order it makes is audited as the webhook's
  * would be, and a run with failures fails, so that the function's error alarm sees it.

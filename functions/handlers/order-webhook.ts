@@ -5,13 +5,13 @@ import { HttpError } from '../http/http-error';
 import { header, rawBody } from '../http/request-info';
 import { json } from '../http/responses';
 import { parseInput } from '../domain/inputs';
-import { isKnownOrderType, orderWebhookBody } from '../domain/order-input';
-import { orderPaid, orderRefunded, type OrderOutcome } from '../domain/orders';
-import { verifySignature } from '../domain/webhook-signature';
-import { stripeEventOrder } from '../domain/stripe-orders';
+import { isKnownOrderType, orderWebhookBody } from '../domain/commerce/order-input';
+import { orderPaid, orderRefunded, type OrderOutcome } from '../domain/commerce/orders';
+import { verifySignature } from '../domain/commerce/webhook-signature';
+import { stripeEventOrder } from '../domain/commerce/stripe-orders';
 import type { CommerceSecrets } from '../adapters/secrets';
-import type { CheckoutSessions } from '../domain/checkout';
-import type { AuditRecord } from '../domain/audit-log';
+import type { CheckoutSessions } from '../domain/commerce/checkout';
+import type { AuditRecord } from '../domain/audit/audit-log';
 import { verifiedStripeEvent } from '../adapters/stripe-events';
 
 /** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */
@@ -62,7 +62,7 @@ export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
   },
   /**
    * Stripe's webhook (README, "Selling with Stripe"): verified with Stripe's SDK, the same orders
-   * as a shop's (functions/domain/stripe-orders.ts). Other event types are acknowledged and ignored.
+   * as a shop's (functions/domain/commerce/stripe-orders.ts). Other event types are acknowledged and ignored.
    */
   'POST /api/webhooks/stripe': async (request) => {
     const secret = (await request.app.commerceSecrets())?.stripeWebhookSecret;

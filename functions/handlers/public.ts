@@ -6,7 +6,7 @@ import { areaHandler } from '../http/area-handler';
 import { bearerToken, clientIp, header } from '../http/request-info';
 import { playbackBaseUrl } from '../http/public-urls';
 import { json } from '../http/responses';
-import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/viewer-access';
+import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/access/viewer-access';
 import { NotFound } from '../domain/errors';
 import { eventSaleView, eventStatusView } from '../domain/views';
 import { orderWebhookRoutes, type PublicApp } from './order-webhook';

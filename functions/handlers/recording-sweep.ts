@@ -1,5 +1,5 @@
-import type { EventStore } from '../domain/event-store';
-import { finalizeExpiredLeases, scheduledShows, type RecordingFinalizer } from '../domain/stream-lease';
+import type { EventStore } from '../domain/events/event-store';
+import { finalizeExpiredLeases, scheduledShows, type RecordingFinalizer } from '../domain/streams/stream-lease';
 import { dynamoDocumentClient, s3Client } from '../adapters/aws-clients';
 import { DynamoEventStore } from '../adapters/dynamo-event-store';
 import { dynamoTable } from '../adapters/dynamo-table';
@@ -18,7 +18,7 @@ export interface RecordingSweepDeps {
 
 /**
  * The recording sweep: the shows whose ingest died get their final playlists, and their lease
- * ends (functions/domain/stream-lease.ts). A show that failed is logged and stays for the next run;
+ * ends (functions/domain/streams/stream-lease.ts). A show that failed is logged and stays for the next run;
  * the run then fails too, so the function's error alarm sees it. Each run also counts the shows
  * scheduled now, which the alarm "ingest down during a scheduled show" weighs against the ingest's health.
  */

@@ -11,7 +11,7 @@ import { routeGuard } from './middlewares/route-guard';
 import { routeKey, routeTable, type Area } from './route-table';
 import type { AdminApp, App, AppSource } from './app';
 import { checkoutSessionId, recordId } from '../domain/inputs';
-import { normalizeUsername } from '../domain/staff-accounts';
+import { normalizeUsername } from '../domain/staff/staff-accounts';
 
 export type LambdaHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 

@@ -1,11 +1,11 @@
-import { recordAudit, type AuditRecord } from '../domain/audit-log';
+import { recordAudit, type AuditRecord } from '../domain/audit/audit-log';
 import type { ApiEvent } from './api-types';
 import type { App } from './app';
 import { logger } from '../adapters/telemetry';
 import { clientIp } from './request-info';
 
 /**
- * Records an admin action in the audit log (functions/domain/audit-log.ts) with the request's
+ * Records an admin action in the audit log (functions/domain/audit/audit-log.ts) with the request's
  * client address, and as a structured log line (CloudWatch in AWS), written first so that it
  * stays even when the log's store write fails.
  */

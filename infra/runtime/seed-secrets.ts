@@ -18,7 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { hashAdminPassword } from '../../functions/domain/admin-credentials';
+import { hashAdminPassword } from '../../functions/domain/staff/admin-credentials';
 
 export type SeedStep = 'fill' | 'retire';
 
@@ -45,7 +45,7 @@ const ADMIN_GENERATORS: Record<string, () => Promise<string>> = {
   // A random password that is thrown away: the console stays closed until an operator sets one.
   adminPasswordHash: () => hashAdminPassword(random(24)),
   adminSessionSecret: async () => random(48),
-  // Seals TOTP secrets in the staff table; never replaced once set (functions/domain/totp-secrets.ts).
+  // Seals TOTP secrets in the staff table; never replaced once set (functions/domain/staff/totp-secrets.ts).
   totpEncryptionKey: async () => random(32),
 };
 export const ADMIN_FIELDS = Object.keys(ADMIN_GENERATORS);

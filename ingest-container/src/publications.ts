@@ -17,7 +17,7 @@ interface Publication {
   leaseLost: boolean;
 }
 
-/** Well inside the API's 15 s lease (functions/domain/stream-lease.ts): two renewals may fail before it runs out. */
+/** Well inside the API's 15 s lease (functions/domain/streams/stream-lease.ts): two renewals may fail before it runs out. */
 export const LEASE_RENEW_MS = 5_000;
 
 /**

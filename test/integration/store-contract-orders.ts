@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidCursor } from '../../functions/domain/errors';
-import type { OrderRecord } from '../../functions/domain/order-store';
+import type { OrderRecord } from '../../functions/domain/commerce/order-store';
 import { randomId } from '../../functions/domain/random';
 import { storesForSuite, type StoreFactory } from '../support/store-under-test';
 
@@ -33,7 +33,7 @@ function order(eventId: string, offsetMs: number, fields: Partial<OrderRecord> =
   };
 }
 
-/** The orders port (functions/domain/order-store.ts) on every implementation. */
+/** The orders port (functions/domain/commerce/order-store.ts) on every implementation. */
 export function describeOrderStoreContract(name: string, open: StoreFactory) {
   describe(`Store orders on ${name}`, () => {
     const stores = storesForSuite(open);

@@ -1,6 +1,6 @@
-import type { JobQueue, StepMessage } from '../../functions/domain/job-queue';
-import { runStep, type RunnerDeps, type StepOutcome } from '../../functions/domain/job-runner';
-import { JOB_MAX_RECEIVES } from '../../functions/domain/job-worker-settings';
+import type { JobQueue, StepMessage } from '../../functions/domain/jobs/job-queue';
+import { runStep, type RunnerDeps, type StepOutcome } from '../../functions/domain/jobs/job-runner';
+import { JOB_MAX_RECEIVES } from '../../functions/domain/jobs/job-worker-settings';
 
 export interface QueuedStep {
   message: StepMessage;

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { signPayload } from '../../functions/domain/webhook-signature';
+import { signPayload } from '../../functions/domain/commerce/webhook-signature';
 import { call, type HttpResult } from './http';
 
 export interface OrderDelivery {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { kvsKey, kvsValue } from '../../functions/adapters/kvs-scheme';
 import { PLAYBACK_AUDIENCE, PLAYBACK_ISSUER, streamPathOf } from '../../functions/domain/playback-claims';
-import { playbackCredential, type PlaybackUrlGrant } from '../../functions/domain/playback-url';
+import { playbackCredential, type PlaybackUrlGrant } from '../../functions/domain/access/playback-url';
 import type { CloudFrontRequest, CloudFrontResponse } from '../../local/media-edge-runtime';
 
 /**
@@ -133,7 +133,7 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
     ...pathCredentialCases(),
   ];
 
-  /** The header-less credential in the path (functions/domain/playback-url.ts). */
+  /** The header-less credential in the path (functions/domain/access/playback-url.ts). */
   function pathCredentialCases(): ValidatorCase[] {
     const grant: PlaybackUrlGrant = { code: 'CODE1', eventId: 'evt-a', sessionId: 'sid-1', expiresAt: now + 3600 };
     const credential = (overrides: Partial<PlaybackUrlGrant> = {}, key: Uint8Array = k1, kid = 'k1') =>

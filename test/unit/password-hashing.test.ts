@@ -1,8 +1,8 @@
 import { randomBytes, scrypt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashAdminPassword, passwordHashIsOutdated, verifyAdminPassword } from '../../functions/domain/admin-credentials';
-import { checkPassword } from '../../functions/domain/sign-in';
-import { newAccount } from '../../functions/domain/staff-accounts';
+import { hashAdminPassword, passwordHashIsOutdated, verifyAdminPassword } from '../../functions/domain/staff/admin-credentials';
+import { checkPassword } from '../../functions/domain/staff/sign-in';
+import { newAccount } from '../../functions/domain/staff/staff-accounts';
 import { domainFixture } from '../support/domain-fixture';
 
 /** A hash as versions before the raise wrote it: scrypt N = 2^15. */

@@ -18,7 +18,7 @@ const RELEASE_ATTEMPTS = 6;
 
 /**
  * The event's publish lease through the access API
- * (`POST /api/internal/streams/:eventId/lease`, functions/domain/stream-lease.ts):
+ * (`POST /api/internal/streams/:eventId/lease`, functions/domain/streams/stream-lease.ts):
  * one ingest process on air per event, and the event is `live` while the
  * lease is fresh. Taken when a publish is admitted, renewed while the show is
  * on (`renewEveryMs`, well inside the API's 15 s lease), released at its end.

@@ -5,12 +5,12 @@
  */
 import { Secret, TOTP } from 'otpauth';
 import Stripe from 'stripe';
-import { signPayload } from '../../../functions/domain/webhook-signature';
-import { INLINE_DELETE_CODES } from '../../../functions/domain/event-deletion';
+import { signPayload } from '../../../functions/domain/commerce/webhook-signature';
+import { INLINE_DELETE_CODES } from '../../../functions/domain/jobs/event-deletion';
 import { chaptersOf, cookieOf, story, type RouteStory, type StoryContext } from './story-runner';
 
 /**
- * Codes of the background job: more steps than it has lanes (functions/domain/code-generation-job.ts), so
+ * Codes of the background job: more steps than it has lanes (functions/domain/jobs/code-generation-job.ts), so
  * the admin function queues the lanes' first steps and the worker queues the later ones itself; and more
  * codes than an event deleted within the request holds, so the event's deletion is a job too.
  */

@@ -5,16 +5,16 @@
  */
 import { ApiError, requestJson, type RequestOptions } from '../shared/http';
 import type { CodeStatus, CodeView, adminEventListView, adminEventView } from '../../../functions/domain/views';
-import type { dashboard, eventDetails } from '../../../functions/domain/event-admin';
-import type { AuditAction } from '../../../functions/domain/audit-actions';
-import type { AuditPage } from '../../../functions/domain/audit-store';
-import type { issuePreview } from '../../../functions/domain/preview';
-import type { SessionView } from '../../../functions/domain/session-admin';
-import type { OrderView } from '../../../functions/domain/orders';
-import type { AccountView } from '../../../functions/domain/staff-accounts';
-import type { JobView } from '../../../functions/domain/jobs';
-import type { audienceReport, troubleList, WatchingView } from '../../../functions/domain/audience-report';
-import type { Permission, Role } from '../../../functions/domain/roles';
+import type { dashboard, eventDetails } from '../../../functions/domain/events/event-admin';
+import type { AuditAction } from '../../../functions/domain/audit/audit-actions';
+import type { AuditPage } from '../../../functions/domain/audit/audit-store';
+import type { issuePreview } from '../../../functions/domain/access/preview';
+import type { SessionView } from '../../../functions/domain/access/session-admin';
+import type { OrderView } from '../../../functions/domain/commerce/orders';
+import type { AccountView } from '../../../functions/domain/staff/staff-accounts';
+import type { JobView } from '../../../functions/domain/jobs/jobs';
+import type { audienceReport, troubleList, WatchingView } from '../../../functions/domain/audience/audience-report';
+import type { Permission, Role } from '../../../functions/domain/staff/roles';
 
 // Response shapes are the API's own view types (type-only: nothing of the server is bundled).
 export type { EventStatus } from '../../../functions/domain/event-status';
@@ -70,13 +70,13 @@ export interface SessionsPage {
   total: number;
   nextCursor: string | null;
 }
-export type { OrderView } from '../../../functions/domain/orders';
+export type { OrderView } from '../../../functions/domain/commerce/orders';
 export interface OrdersPage {
   orders: OrderView[];
   nextCursor: string | null;
 }
-export type { AuditAction } from '../../../functions/domain/audit-actions';
-export type { AuditEntry, AuditPage } from '../../../functions/domain/audit-store';
+export type { AuditAction } from '../../../functions/domain/audit/audit-actions';
+export type { AuditEntry, AuditPage } from '../../../functions/domain/audit/audit-store';
 
 /**
  * What the event form sends. The API's `streamUrl` (the spec's "origin stream URL") is left out: nothing

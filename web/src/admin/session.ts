@@ -1,5 +1,5 @@
 /** Who is signed in and what their role allows; views hide what the API would refuse. */
-import type { Permission } from '../../../functions/domain/roles';
+import type { Permission } from '../../../functions/domain/staff/roles';
 import type { SessionInfo } from './api';
 
 let current: SessionInfo | null = null;

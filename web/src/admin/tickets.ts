@@ -1,8 +1,8 @@
 /** Watch links and their QR codes as the console shows them: the viewer page is on the console's own origin (`/` beside `/admin/`). */
-import { watchLink } from '../../../functions/domain/watch-link';
+import { watchLink } from '../../../functions/domain/codes/watch-link';
 import { qrCodeSvg } from '../shared/qr-code';
 
-export { groupedCode } from '../../../functions/domain/watch-link';
+export { groupedCode } from '../../../functions/domain/codes/watch-link';
 
 export function consoleWatchLink(code: string): string {
   return watchLink(location.origin, code);

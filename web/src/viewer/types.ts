@@ -3,9 +3,9 @@
  * answer types (type-only: nothing of the server is bundled), so they cannot
  * drift from what the server sends.
  */
-import type { longLivedPlaybackUrl, refreshPlayback, validateCode } from '../../../functions/domain/viewer-access';
+import type { longLivedPlaybackUrl, refreshPlayback, validateCode } from '../../../functions/domain/access/viewer-access';
 import type { eventSaleView, eventStatusView, viewerEventView } from '../../../functions/domain/views';
-import type { checkoutStatus } from '../../../functions/domain/checkout';
+import type { checkoutStatus } from '../../../functions/domain/commerce/checkout';
 
 export type { EventStatus } from '../../../functions/domain/event-status';
 export type { RefusalReason } from '../../../functions/domain/errors';

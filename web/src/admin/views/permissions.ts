@@ -3,7 +3,7 @@
  * definitions (bundled at build time), so it always says what the API enforces.
  */
 import { h } from '../../shared/dom';
-import { allows, PERMISSION_LABELS, PERMISSIONS, ROLES } from '../../../../functions/domain/roles';
+import { allows, PERMISSION_LABELS, PERMISSIONS, ROLES } from '../../../../functions/domain/staff/roles';
 import { routeTable } from '../../../../functions/http/route-table';
 import { ROLE_LABELS } from '../labels';
 import { tableWrap } from '../ui';

@@ -1,0 +1,164 @@
+import { PRESENCE_WINDOW_SECONDS, type AccessDeps } from '../access/viewer-access';
+import { accessEndsAt, eventStatus } from '../event-status';
+import type { EventCounters } from '../counter-store';
+import { LIST_LIMITS } from '../config';
+import { InvalidInput, NotFound } from '../errors';
+import type { EventChanges } from './event-store';
+import { createEventInput, parseInput, updateEventInput } from '../inputs';
+import { randomId, randomString } from '../random';
+import type { EventRecord } from '../records';
+import { adminEventView } from '../views';
+import { changesOf } from '../audit/audit-log';
+import { ingestReportView, retireIngestKey } from './stream-reports';
+
+const INGEST_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 32 characters of 62 symbols: about 190 bits, never guessed. */
+export function newIngestKey(): string {
+  return randomString(INGEST_KEY_ALPHABET, 32);
+}
+
+export async function requireEvent(deps: AccessDeps, id: string): Promise<EventRecord> {
+  const event = await deps.stores.events.getEvent(id);
+  if (!event) throw new NotFound('event');
+  return event;
+}
+
+/**
+ * (De)activates the event, then copies the flag onto its codes: the event item is the authority
+ * for validation and refresh, each code's copy keeps a heartbeat one conditional write.
+ */
+export async function setEventActive(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string, active: boolean): Promise<EventRecord> {
+  const event = await deps.stores.events.setEventActive(id, active, deps.now().toISOString());
+  await deps.stores.codes.copyEventActive(id, active);
+  return event;
+}
+
+/**
+ * Deletes the event: a deactivated tombstone first (from then on validation, refresh and the feed
+ * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes and audience,
+ * within the call or, with `inBackground`, by the job that starts (event-deletion.ts). That job is
+ * queued just before the tombstone, so a queue that refuses leaves the event as it was, to be deleted
+ * again; its steps wait for the tombstone.
+ */
+export async function deleteEvent(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string): Promise<void>;
+export async function deleteEvent<T>(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string, inBackground: () => Promise<T>): Promise<T>;
+export async function deleteEvent<T>(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string, inBackground?: () => Promise<T>): Promise<T | void> {
+  const job = inBackground && (await inBackground());
+  await deps.stores.events.deleteEvent(id, deps.now().toISOString());
+  if (inBackground) return job;
+  await deps.stores.codes.deleteEventCodes(id);
+  await deps.stores.audience.deleteEventAudience(id);
+}
+
+export async function createEvent(deps: AccessDeps, body: unknown) {
+  const input = parseInput(createEventInput, body);
+  const now = deps.now().toISOString();
+  const event: EventRecord = {
+    id: randomId(16),
+    ...input,
+    isActive: true,
+    isArchived: false,
+    createdAt: now,
+    updatedAt: now,
+    activeChangedAt: now,
+    tokenCount: 0,
+    ingestKey: newIngestKey(),
+    lastLiveEndedAt: null,
+  };
+  await deps.stores.events.createEvent(event);
+  return adminEventView(event);
+}
+
+/** The fields an admin edits, each recorded with its old and new value when it changed. */
+const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl', 'sale'] as const;
+
+/** The updated event, and what changed (for the audit log). */
+export async function updateEvent(deps: AccessDeps, id: string, body: unknown) {
+  const input = parseInput(updateEventInput, body);
+  const current = await requireEvent(deps, id);
+  const startsAt = input.startsAt ?? current.startsAt;
+  const endsAt = input.endsAt ?? current.endsAt;
+  if (endsAt <= startsAt) throw new InvalidInput('endsAt', 'must be after startsAt');
+  const updated = await deps.stores.events.updateEvent(id, input satisfies EventChanges, deps.now().toISOString());
+  return { event: adminEventView(updated), changes: changesOf(current, updated, EDITED_FIELDS) };
+}
+
+export async function setEventFlag(deps: AccessDeps, id: string, flag: 'active' | 'archived', value: boolean) {
+  const now = deps.now().toISOString();
+  const current = await requireEvent(deps, id);
+  if (flag === 'active') {
+    // Only a real change enters the revocation feed.
+    if (current.isActive === value) return adminEventView(current);
+    return adminEventView(await setEventActive(deps, id, value));
+  }
+  return adminEventView(await deps.stores.events.updateEvent(id, { isArchived: value }, now));
+}
+
+export async function rotateIngestKey(deps: AccessDeps, id: string, ingestServer: string) {
+  const current = await requireEvent(deps, id);
+  const changes = { ingestKey: newIngestKey(), retiredIngestKeyHashes: retireIngestKey(current) };
+  const event = await deps.stores.events.updateEvent(id, changes, deps.now().toISOString());
+  return eventDetails(deps, event, ingestServer);
+}
+
+function eventCounters(deps: AccessDeps, event: EventRecord, now: Date) {
+  const presenceSince = new Date(now.getTime() - PRESENCE_WINDOW_SECONDS * 1000).toISOString();
+  return deps.stores.counters.eventCounters({ eventId: event.id, presenceSince });
+}
+
+/** Active viewers are estimated from the claims and refreshes of the last refresh period (each present viewer makes one per period). */
+function activeViewersOf(event: EventRecord, counters: EventCounters, now: Date): number {
+  const watchable = event.isActive && now.toISOString() < accessEndsAt(event);
+  return watchable ? Math.min(counters.presence, event.tokenCount) : 0;
+}
+
+/** The presence counters' estimate of an event's viewers (the figure of `stats.activeViewers`); never counts sessions. */
+export async function estimateActiveViewers(deps: AccessDeps, event: EventRecord, now: Date): Promise<number> {
+  return activeViewersOf(event, await eventCounters(deps, event, now), now);
+}
+
+/**
+ * Code statistics from counters, never from reading every code: the token count is kept on the
+ * event, redemptions and revocations in sharded counters, active viewers estimated from presence.
+ */
+async function codeStats(deps: AccessDeps, event: EventRecord, now: Date) {
+  const counters = await eventCounters(deps, event, now);
+  return {
+    tokens: event.tokenCount,
+    redeemed: counters.redeemed,
+    revoked: counters.revoked,
+    activeViewers: activeViewersOf(event, counters, now),
+  };
+}
+
+/** GET of one event: the admin view plus status, code statistics and the OBS settings. */
+export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestServer: string) {
+  const now = deps.now();
+  return {
+    ...adminEventView(event),
+    status: eventStatus(event, now),
+    stats: await codeStats(deps, event, now),
+    ingest: {
+      server: ingestServer,
+      streamKey: `${event.id}?token=${event.ingestKey}`,
+      // OBS takes whole seconds; a keyframe at least every segment lets the ingest cut segments on time.
+      keyframeIntervalSeconds: Math.max(1, Math.floor(deps.config.segmentSeconds)),
+      ...ingestReportView(event),
+    },
+  };
+}
+
+export async function dashboard(deps: AccessDeps) {
+  const now = deps.now();
+  const events = await deps.stores.events.listEvents(LIST_LIMITS.events);
+  const stats = await Promise.all(events.map((event) => codeStats(deps, event, now)));
+  const total = (pick: (s: (typeof stats)[number]) => number) => stats.reduce((sum, s) => sum + pick(s), 0);
+  return {
+    totalEvents: events.length,
+    activeEvents: events.filter((event) => event.isActive && !event.isArchived).length,
+    totalTokens: total((s) => s.tokens),
+    redeemedTokens: total((s) => s.redeemed),
+    activeViewers: total((s) => s.activeViewers),
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * Deleting an event from the admin API: within the request up to a size, by a
+ * background job past it (event-deletion-job.ts). Either way the tombstone is
+ * written before the answer, so from then on the event is gone from every list,
+ * its codes are refused and its viewers cut at the edge as by a deactivation.
+ */
+import { deleteEvent } from '../events/event-admin';
+import type { JobRecord } from './job-store';
+import { startJob, type JobStartDeps } from './jobs';
+import type { EventRecord } from '../records';
+
+/**
+ * Events of up to this many codes (their code count) are deleted within the request: about 2 s of
+ * deletes on `npm start`, well inside API Gateway's 29 s in AWS (README).
+ */
+export const INLINE_DELETE_CODES = 5_000;
+
+export const deletesInline = (event: Pick<EventRecord, 'tokenCount'>) => event.tokenCount <= INLINE_DELETE_CODES;
+
+/** The event's tombstone, then a `delete-event` job for its codes, their sessions and its audience data. */
+export function deleteEventInBackground(deps: JobStartDeps, event: EventRecord, startedBy: JobRecord['startedBy']): Promise<JobRecord> {
+  return deleteEvent(deps, event.id, () => startJob(deps, { kind: 'delete-event', eventId: event.id, total: event.tokenCount, params: {}, startedBy }));
+}

@@ -1,0 +1,71 @@
+import * as z from 'zod';
+import { RTMP_APP } from '../config';
+import { secretsEqual } from '../constant-time';
+import { AccessRevoked, RtmpDenied, SessionGone } from '../errors';
+import { accessEndsAt } from '../event-status';
+import { parseInput, recordId } from '../inputs';
+import { checkViewerToken } from '../access/playback-token';
+import type { AccessDeps } from '../access/viewer-access';
+import { keyRefusalReason, recordRefusal } from '../events/stream-reports';
+import type { PublishRefusalReason } from '../records';
+
+/** The RTMP server's callback body (spec/rtmp-auth.md), plus `recheck` that our ingest adds when it re-asks for a live session. */
+const rtmpAuthInput = z.object({
+  action: z.enum(['publish', 'play']),
+  app: z.string().max(64),
+  stream_name: z.string().min(1).max(256),
+  stream_key: z.string().max(512),
+  token: z.string().max(4096),
+  remote_addr: z.string().max(64),
+  recheck: z.boolean().optional(),
+});
+
+export type RtmpGrant = { ok: true } | { ok: true; session: string };
+
+/**
+ * The platform's answer to the ingest server's callback: a publish passes
+ * with the event's ingest key; a play with a playback JWT for that event
+ * whose session is still the code's live one. A play counts as the
+ * session's heartbeat (an RTMP player sends none), so the single-device rule
+ * holds while it plays, and the ingest's recheck, which re-asks on its
+ * interval with `recheck: true`, cuts it once the code is revoked, the event
+ * deactivated or another device took the code over. The answer names the
+ * session so the ingest can admit one RTMP play connection per session.
+ */
+export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<RtmpGrant> {
+  const input = parseInput(rtmpAuthInput, body);
+  const deny = () => new RtmpDenied();
+  if (input.app !== RTMP_APP || !recordId.safeParse(input.stream_name).success) throw deny();
+  const event = await deps.stores.events.getEvent(input.stream_name);
+  if (!event) throw deny();
+  if (input.action === 'publish') {
+    // Refused publishes are kept on the event (the answer stays the same): OBS shows only a generic error, the
+    // event page says why. A failed write of that log must not change the answer.
+    const refuse = async (reason: PublishRefusalReason) => {
+      await recordRefusal(deps, event, reason, input.remote_addr).catch(() => undefined);
+      return deny();
+    };
+    if (!event.isActive) throw await refuse('event-inactive');
+    if (!input.token || !secretsEqual(input.token, event.ingestKey)) throw await refuse(keyRefusalReason(event, input.token));
+    return { ok: true };
+  }
+  if (!event.isActive) throw deny();
+  const now = deps.now();
+  // A recheck re-asks with the token the player connected with; it has usually expired by then, the session has not.
+  const checked = await checkViewerToken(input.token, deps.config.signingKeys, now, { allowExpired: input.recheck === true });
+  if (!checked.ok || checked.claims.eid !== event.id) throw deny();
+  const { claims } = checked;
+  if (now.toISOString() >= accessEndsAt(event)) throw deny();
+  try {
+    await deps.stores.codes.heartbeat({
+      code: claims.code,
+      sessionId: claims.sid,
+      now: now.toISOString(),
+      staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
+    });
+  } catch (error) {
+    if (error instanceof SessionGone || error instanceof AccessRevoked) throw deny();
+    throw error;
+  }
+  return { ok: true, session: claims.sid };
+}
