@@ -17,7 +17,7 @@ import { startEdgeSync } from '../local/edge-sync-triggers';
 import { startMediaServer } from '../local/media-server';
 import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
 import { dynamoStores } from '../functions/adapters/dynamo-stores';
-import { signPlaybackToken } from '../functions/domain/access/playback-token';
+import { signPlaybackToken } from '../functions/domain/access';
 import { benchmark, owned } from './lib/cleanup';
 
 const BUCKET = 'stagedoor-media';

@@ -10,8 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { EDGE_VALIDATOR_FILE, loadEdgeValidator, type CloudFrontRequest } from '../local/media-edge-runtime';
 import { kvsKey, kvsValue } from '../functions/adapters/kvs-scheme';
-import { signPlaybackToken } from '../functions/domain/access/playback-token';
-import { playbackCredential } from '../functions/domain/access/playback-url';
+import { signPlaybackToken } from '../functions/domain/access';
+import { playbackCredential } from '../functions/domain/access';
 
 const BATCH = 200;
 const MAX_BATCHES = 200;

@@ -8,7 +8,7 @@
  * within the request (INLINE_DELETE_CODES), its DELETE timed.
  *   npx tsx bench/jobs-delete.ts     (CODES=100000, REVOKED=20000)
  */
-import { INLINE_DELETE_CODES } from '../functions/domain/jobs/event-deletion';
+import { INLINE_DELETE_CODES } from '../functions/domain/jobs';
 import { startLocalSystem, type LocalSystem } from '../test/support/local-system';
 import { benchmark } from './lib/cleanup';
 import { table } from './lib/stats';

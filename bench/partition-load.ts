@@ -38,7 +38,7 @@
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
 import { startApiServer } from '../local/api-server';
 import { readApiConfig } from '../functions/config/api-config';
-import { hashAdminPassword } from '../functions/domain/staff/admin-credentials';
+import { hashAdminPassword } from '../functions/domain/staff';
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../functions/domain/playback-claims';
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -46,11 +46,11 @@ import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/
 import { CODE_SHARDS } from '../functions/adapters/table-schema';
 import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
 import { dynamoStores } from '../functions/adapters/dynamo-stores';
-import { startCodeExport, startCodeGeneration } from '../functions/domain/codes/code-admin';
-import { EXPORT_PART_BYTES } from '../functions/domain/jobs/code-export-job';
+import { startCodeExport, startCodeGeneration } from '../functions/domain/jobs';
+import { EXPORT_PART_BYTES } from '../functions/domain/jobs';
 import { MemoryExportFiles } from '../test/support/memory-export-files';
-import { CODES_PER_SECOND_PER_LANE, CODES_PER_STEP, GENERATION_LANES } from '../functions/domain/jobs/code-generation-job';
-import { JOB_WORKER } from '../functions/domain/jobs/job-worker-settings';
+import { CODES_PER_SECOND_PER_LANE, CODES_PER_STEP, GENERATION_LANES } from '../functions/domain/jobs';
+import { JOB_WORKER } from '../functions/domain/jobs';
 import { bearer, call } from '../test/support/http';
 import { MemoryJobQueue } from '../test/support/memory-job-queue';
 import { startDynamoRecorder, type Charge } from './lib/dynamo-recorder';

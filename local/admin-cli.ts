@@ -9,7 +9,7 @@
  */
 import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
 import { dynamoAccountStore } from '../functions/adapters/dynamo-stores';
-import { unlockSignIn } from '../functions/domain/staff/sign-in-limits';
+import { unlockSignIn } from '../functions/domain/staff';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { LOCAL_TABLES, localDataDir, localDynamoDir } from './local-config';
 import { runningSystemOn } from './running-system';

@@ -1,6 +1,6 @@
 import { createKvsWriter } from '../functions/adapters/kvs-writer';
 import { EDGE_SYNC_TRIGGERS } from '../functions/config/edge-sync-config';
-import type { CodeStore } from '../functions/domain/codes/code-store';
+import type { CodeStore } from '../functions/domain/codes';
 import type { SigningKeys } from '../functions/domain/signing-keys';
 import { createEdgeSyncHandler } from '../functions/handlers/edge-sync';
 import { createMemoryKeyValueStore } from './memory-key-value-store';

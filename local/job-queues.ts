@@ -1,7 +1,7 @@
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { JobQueue } from '../functions/domain/jobs/job-queue';
-import type { JobStore } from '../functions/domain/jobs/job-store';
-import { JOB_MAX_RECEIVES, JOB_WORKER } from '../functions/domain/jobs/job-worker-settings';
+import type { JobQueue } from '../functions/domain/jobs';
+import type { JobStore } from '../functions/domain/jobs';
+import { JOB_MAX_RECEIVES, JOB_WORKER } from '../functions/domain/jobs';
 import type { Stores } from '../functions/domain/stores';
 import { LIST_LIMITS } from '../functions/domain/config';
 

@@ -8,7 +8,7 @@
  * timeout in seconds as its second.
  */
 import { sqsClient } from '../functions/adapters/aws-clients';
-import { JOB_WORKER } from '../functions/domain/jobs/job-worker-settings';
+import { JOB_WORKER } from '../functions/domain/jobs';
 import { jobWorker, type JobWorkerWiring } from '../functions/handlers/job-worker';
 import { startSqsEventSource } from './sqs-event-source';
 

@@ -19,7 +19,7 @@ import { createAudienceRecorderHandler } from '../functions/handlers/audience-re
 import { createRecordingSweepHandler } from '../functions/handlers/recording-sweep';
 import { checkoutSweep } from '../functions/handlers/checkout-sweep';
 import { publicApp } from '../functions/handlers/public';
-import { CHECKOUT_SWEEP_SECONDS } from '../functions/domain/commerce/checkout-sweep';
+import { CHECKOUT_SWEEP_SECONDS } from '../functions/domain/commerce';
 import { describeError } from '../recording/log';
 import { startEdgeSync } from './edge-sync-triggers';
 import { inboxOpenToNetwork, startMailCatcher } from './mail-catcher';

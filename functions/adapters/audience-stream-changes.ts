@@ -1,7 +1,7 @@
 import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
-import type { CodeChange, EventChange } from '../domain/audience/audience-changes';
+import type { CodeChange, EventChange } from '../domain/audience';
 import { toCode } from './dynamo-code-store';
 import { toEvent } from './dynamo-event-store';
 import type { Item } from './dynamo-table';

@@ -1,6 +1,6 @@
 import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
 import { randomUUID } from 'node:crypto';
-import type { MediaCache } from '../domain/streams/media-cache';
+import type { MediaCache } from '../domain/streams';
 
 /** Same alphabet as the edge validator accepts for event ids: no wildcard or path trick widens the invalidation. */
 const EVENT_ID = /^[A-Za-z0-9_-]{1,128}$/;

@@ -1,5 +1,5 @@
 import { PutCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore, SignInFailures, SignInKey } from '../domain/staff/account-store';
+import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore, SignInFailures, SignInKey } from '../domain/staff';
 import { AlreadyExists, Contended, NotFound } from '../domain/errors';
 import { epochSeconds } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';

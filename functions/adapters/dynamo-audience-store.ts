@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { BatchGetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AirChange, AudienceStore, EndedSessionSummary, MinuteTally, TicketWatch, TroubleEntry } from '../domain/audience/audience-store';
-import { MINUTE_SUMS, emptyMinute, mergeMinute } from '../domain/audience/audience-store';
+import type { AirChange, AudienceStore, EndedSessionSummary, MinuteTally, TicketWatch, TroubleEntry } from '../domain/audience';
+import { MINUTE_SUMS, emptyMinute, mergeMinute } from '../domain/audience';
 import { TROUBLE_MIN_WATCH_MS, failedToStart, stallRatio } from '../domain/playback-quality';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import { epochSeconds, shardOf } from './dynamo-keys';

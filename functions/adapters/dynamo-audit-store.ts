@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { AuditAction } from '../domain/audit/audit-actions';
-import type { AuditEntry, AuditPage, AuditScope, AuditStore } from '../domain/audit/audit-store';
+import type { AuditAction } from '../domain/audit';
+import type { AuditEntry, AuditPage, AuditScope, AuditStore } from '../domain/audit';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import { epochSeconds } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';

@@ -1,5 +1,5 @@
-import type { CodePart, CodeStore } from '../domain/codes/code-store';
-import { matchesCodeFilter } from '../domain/codes/code-filter';
+import type { CodePart, CodeStore } from '../domain/codes';
+import { matchesCodeFilter } from '../domain/codes';
 import { LIST_LIMITS } from '../domain/config';
 import type { CodeSummary } from '../domain/records';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';

@@ -1,5 +1,5 @@
-import type { CodeStore } from '../domain/codes/code-store';
-import { codeDenyUntil, endedSessionsAfter } from '../domain/access/edge-deny';
+import type { CodeStore } from '../domain/codes';
+import { codeDenyUntil, endedSessionsAfter } from '../domain/access';
 import { AccessRevoked, AlreadyExists, CodeInUse, Contended, NotFound, SessionGone } from '../domain/errors';
 import type { QualityReport } from '../domain/playback-quality';
 import type { CodeRecord, CodeSummary } from '../domain/records';

@@ -1,5 +1,5 @@
 import { AlreadyExists, Contended, LeaseHeld, NotFound } from '../domain/errors';
-import type { EventChanges, EventStore, StreamLease } from '../domain/events/event-store';
+import type { EventChanges, EventStore, StreamLease } from '../domain/events';
 import type { EventRecord, PublishRefusal } from '../domain/records';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';

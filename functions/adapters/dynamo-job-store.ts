@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { AlreadyExists, NotFound } from '../domain/errors';
-import type { JobRecord, JobStore } from '../domain/jobs/job-store';
+import type { JobRecord, JobStore } from '../domain/jobs';
 import { epochSeconds } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
 import { tableSchema } from './table-schema';

@@ -1,5 +1,5 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../domain/commerce/order-store';
+import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../domain/commerce';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import { shardOf } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AccountStore } from '../domain/staff/account-store';
+import type { AccountStore } from '../domain/staff';
 import type { Stores } from '../domain/stores';
 import { DynamoAccountStore } from './dynamo-account-store';
 import { DynamoAudienceStore } from './dynamo-audience-store';

@@ -3,7 +3,7 @@
  * written by edge-sync (functions/handlers/edge-sync.ts), in AWS and in `npm start` alike.
  */
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../domain/playback-claims';
-import { eventDenyUntil, sessionDenyUntil } from '../domain/access/edge-deny';
+import { eventDenyUntil, sessionDenyUntil } from '../domain/access';
 import type { CodeAccessState, EventAccessState } from '../domain/records';
 import type { SigningKeys } from '../domain/signing-keys';
 import { isDenyKey, kvsKey, kvsValue, parseDenyUntilValue, parseKvsKey } from './kvs-scheme';

@@ -1,7 +1,7 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import nodemailer from 'nodemailer';
 import type { MailTransportConfig } from '../config/mailer-config';
-import type { MailMessage } from '../domain/commerce/ticket-email';
+import type { MailMessage } from '../domain/commerce';
 
 /** Why nothing can be sent: the one setting a deployment must make. */
 export const NO_SENDER = 'no sender address: set the stack parameter TicketEmailSender (MAIL_FROM) to an address verified in SES';

@@ -1,5 +1,5 @@
 import type { MediaCacheTarget } from '../config/api-config';
-import type { MediaCache } from '../domain/streams/media-cache';
+import type { MediaCache } from '../domain/streams';
 import { cloudFrontMediaCache } from './cdn-invalidation';
 import { mediaServerCache } from './media-server-cache';
 

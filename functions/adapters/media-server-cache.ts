@@ -1,4 +1,4 @@
-import type { MediaCache } from '../domain/streams/media-cache';
+import type { MediaCache } from '../domain/streams';
 
 /** The local media server's `DELETE /admin/cache/:eventId`, reachable only from this machine. */
 export function mediaServerCache(baseUrl: string): MediaCache {

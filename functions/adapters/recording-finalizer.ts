@@ -1,5 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { RecordingFinalizer } from '../domain/streams/stream-lease';
+import type { RecordingFinalizer } from '../domain/streams';
 import { Recording } from '../../recording/recording';
 import { s3Store } from '../../recording/store';
 import { logger } from './telemetry';

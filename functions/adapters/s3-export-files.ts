@@ -8,8 +8,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { attachment } from '../domain/codes/code-export';
-import type { ExportFiles } from '../domain/jobs/export-files';
+import { attachment } from '../domain/codes';
+import type { ExportFiles } from '../domain/jobs';
 
 const isNoSuchUpload = (error: unknown) => (error as { name?: string })?.name === 'NoSuchUpload';
 

@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { JobQueue, StepMessage } from '../domain/jobs/job-queue';
+import type { JobQueue, StepMessage } from '../domain/jobs';
 
 /** SQS takes at most 10 messages per batch. */
 const BATCH = 10;

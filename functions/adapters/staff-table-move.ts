@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isSealedTotpSecret, sealTotpSecret } from '../domain/staff/totp-secrets';
+import { isSealedTotpSecret, sealTotpSecret } from '../domain/staff';
 import { dynamoTable, type DynamoTable, type Item } from './dynamo-table';
 
 /** Where versions before the staff table kept staff accounts and the account policy: one partition of the main table. */

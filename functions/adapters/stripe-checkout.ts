@@ -1,6 +1,6 @@
-import type { CheckoutSessionRequest, CheckoutSessions } from '../domain/commerce/checkout';
+import type { CheckoutSessionRequest, CheckoutSessions } from '../domain/commerce';
 import { PaymentsUnavailable } from '../domain/errors';
-import { TICKETS_HELD } from '../domain/commerce/stripe-orders';
+import { TICKETS_HELD } from '../domain/commerce';
 import { logger } from './telemetry';
 
 type StripeClient = InstanceType<typeof import('stripe').default>;

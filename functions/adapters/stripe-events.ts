@@ -1,5 +1,5 @@
-import { SIGNATURE_TOLERANCE_SECONDS } from '../domain/commerce/webhook-signature';
-import type { StripeEvent } from '../domain/commerce/stripe-orders';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../domain/commerce';
+import type { StripeEvent } from '../domain/commerce';
 
 /**
  * A Stripe webhook delivery verified with Stripe's own SDK (`Stripe-Signature` over the raw body,

@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { LRUCache } from 'lru-cache';
 import type { DroppedReport } from '../domain/playback-quality';
-import type { DroppedReports } from '../domain/access/viewer-access';
+import type { DroppedReports } from '../domain/access';
 
 /** Structured JSON logs (CloudWatch in AWS); the wiring sets the level from its configuration. */
 export const logger = new Logger({ serviceName: 'stagedoor' });

@@ -87,3 +87,6 @@ export const LIST_LIMITS = {
  * once a minute, so 90 s tolerates that without a session dropping.
  */
 export const SESSION_TIMEOUT_SECONDS = 90;
+
+/** Tickets one order may carry: one email holds each with its QR code. */
+export const MAX_TICKETS_PER_ORDER = 20;

@@ -1,11 +1,12 @@
 import * as z from 'zod';
-import { LIST_LIMITS } from './config';
+import { LIST_LIMITS, MAX_TICKETS_PER_ORDER } from './config';
 import { InvalidInput } from './errors';
-import { TOKEN_STATUSES } from './views';
+import { TOKEN_STATUSES } from './records';
 import { isTimeZone } from './time-zone';
-import { MAX_TICKETS_PER_ORDER } from './commerce/order-input';
 
 const perOrder = `must be between 1 and ${MAX_TICKETS_PER_ORDER}`;
+/** A number of tickets in one order: a sale's `maxPerOrder` and a checkout's `quantity`. */
+export const ticketsPerOrder = z.number().refine(Number.isInteger, perOrder).min(1, perOrder).max(MAX_TICKETS_PER_ORDER, perOrder);
 
 export const timestamp = z
   .string()
@@ -40,7 +41,7 @@ export const saleInput = z
       .toLowerCase()
       .refine((code) => CURRENCIES.has(code), 'must be an ISO 4217 currency code such as "eur" or "usd"'),
     capacity: z.number().refine(Number.isInteger, 'must be a whole number').min(1, 'must be at least 1 (null: no limit)').max(10_000_000, 'must be at most 10000000').nullable(),
-    maxPerOrder: z.number().refine(Number.isInteger, perOrder).min(1, perOrder).max(MAX_TICKETS_PER_ORDER, perOrder),
+    maxPerOrder: ticketsPerOrder,
   })
   .nullable();
 
@@ -132,16 +133,6 @@ export const leaseInput = z.object({
   holder: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be 1-100 letters, digits or _.:-'),
   action: z.enum(['acquire', 'release']),
 });
-
-/** `POST /api/checkout`: the buyer's email, and how many tickets (the event's `maxPerOrder` is checked against it). */
-export const checkoutInput = z.object({
-  eventId: recordId,
-  email: z.email('must be an email address').max(320),
-  quantity: z.number().refine(Number.isInteger, perOrder).min(1, perOrder).max(MAX_TICKETS_PER_ORDER, perOrder),
-});
-
-/** A Stripe Checkout Session id (`cs_test_…`, `cs_live_…`), the key of the order-status route. */
-export const checkoutSessionId = z.string().regex(/^cs_[A-Za-z0-9_]{1,250}$/, 'is not a checkout session id');
 
 /** Parses or throws `InvalidInput` naming the first offending field. */
 export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {

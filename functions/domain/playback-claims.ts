@@ -36,3 +36,6 @@ export interface PlaybackClaims {
 export function streamPathOf(eventId: string): string {
   return `/streams/${eventId}/`;
 }
+
+/** A viewer counts as present from a claim or refresh until the next refresh is due (80 % of the JWT's life). */
+export const PRESENCE_WINDOW_SECONDS = Math.round(PLAYBACK_TOKEN_TTL_SECONDS * 0.8);

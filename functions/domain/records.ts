@@ -152,3 +152,7 @@ export type CodeAccessState = Pick<CodeRecord, 'code' | 'isRevoked' | 'revokedAt
 
 /** An event as the access feed sees it. */
 export type EventAccessState = Pick<EventRecord, 'id' | 'isActive' | 'activeChangedAt' | 'endsAt' | 'accessWindowHours' | 'denyUntil'>;
+
+/** A code's status as the admin lists it (spec "token record"). */
+export type CodeStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
+export const TOKEN_STATUSES = ['unused', 'redeemed', 'revoked', 'expired'] as const;

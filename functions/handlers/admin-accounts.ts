@@ -6,22 +6,22 @@ import { clearedSecondFactorCookie, secondFactorCookie, sessionCookie } from '..
 import { clientIp, cookie } from '../http/request-info';
 import { json } from '../http/responses';
 import { logger } from '../adapters/telemetry';
-import type { AccountRecord } from '../domain/staff/account-store';
-import { passwordHashIsOutdated } from '../domain/staff/admin-credentials';
+import type { AccountRecord } from '../domain/staff';
+import { passwordHashIsOutdated } from '../domain/staff';
 import {
   issueAdminSession,
   issueSecondFactorChallenge,
   readSecondFactorChallenge,
   SECOND_FACTOR_COOKIE,
   type AdminSession,
-} from '../domain/staff/admin-session';
-import { confirmEnrolment, startEnrolment } from '../domain/staff/enrolment';
+} from '../domain/staff';
+import { confirmEnrolment, startEnrolment } from '../domain/staff';
 import { SignInFailed } from '../domain/errors';
 import { loginInput, parseInput, secondFactorInput } from '../domain/inputs';
 import { rateLimitSubject } from '../domain/rate-limit-subject';
 import { hitRateLimit } from '../domain/rate-limits';
-import { permissionsOf } from '../domain/staff/roles';
-import { checkPassword, checkSecondFactor } from '../domain/staff/sign-in';
+import { permissionsOf } from '../domain/staff';
+import { checkPassword, checkSecondFactor } from '../domain/staff';
 import {
   changeAccount,
   changeOwnPassword,
@@ -32,8 +32,8 @@ import {
   resetTwoFactor,
   setAccountPolicy,
   unlockAccount,
-} from '../domain/staff/staff-accounts';
-import { UNKNOWN_ACCOUNT } from '../domain/audit/audit-actions';
+} from '../domain/staff';
+import { UNKNOWN_ACCOUNT } from '../domain/audit';
 
 /** The client address as the rate limits and the sign-in limits count it (IPv6: its /64). */
 const addressOf = (app: App, event: ApiEvent) => rateLimitSubject(clientIp(event, app.config.originVerifySecret));

@@ -13,17 +13,18 @@ import { clientIp, cookie, requestOrigin } from '../http/request-info';
 import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
-import type { AuditAction } from '../domain/audit/audit-actions';
-import { listAudit, type AuditRecord } from '../domain/audit/audit-log';
-import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../domain/audience/audience-report';
-import { issuePreview } from '../domain/access/preview';
-import { endAllSessions, endSession, listSessions } from '../domain/access/session-admin';
-import { ADMIN_COOKIE, readAdminSession } from '../domain/staff/admin-session';
-import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked, startCodeExport, startCodeGeneration, startCodeRevocation } from '../domain/codes/code-admin';
-import { attachment } from '../domain/codes/code-export';
-import { deleteEventInBackground, deletesInline } from '../domain/jobs/event-deletion';
-import { JOB_KINDS } from '../domain/jobs/job-kinds';
-import { jobAnswer, jobPermission, jobView, listEventJobs, requireJob, retryJob, type JobStartDeps } from '../domain/jobs/jobs';
+import type { AuditAction } from '../domain/audit';
+import { listAudit, type AuditRecord } from '../domain/audit';
+import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../domain/audience';
+import { issuePreview } from '../domain/access';
+import { endAllSessions, endSession, listSessions } from '../domain/access';
+import { ADMIN_COOKIE, readAdminSession } from '../domain/staff';
+import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/codes';
+import { startCodeExport, startCodeGeneration, startCodeRevocation } from '../domain/jobs';
+import { attachment } from '../domain/codes';
+import { deleteEventInBackground, deletesInline } from '../domain/jobs';
+import { jobKindOf } from '../domain/jobs';
+import { jobAnswer, jobPermission, jobView, listEventJobs, requireJob, retryJob, type JobStartDeps } from '../domain/jobs';
 import {
   createEvent,
   dashboard,
@@ -33,12 +34,12 @@ import {
   rotateIngestKey,
   setEventFlag,
   updateEvent,
-} from '../domain/events/event-admin';
-import type { JobRecord } from '../domain/jobs/job-store';
-import { allows } from '../domain/staff/roles';
+} from '../domain/events';
+import type { JobRecord } from '../domain/jobs';
+import { allows } from '../domain/staff';
 import { LIST_LIMITS } from '../domain/config';
-import { adminEventListView } from '../domain/views';
-import { listEventOrders, orderView, resendOrderEmail } from '../domain/commerce/orders';
+import { adminEventListView } from '../domain/events';
+import { listEventOrders, orderView, resendOrderEmail } from '../domain/commerce';
 import { accountRoutes } from './admin-accounts';
 
 /**
@@ -95,7 +96,7 @@ function jobDeps({ app }: ApiRequest<AdminApp>): JobStartDeps {
  */
 async function startedJob(request: ApiRequest<AdminApp>, start: (startedBy: JobRecord['startedBy']) => Promise<JobRecord>, answer: Record<string, unknown> = {}) {
   const job = await start({ actor: request.account!.username, clientIp: clientIp(request.event, request.app.config.originVerifySecret) });
-  await audit(request, 'job.start', job.eventId, JOB_KINDS[job.kind].describe(job), { details: { jobId: job.id, kind: job.kind, ...job.params } });
+  await audit(request, 'job.start', job.eventId, jobKindOf(job.kind).describe(job), { details: { jobId: job.id, kind: job.kind, ...job.params } });
   return json(202, { ...answer, job: jobView(job) });
 }
 
@@ -238,7 +239,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'POST /api/admin/jobs/{jobId}/retry': async (request) => {
     const job = await permittedJob(request);
     const retried = await retryJob(jobDeps(request), job);
-    await audit(request, 'job.retry', job.eventId, JOB_KINDS[job.kind].describe(job), {
+    await audit(request, 'job.retry', job.eventId, jobKindOf(job.kind).describe(job), {
       details: { jobId: job.id, kind: job.kind, done: job.done, total: job.total, ...(job.error ? { error: job.error } : {}) },
     });
     return json(202, { job: jobView(retried) });

@@ -1,5 +1,5 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { recordAudience, type AudienceRecorderDeps } from '../domain/audience/audience-recorder';
+import { recordAudience, type AudienceRecorderDeps } from '../domain/audience';
 import { audienceChangesFromStream } from '../adapters/audience-stream-changes';
 import { dynamoDocumentClient } from '../adapters/aws-clients';
 import { DynamoAudienceStore } from '../adapters/dynamo-audience-store';

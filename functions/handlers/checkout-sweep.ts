@@ -1,6 +1,6 @@
 import type { AppSource } from '../http/app';
-import { settleStaleCheckouts, type CheckoutSweepOutcome } from '../domain/commerce/checkout-sweep';
-import { recordAudit } from '../domain/audit/audit-log';
+import { settleStaleCheckouts, type CheckoutSweepOutcome } from '../domain/commerce';
+import { recordAudit } from '../domain/audit';
 import { logger } from '../adapters/telemetry';
 import { orderAuditRecord, type PublicApp } from './order-webhook';
 

@@ -3,7 +3,7 @@ import { HttpError } from '../http/http-error';
 import { viewerUrl } from '../http/public-urls';
 import { clientIp } from '../http/request-info';
 import { json } from '../http/responses';
-import { checkoutStatus, startCheckout } from '../domain/commerce/checkout';
+import { checkoutStatus, startCheckout } from '../domain/commerce';
 import type { PublicApp } from './order-webhook';
 
 export const checkoutRoutes: Record<string, RouteHandler<PublicApp>> = {

@@ -1,6 +1,6 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
-import type { CodeStore } from '../domain/codes/code-store';
+import type { CodeStore } from '../domain/codes';
 import type { SigningKeys } from '../domain/signing-keys';
 import { dynamoDocumentClient } from '../adapters/aws-clients';
 import { DynamoCodeStore } from '../adapters/dynamo-code-store';

@@ -3,12 +3,12 @@ import { appSource, fromEnvironment, type App } from '../http/app';
 import { auditRequest } from '../http/audit-request';
 import { areaHandler } from '../http/area-handler';
 import { json } from '../http/responses';
-import { buildRevocationFeed } from '../domain/access/revocation-feed-builder';
+import { buildRevocationFeed } from '../domain/access';
 import { leaseInput, parseInput } from '../domain/inputs';
-import { INGEST_ACTOR, type AuditAction } from '../domain/audit/audit-actions';
+import { INGEST_ACTOR, type AuditAction } from '../domain/audit';
 import type { EventRecord } from '../domain/records';
-import { acquireLease, releaseLease } from '../domain/streams/stream-lease';
-import { recordRefusalReport, recordVideoReport } from '../domain/events/stream-reports';
+import { acquireLease, releaseLease } from '../domain/streams';
+import { recordRefusalReport, recordVideoReport } from '../domain/events';
 
 /** What the ingest reported about an event's show, in the audit log by the ingest. */
 function auditShow(app: App, request: ApiEvent, action: AuditAction, event: EventRecord, holder: string) {

@@ -5,8 +5,8 @@ import { dynamoStores } from '../adapters/dynamo-stores';
 import { SqsJobQueue } from '../adapters/sqs-job-queue';
 import { logger } from '../adapters/telemetry';
 import { readJobWorkerConfig, type JobWorkerConfig } from '../config/job-worker-config';
-import { stepMessage } from '../domain/jobs/job-queue';
-import { runStep, type RunnerDeps } from '../domain/jobs/job-runner';
+import { stepMessage } from '../domain/jobs';
+import { runStep, type RunnerDeps } from '../domain/jobs';
 
 export interface JobWorkerDeps extends RunnerDeps {
   /** Hands a received message out again after `seconds` (ChangeMessageVisibility). */

@@ -8,9 +8,9 @@ import { dynamoTable } from '../adapters/dynamo-table';
 import { mailTransport, NO_SENDER, type MailTransport } from '../adapters/mail-transport';
 import { logger } from '../adapters/telemetry';
 import { MAILER_TRIGGERS, readMailerConfig } from '../config/mailer-config';
-import type { EventStore } from '../domain/events/event-store';
-import type { OrderRecord, OrderStore } from '../domain/commerce/order-store';
-import { refundEmail, ticketEmail, type EmailContext } from '../domain/commerce/ticket-email';
+import type { EventStore } from '../domain/events';
+import type { OrderRecord, OrderStore } from '../domain/commerce';
+import { refundEmail, ticketEmail, type EmailContext } from '../domain/commerce';
 
 export interface MailerDeps {
   orders: OrderStore;

@@ -5,13 +5,13 @@ import { HttpError } from '../http/http-error';
 import { header, rawBody } from '../http/request-info';
 import { json } from '../http/responses';
 import { parseInput } from '../domain/inputs';
-import { isKnownOrderType, orderWebhookBody } from '../domain/commerce/order-input';
-import { orderPaid, orderRefunded, type OrderOutcome } from '../domain/commerce/orders';
-import { verifySignature } from '../domain/commerce/webhook-signature';
-import { stripeEventOrder } from '../domain/commerce/stripe-orders';
+import { isKnownOrderType, orderWebhookBody } from '../domain/commerce';
+import { orderPaid, orderRefunded, type OrderOutcome } from '../domain/commerce';
+import { verifySignature } from '../domain/commerce';
+import { stripeEventOrder } from '../domain/commerce';
 import type { CommerceSecrets } from '../adapters/secrets';
-import type { CheckoutSessions } from '../domain/commerce/checkout';
-import type { AuditRecord } from '../domain/audit/audit-log';
+import type { CheckoutSessions } from '../domain/commerce';
+import type { AuditRecord } from '../domain/audit';
 import { verifiedStripeEvent } from '../adapters/stripe-events';
 
 /** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */

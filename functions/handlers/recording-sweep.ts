@@ -1,5 +1,5 @@
-import type { EventStore } from '../domain/events/event-store';
-import { finalizeExpiredLeases, scheduledShows, type RecordingFinalizer } from '../domain/streams/stream-lease';
+import type { EventStore } from '../domain/events';
+import { finalizeExpiredLeases, scheduledShows, type RecordingFinalizer } from '../domain/streams';
 import { dynamoDocumentClient, s3Client } from '../adapters/aws-clients';
 import { DynamoEventStore } from '../adapters/dynamo-event-store';
 import { dynamoTable } from '../adapters/dynamo-table';

@@ -1,4 +1,4 @@
-import { ADMIN_COOKIE, ADMIN_SESSION_SECONDS, SECOND_FACTOR_COOKIE, SECOND_FACTOR_SECONDS } from '../domain/staff/admin-session';
+import { ADMIN_COOKIE, ADMIN_SESSION_SECONDS, SECOND_FACTOR_COOKIE, SECOND_FACTOR_SECONDS } from '../domain/staff';
 import type { ApiEvent } from './api-types';
 import { requestOrigin } from './request-info';
 

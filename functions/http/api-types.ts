@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { AccountRecord } from '../domain/staff/account-store';
-import type { AdminSession } from '../domain/staff/admin-session';
+import type { AccountRecord } from '../domain/staff';
+import type { AdminSession } from '../domain/staff';
 import type { App } from './app';
 
 export type ApiEvent = APIGatewayProxyEventV2;

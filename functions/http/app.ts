@@ -4,11 +4,11 @@ import { loadSharedSecrets } from '../adapters/secrets';
 import { droppedReportsTelemetry, logger } from '../adapters/telemetry';
 import { readApiConfig, type ApiConfig } from '../config/api-config';
 import type { AdminSecrets, AppConfig } from '../domain/config';
-import type { ExportFiles } from '../domain/jobs/export-files';
-import type { JobQueue } from '../domain/jobs/job-queue';
-import type { MediaCache } from '../domain/streams/media-cache';
+import type { ExportFiles } from '../domain/jobs';
+import type { JobQueue } from '../domain/jobs';
+import type { MediaCache } from '../domain/streams';
 import type { AdminStores, Stores } from '../domain/stores';
-import type { DroppedReports } from '../domain/access/viewer-access';
+import type { DroppedReports } from '../domain/access';
 
 /** What every handler works with. */
 export interface App {

@@ -10,8 +10,9 @@ import { sameOriginMutations } from './middlewares/same-origin-mutations';
 import { routeGuard } from './middlewares/route-guard';
 import { routeKey, routeTable, type Area } from './route-table';
 import type { AdminApp, App, AppSource } from './app';
-import { checkoutSessionId, recordId } from '../domain/inputs';
-import { normalizeUsername } from '../domain/staff/staff-accounts';
+import { recordId } from '../domain/inputs';
+import { checkoutSessionId } from '../domain/commerce';
+import { normalizeUsername } from '../domain/staff';
 
 export type LambdaHandler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 

@@ -1,4 +1,4 @@
-import { recordAudit, type AuditRecord } from '../domain/audit/audit-log';
+import { recordAudit, type AuditRecord } from '../domain/audit';
 import type { ApiEvent } from './api-types';
 import type { App } from './app';
 import { logger } from '../adapters/telemetry';

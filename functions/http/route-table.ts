@@ -1,4 +1,4 @@
-import type { Permission } from '../domain/staff/roles';
+import type { Permission } from '../domain/staff';
 
 /**
  * Every API route, with the Lambda (area) that serves it and the guard in

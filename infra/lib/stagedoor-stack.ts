@@ -2,7 +2,7 @@ import { Aspects, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-li
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
 import { EDGE_SYNC_TRIGGERS } from '../../functions/config/edge-sync-config';
-import { EXPORT_FILE_DAYS } from '../../functions/domain/jobs/code-export-job';
+import { EXPORT_FILE_DAYS } from '../../functions/domain/jobs';
 import { Alerts, NotifyEveryAlarm } from './constructs/alerts';
 import { Api } from './constructs/api';
 import { Audience } from './constructs/audience';

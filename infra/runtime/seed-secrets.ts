@@ -18,7 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { hashAdminPassword } from '../../functions/domain/staff/admin-credentials';
+import { hashAdminPassword } from '../../functions/domain/staff';
 
 export type SeedStep = 'fill' | 'retire';
 

@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { hashAdminPassword } from '../../functions/domain/staff/admin-credentials';
+import { hashAdminPassword } from '../../functions/domain/staff';
 
 export const MIN_PASSWORD_LENGTH = 12;
 

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoAccountStore } from '../../functions/adapters/dynamo-stores';
-import { unlockSignIn } from '../../functions/domain/staff/sign-in-limits';
+import { unlockSignIn } from '../../functions/domain/staff';
 
 async function main(argv: string[]): Promise<void> {
   const [table, name] = argv;

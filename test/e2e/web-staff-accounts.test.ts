@@ -10,7 +10,7 @@
 import type { Page } from 'playwright-core';
 import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
-import { allows, PERMISSION_LABELS, ROLES } from '../../functions/domain/staff/roles';
+import { allows, PERMISSION_LABELS, ROLES } from '../../functions/domain/staff';
 import { browserStory, shot, shotsAtBothWidths } from '../support/browser-story';
 import { noSeriousAccessibilityFindings } from '../support/axe';
 

@@ -13,7 +13,7 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { CONFIG_MAX_AGE_SECONDS } from '../../functions/adapters/secrets';
-import { hashAdminPassword } from '../../functions/domain/staff/admin-credentials';
+import { hashAdminPassword } from '../../functions/domain/staff';
 import { withAdminPassword } from '../../infra/scripts/set-admin-password';
 import { apiGatewayEvent as apiEvent } from '../support/api-gateway-event';
 

@@ -3,7 +3,7 @@ import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { call } from '../support/http';
-import type { RevocationFeed } from '../../functions/domain/access/revocation-feed';
+import type { RevocationFeed } from '../../functions/domain/access';
 
 let api: ApiHarness;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
-import { AUDIT_RETENTION_DAYS } from '../../functions/domain/audit/audit-log';
+import { AUDIT_RETENTION_DAYS } from '../../functions/domain/audit';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { bearer, call } from '../support/http';
 

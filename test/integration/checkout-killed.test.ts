@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
-import { SETTLE_AFTER_MINUTES, settleStaleCheckouts } from '../../functions/domain/commerce/checkout-sweep';
-import type { CheckoutSessions } from '../../functions/domain/commerce/checkout';
+import { SETTLE_AFTER_MINUTES, settleStaleCheckouts } from '../../functions/domain/commerce';
+import type { CheckoutSessions } from '../../functions/domain/commerce';
 import { PaymentsUnavailable } from '../../functions/domain/errors';
 import type { Stores } from '../../functions/domain/stores';
-import type { AccessDeps } from '../../functions/domain/access/viewer-access';
+import type { AccessDeps } from '../../functions/domain/access';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { sampleEvent } from '../support/store-records';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { readMailerConfig } from '../../functions/config/mailer-config';
-import { SETTLE_AFTER_MINUTES } from '../../functions/domain/commerce/checkout-sweep';
+import { SETTLE_AFTER_MINUTES } from '../../functions/domain/commerce';
 import { checkoutSweep } from '../../functions/handlers/checkout-sweep';
 import { publicApp } from '../../functions/handlers/public';
 import { freePort } from '../../local/free-port';

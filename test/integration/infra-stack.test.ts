@@ -13,8 +13,8 @@ import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, W
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
 import { CHECKOUT_SWEEP_INPUT } from '../../functions/handlers/checkout-sweep';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
-import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../functions/domain/jobs/job-worker-settings';
-import { EXPORT_FILE_DAYS } from '../../functions/domain/jobs/code-export-job';
+import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../functions/domain/jobs';
+import { EXPORT_FILE_DAYS } from '../../functions/domain/jobs';
 import { referencesIn } from '../support/shipped/stack-values';
 import { idsOf, synthesize, type Synthesized } from '../support/synth';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient, s3Client, sqsClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { s3ExportFiles } from '../../functions/adapters/s3-export-files';
-import type { ExportFiles } from '../../functions/domain/jobs/export-files';
+import type { ExportFiles } from '../../functions/domain/jobs';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
 import type { SqsEventSource } from '../../local/sqs-event-source';

@@ -10,7 +10,7 @@ import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand,
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient, sqsClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
-import type { CodeStore } from '../../functions/domain/codes/code-store';
+import type { CodeStore } from '../../functions/domain/codes';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
 import type { SqsEventSource } from '../../local/sqs-event-source';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { emptyMinute, type MinuteTally, type TroubleEntry } from '../../functions/domain/audience/audience-store';
+import { emptyMinute, type MinuteTally, type TroubleEntry } from '../../functions/domain/audience';
 import { InvalidCursor } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
-import { sketchBucket } from '../../functions/domain/audience/quantile-sketch';
+import { sketchBucket } from '../../functions/domain/audience';
 import { sampleCode, sampleEvent } from '../support/store-records';
 import { storesForSuite, type StoreFactory } from '../support/store-under-test';
 

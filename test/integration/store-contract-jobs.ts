@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AlreadyExists, NotFound } from '../../functions/domain/errors';
-import type { JobRecord } from '../../functions/domain/jobs/job-store';
+import type { JobRecord } from '../../functions/domain/jobs';
 import { randomId } from '../../functions/domain/random';
 import { sampleEvent } from '../support/store-records';
 import { storesForSuite, type StoreFactory } from '../support/store-under-test';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidCursor } from '../../functions/domain/errors';
-import type { OrderRecord } from '../../functions/domain/commerce/order-store';
+import type { OrderRecord } from '../../functions/domain/commerce';
 import { randomId } from '../../functions/domain/random';
 import { storesForSuite, type StoreFactory } from '../support/store-under-test';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../functions/domain/audit/audit-store';
+import type { AuditEntry } from '../../functions/domain/audit';
 import { InvalidCursor } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
 import { sampleCode, sampleEvent } from '../support/store-records';

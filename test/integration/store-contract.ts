@@ -4,7 +4,7 @@ import { CODE_SHARDS } from '../../functions/adapters/table-schema';
 import { AccessRevoked, AlreadyExists, CodeInUse, InvalidCursor, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
 import type { CodeRecord } from '../../functions/domain/records';
-import { newAccount } from '../../functions/domain/staff/staff-accounts';
+import { newAccount } from '../../functions/domain/staff';
 import { withinOneWindow } from '../support/rate-window';
 import { sampleCode, sampleEvent } from '../support/store-records';
 import { storesForSuite, type StoreFactory } from '../support/store-under-test';

@@ -5,8 +5,8 @@
  */
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
-import { startCheckout, type CheckoutSessions } from '../../functions/domain/commerce/checkout';
-import type { AccessDeps } from '../../functions/domain/access/viewer-access';
+import { startCheckout, type CheckoutSessions } from '../../functions/domain/commerce';
+import type { AccessDeps } from '../../functions/domain/access';
 
 const env = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is required`); })();
 const stores = dynamoStores(

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '../../functions/domain/config';
 import { SESSION_TIMEOUT_SECONDS } from '../../functions/domain/config';
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
-import { validateCode, type AccessDeps } from '../../functions/domain/access/viewer-access';
+import { validateCode, type AccessDeps } from '../../functions/domain/access';
 import { errorAnswer } from '../../functions/http/error-table';
 import { memoryStores, type MemoryStores } from './memory-stores';
 import { sampleCode, sampleEvent } from './store-records';

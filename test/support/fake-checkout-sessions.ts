@@ -1,5 +1,5 @@
 import { PaymentsUnavailable } from '../../functions/domain/errors';
-import type { CheckoutSessionRequest, CheckoutSessions, ProviderSession } from '../../functions/domain/commerce/checkout';
+import type { CheckoutSessionRequest, CheckoutSessions, ProviderSession } from '../../functions/domain/commerce';
 
 /**
  * Stripe as the sweep sees it: sessions made by `create`, in whatever state the test puts them; idempotent

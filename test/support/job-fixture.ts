@@ -1,4 +1,4 @@
-import type { CodeStore } from '../../functions/domain/codes/code-store';
+import type { CodeStore } from '../../functions/domain/codes';
 import { domainFixture } from './domain-fixture';
 import { MemoryJobQueue } from './memory-job-queue';
 

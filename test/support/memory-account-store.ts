@@ -1,4 +1,4 @@
-import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore, SignInFailures, SignInKey } from '../../functions/domain/staff/account-store';
+import type { AccountChanges, AccountPolicy, AccountRecord, AccountStore, SignInFailures, SignInKey } from '../../functions/domain/staff';
 import { AlreadyExists, NotFound } from '../../functions/domain/errors';
 import { copy } from './memory-records';
 

@@ -1,5 +1,5 @@
-import type { AirChange, AudienceStore, EndedSessionSummary, MinuteTally, TicketWatch, TroubleEntry } from '../../functions/domain/audience/audience-store';
-import { emptyMinute, mergeMinute } from '../../functions/domain/audience/audience-store';
+import type { AirChange, AudienceStore, EndedSessionSummary, MinuteTally, TicketWatch, TroubleEntry } from '../../functions/domain/audience';
+import { emptyMinute, mergeMinute } from '../../functions/domain/audience';
 import { TROUBLE_MIN_WATCH_MS, failedToStart, stallRatio } from '../../functions/domain/playback-quality';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 import { copy } from './memory-records';

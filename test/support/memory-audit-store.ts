@@ -1,5 +1,5 @@
-import type { AuditAction } from '../../functions/domain/audit/audit-actions';
-import type { AuditEntry, AuditPage, AuditScope, AuditStore } from '../../functions/domain/audit/audit-store';
+import type { AuditAction } from '../../functions/domain/audit';
+import type { AuditEntry, AuditPage, AuditScope, AuditStore } from '../../functions/domain/audit';
 import { copy } from './memory-records';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 

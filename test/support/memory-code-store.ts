@@ -1,8 +1,8 @@
-import type { CodeStore } from '../../functions/domain/codes/code-store';
-import { codeDenyUntil, endedSessionsAfter } from '../../functions/domain/access/edge-deny';
+import type { CodeStore } from '../../functions/domain/codes';
+import { codeDenyUntil, endedSessionsAfter } from '../../functions/domain/access';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, SessionGone } from '../../functions/domain/errors';
 import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, LiveSessionRecord } from '../../functions/domain/records';
-import { matchesCodeFilter } from '../../functions/domain/codes/code-filter';
+import { matchesCodeFilter } from '../../functions/domain/codes';
 import { LIST_LIMITS } from '../../functions/domain/config';
 import { changedSince, copy } from './memory-records';
 import { shardOf } from '../../functions/adapters/dynamo-keys';

@@ -1,5 +1,5 @@
 import { AlreadyExists, LeaseHeld, NotFound } from '../../functions/domain/errors';
-import type { EventChanges, EventStore, StreamLease } from '../../functions/domain/events/event-store';
+import type { EventChanges, EventStore, StreamLease } from '../../functions/domain/events';
 import type { EventAccessState, EventRecord, PublishRefusal } from '../../functions/domain/records';
 import { changedSince, copy } from './memory-records';
 

@@ -1,5 +1,5 @@
 import { AlreadyExists, NotFound } from '../../functions/domain/errors';
-import type { JobRecord, JobStore } from '../../functions/domain/jobs/job-store';
+import type { JobRecord, JobStore } from '../../functions/domain/jobs';
 import { copy } from './memory-records';
 
 /**

@@ -1,4 +1,4 @@
-import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../../functions/domain/commerce/order-store';
+import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../../functions/domain/commerce';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 import { copy } from './memory-records';
 

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { signPayload } from '../../functions/domain/commerce/webhook-signature';
+import { signPayload } from '../../functions/domain/commerce';
 import { call, type HttpResult } from './http';
 
 export interface OrderDelivery {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { kvsKey, kvsValue } from '../../functions/adapters/kvs-scheme';
 import { PLAYBACK_AUDIENCE, PLAYBACK_ISSUER, streamPathOf } from '../../functions/domain/playback-claims';
-import { playbackCredential, type PlaybackUrlGrant } from '../../functions/domain/access/playback-url';
+import { playbackCredential, type PlaybackUrlGrant } from '../../functions/domain/access';
 import type { CloudFrontRequest, CloudFrontResponse } from '../../local/media-edge-runtime';
 
 /**

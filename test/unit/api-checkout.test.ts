@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startCheckout, type CheckoutSessions } from '../../functions/domain/commerce/checkout';
+import { startCheckout, type CheckoutSessions } from '../../functions/domain/commerce';
 import { Conflict, PaymentsUnavailable } from '../../functions/domain/errors';
 import { domainFixture } from '../support/domain-fixture';
 

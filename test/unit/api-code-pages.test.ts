@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listAllCodes, listEventCodes } from '../../functions/domain/codes/code-admin';
+import { listAllCodes, listEventCodes } from '../../functions/domain/codes';
 import { LIST_LIMITS } from '../../functions/domain/config';
 import type { EventRecord } from '../../functions/domain/records';
 import { domainFixture, refusal, type DomainFixture } from '../support/domain-fixture';

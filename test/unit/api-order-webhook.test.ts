@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isKnownOrderType, orderWebhookBody } from '../../functions/domain/commerce/order-input';
-import { orderKeyId, orderPaid, orderRefunded } from '../../functions/domain/commerce/orders';
-import { signPayload, verifySignature } from '../../functions/domain/commerce/webhook-signature';
+import { isKnownOrderType, orderWebhookBody } from '../../functions/domain/commerce';
+import { orderKeyId, orderPaid, orderRefunded } from '../../functions/domain/commerce';
+import { signPayload, verifySignature } from '../../functions/domain/commerce';
 import { createHmac } from 'node:crypto';
 import { domainFixture } from '../support/domain-fixture';
 

@@ -4,13 +4,13 @@
  * the audience recorder as the stream would hand it, and the console's reports read the result.
  */
 import { describe, expect, it } from 'vitest';
-import type { CodeChange } from '../../functions/domain/audience/audience-changes';
-import { airChangesOf, bitrateClass, effectsOfCodeChange } from '../../functions/domain/audience/audience-changes';
-import { recordAudience } from '../../functions/domain/audience/audience-recorder';
-import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../../functions/domain/audience/audience-report';
+import type { CodeChange } from '../../functions/domain/audience';
+import { airChangesOf, bitrateClass, effectsOfCodeChange } from '../../functions/domain/audience';
+import { recordAudience } from '../../functions/domain/audience';
+import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../../functions/domain/audience';
 import { parseQualityReport } from '../../functions/domain/playback-quality';
-import { bucketValue, mergeSketch, sketchBucket, sketchQuantile, type Sketch } from '../../functions/domain/audience/quantile-sketch';
-import { heartbeat, releasePlayback, validateCode } from '../../functions/domain/access/viewer-access';
+import { bucketValue, mergeSketch, sketchBucket, sketchQuantile, type Sketch } from '../../functions/domain/audience';
+import { heartbeat, releasePlayback, validateCode } from '../../functions/domain/access';
 import { PLAYBACK_BASE_URL, domainFixture, refusal, type DomainFixture } from '../support/domain-fixture';
 import { sampleCode, sampleEvent } from '../support/store-records';
 

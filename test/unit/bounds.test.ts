@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { exportCodesCsv, generateCodes, listAllCodes, listEventCodes } from '../../functions/domain/codes/code-admin';
+import { exportCodesCsv, generateCodes, listAllCodes, listEventCodes } from '../../functions/domain/codes';
 import { LIST_LIMITS, RATE_LIMITS } from '../../functions/domain/config';
-import { dashboard } from '../../functions/domain/events/event-admin';
-import { createAccount, newAccount } from '../../functions/domain/staff/staff-accounts';
+import { dashboard } from '../../functions/domain/events';
+import { createAccount, newAccount } from '../../functions/domain/staff';
 import { domainFixture, refusal } from '../support/domain-fixture';
 import { sampleEvent } from '../support/store-records';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { startCheckout } from '../../functions/domain/commerce/checkout';
-import { SETTLE_AFTER_MINUTES, settleStaleCheckouts } from '../../functions/domain/commerce/checkout-sweep';
-import { orderKeyId } from '../../functions/domain/commerce/orders';
-import { stripeEventOrder } from '../../functions/domain/commerce/stripe-orders';
+import { startCheckout } from '../../functions/domain/commerce';
+import { SETTLE_AFTER_MINUTES, settleStaleCheckouts } from '../../functions/domain/commerce';
+import { orderKeyId } from '../../functions/domain/commerce';
+import { stripeEventOrder } from '../../functions/domain/commerce';
 import { PaymentsUnavailable } from '../../functions/domain/errors';
 import { domainFixture } from '../support/domain-fixture';
 import { fakeCheckoutSessions as provider } from '../support/fake-checkout-sessions';

@@ -10,7 +10,7 @@ import {
   parseSigningKeyValue,
   type DenyKind,
 } from '../../functions/adapters/kvs-scheme';
-import { signPlaybackToken } from '../../functions/domain/access/playback-token';
+import { signPlaybackToken } from '../../functions/domain/access';
 import { parseSigningKeys } from '../../functions/domain/signing-keys';
 import { EDGE_VALIDATOR_FILE, loadEdgeValidator } from '../../local/media-edge-runtime';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endedSessionsAfter, sessionDenyUntil } from '../../functions/domain/access/edge-deny';
+import { endedSessionsAfter, sessionDenyUntil } from '../../functions/domain/access';
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../../functions/domain/playback-claims';
 
 /** `endedSessionsAfter` is the one owner of a code's ended sessions: what is kept, what is added, what reaches the edge. */

@@ -1,7 +1,7 @@
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it, vi } from 'vitest';
-import { hashAdminPassword, verifyAdminPassword } from '../../functions/domain/staff/admin-credentials';
+import { hashAdminPassword, verifyAdminPassword } from '../../functions/domain/staff';
 import { parseSigningKeys } from '../../functions/domain/signing-keys';
 import { ADMIN_FIELDS, fillAdmin, fillShared, handler, seedStep, withoutAdminFields, type SecretStore } from '../../infra/runtime/seed-secrets';
 import { withAdminPassword } from '../../infra/scripts/set-admin-password';

@@ -5,16 +5,17 @@
  * after a part was written), in parts S3 accepts.
  */
 import { describe, expect, it } from 'vitest';
-import { exportCodesCsv, startCodeExport } from '../../functions/domain/codes/code-admin';
-import { EXPORT_FILE_DAYS, EXPORT_PART_BYTES, exportFileKey } from '../../functions/domain/jobs/code-export-job';
-import { jobAnswer } from '../../functions/domain/jobs/jobs';
+import { exportCodesCsv } from '../../functions/domain/codes';
+import { startCodeExport } from '../../functions/domain/jobs';
+import { EXPORT_FILE_DAYS, EXPORT_PART_BYTES, exportFileKey } from '../../functions/domain/jobs';
+import { jobAnswer } from '../../functions/domain/jobs';
 import { LIST_LIMITS } from '../../functions/domain/config';
 import { MemoryExportFiles } from '../support/memory-export-files';
 import { MemoryJobQueue } from '../support/memory-job-queue';
 import { memoryStores } from '../support/memory-stores';
 import { domainFixture, refusal } from '../support/domain-fixture';
-import { exportHeader, exportLine } from '../../functions/domain/codes/code-export';
-import { codeView } from '../../functions/domain/views';
+import { exportHeader, exportLine } from '../../functions/domain/codes';
+import { codeView } from '../../functions/domain/codes';
 import { sampleCode, sampleEvent } from '../support/store-records';
 
 const STARTER = { actor: 'boxoffice', clientIp: '198.51.100.9' };

@@ -5,13 +5,13 @@
  * off halfway, poison steps, a redrive from the dead-letter queue).
  */
 import { describe, expect, it } from 'vitest';
-import { CODE_ALPHABET, CODE_LENGTH, derivedAccessCode } from '../../functions/domain/codes/access-code';
-import { startCodeGeneration } from '../../functions/domain/codes/code-admin';
-import { deleteEvent, setEventActive } from '../../functions/domain/events/event-admin';
-import { CODES_PER_STEP, GENERATION_LANES, codeGenerationJob, stepCodes } from '../../functions/domain/jobs/code-generation-job';
-import { jobView } from '../../functions/domain/jobs/jobs';
-import { JOB_WORKER } from '../../functions/domain/jobs/job-worker-settings';
-import type { CodeStore } from '../../functions/domain/codes/code-store';
+import { CODE_ALPHABET, CODE_LENGTH, derivedAccessCode } from '../../functions/domain/codes';
+import { startCodeGeneration } from '../../functions/domain/jobs';
+import { deleteEvent, setEventActive } from '../../functions/domain/events';
+import { CODES_PER_STEP, GENERATION_LANES, codeGenerationJob, stepCodes } from '../../functions/domain/jobs';
+import { jobView } from '../../functions/domain/jobs';
+import { JOB_WORKER } from '../../functions/domain/jobs';
+import type { CodeStore } from '../../functions/domain/codes';
 import { MemoryJobQueue } from '../support/memory-job-queue';
 import { memoryStores, type MemoryStores } from '../support/memory-stores';
 import { sampleEvent } from '../support/store-records';

@@ -6,12 +6,12 @@
  * die after their work, steps cut off halfway), and nothing else is touched.
  */
 import { describe, expect, it } from 'vitest';
-import { startCodeRevocation } from '../../functions/domain/codes/code-admin';
-import { CODES_PER_WALK_STEP, WALK_LANES } from '../../functions/domain/jobs/code-walk';
-import { deleteEventInBackground, deletesInline, INLINE_DELETE_CODES } from '../../functions/domain/jobs/event-deletion';
-import { startJob } from '../../functions/domain/jobs/jobs';
+import { startCodeRevocation } from '../../functions/domain/jobs';
+import { CODES_PER_WALK_STEP, WALK_LANES } from '../../functions/domain/jobs';
+import { deleteEventInBackground, deletesInline, INLINE_DELETE_CODES } from '../../functions/domain/jobs';
+import { startJob } from '../../functions/domain/jobs';
 import type { CodeRecord } from '../../functions/domain/records';
-import { validateCode } from '../../functions/domain/access/viewer-access';
+import { validateCode } from '../../functions/domain/access';
 import { PLAYBACK_BASE_URL, refusal } from '../support/domain-fixture';
 import { jobFixture } from '../support/job-fixture';
 import { sampleCode } from '../support/store-records';

@@ -6,12 +6,12 @@
  * the job, which then says why in plain words.
  */
 import { describe, expect, it } from 'vitest';
-import { derivedAccessCode } from '../../functions/domain/codes/access-code';
-import { startCodeGeneration, startCodeRevocation } from '../../functions/domain/codes/code-admin';
-import type { CodeStore } from '../../functions/domain/codes/code-store';
+import { derivedAccessCode } from '../../functions/domain/codes';
+import { startCodeGeneration, startCodeRevocation } from '../../functions/domain/jobs';
+import type { CodeStore } from '../../functions/domain/codes';
 import { Conflict } from '../../functions/domain/errors';
-import { JOB_WORKER } from '../../functions/domain/jobs/job-worker-settings';
-import { retryJob } from '../../functions/domain/jobs/jobs';
+import { JOB_WORKER } from '../../functions/domain/jobs';
+import { retryJob } from '../../functions/domain/jobs';
 import { jobFixture } from '../support/job-fixture';
 import { sampleCode } from '../support/store-records';
 

@@ -1,8 +1,8 @@
 import { randomBytes, scrypt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashAdminPassword, passwordHashIsOutdated, verifyAdminPassword } from '../../functions/domain/staff/admin-credentials';
-import { checkPassword } from '../../functions/domain/staff/sign-in';
-import { newAccount } from '../../functions/domain/staff/staff-accounts';
+import { hashAdminPassword, passwordHashIsOutdated, verifyAdminPassword } from '../../functions/domain/staff';
+import { checkPassword } from '../../functions/domain/staff';
+import { newAccount } from '../../functions/domain/staff';
 import { domainFixture } from '../support/domain-fixture';
 
 /** A hash as versions before the raise wrote it: scrypt N = 2^15. */

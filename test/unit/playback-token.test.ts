@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signPlaybackToken, verifyPlaybackToken } from '../../functions/domain/access/playback-token';
+import { signPlaybackToken, verifyPlaybackToken } from '../../functions/domain/access';
 import { nonCanonical } from '../support/validator-cases';
 
 const keys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(randomBytes(32))]]) };

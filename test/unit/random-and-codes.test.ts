@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CODE_ALPHABET, CODE_LENGTH, generateAccessCode, normalizeAccessCode } from '../../functions/domain/codes/access-code';
+import { CODE_ALPHABET, CODE_LENGTH, generateAccessCode, normalizeAccessCode } from '../../functions/domain/codes';
 import { randomString } from '../../functions/domain/random';
 
 describe('access codes', () => {

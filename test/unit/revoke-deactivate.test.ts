@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { bulkRevoke, setCodeRevoked } from '../../functions/domain/codes/code-admin';
-import { setEventFlag, updateEvent } from '../../functions/domain/events/event-admin';
+import { bulkRevoke, setCodeRevoked } from '../../functions/domain/codes';
+import { setEventFlag, updateEvent } from '../../functions/domain/events';
 import { entriesOfEvent } from '../../functions/adapters/kvs-entries';
 import { parseDenyUntilValue } from '../../functions/adapters/kvs-scheme';
-import { buildRevocationFeed } from '../../functions/domain/access/revocation-feed-builder';
-import { heartbeat, longLivedPlaybackUrl, refreshPlayback, validateCode } from '../../functions/domain/access/viewer-access';
+import { buildRevocationFeed } from '../../functions/domain/access';
+import { heartbeat, longLivedPlaybackUrl, refreshPlayback, validateCode } from '../../functions/domain/access';
 import { domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
 import { sampleCode } from '../support/store-records';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeUserAgent } from '../../functions/domain/access/user-agent';
-import { groupedCode, watchLink } from '../../functions/domain/codes/watch-link';
+import { summarizeUserAgent } from '../../functions/domain/access';
+import { groupedCode, watchLink } from '../../functions/domain/codes';
 import { decodeCursor, encodeCursor } from '../../functions/adapters/dynamo-cursor';
 import { InvalidCursor } from '../../functions/domain/errors';
 

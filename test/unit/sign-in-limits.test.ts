@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashAdminPassword } from '../../functions/domain/staff/admin-credentials';
-import { checkPassword } from '../../functions/domain/staff/sign-in';
-import { countedFactor, SIGN_IN_LIMITS, signInLockOf, unlockSignIn } from '../../functions/domain/staff/sign-in-limits';
-import { newAccount } from '../../functions/domain/staff/staff-accounts';
+import { hashAdminPassword } from '../../functions/domain/staff';
+import { checkPassword } from '../../functions/domain/staff';
+import { countedFactor, SIGN_IN_LIMITS, signInLockOf, unlockSignIn } from '../../functions/domain/staff';
+import { newAccount } from '../../functions/domain/staff';
 import { domainFixture, refusal } from '../support/domain-fixture';
 
 const attempt = (address: string, name = 'lou') => ({ name, account: name, address });

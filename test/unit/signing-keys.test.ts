@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSigningKeys } from '../../functions/domain/signing-keys';
-import { signPlaybackToken, verifyPlaybackToken } from '../../functions/domain/access/playback-token';
+import { signPlaybackToken, verifyPlaybackToken } from '../../functions/domain/access';
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString('base64url');
 

@@ -1,9 +1,9 @@
 import { Secret } from 'otpauth';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { issueAdminSession, issueSecondFactorChallenge, readAdminSession, readSecondFactorChallenge } from '../../functions/domain/staff/admin-session';
-import { openTotpSecret, sealTotpSecret } from '../../functions/domain/staff/totp-secrets';
-import { hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret } from '../../functions/domain/staff/two-factor';
+import { issueAdminSession, issueSecondFactorChallenge, readAdminSession, readSecondFactorChallenge } from '../../functions/domain/staff';
+import { openTotpSecret, sealTotpSecret } from '../../functions/domain/staff';
+import { hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret } from '../../functions/domain/staff';
 
 const SECRET = 's'.repeat(40);
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { signPlaybackToken } from '../../functions/domain/access/playback-token';
-import { buildRevocationFeed } from '../../functions/domain/access/revocation-feed-builder';
-import { endSession } from '../../functions/domain/access/session-admin';
-import { heartbeat, refreshPlayback, releasePlayback, validateCode } from '../../functions/domain/access/viewer-access';
-import { setEventActive } from '../../functions/domain/events/event-admin';
+import { signPlaybackToken } from '../../functions/domain/access';
+import { buildRevocationFeed } from '../../functions/domain/access';
+import { endSession } from '../../functions/domain/access';
+import { heartbeat, refreshPlayback, releasePlayback, validateCode } from '../../functions/domain/access';
+import { setEventActive } from '../../functions/domain/events';
 import { domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
 
 const refresh = (f: DomainFixture, token: string | null) => refreshPlayback(f.deps, token, PLAYBACK_BASE_URL);

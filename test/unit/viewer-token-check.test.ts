@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkViewerToken, signPlaybackToken } from '../../functions/domain/access/playback-token';
+import { checkViewerToken, signPlaybackToken } from '../../functions/domain/access';
 
 const keys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(randomBytes(32))]]) };
 const otherKeys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(randomBytes(32))]]) };

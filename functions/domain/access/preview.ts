@@ -5,7 +5,7 @@
  * heartbeat, release and the RTMP play check: it opens the HLS and nothing else.
  */
 import { eventStatus } from '../event-status';
-import { requireEvent } from '../events/event-admin';
+import { requireEvent } from '../events';
 import { Conflict } from '../errors';
 import { PREVIEW_CODE, streamPathOf } from '../playback-claims';
 import { signPlaybackToken } from './playback-token';

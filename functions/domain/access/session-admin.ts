@@ -6,13 +6,14 @@
  * as done by an admin so the player can say so.
  */
 import * as z from 'zod';
-import { normalizeAccessCode } from '../codes/access-code';
+import { normalizeAccessCode } from '../codes';
 import { NotFound } from '../errors';
-import { estimateActiveViewers, requireEvent } from '../events/event-admin';
+import { estimateActiveViewers, requireEvent } from '../events';
 import { parseInput } from '../inputs';
 import type { LiveSessionRecord } from '../records';
 import { summarizeUserAgent } from './user-agent';
-import { countLiveSessionPresence, type AccessDeps } from './viewer-access';
+import { countLiveSessionPresence } from '../codes';
+import type { AccessDeps } from './viewer-access';
 
 export const SESSION_PAGE_DEFAULT = 50;
 export const SESSION_PAGE_MAX = 200;

@@ -1,9 +1,9 @@
-import { normalizeAccessCode } from '../codes/access-code';
+import { countPresence, normalizeAccessCode, sessionIsLive } from '../codes';
 import type { AppConfig } from '../config';
 import { endedSessionsAfter } from './edge-deny';
 import { AccessRefused, AccessRevoked, CodeInUse, InvalidInput, SessionGone, type SessionEndReason } from '../errors';
 import { accessEndsAt } from '../event-status';
-import { PLAYBACK_TOKEN_TTL_SECONDS, streamPathOf, type PlaybackClaims } from '../playback-claims';
+import { PLAYBACK_TOKEN_TTL_SECONDS, PRESENCE_WINDOW_SECONDS, streamPathOf, type PlaybackClaims } from '../playback-claims';
 import { checkViewerToken, signPlaybackToken } from './playback-token';
 import { parseQualityReport, type DroppedReport } from '../playback-quality';
 import { playbackUrlOf } from './playback-url';
@@ -13,7 +13,7 @@ import { hitRateLimit, refuseIfRateLimited } from '../rate-limits';
 import type { CounterStore } from '../counter-store';
 import type { CodeRecord, EventRecord } from '../records';
 import type { Stores } from '../stores';
-import { viewerEventView } from '../views';
+import { viewerEventView } from '../events';
 
 /** What the use cases work with: the storage ports, the configuration and the clock. */
 export interface AccessDeps {
@@ -53,43 +53,6 @@ const USER_AGENT_MAX = 300;
 async function failedValidation(counters: CounterStore, subject: string, now: Date, error: Error): Promise<never> {
   await hitRateLimit(counters, 'validate', subject, now);
   throw error;
-}
-
-/** A viewer counts as present from a claim or refresh until the next refresh is due (80 % of the JWT's life). */
-export const PRESENCE_WINDOW_SECONDS = Math.round(PLAYBACK_TOKEN_TTL_SECONDS * 0.8);
-
-/** Best effort, as every counter write (counter-store.ts): it never fails the viewer's request. */
-function countPresence(counters: CounterStore, claims: { eid: string; code: string }, at: Date, delta: number): Promise<void> {
-  return counters.countPresence({ eventId: claims.eid, seed: claims.code, at: at.toISOString(), delta });
-}
-
-/** What counting a viewer's presence needs (the job worker has no more of the API's configuration). */
-export type PresenceDeps = Pick<AccessDeps, 'stores'> & { config: Pick<AppConfig, 'sessionTimeoutSeconds'> };
-
-/**
- * Takes a live session off the presence estimate (`delta` -1) or puts it back (+1). The delta lands
- * where that viewer was last counted: it claimed at `startedAt` and refreshes once per presence window.
- */
-export function countLiveSessionPresence(
-  deps: PresenceDeps,
-  where: Pick<CodeRecord, 'eventId' | 'code' | 'session'>,
-  now: Date,
-  delta: number,
-): Promise<void> {
-  if (!where.session || !sessionIsLive(where, now, deps.config.sessionTimeoutSeconds)) return Promise.resolve();
-  const startedAt = Date.parse(where.session.startedAt);
-  const period = PRESENCE_WINDOW_SECONDS * 1000;
-  const lastCounted = startedAt + Math.floor((now.getTime() - startedAt) / period) * period;
-  return countPresence(deps.stores.counters, { eid: where.eventId, code: where.code }, new Date(lastCounted), delta);
-}
-
-/** Revoking a code takes its live viewer off the presence estimate (unrevoking puts it back), so a revoked code is never counted. */
-export function countRevocationPresence(deps: PresenceDeps, code: CodeRecord, now: Date): Promise<void> {
-  return countLiveSessionPresence(deps, code, now, code.isRevoked ? -1 : 1);
-}
-
-function sessionIsLive(code: Pick<CodeRecord, 'session'>, now: Date, timeoutSeconds: number): boolean {
-  return !!code.session && Date.parse(code.session.heartbeatAt) > now.getTime() - timeoutSeconds * 1000;
 }
 
 /**

@@ -11,8 +11,8 @@ import type { SessionQuality } from '../playback-quality';
 import { sessionTrouble } from '../playback-quality';
 import { sketchBucket } from './quantile-sketch';
 import type { CodeRecord, EventRecord, PlaybackSession } from '../records';
-import { LEASE_SECONDS } from '../streams/stream-lease';
-import { deviceClass } from '../access/user-agent';
+import { LEASE_SECONDS } from '../streams';
+import { deviceClass } from '../access';
 
 /** A code item before and after one write (null: it did not exist), and about when the write happened. */
 export interface CodeChange {

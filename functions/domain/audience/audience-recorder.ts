@@ -8,7 +8,7 @@
 import { airChangesOf, effectsOfCodeChange, type CodeChange, type EventChange } from './audience-changes';
 import { mergeMinute, type AirChange, type AudienceStore, type EndedSessionSummary, type MinuteTally } from './audience-store';
 import { accessEndsAt } from '../event-status';
-import type { EventStore } from '../events/event-store';
+import type { EventStore } from '../events';
 import type { EventRecord } from '../records';
 
 export interface AudienceRecorderDeps {

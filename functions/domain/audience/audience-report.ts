@@ -9,13 +9,13 @@ import type { AirChange, MinuteTally, TicketWatch } from './audience-store';
 import { emptyMinute, mergeMinute } from './audience-store';
 import { toCsv } from '../csv';
 import { InvalidInput, NotFound } from '../errors';
-import { requireEvent } from '../events/event-admin';
+import { requireEvent } from '../events';
 import { parseInput, timestamp } from '../inputs';
 import { TROUBLE_MIN_WATCH_MS, TROUBLE_STALL_RATIO, failedToStart, stallRatio } from '../playback-quality';
 import { sketchQuantile } from './quantile-sketch';
 import type { CodeRecord, EventRecord } from '../records';
-import { deviceClass } from '../access/user-agent';
-import type { AccessDeps } from '../access/viewer-access';
+import { deviceClass } from '../access';
+import type { AccessDeps } from '../access';
 
 const MINUTE_MS = 60_000;
 /**

@@ -7,7 +7,6 @@
 import * as z from 'zod';
 import { AUDIT_ACTIONS, CODE_TARGET_ACTIONS, defaultAuditTarget, type AuditAction } from './audit-actions';
 import type { AuditChange, AuditEntry, AuditPage, AuditScope, AuditStore } from './audit-store';
-import type { EventStore } from '../events/event-store';
 import { parseInput } from '../inputs';
 import { randomId } from '../random';
 
@@ -23,7 +22,8 @@ const auditQuery = z.object({
 });
 
 export interface AuditDeps {
-  stores: { audit: AuditStore; events: EventStore };
+  /** The events port as far as the log reads it: an entry names its event's title. */
+  stores: { audit: AuditStore; events: { getEvent(id: string): Promise<{ title: string } | null> } };
   now(): Date;
 }
 

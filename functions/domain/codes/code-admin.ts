@@ -2,21 +2,17 @@ import * as z from 'zod';
 import { generateAccessCode, newCodeRecord, normalizeAccessCode } from './access-code';
 import { matchesCodeFilter, statusFilter, type CodeFilter } from './code-filter';
 import { exportHeader, exportLine } from './code-export';
-import { exportFileKey, type ExportParams } from '../jobs/code-export-job';
 import { LIST_LIMITS } from '../config';
-import { AlreadyExists, ExportsNotConfigured, ExportTooLarge, InvalidCursor, NotFound } from '../errors';
-import { requireEvent, setEventActive } from '../events/event-admin';
-import { bulkRevokeInput, codeExportQuery, generateCodesInput, generateCodesJobInput, parseInput, codeListQuery, revokeCodesJobInput } from '../inputs';
-import type { JobRecord } from '../jobs/job-store';
-import { startJob, type JobStartDeps } from '../jobs/jobs';
+import { AlreadyExists, ExportTooLarge, InvalidCursor, NotFound } from '../errors';
+import { requireEvent, setEventActive } from '../events';
+import { bulkRevokeInput, codeExportQuery, generateCodesInput, parseInput, codeListQuery } from '../inputs';
 import { dayInTimeZone } from '../time-zone';
 import { randomId } from '../random';
 import type { CodeRecord, EventRecord } from '../records';
 import { hitRateLimit } from '../rate-limits';
-import type { AccessDeps, PresenceDeps } from '../access/viewer-access';
-import type { RevocationParams } from '../jobs/code-revocation-job';
+import type { AccessDeps } from '../access';
 import { changeRevoked, revokeCodes } from './code-revocation';
-import { codeView, type CodeView } from '../views';
+import { codeView, type CodeView } from './code-views';
 
 const COLLISION_RETRIES = 5;
 const WRITE_CONCURRENCY = 25;
@@ -69,28 +65,6 @@ export async function settleEventActive(deps: AccessDeps, event: EventRecord): P
   const latest = await requireEvent(deps, event.id);
   if (latest.isActive !== event.isActive) await setEventActive(deps, event.id, latest.isActive);
   return latest;
-}
-
-/** Starts a background job generating 1..1,000,000 codes (code-generation-job.ts); the worker runs it. */
-export async function startCodeGeneration(deps: JobStartDeps, eventId: string, body: unknown, startedBy: JobRecord['startedBy']): Promise<JobRecord> {
-  const params = parseInput(generateCodesJobInput, body);
-  if (!(await deps.stores.events.getEvent(eventId))) throw new NotFound('event');
-  await hitRateLimit(deps.stores.counters, 'generateJob', startedBy.actor, deps.now());
-  return startJob(deps, { kind: 'generate-codes', eventId, total: params.count, params, startedBy });
-}
-
-/** Starts a background job revoking an event's codes of one label or status (code-revocation-job.ts); the worker runs it. */
-export async function startCodeRevocation(deps: JobStartDeps & PresenceDeps, eventId: string, body: unknown, startedBy: JobRecord['startedBy']): Promise<JobRecord> {
-  const input = parseInput(revokeCodesJobInput, body);
-  const event = await deps.stores.events.getEvent(eventId);
-  if (!event) throw new NotFound('event');
-  const params: RevocationParams = {
-    ...input,
-    filter: input.label !== undefined ? { label: input.label } : statusFilter(input.status, event, deps.now()),
-    sessionTimeoutSeconds: deps.config.sessionTimeoutSeconds,
-  };
-  // Its steps walk every code of the event: `done` of `total` is the walk's progress, `result.revoked` the count.
-  return startJob(deps, { kind: 'revoke-codes', eventId, total: event.tokenCount, params, startedBy });
 }
 
 type CodeListQuery = z.infer<typeof codeListQuery>;
@@ -195,20 +169,6 @@ export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUr
   const format = { viewerUrl, tz: tz ?? null };
   const lines = [exportHeader(), ...(await deps.stores.codes.listCodes(event.id)).map((code) => exportLine(codeView(code, event, now), format))];
   return { csv: lines.map((line) => `${line}\r\n`).join(''), fileName: exportFileName(event.title, dayInTimeZone(now, tz ?? 'UTC')) };
-}
-
-/** Starts a background job writing the event's codes as CSV to a file (code-export-job.ts); the job's result links to it. */
-export async function startCodeExport(deps: JobStartDeps, eventId: string, viewerUrl: string, query: Record<string, string>, startedBy: JobRecord['startedBy']) {
-  const { tz } = parseInput(codeExportQuery, query);
-  if (!deps.exportFiles) throw new ExportsNotConfigured('no export bucket');
-  const event = await deps.stores.events.getEvent(eventId);
-  if (!event) throw new NotFound('event');
-  const fileName = exportFileName(event.title, dayInTimeZone(deps.now(), tz ?? 'UTC'));
-  // The job's id names its file, so the upload begins with the id chosen here (one call, nothing written yet).
-  const id = randomId(20);
-  const uploadId = await deps.exportFiles.begin({ key: exportFileKey({ eventId, id }), fileName });
-  const params: ExportParams = { viewerUrl, tz: tz ?? null, fileName, uploadId };
-  return startJob(deps, { id, kind: 'export-codes', eventId, total: event.tokenCount, params: { ...params }, startedBy });
 }
 
 /** `<title>-codes-<day>.csv`, the title made safe as a file name on every system (letters and digits of any script kept). */

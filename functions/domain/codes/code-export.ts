@@ -5,7 +5,7 @@
  */
 import { csvCell } from '../csv';
 import { isoInTimeZone } from '../time-zone';
-import type { CodeView } from '../views';
+import type { CodeView } from './code-views';
 import { watchLink } from './watch-link';
 
 export interface ExportFormat {

@@ -1,6 +1,6 @@
 import { accessEndsAt } from '../event-status';
 import type { CodeSummary, EventRecord } from '../records';
-import type { CodeStatus } from '../views';
+import type { CodeStatus } from '../records';
 
 /** Which of an event's codes a page holds, on what each code item holds (unset: any). */
 export interface CodeFilter {

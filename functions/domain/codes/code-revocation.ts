@@ -4,9 +4,13 @@
  * until when the edge must deny the code and puts it into the access feed.
  */
 import { Contended, NotFound } from '../errors';
-import type { Stores } from '../stores';
+import type { CounterStore } from '../counter-store';
 import type { CodeRecord } from '../records';
-import { countRevocationPresence, type PresenceDeps } from '../access/viewer-access';
+import type { CodeStore } from './code-store';
+import { countRevocationPresence, type PresenceDeps } from './session-presence';
+
+/** What revoking needs: the codes, the counters (the revoked count and the presence estimate) and the session timeout. */
+export type RevocationDeps = PresenceDeps & { stores: { codes: CodeStore; counters: CounterStore } };
 
 /** Revocations in flight at once. */
 const WRITE_CONCURRENCY = 25;
@@ -21,7 +25,7 @@ const COUNT_ATTEMPTS = 16;
  * acknowledgement once the mark is gone: read in that order, and counted only if the count's shard is still at
  * the version read, so no count is lost to a dead writer (the next run finds it owed) and none is made twice.
  */
-export async function countRevocationOnce(deps: { stores: Pick<Stores, 'codes' | 'counters'> }, eventId: string, code: string): Promise<void> {
+export async function countRevocationOnce(deps: { stores: { codes: CodeStore; counters: CounterStore } }, eventId: string, code: string): Promise<void> {
   const { codes, counters } = deps.stores;
   for (let attempt = 0; attempt < COUNT_ATTEMPTS; attempt++) {
     // Those that lost the same race spread out before reading again.
@@ -49,7 +53,7 @@ export async function countRevocationOnce(deps: { stores: Pick<Stores, 'codes' |
  * changed (once). A real change takes its live viewer off (or back on) the presence estimate. NotFound for
  * an unknown code.
  */
-export async function changeRevoked(deps: PresenceDeps, codeId: string, revoked: boolean, at: Date, known?: { code: string }) {
+export async function changeRevoked(deps: RevocationDeps, codeId: string, revoked: boolean, at: Date, known?: { code: string }) {
   const { code, changed } = await deps.stores.codes.setCodeRevoked(codeId, revoked, at.toISOString(), known?.code);
   await countRevocationOnce(deps, code.eventId, code.code);
   if (changed) await countRevocationPresence(deps, code, at);
@@ -57,7 +61,7 @@ export async function changeRevoked(deps: PresenceDeps, codeId: string, revoked:
 }
 
 /** Revokes each code (by id) that exists: each one as it is now, and whether this call revoked it. Every code is tried; then the first error is thrown. */
-export async function revokeCodes(deps: PresenceDeps, codeIds: string[], at: Date): Promise<{ code: CodeRecord; changed: boolean }[]> {
+export async function revokeCodes(deps: RevocationDeps, codeIds: string[], at: Date): Promise<{ code: CodeRecord; changed: boolean }[]> {
   const { revoked, failed } = await tryRevokeCodes(deps, codeIds.map((id) => ({ id })), at);
   if (failed.length > 0) throw failed[0]!.error;
   return revoked;
@@ -67,7 +71,7 @@ export async function revokeCodes(deps: PresenceDeps, codeIds: string[], at: Dat
  * As `revokeCodes`, but nothing is thrown: the codes that could not be revoked come back with their error.
  * A listing's codes come with their code as well as their id, which saves the store its lookup by id.
  */
-export async function tryRevokeCodes(deps: PresenceDeps, codes: Array<{ id: string; code?: string }>, at: Date) {
+export async function tryRevokeCodes(deps: RevocationDeps, codes: Array<{ id: string; code?: string }>, at: Date) {
   const revoked: { code: CodeRecord; changed: boolean }[] = [];
   const failed: { id: string; error: unknown }[] = [];
   for (let i = 0; i < codes.length; i += WRITE_CONCURRENCY) {
@@ -85,7 +89,7 @@ export async function tryRevokeCodes(deps: PresenceDeps, codes: Array<{ id: stri
 }
 
 /** Counts each code's revocation on its event's count (`countRevocationOnce`), a few at a time. */
-export async function countRevocations(deps: PresenceDeps, codes: Pick<CodeRecord, 'eventId' | 'code'>[]): Promise<void> {
+export async function countRevocations(deps: RevocationDeps, codes: Pick<CodeRecord, 'eventId' | 'code'>[]): Promise<void> {
   for (let i = 0; i < codes.length; i += WRITE_CONCURRENCY) {
     await Promise.all(codes.slice(i, i + WRITE_CONCURRENCY).map((code) => countRevocationOnce(deps, code.eventId, code.code)));
   }

@@ -1,9 +1,10 @@
-import { CHECKOUT_MINUTES, handOverCheckout, isUnanswered, releaseCheckout, repairCheckout, type CheckoutSessionRequest, type CheckoutSessions } from './checkout';
+import { CHECKOUT_MINUTES, handOverCheckout, isUnanswered, releaseCheckout, repairCheckout } from './checkout';
+import type { CheckoutSessionRequest, CheckoutSessions } from './checkout-sessions';
 import { PaymentsUnavailable } from '../errors';
 import type { CheckoutRecord } from './order-store';
 import type { OrderOutcome } from './orders';
 import { stripeEventOrder } from './stripe-orders';
-import type { AccessDeps } from '../access/viewer-access';
+import type { AccessDeps } from '../access';
 
 /** How often the sweep runs (an EventBridge rule on the public function in AWS, a timer in `npm start`). */
 export const CHECKOUT_SWEEP_SECONDS = 300;

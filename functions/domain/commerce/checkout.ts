@@ -1,44 +1,15 @@
 import { Conflict, InvalidInput, NotFound, PaymentsUnavailable } from '../errors';
-import { checkoutInput, parseInput } from '../inputs';
+import { parseInput } from '../inputs';
+import { checkoutInput } from './order-input';
 import type { CheckoutPending, CheckoutRecord } from './order-store';
 import { orderKeyId } from './orders';
 import { randomId } from '../random';
 import { rateLimitSubject } from '../rate-limit-subject';
 import { hitRateLimit, refuseIfRateLimited } from '../rate-limits';
 import type { EventRecord, EventSale } from '../records';
-import { onSale } from '../events/sale';
-import type { AccessDeps } from '../access/viewer-access';
-
-/** What a checkout asks of the payment provider: one hosted payment page (Stripe Checkout: adapters/stripe-checkout.ts). */
-export interface CheckoutSessionRequest {
-  /** The same request sent again (the SDK's retries) makes no second session. */
-  idempotencyKey: string;
-  eventId: string;
-  title: string;
-  email: string;
-  quantity: number;
-  priceMinor: number;
-  currency: string;
-  /** Where the provider sends the buyer back: `{CHECKOUT_SESSION_ID}` stands for the session's id. */
-  successUrl: string;
-  cancelUrl: string;
-  /** ISO 8601: the request is kept as it was sent when its answer was lost (it is sent again, the same). */
-  expiresAt: string;
-}
-
-/** A session as the provider has it now, whole (the object its webhooks carry): `status` is `open`, `complete` or `expired`. */
-export interface ProviderSession {
-  id: string;
-  status: string | null;
-  payment_status: string;
-}
-
-/** The payment provider. `create` throws `PaymentsUnavailable` (`created: false` when it surely made no session). */
-export interface CheckoutSessions {
-  create(request: CheckoutSessionRequest): Promise<{ id: string; url: string }>;
-  /** The session now; null when the provider has no such session. */
-  retrieve(sessionId: string): Promise<ProviderSession | null>;
-}
+import { onSale } from '../events';
+import type { AccessDeps } from '../access';
+import type { CheckoutSessionRequest, CheckoutSessions } from './checkout-sessions';
 
 /** Stripe keeps a session open 30 minutes at least: a minute more, so clock drift never makes Stripe refuse it. */
 export const CHECKOUT_MINUTES = 31;

@@ -1,8 +1,8 @@
 import * as z from 'zod';
+import { MAX_TICKETS_PER_ORDER } from '../config';
+import { recordId, ticketsPerOrder } from '../inputs';
 
 export const ORDER_TYPES = ['order.paid', 'order.refunded'] as const;
-/** Tickets one order may carry: one email holds each with its QR code. */
-export const MAX_TICKETS_PER_ORDER = 20;
 
 /** The order webhook's body (README, "Selling through any shop"); `type` is checked first, so an unknown one is ignored. */
 export const orderWebhookBody = z.object({
@@ -30,3 +30,13 @@ export const orderListQuery = z.object({
   cursor: z.string().min(1).max(2048).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
+
+/** `POST /api/checkout`: the buyer's email, and how many tickets (the event's `maxPerOrder` is checked against it). */
+export const checkoutInput = z.object({
+  eventId: recordId,
+  email: z.email('must be an email address').max(320),
+  quantity: ticketsPerOrder,
+});
+
+/** A Stripe Checkout Session id (`cs_test_…`, `cs_live_…`), the key of the order-status route. */
+export const checkoutSessionId = z.string().regex(/^cs_[A-Za-z0-9_]{1,250}$/, 'is not a checkout session id');

@@ -1,4 +1,4 @@
-import type { CheckoutSessionRequest } from './checkout';
+import type { CheckoutSessionRequest } from './checkout-sessions';
 /** Where an order came from: `shop` for the signed order webhook of any shop, `stripe` for Stripe's. */
 export type OrderSource = 'shop' | 'stripe';
 export type OrderStatus = 'issuing' | 'paid' | 'refunded' | 'failed';

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { generateAccessCode } from '../codes/access-code';
-import { newCodeRecord } from '../codes/access-code';
-import { settleEventActive } from '../codes/code-admin';
-import { changeRevoked } from '../codes/code-revocation';
+import { generateAccessCode } from '../codes';
+import { newCodeRecord } from '../codes';
+import { settleEventActive } from '../codes';
+import { changeRevoked } from '../codes';
 import { AlreadyExists, Conflict, Contended, NotFound } from '../errors';
 import { parseInput } from '../inputs';
 import { orderListQuery, type OrderWebhookBody } from './order-input';
 import type { OrderRecord, OrderSource } from './order-store';
 import { randomId } from '../random';
 import type { EventRecord } from '../records';
-import type { AccessDeps } from '../access/viewer-access';
+import type { AccessDeps } from '../access';
 
 /** Our id of a shop's order: the same delivery, replayed, finds the same record. */
 export function orderKeyId(source: OrderSource, orderId: string): string {

@@ -2,7 +2,7 @@ import { Contended } from '../errors';
 import { parseInput } from '../inputs';
 import { orderWebhookBody } from './order-input';
 import { orderKeyId, orderPaid, orderRefunded, type OrderOutcome } from './orders';
-import type { AccessDeps } from '../access/viewer-access';
+import type { AccessDeps } from '../access';
 import { keepCheckout, releaseCheckout } from './checkout';
 
 /**

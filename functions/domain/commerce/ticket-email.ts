@@ -3,7 +3,7 @@ import type { OrderRecord } from './order-store';
 import { qrPng } from './qr-png';
 import type { EventRecord } from '../records';
 import { readableInTimeZone } from '../time-zone';
-import { groupedCode, watchLink } from '../codes/watch-link';
+import { groupedCode, watchLink } from '../codes';
 
 /** An email as the mail transport sends it (functions/adapters/mail-transport.ts); `cid` attachments are inline images. */
 export interface MailMessage {

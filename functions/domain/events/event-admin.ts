@@ -1,4 +1,5 @@
-import { PRESENCE_WINDOW_SECONDS, type AccessDeps } from '../access/viewer-access';
+import { PRESENCE_WINDOW_SECONDS } from '../playback-claims';
+import type { AccessDeps } from '../access';
 import { accessEndsAt, eventStatus } from '../event-status';
 import type { EventCounters } from '../counter-store';
 import { LIST_LIMITS } from '../config';
@@ -7,8 +8,8 @@ import type { EventChanges } from './event-store';
 import { createEventInput, parseInput, updateEventInput } from '../inputs';
 import { randomId, randomString } from '../random';
 import type { EventRecord } from '../records';
-import { adminEventView } from '../views';
-import { changesOf } from '../audit/audit-log';
+import { adminEventView } from './event-views';
+import { changesOf } from '../audit';
 import { ingestReportView, retireIngestKey } from './stream-reports';
 
 const INGEST_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

@@ -6,11 +6,13 @@
 import { createHash } from 'node:crypto';
 import { NotFound } from '../errors';
 import * as z from 'zod';
-import { INGEST_ACTOR } from '../audit/audit-actions';
-import { recordAudit, type AuditDeps } from '../audit/audit-log';
+import { INGEST_ACTOR, recordAudit, type AuditDeps } from '../audit';
 import { parseInput } from '../inputs';
 import type { EventRecord, IngestVideo, PublishRefusal, PublishRefusalReason } from '../records';
 import type { EventStore } from './event-store';
+
+/** What a refusal report needs: the events port that keeps the event's latest refusals, and the audit log. */
+type RefusalDeps = { stores: { events: EventStore } } & AuditDeps;
 
 /** How many refused attempts the event page lists. */
 export const REFUSALS_SHOWN = 10;
@@ -67,7 +69,7 @@ const REFUSAL_TARGET: Record<PublishRefusalReason, string> = {
  * A refused publish: kept on the event (its page lists the last few) and in the audit log, by the
  * ingest, with the publisher's address.
  */
-export async function recordRefusal(deps: AuditDeps, event: Pick<EventRecord, 'id' | 'title'>, reason: PublishRefusalReason, remoteAddr: string): Promise<void> {
+export async function recordRefusal(deps: RefusalDeps, event: Pick<EventRecord, 'id' | 'title'>, reason: PublishRefusalReason, remoteAddr: string): Promise<void> {
   await deps.stores.events.appendPublishRefusal(event.id, { at: deps.now().toISOString(), reason, remoteAddr }, REFUSALS_SHOWN);
   await recordAudit(deps, {
     action: 'stream.refused',
@@ -87,7 +89,7 @@ export async function recordVideoReport(events: EventStore, eventId: string, bod
   return video;
 }
 
-export async function recordRefusalReport(deps: AuditDeps, eventId: string, body: unknown): Promise<PublishRefusal> {
+export async function recordRefusalReport(deps: RefusalDeps, eventId: string, body: unknown): Promise<PublishRefusal> {
   const input = parseInput(refusalReportInput, body);
   const event = await deps.stores.events.getEvent(eventId);
   if (!event) throw new NotFound('event');

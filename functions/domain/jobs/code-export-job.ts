@@ -10,13 +10,13 @@
  * part over itself: no row is lost or written twice. The last step's part
  * ends the walk; `finish` joins the parts into the file.
  */
-import { exportHeader, exportLine, type ExportFormat } from '../codes/code-export';
+import { exportHeader, exportLine, type ExportFormat } from '../codes';
 import { LIST_LIMITS } from '../config';
 import { JobStopped } from '../errors';
 import type { ExportFiles } from './export-files';
 import type { JobDeps, JobKind } from './job-kind';
 import type { JobRecord } from './job-store';
-import { codeView } from '../views';
+import { codeView } from '../codes';
 
 /** A part's least size: over S3's 5 MiB floor for every part but the last (about 50,000 rows). */
 export const EXPORT_PART_BYTES = 6 * 1024 * 1024;

@@ -10,9 +10,9 @@
  * the next code to make, so a step short of time commits the codes it made and
  * the next step goes on from the first it did not.
  */
-import { derivedAccessCode, newCodeRecord } from '../codes/access-code';
+import { derivedAccessCode, newCodeRecord } from '../codes';
 import { AlreadyExists, ItemsFailed, JobStopped, NotFound } from '../errors';
-import { setEventActive } from '../events/event-admin';
+import { setEventActive } from '../events';
 import type { JobDeps, JobKind } from './job-kind';
 import type { JobRecord, LaneState } from './job-store';
 import { derivedId } from '../random';

@@ -8,8 +8,8 @@
  * started, so a step run again after a try that revoked half its page counts
  * those too, and codes revoked before the job never.
  */
-import { matchesCodeFilter, type CodeFilter } from '../codes/code-filter';
-import { countRevocations, tryRevokeCodes } from '../codes/code-revocation';
+import { matchesCodeFilter, type CodeFilter } from '../codes';
+import { countRevocations, tryRevokeCodes } from '../codes';
 import { codesText, walkCounted, walkLanes, walkStep } from './code-walk';
 import { ItemsFailed, JobStopped } from '../errors';
 import type { JobKind } from './job-kind';

@@ -4,7 +4,7 @@
  * written before the answer, so from then on the event is gone from every list,
  * its codes are refused and its viewers cut at the edge as by a deactivation.
  */
-import { deleteEvent } from '../events/event-admin';
+import { deleteEvent } from '../events';
 import type { JobRecord } from './job-store';
 import { startJob, type JobStartDeps } from './jobs';
 import type { EventRecord } from '../records';

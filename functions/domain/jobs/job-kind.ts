@@ -1,6 +1,6 @@
 import type { ExportFiles } from './export-files';
 import type { JobRecord, LaneState } from './job-store';
-import type { Permission } from '../staff/roles';
+import type { Permission } from '../staff';
 import type { Stores } from '../stores';
 
 /** What a job's steps work with. */

@@ -17,3 +17,9 @@ export const JOB_KINDS = {
 } satisfies Record<string, JobKind>;
 
 export type JobKindName = keyof typeof JOB_KINDS;
+
+/** The kind a job record names; a name no kind has is a record this code never wrote. */
+export function jobKindOf(name: string): JobKind {
+  if (!Object.hasOwn(JOB_KINDS, name)) throw new Error(`unknown job kind "${name}"`);
+  return JOB_KINDS[name as JobKindName];
+}

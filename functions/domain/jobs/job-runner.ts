@@ -16,10 +16,10 @@
  *   its audit entry) is brought up to date after every delivery, so a worker
  *   that died between two writes leaves nothing undone for long.
  */
-import { recordAudit } from '../audit/audit-log';
+import { recordAudit } from '../audit';
 import { JobStopped } from '../errors';
 import type { JobDeps } from './job-kind';
-import { JOB_KINDS } from './job-kinds';
+import { jobKindOf } from './job-kinds';
 import type { Delivery, JobQueue, StepMessage } from './job-queue';
 import type { JobRecord } from './job-store';
 import { JOB_WORKER } from './job-worker-settings';
@@ -61,7 +61,7 @@ export async function runStep(deps: RunnerDeps, message: StepMessage, delivery: 
   const reserve = Math.min(JOB_WORKER.commitReserveSeconds * 1000, delivery.remainingMs() / 2);
   let result;
   try {
-    result = await JOB_KINDS[job.kind].runStep(deps, job, message.lane, lane, () => delivery.remainingMs() - reserve);
+    result = await jobKindOf(job.kind).runStep(deps, job, message.lane, lane, () => delivery.remainingMs() - reserve);
   } catch (error) {
     if (error instanceof JobStopped) {
       await giveUp(deps, job, message, error.reason, { abandon: false });
@@ -91,12 +91,12 @@ async function giveUp(deps: RunnerDeps, job: JobRecord, message: StepMessage, re
   const lane = job.lanes[message.lane]!;
   const after = await deps.stores.jobs.failStep({ id: job.id, lane: message.lane, step: message.step, reason, now: deps.now().toISOString() });
   await settle(deps, after);
-  if (options.abandon) await JOB_KINDS[job.kind].abandonStep?.(deps, after, message.lane, lane);
+  if (options.abandon) await jobKindOf(job.kind).abandonStep?.(deps, after, message.lane, lane);
 }
 
 /** What follows from the job's progress: the kind's own (`settle`), the job's end or reopening, its audit entry. */
 async function settle(deps: RunnerDeps, job: JobRecord): Promise<void> {
-  const kind = JOB_KINDS[job.kind];
+  const kind = jobKindOf(job.kind);
   await kind.settle?.(deps, job);
   if (job.status !== 'done' && job.lanes.every((lane) => lane.finished)) {
     const result = (await kind.finish?.(deps, job)) ?? null;

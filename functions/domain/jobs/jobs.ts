@@ -7,11 +7,11 @@ import * as z from 'zod';
 import { Conflict, NotFound } from '../errors';
 import { parseInput } from '../inputs';
 import type { JobDeps } from './job-kind';
-import { JOB_KINDS, type JobKindName } from './job-kinds';
+import { JOB_KINDS, jobKindOf, type JobKindName } from './job-kinds';
 import { MAX_LANES, type JobQueue } from './job-queue';
 import type { JobRecord } from './job-store';
 import { randomId } from '../random';
-import type { Permission } from '../staff/roles';
+import type { Permission } from '../staff';
 
 export interface JobStartDeps extends JobDeps {
   queue: JobQueue;
@@ -37,14 +37,14 @@ export type JobView = ReturnType<typeof jobView>;
 /** The view a reader gets: a done job's result as its kind presents it (an export's download link, signed anew on each read). */
 export async function jobAnswer(deps: Pick<JobDeps, 'exportFiles' | 'now'>, job: JobRecord): Promise<JobView> {
   const view = jobView(job);
-  const present = JOB_KINDS[job.kind].resultView;
+  const present = jobKindOf(job.kind).resultView;
   if (job.status !== 'done' || !job.result || !present) return view;
   return { ...view, result: await present(deps, { ...job, result: job.result }) };
 }
 
 /** Who may read a job: whoever may start one of its kind. */
 export function jobPermission(job: Pick<JobRecord, 'kind'>): Permission {
-  return JOB_KINDS[job.kind].permission;
+  return jobKindOf(job.kind).permission;
 }
 
 /**

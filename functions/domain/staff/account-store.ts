@@ -91,3 +91,9 @@ export interface AccountStore {
   revokeAdminSession(id: string, expiresAt: string): Promise<void>;
   isAdminSessionRevoked(id: string): Promise<boolean>;
 }
+
+/** What the staff use cases need: the accounts port and the clock. */
+export interface StaffDeps {
+  stores: { accounts: AccountStore };
+  now(): Date;
+}

@@ -3,7 +3,8 @@ import type { AdminSession } from './admin-session';
 import { Conflict, InvalidInput, NotSignedIn } from '../errors';
 import { parseInput } from '../inputs';
 import { checkOwnPassword, checkOwnSecondFactor, type SignInDeps } from './sign-in';
-import { OWNER_USERNAME, ownerAccount, type StaffDeps } from './staff-accounts';
+import type { StaffDeps } from './account-store';
+import { OWNER_USERNAME, ownerAccount } from './staff-accounts';
 import { openTotpSecret, sealTotpSecret } from './totp-secrets';
 import { enrolmentOffer, hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret } from './two-factor';
 

@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import type { SignInKey } from './account-store';
 import { AccountLocked, SignInThrottled } from '../errors';
-import type { StaffDeps } from './staff-accounts';
+import type { StaffDeps } from './account-store';
 
 export const SIGN_IN_LIMITS = {
   /** Failed factors on one login name within the window that lock it. */

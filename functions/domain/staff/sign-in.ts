@@ -4,7 +4,8 @@ import type { SecondFactorChallenge } from './admin-session';
 import type { AdminSecrets } from '../config';
 import { AccountLocked, SignInFailed, SignInThrottled } from '../errors';
 import { countedFactor, signInCompleted } from './sign-in-limits';
-import { normalizeUsername, OWNER_USERNAME, ownerAccount, type StaffDeps } from './staff-accounts';
+import type { StaffDeps } from './account-store';
+import { normalizeUsername, OWNER_USERNAME, ownerAccount } from './staff-accounts';
 import { openTotpSecret } from './totp-secrets';
 import { hashRecoveryCode, matchTotp } from './two-factor';
 

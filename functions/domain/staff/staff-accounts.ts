@@ -1,20 +1,16 @@
 import * as z from 'zod';
-import type { AccountRecord, AccountStore } from './account-store';
+import type { AccountRecord, AccountStore, StaffDeps } from './account-store';
 import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { AdminSession } from './admin-session';
 import { LIST_LIMITS } from '../config';
 import { AlreadyExists, Conflict, InvalidInput, NotFound, NotSignedIn } from '../errors';
-import { changesOf } from '../audit/audit-log';
-import type { AuditChange } from '../audit/audit-store';
+import { changesOf } from '../audit';
+import type { AuditChange } from '../audit';
 import { parseInput } from '../inputs';
 import { ROLES, type Role } from './roles';
 import { countedFactor, signInLockOf, unlockSignIn } from './sign-in-limits';
 
 /** What the staff accounts' use cases work with: the accounts port, which only the admin function has. */
-export interface StaffDeps {
-  stores: { accounts: AccountStore };
-  now(): Date;
-}
 
 /** The bootstrap account: its password is `adminPasswordHash` of the configuration, so `set-admin-password` keeps working. */
 export const OWNER_USERNAME = 'owner';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { renderSVG } from 'uqr';
-import { CODE_ALPHABET } from '../codes/access-code';
+import { CODE_ALPHABET } from '../codes';
 import { randomString } from '../random';
 
 /** RFC 6238 with the parameters every authenticator app supports: SHA-1, 6 digits, 30 s. */

@@ -4,9 +4,9 @@ import { secretsEqual } from '../constant-time';
 import { AccessRevoked, RtmpDenied, SessionGone } from '../errors';
 import { accessEndsAt } from '../event-status';
 import { parseInput, recordId } from '../inputs';
-import { checkViewerToken } from '../access/playback-token';
-import type { AccessDeps } from '../access/viewer-access';
-import { keyRefusalReason, recordRefusal } from '../events/stream-reports';
+import { checkViewerToken } from '../access';
+import type { AccessDeps } from '../access';
+import { keyRefusalReason, recordRefusal } from '../events';
 import type { PublishRefusalReason } from '../records';
 
 /** The RTMP server's callback body (spec/rtmp-auth.md), plus `recheck` that our ingest adds when it re-asks for a live session. */

@@ -1,5 +1,5 @@
 import { hasExpiredLease } from '../event-status';
-import type { EventStore } from '../events/event-store';
+import type { EventStore } from '../events';
 import type { EventRecord } from '../records';
 
 /** The port to the media bucket: writes an event's final (VOD) playlists from its recording index. */

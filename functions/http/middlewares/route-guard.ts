@@ -1,9 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { AccountStore } from '../../domain/staff/account-store';
-import { readAdminSession, ADMIN_COOKIE } from '../../domain/staff/admin-session';
+import type { AccountStore } from '../../domain/staff';
+import { readAdminSession, ADMIN_COOKIE } from '../../domain/staff';
 import { secretsEqual } from '../../domain/constant-time';
 import { NotSignedIn } from '../../domain/errors';
-import { allows } from '../../domain/staff/roles';
+import { allows } from '../../domain/staff';
 import type { ApiContext, ApiEvent, ApiResult } from '../api-types';
 import type { App } from '../app';
 import { HttpError } from '../http-error';

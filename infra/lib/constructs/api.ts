@@ -10,7 +10,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IDependable } from 'constructs';
 import { routeTable, type Area, type Guard, type Method } from '../../../functions/http/route-table';
-import { CHECKOUT_SWEEP_SECONDS } from '../../../functions/domain/commerce/checkout-sweep';
+import { CHECKOUT_SWEEP_SECONDS } from '../../../functions/domain/commerce';
 import { CHECKOUT_SWEEP_INPUT } from '../../../functions/handlers/checkout-sweep';
 import { AppFunction } from './app-function';
 

@@ -4,7 +4,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { EXPORT_FILE_DAYS, EXPORT_PREFIX } from '../../../functions/domain/jobs/code-export-job';
+import { EXPORT_FILE_DAYS, EXPORT_PREFIX } from '../../../functions/domain/jobs';
 import { privateBucketProps } from './private-bucket';
 
 export interface ExportsProps {

@@ -7,7 +7,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../../functions/domain/jobs/job-worker-settings';
+import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../../functions/domain/jobs';
 import { AppFunction } from './app-function';
 import type { Exports } from './exports';
 

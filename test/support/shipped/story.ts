@@ -5,8 +5,8 @@
  */
 import { Secret, TOTP } from 'otpauth';
 import Stripe from 'stripe';
-import { signPayload } from '../../../functions/domain/commerce/webhook-signature';
-import { INLINE_DELETE_CODES } from '../../../functions/domain/jobs/event-deletion';
+import { signPayload } from '../../../functions/domain/commerce';
+import { INLINE_DELETE_CODES } from '../../../functions/domain/jobs';
 import { chaptersOf, cookieOf, story, type RouteStory, type StoryContext } from './story-runner';
 
 /**

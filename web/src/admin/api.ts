@@ -4,7 +4,9 @@
  * 401 anywhere but login tells the app to show the login form.
  */
 import { ApiError, requestJson, type RequestOptions } from '../shared/http';
-import type { CodeStatus, CodeView, adminEventListView, adminEventView } from '../../../functions/domain/views';
+import type { CodeStatus } from '../../../functions/domain/records';
+import type { CodeView } from '../../../functions/domain/codes/code-views';
+import type { adminEventListView, adminEventView } from '../../../functions/domain/events/event-views';
 import type { dashboard, eventDetails } from '../../../functions/domain/events/event-admin';
 import type { AuditAction } from '../../../functions/domain/audit/audit-actions';
 import type { AuditPage } from '../../../functions/domain/audit/audit-store';
@@ -18,7 +20,8 @@ import type { Permission, Role } from '../../../functions/domain/staff/roles';
 
 // Response shapes are the API's own view types (type-only: nothing of the server is bundled).
 export type { EventStatus } from '../../../functions/domain/event-status';
-export type { CodeStatus, CodeView } from '../../../functions/domain/views';
+export type { CodeStatus } from '../../../functions/domain/records';
+export type { CodeView } from '../../../functions/domain/codes/code-views';
 export type CodeFilter = CodeStatus | 'active' | '';
 /** The statuses a revocation job takes (revoked codes are revoked already). */
 export type RevocableStatus = Exclude<CodeFilter, 'revoked' | ''>;

@@ -4,7 +4,7 @@
  * drift from what the server sends.
  */
 import type { longLivedPlaybackUrl, refreshPlayback, validateCode } from '../../../functions/domain/access/viewer-access';
-import type { eventSaleView, eventStatusView, viewerEventView } from '../../../functions/domain/views';
+import type { eventSaleView, eventStatusView, viewerEventView } from '../../../functions/domain/events/event-views';
 import type { checkoutStatus } from '../../../functions/domain/commerce/checkout';
 
 export type { EventStatus } from '../../../functions/domain/event-status';

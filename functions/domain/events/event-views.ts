@@ -1,9 +1,6 @@
-import { accessEndsAt, eventStatus } from './event-status';
-import { saleView } from './events/sale';
-import type { CodeSummary, EventRecord } from './records';
-
-export type CodeStatus = 'unused' | 'redeemed' | 'revoked' | 'expired';
-export const TOKEN_STATUSES = ['unused', 'redeemed', 'revoked', 'expired'] as const;
+import { eventStatus } from '../event-status';
+import type { EventRecord } from '../records';
+import { saleView } from './sale';
 
 /** The admin view of an event (spec "Event (admin view)"). */
 export function adminEventView(event: EventRecord) {
@@ -53,28 +50,3 @@ export function viewerEventView(event: EventRecord, now: Date) {
     isLive: eventStatus(event, now) === 'live',
   };
 }
-
-export function codeStatus(code: CodeSummary, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date): CodeStatus {
-  if (code.isRevoked) return 'revoked';
-  if (now.toISOString() >= accessEndsAt(event)) return 'expired';
-  return code.redeemedAt ? 'redeemed' : 'unused';
-}
-
-/** The admin's view of a code (the spec's "token record"); `expiresAt` follows the event, so editing the event moves it. */
-export function codeView(code: CodeSummary, event: Pick<EventRecord, 'endsAt' | 'accessWindowHours'>, now: Date) {
-  return {
-    id: code.id,
-    code: code.code,
-    eventId: code.eventId,
-    label: code.label,
-    isRevoked: code.isRevoked,
-    revokedAt: code.revokedAt,
-    redeemedAt: code.redeemedAt,
-    redeemedIp: code.redeemedIp,
-    expiresAt: accessEndsAt(event),
-    createdAt: code.createdAt,
-    status: codeStatus(code, event, now),
-  };
-}
-
-export type CodeView = ReturnType<typeof codeView>;

@@ -1,0 +1,42 @@
+import type { AppConfig } from '../config';
+import type { CounterStore } from '../counter-store';
+import { PRESENCE_WINDOW_SECONDS } from '../playback-claims';
+import type { CodeRecord } from '../records';
+
+
+/** Best effort, as every counter write (counter-store.ts): it never fails the viewer's request. */
+export function countPresence(counters: CounterStore, claims: { eid: string; code: string }, at: Date, delta: number): Promise<void> {
+  return counters.countPresence({ eventId: claims.eid, seed: claims.code, at: at.toISOString(), delta });
+}
+
+/** What counting a viewer's presence needs (the job worker has no more of the API's configuration). */
+export interface PresenceDeps {
+  stores: { counters: CounterStore };
+  config: Pick<AppConfig, 'sessionTimeoutSeconds'>;
+}
+
+/**
+ * Takes a live session off the presence estimate (`delta` -1) or puts it back (+1). The delta lands
+ * where that viewer was last counted: it claimed at `startedAt` and refreshes once per presence window.
+ */
+export function countLiveSessionPresence(
+  deps: PresenceDeps,
+  where: Pick<CodeRecord, 'eventId' | 'code' | 'session'>,
+  now: Date,
+  delta: number,
+): Promise<void> {
+  if (!where.session || !sessionIsLive(where, now, deps.config.sessionTimeoutSeconds)) return Promise.resolve();
+  const startedAt = Date.parse(where.session.startedAt);
+  const period = PRESENCE_WINDOW_SECONDS * 1000;
+  const lastCounted = startedAt + Math.floor((now.getTime() - startedAt) / period) * period;
+  return countPresence(deps.stores.counters, { eid: where.eventId, code: where.code }, new Date(lastCounted), delta);
+}
+
+/** Revoking a code takes its live viewer off the presence estimate (unrevoking puts it back), so a revoked code is never counted. */
+export function countRevocationPresence(deps: PresenceDeps, code: CodeRecord, now: Date): Promise<void> {
+  return countLiveSessionPresence(deps, code, now, code.isRevoked ? -1 : 1);
+}
+
+export function sessionIsLive(code: Pick<CodeRecord, 'session'>, now: Date, timeoutSeconds: number): boolean {
+  return !!code.session && Date.parse(code.session.heartbeatAt) > now.getTime() - timeoutSeconds * 1000;
+}

@@ -1,0 +1,12 @@
+/** The commerce area's public entry: the other areas and the functions import it from here. */
+export * from './calendar-file';
+export * from './checkout-sweep';
+export * from './checkout';
+export * from './order-input';
+export * from './order-store';
+export * from './orders';
+export * from './qr-png';
+export * from './stripe-orders';
+export * from './ticket-email';
+export * from './webhook-signature';
+export * from './checkout-sessions';

@@ -1,0 +1,4 @@
+/** The streams area's public entry: the other areas and the functions import it from here. */
+export * from './media-cache';
+export * from './rtmp-access';
+export * from './stream-lease';
