@@ -2,7 +2,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import type { JobQueue } from '../functions/domain/jobs';
 import type { JobStore } from '../functions/domain/jobs';
 import { JOB_MAX_RECEIVES, JOB_WORKER } from '../functions/domain/jobs';
-import type { Stores } from '../functions/domain/stores';
+import type { Stores } from '../functions/compose/stores';
 import { LIST_LIMITS } from '../functions/domain/config';
 
 export interface JobQueues {

@@ -1,6 +1,6 @@
 import { mailTransport } from '../functions/adapters/mail-transport';
 import { MAILER_TRIGGERS, type MailerConfig } from '../functions/config/mailer-config';
-import type { Stores } from '../functions/domain/stores';
+import type { Stores } from '../functions/compose/stores';
 import { createMailerHandler, orderOwingEmail } from '../functions/handlers/mailer';
 import { startStreamTrigger } from './stream-trigger';
 import type { TableStream } from './table-stream';

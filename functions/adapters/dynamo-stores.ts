@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountStore } from '../domain/staff';
-import type { Stores } from '../domain/stores';
+import type { Stores } from '../compose/stores';
 import { DynamoAccountStore } from './dynamo-account-store';
 import { DynamoAudienceStore } from './dynamo-audience-store';
 import { DynamoAuditStore } from './dynamo-audit-store';

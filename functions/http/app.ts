@@ -7,7 +7,7 @@ import type { AdminSecrets, AppConfig } from '../domain/config';
 import type { ExportFiles } from '../domain/jobs';
 import type { JobQueue } from '../domain/jobs';
 import type { MediaCache } from '../domain/streams';
-import type { AdminStores, Stores } from '../domain/stores';
+import type { AdminStores, Stores } from '../compose/stores';
 import type { DroppedReports } from '../domain/access';
 
 /** What every handler works with. */

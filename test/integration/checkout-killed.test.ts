@@ -5,8 +5,8 @@ import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { SETTLE_AFTER_MINUTES, settleStaleCheckouts } from '../../functions/domain/commerce';
 import type { CheckoutSessions } from '../../functions/domain/commerce';
 import { PaymentsUnavailable } from '../../functions/domain/errors';
-import type { Stores } from '../../functions/domain/stores';
-import type { AccessDeps } from '../../functions/domain/access';
+import type { Stores } from '../../functions/compose/stores';
+import type { AccessDeps } from '../../functions/compose/stores';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { sampleEvent } from '../support/store-records';
 

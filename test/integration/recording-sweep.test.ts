@@ -4,7 +4,7 @@ import { dynamoDocumentClient, s3Client } from '../../functions/adapters/aws-cli
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { s3RecordingFinalizer } from '../../functions/adapters/recording-finalizer';
 import { eventStatus } from '../../functions/domain/event-status';
-import type { Stores } from '../../functions/domain/stores';
+import type { Stores } from '../../functions/compose/stores';
 import { createRecordingSweepHandler } from '../../functions/handlers/recording-sweep';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';

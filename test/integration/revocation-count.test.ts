@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { changeRevoked, countRevocationOnce } from '../../functions/domain/codes';
-import type { Stores } from '../../functions/domain/stores';
+import type { Stores } from '../../functions/compose/stores';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { memoryStores } from '../support/memory-stores';
 import { sampleCode, sampleEvent } from '../support/store-records';

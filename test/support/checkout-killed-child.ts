@@ -6,7 +6,7 @@
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { startCheckout, type CheckoutSessions } from '../../functions/domain/commerce';
-import type { AccessDeps } from '../../functions/domain/access';
+import type { AccessDeps } from '../../functions/compose/stores';
 
 const env = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is required`); })();
 const stores = dynamoStores(

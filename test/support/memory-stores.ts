@@ -1,4 +1,4 @@
-import type { AdminStores } from '../../functions/domain/stores';
+import type { AdminStores } from '../../functions/compose/stores';
 import { MemoryAccountStore } from './memory-account-store';
 import { MemoryAudienceStore } from './memory-audience-store';
 import { MemoryAuditStore } from './memory-audit-store';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamoAccountStore, dynamoStores } from '../../functions/adapters/dynamo-stores';
-import type { AdminStores } from '../../functions/domain/stores';
+import type { AdminStores } from '../../functions/compose/stores';
 import { memoryStores as inMemory } from './memory-stores';
 
 export interface OpenStores {

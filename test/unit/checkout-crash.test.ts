@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startCheckout } from '../../functions/domain/commerce';
 import { SETTLE_AFTER_MINUTES, settleStaleCheckouts } from '../../functions/domain/commerce';
 import { Conflict, PaymentsUnavailable } from '../../functions/domain/errors';
-import type { Stores } from '../../functions/domain/stores';
+import type { Stores } from '../../functions/compose/stores';
 import { stripeEventOrder } from '../../functions/domain/commerce';
 import { domainFixture } from '../support/domain-fixture';
 import { fakeCheckoutSessions as provider } from '../support/fake-checkout-sessions';

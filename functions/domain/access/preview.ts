@@ -10,9 +10,10 @@ import { Conflict } from '../errors';
 import { PREVIEW_CODE, streamPathOf } from '../playback-claims';
 import { signPlaybackToken } from './playback-token';
 import { randomId } from '../random';
-import type { AccessDeps } from './viewer-access';
+import type { EventStore } from '../events';
+import type { AppConfig } from '../config';
 
-export async function issuePreview(deps: AccessDeps, eventId: string, playbackBaseUrl: string) {
+export async function issuePreview(deps: { stores: { events: EventStore }; config: AppConfig; now(): Date }, eventId: string, playbackBaseUrl: string) {
   const event = await requireEvent(deps, eventId);
   // The edge refuses every token of a deactivated event, and the ingest refuses its publisher.
   if (!event.isActive) throw new Conflict('preview-of-inactive-event');

@@ -1,7 +1,7 @@
 import { eventDenyUntil, sessionDenyUntil } from './edge-deny';
 import { InvalidInput } from '../errors';
 import type { RevocationFeed } from './revocation-feed';
-import type { Stores } from '../stores';
+import type { CodeStore } from '../codes';
 
 /**
  * `serverTime` lags the clock by this much, so writes stamped a little
@@ -18,7 +18,7 @@ function parseSince(since: string | undefined): string {
   return new Date(at).toISOString();
 }
 
-export async function buildRevocationFeed(deps: { stores: Pick<Stores, 'codes'>; now(): Date }, sinceParam: string | undefined): Promise<RevocationFeed> {
+export async function buildRevocationFeed(deps: { stores: { codes: CodeStore }; now(): Date }, sinceParam: string | undefined): Promise<RevocationFeed> {
   const since = parseSince(sinceParam);
   const serverTime = new Date(deps.now().getTime() - FEED_OVERLAP_MS).toISOString();
   const { codes, events } = await deps.stores.codes.accessChangesSince(since);

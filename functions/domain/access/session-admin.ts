@@ -13,7 +13,10 @@ import { parseInput } from '../inputs';
 import type { LiveSessionRecord } from '../records';
 import { summarizeUserAgent } from './user-agent';
 import { countLiveSessionPresence } from '../codes';
-import type { AccessDeps } from './viewer-access';
+import type { EventStore } from '../events';
+import type { CodeStore } from '../codes';
+import type { CounterStore } from '../counter-store';
+import type { AppConfig } from '../config';
 
 export const SESSION_PAGE_DEFAULT = 50;
 export const SESSION_PAGE_MAX = 200;
@@ -32,7 +35,7 @@ export const endSessionInput = z.object({
 
 const sessionNotFound = () => new NotFound('session');
 
-function liveAfter(deps: AccessDeps): string {
+function liveAfter(deps: { config: AppConfig; now(): Date }): string {
   return new Date(deps.now().getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString();
 }
 
@@ -54,7 +57,7 @@ export type SessionView = ReturnType<typeof sessionView>;
  * One page of the event's live sessions, newest first. `total` is the presence counters' estimate
  * of the event's viewers (as `stats.activeViewers`), not a count: counting would read every session.
  */
-export async function listSessions(deps: AccessDeps, eventId: string, query: Record<string, string>) {
+export async function listSessions(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, eventId: string, query: Record<string, string>) {
   const { cursor, limit } = parseInput(sessionsQuery, query);
   const event = await requireEvent(deps, eventId);
   const [page, total] = await Promise.all([
@@ -65,7 +68,7 @@ export async function listSessions(deps: AccessDeps, eventId: string, query: Rec
 }
 
 /** Ends one session of the event; 404 when it is not (any more) the code's session. */
-export async function endSession(deps: AccessDeps, eventId: string, body: unknown) {
+export async function endSession(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, eventId: string, body: unknown) {
   const input = parseInput(endSessionInput, body);
   await requireEvent(deps, eventId);
   const code = normalizeAccessCode(input.code);
@@ -79,7 +82,7 @@ export async function endSession(deps: AccessDeps, eventId: string, body: unknow
 }
 
 /** Ends every live session of the event; `ended` counts those this call ended. */
-export async function endAllSessions(deps: AccessDeps, eventId: string) {
+export async function endAllSessions(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, eventId: string) {
   await requireEvent(deps, eventId);
   const live: LiveSessionRecord[] = [];
   let cursor: string | null = null;

@@ -12,17 +12,9 @@ import { rateLimitSubject } from '../rate-limit-subject';
 import { hitRateLimit, refuseIfRateLimited } from '../rate-limits';
 import type { CounterStore } from '../counter-store';
 import type { CodeRecord, EventRecord } from '../records';
-import type { Stores } from '../stores';
 import { viewerEventView } from '../events';
-
-/** What the use cases work with: the storage ports, the configuration and the clock. */
-export interface AccessDeps {
-  stores: Stores;
-  config: AppConfig;
-  now(): Date;
-  /** Told of each quality report a heartbeat dropped (to log and count it); none where nobody watches. */
-  droppedReports?: DroppedReports;
-}
+import type { EventStore } from '../events';
+import type { CodeStore } from '../codes';
 
 /** Where heartbeats tell of the players' reports they dropped. */
 export interface DroppedReports {
@@ -85,7 +77,7 @@ function lostSessionReason(error: SessionGone | AccessRevoked, claims: PlaybackC
  * sequence: (rate limit ‖ code), event, (conditional claim ‖ signing ‖ counters).
  */
 export async function validateCode(
-  deps: AccessDeps,
+  deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date },
   input: { code: unknown; ip: string; userAgent?: string; playbackBaseUrl: string },
 ) {
   const now = deps.now();
@@ -159,7 +151,7 @@ export async function validateCode(
 
 /** The header-less URL that lives as long as the JWT issued with it. */
 function shortPlaybackUrl(
-  deps: AccessDeps,
+  deps: { config: AppConfig },
   playbackBaseUrl: string,
   grant: { code: string; eventId: string; sessionId: string },
   now: Date,
@@ -173,7 +165,7 @@ function shortPlaybackUrl(
  * A new JWT for the same session, while that session is still the code's
  * live one. Round trips: (rate limit ‖ code ‖ event), all in parallel.
  */
-export async function refreshPlayback(deps: AccessDeps, token: string | null, playbackBaseUrl: string) {
+export async function refreshPlayback(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, token: string | null, playbackBaseUrl: string) {
   const now = deps.now();
   const { code, event, claims } = await liveSessionOf(deps, token, now);
   const grant = { code: code.code, eventId: event.id, sessionId: claims.sid };
@@ -188,7 +180,7 @@ export async function refreshPlayback(deps: AccessDeps, token: string | null, pl
  * The checks of refresh (rate limit included): the token's session must be its
  * code's live one, the code not revoked, the event active and not over.
  */
-async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) {
+async function liveSessionOf(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig }, token: string | null, now: Date) {
   // An expired JWT cannot be refreshed: the viewer validates the code again.
   const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: false });
   if (!checked.ok) throw new AccessRefused('refresh', checked.problem === 'expired' ? 'expired' : 'invalid-token');
@@ -212,7 +204,7 @@ async function liveSessionOf(deps: AccessDeps, token: string | null, now: Date) 
  * to the hour and never past the access end: the event item is read by every viewer, so it is written at
  * most about once an hour, not once per URL (the read decides; the write's condition keeps the maximum).
  */
-async function keepEventDeniedUntil(deps: AccessDeps, event: EventRecord, expiresAtSeconds: number): Promise<void> {
+async function keepEventDeniedUntil(deps: { stores: { events: EventStore } }, event: EventRecord, expiresAtSeconds: number): Promise<void> {
   const hour = 3600;
   const until = new Date(Math.min(Math.ceil(expiresAtSeconds / hour) * hour * 1000, Date.parse(accessEndsAt(event)))).toISOString();
   if (event.denyUntil && event.denyUntil >= until) return;
@@ -226,7 +218,7 @@ async function keepEventDeniedUntil(deps: AccessDeps, event: EventRecord, expire
  * (release, takeover) is pushed to the edge and kept there until the URL
  * expires. Counts against the refresh rate limit; same errors as refresh.
  */
-export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | null, playbackBaseUrl: string) {
+export async function longLivedPlaybackUrl(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, token: string | null, playbackBaseUrl: string) {
   const now = deps.now();
   const { code, event, claims } = await liveSessionOf(deps, token, now);
   const nowSeconds = Math.floor(now.getTime() / 1000);
@@ -259,7 +251,7 @@ export async function longLivedPlaybackUrl(deps: AccessDeps, token: string | nul
  * viewer without a valid token hears 401 whatever it sent. A malformed report is dropped and
  * told to `droppedReports`; the beat still counts (spec: `200 { ok: true }` for a live session).
  */
-export async function heartbeat(deps: AccessDeps, token: string | null, body?: unknown) {
+export async function heartbeat(deps: { stores: { codes: CodeStore }; config: AppConfig; now(): Date; droppedReports?: DroppedReports }, token: string | null, body?: unknown) {
   const now = deps.now();
   const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: false });
   if (!checked.ok) throw new AccessRefused('heartbeat', 'invalid-token');
@@ -284,7 +276,7 @@ export async function heartbeat(deps: AccessDeps, token: string | null, body?: u
 }
 
 /** Ends the session at once. An expired but genuine token may still release its own session. */
-export async function releasePlayback(deps: AccessDeps, token: string | null) {
+export async function releasePlayback(deps: { stores: { codes: CodeStore; counters: CounterStore }; config: AppConfig; now(): Date }, token: string | null) {
   const now = deps.now();
   const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: true });
   if (!checked.ok) throw new AccessRefused('release', 'invalid-token');

@@ -15,7 +15,11 @@ import { TROUBLE_MIN_WATCH_MS, TROUBLE_STALL_RATIO, failedToStart, stallRatio } 
 import { sketchQuantile } from './quantile-sketch';
 import type { CodeRecord, EventRecord } from '../records';
 import { deviceClass } from '../access';
-import type { AccessDeps } from '../access';
+import type { EventStore } from '../events';
+import type { CodeStore } from '../codes';
+import type { CounterStore } from '../counter-store';
+import type { AudienceStore } from './audience-store';
+import type { AppConfig } from '../config';
 
 const MINUTE_MS = 60_000;
 /**
@@ -79,7 +83,7 @@ function point(at: number, minutes: MinuteTally[], leaves: number) {
  * same minutes, except `uniqueCodes`, the codes used at all (the event's redemption counter);
  * and the on/off-air marks. Leaves are the sessions alive in a minute and not in the next.
  */
-export async function audienceReport(deps: AccessDeps, eventId: string, query: Record<string, string>) {
+export async function audienceReport(deps: { stores: { audience: AudienceStore; counters: CounterStore; events: EventStore }; now(): Date }, eventId: string, query: Record<string, string>) {
   const input = parseInput(audienceQuery, query);
   const event = await requireEvent(deps, eventId);
   const now = deps.now().getTime();
@@ -193,23 +197,23 @@ export function watchingView(code: CodeRecord, ticket: TicketWatch | null, liveA
 }
 export type WatchingView = ReturnType<typeof watchingView>;
 
-const liveAfter = (deps: AccessDeps) => new Date(deps.now().getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString();
+const liveAfter = (deps: { config: AppConfig; now(): Date }) => new Date(deps.now().getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString();
 
 /** `GET /api/admin/tokens/:id/watching`. NotFound for an unknown code. */
-export async function ticketWatching(deps: AccessDeps, codeId: string) {
+export async function ticketWatching(deps: { stores: { audience: AudienceStore; codes: CodeStore }; config: AppConfig; now(): Date }, codeId: string) {
   const code = await deps.stores.codes.getCodeById(codeId);
   if (!code) throw new NotFound('code', codeId);
   return watchingView(code, await deps.stores.audience.ticket(code.eventId, code.code), liveAfter(deps));
 }
 
 /** One page of the event's tickets with trouble, each with its watching record and why it is listed. */
-export async function troubleList(deps: AccessDeps, eventId: string, query: Record<string, string>) {
+export async function troubleList(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; config: AppConfig; now(): Date }, eventId: string, query: Record<string, string>) {
   const { cursor, limit } = parseInput(troubleQuery, query);
   await requireEvent(deps, eventId);
   return troublePage(deps, eventId, cursor ?? null, limit);
 }
 
-async function troublePage(deps: AccessDeps, eventId: string, cursor: string | null, limit: number) {
+async function troublePage(deps: { stores: { audience: AudienceStore; codes: CodeStore }; config: AppConfig; now(): Date }, eventId: string, cursor: string | null, limit: number) {
   const page = await deps.stores.audience.troubleList(eventId, { cursor, limit });
   const codes = page.entries.map((entry) => entry.code);
   const [records, tickets] = await Promise.all([Promise.all(codes.map((code) => deps.stores.codes.getCode(code))), deps.stores.audience.tickets(eventId, codes)]);
@@ -226,7 +230,7 @@ async function troublePage(deps: AccessDeps, eventId: string, cursor: string | n
 const percent = (ratio: number | null) => (ratio === null ? '' : (ratio * 100).toFixed(1));
 
 /** The trouble list as CSV, for refund handling: every listed ticket (up to `TROUBLE_EXPORT_MAX`). */
-export async function troubleCsv(deps: AccessDeps, eventId: string): Promise<string> {
+export async function troubleCsv(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; config: AppConfig; now(): Date }, eventId: string): Promise<string> {
   await requireEvent(deps, eventId);
   const rows: Awaited<ReturnType<typeof troublePage>>['tickets'] = [];
   let cursor: string | null = null;

@@ -10,14 +10,17 @@ import { dayInTimeZone } from '../time-zone';
 import { randomId } from '../random';
 import type { CodeRecord, EventRecord } from '../records';
 import { hitRateLimit } from '../rate-limits';
-import type { AccessDeps } from '../access';
 import { changeRevoked, revokeCodes } from './code-revocation';
 import { codeView, type CodeView } from './code-views';
+import type { EventStore } from '../events';
+import type { CodeStore } from './code-store';
+import type { CounterStore } from '../counter-store';
+import type { AppConfig } from '../config';
 
 const COLLISION_RETRIES = 5;
 const WRITE_CONCURRENCY = 25;
 
-async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: string, createdAt: string): Promise<CodeRecord> {
+async function createUniqueCode(deps: { stores: { codes: CodeStore } }, event: EventRecord, label: string, createdAt: string): Promise<CodeRecord> {
   for (let attempt = 0; attempt < COLLISION_RETRIES; attempt++) {
     const record = newCodeRecord({ id: randomId(20), code: generateAccessCode(), eventId: event.id, label, createdAt, eventActive: event.isActive });
     try {
@@ -34,7 +37,7 @@ async function createUniqueCode(deps: AccessDeps, event: EventRecord, label: str
  * Creates 1..500 unique codes. On failure the codes already written are removed again, so nothing
  * half-done remains. Each staff account may generate `RATE_LIMITS.generate` times per window.
  */
-export async function generateCodes(deps: AccessDeps, eventId: string, body: unknown, actor: string) {
+export async function generateCodes(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; now(): Date }, eventId: string, body: unknown, actor: string) {
   const { count, label } = parseInput(generateCodesInput, body);
   const event = await requireEvent(deps, eventId);
   const now = deps.now();
@@ -61,7 +64,7 @@ export async function generateCodes(deps: AccessDeps, eventId: string, body: unk
 }
 
 /** An activation change that raced new codes' writes would have missed their copy of the flag: the event as it is now. */
-export async function settleEventActive(deps: AccessDeps, event: EventRecord): Promise<EventRecord> {
+export async function settleEventActive(deps: { stores: { codes: CodeStore; events: EventStore }; now(): Date }, event: EventRecord): Promise<EventRecord> {
   const latest = await requireEvent(deps, event.id);
   if (latest.isActive !== event.isActive) await setEventActive(deps, event.id, latest.isActive);
   return latest;
@@ -82,7 +85,7 @@ function codeFilterOf(query: CodeListQuery, event: EventRecord, now: Date): Code
 }
 
 /** `code`: one lookup of the exact code (in `event` when given), held to the other filters. */
-async function exactCode(deps: AccessDeps, query: CodeListQuery, event: EventRecord | null, now: Date): Promise<CodePage> {
+async function exactCode(deps: { stores: { codes: CodeStore; events: EventStore } }, query: CodeListQuery, event: EventRecord | null, now: Date): Promise<CodePage> {
   const value = normalizeAccessCode(query.code);
   const found = value ? await deps.stores.codes.getCode(value) : null;
   if (!found || (event && found.eventId !== event.id)) return NO_CODES;
@@ -92,7 +95,7 @@ async function exactCode(deps: AccessDeps, query: CodeListQuery, event: EventRec
 }
 
 /** One page of an event's codes as the admin sees them, newest first (code-store.ts `listCodePage`). */
-async function eventCodePage(deps: AccessDeps, event: EventRecord, query: CodeListQuery, now: Date): Promise<CodePage> {
+async function eventCodePage(deps: { stores: { codes: CodeStore; events: EventStore } }, event: EventRecord, query: CodeListQuery, now: Date): Promise<CodePage> {
   if (query.code !== undefined) return exactCode(deps, query, event, now);
   const filter = codeFilterOf(query, event, now);
   if (!filter) return NO_CODES;
@@ -105,7 +108,7 @@ async function eventCodePage(deps: AccessDeps, event: EventRecord, query: CodeLi
  * `status` and exact `label`, or the one exact `code`. Without `limit` an event of up to 1,000 codes
  * answers as the spec's list: all of them, with `nextCursor` null.
  */
-export async function listEventCodes(deps: AccessDeps, eventId: string, query: Record<string, string>): Promise<CodePage> {
+export async function listEventCodes(deps: { stores: { codes: CodeStore; events: EventStore }; now(): Date }, eventId: string, query: Record<string, string>): Promise<CodePage> {
   const parsed = parseInput(codeListQuery, query);
   return eventCodePage(deps, await requireEvent(deps, eventId), parsed, deps.now());
 }
@@ -129,7 +132,7 @@ const encodeAcrossEvents = (position: AcrossEventsPosition) => Buffer.from(JSON.
  * each event's codes newest first, paged as an event's list. A page visits at most
  * `LIST_LIMITS.codePageEvents` events that hold codes, so it costs the same whatever their number.
  */
-export async function listAllCodes(deps: AccessDeps, query: Record<string, string>): Promise<CodePage> {
+export async function listAllCodes(deps: { stores: { codes: CodeStore; events: EventStore }; now(): Date }, query: Record<string, string>): Promise<CodePage> {
   const parsed = parseInput(codeListQuery, query);
   const now = deps.now();
   if (parsed.eventId) return eventCodePage(deps, await requireEvent(deps, parsed.eventId), parsed, now);
@@ -161,7 +164,7 @@ export async function listAllCodes(deps: AccessDeps, query: Record<string, strin
  * (decided from the event's count, before any code is read; larger ones are exported by a job, below). With
  * `tz` (query) the times carry that zone's offset; the file is named after the event's title and the day there.
  */
-export async function exportCodesCsv(deps: AccessDeps, eventId: string, viewerUrl: string, query: Record<string, string>) {
+export async function exportCodesCsv(deps: { stores: { codes: CodeStore; events: EventStore }; now(): Date }, eventId: string, viewerUrl: string, query: Record<string, string>) {
   const { tz } = parseInput(codeExportQuery, query);
   const event = await requireEvent(deps, eventId);
   if (event.tokenCount > LIST_LIMITS.exportRows) throw new ExportTooLarge(`${event.tokenCount} codes`);
@@ -182,7 +185,7 @@ export function exportFileName(title: string, day: string): string {
   return `${safe || 'event'}-codes-${day}.csv`;
 }
 
-export async function setCodeRevoked(deps: AccessDeps, codeId: string, revoked: boolean) {
+export async function setCodeRevoked(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, codeId: string, revoked: boolean) {
   const { code } = await changeRevoked(deps, codeId, revoked, deps.now());
   const event = await deps.stores.events.getEvent(code.eventId);
   if (!event) throw new NotFound('code');
@@ -193,7 +196,7 @@ export async function setCodeRevoked(deps: AccessDeps, codeId: string, revoked: 
  * Revokes every listed code that exists; `revoked` counts those that were
  * not revoked before, `changed` lists them (for the audit log).
  */
-export async function bulkRevoke(deps: AccessDeps, body: unknown) {
+export async function bulkRevoke(deps: { stores: { codes: CodeStore; counters: CounterStore }; config: AppConfig; now(): Date }, body: unknown) {
   const { tokenIds: codeIds } = parseInput(bulkRevokeInput, body);
   const changed = (await revokeCodes(deps, [...new Set(codeIds)], deps.now())).filter((result) => result.changed).map((result) => result.code);
   return { revoked: changed.length, changed };

@@ -4,7 +4,11 @@ import { PaymentsUnavailable } from '../errors';
 import type { CheckoutRecord } from './order-store';
 import type { OrderOutcome } from './orders';
 import { stripeEventOrder } from './stripe-orders';
-import type { AccessDeps } from '../access';
+import type { EventStore } from '../events';
+import type { CodeStore } from '../codes';
+import type { CounterStore } from '../counter-store';
+import type { OrderStore } from './order-store';
+import type { AppConfig } from '../config';
 
 /** How often the sweep runs (an EventBridge rule on the public function in AWS, a timer in `npm start`). */
 export const CHECKOUT_SWEEP_SECONDS = 300;
@@ -44,7 +48,7 @@ export interface CheckoutSweepOutcome {
  * A checkout whose writer died between its record and the event's ticket count is repaired: one whose take
  * may not have counted is given up (its tickets back if the take happened), one released gets its tickets back.
  */
-export async function settleStaleCheckouts(deps: AccessDeps, sessions: CheckoutSessions): Promise<CheckoutSweepOutcome> {
+export async function settleStaleCheckouts(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig; now(): Date }, sessions: CheckoutSessions): Promise<CheckoutSweepOutcome> {
   const before = new Date(deps.now().getTime() - SETTLE_AFTER_MINUTES * 60_000).toISOString();
   const outcome: CheckoutSweepOutcome = { released: [], repaired: [], paid: [], waiting: [], found: [], failed: [] };
   const settle = async (checkout: CheckoutRecord) => {

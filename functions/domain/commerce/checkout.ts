@@ -8,8 +8,10 @@ import { rateLimitSubject } from '../rate-limit-subject';
 import { hitRateLimit, refuseIfRateLimited } from '../rate-limits';
 import type { EventRecord, EventSale } from '../records';
 import { onSale } from '../events';
-import type { AccessDeps } from '../access';
 import type { CheckoutSessionRequest, CheckoutSessions } from './checkout-sessions';
+import type { EventStore } from '../events';
+import type { CounterStore } from '../counter-store';
+import type { OrderStore } from './order-store';
 
 /** Stripe keeps a session open 30 minutes at least: a minute more, so clock drift never makes Stripe refuse it. */
 export const CHECKOUT_MINUTES = 31;
@@ -17,7 +19,7 @@ export const CHECKOUT_MINUTES = 31;
 const TAKE_ATTEMPTS = 3;
 
 /** The event on sale to `quantity` tickets a checkout, or why not. */
-async function saleOf(deps: AccessDeps, eventId: string, quantity: number, now: Date): Promise<EventRecord & { sale: EventSale }> {
+async function saleOf(deps: { stores: { events: EventStore } }, eventId: string, quantity: number, now: Date): Promise<EventRecord & { sale: EventSale }> {
   const event = await deps.stores.events.getEvent(eventId);
   if (!event) throw new NotFound('event');
   if (!onSale(event, now)) throw new Conflict('not-on-sale');
@@ -29,7 +31,7 @@ async function saleOf(deps: AccessDeps, eventId: string, quantity: number, now: 
 }
 
 /** Takes the checkout's tickets, or says why not: the sale read again when the conditional write refused it. */
-async function takeTickets(deps: AccessDeps, checkout: CheckoutRecord, sale: EventRecord & { sale: EventSale }, now: Date): Promise<void> {
+async function takeTickets(deps: { stores: { events: EventStore } }, checkout: CheckoutRecord, sale: EventRecord & { sale: EventSale }, now: Date): Promise<void> {
   let event = sale;
   for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
     if (attempt > 0) event = await saleOf(deps, checkout.eventId, checkout.quantity, now);
@@ -47,14 +49,14 @@ async function takeTickets(deps: AccessDeps, checkout: CheckoutRecord, sale: Eve
  * step is once however often it runs (the event's mark of the checkout, the record's conditional move),
  * so the sweep can run it again after a writer that died at any point.
  */
-async function giveBack(deps: AccessDeps, checkout: Pick<CheckoutRecord, 'sessionId' | 'eventId' | 'quantity'>, pending: 'return' | 'untake'): Promise<void> {
+async function giveBack(deps: { stores: { events: EventStore; orders: OrderStore }; now(): Date }, checkout: Pick<CheckoutRecord, 'sessionId' | 'eventId' | 'quantity'>, pending: 'return' | 'untake'): Promise<void> {
   await deps.stores.events.releaseTickets(checkout.eventId, checkout.quantity, checkout.sessionId, pending);
   await deps.stores.orders.advanceCheckout(checkout.sessionId, pending, { status: 'released', pending: null }, deps.now().toISOString());
   await deps.stores.events.forgetCheckout(checkout.eventId, checkout.sessionId);
 }
 
 /** A checkout recorded whose take failed or may not have happened: given up, its tickets back if it took any. */
-export async function abandonCheckout(deps: AccessDeps, checkout: CheckoutRecord): Promise<boolean> {
+export async function abandonCheckout(deps: { stores: { events: EventStore; orders: OrderStore }; now(): Date }, checkout: CheckoutRecord): Promise<boolean> {
   if (!(await deps.stores.orders.advanceCheckout(checkout.sessionId, 'take', { status: 'released', pending: 'untake' }, deps.now().toISOString()))) return false;
   await giveBack(deps, checkout, 'untake');
   return true;
@@ -65,7 +67,7 @@ export async function abandonCheckout(deps: AccessDeps, checkout: CheckoutRecord
  * counted is given up (its buyer had an error, and no session was asked for), one released gets its
  * tickets back. True when this call settled it.
  */
-export async function repairCheckout(deps: AccessDeps, checkout: CheckoutRecord & { pending: CheckoutPending }): Promise<boolean> {
+export async function repairCheckout(deps: { stores: { events: EventStore; orders: OrderStore }; now(): Date }, checkout: CheckoutRecord & { pending: CheckoutPending }): Promise<boolean> {
   // Only one sweep at a time: a second one's claim fails on the `updatedAt` this one wrote.
   if (!(await deps.stores.orders.claimCheckout(checkout.sessionId, checkout.updatedAt, deps.now().toISOString()))) return false;
   if (checkout.pending === 'take') return abandonCheckout(deps, checkout);
@@ -84,7 +86,7 @@ export const isUnanswered = (checkout: CheckoutRecord): checkout is CheckoutReco
  * checkout's record keeps the hold until the session is paid (it keeps the tickets) or expires (they go
  * back: stripe-orders.ts). Per address, the limit counts the checkouts opened, not the refusals.
  */
-export async function startCheckout(deps: AccessDeps, sessions: CheckoutSessions, body: unknown, request: { ip: string; siteUrl: string }) {
+export async function startCheckout(deps: { stores: { counters: CounterStore; events: EventStore; orders: OrderStore }; now(): Date }, sessions: CheckoutSessions, body: unknown, request: { ip: string; siteUrl: string }) {
   const input = parseInput(checkoutInput, body);
   const now = deps.now();
   const subject = rateLimitSubject(request.ip);
@@ -159,7 +161,7 @@ const fieldsOf = ({ sessionId, eventId, email, quantity, createdAt }: CheckoutOf
  * Gives the checkout's tickets back to the sale, once: when its session expired unpaid, or its paid
  * order was refunded (an organiser who refunds frees the seat for another buyer).
  */
-export async function releaseCheckout(deps: AccessDeps, checkout: CheckoutOfSession, from: 'held' | 'paid'): Promise<boolean> {
+export async function releaseCheckout(deps: { stores: { events: EventStore; orders: OrderStore }; now(): Date }, checkout: CheckoutOfSession, from: 'held' | 'paid'): Promise<boolean> {
   // No record: the API died between the session and its record; the session's tickets were taken all the same.
   // Recorded first, waiting for its tickets to go back: the sweep gives them back should this function die now.
   const moved = await deps.stores.orders.moveCheckout(fieldsOf(checkout), from === 'held' ? ['held', 'absent'] : ['paid'], 'released', deps.now().toISOString(), 'return');
@@ -172,7 +174,7 @@ export async function releaseCheckout(deps: AccessDeps, checkout: CheckoutOfSess
  * session's webhook already settled it: that record stands), and the unanswered one is released without
  * giving tickets back. True when this call handed it over.
  */
-export async function handOverCheckout(deps: AccessDeps, unanswered: CheckoutRecord, sessionId: string): Promise<boolean> {
+export async function handOverCheckout(deps: { stores: { orders: OrderStore }; now(): Date }, unanswered: CheckoutRecord, sessionId: string): Promise<boolean> {
   const now = deps.now().toISOString();
   const { request, ...record } = unanswered;
   await deps.stores.orders.createCheckout({ ...record, sessionId, status: 'held', updatedAt: now });
@@ -180,7 +182,7 @@ export async function handOverCheckout(deps: AccessDeps, unanswered: CheckoutRec
 }
 
 /** A paid session keeps its tickets: marked paid, so that a late or replayed expiry frees nothing. */
-export async function keepCheckout(deps: AccessDeps, checkout: CheckoutOfSession): Promise<void> {
+export async function keepCheckout(deps: { stores: { orders: OrderStore }; now(): Date }, checkout: CheckoutOfSession): Promise<void> {
   await deps.stores.orders.moveCheckout(fieldsOf(checkout), ['held', 'absent'], 'paid', deps.now().toISOString());
 }
 
@@ -188,7 +190,7 @@ export async function keepCheckout(deps: AccessDeps, checkout: CheckoutOfSession
  * `GET /api/checkout/:sessionId`: what the buyer's return page polls. The session's id is the secret
  * this browser holds (Stripe put it in the return address): its status and, once paid, its codes.
  */
-export async function checkoutStatus(deps: AccessDeps, id: string) {
+export async function checkoutStatus(deps: { stores: { orders: OrderStore } }, id: string) {
   const checkout = await deps.stores.orders.getCheckout(id);
   if (!checkout) throw new NotFound('checkout');
   const order = await deps.stores.orders.getOrder(orderKeyId('stripe', id));

@@ -9,7 +9,11 @@ import { orderListQuery, type OrderWebhookBody } from './order-input';
 import type { OrderRecord, OrderSource } from './order-store';
 import { randomId } from '../random';
 import type { EventRecord } from '../records';
-import type { AccessDeps } from '../access';
+import type { EventStore } from '../events';
+import type { CodeStore } from '../codes';
+import type { CounterStore } from '../counter-store';
+import type { OrderStore } from './order-store';
+import type { AppConfig } from '../config';
 
 /** Our id of a shop's order: the same delivery, replayed, finds the same record. */
 export function orderKeyId(source: OrderSource, orderId: string): string {
@@ -57,7 +61,7 @@ const emailOwed = (kind: 'tickets' | 'refund') => ({ emailKind: kind, emailStatu
  * planned codes, so no code is issued twice; one further along is answered as it is. An order for an
  * unknown or deleted event is recorded `failed` with the reason.
  */
-export async function orderPaid(deps: AccessDeps, source: OrderSource, body: OrderWebhookBody): Promise<OrderOutcome> {
+export async function orderPaid(deps: { stores: { codes: CodeStore; events: EventStore; orders: OrderStore }; now(): Date }, source: OrderSource, body: OrderWebhookBody): Promise<OrderOutcome> {
   const id = orderKeyId(source, body.orderId);
   const event = await deps.stores.events.getEvent(body.eventId);
   const now = deps.now().toISOString();
@@ -71,7 +75,7 @@ export async function orderPaid(deps: AccessDeps, source: OrderSource, body: Ord
 }
 
 /** Issues the order's planned codes (each at most once: its id is fixed by the order line), then marks the order paid. */
-async function finishIssuing(deps: AccessDeps, order: OrderRecord): Promise<OrderOutcome> {
+async function finishIssuing(deps: { stores: { codes: CodeStore; events: EventStore; orders: OrderStore }; now(): Date }, order: OrderRecord): Promise<OrderOutcome> {
   const event = await deps.stores.events.getEvent(order.eventId);
   if (!event) {
     // Deleted between the record and now: nothing to issue codes for.
@@ -89,7 +93,7 @@ async function finishIssuing(deps: AccessDeps, order: OrderRecord): Promise<Orde
 }
 
 /** Creates line `line`'s code unless an earlier or parallel delivery made it; the order as it is after (its plan may change). */
-async function issueLine(deps: AccessDeps, event: EventRecord, order: OrderRecord, line: number): Promise<OrderRecord> {
+async function issueLine(deps: { stores: { codes: CodeStore; orders: OrderStore }; now(): Date }, event: EventRecord, order: OrderRecord, line: number): Promise<OrderRecord> {
   let current = order;
   for (;;) {
     const code = current.codes[line]!;
@@ -112,7 +116,7 @@ async function issueLine(deps: AccessDeps, event: EventRecord, order: OrderRecor
  * edge), then the order marked refunded and the buyer told. A refund of an order never seen is
  * recorded refunded, so that its payment arriving late issues nothing.
  */
-export async function orderRefunded(deps: AccessDeps, source: OrderSource, body: OrderWebhookBody): Promise<OrderOutcome> {
+export async function orderRefunded(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig; now(): Date }, source: OrderSource, body: OrderWebhookBody): Promise<OrderOutcome> {
   const id = orderKeyId(source, body.orderId);
   const now = deps.now().toISOString();
   const { created, order } = await deps.stores.orders.createOrder(newOrder(id, source, body, now, { status: 'refunded' }));
@@ -163,14 +167,14 @@ export function orderView(order: OrderRecord) {
 }
 export type OrderView = ReturnType<typeof orderView>;
 
-export async function listEventOrders(deps: AccessDeps, eventId: string, query: Record<string, string>) {
+export async function listEventOrders(deps: { stores: { orders: OrderStore } }, eventId: string, query: Record<string, string>) {
   const { cursor, limit } = parseInput(orderListQuery, query);
   const page = await deps.stores.orders.listEventOrders({ eventId, cursor: cursor ?? null, limit });
   return { orders: page.orders.map(orderView), nextCursor: page.nextCursor };
 }
 
 /** Owes the buyer the order's email again (tickets, or the refund notice): the mailer sends it (handlers/mailer.ts). */
-export async function resendOrderEmail(deps: AccessDeps, id: string): Promise<OrderRecord> {
+export async function resendOrderEmail(deps: { stores: { orders: OrderStore }; now(): Date }, id: string): Promise<OrderRecord> {
   const order = await deps.stores.orders.getOrder(id);
   if (!order) throw new NotFound('order');
   if (order.status !== 'paid' && order.status !== 'refunded') throw new Conflict('order-without-tickets');

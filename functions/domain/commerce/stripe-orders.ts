@@ -2,8 +2,12 @@ import { Contended } from '../errors';
 import { parseInput } from '../inputs';
 import { orderWebhookBody } from './order-input';
 import { orderKeyId, orderPaid, orderRefunded, type OrderOutcome } from './orders';
-import type { AccessDeps } from '../access';
 import { keepCheckout, releaseCheckout } from './checkout';
+import type { EventStore } from '../events';
+import type { CodeStore } from '../codes';
+import type { CounterStore } from '../counter-store';
+import type { OrderStore } from './order-store';
+import type { AppConfig } from '../config';
 
 /**
  * Metadata of the sessions `POST /api/checkout` opens: they hold tickets of the event's capacity (checkout.ts).
@@ -58,7 +62,7 @@ const paymentRef = (intent: string | { id: string } | null) => (typeof intent ==
  * (checkout.ts) keeps its tickets once paid, gives them back when its session expires unpaid
  * (`checkout.session.expired`, no order) or when its order is refunded; each once, however often Stripe delivers.
  */
-export async function stripeEventOrder(deps: AccessDeps, event: StripeEvent): Promise<OrderOutcome | { released: boolean } | null> {
+export async function stripeEventOrder(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig; now(): Date }, event: StripeEvent): Promise<OrderOutcome | { released: boolean } | null> {
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded': {

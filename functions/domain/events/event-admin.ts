@@ -1,5 +1,4 @@
 import { PRESENCE_WINDOW_SECONDS } from '../playback-claims';
-import type { AccessDeps } from '../access';
 import { accessEndsAt, eventStatus } from '../event-status';
 import type { EventCounters } from '../counter-store';
 import { LIST_LIMITS } from '../config';
@@ -11,6 +10,11 @@ import type { EventRecord } from '../records';
 import { adminEventView } from './event-views';
 import { changesOf } from '../audit';
 import { ingestReportView, retireIngestKey } from './stream-reports';
+import type { EventStore } from './event-store';
+import type { CodeStore } from '../codes';
+import type { CounterStore } from '../counter-store';
+import type { AudienceStore } from '../audience';
+import type { AppConfig } from '../config';
 
 const INGEST_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -19,7 +23,7 @@ export function newIngestKey(): string {
   return randomString(INGEST_KEY_ALPHABET, 32);
 }
 
-export async function requireEvent(deps: AccessDeps, id: string): Promise<EventRecord> {
+export async function requireEvent(deps: { stores: { events: EventStore } }, id: string): Promise<EventRecord> {
   const event = await deps.stores.events.getEvent(id);
   if (!event) throw new NotFound('event');
   return event;
@@ -29,7 +33,7 @@ export async function requireEvent(deps: AccessDeps, id: string): Promise<EventR
  * (De)activates the event, then copies the flag onto its codes: the event item is the authority
  * for validation and refresh, each code's copy keeps a heartbeat one conditional write.
  */
-export async function setEventActive(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string, active: boolean): Promise<EventRecord> {
+export async function setEventActive(deps: { stores: { codes: CodeStore; events: EventStore }; now(): Date }, id: string, active: boolean): Promise<EventRecord> {
   const event = await deps.stores.events.setEventActive(id, active, deps.now().toISOString());
   await deps.stores.codes.copyEventActive(id, active);
   return event;
@@ -42,9 +46,9 @@ export async function setEventActive(deps: Pick<AccessDeps, 'stores' | 'now'>, i
  * queued just before the tombstone, so a queue that refuses leaves the event as it was, to be deleted
  * again; its steps wait for the tombstone.
  */
-export async function deleteEvent(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string): Promise<void>;
-export async function deleteEvent<T>(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string, inBackground: () => Promise<T>): Promise<T>;
-export async function deleteEvent<T>(deps: Pick<AccessDeps, 'stores' | 'now'>, id: string, inBackground?: () => Promise<T>): Promise<T | void> {
+export async function deleteEvent(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; now(): Date }, id: string): Promise<void>;
+export async function deleteEvent<T>(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; now(): Date }, id: string, inBackground: () => Promise<T>): Promise<T>;
+export async function deleteEvent<T>(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; now(): Date }, id: string, inBackground?: () => Promise<T>): Promise<T | void> {
   const job = inBackground && (await inBackground());
   await deps.stores.events.deleteEvent(id, deps.now().toISOString());
   if (inBackground) return job;
@@ -52,7 +56,7 @@ export async function deleteEvent<T>(deps: Pick<AccessDeps, 'stores' | 'now'>, i
   await deps.stores.audience.deleteEventAudience(id);
 }
 
-export async function createEvent(deps: AccessDeps, body: unknown) {
+export async function createEvent(deps: { stores: { events: EventStore }; now(): Date }, body: unknown) {
   const input = parseInput(createEventInput, body);
   const now = deps.now().toISOString();
   const event: EventRecord = {
@@ -75,7 +79,7 @@ export async function createEvent(deps: AccessDeps, body: unknown) {
 const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl', 'sale'] as const;
 
 /** The updated event, and what changed (for the audit log). */
-export async function updateEvent(deps: AccessDeps, id: string, body: unknown) {
+export async function updateEvent(deps: { stores: { events: EventStore }; now(): Date }, id: string, body: unknown) {
   const input = parseInput(updateEventInput, body);
   const current = await requireEvent(deps, id);
   const startsAt = input.startsAt ?? current.startsAt;
@@ -85,7 +89,7 @@ export async function updateEvent(deps: AccessDeps, id: string, body: unknown) {
   return { event: adminEventView(updated), changes: changesOf(current, updated, EDITED_FIELDS) };
 }
 
-export async function setEventFlag(deps: AccessDeps, id: string, flag: 'active' | 'archived', value: boolean) {
+export async function setEventFlag(deps: { stores: { codes: CodeStore; events: EventStore }; now(): Date }, id: string, flag: 'active' | 'archived', value: boolean) {
   const now = deps.now().toISOString();
   const current = await requireEvent(deps, id);
   if (flag === 'active') {
@@ -96,14 +100,14 @@ export async function setEventFlag(deps: AccessDeps, id: string, flag: 'active' 
   return adminEventView(await deps.stores.events.updateEvent(id, { isArchived: value }, now));
 }
 
-export async function rotateIngestKey(deps: AccessDeps, id: string, ingestServer: string) {
+export async function rotateIngestKey(deps: { stores: { counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, id: string, ingestServer: string) {
   const current = await requireEvent(deps, id);
   const changes = { ingestKey: newIngestKey(), retiredIngestKeyHashes: retireIngestKey(current) };
   const event = await deps.stores.events.updateEvent(id, changes, deps.now().toISOString());
   return eventDetails(deps, event, ingestServer);
 }
 
-function eventCounters(deps: AccessDeps, event: EventRecord, now: Date) {
+function eventCounters(deps: { stores: { counters: CounterStore } }, event: EventRecord, now: Date) {
   const presenceSince = new Date(now.getTime() - PRESENCE_WINDOW_SECONDS * 1000).toISOString();
   return deps.stores.counters.eventCounters({ eventId: event.id, presenceSince });
 }
@@ -115,7 +119,7 @@ function activeViewersOf(event: EventRecord, counters: EventCounters, now: Date)
 }
 
 /** The presence counters' estimate of an event's viewers (the figure of `stats.activeViewers`); never counts sessions. */
-export async function estimateActiveViewers(deps: AccessDeps, event: EventRecord, now: Date): Promise<number> {
+export async function estimateActiveViewers(deps: { stores: { counters: CounterStore } }, event: EventRecord, now: Date): Promise<number> {
   return activeViewersOf(event, await eventCounters(deps, event, now), now);
 }
 
@@ -123,7 +127,7 @@ export async function estimateActiveViewers(deps: AccessDeps, event: EventRecord
  * Code statistics from counters, never from reading every code: the token count is kept on the
  * event, redemptions and revocations in sharded counters, active viewers estimated from presence.
  */
-async function codeStats(deps: AccessDeps, event: EventRecord, now: Date) {
+async function codeStats(deps: { stores: { counters: CounterStore } }, event: EventRecord, now: Date) {
   const counters = await eventCounters(deps, event, now);
   return {
     tokens: event.tokenCount,
@@ -134,7 +138,7 @@ async function codeStats(deps: AccessDeps, event: EventRecord, now: Date) {
 }
 
 /** GET of one event: the admin view plus status, code statistics and the OBS settings. */
-export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestServer: string) {
+export async function eventDetails(deps: { stores: { counters: CounterStore }; config: AppConfig; now(): Date }, event: EventRecord, ingestServer: string) {
   const now = deps.now();
   return {
     ...adminEventView(event),
@@ -150,7 +154,7 @@ export async function eventDetails(deps: AccessDeps, event: EventRecord, ingestS
   };
 }
 
-export async function dashboard(deps: AccessDeps) {
+export async function dashboard(deps: { stores: { counters: CounterStore; events: EventStore }; now(): Date }) {
   const now = deps.now();
   const events = await deps.stores.events.listEvents(LIST_LIMITS.events);
   const stats = await Promise.all(events.map((event) => codeStats(deps, event, now)));

@@ -1,11 +1,16 @@
 import type { ExportFiles } from './export-files';
-import type { JobRecord, LaneState } from './job-store';
+import type { JobRecord, JobStore, LaneState } from './job-store';
 import type { Permission } from '../staff';
-import type { Stores } from '../stores';
+import type { AudienceStore } from '../audience';
+import type { AuditStore } from '../audit';
+import type { CodeStore } from '../codes';
+import type { CounterStore } from '../counter-store';
+import type { EventStore } from '../events';
 
 /** What a job's steps work with. */
+/** What the job worker gives the runner and the kinds: the ports they touch (never the staff accounts or the orders), the clock and the export files. */
 export interface JobDeps {
-  stores: Stores;
+  stores: { events: EventStore; codes: CodeStore; counters: CounterStore; jobs: JobStore; audience: AudienceStore; audit: AuditStore };
   now(): Date;
   /** Where export jobs write their files; absent where exports are not configured. */
   exportFiles?: ExportFiles;

@@ -5,9 +5,12 @@ import { AccessRevoked, RtmpDenied, SessionGone } from '../errors';
 import { accessEndsAt } from '../event-status';
 import { parseInput, recordId } from '../inputs';
 import { checkViewerToken } from '../access';
-import type { AccessDeps } from '../access';
 import { keyRefusalReason, recordRefusal } from '../events';
 import type { PublishRefusalReason } from '../records';
+import type { EventStore } from '../events';
+import type { CodeStore } from '../codes';
+import type { AuditStore } from '../audit';
+import type { AppConfig } from '../config';
 
 /** The RTMP server's callback body (spec/rtmp-auth.md), plus `recheck` that our ingest adds when it re-asks for a live session. */
 const rtmpAuthInput = z.object({
@@ -32,7 +35,7 @@ export type RtmpGrant = { ok: true } | { ok: true; session: string };
  * deactivated or another device took the code over. The answer names the
  * session so the ingest can admit one RTMP play connection per session.
  */
-export async function authorizeRtmp(deps: AccessDeps, body: unknown): Promise<RtmpGrant> {
+export async function authorizeRtmp(deps: { stores: { audit: AuditStore; codes: CodeStore; events: EventStore }; config: AppConfig; now(): Date }, body: unknown): Promise<RtmpGrant> {
   const input = parseInput(rtmpAuthInput, body);
   const deny = () => new RtmpDenied();
   if (input.app !== RTMP_APP || !recordId.safeParse(input.stream_name).success) throw deny();

@@ -1,11 +1,13 @@
-import type { AccountStore } from './staff/account-store';
-import type { AudienceStore } from './audience/audience-store';
-import type { AuditStore } from './audit/audit-store';
-import type { CodeStore } from './codes/code-store';
-import type { CounterStore } from './counter-store';
-import type { EventStore } from './events/event-store';
-import type { JobStore } from './jobs/job-store';
-import type { OrderStore } from './commerce/order-store';
+import type { AccountStore } from '../domain/staff';
+import type { AudienceStore } from '../domain/audience';
+import type { AuditStore } from '../domain/audit';
+import type { CodeStore } from '../domain/codes';
+import type { CounterStore } from '../domain/counter-store';
+import type { EventStore } from '../domain/events';
+import type { JobStore } from '../domain/jobs';
+import type { OrderStore } from '../domain/commerce';
+import type { DroppedReports } from '../domain/access';
+import type { AppConfig } from '../domain/config';
 
 /**
  * Every storage port the domain speaks to, one per aggregate. Each is its own
@@ -36,4 +38,13 @@ export interface Stores {
 export interface AdminStores extends Stores {
   /** Staff accounts, the account policy, signed-out admin sessions and sign-in failures. */
   accounts: AccountStore;
+}
+
+/** What the API's functions give their use cases: every port, the configuration and the clock (each use case names the part it uses). */
+export interface AccessDeps {
+  stores: Stores;
+  config: AppConfig;
+  now(): Date;
+  /** Told of each quality report a heartbeat dropped (to log and count it); none where nobody watches. */
+  droppedReports?: DroppedReports;
 }
