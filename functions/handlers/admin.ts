@@ -22,17 +22,16 @@ import { ADMIN_COOKIE, readAdminSession } from '../domain/staff';
 import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/codes';
 import { startCodeExport, startCodeGeneration, startCodeRevocation } from '../domain/jobs';
 import { attachment } from '../domain/codes';
-import { deleteEventInBackground, deletesInline } from '../domain/jobs';
+import { deleteEvent, deleteEventInBackground, deletesInline } from '../domain/jobs';
+import { setEventFlag } from '../domain/codes';
 import { jobKindOf } from '../domain/jobs';
 import { jobAnswer, jobPermission, jobView, listEventJobs, requireJob, retryJob, type JobStartDeps } from '../domain/jobs';
 import {
   createEvent,
   dashboard,
-  deleteEvent,
   eventDetails,
   requireEvent,
   rotateIngestKey,
-  setEventFlag,
   updateEvent,
 } from '../domain/events';
 import type { JobRecord } from '../domain/jobs';

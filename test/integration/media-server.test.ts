@@ -5,7 +5,7 @@ import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { SESSION_TIMEOUT_SECONDS, type AppConfig } from '../../functions/domain/config';
 import { setCodeRevoked } from '../../functions/domain/codes';
-import { setEventActive } from '../../functions/domain/events';
+import { setEventActive } from '../../functions/domain/codes';
 import { signPlaybackToken } from '../../functions/domain/access';
 import { endSession } from '../../functions/domain/access';
 import type { Stores } from '../../functions/compose/stores';

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { CODE_ALPHABET, CODE_LENGTH, derivedAccessCode } from '../../functions/domain/codes';
 import { startCodeGeneration } from '../../functions/domain/jobs';
-import { deleteEvent, setEventActive } from '../../functions/domain/events';
+import { setEventActive } from '../../functions/domain/codes';
+import { deleteEvent } from '../../functions/domain/jobs';
 import { CODES_PER_STEP, GENERATION_LANES, codeGenerationJob, stepCodes } from '../../functions/domain/jobs';
 import { jobView } from '../../functions/domain/jobs';
 import { JOB_WORKER } from '../../functions/domain/jobs';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bulkRevoke, setCodeRevoked } from '../../functions/domain/codes';
-import { setEventFlag, updateEvent } from '../../functions/domain/events';
+import { setEventFlag } from '../../functions/domain/codes';
+import { updateEvent } from '../../functions/domain/events';
 import { entriesOfEvent } from '../../functions/adapters/kvs-entries';
 import { parseDenyUntilValue } from '../../functions/adapters/kvs-scheme';
 import { buildRevocationFeed } from '../../functions/domain/access';

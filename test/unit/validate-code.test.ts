@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRevocationFeed } from '../../functions/domain/access';
 import { heartbeat, refreshPlayback, validateCode } from '../../functions/domain/access';
 import { sampleCode } from '../support/store-records';
-import { setEventActive } from '../../functions/domain/events';
+import { setEventActive } from '../../functions/domain/codes';
 import { domainFixture, PLAYBACK_BASE_URL, refusal } from '../support/domain-fixture';
 
 /** Code validation's rules on the in-memory store: one device per code, takeover, refusals, the failed-attempt limit. */

@@ -3,7 +3,7 @@ import { signPlaybackToken } from '../../functions/domain/access';
 import { buildRevocationFeed } from '../../functions/domain/access';
 import { endSession } from '../../functions/domain/access';
 import { heartbeat, refreshPlayback, releasePlayback, validateCode } from '../../functions/domain/access';
-import { setEventActive } from '../../functions/domain/events';
+import { setEventActive } from '../../functions/domain/codes';
 import { domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
 
 const refresh = (f: DomainFixture, token: string | null) => refreshPlayback(f.deps, token, PLAYBACK_BASE_URL);

@@ -4,7 +4,8 @@ import { matchesCodeFilter, statusFilter, type CodeFilter } from './code-filter'
 import { exportHeader, exportLine } from './code-export';
 import { LIST_LIMITS } from '../config';
 import { AlreadyExists, ExportTooLarge, InvalidCursor, NotFound } from '../errors';
-import { requireEvent, setEventActive } from '../events';
+import { requireEvent } from '../events';
+import { setEventActive } from './event-activation';
 import { bulkRevokeInput, codeExportQuery, generateCodesInput, parseInput, codeListQuery } from '../inputs';
 import { dayInTimeZone } from '../time-zone';
 import { randomId } from '../random';

@@ -8,3 +8,4 @@ export * from './code-store';
 export * from './code-views';
 export * from './session-presence';
 export * from './watch-link';
+export * from './event-activation';

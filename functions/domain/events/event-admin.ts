@@ -11,9 +11,7 @@ import { adminEventView } from './event-views';
 import { changesOf } from '../audit';
 import { ingestReportView, retireIngestKey } from './stream-reports';
 import type { EventStore } from './event-store';
-import type { CodeStore } from '../codes';
 import type { CounterStore } from '../counter-store';
-import type { AudienceStore } from '../audience';
 import type { AppConfig } from '../config';
 
 const INGEST_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -27,33 +25,6 @@ export async function requireEvent(deps: { stores: { events: EventStore } }, id:
   const event = await deps.stores.events.getEvent(id);
   if (!event) throw new NotFound('event');
   return event;
-}
-
-/**
- * (De)activates the event, then copies the flag onto its codes: the event item is the authority
- * for validation and refresh, each code's copy keeps a heartbeat one conditional write.
- */
-export async function setEventActive(deps: { stores: { codes: CodeStore; events: EventStore }; now(): Date }, id: string, active: boolean): Promise<EventRecord> {
-  const event = await deps.stores.events.setEventActive(id, active, deps.now().toISOString());
-  await deps.stores.codes.copyEventActive(id, active);
-  return event;
-}
-
-/**
- * Deletes the event: a deactivated tombstone first (from then on validation, refresh and the feed
- * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes and audience,
- * within the call or, with `inBackground`, by the job that starts (event-deletion.ts). That job is
- * queued just before the tombstone, so a queue that refuses leaves the event as it was, to be deleted
- * again; its steps wait for the tombstone.
- */
-export async function deleteEvent(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; now(): Date }, id: string): Promise<void>;
-export async function deleteEvent<T>(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; now(): Date }, id: string, inBackground: () => Promise<T>): Promise<T>;
-export async function deleteEvent<T>(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; now(): Date }, id: string, inBackground?: () => Promise<T>): Promise<T | void> {
-  const job = inBackground && (await inBackground());
-  await deps.stores.events.deleteEvent(id, deps.now().toISOString());
-  if (inBackground) return job;
-  await deps.stores.codes.deleteEventCodes(id);
-  await deps.stores.audience.deleteEventAudience(id);
 }
 
 export async function createEvent(deps: { stores: { events: EventStore }; now(): Date }, body: unknown) {
@@ -87,17 +58,6 @@ export async function updateEvent(deps: { stores: { events: EventStore }; now():
   if (endsAt <= startsAt) throw new InvalidInput('endsAt', 'must be after startsAt');
   const updated = await deps.stores.events.updateEvent(id, input satisfies EventChanges, deps.now().toISOString());
   return { event: adminEventView(updated), changes: changesOf(current, updated, EDITED_FIELDS) };
-}
-
-export async function setEventFlag(deps: { stores: { codes: CodeStore; events: EventStore }; now(): Date }, id: string, flag: 'active' | 'archived', value: boolean) {
-  const now = deps.now().toISOString();
-  const current = await requireEvent(deps, id);
-  if (flag === 'active') {
-    // Only a real change enters the revocation feed.
-    if (current.isActive === value) return adminEventView(current);
-    return adminEventView(await setEventActive(deps, id, value));
-  }
-  return adminEventView(await deps.stores.events.updateEvent(id, { isArchived: value }, now));
 }
 
 export async function rotateIngestKey(deps: { stores: { counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, id: string, ingestServer: string) {

@@ -12,7 +12,7 @@
  */
 import { derivedAccessCode, newCodeRecord } from '../codes';
 import { AlreadyExists, ItemsFailed, JobStopped, NotFound } from '../errors';
-import { setEventActive } from '../events';
+import { setEventActive } from '../codes';
 import type { JobDeps, JobKind } from './job-kind';
 import type { JobRecord, LaneState } from './job-store';
 import { derivedId } from '../random';

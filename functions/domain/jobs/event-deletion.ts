@@ -4,7 +4,9 @@
  * written before the answer, so from then on the event is gone from every list,
  * its codes are refused and its viewers cut at the edge as by a deactivation.
  */
-import { deleteEvent } from '../events';
+import type { AudienceStore } from '../audience';
+import type { CodeStore } from '../codes';
+import type { EventStore } from '../events';
 import type { JobRecord } from './job-store';
 import { startJob, type JobStartDeps } from './jobs';
 import type { EventRecord } from '../records';
@@ -16,6 +18,23 @@ import type { EventRecord } from '../records';
 export const INLINE_DELETE_CODES = 5_000;
 
 export const deletesInline = (event: Pick<EventRecord, 'tokenCount'>) => event.tokenCount <= INLINE_DELETE_CODES;
+
+/**
+ * Deletes the event: a deactivated tombstone first (from then on validation, refresh and the feed
+ * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes and audience,
+ * within the call or, with `inBackground`, by the job that starts (event-deletion.ts). That job is
+ * queued just before the tombstone, so a queue that refuses leaves the event as it was, to be deleted
+ * again; its steps wait for the tombstone.
+ */
+export async function deleteEvent(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; now(): Date }, id: string): Promise<void>;
+export async function deleteEvent<T>(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; now(): Date }, id: string, inBackground: () => Promise<T>): Promise<T>;
+export async function deleteEvent<T>(deps: { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore }; now(): Date }, id: string, inBackground?: () => Promise<T>): Promise<T | void> {
+  const job = inBackground && (await inBackground());
+  await deps.stores.events.deleteEvent(id, deps.now().toISOString());
+  if (inBackground) return job;
+  await deps.stores.codes.deleteEventCodes(id);
+  await deps.stores.audience.deleteEventAudience(id);
+}
 
 /** The event's tombstone, then a `delete-event` job for its codes, their sessions and its audience data. */
 export function deleteEventInBackground(deps: JobStartDeps, event: EventRecord, startedBy: JobRecord['startedBy']): Promise<JobRecord> {
