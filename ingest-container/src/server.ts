@@ -90,21 +90,18 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const authFailed = createAuthFailureReport({ log, send: hooks.send });
   let closing: Promise<void> | undefined;
   const hls = options.hls;
-  const gate: SessionGate = {
+  const admit = createAdmission({
+    authenticator,
+    brake: createFailureBrake(options.failureBrake),
+    notifier,
+    holdsShow: publications.has,
+    reopenShow: hls && ((streamName) => reopenForLive(hls, streamName, log)),
+    closing: () => closing !== undefined,
     log,
-    publishGraceMs: options.publishGraceMs ?? 30_000,
-    allowPlay: options.allowPlay ?? true,
-    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 15_000,
-    idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
-    check: createAdmission({
-      authenticator,
-      brake: createFailureBrake(options.failureBrake),
-      notifier,
-      holdsShow: publications.has,
-      reopenShow: hls && ((streamName) => reopenForLive(hls, streamName, log)),
-      closing: () => closing !== undefined,
-      log,
-    }),
+  });
+  const gate: SessionGate = {
+    ...sessionLimits(options, log),
+    check: admit,
     rejected: (session, request, error) => authFailed(session, request, error, false),
     claimPlay: createPlayClaims(),
     alreadyPublishing: (request) => void reporter.alreadyPublishing(request.streamName, request.remoteAddr),
@@ -159,6 +156,17 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     tlsUrl,
     reloadAuth: () => reloadAuthFile(authenticator, log),
     close: () => (closing ??= shutDown()),
+  };
+}
+
+/** What a session applies by itself: the reconnect window, the play switch, its timeouts. */
+function sessionLimits(options: IngestOptions, log: Logger): Pick<SessionGate, 'log' | 'publishGraceMs' | 'allowPlay' | 'handshakeTimeoutMs' | 'idleTimeoutMs'> {
+  return {
+    log,
+    publishGraceMs: options.publishGraceMs ?? 30_000,
+    allowPlay: options.allowPlay ?? true,
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 15_000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
   };
 }
 
