@@ -3,6 +3,7 @@ import { describeError, type Logger } from './log';
 import type { IngestMetrics } from './metrics';
 import { startHlsJob, type HlsConfig, type HlsJob } from './hls/packager';
 import type { LeaseClient } from './platform/live-notifier';
+import { startLeaseRenewal } from './platform/lease-renewal';
 import type { GatedRtmpSession } from './rtmp/gated-session';
 
 interface Publication {
@@ -12,9 +13,20 @@ interface Publication {
   publisher: GatedRtmpSession;
   hls: Promise<HlsJob | undefined>;
   /** Renews the event's lease while the show is on (also through a reconnect window). */
-  renewal: NodeJS.Timeout;
+  renewal: { stop(): void };
   /** Another process took the show over: this one must not write the final playlists or end the lease. */
   leaseLost: boolean;
+}
+
+interface PublicationDeps {
+  hls: HlsConfig | undefined;
+  notifier: LeaseClient;
+  log: Logger;
+  metrics: Pick<IngestMetrics, 'count'>;
+  /** The folder under `streams/` a publication's HLS goes to (default: its stream name). */
+  hlsNameOf?: (session: GatedRtmpSession) => string;
+  /** The packaging of a publication began a run that re-encodes its video, or one that copies it. */
+  onPackaging?: (streamPath: string, reencoding: boolean) => void;
 }
 
 /** Well inside the API's 15 s lease (functions/domain/streams/stream-lease.ts): two renewals may fail before it runs out. */
@@ -27,21 +39,11 @@ export const LEASE_RENEW_MS = 5_000;
  * resume within the grace window continues the same publication: same HLS
  * job, same playlist, no status change (the job starts a new part of the
  * recording if the encoder came back with other codec settings). Starting: the event's lease was
- * taken by the publish check (server.ts), HLS packaging starts and the lease
+ * taken by the publish check (admission.ts), HLS packaging starts and the lease
  * is renewed; ending: final playlists stored, then the lease released.
  */
-export function createPublications(deps: {
-  hls: HlsConfig | undefined;
-  notifier: LeaseClient;
-  log: Logger;
-  metrics: Pick<IngestMetrics, 'count'>;
-  /** The folder under `streams/` a publication's HLS goes to (default: its stream name). */
-  hlsNameOf?: (session: GatedRtmpSession) => string;
-  /** The packaging of a publication began a run that re-encodes its video, or one that copies it. */
-  onPackaging?: (streamPath: string, reencoding: boolean) => void;
-}) {
-  const { hls, notifier, log, metrics } = deps;
-  const hlsNameOf = deps.hlsNameOf ?? ((session: GatedRtmpSession) => session.streamName);
+export function createPublications(deps: PublicationDeps) {
+  const { notifier, log } = deps;
   const live = new Map<string, Publication>();
   const ending = new Set<Promise<void>>();
 
@@ -53,30 +55,19 @@ export function createPublications(deps: {
       log.info('publish resumed', { stream_name: current.streamName, conn_id: session.id });
       return;
     }
-    const streamName = session.streamName;
-    const job = hls
-      ? startHlsJob({
-          broadcast: session.broadcast,
-          streamName: hlsNameOf(session),
-          publishId: session.id,
-          config: hls,
-          log,
-          metrics,
-          onPackaging: (reencoding) => deps.onPackaging?.(session.streamPath, reencoding),
-        }).catch((error) => {
-          log.error('hls packaging failed to start', { stream_name: streamName, error: describeError(error) });
-          return undefined;
-        })
-      : Promise.resolve(undefined);
-    const publication: Publication = { streamName, broadcast: session.broadcast, publisher: session, hls: job, leaseLost: false, renewal: setInterval(() => void renew(session.streamPath, publication), LEASE_RENEW_MS) };
-    publication.renewal.unref();
+    const publication: Publication = {
+      streamName: session.streamName,
+      broadcast: session.broadcast,
+      publisher: session,
+      hls: startPackaging(deps, session),
+      leaseLost: false,
+      renewal: startLeaseRenewal({ notifier, eventId: session.streamName, everyMs: LEASE_RENEW_MS, lost: () => leaseLost(session.streamPath, publication) }),
+    };
     live.set(session.streamPath, publication);
   }
 
-  async function renew(streamPath: string, publication: Publication): Promise<void> {
-    const answer = await notifier.acquire(publication.streamName);
-    if (answer !== 'held' || live.get(streamPath) !== publication) return;
-    // Our lease ran out (we could not renew in time) and another process has the show now: stop writing it.
+  /** Our lease ran out (we could not renew in time) and another process has the show now: stop writing it. */
+  function leaseLost(streamPath: string, publication: Publication): void {
     log.error('stream lease lost to another ingest, publish ended', { stream_name: publication.streamName });
     publication.leaseLost = true;
     cutOff(streamPath);
@@ -90,16 +81,8 @@ export function createPublications(deps: {
     const publication = live.get(streamPath);
     if (!publication) return;
     live.delete(streamPath);
-    clearInterval(publication.renewal);
-    const done = (async () => {
-      // Final playlists only if nobody else writes this show now: not another process (lease lost), not a new
-      // publish of the same stream on this one.
-      const ownsShow = () => !publication.leaseLost && !live.has(streamPath);
-      await (await publication.hls)?.stop({ final: ownsShow });
-      // A new publish of the stream on this process (another client took over the name) keeps the lease.
-      if (!publication.leaseLost && !live.has(streamPath)) await notifier.release(publication.streamName);
-      log.info('publication ended', { stream_name: publication.streamName });
-    })().finally(() => ending.delete(done));
+    publication.renewal.stop();
+    const done = endShow(publication, { notifier, log, takenOver: () => live.has(streamPath) }).finally(() => ending.delete(done));
     ending.add(done);
   }
 
@@ -140,4 +123,35 @@ export function createPublications(deps: {
       while (ending.size > 0) await Promise.all([...ending]);
     },
   };
+}
+
+/** The HLS job of a new publication; a job that fails to start leaves the stream relayed over RTMP only. */
+function startPackaging(deps: PublicationDeps, session: GatedRtmpSession): Promise<HlsJob | undefined> {
+  const { hls, log, metrics } = deps;
+  if (!hls) return Promise.resolve(undefined);
+  const hlsNameOf = deps.hlsNameOf ?? ((publisher: GatedRtmpSession) => publisher.streamName);
+  return startHlsJob({
+    broadcast: session.broadcast,
+    streamName: hlsNameOf(session),
+    publishId: session.id,
+    config: hls,
+    log,
+    metrics,
+    onPackaging: (reencoding) => deps.onPackaging?.(session.streamPath, reencoding),
+  }).catch((error) => {
+    log.error('hls packaging failed to start', { stream_name: session.streamName, error: describeError(error) });
+    return undefined;
+  });
+}
+
+/**
+ * The end of a show: final playlists and the lease released, but only if
+ * nobody else writes this show now: not another process (lease lost), not a
+ * new publish of the same stream on this one (`takenOver`), which keeps the lease.
+ */
+async function endShow(publication: Publication, deps: { notifier: LeaseClient; log: Logger; takenOver: () => boolean }): Promise<void> {
+  const ownsShow = () => !publication.leaseLost && !deps.takenOver();
+  await (await publication.hls)?.stop({ final: ownsShow });
+  if (ownsShow()) await deps.notifier.release(publication.streamName);
+  deps.log.info('publication ended', { stream_name: publication.streamName });
 }

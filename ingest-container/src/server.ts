@@ -1,12 +1,7 @@
-import { readFileSync } from 'node:fs';
-import net from 'node:net';
-import tls from 'node:tls';
-import Context from 'node-media-server/src/core/context.js';
 import nmsLogger from 'node-media-server/src/core/logger.js';
-import type BaseSession from 'node-media-server/src/session/base_session.js';
-import { streamKeyOf, type AccessGrant, type AccessRequest } from './auth/access-request';
-import { createAuthenticator, type AuthConfig } from './auth/authenticator';
-import { AuthServiceUnavailable, ErrUnauthorized, StreamBusy } from './auth/errors';
+import { createAdmission } from './admission';
+import { createAuthenticator, type AuthConfig, type Authenticator } from './auth/authenticator';
+import { createAuthFailureReport } from './hooks/auth-failure-report';
 import { reopenForLive, type HlsConfig } from './hls/packager';
 import { createHookSender, type Webhooks } from './hooks/webhooks';
 import { createLogger, describeError, type Logger, type LogLevel } from './log';
@@ -14,16 +9,16 @@ import { createLeaseClient, type PlatformConfig } from './platform/live-notifier
 import { createStreamReporter } from './platform/stream-reports';
 import { startIngestMetrics } from './metrics';
 import { createPublications } from './publications';
+import { createRecheckRound, startRecheck } from './recheck';
 import { createFailureBrake, type FailureBrakeOptions } from './rtmp/failure-brake';
-import { GatedRtmpSession, type SessionGate } from './rtmp/gated-session';
+import { createConnections } from './rtmp/connections';
+import type { GatedRtmpSession, SessionGate } from './rtmp/gated-session';
+import { openListeners, type ListenAddress } from './rtmp/listeners';
+import { createPlayClaims } from './rtmp/play-claims';
+import { followPublishes } from './rtmp/publish-events';
 import { createVideoWatch } from './video/video-watch';
 
-export interface ListenAddress {
-  /** Omit to listen on every interface. */
-  host?: string;
-  /** 0 picks a free port. */
-  port: number;
-}
+export type { ListenAddress } from './rtmp/listeners';
 
 export interface IngestOptions {
   /** Plain RTMP; `null` turns it off (RTMPS only). Default: every interface, port 1935. */
@@ -89,211 +84,107 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     notifier,
     log,
     metrics,
-    // Tokens of modes token and file are per stream key `<app>/<name>`: the app must be in the output path too,
-    // or the holder of a/foo could overwrite b/foo's HLS. Callback mode has one app (the platform checks it).
-    hlsNameOf: authenticator.mode === 'token' || authenticator.mode === 'file' ? (session) => `${session.streamApp}/${session.streamName}` : undefined,
+    hlsNameOf: hlsNameFor(authenticator.mode),
     onPackaging: (streamPath, reencoding) => video.packaging(streamPath, reencoding),
   });
-  const sessions = new Set<GatedRtmpSession>();
-  const brake = createFailureBrake(options.failureBrake);
-  /** Viewer session (from the callback's grant) → the one connection playing it, per stream. */
-  const playing = new Map<string, GatedRtmpSession>();
-
-  const authFailed = (session: GatedRtmpSession, request: AccessRequest, error: unknown, recheck: boolean) => {
-    const fields = { conn_id: session.id, action: request.action, stream_key: streamKeyOf(request), remote_addr: request.remoteAddr };
-    if (error instanceof ErrUnauthorized) log.info('auth failed', { ...fields, error: error.message, recheck });
-    else log.warn('auth check could not be made, denied', { ...fields, error: describeError(error), recheck });
-    hooks.send({
-      event: 'auth_failed',
-      time: new Date().toISOString(),
-      conn_id: session.id,
-      action: request.action,
-      app: request.app,
-      stream_name: request.streamName,
-      stream_key: streamKeyOf(request),
-      error: error instanceof Error ? error.message : String(error),
-      recheck,
-      remote_addr: request.remoteAddr,
-    });
+  const authFailed = createAuthFailureReport({ log, send: hooks.send });
+  let closing: Promise<void> | undefined;
+  const hls = options.hls;
+  const admit = createAdmission({
+    authenticator,
+    brake: createFailureBrake(options.failureBrake),
+    notifier,
+    holdsShow: publications.has,
+    reopenShow: hls && ((streamName) => reopenForLive(hls, streamName, log)),
+    closing: () => closing !== undefined,
+    log,
+  });
+  const gate: SessionGate = {
+    ...sessionLimits(options, log),
+    check: admit,
+    rejected: (session, request, error) => authFailed(session, request, error, false),
+    claimPlay: createPlayClaims(),
+    alreadyPublishing: (request) => void reporter.alreadyPublishing(request.streamName, request.remoteAddr),
+    publishStopped: (session) => publications.publisherStopped(session),
   };
 
-  let closing: Promise<void> | undefined;
-  const gate: SessionGate = {
+  const stopFollowing = followPublishes(gate, {
+    started(session) {
+      video.started(session.streamPath, session.streamName, session.broadcast);
+      publications.publishStarted(session);
+    },
+    done(session) {
+      video.ended(session.streamPath);
+      publications.publishDone(session.streamPath);
+    },
+  });
+  const connections = createConnections(gate);
+  const listeners = await openListeners(options, connections.accept, log);
+
+  const recheckRound = createRecheckRound({
+    authenticator,
+    onAir: publications.onAir,
+    players: connections.players,
+    cutOff: publications.cutOff,
+    authFailed,
+    log,
+  });
+  const recheck = startRecheck(options.recheckIntervalMs ?? 0, authenticator.mode, log, recheckRound);
+
+  const { url, tlsUrl } = listeners;
+  log.info('rtmp ingest listening', { url, tls_url: tlsUrl, auth_mode: authenticator.mode, hls: options.hls?.store.location ?? 'off' });
+
+  /** Stops accepting and rechecking, ends every show (final playlists), then waits for what is still under way. */
+  async function shutDown(): Promise<void> {
+    recheck.stop();
+    video.stopAll();
+    const stopped = listeners.close();
+    for (const streamPath of publications.streamPaths()) publications.cutOff(streamPath);
+    await publications.drain();
+    await recheck.idle();
+    connections.destroyAll();
+    await stopped;
+    await hooks.settle();
+    await notifier.settle();
+    metrics.stop();
+    stopFollowing();
+    log.info('rtmp ingest stopped');
+  }
+
+  return {
+    url,
+    tlsUrl,
+    reloadAuth: () => reloadAuthFile(authenticator, log),
+    close: () => (closing ??= shutDown()),
+  };
+}
+
+/** What a session applies by itself: the reconnect window, the play switch, its timeouts. */
+function sessionLimits(options: IngestOptions, log: Logger): Pick<SessionGate, 'log' | 'publishGraceMs' | 'allowPlay' | 'handshakeTimeoutMs' | 'idleTimeoutMs'> {
+  return {
     log,
     publishGraceMs: options.publishGraceMs ?? 30_000,
     allowPlay: options.allowPlay ?? true,
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 15_000,
     idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
-    check: async (request) => {
-      let grant: AccessGrant;
-      try {
-        grant = await authenticator.check(request);
-      } catch (error) {
-        if (error instanceof ErrUnauthorized) {
-          const delayMs = brake.failed(request.remoteAddr);
-          if (delayMs > 0) {
-            log.info('auth failure answered late', { remote_addr: request.remoteAddr, delay_ms: delayMs });
-            await new Promise((resolve) => setTimeout(resolve, delayMs));
-          }
-        }
-        throw error;
-      }
-      // A check that ends during shutdown must not start a stream nobody will end.
-      if (closing) throw new AuthServiceUnavailable('ingest server shutting down');
-      // One process on air per event: a publish needs the event's lease, unless this process holds the show
-      // already (a resume within the reconnect window).
-      if (request.action !== 'publish' || publications.has(`/${request.app}/${request.streamName}`)) return grant;
-      const lease = await notifier.acquire(request.streamName);
-      if (lease === 'held') throw new StreamBusy();
-      if (lease === 'unavailable') throw new AuthServiceUnavailable('the platform did not answer the stream lease');
-      if (options.hls) await reopenForLive(options.hls, request.streamName, log);
-      return grant;
-    },
-    rejected: (session, request, error) => authFailed(session, request, error, false),
-    claimPlay: (session, grant) => {
-      if (!grant.session) return true;
-      const key = `${session.streamPath}#${grant.session}`;
-      const holder = playing.get(key);
-      if (holder && holder !== session && !holder.socket.destroyed) return false;
-      playing.set(key, session);
-      session.socket.once('close', () => playing.get(key) === session && playing.delete(key));
-      return true;
-    },
-    alreadyPublishing: (request) => void reporter.alreadyPublishing(request.streamName, request.remoteAddr),
-    publishStopped: (session) => publications.publisherStopped(session),
   };
+}
 
-  // node-media-server announces publishes on one process-wide emitter; take only our own sessions.
-  const ours = (session: BaseSession): session is GatedRtmpSession => session instanceof GatedRtmpSession && session.gate === gate;
-  const onPostPublish = (session: BaseSession) => {
-    if (!ours(session)) return;
-    video.started(session.streamPath, session.streamName, session.broadcast);
-    publications.publishStarted(session);
-  };
-  const onDonePublish = (session: BaseSession) => {
-    if (!ours(session)) return;
-    video.ended(session.streamPath);
-    publications.publishDone(session.streamPath);
-  };
-  Context.eventEmitter.on('postPublish', onPostPublish);
-  Context.eventEmitter.on('donePublish', onDonePublish);
+/**
+ * Tokens of modes token and file are per stream key `<app>/<name>`: the app must be in the output path too,
+ * or the holder of a/foo could overwrite b/foo's HLS. Callback mode has one app (the platform checks it).
+ */
+function hlsNameFor(mode: Authenticator['mode']): ((session: GatedRtmpSession) => string) | undefined {
+  return mode === 'token' || mode === 'file' ? (session) => `${session.streamApp}/${session.streamName}` : undefined;
+}
 
-  const accept = (socket: net.Socket) => {
-    // RTMP commands are small messages answered one by one; Nagle would hold each answer for a delayed ACK.
-    socket.setNoDelay(true);
-    const session = new GatedRtmpSession(socket, gate);
-    sessions.add(session);
-    socket.once('close', () => sessions.delete(session));
-    session.run();
-  };
-
-  const listeners: net.Server[] = [];
-  let url: string | undefined;
-  let tlsUrl: string | undefined;
+/** Mode `file` re-reads its token file; a broken file keeps the tokens it had. */
+async function reloadAuthFile(authenticator: Authenticator, log: Logger): Promise<void> {
+  if (authenticator.mode !== 'file') return log.info('reload ignored: only mode file reloads', { auth_mode: authenticator.mode });
   try {
-    if (options.listen !== null) {
-      const server = net.createServer(accept);
-      listeners.push(server);
-      url = `rtmp://${await listen(server, options.listen ?? { port: 1935 })}`;
-    }
-    if (options.tls) {
-      const server = tls.createServer({ cert: readFileSync(options.tls.certFile), key: readFileSync(options.tls.keyFile) }, accept);
-      server.on('tlsClientError', (error) => log.debug('tls handshake failed', { error: error.message }));
-      listeners.push(server);
-      tlsUrl = `rtmps://${await listen(server, options.tls)}`;
-    }
+    await authenticator.reload();
+    log.info('auth file reloaded');
   } catch (error) {
-    await Promise.all(listeners.map((server) => new Promise((resolve) => server.close(resolve))));
-    throw error;
+    log.error('auth file reload failed, previous tokens kept', { error: describeError(error) });
   }
-
-  const recheck = startRecheck(options, authenticator.mode, log, async () => {
-    const players = [...sessions].filter((session) => session.admitted === 'play' && !session.socket.destroyed);
-    for (const session of [...publications.onAir(), ...players]) {
-      const request = session.accessRequest!;
-      try {
-        await authenticator.check({ ...request, recheck: true });
-      } catch (error) {
-        if (!(error instanceof ErrUnauthorized)) {
-          // Like nginx-rtmp's on_update in its default mode: no answer is not a no, the stream stays.
-          log.warn('recheck could not be made, session kept', { conn_id: session.id, stream_key: streamKeyOf(request), error: describeError(error) });
-          continue;
-        }
-        if (request.action === 'play') {
-          if (session.socket.destroyed) continue;
-          authFailed(session, request, error, true);
-          session.deny('play', error.message);
-        } else if (publications.onAir().includes(session)) {
-          authFailed(session, request, error, true);
-          session.deny('publish', error.message);
-          publications.cutOff(session.streamPath);
-        }
-      }
-    }
-  });
-
-  log.info('rtmp ingest listening', { url, tls_url: tlsUrl, auth_mode: authenticator.mode, hls: options.hls?.store.location ?? 'off' });
-
-  return {
-    url,
-    tlsUrl,
-    async reloadAuth() {
-      if (authenticator.mode !== 'file') return log.info('reload ignored: only mode file reloads', { auth_mode: authenticator.mode });
-      try {
-        await authenticator.reload();
-        log.info('auth file reloaded');
-      } catch (error) {
-        log.error('auth file reload failed, previous tokens kept', { error: describeError(error) });
-      }
-    },
-    close() {
-      closing ??= (async () => {
-        recheck.stop();
-        video.stopAll();
-        const stopped = Promise.all(listeners.map((server) => new Promise((resolve) => server.close(resolve))));
-        for (const streamPath of publications.streamPaths()) publications.cutOff(streamPath);
-        await publications.drain();
-        await recheck.idle();
-        for (const session of sessions) session.socket.destroy();
-        await stopped;
-        await hooks.settle();
-        await notifier.settle();
-        metrics.stop();
-        Context.eventEmitter.off('postPublish', onPostPublish);
-        Context.eventEmitter.off('donePublish', onDonePublish);
-        log.info('rtmp ingest stopped');
-      })();
-      return closing;
-    },
-  };
-}
-
-async function listen(server: net.Server, address: ListenAddress): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(address.port, address.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as net.AddressInfo;
-  const host = !address.host || address.host === '0.0.0.0' || address.host === '::' ? '127.0.0.1' : address.host;
-  return `${host.includes(':') ? `[${host}]` : host}:${bound.port}`;
-}
-
-/** One recheck round at a time; a slow callback never stacks rounds. */
-function startRecheck(options: IngestOptions, mode: string, log: Logger, round: () => Promise<void>) {
-  const interval = options.recheckIntervalMs ?? 0;
-  let current: Promise<void> | undefined;
-  if (interval <= 0 || mode !== 'callback') {
-    if (interval > 0) log.warn('recheck applies to mode callback only; off', { auth_mode: mode });
-    return { stop: () => undefined, idle: async () => undefined };
-  }
-  const timer = setInterval(() => {
-    current ??= round()
-      .catch((error) => log.error('recheck round failed', { error: describeError(error) }))
-      .finally(() => (current = undefined));
-  }, interval);
-  timer.unref();
-  return { stop: () => clearInterval(timer), idle: async () => void (await current) };
 }

@@ -41,6 +41,7 @@ export function createFailureBrake(options: FailureBrakeOptions = {}) {
   };
 }
 
+export type FailureBrake = ReturnType<typeof createFailureBrake>;
 
 /** `<ip>:<port>` or `[v6]:<port>` → the address alone. */
 function addressOf(remoteAddr: string): string {
