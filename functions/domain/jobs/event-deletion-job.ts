@@ -1,7 +1,7 @@
 /**
  * Deleting a large event's codes (and with them their sessions) and its
  * audience data as a background job, once its tombstone is written
- * (event-admin.ts `deleteEvent`): the event is gone for every read, its codes
+ * (event-deletion.ts `deleteEvent`): the event is gone for every read, its codes
  * refused and its viewers cut at the edge from the answer on; the job removes
  * what is left. Deleting twice deletes nothing more, so any step may run again.
  */
@@ -17,7 +17,7 @@ export const eventDeletionJob: JobKind = {
   lanes: (job) => walkLanes(job.total),
 
   async runStep(deps, job, laneIndex, lane, timeLeft) {
-    // Queued just before the tombstone (event-admin.ts `deleteEvent`): a step never deletes the codes of an
+    // Queued just before the tombstone (event-deletion.ts `deleteEvent`): a step never deletes the codes of an
     // event still there. It is tried again; if the tombstone never came, the job is given up with this reason.
     if (await deps.stores.events.getEvent(job.eventId)) throw new Error('The event is not deleted: delete it again');
     // One page a step: a deleted page leaves the listing, so the walk's position after a part of a step's
