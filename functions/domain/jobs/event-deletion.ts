@@ -22,7 +22,7 @@ export const deletesInline = (event: Pick<EventRecord, 'tokenCount'>) => event.t
 /**
  * Deletes the event: a deactivated tombstone first (from then on validation, refresh and the feed
  * treat it as gone; it keeps what the edge needs to deny its credentials), then its codes and audience,
- * within the call or, with `inBackground`, by the job that starts (event-deletion.ts). That job is
+ * within the call or, with `inBackground`, by the job that starts (`deleteEventInBackground`, below). That job is
  * queued just before the tombstone, so a queue that refuses leaves the event as it was, to be deleted
  * again; its steps wait for the tombstone.
  */
