@@ -7,7 +7,7 @@ import { Construct, type IDependable } from 'constructs';
 import { ingestLoadBalancer } from './ingest/load-balancer';
 import { ingestNetwork } from './ingest/network';
 import { RTMP_PORT, RTMPS_PORT } from './ingest/ports';
-import { ingestService } from './ingest/service';
+import { ingestCluster, ingestService } from './ingest/service';
 import { ingestTaskDefinition } from './ingest/task';
 
 export { RTMP_PORT, RTMPS_PORT };
@@ -58,9 +58,10 @@ export class Ingest extends Construct {
     const plainRtmp = !props.rtmpsOnly;
 
     const { vpc, balancerSg, taskSg } = ingestNetwork(this, { plainRtmp, rtmps: Boolean(props.certificateArn) });
+    const cluster = ingestCluster(this, vpc);
     const taskDefinition = ingestTaskDefinition(this, props);
     this.taskRole = taskDefinition.taskRole;
-    this.service = ingestService(this, { vpc, taskSg, taskDefinition, secretReady: props.secretReady, maxTasks: props.maxTasks });
+    this.service = ingestService(this, { cluster, taskSg, taskDefinition, secretReady: props.secretReady, maxTasks: props.maxTasks });
     const balancer = ingestLoadBalancer(this, {
       vpc,
       balancerSg,

@@ -3,8 +3,13 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import type { Construct, IDependable } from 'constructs';
 
+/** The ECS cluster the ingest service runs in. */
+export function ingestCluster(scope: Construct, vpc: ec2.IVpc): ecs.Cluster {
+  return new ecs.Cluster(scope, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
+}
+
 export interface IngestServiceProps {
-  vpc: ec2.IVpc;
+  cluster: ecs.ICluster;
   taskSg: ec2.ISecurityGroup;
   taskDefinition: ecs.FargateTaskDefinition;
   /** The secret's generated fields exist (the task reads one at start). */
@@ -12,11 +17,10 @@ export interface IngestServiceProps {
   maxTasks: number;
 }
 
-/** The cluster and the service that keeps the ingest tasks running, scaled on CPU. */
+/** The service that keeps the ingest tasks running, scaled on CPU. */
 export function ingestService(scope: Construct, props: IngestServiceProps): ecs.FargateService {
-  const cluster = new ecs.Cluster(scope, 'Cluster', { vpc: props.vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
   const service = new ecs.FargateService(scope, 'Service', {
-    cluster,
+    cluster: props.cluster,
     taskDefinition: props.taskDefinition,
     desiredCount: 1,
     assignPublicIp: true,
