@@ -1,0 +1,4 @@
+/** Plain RTMP: the container listens on it, and so does the load balancer unless RTMPS only. */
+export const RTMP_PORT = 1935;
+/** RTMPS: the load balancer's TLS listener, which hands the tasks plain RTMP on `RTMP_PORT`. */
+export const RTMPS_PORT = 443;
