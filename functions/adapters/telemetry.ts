@@ -8,7 +8,7 @@ import type { DroppedReports } from '../domain/access';
 export const logger = new Logger({ serviceName: 'stagedoor' });
 
 /**
- * The functions' own CloudWatch metrics, as the dashboard and alarms read them (infra/lib/constructs/monitoring.ts):
+ * The functions' own CloudWatch metrics, as the dashboard and alarms read them (infra/lib/constructs/monitoring/metrics.ts):
  * Powertools adds the service as a dimension to each.
  */
 export const APP_METRICS = { namespace: 'Stagedoor', dimensions: { service: 'stagedoor' }, counterWriteFailed: 'CounterWriteFailed', scheduledShows: 'ScheduledShows', qualityReportDropped: 'QualityReportDropped' } as const;
