@@ -64,6 +64,17 @@ export function jobsToShow(jobs: JobView[], now: number): JobView[] {
   });
 }
 
+/** "Revoke all": every code of the filter, not only the page's: exactly one of a label or a status a code can be revoked from. */
+export function revocationOf(state: Readonly<CodesState>): Revocation | null {
+  const { filter } = state;
+  // Nothing matches at all: nothing to revoke.
+  if (state.showTrouble || filter.code || (state.codes.length === 0 && !state.nextCursor)) return null;
+  const status = filter.status && REVOCABLE.includes(filter.status) ? (filter.status as RevocableStatus) : undefined;
+  if (filter.label !== undefined && !filter.status) return { filter: { label: filter.label }, words: `with the label “${filter.label}”` };
+  if (status && filter.label === undefined) return { filter: { status }, words: `${(CODE_FILTERS.find((option) => option.value === status)?.label ?? status).toLowerCase()} codes` };
+  return null;
+}
+
 export function codesModel(options: { eventId: string; api: CodesApi; manage: boolean; now?: () => number; pager?: CursorPagerModel }) {
   const { eventId, api, manage, now = Date.now, pager = cursorPagerModel() } = options;
   const selected = new Set<string>();
@@ -130,16 +141,7 @@ export function codesModel(options: { eventId: string; api: CodesApi; manage: bo
       const page = ids.length ? { status: state.filter.status || undefined, cursor: pager.cursor() ?? undefined } : {};
       return { view: 'tickets', id: eventId, ids, label: state.filter.label, ...page };
     },
-    /** Every code of the filter, not only the page's: exactly one of a label or a status a code can be revoked from. */
-    revocation(): Revocation | null {
-      const { filter } = state;
-      // Nothing matches at all: nothing to revoke.
-      if (state.showTrouble || filter.code || (state.codes.length === 0 && !state.nextCursor)) return null;
-      const status = filter.status && REVOCABLE.includes(filter.status) ? (filter.status as RevocableStatus) : undefined;
-      if (filter.label !== undefined && !filter.status) return { filter: { label: filter.label }, words: `with the label “${filter.label}”` };
-      if (status && filter.label === undefined) return { filter: { status }, words: `${(CODE_FILTERS.find((option) => option.value === status)?.label ?? status).toLowerCase()} codes` };
-      return null;
-    },
+    revocation: () => revocationOf(state),
     async moreTrouble() {
       const next = await api.troubleList(eventId, state.trouble.nextCursor);
       state.trouble = { tickets: [...state.trouble.tickets, ...next.tickets], nextCursor: next.nextCursor };
