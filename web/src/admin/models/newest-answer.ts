@@ -8,8 +8,6 @@ export interface NewestAnswer {
   begin(): () => boolean;
   /** A background request (a poll) that supersedes none: its check fails once a request began after it. */
   follow(): () => boolean;
-  /** `ask`'s answer, or null when a later request began before it came. */
-  latest<T>(ask: () => Promise<T>): Promise<T | null>;
 }
 
 export function newestAnswer(): NewestAnswer {
@@ -18,10 +16,5 @@ export function newestAnswer(): NewestAnswer {
   return {
     begin: () => checkFor(++asks),
     follow: () => checkFor(asks),
-    async latest(ask) {
-      const newest = checkFor(++asks);
-      const answer = await ask();
-      return newest() ? answer : null;
-    },
   };
 }
