@@ -27,14 +27,19 @@ export function clearNotices(): void {
   byId('alert').textContent = '';
 }
 
+/** An API failure as an alert (a 401 is the login form's business, not an alert). */
+export function reportError(thrown: unknown): void {
+  const error = asApiError(thrown);
+  if (error.status !== 401) alertError(adminErrorMessage(error.status, error.message));
+}
+
 /** Runs an action, disabling `button` meanwhile; an API failure becomes an alert. */
 export async function act<T>(button: HTMLButtonElement | null, action: () => Promise<T>): Promise<T | undefined> {
   if (button) button.disabled = true;
   try {
     return await action();
   } catch (thrown) {
-    const error = asApiError(thrown);
-    if (error.status !== 401) alertError(adminErrorMessage(error.status, error.message));
+    reportError(thrown);
     return undefined;
   } finally {
     if (button?.isConnected) button.disabled = false;

@@ -1,7 +1,8 @@
 /**
  * One event: its state and actions, figures, OBS settings, media cache, who
  * is watching now, the audience over time, and the access codes panel.
- * Sections re-render in place after each action.
+ * Sections re-render in place after each action. The event and its actions
+ * are the model's (`models/event-detail-model.ts`); this draws it.
  */
 import { h, replaceChildren, type Child } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
@@ -10,6 +11,7 @@ import { EVENT_STATUS_LABELS, EVENT_STATUS_TONES, plural } from '../labels';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, copyFromButton, notify, rerender, tableWrap } from '../ui';
+import { ALL_PARTS, eventDetailModel, type EventDetailModel, type EventParts } from '../models/event-detail-model';
 import { audiencePanel } from './audience';
 import { showDeletion } from './background-deletions';
 import { auditPanel } from './audit-log';
@@ -25,69 +27,98 @@ export async function renderEventDetail(
   navigate: (href: string) => void,
 ): Promise<void> {
   replaceChildren(main, h('h1', { tabindex: -1 }, 'Event'), h('p', { className: 'muted' }, 'Loading…'));
-  let event = await adminApi.getEvent(eventId);
+  const event = await adminApi.getEvent(eventId);
   if (!current()) return;
+  const model = eventDetailModel({ eventId, api: adminApi, event, current });
+  // Every change made on this page is in the event's audit log at once.
+  const audit = auditPanel(eventId);
+  const actions = eventActions(model, audit.load, navigate);
+  const parts = eventParts(model, actions);
+  model.subscribe(parts.draw);
+  pollWhileShown(model, current);
 
+  const changed = () => void actions.refresh();
+  const codes = can('codes:read') ? codesPanel(eventId, changed) : null;
+  // Buyers' emails and their codes: box office and above (codes:manage), as the API.
+  const orders = can('codes:manage') ? ordersPanel(eventId) : null;
+  const sessions = can('codes:read') ? sessionsPanel(eventId, changed, () => void act(null, model.refreshFigures)) : null;
+  // Every role that sees the event sees its audience: the show's health is the stream tech's business too.
+  const audience = audiencePanel(eventId);
+  replaceChildren(
+    main,
+    h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')),
+    parts.head,
+    parts.figures,
+    h('div', { className: 'obs-preview' }, parts.obs, can('stream:manage') && previewPanel(eventId, event.status)),
+    parts.encoder,
+    sessions?.element,
+    audience.element,
+    codes?.element,
+    orders?.element,
+    audit.element,
+  );
+  parts.draw(ALL_PARTS);
+  await Promise.all([codes?.load(), sessions?.load(), orders?.load(), audit.load(), act(null, audience.load)]);
+}
+
+/** The page's parts drawn from the model: `draw` redraws those named. */
+function eventParts(model: EventDetailModel, actions: Actions) {
   const head = h('div');
   const figures = h('div');
   const encoder = h('section', { className: 'card panel', 'aria-labelledby': 'encoder-title' });
   // A form only so that the masked stream key field sits in one (browsers expect that of password fields).
   const obs = h('form', { className: 'card panel', 'aria-labelledby': 'obs-title', onsubmit: (e: Event) => e.preventDefault() });
-  // Bumped by every action's refresh: a poll answer that started before it is stale and dropped.
-  let generation = 0;
-  // Every change made on this page is in the event's audit log at once.
-  const audit = auditPanel(eventId);
-  const refresh = async () => {
-    generation += 1;
-    const fresh = await act(null, () => adminApi.getEvent(eventId));
-    if (!fresh || !current()) return;
-    event = fresh;
-    rerender(head, () => header(event, actions));
-    rerender(figures, () => stats(event));
-    rerender(obs, () => obsSettings(event, actions));
-    rerender(encoder, () => encoderReport(event));
-    await act(null, audit.load);
+  obs.hidden = model.event().ingest === null;
+  encoder.hidden = model.event().ingest === null;
+  const draw = (parts: EventParts) => {
+    const event = model.event();
+    if (parts.header) rerender(head, () => header(event, actions));
+    if (parts.stats) rerender(figures, () => stats(event));
+    if (parts.obs) rerender(obs, () => obsSettings(event, actions));
+    if (parts.encoder) rerender(encoder, () => encoderReport(event));
   };
-  // On-air state, figures and the encoder report change while the page is open. Only a part whose data
-  // changed is redrawn, so a button is never swapped under a pointer; the OBS fields are left alone (a
-  // revealed key or a selection would be lost).
+  return { head, figures, encoder, obs, draw };
+}
+
+/**
+ * On-air state, figures and the encoder report change while the page is open: the page reads the event every
+ * `EVENT_REFRESH_MS` while it is shown and visible.
+ */
+function pollWhileShown(model: EventDetailModel, current: () => boolean): void {
   const poll = setInterval(() => {
     if (!current()) return clearInterval(poll);
     if (document.hidden) return;
-    const asked = generation;
-    void adminApi.getEvent(eventId).then(
-      (fresh) => {
-        if (!current() || asked !== generation) return;
-        const previous = event;
-        event = fresh;
-        if (headerData(previous) !== headerData(fresh)) rerender(head, () => header(event, actions));
-        if (JSON.stringify(previous.stats) !== JSON.stringify(fresh.stats)) rerender(figures, () => stats(event));
-        if (reportData(previous) !== reportData(fresh)) rerender(encoder, () => encoderReport(event));
-      },
-      () => undefined,
-    );
+    void model.poll().catch(() => undefined);
   }, EVENT_REFRESH_MS);
-  const actions: Actions = {
+}
+
+/** The page's actions: each confirms where it must, calls the model, tells, and reads the event again. */
+function eventActions(model: EventDetailModel, loadAudit: () => Promise<void>, navigate: (href: string) => void): Actions {
+  const refresh = async () => {
+    if (await act(null, model.refresh)) await act(null, loadAudit);
+  };
+  return {
     async transition(button, transition) {
-      const done = await act(button, () => adminApi.transition(eventId, transition));
+      const done = await act(button, () => model.transition(transition));
       if (!done) return;
       notify(TRANSITION_NOTICES[transition]);
       await refresh();
     },
     async remove(button) {
+      const { title } = model.event();
       const sure = await confirmAction({
-        title: `Delete “${event.title}”?`,
+        title: `Delete “${title}”?`,
         message: 'The event and all its access codes are deleted. Viewers lose access. This cannot be undone.',
         confirmLabel: 'Delete event',
         danger: true,
       });
       if (!sure) return;
-      const done = await act(button, () => adminApi.deleteEvent(eventId));
+      const done = await act(button, model.remove);
       if (!done) return;
       if (done.job) {
-        showDeletion(done.job, event.title);
-        notify(`Event “${event.title}” deleted. Its ${plural(done.job.total, 'code')} are being deleted in the background.`);
-      } else notify(`Event “${event.title}” deleted.`);
+        showDeletion(done.job, title);
+        notify(`Event “${title}” deleted. Its ${plural(done.job.total, 'code')} are being deleted in the background.`);
+      } else notify(`Event “${title}” deleted.`);
       navigate(hrefOf({ view: 'dashboard' }));
     },
     async rotateKey(button) {
@@ -98,7 +129,7 @@ export async function renderEventDetail(
         danger: true,
       });
       if (!sure) return;
-      const done = await act(button, () => adminApi.rotateIngestKey(eventId));
+      const done = await act(button, model.rotateKey);
       if (!done) return;
       notify('New stream key created. Update OBS before going live.');
       await refresh();
@@ -110,49 +141,13 @@ export async function renderEventDetail(
         confirmLabel: 'Clear cache',
       });
       if (!sure) return;
-      const done = await act(button, () => adminApi.clearCache(eventId));
+      const done = await act(button, model.clearCache);
       if (!done) return;
       notify('Media cache cleared.');
-      await act(null, audit.load);
+      await act(null, loadAudit);
     },
     refresh,
   };
-
-  const changed = () => void refresh();
-  const codes = can('codes:read') ? codesPanel(eventId, changed) : null;
-  // Buyers' emails and their codes: box office and above (codes:manage), as the API.
-  const orders = can('codes:manage') ? ordersPanel(eventId) : null;
-  const sessions = can('codes:read')
-    ? sessionsPanel(eventId, changed, () => {
-        void act(null, () => adminApi.getEvent(eventId)).then((fresh) => {
-          if (!fresh || !current()) return;
-          event = fresh;
-          rerender(figures, () => stats(event));
-        });
-      })
-    : null;
-  // Every role that sees the event sees its audience: the show's health is the stream tech's business too.
-  const audience = audiencePanel(eventId);
-  obs.hidden = event.ingest === null;
-  encoder.hidden = event.ingest === null;
-  replaceChildren(
-    main,
-    h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')),
-    head,
-    figures,
-    h('div', { className: 'obs-preview' }, obs, can('stream:manage') && previewPanel(eventId, event.status)),
-    encoder,
-    sessions?.element,
-    audience.element,
-    codes?.element,
-    orders?.element,
-    audit.element,
-  );
-  rerender(head, () => header(event, actions));
-  rerender(figures, () => stats(event));
-  rerender(obs, () => obsSettings(event, actions));
-  rerender(encoder, () => encoderReport(event));
-  await Promise.all([codes?.load(), sessions?.load(), orders?.load(), audit.load(), act(null, audience.load)]);
 }
 
 interface Actions {
@@ -160,6 +155,7 @@ interface Actions {
   remove(button: HTMLButtonElement): Promise<void>;
   rotateKey(button: HTMLButtonElement): Promise<void>;
   clearCache(button: HTMLButtonElement): Promise<void>;
+  /** Reads the event again after a change made elsewhere on the page, and its audit log. */
   refresh(): Promise<void>;
 }
 
@@ -172,10 +168,6 @@ const TRANSITION_NOTICES: Record<EventTransition, string> = {
 
 /** How often an open event page re-reads the event (status, figures, encoder report). */
 const EVENT_REFRESH_MS = 10_000;
-
-const headerData = (e: EventDetail) =>
-  JSON.stringify([e.title, e.status, e.isActive, e.isArchived, e.startsAt, e.endsAt, e.accessWindowHours, e.description]);
-const reportData = (e: EventDetail) => JSON.stringify([e.ingest?.video, e.ingest?.keyframeWarning, e.ingest?.refusals]);
 
 function header(event: EventDetail, actions: Actions): HTMLElement {
   const button = (key: string, label: string, onClick: (b: HTMLButtonElement) => void, className = '') => {
