@@ -1,12 +1,11 @@
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
-import type * as s3 from 'aws-cdk-lib/aws-s3';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { Construct, type IDependable } from 'constructs';
+import { Construct } from 'constructs';
 import { apiPolicies, mediaCachePolicy } from './delivery/cache-policies';
 import { hasCustomDomain, viewerDistribution } from './delivery/distribution';
 import { edgeFunctions } from './delivery/edge-functions';
 import { addOptionalRateRule } from './delivery/rate-limit';
 import { securityHeaders } from './delivery/response-headers';
+import type { DeliveryProps } from './delivery/props';
 
 export {
   API_MAX_SHARED_CACHE_SECONDS,
@@ -16,27 +15,14 @@ export {
   WAF_SIGN_IN_REQUESTS_PER_5_MIN,
 } from './delivery/settings';
 
-export interface DeliveryProps {
-  mediaBucket: s3.IBucket;
-  webBucket: s3.IBucket;
-  logsBucket: s3.IBucket;
-  /** `<id>.execute-api.<region>.<suffix>` */
-  apiDomainName: string;
-  /** Holds `originVerifySecret`. */
-  secret: secretsmanager.ISecret;
-  /** The secret's generated fields exist (the distribution resolves one at deploy time). */
-  secretReady: IDependable;
-  /** Optional custom domain with its us-east-1 ACM certificate. */
-  domainName?: string;
-  certificateArn?: string;
-  priceClass: cloudfront.PriceClass;
-}
 
 /**
  * One CloudFront distribution for everything viewers touch: the pages (default),
  * the API (`/api/*`, never cached) and HLS (`/streams/*`, every request checked by
  * `edge/validate-request.js` against the playback JWT and the KeyValueStore).
  */
+export type { DeliveryProps } from './delivery/props';
+
 export class Delivery extends Construct {
   readonly distribution: cloudfront.Distribution;
   readonly keyValueStore: cloudfront.KeyValueStore;

@@ -4,7 +4,7 @@ import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import type { DeliveryProps } from '../delivery';
+import type { DeliveryProps } from './props';
 import type { ApiPolicies } from './cache-policies';
 import type { SecurityHeaders } from './response-headers';
 import { ORIGIN_VERIFY_HEADER } from './settings';

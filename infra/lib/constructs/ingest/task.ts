@@ -6,7 +6,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { repoPath } from '../../paths';
-import type { IngestProps } from '../ingest';
+import type { IngestProps } from './props';
 import { RTMP_PORT } from './ports';
 import { acknowledgeTaskWildcards, grantMediaAccess } from './task-permissions';
 

@@ -9,7 +9,7 @@ import type { Construct } from 'constructs';
 import { APP_METRICS } from '../../../../functions/adapters/telemetry';
 import type { Area } from '../../../../functions/http/route-table';
 import { PUBLISHERS_METRIC, type IngestCounter } from '../../../../ingest-container/src/metrics';
-import type { MonitoringProps } from '../monitoring';
+import type { MonitoringProps } from './props';
 import { appMetric, cloudFrontMetric, healthyIngests, ingestMetric, iteratorAge, MINUTE, scheduledShows, TABLE_OPERATIONS } from './metrics';
 
 const INGEST_COUNTERS: IngestCounter[] = ['SegmentsUploaded', 'UploadRetries', 'RecordingSegmentsDropped'];
