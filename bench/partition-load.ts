@@ -15,7 +15,7 @@
  *
  * Each heartbeat carries the player's quality report (qoe), every viewer's crossing into trouble
  * (the worst case: a whole audience stalling in the same beat interval). The table's stream feeds
- * the audience recorder (functions/handlers/audience-recorder.ts) after each phase, in the batches
+ * the audience recorder (functions/triggers/audience-recorder.ts) after each phase, in the batches
  * its event source mapping takes (AUDIENCE_TRIGGERS), its writes charged as the viewers' are. Its
  * keys are shared by all viewers, so they keep their share of the audience; with N below the batch
  * size a batch holds N changes where at 1M it holds up to 1000, so its writes per change (one per
@@ -61,7 +61,7 @@ import { DynamoAudienceStore } from '../functions/adapters/dynamo-audience-store
 import { DynamoEventStore } from '../functions/adapters/dynamo-event-store';
 import { dynamoTable } from '../functions/adapters/dynamo-table';
 import { AUDIENCE_TRIGGERS } from '../functions/config/audience-config';
-import { createAudienceRecorderHandler } from '../functions/handlers/audience-recorder';
+import { createAudienceRecorderHandler } from '../functions/triggers/audience-recorder';
 
 const VIEWERS = Number(process.env.PARTITION_LOAD_VIEWERS ?? 400);
 const CODES = Number(process.env.PARTITION_LOAD_CODES ?? 8_000);

@@ -6,6 +6,7 @@ import { EXPORT_FILE_DAYS } from '../../functions/domain/jobs';
 import { Alerts, NotifyEveryAlarm } from './constructs/alerts';
 import { Api } from './constructs/api';
 import { Audience } from './constructs/audience';
+import { CheckoutSweep } from './constructs/checkout-sweep';
 import { Data } from './constructs/data';
 import { Delivery } from './constructs/delivery';
 import { EdgeSync } from './constructs/edge-sync';
@@ -54,7 +55,7 @@ export interface StagedoorStackProps extends StackProps {
 /**
  * The whole deployment. Constructs are made in dependency order and hand their
  * outputs on as props: data -> web -> gateway -> ingest -> delivery -> exports -> jobs -> api, edge-sync, audience,
- * recording sweep, mailer -> monitoring. Every alarm anywhere in the stack notifies the alerts topic (an aspect).
+ * recording sweep, mailer, checkout sweep -> monitoring. Every alarm anywhere in the stack notifies the alerts topic (an aspect).
  */
 export class StagedoorStack extends Stack {
   constructor(scope: Construct, id: string, props: StagedoorStackProps) {
@@ -134,6 +135,7 @@ export class StagedoorStack extends Stack {
     const audience = new Audience(this, 'Audience', { table: data.table });
     const recordingSweep = new RecordingSweep(this, 'RecordingSweep', { table: data.table, mediaBucket: data.mediaBucket });
     const mailer = new Mailer(this, 'Mailer', { table: data.table, siteUrl: delivery.url });
+    const checkoutSweep = new CheckoutSweep(this, 'CheckoutSweep', { table: data.table, secret: data.secret, commerceSecret: data.commerceSecret });
     const monitoring = new Monitoring(this, 'Monitoring', {
       apiFunctions: api.functions,
       httpApi: gateway.httpApi,
@@ -145,7 +147,7 @@ export class StagedoorStack extends Stack {
       ingestTargets: ingest.targets,
     });
     // Last of all: the admin fields leave the shared secret, and staff items the main table, once everything else is updated (docs/deploy.md, "Upgrading").
-    const everythingElse = [web, gateway, ingest, delivery, exports, jobs, api, edgeSync, audience, recordingSweep, mailer, alerts, monitoring];
+    const everythingElse = [web, gateway, ingest, delivery, exports, jobs, api, edgeSync, audience, recordingSweep, mailer, checkoutSweep, alerts, monitoring];
     data.retireSharedAdminFields(everythingElse);
     data.retireOldStaffItems(everythingElse);
 

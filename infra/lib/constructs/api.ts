@@ -2,16 +2,12 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IDependable } from 'constructs';
 import { routeTable, type Area, type Guard, type Method } from '../../../functions/http/route-table';
-import { CHECKOUT_SWEEP_SECONDS } from '../../../functions/domain/commerce';
-import { CHECKOUT_SWEEP_INPUT } from '../../../functions/handlers/checkout-sweep';
 import { AppFunction } from './app-function';
 
 export interface ApiProps {
@@ -62,7 +58,7 @@ export const STAFF_TABLE_ACCESS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyna
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
   // validate, refresh, heartbeat, release, status, sale: reads, rate-limit and presence counters, the session claim;
   // the order webhook: a refund finds the order's codes by id, an activation race copies the flag onto an event's codes.
-  // byEvent: the checkout sweep's listing of the checkouts still held.
+  // byEvent: the checkout sweep's listing of the checkouts still held, when it ran here (now its own function: infra/lib/constructs/checkout-sweep.ts).
   public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['byEvent', 'byTokenId', 'codesByEvent'] },
   // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, audit, live sessions.
   admin: {
@@ -220,15 +216,6 @@ export class Api extends Construct {
       // A JSON map in CloudFormation: its keys are written as is, hence the CloudFormation spelling.
       Object.entries(ROUTE_THROTTLES).map(([key, limit]) => [key, { ThrottlingRateLimit: limit.rateLimit, ThrottlingBurstLimit: limit.burstLimit }]),
     );
-
-    // The checkout sweep (functions/handlers/checkout-sweep.ts) runs in the public function: the one that holds
-    // Stripe's key and writes orders, so it needs no grant of its own.
-    new events.Rule(this, 'CheckoutSweep', {
-      description: "Stagedoor checkout sweep: checkouts Stripe's webhook left held",
-      schedule: events.Schedule.rate(Duration.seconds(CHECKOUT_SWEEP_SECONDS)),
-      // The next run is the retry: a delivery that failed is not repeated.
-      targets: [new targets.LambdaFunction(this.functions.public, { event: events.RuleTargetInput.fromObject(CHECKOUT_SWEEP_INPUT), retryAttempts: 0 })],
-    });
 
     // Clearing an event's cache is an invalidation of /streams/<eventId>/* on this distribution.
     // No dependency cycle: the distribution needs only the HTTP API's address, not the routes or
