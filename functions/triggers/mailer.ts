@@ -1,12 +1,10 @@
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { NO_SENDER, type MailTransport } from '../adapters/mail-transport';
+import { tableChange } from '../adapters/table-stream-changes';
 import { logger } from '../adapters/telemetry';
-import { MAILER_TRIGGERS } from '../config/mailer-config';
 import type { EventStore } from '../domain/events';
 import type { OrderRecord, OrderStore } from '../domain/commerce';
-import { refundEmail, ticketEmail, type EmailContext } from '../domain/commerce';
+import { EVENT_NOT_FOUND, failedEmail, owesEmail, refundEmail, retryDelayMs, sentEmail, stillOwesEmail, ticketEmail, type EmailContext } from '../domain/commerce';
 
 export interface MailerDeps {
   orders: OrderStore;
@@ -14,7 +12,7 @@ export interface MailerDeps {
   transport: Pick<MailTransport, 'send'>;
   context: Omit<EmailContext, 'now'>;
   now?: () => Date;
-  /** Waits before a retry (MAILER_TRIGGERS.retryDelaysMs); tests pass a shorter one. */
+  /** Waits before a retry (retryDelayMs, functions/domain/commerce/ticket-mail.ts); tests pass a shorter one. */
   wait?: (attempt: number) => Promise<void>;
 }
 
@@ -27,8 +25,7 @@ export interface MailerResult {
   skipped: number;
 }
 
-const retryWait = (attempt: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, MAILER_TRIGGERS.retryDelaysMs[Math.min(attempt, MAILER_TRIGGERS.retryDelaysMs.length) - 1] ?? 0));
+const retryWait = (attempt: number) => new Promise<void>((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
 
 /**
  * Sends the emails orders owe (tickets, refund notices), fed by the table's stream: a write that
@@ -45,13 +42,13 @@ export function createMailerHandler(deps: MailerDeps) {
 
   async function deliver(image: OrderRecord): Promise<keyof MailerResult> {
     const order = await deps.orders.getOrder(image.id);
-    if (!order || order.emailStatus !== 'pending' || order.emailRequest !== image.emailRequest || order.emailAttempts !== image.emailAttempts) return 'skipped';
+    if (!stillOwesEmail(order, image)) return 'skipped';
     if (order.emailAttempts > 0) await wait(order.emailAttempts);
     const expect = { from: [order.status], emailRequest: order.emailRequest! };
     const event = await deps.events.getEvent(order.eventId);
     const at = now();
     let error: string | null = null;
-    if (order.emailKind === 'tickets' && !event) error = 'event not found';
+    if (order.emailKind === 'tickets' && !event) error = EVENT_NOT_FOUND;
     else {
       try {
         await deps.transport.send(order.emailKind === 'tickets' ? ticketEmail(order, event!, { ...deps.context, now: at }) : refundEmail(order, event));
@@ -60,14 +57,14 @@ export function createMailerHandler(deps: MailerDeps) {
       }
     }
     if (error === null) {
-      await deps.orders.updateOrder(order.id, expect, { emailStatus: 'sent', emailSentAt: at.toISOString(), emailError: null }, at.toISOString());
+      await deps.orders.updateOrder(order.id, expect, sentEmail(at), at.toISOString());
       return 'sent';
     }
-    const attempts = order.emailAttempts + 1;
-    // Retrying cannot help these: a resend from the console tries again once they are fixed.
-    const final = attempts >= MAILER_TRIGGERS.sendAttempts || error === 'event not found' || error === NO_SENDER;
-    logger.warn('ticket email not sent', { orderId: order.id, attempt: attempts, final, error });
-    await deps.orders.updateOrder(order.id, expect, { emailAttempts: attempts, emailError: error, emailStatus: final ? 'failed' : 'pending' }, at.toISOString());
+    // Without a sender no retry can help: a resend from the console tries again once it is set.
+    const changes = failedEmail(order, error, error === NO_SENDER);
+    const final = changes.emailStatus === 'failed';
+    logger.warn('ticket email not sent', { orderId: order.id, attempt: changes.emailAttempts, final, error });
+    await deps.orders.updateOrder(order.id, expect, changes, at.toISOString());
     return final ? 'failed' : 'retrying';
   }
 
@@ -88,7 +85,6 @@ export function createMailerHandler(deps: MailerDeps) {
 
 /** The order a stream record leaves owing an email, or null (the same test as the trigger's filter, MAILER_TRIGGERS). */
 export function orderOwingEmail(record: DynamoDBRecord): OrderRecord | null {
-  const image = record.dynamodb?.NewImage;
-  if (!image || !String(image.pk?.S ?? '').startsWith('ORDER#') || image.emailStatus?.S !== MAILER_TRIGGERS.stream.emailStatus) return null;
-  return unmarshall(image as Record<string, AttributeValue>) as OrderRecord;
+  const change = tableChange(record, new Date());
+  return change.kind === 'order' && change.after && owesEmail(change.after) ? change.after : null;
 }

@@ -438,6 +438,7 @@ describe('least privilege', () => {
       [roleOf(functionOf('job-worker')), [tableId()]],
       [roleOf(functionOf('audience-recorder')), [tableId()]],
       [roleOf(functionOf('mailer')), [tableId()]],
+      [roleOf(functionOf('checkout-sweep')), [tableId()]],
       [moveRole, [tableId(), staffTableId()]],
     ]);
     expect(new Map([...touched].map(([role, tables]) => [role, [...tables].sort()]))).toEqual(
@@ -471,7 +472,7 @@ describe('least privilege', () => {
     expect(new Set(readers)).toEqual(new Set([roleOf(functionOf('admin')), seedRole, moveRole]));
     expect(grants.filter((grant) => grant.role === roleOf(functionOf('admin'))).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
     expect(grants.filter((grant) => grant.role === moveRole).flatMap((grant) => grant.actions)).not.toContain('secretsmanager:PutSecretValue');
-    for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep'] as const) {
+    for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'checkout-sweep'] as const) {
       const statements = statementsOf(roleOf(functionOf(area)));
       expect(statements.filter((st) => referencesIn(st.Resource).has(adminSecret)), area).toEqual([]);
       // Nor through a wildcard.
@@ -485,10 +486,10 @@ describe('least privilege', () => {
     expect(idsOf(s.json, 'AWS::SecretsManager::ResourcePolicy')).toEqual([]);
   });
 
-  it('lets only the public function read the commerce secret (the order webhook\'s)', () => {
+  it('lets only the public function and the checkout sweep read the commerce secret (the order webhook\'s, Stripe\'s key)', () => {
     const readers = rolesGranted(commerceSecretId()).filter((grant) => grant.actions.includes('secretsmanager:GetSecretValue'));
-    expect(readers.map((grant) => grant.role)).toEqual([roleOf(functionOf('public'))]);
-    expect(rolesGranted(commerceSecretId()).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(new Set(readers.map((grant) => grant.role))).toEqual(new Set([roleOf(functionOf('public')), roleOf(functionOf('checkout-sweep'))]));
+    expect(new Set(rolesGranted(commerceSecretId()).flatMap((grant) => grant.actions))).toEqual(new Set(['secretsmanager:GetSecretValue']));
   });
 
   it('lets the mailer read orders and events, write an order\'s email state, and send as the stack parameter\'s sender only', () => {
