@@ -1,5 +1,5 @@
 import type { KeyValueStoreApi } from '../functions/adapters/kvs-writer';
-import { EDGE_SYNC_TRIGGERS } from '../functions/config/edge-sync-config';
+import { TRIGGERS } from '../infra/lib/triggers';
 import type { createEdgeSyncHandler } from '../functions/triggers/edge-sync';
 import { createMemoryKeyValueStore } from './memory-key-value-store';
 import { repeat } from './repeat';
@@ -34,7 +34,7 @@ const FIRST_SYNC_RETRY_MS = 1_000;
 /**
  * edge-sync locally, as AWS runs it: the same handler (functions/triggers/edge-sync.ts) writing through
  * the same KVS writer into an in-memory KeyValueStore, triggered as the CDK app triggers it
- * (EDGE_SYNC_TRIGGERS): the table's stream in batches of codes and events, in order, one batch at a
+ * (TRIGGERS['edge-sync'] in infra/lib/triggers.ts): the table's stream in batches of codes and events, in order, one batch at a
  * time, each retried then dropped as the event source mapping does (without its bisecting), and a
  * reconciliation on a timer as the schedule does, the first one at once as the deploy's.
  */
@@ -49,7 +49,7 @@ export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
   let failing = false;
   const trigger = startStreamTrigger({
     stream: options.stream,
-    settings: EDGE_SYNC_TRIGGERS.stream,
+    settings: TRIGGERS['edge-sync'].stream,
     handler,
     log: (line) => log(`${line}; the next reconciliation makes up for it`),
     onDropped: (oldestAt) => (lostSince ??= oldestAt),
@@ -76,7 +76,7 @@ export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
     }
   }
 
-  const every = options.reconcileEveryMs ?? EDGE_SYNC_TRIGGERS.reconcileMinutes * 60_000;
+  const every = options.reconcileEveryMs ?? TRIGGERS['edge-sync'].reconcile.everySeconds * 1000;
   const reconciling = repeat(reconcile, () => (reconciledAt === null ? Math.min(every, FIRST_SYNC_RETRY_MS) : every));
 
   return {

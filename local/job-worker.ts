@@ -11,6 +11,7 @@ import { awsClients } from '../functions/adapters/aws-clients';
 import { JOB_WORKER } from '../functions/domain/jobs';
 import { compose, type JobWorkerWiring } from '../functions/compose/job-worker';
 import { startSqsEventSource } from './sqs-event-source';
+import { TRIGGERS } from '../infra/lib/triggers';
 
 const wiring = JSON.parse(process.argv[2] ?? '') as JobWorkerWiring;
 const timeoutSeconds = Number(process.argv[3]) || JOB_WORKER.timeoutSeconds;
@@ -20,8 +21,7 @@ startSqsEventSource({
   client: clients.sqs,
   queueUrl: wiring.config.jobsQueueUrl,
   handler: compose(wiring.config, clients),
-  batchSize: JOB_WORKER.batchSize,
-  maxConcurrency: JOB_WORKER.maxConcurrency,
+  trigger: TRIGGERS['job-worker'].queue,
   timeoutSeconds,
   // Lambda stops an instance whose invocation timed out; its other batches come back with their visibility timeout.
   onTimeout: () => process.exit(1),

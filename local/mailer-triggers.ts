@@ -1,21 +1,19 @@
-import { MAILER_TRIGGERS } from '../functions/config/mailer-config';
+import { TRIGGERS } from '../infra/lib/triggers';
 import type { compose } from '../functions/compose/mailer';
-import { orderOwingEmail } from '../functions/triggers/mailer';
 import { startStreamTrigger } from './stream-trigger';
 import type { TableStream } from './table-stream';
 
 /**
  * The mailer locally, as AWS runs it (infra/lib/constructs/mailer.ts): the composed handler
- * (functions/compose/mailer.ts) on the embedded table's stream, given the records MAILER_TRIGGERS's
- * filter lets through, in the mapping's batches and retries, sending with the configured transport
+ * (functions/compose/mailer.ts) on the embedded table's stream, given the records its trigger's
+ * filter lets through (infra/lib/triggers.ts), in the mapping's batches and retries, sending with the configured transport
  * (the local catcher's SMTP by default).
  */
 export function startMailer(options: { stream: TableStream; mailer: ReturnType<typeof compose>; log?: (line: string) => void }) {
   const log = options.log ?? ((line: string) => process.stderr.write(`mailer: ${line}\n`));
   const trigger = startStreamTrigger({
     stream: options.stream,
-    settings: MAILER_TRIGGERS.stream,
-    accepts: (record) => orderOwingEmail(record) !== null,
+    settings: TRIGGERS.mailer.stream,
     handler: options.mailer,
     // In AWS the batch goes to the failure destination; the orders keep their email pending, and a resend sends it.
     log,

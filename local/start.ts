@@ -10,15 +10,12 @@
 import { awsClients, dynamoDocumentClient, type AwsClients } from '../functions/adapters/aws-clients';
 import { dynamoStores } from '../functions/adapters/dynamo-stores';
 import { SqsJobQueue } from '../functions/adapters/sqs-job-queue';
-import { AUDIENCE_TRIGGERS } from '../functions/config/audience-config';
 import { copyStaffItems, retireStaffItems } from '../functions/adapters/staff-table-move';
-import { RECORDING_SWEEP_SECONDS } from '../functions/config/recording-sweep-config';
 import { compose as composeAudienceRecorder } from '../functions/compose/audience-recorder';
 import { compose as composeCheckoutSweep } from '../functions/compose/checkout-sweep';
 import { compose as composeEdgeSync } from '../functions/compose/edge-sync';
 import { compose as composeMailer } from '../functions/compose/mailer';
 import { compose as composeRecordingSweep } from '../functions/compose/recording-sweep';
-import { CHECKOUT_SWEEP_SECONDS } from '../functions/domain/commerce';
 import { describeError } from '../recording/log';
 import { startEdgeSync, type LocalEdge } from './edge-sync-triggers';
 import { inboxOpenToNetwork, startMailCatcher } from './mail-catcher';
@@ -36,6 +33,7 @@ import { repeat } from './repeat';
 import { startStreamTrigger } from './stream-trigger';
 import type { TableStream } from './table-stream';
 import { buildWeb } from '../web/build';
+import { TRIGGERS, type ScheduleTrigger } from '../infra/lib/triggers';
 import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
 
 type Closers = (() => Promise<void>)[];
@@ -123,7 +121,7 @@ async function startTriggers(config: LocalConfig, standIns: StandIns, on: { stre
   // The audience recorder on the same stream, batched as its event source mapping batches it in AWS.
   const audience = startStreamTrigger({
     stream,
-    settings: AUDIENCE_TRIGGERS.stream,
+    settings: TRIGGERS['audience-recorder'].stream,
     handler: composeAudienceRecorder({ tableName: config.tableName, sessionTimeoutSeconds: apiConfig.sessionTimeoutSeconds }, clients),
     log: (line) => process.stderr.write(`audience: ${line}\n`),
   });
@@ -138,8 +136,8 @@ async function startTriggers(config: LocalConfig, standIns: StandIns, on: { stre
   // As their schedules in AWS: every minute, the shows whose ingest died get their final playlists; every
   // five, the checkouts Stripe's webhook left held are settled.
   const recordingSweep = composeRecordingSweep({ tableName: config.tableName, mediaBucket: config.mediaBucket }, clients, { reportShows: false });
-  closers.push(onSchedule('recording sweep', recordingSweep, RECORDING_SWEEP_SECONDS));
-  closers.push(onSchedule('checkout sweep', composeCheckoutSweep(apiConfig, clients), CHECKOUT_SWEEP_SECONDS));
+  closers.push(onSchedule('recording sweep', TRIGGERS['recording-sweep'].schedule, recordingSweep));
+  closers.push(onSchedule('checkout sweep', TRIGGERS['checkout-sweep'].schedule, composeCheckoutSweep(apiConfig, clients)));
   return { edge, catcher };
 }
 
@@ -179,10 +177,10 @@ function stopOnSignals(closers: Closers): void {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-/** Runs `task` now and every `seconds` after each run, as an EventBridge schedule would; its failures are printed. */
-function onSchedule(name: string, task: () => Promise<unknown>, seconds: number): () => Promise<void> {
+/** Runs `task` now and on its schedule's period after each run, as EventBridge would; its failures are printed (the next run is the retry). */
+function onSchedule(name: string, schedule: ScheduleTrigger, task: () => Promise<unknown>): () => Promise<void> {
   const logFailure = (error: unknown) => void process.stderr.write(`${name}: ${describeError(error)}\n`);
-  return repeat(() => task().then(() => undefined, logFailure), () => seconds * 1000).stop;
+  return repeat(() => task().then(() => undefined, logFailure), () => schedule.everySeconds * 1000).stop;
 }
 
 /**

@@ -1,7 +1,6 @@
 import { Aspects, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
-import { EDGE_SYNC_TRIGGERS } from '../../functions/config/edge-sync-config';
 import { EXPORT_FILE_DAYS } from '../../functions/domain/jobs';
 import { Alerts, NotifyEveryAlarm } from './constructs/alerts';
 import { Api } from './constructs/api';
@@ -18,6 +17,7 @@ import { Monitoring } from './constructs/monitoring';
 import { Mailer } from './constructs/mailer';
 import { RecordingSweep } from './constructs/recording-sweep';
 import { Web } from './constructs/web';
+import { TRIGGERS } from './triggers';
 
 /** Deployment choices; `infra/bin/app.ts` reads them from CDK context (docs/deploy.md). */
 export interface StagedoorConfig {
@@ -129,7 +129,7 @@ export class StagedoorStack extends Stack {
       table: data.table,
       secret: data.secret,
       keyValueStore: delivery.keyValueStore,
-      reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? EDGE_SYNC_TRIGGERS.reconcileMinutes),
+      reconcileEvery: config.edgeReconcileMinutes ? Duration.minutes(config.edgeReconcileMinutes) : Duration.seconds(TRIGGERS['edge-sync'].reconcile.everySeconds),
       secretReady: data.secretReady,
     });
     const audience = new Audience(this, 'Audience', { table: data.table });

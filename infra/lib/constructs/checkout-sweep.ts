@@ -7,8 +7,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { CHECKOUT_SWEEP_SECONDS } from '../../../functions/domain/commerce';
 import { AppFunction } from './app-function';
+import { TRIGGERS } from '../triggers';
 
 export interface CheckoutSweepProps {
   table: dynamodb.ITable;
@@ -35,6 +35,7 @@ export class CheckoutSweep extends Construct {
 
   constructor(scope: Construct, id: string, props: CheckoutSweepProps) {
     super(scope, id);
+    const { schedule } = TRIGGERS['checkout-sweep'];
 
     const { fn } = new AppFunction(this, 'CheckoutSweep', {
       entry: 'functions/handlers/checkout-sweep.ts',
@@ -63,9 +64,9 @@ export class CheckoutSweep extends Construct {
 
     new events.Rule(this, 'Schedule', {
       description: "Stagedoor checkout sweep: checkouts Stripe's webhook left held",
-      schedule: events.Schedule.rate(Duration.seconds(CHECKOUT_SWEEP_SECONDS)),
+      schedule: events.Schedule.rate(Duration.seconds(schedule.everySeconds)),
       // The next run is the retry: a delivery that failed is not repeated.
-      targets: [new targets.LambdaFunction(fn, { retryAttempts: 0 })],
+      targets: [new targets.LambdaFunction(fn, { retryAttempts: schedule.retryAttempts })],
     });
   }
 }
