@@ -126,36 +126,13 @@ export class Api extends Construct {
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
 
-    const common = {
-      TABLE_NAME: props.table.tableName,
-      SECRETS_ARN: props.secret.secretArn,
-    };
-    // Only what each handler reads (functions/config/api-config.ts).
-    const specific: Record<Area, Record<string, string>> = {
-      // SITE_ORIGIN: where a checkout's buyer returns (its requests reach the function under API Gateway's host).
-      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn, SITE_ORIGIN: props.playbackBaseUrl },
-      admin: {
-        INGEST_RTMP_URL: props.ingestRtmpUrl,
-        INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
-        CLOUDFRONT_DISTRIBUTION_ID: props.distributionId,
-        // The site's origin (same-origin checks, watch links) and the preview player's HLS: one distribution.
-        SITE_ORIGIN: props.playbackBaseUrl,
-        PLAYBACK_BASE_URL: props.playbackBaseUrl,
-        ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
-        JOBS_QUEUE_URL: props.jobsQueueUrl,
-        EXPORT_BUCKET: props.exportBucket,
-        STAFF_TABLE_NAME: props.staffTable.tableName,
-      },
-      internal: {},
-      'rtmp-callback': {},
-    };
-
+    const environments = areaEnvironments(props);
     const areas = [...new Set(routeTable.map((route) => route.area))];
     for (const area of areas) {
       const { fn } = new AppFunction(this, pascal(area), {
         entry: AREA_ENTRY[area],
         description: `Stagedoor API: ${area} routes`,
-        environment: { ...common, ...specific[area] },
+        environment: environments[area],
         // The admin login runs scrypt (N=2^17: 128 MiB, about 0.4 s of a core); more memory also means more CPU for it.
         memorySize: area === 'admin' ? 1024 : 512,
         timeout: Duration.seconds(area === 'admin' ? 29 : 10),
@@ -227,6 +204,30 @@ export class Api extends Construct {
       }),
     );
   }
+}
+
+/** Each area function's environment: the table and the shared secret, and only what its handler reads besides (functions/config/api-config.ts). */
+function areaEnvironments(props: ApiProps): Record<Area, Record<string, string>> {
+  const common = { TABLE_NAME: props.table.tableName, SECRETS_ARN: props.secret.secretArn };
+  return {
+    // SITE_ORIGIN: where a checkout's buyer returns (its requests reach the function under API Gateway's host).
+    public: { ...common, PLAYBACK_BASE_URL: props.playbackBaseUrl, COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn, SITE_ORIGIN: props.playbackBaseUrl },
+    admin: {
+      ...common,
+      INGEST_RTMP_URL: props.ingestRtmpUrl,
+      INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
+      CLOUDFRONT_DISTRIBUTION_ID: props.distributionId,
+      // The site's origin (same-origin checks, watch links) and the preview player's HLS: one distribution.
+      SITE_ORIGIN: props.playbackBaseUrl,
+      PLAYBACK_BASE_URL: props.playbackBaseUrl,
+      ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
+      JOBS_QUEUE_URL: props.jobsQueueUrl,
+      EXPORT_BUCKET: props.exportBucket,
+      STAFF_TABLE_NAME: props.staffTable.tableName,
+    },
+    internal: common,
+    'rtmp-callback': common,
+  };
 }
 
 const httpMethod = (method: Method): apigwv2.HttpMethod => apigwv2.HttpMethod[method];
