@@ -370,7 +370,7 @@ describe('least privilege', () => {
 
   it('grants each API function only the table actions its handler uses', () => {
     const expected: Record<Area, { actions: string[]; resources: unknown[] }> = {
-      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent')] },
+      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('byTokenId'), index('codesByEvent')] },
       admin: {
         actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
         resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent'), index('liveSessions')],

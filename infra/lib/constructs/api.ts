@@ -58,8 +58,8 @@ export const STAFF_TABLE_ACCESS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyna
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
   // validate, refresh, heartbeat, release, status, sale: reads, rate-limit and presence counters, the session claim;
   // the order webhook: a refund finds the order's codes by id, an activation race copies the flag onto an event's codes.
-  // byEvent: the checkout sweep's listing of the checkouts still held, when it ran here (now its own function: infra/lib/constructs/checkout-sweep.ts).
-  public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['byEvent', 'byTokenId', 'codesByEvent'] },
+  // (The checkout sweep's listing of the checkouts still held, byEvent, is its own function's: infra/lib/constructs/checkout-sweep.ts.)
+  public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['byTokenId', 'codesByEvent'] },
   // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, audit, live sessions.
   admin: {
     actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
