@@ -14,6 +14,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
 import { startEmbeddedS3 } from '../local/embedded-s3';
 import { startEdgeSync } from '../local/edge-sync-triggers';
+import { edgeSyncOn } from '../test/support/edge-sync-on';
 import { startMediaServer } from '../local/media-server';
 import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
 import { dynamoStores } from '../functions/adapters/dynamo-stores';
@@ -48,7 +49,7 @@ await benchmark(async (defer) => {
   const dynamo = await startEmbeddedDynamo({ tableName: 'stagedoor' });
   defer(() => dynamo.close());
   const aws = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: dynamo.endpoint } };
-  const edge = startEdgeSync({ stream: dynamo.stream, codes: dynamoStores(dynamoDocumentClient(aws), 'stagedoor').codes, signingKeys, log: () => {} });
+  const edge = startEdgeSync({ stream: dynamo.stream, compose: edgeSyncOn(dynamoStores(dynamoDocumentClient(aws), 'stagedoor').codes, signingKeys), log: () => {} });
   defer(() => edge.stop());
   if (!(await edge.firstSync)) throw new Error('edge-sync did not fill the edge store');
 

@@ -15,8 +15,8 @@
  *
  * Each heartbeat carries the player's quality report (qoe), every viewer's crossing into trouble
  * (the worst case: a whole audience stalling in the same beat interval). The table's stream feeds
- * the audience recorder (functions/handlers/audience-recorder.ts) after each phase, in the batches
- * its event source mapping takes (AUDIENCE_TRIGGERS), its writes charged as the viewers' are. Its
+ * the audience recorder (functions/triggers/audience-recorder.ts) after each phase, in the batches
+ * its event source mapping takes (TRIGGERS['audience-recorder']), its writes charged as the viewers' are. Its
  * keys are shared by all viewers, so they keep their share of the audience; with N below the batch
  * size a batch holds N changes where at 1M it holds up to 1000, so its writes per change (one per
  * minute a batch touches) are an upper bound, all on one of the minute's shards as measured.
@@ -60,8 +60,9 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { DynamoAudienceStore } from '../functions/adapters/dynamo-audience-store';
 import { DynamoEventStore } from '../functions/adapters/dynamo-event-store';
 import { dynamoTable } from '../functions/adapters/dynamo-table';
-import { AUDIENCE_TRIGGERS } from '../functions/config/audience-config';
-import { createAudienceRecorderHandler } from '../functions/handlers/audience-recorder';
+import { TRIGGERS } from '../infra/lib/triggers';
+import { passesFilters } from '../local/trigger-filter';
+import { createAudienceRecorderHandler } from '../functions/triggers/audience-recorder';
 
 const VIEWERS = Number(process.env.PARTITION_LOAD_VIEWERS ?? 400);
 const CODES = Number(process.env.PARTITION_LOAD_CODES ?? 8_000);
@@ -161,8 +162,7 @@ async function main() {
   });
   const changes: DynamoDBRecord[] = [];
   const unsubscribe = dynamo.stream.subscribe((record) => {
-    const pk = record.dynamodb?.Keys?.pk?.S ?? '';
-    if (phase && phase in PHASES && AUDIENCE_TRIGGERS.stream.keyPrefixes.some((prefix) => pk.startsWith(prefix))) changes.push(record);
+    if (phase && phase in PHASES && passesFilters(TRIGGERS['audience-recorder'].stream.filters, record)) changes.push(record);
   });
 
   // Charges go to the phase and operation under way; setup is not counted.
@@ -214,7 +214,7 @@ async function main() {
     /** The phase's table changes through the audience recorder, batch by batch. */
     const record = async (name: Phase) => {
       const batches = changes.splice(0);
-      const size = AUDIENCE_TRIGGERS.stream.batchSize;
+      const size = TRIGGERS['audience-recorder'].stream.batchSize;
       await each(`recorder ${name}`, Math.ceil(batches.length / size), (i) => audienceRecorder({ Records: batches.slice(i * size, (i + 1) * size) }).then(() => undefined));
     };
     const expectOk = (what: string, res: { status: number; text: string }) => {

@@ -1,12 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { logger } from '../functions/adapters/telemetry';
-import { appSource, type ApiWiring } from '../functions/http/app';
-import { areaHandler } from '../functions/http/area-handler';
-import { adminApp, adminRoutes } from '../functions/handlers/admin';
-import { internalRoutes } from '../functions/handlers/internal';
-import { publicApp, publicRoutes } from '../functions/handlers/public';
-import { callbackRoutes } from '../functions/handlers/rtmp-callback';
+import { awsClients } from '../functions/adapters/aws-clients';
+import type { ApiWiring } from '../functions/compose/api-app';
+import { compose as composeAdmin } from '../functions/compose/admin';
+import { compose as composeInternal } from '../functions/compose/internal';
+import { compose as composePublic } from '../functions/compose/public';
+import { compose as composeCallback } from '../functions/compose/rtmp-callback';
 import { handleApiRequest, type AreaHandlers } from './lambda-http-adapter';
 import { serveStatic } from './static-files';
 import { securityHeaders } from '../web/security-headers';
@@ -18,17 +17,16 @@ export interface ApiServer {
 }
 
 /**
- * Every area's Lambda handler on one wiring, built as each Lambda entry point builds its own
- * (functions/handlers/*.ts), from explicit dependencies instead of the function's environment.
+ * Every area's Lambda handler on one wiring, composed as each Lambda entry point composes its own
+ * (functions/compose/*.ts), from explicit dependencies instead of the function's environment.
  */
 export function apiHandlers(wiring: ApiWiring): AreaHandlers {
-  logger.setLogLevel(wiring.config.logLevel);
-  const base = appSource(wiring);
+  const clients = awsClients(wiring.aws);
   return {
-    public: areaHandler('public', publicRoutes, publicApp(wiring, base)),
-    admin: areaHandler('admin', adminRoutes, adminApp(wiring, base)),
-    internal: areaHandler('internal', internalRoutes, base),
-    'rtmp-callback': areaHandler('rtmp-callback', callbackRoutes, base),
+    public: composePublic(wiring.config, clients),
+    admin: composeAdmin(wiring.config, clients),
+    internal: composeInternal(wiring.config, clients),
+    'rtmp-callback': composeCallback(wiring.config, clients),
   };
 }
 

@@ -1,8 +1,6 @@
-import { createKvsWriter } from '../functions/adapters/kvs-writer';
-import { EDGE_SYNC_TRIGGERS } from '../functions/config/edge-sync-config';
-import type { CodeStore } from '../functions/domain/codes';
-import type { SigningKeys } from '../functions/domain/signing-keys';
-import { createEdgeSyncHandler } from '../functions/handlers/edge-sync';
+import type { KeyValueStoreApi } from '../functions/adapters/kvs-writer';
+import { TRIGGERS } from '../infra/lib/triggers';
+import type { createEdgeSyncHandler } from '../functions/triggers/edge-sync';
 import { createMemoryKeyValueStore } from './memory-key-value-store';
 import { repeat } from './repeat';
 import { startStreamTrigger } from './stream-trigger';
@@ -22,9 +20,8 @@ export interface LocalEdge {
 export interface LocalEdgeOptions {
   /** The table's change stream (the embedded DynamoDB's). */
   stream: TableStream;
-  /** The access feed the reconciliation reads (the codes port on the table). */
-  codes: Pick<CodeStore, 'accessChangesSince'>;
-  signingKeys: SigningKeys;
+  /** edge-sync on the in-memory KeyValueStore: `npm start` composes it as the Lambda does (functions/compose/edge-sync.ts). */
+  compose(store: KeyValueStoreApi): ReturnType<typeof createEdgeSyncHandler>;
   reconcileEveryMs?: number;
   /** Bound of `firstSync`. */
   startupWaitMs?: number;
@@ -35,20 +32,16 @@ export interface LocalEdgeOptions {
 const FIRST_SYNC_RETRY_MS = 1_000;
 
 /**
- * edge-sync locally, as AWS runs it: the same handler (functions/handlers/edge-sync.ts) writing through
+ * edge-sync locally, as AWS runs it: the same handler (functions/triggers/edge-sync.ts) writing through
  * the same KVS writer into an in-memory KeyValueStore, triggered as the CDK app triggers it
- * (EDGE_SYNC_TRIGGERS): the table's stream in batches of codes and events, in order, one batch at a
+ * (TRIGGERS['edge-sync'] in infra/lib/triggers.ts): the table's stream in batches of codes and events, in order, one batch at a
  * time, each retried then dropped as the event source mapping does (without its bisecting), and a
  * reconciliation on a timer as the schedule does, the first one at once as the deploy's.
  */
 export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
   const log = options.log ?? ((line: string) => process.stderr.write(`edge-sync: ${line}\n`));
   const store = createMemoryKeyValueStore();
-  const handler = createEdgeSyncHandler({
-    writer: createKvsWriter({ store }),
-    codes: options.codes,
-    signingKeys: async () => options.signingKeys,
-  });
+  const handler = options.compose(store);
 
   /** The oldest change of a dropped batch that no reconciliation has made up for yet. */
   let lostSince: number | null = null;
@@ -56,7 +49,7 @@ export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
   let failing = false;
   const trigger = startStreamTrigger({
     stream: options.stream,
-    settings: EDGE_SYNC_TRIGGERS.stream,
+    settings: TRIGGERS['edge-sync'].stream,
     handler,
     log: (line) => log(`${line}; the next reconciliation makes up for it`),
     onDropped: (oldestAt) => (lostSince ??= oldestAt),
@@ -83,7 +76,7 @@ export function startEdgeSync(options: LocalEdgeOptions): LocalEdge {
     }
   }
 
-  const every = options.reconcileEveryMs ?? EDGE_SYNC_TRIGGERS.reconcileMinutes * 60_000;
+  const every = options.reconcileEveryMs ?? TRIGGERS['edge-sync'].reconcile.everySeconds * 1000;
   const reconciling = repeat(reconcile, () => (reconciledAt === null ? Math.min(every, FIRST_SYNC_RETRY_MS) : every));
 
   return {

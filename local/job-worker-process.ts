@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { JobWorkerWiring } from '../functions/handlers/job-worker';
+import type { JobWorkerWiring } from '../functions/compose/job-worker';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const entry = fileURLToPath(new URL('./job-worker.ts', import.meta.url));

@@ -1,26 +1,27 @@
 /**
  * The background-job worker of `npm start`, in a process of its own so that it
  * can die and be started again as a Lambda instance does
- * (local/job-worker-process.ts keeps one running): the shipped handler
- * (functions/handlers/job-worker.ts) behind a local event source with the
+ * (local/job-worker-process.ts keeps one running): the shipped composition
+ * (functions/compose/job-worker.ts) behind a local event source with the
  * Lambda's settings. Killing it mid-step is what a crash or a timeout in AWS is.
  * Its wiring (configuration and stand-ins' endpoints, no secret) comes as its first argument, its
  * timeout in seconds as its second.
  */
-import { sqsClient } from '../functions/adapters/aws-clients';
+import { awsClients } from '../functions/adapters/aws-clients';
 import { JOB_WORKER } from '../functions/domain/jobs';
-import { jobWorker, type JobWorkerWiring } from '../functions/handlers/job-worker';
+import { compose, type JobWorkerWiring } from '../functions/compose/job-worker';
 import { startSqsEventSource } from './sqs-event-source';
+import { TRIGGERS } from '../infra/lib/triggers';
 
 const wiring = JSON.parse(process.argv[2] ?? '') as JobWorkerWiring;
 const timeoutSeconds = Number(process.argv[3]) || JOB_WORKER.timeoutSeconds;
 
+const clients = awsClients(wiring.aws);
 startSqsEventSource({
-  client: sqsClient(wiring.aws),
+  client: clients.sqs,
   queueUrl: wiring.config.jobsQueueUrl,
-  handler: jobWorker(wiring),
-  batchSize: JOB_WORKER.batchSize,
-  maxConcurrency: JOB_WORKER.maxConcurrency,
+  handler: compose(wiring.config, clients),
+  trigger: TRIGGERS['job-worker'].queue,
   timeoutSeconds,
   // Lambda stops an instance whose invocation timed out; its other batches come back with their visibility timeout.
   onTimeout: () => process.exit(1),

@@ -3,13 +3,13 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AwsConnection } from '../functions/adapters/aws-clients';
-import { readApiConfig } from '../functions/config/api-config';
+import { readApiConfig, type ApiConfig } from '../functions/config/api-config';
 import { readMailerConfig, type MailerConfig } from '../functions/config/mailer-config';
 import { readJobWorkerConfig } from '../functions/config/job-worker-config';
 import { JOB_WORKER } from '../functions/domain/jobs';
-import type { JobWorkerWiring } from '../functions/handlers/job-worker';
+import type { JobWorkerWiring } from '../functions/compose/job-worker';
 import { hashAdminPassword } from '../functions/domain/staff';
-import type { ApiWiring } from '../functions/http/app';
+import type { ApiWiring } from '../functions/compose/api-app';
 import { parseDuration } from '../ingest-container/src/config/values';
 import { parseLadder, type Rendition } from '../ingest-container/src/hls/ffmpeg-args';
 import { freePort } from './free-port';
@@ -241,29 +241,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     });
   // Checked now, so that a malformed MAIL_* or SMTP_URL stops the start before anything runs.
   mailer('http://localhost', null);
-  const apiConfig = readApiConfig({
-    // What a user may set for the API locally (README "Configuration"); the rest is this system's own.
-    SESSION_TIMEOUT_SECONDS: env.SESSION_TIMEOUT_SECONDS,
-    INGEST_RTMP_URL: env.INGEST_RTMP_URL,
-    TABLE_NAME: tableName,
-    STAFF_TABLE_NAME: staffTableName,
-    MEDIA_PORT: String(mediaPort),
-    // The OBS "Server" the console shows, without INGEST_RTMP_URL: the host the console was opened with on this port.
-    INGEST_RTMP_PORT: String(rtmpPort),
-    INGEST_HLS_SEGMENT: `${seconds}s`,
-    MEDIA_ADMIN_URL: `http://127.0.0.1:${mediaPort}`,
-    LOG_LEVEL: logLevel,
-    PLAYBACK_SIGNING_KEYS: secrets.playbackSigningKeys,
-    INTERNAL_API_KEY: secrets.internalApiKey,
-    ADMIN_PASSWORD_HASH: await hashAdminPassword(secrets.adminPassword),
-    ADMIN_SESSION_SECRET: secrets.adminSessionSecret,
-    ADMIN_TOTP_KEY: secrets.totpEncryptionKey,
-    ORDER_WEBHOOK_SECRET: secrets.orderWebhookSecret,
-    // With a real Stripe account: its key and the endpoint's signing secret (the Stripe CLI's `stripe listen` prints one).
-    STRIPE_SECRET_KEY: stripeFake?.secretKey ?? env.STRIPE_SECRET_KEY,
-    STRIPE_WEBHOOK_SECRET: stripeFake?.webhookSecret ?? env.STRIPE_WEBHOOK_SECRET,
-    STRIPE_API_URL: stripeFake ? `http://127.0.0.1:${stripeFake.port}` : env.STRIPE_API_URL,
-  });
+  const apiConfig = await localApiConfig(env, { secrets, mediaPort, rtmpPort, segmentSeconds: seconds, logLevel, stripeFake });
   const aws = ({ dynamoEndpoint, s3Endpoint }: Pick<StandIns, 'dynamoEndpoint' | 's3Endpoint'>): AwsConnection => ({
     region: env.AWS_REGION || 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
@@ -308,4 +286,34 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
       aws: aws(standIns),
     }),
   };
+}
+
+/** The API's configuration in local mode: the settings a user may give, the rest this system's own (its ports, secrets and tables). */
+async function localApiConfig(
+  env: NodeJS.ProcessEnv,
+  parts: { secrets: LocalSecrets; mediaPort: number; rtmpPort: number; segmentSeconds: number; logLevel: string; stripeFake: LocalConfig['stripeFake'] },
+): Promise<ApiConfig> {
+  return readApiConfig({
+    // What a user may set for the API locally (README "Configuration"); the rest is this system's own.
+    SESSION_TIMEOUT_SECONDS: env.SESSION_TIMEOUT_SECONDS,
+    INGEST_RTMP_URL: env.INGEST_RTMP_URL,
+    TABLE_NAME: LOCAL_TABLES.tableName,
+    STAFF_TABLE_NAME: LOCAL_TABLES.staffTableName,
+    MEDIA_PORT: String(parts.mediaPort),
+    // The OBS "Server" the console shows, without INGEST_RTMP_URL: the host the console was opened with on this port.
+    INGEST_RTMP_PORT: String(parts.rtmpPort),
+    INGEST_HLS_SEGMENT: `${parts.segmentSeconds}s`,
+    MEDIA_ADMIN_URL: `http://127.0.0.1:${parts.mediaPort}`,
+    LOG_LEVEL: parts.logLevel,
+    PLAYBACK_SIGNING_KEYS: parts.secrets.playbackSigningKeys,
+    INTERNAL_API_KEY: parts.secrets.internalApiKey,
+    ADMIN_PASSWORD_HASH: await hashAdminPassword(parts.secrets.adminPassword),
+    ADMIN_SESSION_SECRET: parts.secrets.adminSessionSecret,
+    ADMIN_TOTP_KEY: parts.secrets.totpEncryptionKey,
+    ORDER_WEBHOOK_SECRET: parts.secrets.orderWebhookSecret,
+    // With a real Stripe account: its key and the endpoint's signing secret (the Stripe CLI's `stripe listen` prints one).
+    STRIPE_SECRET_KEY: parts.stripeFake?.secretKey ?? env.STRIPE_SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET: parts.stripeFake?.webhookSecret ?? env.STRIPE_WEBHOOK_SECRET,
+    STRIPE_API_URL: parts.stripeFake ? `http://127.0.0.1:${parts.stripeFake.port}` : env.STRIPE_API_URL,
+  });
 }

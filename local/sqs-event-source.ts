@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { QueueTrigger } from '../infra/lib/triggers';
 
 const TIMED_OUT = Symbol('timed out');
 
@@ -8,9 +9,8 @@ export interface SqsEventSourceOptions {
   client: SQSClient;
   queueUrl: string;
   handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
-  batchSize: number;
-  /** Batches handled at once. */
-  maxConcurrency: number;
+  /** The worker's trigger in infra/lib/triggers.ts: its batch size, the batches handled at once, partial batch responses. */
+  trigger: QueueTrigger;
   timeoutSeconds: number;
   /** An invocation outran the timeout: Lambda stops such an instance, and so must the caller. */
   onTimeout: () => void;
@@ -68,7 +68,7 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
         log(`timed out after ${options.timeoutSeconds} s`);
         return options.onTimeout();
       }
-      failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      failed = new Set(options.trigger.reportBatchItemFailures ? (response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier) : []);
     } catch (error) {
       // A function error: the whole batch comes back after its visibility timeout.
       log(`invocation failed: ${error instanceof Error ? error.stack : error}`);
@@ -90,7 +90,7 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
     while (!stopping) {
       try {
         const { Messages } = await client.send(
-          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: options.batchSize, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }),
+          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: options.trigger.batchSize, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }),
         );
         if (Messages?.length) await invoke(Messages);
       } catch (error) {
@@ -101,7 +101,7 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
     }
   }
 
-  const pollers = Array.from({ length: options.maxConcurrency }, () => poll());
+  const pollers = Array.from({ length: options.trigger.maxConcurrency }, () => poll());
   return {
     async stop() {
       stopping = true;

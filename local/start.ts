@@ -2,70 +2,56 @@
  * `npm start`: the whole system on one machine. Embedded DynamoDB and S3 (+ SQS)
  * stand-ins, the access API (the Lambda handlers behind a thin HTTP adapter),
  * the background-job worker (a child process), edge-sync, the audience recorder,
- * the mailer and the recording sweep (the same handlers, on the table's stream and
- * on timers, as AWS runs them), a mail catcher with a web inbox, the media server
- * (HLS through `edge/`) and the RTMP ingest. The configuration is read once
- * (local-config.ts); each part is then given its dependencies.
+ * the mailer and the two sweeps (the same compositions, functions/compose/*.ts, on
+ * the table's stream and on timers, as AWS runs them), a mail catcher with a web
+ * inbox, the media server (HLS through `edge/`) and the RTMP ingest. The
+ * configuration is read once (local-config.ts); each part is then given its dependencies.
  */
-import { dynamoDocumentClient, s3Client, sqsClient } from '../functions/adapters/aws-clients';
+import { awsClients, dynamoDocumentClient, type AwsClients } from '../functions/adapters/aws-clients';
 import { dynamoStores } from '../functions/adapters/dynamo-stores';
-import { s3RecordingFinalizer } from '../functions/adapters/recording-finalizer';
 import { SqsJobQueue } from '../functions/adapters/sqs-job-queue';
-import { AUDIENCE_TRIGGERS } from '../functions/config/audience-config';
 import { copyStaffItems, retireStaffItems } from '../functions/adapters/staff-table-move';
-import { RECORDING_SWEEP_SECONDS } from '../functions/config/recording-sweep-config';
-import { parseSigningKeys } from '../functions/domain/signing-keys';
-import { createAudienceRecorderHandler } from '../functions/handlers/audience-recorder';
-import { createRecordingSweepHandler } from '../functions/handlers/recording-sweep';
-import { checkoutSweep } from '../functions/handlers/checkout-sweep';
-import { publicApp } from '../functions/handlers/public';
-import { CHECKOUT_SWEEP_SECONDS } from '../functions/domain/commerce';
+import { compose as composeAudienceRecorder } from '../functions/compose/audience-recorder';
+import { compose as composeCheckoutSweep } from '../functions/compose/checkout-sweep';
+import { compose as composeEdgeSync } from '../functions/compose/edge-sync';
+import { compose as composeMailer } from '../functions/compose/mailer';
+import { compose as composeRecordingSweep } from '../functions/compose/recording-sweep';
 import { describeError } from '../recording/log';
-import { startEdgeSync } from './edge-sync-triggers';
+import { startEdgeSync, type LocalEdge } from './edge-sync-triggers';
 import { inboxOpenToNetwork, startMailCatcher } from './mail-catcher';
 import { startStripeFake } from './stripe-fake';
 import { startMailer } from './mailer-triggers';
-import { loadLocalConfig, type LocalConfig } from './local-config';
+import { loadLocalConfig, type LocalConfig, type StandIns } from './local-config';
 import { startEmbeddedDynamo } from './embedded-dynamodb';
 import { announceRunningSystem, refuseSecondSystem } from './running-system';
 import { startEmbeddedS3 } from './embedded-s3';
-import { createJobQueues, requeueUnfinishedJobs } from './job-queues';
+import { createJobQueues, requeueUnfinishedJobs, type JobQueues } from './job-queues';
 import { startJobWorkerProcess } from './job-worker-process';
-import { startApiServer } from './api-server';
+import { startApiServer, type ApiServer } from './api-server';
 import { startMediaServer } from './media-server';
 import { repeat } from './repeat';
 import { startStreamTrigger } from './stream-trigger';
+import type { TableStream } from './table-stream';
 import { buildWeb } from '../web/build';
+import { TRIGGERS, type ScheduleTrigger } from '../infra/lib/triggers';
 import { isLogLevel, s3Store, startIngestServer } from '../ingest-container/src/index';
+
+type Closers = (() => Promise<void>)[];
 
 async function main(): Promise<void> {
   // Local mode runs on the Node it finds; the SDK's notice about future Node 22 releases is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const config = await loadLocalConfig(process.env);
-  const closers: (() => Promise<void>)[] = [];
+  const closers: Closers = [];
   if (config.dataDir) refuseSecondSystem(config.dataDir);
-
-  const dynamo = await startEmbeddedDynamo({ dataDir: config.dynamoDir, tableName: config.tableName, staffTableName: config.staffTableName });
-  closers.push(dynamo.close);
-  if (config.dataDir) {
-    const forget = announceRunningSystem(config.dataDir, dynamo.endpoint);
-    closers.push(async () => forget());
-  }
-  await moveStaffItems(config, dynamo.endpoint);
-  const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket, config.exportBucket], dataDir: config.s3Dir });
-  closers.push(s3.close);
-  const jobQueues = await createJobQueues(s3.endpoint, config.jobWorkerTimeoutSeconds);
-  const standIns = { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, jobsQueueUrl: jobQueues.queueUrl };
-  const mediaS3 = s3Client(config.aws(standIns));
-  const stores = dynamoStores(dynamoDocumentClient(config.aws(standIns)), config.tableName);
+  const { standIns, stream, jobQueues } = await startStandIns(config, closers);
+  const clients = awsClients(config.aws(standIns));
 
   // Background jobs: the steps a run before this one left unfinished, and the worker that runs them.
-  const sqs = sqsClient(config.aws(standIns));
-  await requeueUnfinishedJobs(stores, {
-    steps: new SqsJobQueue(sqs, jobQueues.queueUrl),
-    deadLetters: new SqsJobQueue(sqs, jobQueues.deadLetterQueueUrl),
+  await requeueUnfinishedJobs(dynamoStores(clients.dynamo, config.tableName), {
+    steps: new SqsJobQueue(clients.sqs, jobQueues.queueUrl),
+    deadLetters: new SqsJobQueue(clients.sqs, jobQueues.deadLetterQueueUrl),
   });
-  sqs.destroy();
   const worker = startJobWorkerProcess(config.jobWorkerWiring(standIns), config.jobWorkerTimeoutSeconds);
   closers.push(worker.close);
 
@@ -74,57 +60,13 @@ async function main(): Promise<void> {
   const api = await startApiServer({ port: config.apiPort, webRoot: config.webRoot, wiring: config.apiWiring(standIns) });
   closers.push(api.close);
 
-  // The edge's KeyValueStore, filled by edge-sync from the table's stream and reconciliation.
-  const edge = startEdgeSync({ stream: dynamo.stream, codes: stores.codes, signingKeys: parseSigningKeys(config.playbackSigningKeys) });
-  closers.push(edge.stop);
-  // The audience recorder on the same stream, batched as its event source mapping batches it in AWS.
-  const audience = startStreamTrigger({
-    stream: dynamo.stream,
-    settings: AUDIENCE_TRIGGERS.stream,
-    handler: createAudienceRecorderHandler({
-      stores: { audience: stores.audience, events: stores.events },
-      sessionTimeoutSeconds: config.apiWiring(standIns).config.sessionTimeoutSeconds,
-    }),
-    log: (line) => process.stderr.write(`audience: ${line}\n`),
-  });
-  closers.push(audience.stop);
-  // Ticket emails: the mailer on the table's stream, to SMTP_URL or the local catcher and its inbox.
-  const catcher = config.smtpUrl ? null : await startMailCatcher({ inboxPort: config.mailPort, host: config.mailHost });
-  if (catcher) closers.push(catcher.close);
-  if (catcher && inboxOpenToNetwork(config.mailHost)) {
-    process.stderr.write(`mail: WARNING the inbox listens on ${config.mailHost} (MAIL_HOST) with no sign-in: anyone who reaches this machine reads every ticket email and its codes\n`);
-  }
-  const mailer = startMailer({ stream: dynamo.stream, stores, config: config.mailer(api.url, catcher?.smtpUrl ?? null) });
-  closers.push(mailer.stop);
+  const { edge, catcher } = await startTriggers(config, standIns, { stream, clients, api }, closers);
   // Ticket sales without a Stripe account: the stand-in of Stripe's API, its checkout page and its webhooks.
   const stripe = config.stripeFake ? await startStripeFake({ ...config.stripeFake, webhookUrl: `${api.url}/api/webhooks/stripe` }) : null;
   if (stripe) closers.push(stripe.close);
-  const media = await startMediaServer({ port: config.mediaPort, bucket: config.mediaBucket, s3Client: mediaS3, edge });
+  const media = await startMediaServer({ port: config.mediaPort, bucket: config.mediaBucket, s3Client: clients.s3, edge });
   closers.push(media.close);
-  // As their schedules in AWS: every minute, the shows whose ingest died get their final playlists; every
-  // five, the checkouts Stripe's webhook left held are settled.
-  const recordingSweep = createRecordingSweepHandler({ events: stores.events, recordings: s3RecordingFinalizer(mediaS3, config.mediaBucket) });
-  closers.push(onSchedule('recording sweep', recordingSweep, RECORDING_SWEEP_SECONDS));
-  closers.push(onSchedule('checkout sweep', checkoutSweep(publicApp(config.apiWiring(standIns))), CHECKOUT_SWEEP_SECONDS));
-  // RTMP ingest: the same server as the container, in callback mode against this API, HLS to the local S3.
-  const ingest = await startIngestServer({
-    listen: { port: config.rtmpPort },
-    auth: { mode: 'callback', url: `${api.url}/api/internal/rtmp-auth`, timeoutMs: 5_000, apiKey: config.internalApiKey },
-    recheckIntervalMs: 30_000,
-    hls: {
-      store: s3Store({ bucket: config.mediaBucket, client: mediaS3 }),
-      ffmpegPath: config.ffmpegPath,
-      segmentSeconds: config.segmentSeconds,
-      dvrWindowSeconds: config.dvrWindowMs / 1000,
-      ladder: config.ladder,
-      reencode: config.reencode,
-    },
-    publishGraceMs: config.reconnectWindowMs,
-    platform: { apiUrl: api.url, apiKey: config.internalApiKey },
-    logLevel: isLogLevel(config.logLevel) ? config.logLevel : 'info',
-  });
-  closers.push(ingest.close);
-  const rtmpUrl = `${ingest.url}/live`;
+  const rtmpUrl = await startIngest(config, clients, api.url, closers);
 
   // The media server answers 503 until edge-sync has filled its store once: only then is it ready.
   if (!(await edge.firstSync)) process.stderr.write('media: no revocation state yet: media requests get 503 until edge-sync reconciles\n');
@@ -137,15 +79,92 @@ async function main(): Promise<void> {
     api: api.url,
     media: media.url,
     rtmp: rtmpUrl,
-    s3: s3.endpoint,
-    dynamodb: dynamo.endpoint,
+    s3: standIns.s3Endpoint,
+    dynamodb: standIns.dynamoEndpoint,
     jobQueue: jobQueues.queueUrl,
     jobDeadLetterQueue: jobQueues.deadLetterQueueUrl,
     ...(catcher ? { mail: catcher.inboxUrl } : {}),
     ...(stripe ? { stripe: stripe.url } : {}),
   };
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`);
+  stopOnSignals(closers);
+}
 
+/** The embedded DynamoDB (with its stream), S3 and SQS, and the jobs queues on it. */
+async function startStandIns(config: LocalConfig, closers: Closers): Promise<{ standIns: StandIns; stream: TableStream; jobQueues: JobQueues }> {
+  const dynamo = await startEmbeddedDynamo({ dataDir: config.dynamoDir, tableName: config.tableName, staffTableName: config.staffTableName });
+  closers.push(dynamo.close);
+  if (config.dataDir) {
+    const forget = announceRunningSystem(config.dataDir, dynamo.endpoint);
+    closers.push(async () => forget());
+  }
+  await moveStaffItems(config, dynamo.endpoint);
+  const s3 = await startEmbeddedS3({ buckets: [config.mediaBucket, config.exportBucket], dataDir: config.s3Dir });
+  closers.push(s3.close);
+  const jobQueues = await createJobQueues(s3.endpoint, config.jobWorkerTimeoutSeconds);
+  return { standIns: { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, jobsQueueUrl: jobQueues.queueUrl }, stream: dynamo.stream, jobQueues };
+}
+
+/**
+ * What AWS runs on the table's stream and on schedules, composed as each Lambda composes it: edge-sync
+ * (into the local edge's KeyValueStore), the audience recorder, the mailer (to SMTP_URL or the local
+ * catcher and its inbox), and the recording and checkout sweeps.
+ */
+async function startTriggers(config: LocalConfig, standIns: StandIns, on: { stream: TableStream; clients: AwsClients; api: ApiServer }, closers: Closers) {
+  const { stream, clients, api } = on;
+  const apiConfig = config.apiWiring(standIns).config;
+  const edge: LocalEdge = startEdgeSync({
+    stream,
+    compose: (keyValueStore) => composeEdgeSync({ tableName: config.tableName, kvsArn: 'local', secrets: apiConfig.secrets }, { dynamo: clients.dynamo, keyValueStore }),
+  });
+  closers.push(edge.stop);
+  // The audience recorder on the same stream, batched as its event source mapping batches it in AWS.
+  const audience = startStreamTrigger({
+    stream,
+    settings: TRIGGERS['audience-recorder'].stream,
+    handler: composeAudienceRecorder({ tableName: config.tableName, sessionTimeoutSeconds: apiConfig.sessionTimeoutSeconds }, clients),
+    log: (line) => process.stderr.write(`audience: ${line}\n`),
+  });
+  closers.push(audience.stop);
+  const catcher = config.smtpUrl ? null : await startMailCatcher({ inboxPort: config.mailPort, host: config.mailHost });
+  if (catcher) closers.push(catcher.close);
+  if (catcher && inboxOpenToNetwork(config.mailHost)) {
+    process.stderr.write(`mail: WARNING the inbox listens on ${config.mailHost} (MAIL_HOST) with no sign-in: anyone who reaches this machine reads every ticket email and its codes\n`);
+  }
+  const mailer = startMailer({ stream, mailer: composeMailer(config.mailer(api.url, catcher?.smtpUrl ?? null), clients) });
+  closers.push(mailer.stop);
+  // As their schedules in AWS: every minute, the shows whose ingest died get their final playlists; every
+  // five, the checkouts Stripe's webhook left held are settled.
+  const recordingSweep = composeRecordingSweep({ tableName: config.tableName, mediaBucket: config.mediaBucket }, clients, { reportShows: false });
+  closers.push(onSchedule('recording sweep', TRIGGERS['recording-sweep'].schedule, recordingSweep));
+  closers.push(onSchedule('checkout sweep', TRIGGERS['checkout-sweep'].schedule, composeCheckoutSweep(apiConfig, clients)));
+  return { edge, catcher };
+}
+
+/** RTMP ingest: the same server as the container, in callback mode against this API, HLS to the local S3; its URL. */
+async function startIngest(config: LocalConfig, clients: AwsClients, apiUrl: string, closers: Closers): Promise<string> {
+  const ingest = await startIngestServer({
+    listen: { port: config.rtmpPort },
+    auth: { mode: 'callback', url: `${apiUrl}/api/internal/rtmp-auth`, timeoutMs: 5_000, apiKey: config.internalApiKey },
+    recheckIntervalMs: 30_000,
+    hls: {
+      store: s3Store({ bucket: config.mediaBucket, client: clients.s3 }),
+      ffmpegPath: config.ffmpegPath,
+      segmentSeconds: config.segmentSeconds,
+      dvrWindowSeconds: config.dvrWindowMs / 1000,
+      ladder: config.ladder,
+      reencode: config.reencode,
+    },
+    publishGraceMs: config.reconnectWindowMs,
+    platform: { apiUrl, apiKey: config.internalApiKey },
+    logLevel: isLogLevel(config.logLevel) ? config.logLevel : 'info',
+  });
+  closers.push(ingest.close);
+  return `${ingest.url}/live`;
+}
+
+/** SIGINT and SIGTERM close every part, the last started first, once. */
+function stopOnSignals(closers: Closers): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -158,10 +177,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-/** Runs `task` now and every `seconds` after each run, as an EventBridge schedule would; its failures are printed. */
-function onSchedule(name: string, task: () => Promise<unknown>, seconds: number): () => Promise<void> {
+/** Runs `task` now and on its schedule's period after each run, as EventBridge would; its failures are printed (the next run is the retry). */
+function onSchedule(name: string, schedule: ScheduleTrigger, task: () => Promise<unknown>): () => Promise<void> {
   const logFailure = (error: unknown) => void process.stderr.write(`${name}: ${describeError(error)}\n`);
-  return repeat(() => task().then(() => undefined, logFailure), () => seconds * 1000).stop;
+  return repeat(() => task().then(() => undefined, logFailure), () => schedule.everySeconds * 1000).stop;
 }
 
 /**

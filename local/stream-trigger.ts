@@ -1,16 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
+import type { TableStreamTrigger } from '../infra/lib/triggers';
+import { passesFilters } from './trigger-filter';
 import type { TableStream } from './table-stream';
-
-/** How a function is fed from the table's stream: as its event source mapping in the CDK app says. */
-export interface StreamTriggerSettings {
-  /** Only records whose `pk` starts with one of these (the mapping's filter criteria). */
-  keyPrefixes: readonly string[];
-  batchSize: number;
-  /** Retries of a failed batch; then it is dropped. */
-  retryAttempts: number;
-  /** Waits up to this long for a batch to fill (the mapping's MaximumBatchingWindowInSeconds); 0 or absent: at once. */
-  batchingWindowSeconds?: number;
-}
 
 export interface StreamTrigger {
   /** `Date.now()` when the oldest change not yet handed over was written; null when none waits. */
@@ -22,19 +13,19 @@ export interface StreamTrigger {
 const RETRY_DELAY_MS = 100;
 
 /**
- * A Lambda event source mapping on the table's stream, locally: the matching records in order, in
+ * A Lambda event source mapping on the table's stream, locally: the records its filters let through
+ * (the same filter code verify:shipped runs on the template's mappings), in order, in
  * batches of `batchSize` (after the batching window), one batch at a time, each retried then
  * dropped as the mapping does (without its bisecting). `onDropped` hears of a dropped batch with
  * when its oldest change was written.
  */
 export function startStreamTrigger(options: {
   stream: TableStream;
-  settings: StreamTriggerSettings;
+  /** The function's trigger in infra/lib/triggers.ts: its filters, batch size, batching window and retries. */
+  settings: TableStreamTrigger;
   handler: (event: { Records: DynamoDBRecord[] }) => Promise<unknown>;
   log: (line: string) => void;
   onDropped?: (oldestAt: number) => void;
-  /** The rest of the mapping's filter criteria, beyond the key prefixes (the mailer's: the new image's fields). */
-  accepts?: (record: DynamoDBRecord) => boolean;
 }): StreamTrigger {
   const { settings, handler, log } = options;
   const windowMs = (settings.batchingWindowSeconds ?? 0) * 1000;
@@ -82,9 +73,7 @@ export function startStreamTrigger(options: {
   }
 
   const unsubscribe = options.stream.subscribe((record) => {
-    const pk = record.dynamodb?.Keys?.pk?.S ?? '';
-    if (!settings.keyPrefixes.some((prefix) => pk.startsWith(prefix))) return;
-    if (options.accepts && !options.accepts(record)) return;
+    if (!passesFilters(settings.filters, record)) return;
     pending.push({ record, at: Date.now() });
     pump();
   });

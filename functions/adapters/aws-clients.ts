@@ -38,3 +38,28 @@ export function s3Client(aws: AwsConnection = {}): S3Client {
 export function sqsClient(aws: AwsConnection = {}): SQSClient {
   return new SQSClient({ region: aws.region, credentials: aws.credentials, endpoint: aws.endpoints?.sqs });
 }
+
+/** The SDK clients a deployable may need, on one connection. */
+export interface AwsClients {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly s3: S3Client;
+  readonly sqs: SQSClient;
+}
+
+/** The SDK clients on `connection`, each made at its first use: a function makes only those its composition asks for. */
+export function awsClients(connection: AwsConnection = {}): AwsClients {
+  let dynamo: DynamoDBDocumentClient | undefined;
+  let s3: S3Client | undefined;
+  let sqs: SQSClient | undefined;
+  return {
+    get dynamo() {
+      return (dynamo ??= dynamoDocumentClient(connection));
+    },
+    get s3() {
+      return (s3 ??= s3Client(connection));
+    },
+    get sqs() {
+      return (sqs ??= sqsClient(connection));
+    },
+  };
+}

@@ -34,7 +34,7 @@ function toCheckout(item: Item): CheckoutRecord {
   return checkout as unknown as CheckoutRecord;
 }
 
-function toOrder(item: Item): OrderRecord {
+export function toOrder(item: Item): OrderRecord {
   const { pk, sk, entity, gsi1pk, gsi1sk, ...order } = item;
   return order as unknown as OrderRecord;
 }

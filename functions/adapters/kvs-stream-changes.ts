@@ -1,52 +1,56 @@
-import type { AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { CodeRecord, EventRecord } from '../domain/records';
 import { diffEntries, entriesOfCode, entriesOfEvent, type KvsChange } from './kvs-entries';
+import { tableChanges, type TableChange } from './table-stream-changes';
 
-function entriesOfImage(image: Record<string, AttributeValue> | undefined, now: Date): Map<string, string> {
-  if (!image) return new Map();
-  // The stream's image and the SDK's item share the wire format; only their typings differ.
-  const item = unmarshall(image as Record<string, SdkAttributeValue>);
-  const pk = String(item.pk ?? '');
-  const text = (value: unknown) => (typeof value === 'string' ? value : null);
-  if (pk.startsWith('CODE#') && typeof item.code === 'string') {
-    return entriesOfCode(
-      {
-        code: item.code,
-        isRevoked: item.isRevoked === true,
-        revokedAt: text(item.revokedAt),
-        revokedChangedAt: text(item.revokedChangedAt),
-        denyUntil: text(item.denyUntil),
-        endedSessions: Array.isArray(item.endedSessions) ? item.endedSessions : [],
-      },
-      now,
-    );
-  }
-  if (pk.startsWith('EVENT#') && item.sk === 'EVENT' && typeof item.id === 'string') {
-    return entriesOfEvent(
-      {
-        id: item.id,
-        isActive: item.isActive !== false,
-        activeChangedAt: String(item.activeChangedAt ?? ''),
-        endsAt: String(item.endsAt ?? ''),
-        accessWindowHours: typeof item.accessWindowHours === 'number' ? item.accessWindowHours : 0,
-        denyUntil: text(item.denyUntil),
-      },
-      now,
-    );
-  }
-  return new Map();
+const text = (value: unknown) => (typeof value === 'string' ? value : null);
+
+/** The edge's entries of a code as a write left it; lenient, as the edge must not miss a revoke over a malformed field. */
+function entriesOfCodeRecord(code: CodeRecord | null, now: Date): Map<string, string> {
+  if (!code || typeof code.code !== 'string') return new Map();
+  return entriesOfCode(
+    {
+      code: code.code,
+      isRevoked: code.isRevoked === true,
+      revokedAt: text(code.revokedAt),
+      revokedChangedAt: text(code.revokedChangedAt),
+      denyUntil: text(code.denyUntil),
+      endedSessions: Array.isArray(code.endedSessions) ? code.endedSessions : [],
+    },
+    now,
+  );
+}
+
+/** The edge's entries of an event (a deleted event's tombstone is inactive too). */
+function entriesOfEventRecord(event: EventRecord | null, now: Date): Map<string, string> {
+  if (!event || typeof event.id !== 'string') return new Map();
+  return entriesOfEvent(
+    {
+      id: event.id,
+      isActive: event.isActive !== false,
+      activeChangedAt: String(event.activeChangedAt ?? ''),
+      endsAt: String(event.endsAt ?? ''),
+      accessWindowHours: typeof event.accessWindowHours === 'number' ? event.accessWindowHours : 0,
+      denyUntil: text(event.denyUntil),
+    },
+    now,
+  );
 }
 
 /**
- * What a batch of table changes (stream view NEW_AND_OLD_IMAGES) means for the
- * edge: the difference between the entries of the old and of the new image. A
- * revoke adds `c:`, an unrevoke removes it, deactivation adds `e:` (a deleted
- * event's tombstone is inactive too), a takeover or the release of a session
- * holding a long-lived URL adds `s:`. A plain release changes no entry.
+ * What table changes mean for the edge: the difference between the entries of the old and of the new
+ * record. A revoke adds `c:`, an unrevoke removes it, deactivation adds `e:`, a takeover or the release
+ * of a session holding a long-lived URL adds `s:`. A plain release changes no entry.
  */
+export function kvsChangesOf(changes: TableChange[], now: Date): KvsChange[] {
+  return changes.flatMap((change) => {
+    if (change.kind === 'code') return diffEntries(entriesOfCodeRecord(change.before, now), entriesOfCodeRecord(change.after, now));
+    if (change.kind === 'event') return diffEntries(entriesOfEventRecord(change.before, now), entriesOfEventRecord(change.after, now));
+    return [];
+  });
+}
+
+/** A batch of stream records (view NEW_AND_OLD_IMAGES) as the edge's changes (table-stream-changes.ts reads them). */
 export function changesFromStreamRecords(records: DynamoDBRecord[], now: Date): KvsChange[] {
-  return records.flatMap((record) =>
-    diffEntries(entriesOfImage(record.dynamodb?.OldImage, now), entriesOfImage(record.dynamodb?.NewImage, now)),
-  );
+  return kvsChangesOf(tableChanges(records, now), now);
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { isTimeZone } from '../domain/time-zone';
+import { TICKET_MAIL_RETRIES } from '../domain/commerce';
 import { parseEnvironment, variable, type Environment } from './env';
 
 /**
@@ -15,10 +16,8 @@ export const MAILER_TRIGGERS = {
     /** A batch whose handler fails (the table unreachable) is retried, then goes to the failure destination. */
     retryAttempts: 3,
   },
-  /** Sends of one email before it is recorded `failed` (each failure is recorded, and that write brings the next try). */
-  sendAttempts: 3,
-  /** Wait before the second and third try. */
-  retryDelaysMs: [2_000, 10_000],
+  /** Sends of one email before it is recorded `failed`, and the waits before the second and third try (the domain's rule). */
+  ...TICKET_MAIL_RETRIES,
 } as const;
 
 /** How the mailer sends: Amazon SES (AWS), or any SMTP server by URL. */

@@ -1,12 +1,9 @@
-import { dynamoDocumentClient, s3Client, sqsClient } from '../adapters/aws-clients';
-import { s3ExportFiles } from '../adapters/s3-export-files';
-import { dynamoAccountStore } from '../adapters/dynamo-stores';
-import { loadAdminSecrets } from '../adapters/secrets';
-import { mediaCacheOf } from '../adapters/media-cache-of';
-import { SqsJobQueue } from '../adapters/sqs-job-queue';
-import { areaHandler } from '../http/area-handler';
+import { awsClients } from '../adapters/aws-clients';
+import { readApiConfig } from '../config/api-config';
+import { compose } from '../compose/admin';
+import { handlerOf } from '../compose/handler-of';
 import type { ApiRequest, RouteHandler } from '../http/api-types';
-import { appSource, fromEnvironment, type AdminApp, type ApiWiring, type AppSource } from '../http/app';
+import type { AdminApp } from '../http/app';
 import { auditRequest } from '../http/audit-request';
 import { clearedCookie } from '../http/admin-cookie';
 import { clientIp, cookie, requestOrigin } from '../http/request-info';
@@ -50,26 +47,6 @@ function ingestServer({ app, event }: ApiRequest): string {
 }
 
 const id = (request: ApiRequest) => request.params.id ?? '';
-
-/**
- * The admin area's App: the staff accounts on the staff table and the admin secrets through the
- * same cache as the shared secret (Secrets Manager in AWS; only this function's role may reach
- * either), the media cache and the jobs queue the configuration names.
- */
-export function adminApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<AdminApp> {
-  const source = wiring.config.adminSecrets;
-  if (!source) throw new Error('configuration: the admin area needs ADMIN_SECRETS_ARN (locally ADMIN_PASSWORD_HASH, ADMIN_SESSION_SECRET and ADMIN_TOTP_KEY)');
-  const { staffTableName } = wiring.config;
-  if (!staffTableName) throw new Error('configuration: the admin area needs STAFF_TABLE_NAME');
-  const accounts = dynamoAccountStore(dynamoDocumentClient(wiring.aws), staffTableName);
-  const mediaCache = mediaCacheOf(wiring.config.mediaCache);
-  const jobQueue = wiring.config.jobsQueueUrl ? new SqsJobQueue(sqsClient(wiring.aws), wiring.config.jobsQueueUrl) : null;
-  const exportFiles = wiring.config.exportBucket ? s3ExportFiles(s3Client(wiring.aws), wiring.config.exportBucket) : null;
-  return async () => {
-    const [app, adminSecrets] = await Promise.all([base(), loadAdminSecrets(source)]);
-    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache, jobQueue, exportFiles };
-  };
-}
 
 /** Records an admin action that changed something, by the signed-in account; `event` when the handler has it (else its title is read). */
 function audit(
@@ -287,4 +264,5 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'GET /api/admin/tokens/{id}/watching': async (request) => json(200, await ticketWatching(request.app, id(request))),
 };
 
-export const handler = areaHandler('admin', adminRoutes, fromEnvironment(adminApp));
+/** Lambda entry point: API Gateway's requests (functions/compose/admin.ts). */
+export const handler = handlerOf(() => compose(readApiConfig(), awsClients()));

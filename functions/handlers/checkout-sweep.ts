@@ -1,45 +1,7 @@
-import type { AppSource } from '../http/app';
-import { settleStaleCheckouts, type CheckoutSweepOutcome } from '../domain/commerce';
-import { recordAudit } from '../domain/audit';
-import { logger } from '../adapters/telemetry';
-import { orderAuditRecord, type PublicApp } from './order-webhook';
+import { awsClients } from '../adapters/aws-clients';
+import { readApiConfig } from '../config/api-config';
+import { compose } from '../compose/checkout-sweep';
+import { handlerOf } from '../compose/handler-of';
 
-/** What the sweep's schedule sends the public function (infra/lib/constructs/api.ts), instead of an HTTP request. */
-export const CHECKOUT_SWEEP_INPUT = { stagedoor: 'checkout-sweep' } as const;
-
-export const isCheckoutSweep = (event: unknown): event is typeof CHECKOUT_SWEEP_INPUT =>
-  typeof event === 'object' && event !== null && (event as Record<string, unknown>).stagedoor === CHECKOUT_SWEEP_INPUT.stagedoor;
-
-export interface CheckoutSweepSummary {
-  released: number;
-  paid: number;
-  waiting: number;
-  found: number;
-}
-
-/**
- * The checkout sweep (domain/commerce/checkout-sweep.ts) on the public function's App: the function that holds
- * Stripe's key and writes orders. Each checkout it settles is logged as a warning (Stripe's webhook
- * should have: the endpoint's events want checking), an order it makes is audited as the webhook's
- * would be, and a run with failures fails, so that the function's error alarm sees it.
- */
-export function checkoutSweep(load: AppSource<PublicApp>) {
-  return async function sweep(): Promise<CheckoutSweepSummary> {
-    const app = await load();
-    const sessions = await app.checkoutSessions();
-    if (!sessions) return { released: 0, paid: 0, waiting: 0, found: 0 };
-    const outcome: CheckoutSweepOutcome = await settleStaleCheckouts(app, sessions);
-    for (const sessionId of outcome.released) {
-      logger.warn("checkout released by the sweep: Stripe's checkout.session.expired never arrived", { sessionId });
-    }
-    for (const paid of outcome.paid) {
-      logger.warn("order made by the sweep: Stripe's checkout.session.completed never arrived", { sessionId: paid.order.orderId });
-      const record = orderAuditRecord(paid);
-      if (record) await recordAudit(app, { ...record, clientIp: '-' });
-    }
-    for (const { sessionId, error } of outcome.failed) logger.error('checkout not settled, the next sweep tries again', { sessionId, error: error as Error });
-    if (outcome.failed.length > 0) throw new Error(`checkouts not settled: ${outcome.failed.map((each) => each.sessionId).join(', ')}`);
-    for (const sessionId of outcome.found) logger.info('checkout session found after Stripe did not answer its creation', { sessionId });
-    return { released: outcome.released.length, paid: outcome.paid.length, waiting: outcome.waiting.length, found: outcome.found.length };
-  };
-}
+/** Lambda entry point, on the schedule (infra/lib/constructs/checkout-sweep.ts); the event carries nothing it reads. */
+export const handler = handlerOf(() => compose(readApiConfig(), awsClients()));

@@ -1,80 +1,13 @@
-import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
-import type { CodeStore } from '../domain/codes';
-import type { SigningKeys } from '../domain/signing-keys';
-import { dynamoDocumentClient } from '../adapters/aws-clients';
-import { DynamoCodeStore } from '../adapters/dynamo-code-store';
-import { dynamoTable } from '../adapters/dynamo-table';
-import { loadSharedSecrets } from '../adapters/secrets';
-import { readEdgeSyncConfig } from '../config/edge-sync-config';
-import { entriesOfCode, entriesOfEvent, signingKeyEntries } from '../adapters/kvs-entries';
-import { changesFromStreamRecords } from '../adapters/kvs-stream-changes';
+import { awsClients } from '../adapters/aws-clients';
 import { cloudFrontKeyValueStore } from '../adapters/kvs-cloudfront';
-import { createKvsWriter, type KvsWriter } from '../adapters/kvs-writer';
+import { readEdgeSyncConfig } from '../config/edge-sync-config';
+import { compose } from '../compose/edge-sync';
+import { handlerOf } from '../compose/handler-of';
 
-/** The schedule's event (EventBridge); only its presence matters. */
-export interface ScheduledEvent {
-  source?: string;
-  'detail-type'?: string;
-}
-
-export interface EdgeSyncDeps {
-  writer: KvsWriter;
-  /** The access feed: what the edge must deny. */
-  codes: Pick<CodeStore, 'accessChangesSince'>;
-  /** Asked on every reconciliation: a rotated key reaches the edge without a cold start. */
-  signingKeys(): Promise<SigningKeys>;
-  now?: () => Date;
-}
-
-export interface EdgeSyncResult {
-  mode: 'stream' | 'reconcile';
-  written: number;
-}
-
-/**
- * Keeps the CloudFront KeyValueStore that `edge/validate-request.js` reads in
- * step with the table. Stream batches apply their own deltas within seconds;
- * the schedule rewrites the whole picture (signing keys, every revoked code,
- * deactivated event and recent ended session) so that a lost stream batch, a
- * key rotation or an expired session entry is settled on the next run.
- */
-export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
-  const now = deps.now ?? (() => new Date());
-  return async function edgeSync(event: DynamoDBStreamEvent | ScheduledEvent): Promise<EdgeSyncResult> {
-    if ('Records' in event) {
-      // Errors propagate: Lambda retries the batch, and the writes are idempotent.
-      return { mode: 'stream', written: await deps.writer.apply(changesFromStreamRecords(event.Records, now())) };
-    }
-    const signingKeys = await deps.signingKeys();
-    const desired = async () => {
-      const at = now();
-      const entries = signingKeyEntries(signingKeys);
-      // An empty `since` reads every item that ever entered the feed: the full current state.
-      const { codes, events } = await deps.codes.accessChangesSince('');
-      for (const code of codes) for (const [key, value] of entriesOfCode(code, at)) entries.set(key, value);
-      for (const item of events) for (const [key, value] of entriesOfEvent(item, at)) entries.set(key, value);
-      return entries;
-    };
-    return { mode: 'reconcile', written: await deps.writer.reconcile(desired) };
-  };
-}
-
-let wired: ReturnType<typeof createEdgeSyncHandler> | undefined;
-
-/** The dependencies from the function's configuration, read once per process. */
-function wire(): ReturnType<typeof createEdgeSyncHandler> {
+/** Lambda entry point: DynamoDB stream batches and the reconciliation schedule (infra/lib/constructs/edge-sync.ts). */
+export const handler = handlerOf(() => {
   const config = readEdgeSyncConfig();
-  return createEdgeSyncHandler({
-    writer: createKvsWriter({ store: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({}), config.kvsArn) }),
-    codes: new DynamoCodeStore(dynamoTable(dynamoDocumentClient(), config.tableName)),
-    // The secrets cache of every entry point (secrets.ts): re-read once older than its maximum age.
-    signingKeys: async () => (await loadSharedSecrets(config.secrets)).signingKeys,
-  });
-}
-
-/** Lambda entry point: DynamoDB stream batches and the reconciliation schedule. */
-export async function handler(event: DynamoDBStreamEvent | ScheduledEvent): Promise<EdgeSyncResult> {
-  wired ??= wire();
-  return wired(event);
-}
+  const { dynamo } = awsClients();
+  return compose(config, { dynamo, keyValueStore: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({}), config.kvsArn) });
+});

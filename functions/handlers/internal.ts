@@ -1,7 +1,10 @@
 import type { ApiEvent, RouteHandler } from '../http/api-types';
-import { appSource, fromEnvironment, type App } from '../http/app';
+import type { App } from '../http/app';
+import { awsClients } from '../adapters/aws-clients';
+import { readApiConfig } from '../config/api-config';
+import { compose } from '../compose/internal';
+import { handlerOf } from '../compose/handler-of';
 import { auditRequest } from '../http/audit-request';
-import { areaHandler } from '../http/area-handler';
 import { json } from '../http/responses';
 import { buildRevocationFeed } from '../domain/access';
 import { leaseInput, parseInput } from '../domain/inputs';
@@ -36,4 +39,5 @@ export const internalRoutes: Record<string, RouteHandler> = {
   },
 };
 
-export const handler = areaHandler('internal', internalRoutes, fromEnvironment(appSource));
+/** Lambda entry point: API Gateway's requests (functions/compose/internal.ts). */
+export const handler = handlerOf(() => compose(readApiConfig(), awsClients()));

@@ -1,8 +1,8 @@
-import type { Context } from 'aws-lambda';
-import type { ApiEvent, RouteHandler } from '../http/api-types';
-import { appSource, fromEnvironment, type ApiWiring, type AppSource } from '../http/app';
-import { loadCommerceSecrets } from '../adapters/secrets';
-import { areaHandler } from '../http/area-handler';
+import type { RouteHandler } from '../http/api-types';
+import { awsClients } from '../adapters/aws-clients';
+import { readApiConfig } from '../config/api-config';
+import { compose } from '../compose/public';
+import { handlerOf } from '../compose/handler-of';
 import { bearerToken, clientIp, header } from '../http/request-info';
 import { playbackBaseUrl } from '../http/public-urls';
 import { json } from '../http/responses';
@@ -11,8 +11,6 @@ import { NotFound } from '../domain/errors';
 import { eventSaleView, eventStatusView } from '../domain/events';
 import { orderWebhookRoutes, type PublicApp } from './order-webhook';
 import { checkoutRoutes } from './checkout';
-import { stripeCheckoutSessions } from '../adapters/stripe-checkout';
-import { checkoutSweep, isCheckoutSweep, type CHECKOUT_SWEEP_INPUT } from './checkout-sweep';
 
 /**
  * How long shared caches may keep an event's status and its sale: the player polls the status every 5 s
@@ -20,21 +18,6 @@ import { checkoutSweep, isCheckoutSweep, type CHECKOUT_SWEEP_INPUT } from './che
  */
 export const STATUS_SHARED_CACHE_SECONDS = 5;
 const sharedCache = { 'cache-control': `public, max-age=0, s-maxage=${STATUS_SHARED_CACHE_SECONDS}` };
-
-/**
- * The public area's App: also the commerce secret (the order webhooks' and Stripe's key), read through the
- * same cache as the shared secret, and only by the webhooks and the checkout: a viewer's request never waits
- * for it or fails with it.
- */
-export function publicApp(wiring: ApiWiring, base: AppSource = appSource(wiring)): AppSource<PublicApp> {
-  const source = wiring.config.commerceSecrets;
-  const commerceSecrets = async () => (source ? loadCommerceSecrets(source) : null);
-  const checkoutSessions = async () => {
-    const key = (await commerceSecrets())?.stripeSecretKey;
-    return key ? stripeCheckoutSessions(key, wiring.config.stripeApiUrl) : null;
-  };
-  return async () => ({ ...(await base()), commerceSecrets, checkoutSessions });
-}
 
 export const publicRoutes: Record<string, RouteHandler<PublicApp>> = {
   ...orderWebhookRoutes,
@@ -74,9 +57,5 @@ export const publicRoutes: Record<string, RouteHandler<PublicApp>> = {
   },
 };
 
-const source = fromEnvironment(publicApp);
-const http = areaHandler('public', publicRoutes, source);
-const sweep = checkoutSweep(source);
-
-/** API Gateway's requests, and the checkout sweep's schedule (handlers/checkout-sweep.ts). */
-export const handler = (event: ApiEvent | typeof CHECKOUT_SWEEP_INPUT, context: Context) => (isCheckoutSweep(event) ? sweep() : http(event, context));
+/** Lambda entry point: API Gateway's requests (functions/compose/public.ts). */
+export const handler = handlerOf(() => compose(readApiConfig(), awsClients()));

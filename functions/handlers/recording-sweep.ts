@@ -1,50 +1,7 @@
-import type { EventStore } from '../domain/events';
-import { finalizeExpiredLeases, scheduledShows, type RecordingFinalizer } from '../domain/streams';
-import { dynamoDocumentClient, s3Client } from '../adapters/aws-clients';
-import { DynamoEventStore } from '../adapters/dynamo-event-store';
-import { dynamoTable } from '../adapters/dynamo-table';
-import { s3RecordingFinalizer } from '../adapters/recording-finalizer';
-import { logger, reportScheduledShows } from '../adapters/telemetry';
+import { awsClients } from '../adapters/aws-clients';
 import { readRecordingSweepConfig } from '../config/recording-sweep-config';
-import { LIST_LIMITS } from '../domain/config';
-
-export interface RecordingSweepDeps {
-  events: EventStore;
-  recordings: RecordingFinalizer;
-  /** Where the count of shows scheduled now goes (a CloudWatch metric in AWS; nowhere locally). */
-  reportScheduledShows?: (count: number) => void;
-  now?: () => Date;
-}
-
-/**
- * The recording sweep: the shows whose ingest died get their final playlists, and their lease
- * ends (functions/domain/streams/stream-lease.ts). A show that failed is logged and stays for the next run;
- * the run then fails too, so the function's error alarm sees it. Each run also counts the shows
- * scheduled now, which the alarm "ingest down during a scheduled show" weighs against the ingest's health.
- */
-export function createRecordingSweepHandler(deps: RecordingSweepDeps) {
-  const now = deps.now ?? (() => new Date());
-  return async function recordingSweep(): Promise<{ finalized: string[] }> {
-    if (deps.reportScheduledShows) deps.reportScheduledShows(scheduledShows(await deps.events.listEvents(LIST_LIMITS.events), now()));
-    const { finalized, failed } = await finalizeExpiredLeases({ stores: { events: deps.events }, recordings: deps.recordings, now });
-    for (const eventId of finalized) logger.info('recording finalized after an expired lease', { eventId });
-    for (const { eventId, error } of failed) logger.error('recording not finalized, the next sweep tries again', { eventId, error });
-    if (failed.length > 0) throw new Error(`recordings not finalized: ${failed.map((f) => f.eventId).join(', ')}`);
-    return { finalized };
-  };
-}
-
-let wired: ReturnType<typeof createRecordingSweepHandler> | undefined;
+import { compose } from '../compose/recording-sweep';
+import { handlerOf } from '../compose/handler-of';
 
 /** Lambda entry point, on the schedule (infra/lib/constructs/recording-sweep.ts); the event carries nothing it reads. */
-export async function handler(): Promise<{ finalized: string[] }> {
-  if (!wired) {
-    const config = readRecordingSweepConfig();
-    wired = createRecordingSweepHandler({
-      events: new DynamoEventStore(dynamoTable(dynamoDocumentClient(), config.tableName)),
-      recordings: s3RecordingFinalizer(s3Client(), config.mediaBucket),
-      reportScheduledShows,
-    });
-  }
-  return wired();
-}
+export const handler = handlerOf(() => compose(readRecordingSweepConfig(), awsClients()));

@@ -1,8 +1,3 @@
-import { dynamoDocumentClient, type AwsConnection } from '../adapters/aws-clients';
-import { dynamoStores } from '../adapters/dynamo-stores';
-import { loadSharedSecrets } from '../adapters/secrets';
-import { droppedReportsTelemetry, logger } from '../adapters/telemetry';
-import { readApiConfig, type ApiConfig } from '../config/api-config';
 import type { AdminSecrets, AppConfig } from '../domain/config';
 import type { ExportFiles } from '../domain/jobs';
 import type { JobQueue } from '../domain/jobs';
@@ -33,58 +28,5 @@ export interface AdminApp extends App {
   exportFiles: ExportFiles | null;
 }
 
-/**
- * The API's dependencies, given explicitly: its configuration (read once, by the config module
- * in Lambda or by the local wiring) and where its SDK clients connect.
- */
-export interface ApiWiring {
-  config: ApiConfig;
-  aws: AwsConnection;
-}
-
-/** An area's App, for each request. */
+/** An area's App, for each request (built by functions/compose/api-app.ts). */
 export type AppSource<A extends App = App> = () => Promise<A>;
-
-/**
- * The App of every area on `wiring`: the stores are built once; each request takes the shared
- * secrets from the one cache every entry point shares (secrets.ts, with its maximum age), so a
- * rotated secret reaches warm instances. A failed read (say, Secrets Manager unreachable) fails
- * that request only: the next one tries again.
- */
-export function appSource(wiring: ApiWiring): AppSource {
-  const { config } = wiring;
-  const stores = dynamoStores(dynamoDocumentClient(wiring.aws), config.tableName);
-  const droppedReports = droppedReportsTelemetry();
-  return async () => ({
-    config: {
-      playbackBaseUrl: config.playbackBaseUrl,
-      mediaPort: config.mediaPort,
-      ingestRtmpUrl: config.ingestRtmpUrl,
-      ingestRtmpPort: config.ingestRtmpPort,
-      segmentSeconds: config.segmentSeconds,
-      siteOrigin: config.siteOrigin,
-      sessionTimeoutSeconds: config.sessionTimeoutSeconds,
-      ...(await loadSharedSecrets(config.secrets)),
-    },
-    stores,
-    now: () => new Date(),
-    droppedReports,
-  });
-}
-
-/**
- * A Lambda entry point's App: the wiring comes from the function's environment, read by the
- * config module at the first request and kept (a configuration that fails to read fails that
- * request, and is read again at the next).
- */
-export function fromEnvironment<A extends App>(build: (wiring: ApiWiring) => AppSource<A>): AppSource<A> {
-  let source: AppSource<A> | undefined;
-  return () => {
-    if (!source) {
-      const config = readApiConfig();
-      logger.setLogLevel(config.logLevel);
-      source = build({ config, aws: {} });
-    }
-    return source();
-  };
-}

@@ -1,11 +1,11 @@
 import { Aspects, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
-import { EDGE_SYNC_TRIGGERS } from '../../functions/config/edge-sync-config';
 import { EXPORT_FILE_DAYS } from '../../functions/domain/jobs';
 import { Alerts, NotifyEveryAlarm } from './constructs/alerts';
 import { Api } from './constructs/api';
 import { Audience } from './constructs/audience';
+import { CheckoutSweep } from './constructs/checkout-sweep';
 import { Data } from './constructs/data';
 import { Delivery } from './constructs/delivery';
 import { EdgeSync } from './constructs/edge-sync';
@@ -17,6 +17,7 @@ import { Monitoring } from './constructs/monitoring';
 import { Mailer } from './constructs/mailer';
 import { RecordingSweep } from './constructs/recording-sweep';
 import { Web } from './constructs/web';
+import { TRIGGERS } from './triggers';
 
 /** Deployment choices; `infra/bin/app.ts` reads them from CDK context (docs/deploy.md). */
 export interface StagedoorConfig {
@@ -54,7 +55,7 @@ export interface StagedoorStackProps extends StackProps {
 /**
  * The whole deployment. Constructs are made in dependency order and hand their
  * outputs on as props: data -> web -> gateway -> ingest -> delivery -> exports -> jobs -> api, edge-sync, audience,
- * recording sweep, mailer -> monitoring. Every alarm anywhere in the stack notifies the alerts topic (an aspect).
+ * recording sweep, mailer, checkout sweep -> monitoring. Every alarm anywhere in the stack notifies the alerts topic (an aspect).
  */
 export class StagedoorStack extends Stack {
   constructor(scope: Construct, id: string, props: StagedoorStackProps) {
@@ -128,12 +129,13 @@ export class StagedoorStack extends Stack {
       table: data.table,
       secret: data.secret,
       keyValueStore: delivery.keyValueStore,
-      reconcileEvery: Duration.minutes(config.edgeReconcileMinutes ?? EDGE_SYNC_TRIGGERS.reconcileMinutes),
+      reconcileEvery: config.edgeReconcileMinutes ? Duration.minutes(config.edgeReconcileMinutes) : Duration.seconds(TRIGGERS['edge-sync'].reconcile.everySeconds),
       secretReady: data.secretReady,
     });
     const audience = new Audience(this, 'Audience', { table: data.table });
     const recordingSweep = new RecordingSweep(this, 'RecordingSweep', { table: data.table, mediaBucket: data.mediaBucket });
     const mailer = new Mailer(this, 'Mailer', { table: data.table, siteUrl: delivery.url });
+    const checkoutSweep = new CheckoutSweep(this, 'CheckoutSweep', { table: data.table, secret: data.secret, commerceSecret: data.commerceSecret });
     const monitoring = new Monitoring(this, 'Monitoring', {
       apiFunctions: api.functions,
       httpApi: gateway.httpApi,
@@ -145,38 +147,47 @@ export class StagedoorStack extends Stack {
       ingestTargets: ingest.targets,
     });
     // Last of all: the admin fields leave the shared secret, and staff items the main table, once everything else is updated (docs/deploy.md, "Upgrading").
-    const everythingElse = [web, gateway, ingest, delivery, exports, jobs, api, edgeSync, audience, recordingSweep, mailer, alerts, monitoring];
+    const everythingElse = [web, gateway, ingest, delivery, exports, jobs, api, edgeSync, audience, recordingSweep, mailer, checkoutSweep, alerts, monitoring];
     data.retireSharedAdminFields(everythingElse);
     data.retireOldStaffItems(everythingElse);
 
-    new CfnOutput(this, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });
-    new CfnOutput(this, 'AdminUrl', { value: `${delivery.url}/admin/`, description: 'Admin console' });
-    new CfnOutput(this, 'ApiUrl', { value: `${delivery.url}/api/`, description: 'Access API through CloudFront (what the pages use)' });
-    new CfnOutput(this, 'ApiGatewayUrl', { value: gateway.url, description: 'Access API endpoint behind CloudFront (the ingest calls it directly)' });
-    new CfnOutput(this, 'RtmpEndpoint', { value: ingest.rtmpUrl, description: 'OBS "Server"' });
-    new CfnOutput(this, 'IngestLoadBalancerDns', { value: ingest.loadBalancer.loadBalancerDnsName, description: 'Point ingestDomainName here (CNAME)' });
-    new CfnOutput(this, 'DistributionDomain', { value: delivery.distribution.distributionDomainName, description: 'Point domainName here (CNAME/alias)' });
-    new CfnOutput(this, 'DistributionId', { value: delivery.distribution.distributionId });
-    new CfnOutput(this, 'SecretsArn', { value: data.secret.secretArn, description: 'Shared secret JSON: signing keys, internal API key, origin-verify secret' });
-    new CfnOutput(this, 'AdminSecretArn', { value: data.adminSecret.secretArn, description: 'Admin secret; set the admin password with infra/scripts/set-admin-password.ts' });
-    new CfnOutput(this, 'CommerceSecretArn', { value: data.commerceSecret.secretArn, description: 'orderWebhookSecret: what shops sign POST /api/webhooks/orders with; add stripeSecretKey and stripeWebhookSecret to sell with Stripe (README)' });
-    new CfnOutput(this, 'OrderWebhookUrl', { value: `${delivery.url}/api/webhooks/orders`, description: "A shop's order webhook endpoint" });
-    new CfnOutput(this, 'MailerFailuresQueue', { value: mailer.failures.queueUrl, description: 'Stream batches the mailer gave up on (their orders keep their email pending: resend from the console)' });
-    new CfnOutput(this, 'EdgeSyncFunctionName', { value: edgeSync.fn.functionName, description: 'Invoke to fill the KeyValueStore now' });
-    new CfnOutput(this, 'ApiFunctionNames', {
-      value: Object.values(api.functions).map((fn) => fn.functionName).join(' '),
-      description: 'Recycle these after changing the secret (docs/deploy.md)',
-    });
-    new CfnOutput(this, 'JobsQueueArn', { value: jobs.queue.queueArn, description: 'Background jobs: the queue of job steps' });
-    new CfnOutput(this, 'JobsDeadLetterQueueArn', {
-      value: jobs.deadLetterQueue.queueArn,
-      description: 'Given-up job steps; redrive with aws sqs start-message-move-task --source-arn <this> (docs/deploy.md)',
-    });
-    new CfnOutput(this, 'TableName', { value: data.table.tableName });
-    new CfnOutput(this, 'AlarmTopicArn', { value: alerts.topic.topicArn, description: 'Every alarm of the stack notifies this topic (stack parameter AlarmEmail subscribes an address)' });
-    new CfnOutput(this, 'DashboardName', { value: monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of the stack' });
-    new CfnOutput(this, 'StaffTableName', { value: data.staffTable.tableName, description: 'Staff accounts; for infra/scripts/unlock-account.ts' });
-    new CfnOutput(this, 'MediaBucket', { value: data.mediaBucket.bucketName });
-    new CfnOutput(this, 'ExportBucket', { value: exports.bucket.bucketName, description: `Code exports' CSV files (kept ${EXPORT_FILE_DAYS} days)` });
+    stackOutputs(this, { data, gateway, ingest, delivery, exports, jobs, api, edgeSync, mailer, alerts, monitoring });
   }
+}
+
+/** What the stack tells its operator after a deploy: addresses, names and ARNs (docs/deploy.md). */
+function stackOutputs(
+  stack: Stack,
+  parts: { data: Data; gateway: Gateway; ingest: Ingest; delivery: Delivery; exports: Exports; jobs: Jobs; api: Api; edgeSync: EdgeSync; mailer: Mailer; alerts: Alerts; monitoring: Monitoring },
+): void {
+  const { data, gateway, ingest, delivery, exports, jobs, api, edgeSync, mailer, alerts, monitoring } = parts;
+  new CfnOutput(stack, 'ViewerUrl', { value: `${delivery.url}/`, description: 'Viewer page (share with code holders)' });
+  new CfnOutput(stack, 'AdminUrl', { value: `${delivery.url}/admin/`, description: 'Admin console' });
+  new CfnOutput(stack, 'ApiUrl', { value: `${delivery.url}/api/`, description: 'Access API through CloudFront (what the pages use)' });
+  new CfnOutput(stack, 'ApiGatewayUrl', { value: gateway.url, description: 'Access API endpoint behind CloudFront (the ingest calls it directly)' });
+  new CfnOutput(stack, 'RtmpEndpoint', { value: ingest.rtmpUrl, description: 'OBS "Server"' });
+  new CfnOutput(stack, 'IngestLoadBalancerDns', { value: ingest.loadBalancer.loadBalancerDnsName, description: 'Point ingestDomainName here (CNAME)' });
+  new CfnOutput(stack, 'DistributionDomain', { value: delivery.distribution.distributionDomainName, description: 'Point domainName here (CNAME/alias)' });
+  new CfnOutput(stack, 'DistributionId', { value: delivery.distribution.distributionId });
+  new CfnOutput(stack, 'SecretsArn', { value: data.secret.secretArn, description: 'Shared secret JSON: signing keys, internal API key, origin-verify secret' });
+  new CfnOutput(stack, 'AdminSecretArn', { value: data.adminSecret.secretArn, description: 'Admin secret; set the admin password with infra/scripts/set-admin-password.ts' });
+  new CfnOutput(stack, 'CommerceSecretArn', { value: data.commerceSecret.secretArn, description: 'orderWebhookSecret: what shops sign POST /api/webhooks/orders with; add stripeSecretKey and stripeWebhookSecret to sell with Stripe (README)' });
+  new CfnOutput(stack, 'OrderWebhookUrl', { value: `${delivery.url}/api/webhooks/orders`, description: "A shop's order webhook endpoint" });
+  new CfnOutput(stack, 'MailerFailuresQueue', { value: mailer.failures.queueUrl, description: 'Stream batches the mailer gave up on (their orders keep their email pending: resend from the console)' });
+  new CfnOutput(stack, 'EdgeSyncFunctionName', { value: edgeSync.fn.functionName, description: 'Invoke to fill the KeyValueStore now' });
+  new CfnOutput(stack, 'ApiFunctionNames', {
+    value: Object.values(api.functions).map((fn) => fn.functionName).join(' '),
+    description: 'Recycle these after changing the secret (docs/deploy.md)',
+  });
+  new CfnOutput(stack, 'JobsQueueArn', { value: jobs.queue.queueArn, description: 'Background jobs: the queue of job steps' });
+  new CfnOutput(stack, 'JobsDeadLetterQueueArn', {
+    value: jobs.deadLetterQueue.queueArn,
+    description: 'Given-up job steps; redrive with aws sqs start-message-move-task --source-arn <this> (docs/deploy.md)',
+  });
+  new CfnOutput(stack, 'TableName', { value: data.table.tableName });
+  new CfnOutput(stack, 'AlarmTopicArn', { value: alerts.topic.topicArn, description: 'Every alarm of the stack notifies this topic (stack parameter AlarmEmail subscribes an address)' });
+  new CfnOutput(stack, 'DashboardName', { value: monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of the stack' });
+  new CfnOutput(stack, 'StaffTableName', { value: data.staffTable.tableName, description: 'Staff accounts; for infra/scripts/unlock-account.ts' });
+  new CfnOutput(stack, 'MediaBucket', { value: data.mediaBucket.bucketName });
+  new CfnOutput(stack, 'ExportBucket', { value: exports.bucket.bucketName, description: `Code exports' CSV files (kept ${EXPORT_FILE_DAYS} days)` });
 }

@@ -8,7 +8,8 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoAccountStore } from '../../functions/adapters/dynamo-stores';
-import { adminApp } from '../../functions/handlers/admin';
+import { adminApp } from '../../functions/compose/api-app';
+import { awsClients } from '../../functions/adapters/aws-clients';
 import { issueAdminSession } from '../../functions/domain/staff';
 import { ROLES, permissionsOf, type Role } from '../../functions/domain/staff';
 import { checkPassword, SignInFailed } from '../../functions/domain/staff';
@@ -205,7 +206,7 @@ describe('sign-in', { timeout: 120_000 }, () => {
   it('renews a session without lengthening it: the cookie after enrolling or a password change ends when the session would have', async () => {
     await createAccount('rey', 'read-only');
     // A session with 10 minutes left, as a stolen cookie might have.
-    const generation = (await adminApp(api.wiring)().then((app) => app.stores.accounts.getAccount('rey')))!.sessionGeneration;
+    const generation = (await adminApp(api.wiring.config, awsClients(api.wiring.aws))().then((app) => app.stores.accounts.getAccount('rey')))!.sessionGeneration;
     const ends = new Date(Date.now() + 600_000);
     const { token } = await issueAdminSession(api.adminSessionSecret, new Date(), { username: 'rey', generation }, ends);
     const short = `stagedoor_admin=${token}`;
@@ -263,7 +264,7 @@ describe('sign-in', { timeout: 120_000 }, () => {
   it('locks an account after repeated failures from several addresses, and the lock ends by itself', async () => {
     await createAccount('lou', 'box-office');
     let clock = new Date();
-    const deps = { ...(await adminApp(api.wiring)()), now: () => clock };
+    const deps = { ...(await adminApp(api.wiring.config, awsClients(api.wiring.aws))()), now: () => clock };
     for (let i = 1; i < SIGN_IN_LIMITS.name.failures; i++) expect((await login('lou', 'wrong password!')).status).toBe(401);
     expect((await login('lou', 'wrong password!')).status).toBe(401);
     // Locked: even the right password is refused, over HTTP as in the domain.

@@ -5,8 +5,11 @@ import { kvsKey } from '../../functions/adapters/kvs-scheme';
 import { readMailerConfig } from '../../functions/config/mailer-config';
 import { parseSigningKeys } from '../../functions/domain/signing-keys';
 import { startEdgeSync, type LocalEdge } from '../../local/edge-sync-triggers';
+import { edgeSyncOn } from '../support/edge-sync-on';
 import { startMailCatcher, type MailCatcher } from '../../local/mail-catcher';
 import { startMailer } from '../../local/mailer-triggers';
+import { compose as composeMailer } from '../../functions/compose/mailer';
+import { awsClients } from '../../functions/adapters/aws-clients';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { call } from '../support/http';
 import { deliverOrder } from '../support/order-webhook';
@@ -29,9 +32,9 @@ describe('Order webhook: orders from any shop, their codes and the ticket email'
     catcher = await startMailCatcher({ inboxPort: 0, host: '127.0.0.1' });
     const stores = dynamoStores(dynamoDocumentClient(api.wiring.aws), api.wiring.config.tableName);
     const config = readMailerConfig({ TABLE_NAME: 'stagedoor', SITE_ORIGIN: 'https://tickets.example.com', MAIL_FROM: 'Box office <box@example.com>', SMTP_URL: catcher.smtpUrl, MAIL_TIME_ZONE: 'Europe/Berlin' });
-    mailer = startMailer({ stream: api.stream, stores, config, log: () => {} });
+    mailer = startMailer({ stream: api.stream, mailer: composeMailer(config, awsClients(api.wiring.aws)), log: () => {} });
     const secrets = api.wiring.config.secrets as { values: { playbackSigningKeys: string } };
-    edge = startEdgeSync({ stream: api.stream, codes: stores.codes, signingKeys: parseSigningKeys(secrets.values.playbackSigningKeys), log: () => {} });
+    edge = startEdgeSync({ stream: api.stream, compose: edgeSyncOn(stores.codes, parseSigningKeys(secrets.values.playbackSigningKeys)), log: () => {} });
     const created = await api.admin('POST', '/api/admin/events', {
       title: 'Winter Gala',
       startsAt: '2026-12-19T19:30:00.000Z',

@@ -4,6 +4,8 @@ import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { readMailerConfig } from '../../functions/config/mailer-config';
 import { startMailCatcher, type MailCatcher } from '../../local/mail-catcher';
 import { startMailer } from '../../local/mailer-triggers';
+import { compose as composeMailer } from '../../functions/compose/mailer';
+import { awsClients } from '../../functions/adapters/aws-clients';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { call } from '../support/http';
 import { deliverStripeEvent, paidCheckoutSession } from '../support/order-webhook';
@@ -21,7 +23,7 @@ describe('Stripe webhook: paid Checkout Sessions become orders, full refunds rev
     api = await startApi({ STRIPE_WEBHOOK_SECRET: SECRET });
     catcher = await startMailCatcher({ inboxPort: 0, host: '127.0.0.1' });
     const stores = dynamoStores(dynamoDocumentClient(api.wiring.aws), api.wiring.config.tableName);
-    mailer = startMailer({ stream: api.stream, stores, config: readMailerConfig({ TABLE_NAME: 'stagedoor', SITE_ORIGIN: 'https://tickets.example.com', MAIL_FROM: 'box@example.com', SMTP_URL: catcher.smtpUrl }), log: () => {} });
+    mailer = startMailer({ stream: api.stream, mailer: composeMailer(readMailerConfig({ TABLE_NAME: 'stagedoor', SITE_ORIGIN: 'https://tickets.example.com', MAIL_FROM: 'box@example.com', SMTP_URL: catcher.smtpUrl }), awsClients(api.wiring.aws)), log: () => {} });
     eventId = (await api.admin('POST', '/api/admin/events', { title: 'Stripe night', startsAt: '2026-12-19T19:30:00.000Z', endsAt: '2026-12-19T22:00:00.000Z' })).body.id;
   }, 60_000);
   afterAll(async () => {

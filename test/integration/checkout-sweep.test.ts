@@ -3,11 +3,13 @@ import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { readMailerConfig } from '../../functions/config/mailer-config';
 import { SETTLE_AFTER_MINUTES } from '../../functions/domain/commerce';
-import { checkoutSweep } from '../../functions/handlers/checkout-sweep';
-import { publicApp } from '../../functions/handlers/public';
+import { checkoutSweep } from '../../functions/triggers/checkout-sweep';
+import { publicApp } from '../../functions/compose/api-app';
 import { freePort } from '../../local/free-port';
 import { startMailCatcher, type MailCatcher } from '../../local/mail-catcher';
 import { startMailer } from '../../local/mailer-triggers';
+import { compose as composeMailer } from '../../functions/compose/mailer';
+import { awsClients } from '../../functions/adapters/aws-clients';
 import { startStripeFake, type StripeFake } from '../../local/stripe-fake';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { call } from '../support/http';
@@ -32,7 +34,7 @@ describe('checkout sweep: the checkouts a Stripe webhook never settled', () => {
     stripe = await startStripeFake({ port: stripePort, secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, webhookUrl: `${api.url}/api/webhooks/stripe`, enabledEvents: ['charge.refunded'] });
     catcher = await startMailCatcher({ inboxPort: 0, host: '127.0.0.1' });
     const stores = dynamoStores(dynamoDocumentClient(api.wiring.aws), api.wiring.config.tableName);
-    mailer = startMailer({ stream: api.stream, stores, config: readMailerConfig({ TABLE_NAME: 'stagedoor', SITE_ORIGIN: api.url, MAIL_FROM: 'box@example.com', SMTP_URL: catcher.smtpUrl }), log: () => {} });
+    mailer = startMailer({ stream: api.stream, mailer: composeMailer(readMailerConfig({ TABLE_NAME: 'stagedoor', SITE_ORIGIN: api.url, MAIL_FROM: 'box@example.com', SMTP_URL: catcher.smtpUrl }), awsClients(api.wiring.aws)), log: () => {} });
   }, 60_000);
   afterAll(async () => {
     await mailer?.stop();
@@ -43,7 +45,7 @@ describe('checkout sweep: the checkouts a Stripe webhook never settled', () => {
 
   /** The sweep as the schedule runs it, `minutes` from now. */
   const sweepAt = (minutes: number) => {
-    const app = publicApp(api.wiring);
+    const app = publicApp(api.wiring.config, awsClients(api.wiring.aws));
     return checkoutSweep(async () => ({ ...(await app()), now: () => new Date(Date.now() + minutes * 60_000) }))();
   };
   const checkout = (eventId: string, email: string, quantity: number) => call('POST', `${api.url}/api/checkout`, { json: { eventId, email, quantity } });

@@ -11,7 +11,6 @@ import { ITEM_CREATORS, STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/ap
 import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityPolicy } from '../../web/security-headers';
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
 import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
-import { CHECKOUT_SWEEP_INPUT } from '../../functions/handlers/checkout-sweep';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
 import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../functions/domain/jobs';
 import { EXPORT_FILE_DAYS } from '../../functions/domain/jobs';
@@ -38,10 +37,11 @@ const OTHER_FUNCTIONS = {
   'audience-recorder': 'Stagedoor audience recorder',
   'job-worker': 'Stagedoor jobs:',
   mailer: 'Stagedoor mailer',
+  'checkout-sweep': 'Stagedoor checkout sweep',
 } as const;
 type Runtime = Area | keyof typeof OTHER_FUNCTIONS;
 /** Every function the stack runs for the product (not CDK's own helpers). */
-const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'audience-recorder', 'job-worker', 'mailer'];
+const RUNTIMES: Runtime[] = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'audience-recorder', 'job-worker', 'mailer', 'checkout-sweep'];
 
 /** The Lambda function of an API area, or of edge-sync or the recording sweep, found by its description. */
 const functionOf = (area: Runtime) =>
@@ -370,7 +370,7 @@ describe('least privilege', () => {
 
   it('grants each API function only the table actions its handler uses', () => {
     const expected: Record<Area, { actions: string[]; resources: unknown[] }> = {
-      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent')] },
+      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('byTokenId'), index('codesByEvent')] },
       admin: {
         actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
         resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent'), index('liveSessions')],
@@ -438,6 +438,7 @@ describe('least privilege', () => {
       [roleOf(functionOf('job-worker')), [tableId()]],
       [roleOf(functionOf('audience-recorder')), [tableId()]],
       [roleOf(functionOf('mailer')), [tableId()]],
+      [roleOf(functionOf('checkout-sweep')), [tableId()]],
       [moveRole, [tableId(), staffTableId()]],
     ]);
     expect(new Map([...touched].map(([role, tables]) => [role, [...tables].sort()]))).toEqual(
@@ -471,7 +472,7 @@ describe('least privilege', () => {
     expect(new Set(readers)).toEqual(new Set([roleOf(functionOf('admin')), seedRole, moveRole]));
     expect(grants.filter((grant) => grant.role === roleOf(functionOf('admin'))).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
     expect(grants.filter((grant) => grant.role === moveRole).flatMap((grant) => grant.actions)).not.toContain('secretsmanager:PutSecretValue');
-    for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep'] as const) {
+    for (const area of ['public', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'checkout-sweep'] as const) {
       const statements = statementsOf(roleOf(functionOf(area)));
       expect(statements.filter((st) => referencesIn(st.Resource).has(adminSecret)), area).toEqual([]);
       // Nor through a wildcard.
@@ -485,10 +486,10 @@ describe('least privilege', () => {
     expect(idsOf(s.json, 'AWS::SecretsManager::ResourcePolicy')).toEqual([]);
   });
 
-  it('lets only the public function read the commerce secret (the order webhook\'s)', () => {
+  it('lets only the public function and the checkout sweep read the commerce secret (the order webhook\'s, Stripe\'s key)', () => {
     const readers = rolesGranted(commerceSecretId()).filter((grant) => grant.actions.includes('secretsmanager:GetSecretValue'));
-    expect(readers.map((grant) => grant.role)).toEqual([roleOf(functionOf('public'))]);
-    expect(rolesGranted(commerceSecretId()).flatMap((grant) => grant.actions)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(new Set(readers.map((grant) => grant.role))).toEqual(new Set([roleOf(functionOf('public')), roleOf(functionOf('checkout-sweep'))]));
+    expect(new Set(rolesGranted(commerceSecretId()).flatMap((grant) => grant.actions))).toEqual(new Set(['secretsmanager:GetSecretValue']));
   });
 
   it('lets the mailer read orders and events, write an order\'s email state, and send as the stack parameter\'s sender only', () => {
@@ -837,13 +838,24 @@ describe('recording sweep', () => {
 });
 
 describe('checkout sweep', () => {
-  it("runs in the public function every 5 minutes, with the input its handler tells from API Gateway's requests", () => {
+  it('runs as its own function every 5 minutes, on the plain scheduled event, with no retry of a failed delivery', () => {
     s.template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(5 minutes)',
-      Targets: [
-        Match.objectLike({ Arn: { 'Fn::GetAtt': [functionOf('public'), 'Arn'] }, Input: JSON.stringify(CHECKOUT_SWEEP_INPUT), RetryPolicy: { MaximumRetryAttempts: 0 } }),
-      ],
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionOf('checkout-sweep'), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
     });
+    const targets = idsOf(s.json, 'AWS::Events::Rule').flatMap((id) => resource(id).Properties.Targets ?? []);
+    expect(targets.filter((target: any) => target.Arn?.['Fn::GetAtt']?.[0] === functionOf('public'))).toEqual([]);
+    expect(targets.every((target: any) => target.Input === undefined)).toBe(true);
+  });
+
+  it("reads the shared and commerce secrets and writes only the public area's items", () => {
+    const env = resource(functionOf('checkout-sweep')).Properties.Environment.Variables;
+    expect(env).toMatchObject({ TABLE_NAME: { Ref: tableId() }, SECRETS_ARN: { Ref: sharedSecretId() }, COMMERCE_SECRETS_ARN: { Ref: commerceSecretId() } });
+    const statements = statementsOf(roleOf(functionOf('checkout-sweep')));
+    const allowed = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'secretsmanager:GetSecretValue'];
+    expect(statements.flatMap(actionsOf).filter((action: string) => !allowed.includes(action) && !action.startsWith('logs:') && !action.startsWith('xray:'))).toEqual([]);
+    const puts = statements.find((statement) => actionsOf(statement).includes('dynamodb:PutItem'));
+    expect(puts.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*', 'CHECKOUT#*', 'CODE#*', 'ORDER#*', 'PAYMENT#*'] } });
   });
 });
 

@@ -12,6 +12,7 @@ import type { Stores } from '../../functions/compose/stores';
 import { validateCode } from '../../functions/domain/access';
 import type { AccessDeps } from '../../functions/compose/stores';
 import { startEdgeSync, type LocalEdge } from '../../local/edge-sync-triggers';
+import { edgeSyncOn } from '../support/edge-sync-on';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startMediaServer, type MediaServer } from '../../local/media-server';
@@ -83,7 +84,7 @@ beforeAll(async () => {
     sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS,
   };
   deps = { stores, config, now: () => new Date() };
-  edge = startEdgeSync({ stream: dynamo.stream, codes: stores.codes, signingKeys, log: () => {} });
+  edge = startEdgeSync({ stream: dynamo.stream, compose: edgeSyncOn(stores.codes, signingKeys), log: () => {} });
   media = await startMediaServer({ port: 0, bucket: BUCKET, s3Client, edge, log: () => {} });
   expect(await edge.firstSync).toBe(true);
 });
@@ -245,7 +246,7 @@ describe('media server: health and cache', () => {
 
   it('denies media (503) until edge-sync filled the store once', async () => {
     const failing = { accessChangesSince: async () => Promise.reject(new Error('table unreachable')) };
-    const coldEdge = startEdgeSync({ stream: dynamo.stream, codes: failing, signingKeys, startupWaitMs: 0, log: () => {} });
+    const coldEdge = startEdgeSync({ stream: dynamo.stream, compose: edgeSyncOn(failing, signingKeys), startupWaitMs: 0, log: () => {} });
     const cold = await startMediaServer({ port: 0, bucket: BUCKET, s3Client, edge: coldEdge, log: () => {} });
     try {
       expect(await coldEdge.firstSync).toBe(false);

@@ -5,7 +5,7 @@ import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { s3RecordingFinalizer } from '../../functions/adapters/recording-finalizer';
 import { eventStatus } from '../../functions/domain/event-status';
 import type { Stores } from '../../functions/compose/stores';
-import { createRecordingSweepHandler } from '../../functions/handlers/recording-sweep';
+import { createRecordingSweepHandler } from '../../functions/triggers/recording-sweep';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import type { Logger } from '../../recording/log';

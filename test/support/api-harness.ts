@@ -3,7 +3,7 @@ import { startEmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { startApiServer } from '../../local/api-server';
 import { readApiConfig } from '../../functions/config/api-config';
 import { hashAdminPassword } from '../../functions/domain/staff';
-import type { ApiWiring } from '../../functions/http/app';
+import type { ApiWiring } from '../../functions/compose/api-app';
 import type { TableStream } from '../../local/table-stream';
 import { call, type HttpResult } from './http';
 

@@ -1,8 +1,9 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsJobQueue } from '../../functions/adapters/sqs-job-queue';
 import { JOB_WORKER } from '../../functions/domain/jobs';
-import { createJobWorker, type JobWorkerDeps } from '../../functions/handlers/job-worker';
+import { createJobWorker, type JobWorkerDeps } from '../../functions/triggers/job-worker';
 import { startSqsEventSource, type SqsEventSource } from '../../local/sqs-event-source';
+import { TRIGGERS } from '../../infra/lib/triggers';
 
 /**
  * The job worker's handler behind the local SQS event source, with the shipped settings (batch,
@@ -15,8 +16,7 @@ export function startTestJobWorker(sqs: SQSClient, queueUrl: string, deps: Omit<
     client: sqs,
     queueUrl,
     handler: createJobWorker({ ...deps, queue, retryIn: (receiptHandle, seconds) => queue.retryIn(receiptHandle, Math.min(seconds, 1)), now: () => new Date() }),
-    batchSize: JOB_WORKER.batchSize,
-    maxConcurrency: JOB_WORKER.maxConcurrency,
+    trigger: TRIGGERS['job-worker'].queue,
     timeoutSeconds: JOB_WORKER.timeoutSeconds,
     onTimeout: () => {
       throw new Error('a job step outran the worker timeout');

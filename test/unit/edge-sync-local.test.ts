@@ -5,6 +5,7 @@ import { kvsKey } from '../../functions/adapters/kvs-scheme';
 import type { CodeAccessState } from '../../functions/domain/records';
 import { KvsConflict } from '../../functions/adapters/kvs-writer';
 import { startEdgeSync, type LocalEdge } from '../../local/edge-sync-triggers';
+import { edgeSyncOn } from '../support/edge-sync-on';
 import { createMemoryKeyValueStore } from '../../local/memory-key-value-store';
 import type { TableStream } from '../../local/table-stream';
 
@@ -50,7 +51,7 @@ afterEach(async () => edge?.stop());
 describe('edge-sync in npm start', () => {
   it('fills the store at once from a reconciliation: the signing keys and what the access feed denies', async () => {
     const { stream } = fakeStream();
-    edge = startEdgeSync({ stream, codes: { accessChangesSince: async () => ({ codes: [revokedCode('GONE')], events: [] }) }, signingKeys, log: () => {} });
+    edge = startEdgeSync({ stream, compose: edgeSyncOn({ accessChangesSince: async () => ({ codes: [revokedCode('GONE')], events: [] }) }, signingKeys), log: () => {} });
     expect(edge.syncedUpTo()).toBeNull();
     expect(await edge.firstSync).toBe(true);
     expect([...edge.entries.keys()].sort()).toEqual([kvsKey.revokedCode('GONE'), kvsKey.signingKey('k1')]);
@@ -59,7 +60,7 @@ describe('edge-sync in npm start', () => {
 
   it('applies the stream\'s code and event changes in order, and leaves other items to the filter', async () => {
     const { stream, emit } = fakeStream();
-    edge = startEdgeSync({ stream, codes: { accessChangesSince: async () => ({ codes: [], events: [] }) }, signingKeys, log: () => {} });
+    edge = startEdgeSync({ stream, compose: edgeSyncOn({ accessChangesSince: async () => ({ codes: [], events: [] }) }, signingKeys), log: () => {} });
     await edge.firstSync;
     // A rate-limit item never reaches the handler (the event source mapping's filter); its image would not even parse.
     emit({ eventName: 'INSERT', dynamodb: { Keys: image({ pk: 'RATE#validate#x#1', sk: 'RATE' }), NewImage: { pk: { X: 'unreadable' } } as never } });
@@ -78,8 +79,7 @@ describe('edge-sync in npm start', () => {
     const lines: string[] = [];
     edge = startEdgeSync({
       stream,
-      codes: { accessChangesSince: async () => ({ codes: [...codes], events: [] }) },
-      signingKeys,
+      compose: edgeSyncOn({ accessChangesSince: async () => ({ codes: [...codes], events: [] }) }, signingKeys),
       reconcileEveryMs: 2_000,
       log: (line) => lines.push(line),
     });
@@ -103,8 +103,7 @@ describe('edge-sync in npm start', () => {
     const lines: string[] = [];
     edge = startEdgeSync({
       stream,
-      codes: { accessChangesSince: async () => (reachable ? { codes: [], events: [] } : Promise.reject(new Error('table unreachable'))) },
-      signingKeys,
+      compose: edgeSyncOn({ accessChangesSince: async () => (reachable ? { codes: [], events: [] } : Promise.reject(new Error('table unreachable'))) }, signingKeys),
       startupWaitMs: 50,
       log: (line) => lines.push(line),
     });

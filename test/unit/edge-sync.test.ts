@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-cloudfront-keyvaluestore';
 import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createEdgeSyncHandler } from '../../functions/handlers/edge-sync';
+import { createEdgeSyncHandler } from '../../functions/triggers/edge-sync';
 import { createKvsWriter } from '../../functions/adapters/kvs-writer';
 import { cloudFrontKeyValueStore } from '../../functions/adapters/kvs-cloudfront';
 import { cloudFrontMediaCache } from '../../functions/adapters/cdn-invalidation';

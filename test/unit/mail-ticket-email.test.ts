@@ -11,7 +11,7 @@ import { orderPaid } from '../../functions/domain/commerce';
 import type { OrderRecord } from '../../functions/domain/commerce';
 import { qrPng } from '../../functions/domain/commerce';
 import { ticketEmail, type MailMessage } from '../../functions/domain/commerce';
-import { createMailerHandler } from '../../functions/handlers/mailer';
+import { createMailerHandler } from '../../functions/triggers/mailer';
 import { mailTransport, NO_SENDER } from '../../functions/adapters/mail-transport';
 import { domainFixture } from '../support/domain-fixture';
 

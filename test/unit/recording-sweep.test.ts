@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { logger } from '../../functions/adapters/telemetry';
-import { createRecordingSweepHandler } from '../../functions/handlers/recording-sweep';
+import { createRecordingSweepHandler } from '../../functions/triggers/recording-sweep';
 import { memoryStores } from '../support/memory-stores';
 import { sampleEvent } from '../support/store-records';
 

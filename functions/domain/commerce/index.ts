@@ -10,3 +10,4 @@ export * from './stripe-orders';
 export * from './ticket-email';
 export * from './webhook-signature';
 export * from './checkout-sessions';
+export * from './ticket-mail';

@@ -2,16 +2,12 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IDependable } from 'constructs';
 import { routeTable, type Area, type Guard, type Method } from '../../../functions/http/route-table';
-import { CHECKOUT_SWEEP_SECONDS } from '../../../functions/domain/commerce';
-import { CHECKOUT_SWEEP_INPUT } from '../../../functions/handlers/checkout-sweep';
 import { AppFunction } from './app-function';
 
 export interface ApiProps {
@@ -62,8 +58,8 @@ export const STAFF_TABLE_ACCESS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyna
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
   // validate, refresh, heartbeat, release, status, sale: reads, rate-limit and presence counters, the session claim;
   // the order webhook: a refund finds the order's codes by id, an activation race copies the flag onto an event's codes.
-  // byEvent: the checkout sweep's listing of the checkouts still held.
-  public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['byEvent', 'byTokenId', 'codesByEvent'] },
+  // (The checkout sweep's listing of the checkouts still held, byEvent, is its own function's: infra/lib/constructs/checkout-sweep.ts.)
+  public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['byTokenId', 'codesByEvent'] },
   // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, audit, live sessions.
   admin: {
     actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
@@ -130,36 +126,13 @@ export class Api extends Construct {
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
 
-    const common = {
-      TABLE_NAME: props.table.tableName,
-      SECRETS_ARN: props.secret.secretArn,
-    };
-    // Only what each handler reads (functions/config/api-config.ts).
-    const specific: Record<Area, Record<string, string>> = {
-      // SITE_ORIGIN: where a checkout's buyer returns (its requests reach the function under API Gateway's host).
-      public: { PLAYBACK_BASE_URL: props.playbackBaseUrl, COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn, SITE_ORIGIN: props.playbackBaseUrl },
-      admin: {
-        INGEST_RTMP_URL: props.ingestRtmpUrl,
-        INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
-        CLOUDFRONT_DISTRIBUTION_ID: props.distributionId,
-        // The site's origin (same-origin checks, watch links) and the preview player's HLS: one distribution.
-        SITE_ORIGIN: props.playbackBaseUrl,
-        PLAYBACK_BASE_URL: props.playbackBaseUrl,
-        ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
-        JOBS_QUEUE_URL: props.jobsQueueUrl,
-        EXPORT_BUCKET: props.exportBucket,
-        STAFF_TABLE_NAME: props.staffTable.tableName,
-      },
-      internal: {},
-      'rtmp-callback': {},
-    };
-
+    const environments = areaEnvironments(props);
     const areas = [...new Set(routeTable.map((route) => route.area))];
     for (const area of areas) {
       const { fn } = new AppFunction(this, pascal(area), {
         entry: AREA_ENTRY[area],
         description: `Stagedoor API: ${area} routes`,
-        environment: { ...common, ...specific[area] },
+        environment: environments[area],
         // The admin login runs scrypt (N=2^17: 128 MiB, about 0.4 s of a core); more memory also means more CPU for it.
         memorySize: area === 'admin' ? 1024 : 512,
         timeout: Duration.seconds(area === 'admin' ? 29 : 10),
@@ -221,15 +194,6 @@ export class Api extends Construct {
       Object.entries(ROUTE_THROTTLES).map(([key, limit]) => [key, { ThrottlingRateLimit: limit.rateLimit, ThrottlingBurstLimit: limit.burstLimit }]),
     );
 
-    // The checkout sweep (functions/handlers/checkout-sweep.ts) runs in the public function: the one that holds
-    // Stripe's key and writes orders, so it needs no grant of its own.
-    new events.Rule(this, 'CheckoutSweep', {
-      description: "Stagedoor checkout sweep: checkouts Stripe's webhook left held",
-      schedule: events.Schedule.rate(Duration.seconds(CHECKOUT_SWEEP_SECONDS)),
-      // The next run is the retry: a delivery that failed is not repeated.
-      targets: [new targets.LambdaFunction(this.functions.public, { event: events.RuleTargetInput.fromObject(CHECKOUT_SWEEP_INPUT), retryAttempts: 0 })],
-    });
-
     // Clearing an event's cache is an invalidation of /streams/<eventId>/* on this distribution.
     // No dependency cycle: the distribution needs only the HTTP API's address, not the routes or
     // functions (admin function -> distribution -> HTTP API; routes -> admin function).
@@ -240,6 +204,30 @@ export class Api extends Construct {
       }),
     );
   }
+}
+
+/** Each area function's environment: the table and the shared secret, and only what its handler reads besides (functions/config/api-config.ts). */
+function areaEnvironments(props: ApiProps): Record<Area, Record<string, string>> {
+  const common = { TABLE_NAME: props.table.tableName, SECRETS_ARN: props.secret.secretArn };
+  return {
+    // SITE_ORIGIN: where a checkout's buyer returns (its requests reach the function under API Gateway's host).
+    public: { ...common, PLAYBACK_BASE_URL: props.playbackBaseUrl, COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn, SITE_ORIGIN: props.playbackBaseUrl },
+    admin: {
+      ...common,
+      INGEST_RTMP_URL: props.ingestRtmpUrl,
+      INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
+      CLOUDFRONT_DISTRIBUTION_ID: props.distributionId,
+      // The site's origin (same-origin checks, watch links) and the preview player's HLS: one distribution.
+      SITE_ORIGIN: props.playbackBaseUrl,
+      PLAYBACK_BASE_URL: props.playbackBaseUrl,
+      ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
+      JOBS_QUEUE_URL: props.jobsQueueUrl,
+      EXPORT_BUCKET: props.exportBucket,
+      STAFF_TABLE_NAME: props.staffTable.tableName,
+    },
+    internal: common,
+    'rtmp-callback': common,
+  };
 }
 
 const httpMethod = (method: Method): apigwv2.HttpMethod => apigwv2.HttpMethod[method];

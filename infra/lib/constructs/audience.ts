@@ -3,7 +3,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { AUDIENCE_TRIGGERS } from '../../../functions/config/audience-config';
+import { TRIGGERS } from '../triggers';
 import { AppFunction } from './app-function';
 import { addTableStreamSource } from './table-stream-source';
 
@@ -22,7 +22,7 @@ export class Audience extends Construct {
 
   constructor(scope: Construct, id: string, props: AudienceProps) {
     super(scope, id);
-    const { stream } = AUDIENCE_TRIGGERS;
+    const { stream } = TRIGGERS['audience-recorder'];
 
     const { fn } = new AppFunction(this, 'AudienceRecorder', {
       entry: 'functions/handlers/audience-recorder.ts',

@@ -10,7 +10,7 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import type { IDependable } from 'constructs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { EDGE_SYNC_TRIGGERS } from '../../../functions/config/edge-sync-config';
+import { TRIGGERS } from '../triggers';
 import { AppFunction } from './app-function';
 import { addTableStreamSource } from './table-stream-source';
 
@@ -58,14 +58,13 @@ export class EdgeSync extends Construct {
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/accessFeed`] }));
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [props.secret.secretArn] }));
 
-    // The same settings as the local stand-in's (functions/config/edge-sync-config.ts).
-    const { stream } = EDGE_SYNC_TRIGGERS;
-    // No batching window: a revoke should reach the edge within seconds.
+    // Its triggers (infra/lib/triggers.ts), as npm start drives them too.
+    const { stream, reconcile } = TRIGGERS['edge-sync'];
     addTableStreamSource(fn, props.table, stream);
     new events.Rule(this, 'Reconcile', {
       description: 'Stagedoor edge-sync full reconciliation',
       schedule: events.Schedule.rate(props.reconcileEvery),
-      targets: [new targets.LambdaFunction(fn, { retryAttempts: 2 })],
+      targets: [new targets.LambdaFunction(fn, { retryAttempts: reconcile.retryAttempts })],
     });
     // The store is empty after the first deploy: without this, every video request would be denied
     // (no signing key at the edge) until the schedule first fires. Asynchronous, so a failure never

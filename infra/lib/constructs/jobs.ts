@@ -9,6 +9,7 @@ import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../../functions/domain/jobs';
 import { AppFunction } from './app-function';
+import { TRIGGERS } from '../triggers';
 import type { Exports } from './exports';
 
 export interface JobsProps {
@@ -58,13 +59,8 @@ export class Jobs extends Construct {
       memorySize: 512,
     });
     this.worker = fn;
-    fn.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: JOB_WORKER.batchSize,
-        maxConcurrency: JOB_WORKER.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    const { queue } = TRIGGERS['job-worker'];
+    fn.addEventSource(new SqsEventSource(this.queue, { batchSize: queue.batchSize, maxConcurrency: queue.maxConcurrency, reportBatchItemFailures: queue.reportBatchItemFailures }));
     // What the steps do to the table (functions/domain/*-job.ts through the stores, and the job store): codes
     // created, read, revoked (found by id, counted) and deleted, an event's audience data deleted, the event
     // read and its count raised, a race with (de)activation repaired, audit entries written.

@@ -6,7 +6,7 @@ import { SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { MAILER_TRIGGERS } from '../../../functions/config/mailer-config';
+import { TRIGGERS } from '../triggers';
 import { AppFunction } from './app-function';
 import { addTableStreamSource } from './table-stream-source';
 
@@ -72,10 +72,6 @@ export class Mailer extends Construct {
       { id: 'AwsSolutions-SQS3', reason: 'This queue is the failure destination itself (records of batches the mailer gave up on).' },
     ]);
 
-    const { stream } = MAILER_TRIGGERS;
-    addTableStreamSource(fn, props.table, stream, {
-      newImage: { emailStatus: { S: lambda.FilterRule.isEqual(stream.emailStatus) } },
-      onFailure: new SqsDlq(this.failures),
-    });
+    addTableStreamSource(fn, props.table, TRIGGERS.mailer.stream, { onFailure: new SqsDlq(this.failures) });
   }
 }

@@ -7,8 +7,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct } from 'constructs';
-import { RECORDING_SWEEP_SECONDS } from '../../../functions/config/recording-sweep-config';
 import { AppFunction } from './app-function';
+import { TRIGGERS } from '../triggers';
 
 export interface RecordingSweepProps {
   table: dynamodb.ITable;
@@ -25,13 +25,14 @@ export class RecordingSweep extends Construct {
 
   constructor(scope: Construct, id: string, props: RecordingSweepProps) {
     super(scope, id);
+    const { schedule } = TRIGGERS['recording-sweep'];
 
     const { fn } = new AppFunction(this, 'RecordingSweep', {
       entry: 'functions/handlers/recording-sweep.ts',
       description: 'Stagedoor recording sweep: final playlists of shows whose ingest died',
       environment: { TABLE_NAME: props.table.tableName, MEDIA_BUCKET: props.mediaBucket.bucketName },
       // Within the minute: one run ends before the next begins.
-      timeout: Duration.seconds(RECORDING_SWEEP_SECONDS - 10),
+      timeout: Duration.seconds(schedule.everySeconds - 10),
     });
     this.fn = fn;
 
@@ -67,9 +68,9 @@ export class RecordingSweep extends Construct {
 
     new events.Rule(this, 'Schedule', {
       description: 'Stagedoor recording sweep',
-      schedule: events.Schedule.rate(Duration.seconds(RECORDING_SWEEP_SECONDS)),
+      schedule: events.Schedule.rate(Duration.seconds(schedule.everySeconds)),
       // The next run is the retry: a delivery that failed is not repeated.
-      targets: [new targets.LambdaFunction(fn, { retryAttempts: 0 })],
+      targets: [new targets.LambdaFunction(fn, { retryAttempts: schedule.retryAttempts })],
     });
   }
 }

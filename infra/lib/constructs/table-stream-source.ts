@@ -3,41 +3,24 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, type SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NagSuppressions } from 'cdk-nag';
-
-/** How a function is fed from the table's stream; npm start reads the same settings (local/stream-trigger.ts). */
-export interface TableStreamSettings {
-  keyPrefixes: readonly string[];
-  batchSize: number;
-  retryAttempts: number;
-  batchingWindowSeconds?: number;
-}
+import type { TableStreamTrigger } from '../triggers';
 
 /**
- * Feeds `fn` from the table's stream: the items whose `pk` starts with one of the settings' prefixes
- * (and match `newImage`, when given), in the settings' batches and retries, a failing batch bisected.
+ * Feeds `fn` from the table's stream as its trigger (infra/lib/triggers.ts) says: the records its filters
+ * let through, in its batches and retries, a failing batch bisected; `onFailure` with a trigger that hands
+ * its failures on. npm start drives the same trigger (local/triggers.ts).
  */
-export function addTableStreamSource(
-  fn: lambda.Function,
-  table: dynamodb.ITable,
-  settings: TableStreamSettings,
-  options: { newImage?: Record<string, unknown>; onFailure?: SqsDlq } = {},
-): void {
+export function addTableStreamSource(fn: lambda.Function, table: dynamodb.ITable, trigger: TableStreamTrigger, options: { onFailure?: SqsDlq } = {}): void {
+  if ((trigger.onFailure === 'failure-queue') !== Boolean(options.onFailure)) throw new Error('a failure queue is given exactly when the trigger hands its failures on');
   fn.addEventSource(
     new DynamoEventSource(table, {
       startingPosition: lambda.StartingPosition.LATEST,
-      batchSize: settings.batchSize,
-      ...(settings.batchingWindowSeconds ? { maxBatchingWindow: Duration.seconds(settings.batchingWindowSeconds) } : {}),
-      retryAttempts: settings.retryAttempts,
+      batchSize: trigger.batchSize,
+      ...(trigger.batchingWindowSeconds ? { maxBatchingWindow: Duration.seconds(trigger.batchingWindowSeconds) } : {}),
+      retryAttempts: trigger.retryAttempts,
       bisectBatchOnError: true,
       ...(options.onFailure ? { onFailure: options.onFailure } : {}),
-      filters: [
-        lambda.FilterCriteria.filter({
-          dynamodb: {
-            Keys: { pk: { S: settings.keyPrefixes.flatMap((prefix) => lambda.FilterRule.beginsWith(prefix)) } },
-            ...(options.newImage ? { NewImage: options.newImage } : {}),
-          },
-        }),
-      ],
+      filters: trigger.filters.map((pattern) => lambda.FilterCriteria.filter(pattern)),
     }),
   );
   NagSuppressions.addResourceSuppressions(

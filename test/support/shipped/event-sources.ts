@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import type { FilterPattern } from '../../../infra/lib/triggers';
 import type { AwsEndpoint } from './aws-endpoint';
 import type { IamModel } from './iam';
 import type { LambdaService } from './lambda-functions';
 import { LOCAL_ACCOUNT, type StackValues } from './stack-values';
+import { passesFilters } from '../../../local/trigger-filter';
 
 /** Whether API Gateway, EventBridge... may invoke the function: its AWS::Lambda::Permission resources, evaluated. */
 export async function serviceMayInvoke(iam: IamModel, service: string, functionArn: string, sourceArn: string): Promise<boolean> {
@@ -18,13 +20,13 @@ export async function serviceMayInvoke(iam: IamModel, service: string, functionA
 /**
  * A DynamoDB stream event source mapping as Lambda runs it: it reads the table's stream with the
  * function's role (the role needs the stream permissions), keeps the records its filter criteria
- * match, and invokes the function with batches of them in Lambda's DynamoDB event shape.
+ * match (the filter of npm start's emulator, local/trigger-filter.ts), and invokes the function with batches of them in Lambda's DynamoDB event shape.
  */
 export class StreamEventSource {
   readonly functionId: string;
   readonly streamArn: string;
   readonly batchSize: number;
-  private readonly patterns: unknown[];
+  private readonly patterns: FilterPattern[];
   private readonly client: DynamoDBStreamsClient;
   private readonly position = new Map<string, string>();
   delivered = 0;
@@ -96,7 +98,7 @@ export class StreamEventSource {
   }
 
   private matches(record: unknown): boolean {
-    return this.patterns.length === 0 || this.patterns.some((pattern) => matchesFilter(pattern, record));
+    return passesFilters(this.patterns, record);
   }
 }
 
@@ -202,37 +204,6 @@ export class QueueEventSource {
       eventSourceARN: this.queueArn,
       awsRegion: LOCAL_ACCOUNT.region,
     };
-  }
-}
-
-/** Lambda's event filtering (the EventBridge pattern syntax): the rules this project uses, and an error for the others. */
-export function matchesFilter(pattern: unknown, value: unknown): boolean {
-  if (Array.isArray(pattern)) {
-    const candidates = Array.isArray(value) ? value : [value];
-    return pattern.some((rule) => candidates.some((candidate) => matchesRule(rule, candidate)));
-  }
-  if (pattern && typeof pattern === 'object') {
-    return Object.entries(pattern).every(([key, inner]) => matchesFilter(inner, value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined));
-  }
-  throw new Error(`filter pattern ${JSON.stringify(pattern)}: values must be arrays`);
-}
-
-function matchesRule(rule: unknown, value: unknown): boolean {
-  if (rule === null || typeof rule !== 'object') return rule === value;
-  const [operator, operand] = Object.entries(rule)[0]!;
-  switch (operator) {
-    case 'prefix':
-      return typeof value === 'string' && value.startsWith(String(operand));
-    case 'suffix':
-      return typeof value === 'string' && value.endsWith(String(operand));
-    case 'exists':
-      return (value !== undefined) === operand;
-    case 'anything-but':
-      return value !== undefined && ![operand].flat().includes(value);
-    case 'equals-ignore-case':
-      return typeof value === 'string' && value.toLowerCase() === String(operand).toLowerCase();
-    default:
-      throw new Error(`filter rule ${operator} is not implemented in test/support/shipped/event-sources.ts`);
   }
 }
 

@@ -1,0 +1,54 @@
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import type { CodeStore } from '../domain/codes';
+import type { SigningKeys } from '../domain/signing-keys';
+import { entriesOfCode, entriesOfEvent, signingKeyEntries } from '../adapters/kvs-entries';
+import { changesFromStreamRecords } from '../adapters/kvs-stream-changes';
+import type { KvsWriter } from '../adapters/kvs-writer';
+
+/** The schedule's event (EventBridge); only its presence matters. */
+export interface ScheduledEvent {
+  source?: string;
+  'detail-type'?: string;
+}
+
+export interface EdgeSyncDeps {
+  writer: KvsWriter;
+  /** The access feed: what the edge must deny. */
+  codes: Pick<CodeStore, 'accessChangesSince'>;
+  /** Asked on every reconciliation: a rotated key reaches the edge without a cold start. */
+  signingKeys(): Promise<SigningKeys>;
+  now?: () => Date;
+}
+
+export interface EdgeSyncResult {
+  mode: 'stream' | 'reconcile';
+  written: number;
+}
+
+/**
+ * Keeps the CloudFront KeyValueStore that `edge/validate-request.js` reads in
+ * step with the table. Stream batches apply their own deltas within seconds;
+ * the schedule rewrites the whole picture (signing keys, every revoked code,
+ * deactivated event and recent ended session) so that a lost stream batch, a
+ * key rotation or an expired session entry is settled on the next run.
+ */
+export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
+  const now = deps.now ?? (() => new Date());
+  return async function edgeSync(event: DynamoDBStreamEvent | ScheduledEvent): Promise<EdgeSyncResult> {
+    if ('Records' in event) {
+      // Errors propagate: Lambda retries the batch, and the writes are idempotent.
+      return { mode: 'stream', written: await deps.writer.apply(changesFromStreamRecords(event.Records, now())) };
+    }
+    const signingKeys = await deps.signingKeys();
+    const desired = async () => {
+      const at = now();
+      const entries = signingKeyEntries(signingKeys);
+      // An empty `since` reads every item that ever entered the feed: the full current state.
+      const { codes, events } = await deps.codes.accessChangesSince('');
+      for (const code of codes) for (const [key, value] of entriesOfCode(code, at)) entries.set(key, value);
+      for (const item of events) for (const [key, value] of entriesOfEvent(item, at)) entries.set(key, value);
+      return entries;
+    };
+    return { mode: 'reconcile', written: await deps.writer.reconcile(desired) };
+  };
+}
