@@ -18,7 +18,7 @@ import { exportHeader, exportLine } from '../../functions/domain/codes';
 import { codeView } from '../../functions/domain/codes';
 import { sampleCode, sampleEvent } from '../support/store-records';
 
-const STARTER = { actor: 'boxoffice', clientIp: '198.51.100.9' };
+const STARTER = { name: 'boxoffice', clientIp: '198.51.100.9' };
 const VIEWER = 'https://watch.example';
 
 async function setup(codes: number) {

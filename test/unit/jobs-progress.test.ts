@@ -14,8 +14,9 @@ import { JOB_WORKER } from '../../functions/domain/jobs';
 import { retryJob } from '../../functions/domain/jobs';
 import { jobFixture } from '../support/job-fixture';
 import { sampleCode } from '../support/store-records';
+import { actor } from '../support/domain-fixture';
 
-const STARTER = { actor: 'boxoffice', clientIp: '198.51.100.9' };
+const STARTER = { name: 'boxoffice', clientIp: '198.51.100.9' };
 
 const setup = jobFixture;
 
@@ -119,9 +120,9 @@ describe('a failing item', () => {
     const failed = (await t.memory.jobs.getJob(job.id))!;
     expect(failed.status).toBe('failed');
     t.fixture.advance(60);
-    await expect(retryJob(t.deps, (await t.memory.jobs.getJob(job.id))!)).resolves.toMatchObject({ status: 'running', done: 100, error: null, finishedAt: null });
+    await expect(retryJob(t.deps, actor(), (await t.memory.jobs.getJob(job.id))!)).resolves.toMatchObject({ status: 'running', done: 100, error: null, finishedAt: null });
     // Once: the job is running now.
-    await expect(retryJob(t.deps, failed)).rejects.toEqual(new Conflict('job-not-failed'));
+    await expect(retryJob(t.deps, actor(), failed)).rejects.toEqual(new Conflict('job-not-failed'));
 
     broken = false;
     const walksBefore = listedFromStart.length;
