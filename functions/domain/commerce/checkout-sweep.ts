@@ -4,11 +4,6 @@ import { PaymentsUnavailable } from '../errors';
 import type { CheckoutRecord } from './order-store';
 import type { OrderOutcome } from './orders';
 import { stripeEventOrder, type StripeOrderDeps } from './stripe-orders';
-import type { EventStore } from '../events';
-import type { CodeStore } from '../codes';
-import type { CounterStore } from '../counter-store';
-import type { OrderStore } from './order-store';
-import type { AppConfig } from '../config';
 
 /** How often the sweep runs (an EventBridge rule on the public function in AWS, a timer in `npm start`). */
 export const CHECKOUT_SWEEP_SECONDS = 300;
