@@ -187,9 +187,9 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(201, await generateCodes(request.app, staffActor(request), id(request), request.body));
   },
   'POST /api/admin/events/{id}/tokens/jobs': (request) =>
-    startedJob(request, (actor) => startCodeGeneration(jobDeps(request), id(request), request.body, actor)),
+    startedJob(request, (actor) => startCodeGeneration(jobDeps(request), actor, id(request), request.body)),
   'POST /api/admin/events/{id}/tokens/revoke': (request) =>
-    startedJob(request, (actor) => startCodeRevocation({ ...jobDeps(request), config: request.app.config }, id(request), request.body, actor)),
+    startedJob(request, (actor) => startCodeRevocation({ ...jobDeps(request), config: request.app.config }, actor, id(request), request.body)),
   'GET /api/admin/events/{id}/jobs': async (request) => {
     await requireEvent(request.app, id(request));
     return json(200, await listEventJobs({ stores: request.app.stores, exportFiles: request.app.exportFiles ?? undefined, now: request.app.now }, id(request), request.query, (permission) => allows(request.account!.role, permission)));
@@ -212,7 +212,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     };
   },
   'POST /api/admin/events/{id}/tokens/export': (request) =>
-    startedJob(request, (actor) => startCodeExport(jobDeps(request), id(request), viewerUrl(request), request.query, actor)),
+    startedJob(request, (actor) => startCodeExport(jobDeps(request), actor, id(request), viewerUrl(request), request.query)),
   'GET /api/admin/tokens': async ({ app, query }) => json(200, await listAllCodes(app, query)),
   'POST /api/admin/tokens/bulk-revoke': async (request) => {
     return json(200, await bulkRevoke(request.app, staffActor(request), request.body));

@@ -114,7 +114,7 @@ describe('deleting a large event', () => {
 });
 
 describe('revoking codes by label or status', () => {
-  const start = (t: ReturnType<typeof setup>, eventId: string, body: unknown) => startCodeRevocation(t.deps, eventId, body, STARTER);
+  const start = (t: ReturnType<typeof setup>, eventId: string, body: unknown) => startCodeRevocation(t.deps, STARTER, eventId, body);
 
   it('takes exactly one of label or status, and no status that is revoked already', async () => {
     const t = setup();
@@ -184,7 +184,7 @@ describe('revoking codes by label or status', () => {
       },
     });
     const deps = { ...t.deps, stores: { ...t.deps.stores, counters: failing } };
-    const job = await startCodeRevocation(deps, event.id, { label: 'A' }, STARTER);
+    const job = await startCodeRevocation(deps, STARTER, event.id, { label: 'A' });
     await t.queue.drain(deps);
     // The refused count ended its step early (its page walked again by the next step), never the job.
     expect(calls).toBeGreaterThan(300);

@@ -37,7 +37,7 @@ describe('a step short of time', () => {
       },
     }));
     const { event } = await t.fixture.eventWithCode();
-    const job = await startCodeGeneration(t.deps, event.id, { count: 1000, label: 'Door' }, STARTER);
+    const job = await startCodeGeneration(t.deps, STARTER, event.id, { count: 1000, label: 'Door' });
     let writesAtStart = 0;
     const remainingMs = () => 30_000 - (writes - writesAtStart) * 100;
 
@@ -82,7 +82,7 @@ describe('a failing item', () => {
       await t.memory.codes.createCode(code);
       if (i >= 100 && i < 112) failed.add(code.id);
     }
-    const job = await startCodeRevocation(t.deps, event.id, { label: 'VIP' }, STARTER);
+    const job = await startCodeRevocation(t.deps, STARTER, event.id, { label: 'VIP' });
     return { t, event, job, listedFromStart };
   }
 
@@ -152,7 +152,7 @@ describe('a redriven step', () => {
       },
     }));
     const { event } = await t.fixture.eventWithCode();
-    const job = await startCodeGeneration(t.deps, event.id, { count: 1000, label: 'Door' }, STARTER);
+    const job = await startCodeGeneration(t.deps, STARTER, event.id, { count: 1000, label: 'Door' });
     const seed = Buffer.from((await t.memory.jobs.getJob(job.id))!.secret!, 'base64url');
     for (let i = 300; i < 1000; i++) poison.add(derivedAccessCode(seed, i, 0));
     await t.queue.drain(t.deps);

@@ -11,7 +11,7 @@ import type { JobRecord } from './job-store';
 import { startAuditedJob, type JobStartDeps } from './jobs';
 
 /** Starts, by `actor`, a background job generating 1..1,000,000 codes (code-generation-job.ts); the worker runs it. */
-export async function startCodeGeneration(deps: JobStartDeps, eventId: string, body: unknown, actor: Actor): Promise<JobRecord> {
+export async function startCodeGeneration(deps: JobStartDeps, actor: Actor, eventId: string, body: unknown): Promise<JobRecord> {
   const params = parseInput(generateCodesJobInput, body);
   if (!(await deps.stores.events.getEvent(eventId))) throw new NotFound('event');
   await hitRateLimit(deps.stores.counters, 'generateJob', actor.name, deps.now());
@@ -19,7 +19,7 @@ export async function startCodeGeneration(deps: JobStartDeps, eventId: string, b
 }
 
 /** Starts a background job revoking an event's codes of one label or status (code-revocation-job.ts); the worker runs it. */
-export async function startCodeRevocation(deps: JobStartDeps & PresenceDeps, eventId: string, body: unknown, actor: Actor): Promise<JobRecord> {
+export async function startCodeRevocation(deps: JobStartDeps & PresenceDeps, actor: Actor, eventId: string, body: unknown): Promise<JobRecord> {
   const input = parseInput(revokeCodesJobInput, body);
   const event = await deps.stores.events.getEvent(eventId);
   if (!event) throw new NotFound('event');
@@ -33,7 +33,7 @@ export async function startCodeRevocation(deps: JobStartDeps & PresenceDeps, eve
 }
 
 /** Starts a background job writing the event's codes as CSV to a file (code-export-job.ts); the job's result links to it. */
-export async function startCodeExport(deps: JobStartDeps, eventId: string, viewerUrl: string, query: Record<string, string>, actor: Actor) {
+export async function startCodeExport(deps: JobStartDeps, actor: Actor, eventId: string, viewerUrl: string, query: Record<string, string>) {
   const { tz } = parseInput(codeExportQuery, query);
   if (!deps.exportFiles) throw new ExportsNotConfigured('no export bucket');
   const event = await deps.stores.events.getEvent(eventId);
