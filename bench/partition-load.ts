@@ -265,7 +265,7 @@ async function main() {
     recorder.setRecording(true);
     let generated = 0;
     await each('generation', 1, async () => {
-      const job = await startCodeGeneration(jobDeps, jobEvent.id, { count: CODES }, { actor: 'bench', clientIp: '127.0.0.1' });
+      const job = await startCodeGeneration(jobDeps, { name: 'bench', clientIp: '127.0.0.1' }, jobEvent.id, { count: CODES });
       await queue.drain(jobDeps);
       generated = (await jobDeps.stores.jobs.getJob(job.id))!.done;
     });
@@ -274,7 +274,7 @@ async function main() {
     let exportSeconds = 0;
     await each('export', 1, async () => {
       const started = performance.now();
-      const job = await startCodeExport(jobDeps, jobEvent.id, 'https://watch.example', {}, { actor: 'bench', clientIp: '127.0.0.1' });
+      const job = await startCodeExport(jobDeps, { name: 'bench', clientIp: '127.0.0.1' }, jobEvent.id, 'https://watch.example', {});
       await queue.drain(jobDeps);
       exportSeconds = (performance.now() - started) / 1000;
       exported = (await jobDeps.stores.jobs.getJob(job.id))!.done;

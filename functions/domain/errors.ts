@@ -213,6 +213,17 @@ export class NotSignedIn extends DomainError {
 }
 
 export type SignInFailure = 'wrong-password' | 'wrong-credentials' | 'wrong-code' | 'sign-in-again' | 'locked' | 'address-locked';
+/** What a failed sign-in tells the user: the answer's `error` (functions/http/error-table.ts) and the audit entry's `reason`. */
+export const SIGN_IN_WORDS: Record<SignInFailure, string> = {
+  'wrong-password': 'Invalid password',
+  'wrong-credentials': 'Invalid username or password',
+  'wrong-code': 'Invalid code',
+  'sign-in-again': 'Sign in again',
+  locked: 'Account locked after repeated failed sign-ins',
+  // The spec's words for the login's limit per address (spec/access-gateway.md, "Errors").
+  'address-locked': 'Too many login attempts',
+};
+
 /**
  * A sign-in step (or a signed-in account proving itself again) failed. `account` is the account the
  * name belongs to, null when none has it: the audit records that as an unknown account, never the text typed.

@@ -4,24 +4,22 @@ import { compose } from '../compose/admin';
 import { handlerOf } from '../compose/handler-of';
 import type { ApiRequest, RouteHandler } from '../http/api-types';
 import type { AdminApp } from '../http/app';
-import { auditRequest } from '../http/audit-request';
 import { clearedCookie } from '../http/admin-cookie';
-import { clientIp, cookie, requestOrigin } from '../http/request-info';
+import { cookie, requestOrigin } from '../http/request-info';
+import { requestActor, staffActor } from '../http/request-actor';
 import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
-import type { AuditAction } from '../domain/audit';
-import { listAudit, type AuditRecord } from '../domain/audit';
+import { listAudit } from '../domain/audit';
 import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../domain/audience';
 import { issuePreview } from '../domain/access';
 import { endAllSessions, endSession, listSessions } from '../domain/access';
-import { ADMIN_COOKIE, readAdminSession } from '../domain/staff';
+import { ADMIN_COOKIE, readAdminSession, signOut } from '../domain/staff';
 import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/codes';
 import { startCodeExport, startCodeGeneration, startCodeRevocation } from '../domain/jobs';
 import { attachment } from '../domain/codes';
-import { deleteEvent, deleteEventInBackground, deletesInline } from '../domain/jobs';
+import { deleteEventInBackground, deleteEventNow, deletesInline } from '../domain/jobs';
 import { setEventFlag } from '../domain/codes';
-import { jobKindOf } from '../domain/jobs';
 import { jobAnswer, jobPermission, jobView, listEventJobs, requireJob, retryJob, type JobStartDeps } from '../domain/jobs';
 import {
   createEvent,
@@ -32,10 +30,12 @@ import {
   updateEvent,
 } from '../domain/events';
 import type { JobRecord } from '../domain/jobs';
+import type { Actor } from '../domain/audit';
 import { allows } from '../domain/staff';
 import { LIST_LIMITS } from '../domain/config';
 import { adminEventListView } from '../domain/events';
 import { listEventOrders, orderView, resendOrderEmail } from '../domain/commerce';
+import { clearMediaCache } from '../domain/streams';
 import { accountRoutes } from './admin-accounts';
 
 /**
@@ -48,18 +48,6 @@ function ingestServer({ app, event }: ApiRequest): string {
 
 const id = (request: ApiRequest) => request.params.id ?? '';
 
-/** Records an admin action that changed something, by the signed-in account; `event` when the handler has it (else its title is read). */
-function audit(
-  request: ApiRequest,
-  action: AuditAction,
-  event: string | { id: string; title: string },
-  target: string,
-  more: Pick<AuditRecord, 'changes' | 'details'> = {},
-) {
-  const [eventId, eventTitle] = typeof event === 'string' ? [event, undefined] : [event.id, event.title];
-  return auditRequest(request.app, request.event, { action, actor: request.account!.username, eventId, eventTitle, target, ...more });
-}
-
 /** What starting a job needs: 503 where no jobs queue is configured. */
 function jobDeps({ app }: ApiRequest<AdminApp>): JobStartDeps {
   if (!app.jobQueue) throw new HttpError(503, 'Background jobs are not configured');
@@ -67,12 +55,11 @@ function jobDeps({ app }: ApiRequest<AdminApp>): JobStartDeps {
 }
 
 /**
- * Starts a job in the signed-in account's name, and audits its start (the worker audits its end in that name too).
+ * Starts a job in the signed-in account's name (the use case records its start, the worker its end, in that name).
  * The 202 answer is `{ ...answer, job }`.
  */
-async function startedJob(request: ApiRequest<AdminApp>, start: (startedBy: JobRecord['startedBy']) => Promise<JobRecord>, answer: Record<string, unknown> = {}) {
-  const job = await start({ actor: request.account!.username, clientIp: clientIp(request.event, request.app.config.originVerifySecret) });
-  await audit(request, 'job.start', job.eventId, jobKindOf(job.kind).describe(job), { details: { jobId: job.id, kind: job.kind, ...job.params } });
+async function startedJob(request: ApiRequest<AdminApp>, start: (actor: Actor) => Promise<JobRecord>, answer: Record<string, unknown> = {}) {
+  const job = await start(staffActor(request));
   return json(202, { ...answer, job: jobView(job) });
 }
 
@@ -86,18 +73,16 @@ async function permittedJob(request: ApiRequest<AdminApp>): Promise<JobRecord> {
 /** The reader of an audit log: codes in it are shown masked unless the reader's role may read codes. */
 const auditReader = (request: ApiRequest) => ({ readsCodes: allows(request.account!.role, 'codes:read') });
 
-const TRANSITION_ACTIONS = {
-  activate: ['active', true, 'event.activate'],
-  deactivate: ['active', false, 'event.deactivate'],
-  archive: ['archived', true, 'event.archive'],
-  unarchive: ['archived', false, 'event.unarchive'],
+const TRANSITIONS = {
+  activate: ['active', true],
+  deactivate: ['active', false],
+  archive: ['archived', true],
+  unarchive: ['archived', false],
 } as const;
 
-async function transition(request: ApiRequest, name: keyof typeof TRANSITION_ACTIONS) {
-  const [flag, value, action] = TRANSITION_ACTIONS[name];
-  const event = await setEventFlag(request.app, id(request), flag, value);
-  await audit(request, action, event, event.title);
-  return json(200, event);
+async function transition(request: ApiRequest, name: keyof typeof TRANSITIONS) {
+  const [flag, value] = TRANSITIONS[name];
+  return json(200, await setEventFlag(request.app, staffActor(request), id(request), flag, value));
 }
 
 export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
@@ -105,11 +90,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'POST /api/admin/logout': async ({ app, event }) => {
     const token = cookie(event, ADMIN_COOKIE);
     const session = token ? await readAdminSession(token, app.adminSecrets.adminSessionSecret, app.now()) : null;
-    // The cookie is signed, not stored; logout revokes its id until it would have expired anyway.
-    if (session) {
-      await app.stores.accounts.revokeAdminSession(session.id, session.expiresAt.toISOString());
-      await auditRequest(app, event, { actor: session.username, action: 'admin.logout' });
-    }
+    if (session) await signOut(app, requestActor({ app, event }, session.username), session);
     return json(200, { success: true }, {}, [clearedCookie(event)]);
   },
   'GET /api/admin/dashboard': async ({ app }) => json(200, await dashboard(app)),
@@ -120,9 +101,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(200, { events: events.map((event) => adminEventListView(event, now)) });
   },
   'POST /api/admin/events': async (request) => {
-    const event = await createEvent(request.app, request.body);
-    await audit(request, 'event.create', event, event.title);
-    return json(201, event);
+    return json(201, await createEvent(request.app, staffActor(request), request.body));
   },
   'GET /api/admin/events/{id}': async (request) => {
     const details = await eventDetails(request.app, await requireEvent(request.app, id(request)), ingestServer(request));
@@ -130,51 +109,38 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(200, allows(request.account!.role, 'stream:manage') ? details : { ...details, ingest: null });
   },
   'PUT /api/admin/events/{id}': async (request) => {
-    const { event, changes } = await updateEvent(request.app, id(request), request.body);
-    await audit(request, 'event.update', event, event.title, { changes });
-    return json(200, event);
+    return json(200, await updateEvent(request.app, staffActor(request), id(request), request.body));
   },
   'DELETE /api/admin/events/{id}': async (request) => {
     const event = await requireEvent(request.app, id(request));
-    // The event's log outlives it (its retention), readable in the console-wide log.
     if (deletesInline(event)) {
-      await deleteEvent(request.app, event.id);
-      await audit(request, 'event.delete', event, event.title);
+      await deleteEventNow(request.app, staffActor(request), event);
       return json(200, { deleted: true });
     }
     const deps = jobDeps(request);
-    const answer = await startedJob(request, (startedBy) => deleteEventInBackground(deps, event, startedBy), { deleted: true });
-    await audit(request, 'event.delete', event, event.title);
-    return answer;
+    return startedJob(request, (actor) => deleteEventInBackground(deps, actor, event), { deleted: true });
   },
   'PATCH /api/admin/events/{id}/activate': (request) => transition(request, 'activate'),
   'PATCH /api/admin/events/{id}/deactivate': (request) => transition(request, 'deactivate'),
   'PATCH /api/admin/events/{id}/archive': (request) => transition(request, 'archive'),
   'PATCH /api/admin/events/{id}/unarchive': (request) => transition(request, 'unarchive'),
   'POST /api/admin/events/{id}/ingest-key': async (request) => {
-    const details = await rotateIngestKey(request.app, id(request), ingestServer(request));
-    await audit(request, 'ingest-key.rotate', details, details.title);
-    return json(200, details);
+    return json(200, await rotateIngestKey(request.app, staffActor(request), id(request), ingestServer(request)));
   },
   'DELETE /api/admin/events/{id}/cache': async (request) => {
     const event = await requireEvent(request.app, id(request));
     if (!request.app.mediaCache) throw new HttpError(503, 'Media cache clearing is not configured');
-    await request.app.mediaCache.clear(event.id);
-    await audit(request, 'cache.clear', event, event.title);
+    await clearMediaCache({ ...request.app, mediaCache: request.app.mediaCache }, staffActor(request), event);
     return json(200, { cleared: true });
   },
   'POST /api/admin/events/{id}/preview': async (request) =>
     json(200, await issuePreview(request.app, id(request), playbackBaseUrl(request))),
   'GET /api/admin/events/{id}/sessions': async (request) => json(200, await listSessions(request.app, id(request), request.query)),
   'POST /api/admin/events/{id}/sessions/end': async (request) => {
-    const result = await endSession(request.app, id(request), request.body);
-    await audit(request, 'session.end', id(request), result.code, { details: { sessionId: result.sessionId, label: result.label } });
-    return json(200, result);
+    return json(200, await endSession(request.app, staffActor(request), id(request), request.body));
   },
   'POST /api/admin/events/{id}/sessions/end-all': async (request) => {
-    const result = await endAllSessions(request.app, id(request));
-    await audit(request, 'sessions.end-all', id(request), `${result.ended} session${result.ended === 1 ? '' : 's'}`, { details: { ended: result.ended } });
-    return json(200, result);
+    return json(200, await endAllSessions(request.app, staffActor(request), id(request)));
   },
   'GET /api/admin/events/{id}/audit': async (request) => {
     await requireEvent(request.app, id(request));
@@ -195,15 +161,12 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
 
   'GET /api/admin/events/{id}/tokens': async (request) => json(200, await listEventCodes(request.app, id(request), request.query)),
   'POST /api/admin/events/{id}/tokens': async (request) => {
-    const result = await generateCodes(request.app, id(request), request.body, request.account!.username);
-    const label = result.tokens[0]?.label ?? '';
-    await audit(request, 'codes.generate', id(request), `${result.count} code${result.count === 1 ? '' : 's'}`, { details: { count: result.count, label } });
-    return json(201, result);
+    return json(201, await generateCodes(request.app, staffActor(request), id(request), request.body));
   },
   'POST /api/admin/events/{id}/tokens/jobs': (request) =>
-    startedJob(request, (startedBy) => startCodeGeneration(jobDeps(request), id(request), request.body, startedBy)),
+    startedJob(request, (actor) => startCodeGeneration(jobDeps(request), actor, id(request), request.body)),
   'POST /api/admin/events/{id}/tokens/revoke': (request) =>
-    startedJob(request, (startedBy) => startCodeRevocation({ ...jobDeps(request), config: request.app.config }, id(request), request.body, startedBy)),
+    startedJob(request, (actor) => startCodeRevocation({ ...jobDeps(request), config: request.app.config }, actor, id(request), request.body)),
   'GET /api/admin/events/{id}/jobs': async (request) => {
     await requireEvent(request.app, id(request));
     return json(200, await listEventJobs({ stores: request.app.stores, exportFiles: request.app.exportFiles ?? undefined, now: request.app.now }, id(request), request.query, (permission) => allows(request.account!.role, permission)));
@@ -214,10 +177,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   },
   'POST /api/admin/jobs/{jobId}/retry': async (request) => {
     const job = await permittedJob(request);
-    const retried = await retryJob(jobDeps(request), job);
-    await audit(request, 'job.retry', job.eventId, jobKindOf(job.kind).describe(job), {
-      details: { jobId: job.id, kind: job.kind, done: job.done, total: job.total, ...(job.error ? { error: job.error } : {}) },
-    });
+    const retried = await retryJob(jobDeps(request), staffActor(request), job);
     return json(202, { job: jobView(retried) });
   },
   'GET /api/admin/events/{id}/tokens/export': async (request) => {
@@ -229,37 +189,22 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     };
   },
   'POST /api/admin/events/{id}/tokens/export': (request) =>
-    startedJob(request, (startedBy) => startCodeExport(jobDeps(request), id(request), viewerUrl(request), request.query, startedBy)),
+    startedJob(request, (actor) => startCodeExport(jobDeps(request), actor, id(request), viewerUrl(request), request.query)),
   'GET /api/admin/tokens': async ({ app, query }) => json(200, await listAllCodes(app, query)),
   'POST /api/admin/tokens/bulk-revoke': async (request) => {
-    const { revoked, changed } = await bulkRevoke(request.app, request.body);
-    // One entry per event, so each event's log shows its own codes.
-    const byEvent = new Map<string, typeof changed>();
-    for (const code of changed) byEvent.set(code.eventId, [...(byEvent.get(code.eventId) ?? []), code]);
-    for (const [eventId, codes] of byEvent) {
-      await audit(request, 'codes.bulk-revoke', eventId, `${codes.length} code${codes.length === 1 ? '' : 's'}`, {
-        details: { codes: codes.map((code) => code.code) },
-      });
-    }
-    return json(200, { revoked });
+    return json(200, await bulkRevoke(request.app, staffActor(request), request.body));
   },
   'PATCH /api/admin/tokens/{id}/revoke': async (request) => {
-    const token = await setCodeRevoked(request.app, id(request), true);
-    await audit(request, 'code.revoke', token.eventId, token.code);
-    return json(200, token);
+    return json(200, await setCodeRevoked(request.app, staffActor(request), id(request), true));
   },
   'PATCH /api/admin/tokens/{id}/unrevoke': async (request) => {
-    const token = await setCodeRevoked(request.app, id(request), false);
-    await audit(request, 'code.unrevoke', token.eventId, token.code);
-    return json(200, token);
+    return json(200, await setCodeRevoked(request.app, staffActor(request), id(request), false));
   },
 
   // The orders of a deleted event stay listable by its id: a shop may still send orders for it (they fail).
   'GET /api/admin/events/{id}/orders': async (request) => json(200, await listEventOrders(request.app, id(request), request.query)),
   'POST /api/admin/orders/{orderId}/resend': async (request) => {
-    const order = await resendOrderEmail(request.app, request.params.orderId ?? '');
-    await audit(request, 'order.resend', order.eventId, `order ${order.orderId}`, { details: { orderId: order.id, email: order.email, kind: order.emailKind } });
-    return json(200, orderView(order));
+    return json(200, orderView(await resendOrderEmail(request.app, staffActor(request), request.params.orderId ?? '')));
   },
   'GET /api/admin/tokens/{id}/watching': async (request) => json(200, await ticketWatching(request.app, id(request))),
 };

@@ -1,8 +1,8 @@
-import type { ApiRequest, RouteHandler } from '../http/api-types';
+import type { RouteHandler } from '../http/api-types';
 import type { App } from '../http/app';
-import { auditRequest } from '../http/audit-request';
 import { HttpError } from '../http/http-error';
-import { header, rawBody } from '../http/request-info';
+import { clientIp, header, rawBody } from '../http/request-info';
+import { requestActor } from '../http/request-actor';
 import { json } from '../http/responses';
 import { parseInput } from '../domain/inputs';
 import { isKnownOrderType, orderWebhookBody } from '../domain/commerce';
@@ -11,7 +11,6 @@ import { verifySignature } from '../domain/commerce';
 import { stripeEventOrder } from '../domain/commerce';
 import type { CommerceSecrets } from '../adapters/secrets';
 import type { CheckoutSessions } from '../domain/commerce';
-import type { AuditRecord } from '../domain/audit';
 import { verifiedStripeEvent } from '../adapters/stripe-events';
 
 /** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */
@@ -19,26 +18,6 @@ export interface PublicApp extends App {
   commerceSecrets(): Promise<CommerceSecrets | null>;
   /** Stripe Checkout with the commerce secret's API key; null without one. */
   checkoutSessions(): Promise<CheckoutSessions | null>;
-}
-
-const AUDIT_OF = { paid: 'order.paid', refunded: 'order.refunded', failed: 'order.failed' } as const;
-
-/** The audit entry of an order's change; null for a replay, which changed nothing and records nothing. */
-export function orderAuditRecord({ order, changed }: OrderOutcome): Omit<AuditRecord, 'clientIp'> | null {
-  if (!changed) return null;
-  return {
-    action: AUDIT_OF[changed],
-    // `shop` or `stripe`: who reported it.
-    actor: order.source,
-    eventId: order.eventId,
-    target: `order ${order.orderId}`,
-    details: { orderId: order.id, email: order.email, quantity: order.quantity, ...(order.failure ? { failure: order.failure } : {}) },
-  };
-}
-
-async function auditOutcome(request: ApiRequest<PublicApp>, outcome: OrderOutcome) {
-  const record = orderAuditRecord(outcome);
-  if (record) await auditRequest(request.app, request.event, record);
 }
 
 export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
@@ -56,8 +35,8 @@ export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
     }
     if (!isKnownOrderType(request.body)) return json(200, { received: true, ignored: true });
     const body = parseInput(orderWebhookBody, request.body);
-    const outcome = body.type === 'order.paid' ? await orderPaid(request.app, 'shop', body) : await orderRefunded(request.app, 'shop', body);
-    await auditOutcome(request, outcome);
+    const shop = requestActor(request, 'shop');
+    const outcome = body.type === 'order.paid' ? await orderPaid(request.app, shop, body) : await orderRefunded(request.app, shop, body);
     return received(outcome);
   },
   /**
@@ -69,10 +48,9 @@ export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
     if (!secret) throw new HttpError(503, 'Stripe webhooks are not configured');
     const event = await verifiedStripeEvent(rawBody(request.event), header(request.event, 'stripe-signature'), secret);
     if (!event) throw new HttpError(400, 'Invalid signature');
-    const outcome = await stripeEventOrder(request.app, event);
+    const outcome = await stripeEventOrder(request.app, clientIp(request.event, request.app.config.originVerifySecret), event);
     if (!outcome) return json(200, { received: true, ignored: true });
     if ('released' in outcome) return json(200, { received: true, released: outcome.released });
-    await auditOutcome(request, outcome);
     return received(outcome);
   },
 };

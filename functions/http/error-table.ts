@@ -17,6 +17,7 @@ import {
   RateLimited,
   RtmpDenied,
   SessionGone,
+  SIGN_IN_WORDS,
   SignInFailed,
   SignInThrottled,
   StoreUnavailable,
@@ -27,7 +28,6 @@ import {
   type RefusalReason,
   type RefusalReasons,
   type RefusalStep,
-  type SignInFailure,
 } from '../domain/errors';
 import { LIST_LIMITS } from '../domain/config';
 import { HttpError } from './http-error';
@@ -116,17 +116,10 @@ const REFUSALS: { [S in RefusalStep]: Record<RefusalReasons[S], Refusal> } = {
 const TOO_MANY: Record<RateLimitName, string> = {
   validate: 'Too many requests. Please try again later.',
   refresh: 'Too many refresh requests',
-  login: 'Too many login attempts',
+  login: SIGN_IN_WORDS['address-locked'],
   generate: 'Too many code generations: wait a few minutes',
   generateJob: 'Too many generation jobs: wait an hour',
   checkout: 'Too many checkouts from this address: wait a few minutes',
-};
-
-const SIGN_IN_FAILURES: Record<Exclude<SignInFailure, 'locked' | 'address-locked'>, string> = {
-  'wrong-password': 'Invalid password',
-  'wrong-credentials': 'Invalid username or password',
-  'wrong-code': 'Invalid code',
-  'sign-in-again': 'Sign in again',
 };
 
 const STORE_UNAVAILABLE = 'The service is busy: try again in a moment';
@@ -169,7 +162,7 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
   if (error instanceof AccountLocked) {
     return {
       status: 429,
-      body: { error: 'Account locked after repeated failed sign-ins', reason: error.failure },
+      body: { error: SIGN_IN_WORDS[error.failure], reason: error.failure },
       headers: retryAfter(error.retryAfterSeconds),
     };
   }
@@ -177,12 +170,12 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
   if (error instanceof SignInThrottled) {
     return {
       status: 429,
-      body: { error: TOO_MANY.login, reason: error.failure },
+      body: { error: SIGN_IN_WORDS[error.failure], reason: error.failure },
       headers: retryAfter(error.retryAfterSeconds),
     };
   }
   if (error instanceof SignInFailed) {
-    return { status: 401, body: { error: SIGN_IN_FAILURES[error.failure as keyof typeof SIGN_IN_FAILURES], reason: error.failure } };
+    return { status: 401, body: { error: SIGN_IN_WORDS[error.failure], reason: error.failure } };
   }
   return storeErrorAnswer(error);
 }

@@ -1,8 +1,7 @@
 import type { AppSource } from '../http/app';
 import { settleStaleCheckouts, type CheckoutSweepOutcome } from '../domain/commerce';
-import { recordAudit } from '../domain/audit';
 import { logger } from '../adapters/telemetry';
-import { orderAuditRecord, type PublicApp } from '../handlers/order-webhook';
+import type { PublicApp } from '../handlers/order-webhook';
 
 export interface CheckoutSweepSummary {
   released: number;
@@ -15,7 +14,7 @@ export interface CheckoutSweepSummary {
  * The checkout sweep (domain/commerce/checkout-sweep.ts) on the public area's App: Stripe's key, and the
  * orders' writes. Each checkout it settles is logged as a warning (Stripe's webhook
  * should have: the endpoint's events want checking), an order it makes is audited as the webhook's
- * would be, and a run with failures fails, so that the function's error alarm sees it.
+ * would be (by the use case), and a run with failures fails, so that the function's error alarm sees it.
  */
 export function checkoutSweep(load: AppSource<PublicApp>) {
   return async function sweep(): Promise<CheckoutSweepSummary> {
@@ -28,8 +27,6 @@ export function checkoutSweep(load: AppSource<PublicApp>) {
     }
     for (const paid of outcome.paid) {
       logger.warn("order made by the sweep: Stripe's checkout.session.completed never arrived", { sessionId: paid.order.orderId });
-      const record = orderAuditRecord(paid);
-      if (record) await recordAudit(app, { ...record, clientIp: '-' });
     }
     for (const { sessionId, error } of outcome.failed) logger.error('checkout not settled, the next sweep tries again', { sessionId, error: error as Error });
     if (outcome.failed.length > 0) throw new Error(`checkouts not settled: ${outcome.failed.map((each) => each.sessionId).join(', ')}`);

@@ -278,9 +278,9 @@ describe('sign-in', { timeout: 120_000 }, () => {
     expect(lockedUntil).toBeGreaterThan(Date.now());
     // The domain on the same table, with a clock moved to just before and just after the lock's end.
     clock = new Date(lockedUntil - 5_000);
-    await expect(checkPassword(deps, { username: 'lou', password: PASSWORD }, '192.0.2.1')).rejects.toBeInstanceOf(SignInFailed);
+    await expect(checkPassword(deps, '192.0.2.7', { username: 'lou', password: PASSWORD }, '192.0.2.1')).rejects.toBeInstanceOf(SignInFailed);
     clock = new Date(lockedUntil + 1_000);
-    expect(await checkPassword(deps, { username: 'lou', password: PASSWORD }, '192.0.2.1')).toMatchObject({ step: 'signed-in' });
+    expect(await checkPassword(deps, '192.0.2.7', { username: 'lou', password: PASSWORD }, '192.0.2.1')).toMatchObject({ step: 'signed-in' });
   });
 
   it('counts every wrong second factor: 5 over two sign-ins and two addresses lock the account, whose right password never clears them', async () => {

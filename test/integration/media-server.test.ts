@@ -17,6 +17,7 @@ import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-d
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startMediaServer, type MediaServer } from '../../local/media-server';
 import { sampleCode, sampleEvent } from '../support/store-records';
+import { actor } from '../support/domain-fixture';
 
 /**
  * The media server as `npm start` runs it: real embedded S3, and the edge's store filled by
@@ -157,9 +158,9 @@ describe('media server: the edge follows the table through edge-sync', () => {
   it('revoke denies, unrevoke allows again', async () => {
     const viewer = await show();
     expect(await status(viewer.manifest, viewer.token)).toBe(200);
-    await setCodeRevoked(deps, viewer.code.id, true);
+    await setCodeRevoked(deps, actor(), viewer.code.id, true);
     await expect.poll(() => status(viewer.manifest, viewer.token)).toBe(403);
-    await setCodeRevoked(deps, viewer.code.id, false);
+    await setCodeRevoked(deps, actor(), viewer.code.id, false);
     await expect.poll(() => status(viewer.manifest, viewer.token)).toBe(200);
   });
 
@@ -173,7 +174,7 @@ describe('media server: the edge follows the table through edge-sync', () => {
 
   it('a session an organiser ended is denied, while the code itself still works', async () => {
     const viewer = await show();
-    await endSession(deps, viewer.event.id, { code: viewer.code.code, sessionId: viewer.sessionId });
+    await endSession(deps, actor(), viewer.event.id, { code: viewer.code.code, sessionId: viewer.sessionId });
     await expect.poll(() => status(viewer.manifest, viewer.token)).toBe(403);
     const again = await validateCode(deps, { code: viewer.code.code, ip: '198.51.100.7', playbackBaseUrl: media.url });
     expect(await status(viewer.manifest, again.playbackToken)).toBe(200);
@@ -182,7 +183,7 @@ describe('media server: the edge follows the table through edge-sync', () => {
   it('counts what the edge denies, and reports it in step', async () => {
     const viewer = await show();
     const before = (await health()).revocationCacheSize;
-    await setCodeRevoked(deps, viewer.code.id, true);
+    await setCodeRevoked(deps, actor(), viewer.code.id, true);
     await expect.poll(async () => (await health()).revocationCacheSize).toBe(before + 1);
     expect(await health()).toEqual({ status: 'ok', mode: 'validating', revocationCacheSize: before + 1, lastSyncAgoSeconds: 0 });
   });

@@ -101,3 +101,6 @@ export async function refusal(work: Promise<unknown>): Promise<Answer> {
   if (!answer) throw error;
   return { status: answer.status, body: answer.body as Record<string, unknown>, headers: answer.headers ?? {} };
 }
+
+/** Who acts in a use case a test calls: a staff member (or the ingest, the shop), from a documentation address. */
+export const actor = <N extends string = 'owner'>(name: N = 'owner' as N, clientIp = '192.0.2.7') => ({ name, clientIp });

@@ -3,7 +3,7 @@ import { isKnownOrderType, orderWebhookBody } from '../../functions/domain/comme
 import { orderKeyId, orderPaid, orderRefunded } from '../../functions/domain/commerce';
 import { signPayload, verifySignature } from '../../functions/domain/commerce';
 import { createHmac } from 'node:crypto';
-import { domainFixture } from '../support/domain-fixture';
+import { actor, domainFixture } from '../support/domain-fixture';
 
 const SECRET = 'whsec_order_webhook_test';
 const BODY = JSON.stringify({ type: 'order.paid', orderId: 'o-1', eventId: 'e1', email: 'ada@example.com', quantity: 1 });
@@ -82,19 +82,19 @@ describe('orders on the in-memory stores', () => {
       if (++writes > 1) throw new Error('the function died');
       return createCode(code);
     };
-    await expect(orderPaid(fixture.deps, 'shop', body)).rejects.toThrow('the function died');
+    await expect(orderPaid(fixture.deps, actor('shop'), body)).rejects.toThrow('the function died');
     const recorded = (await fixture.stores.orders.getOrder(orderKeyId('shop', 'crash-1')))!;
     expect(recorded.status).toBe('issuing');
     fixture.stores.codes.createCode = createCode;
 
-    const retried = await orderPaid(fixture.deps, 'shop', body);
+    const retried = await orderPaid(fixture.deps, actor('shop'), body);
     expect(retried.changed).toBe('paid');
     expect(retried.order.codes).toEqual(recorded.codes);
     const codes = await fixture.stores.codes.listCodes(event.id);
     expect(codes.filter((code) => code.label === 'ada@example.com').map((code) => code.code).sort()).toEqual([...recorded.codes].sort());
     // The event's code count: its first code and the order's three, each counted once.
     expect((await fixture.stores.events.getEvent(event.id))!.tokenCount).toBe(4);
-    expect((await orderPaid(fixture.deps, 'shop', body)).changed).toBeNull();
+    expect((await orderPaid(fixture.deps, actor('shop'), body)).changed).toBeNull();
   });
 
   it('plans another code when a planned one collides with a code issued elsewhere', async () => {
@@ -103,7 +103,7 @@ describe('orders on the in-memory stores', () => {
     const body = orderWebhookBody.parse({ type: 'order.paid', orderId: 'collide-1', eventId: event.id, email: 'ada@example.com', quantity: 1 });
     const createOrder = fixture.stores.orders.createOrder.bind(fixture.stores.orders);
     fixture.stores.orders.createOrder = (order) => createOrder({ ...order, codes: [taken.code] });
-    const { order } = await orderPaid(fixture.deps, 'shop', body);
+    const { order } = await orderPaid(fixture.deps, actor('shop'), body);
     expect(order.status).toBe('paid');
     expect(order.codes[0]).not.toBe(taken.code);
     expect((await fixture.stores.codes.getCode(order.codes[0]!))?.id).toBe(order.codeIds[0]);
@@ -114,8 +114,8 @@ describe('orders on the in-memory stores', () => {
     const fixture = domainFixture();
     const { event } = await fixture.eventWithCode();
     const body = { type: 'order.refunded' as const, orderId: 'late-1', eventId: event.id, email: 'ada@example.com', quantity: 2 };
-    expect((await orderRefunded(fixture.deps, 'shop', orderWebhookBody.parse(body))).order.status).toBe('refunded');
-    const paid = await orderPaid(fixture.deps, 'shop', orderWebhookBody.parse({ ...body, type: 'order.paid' }));
+    expect((await orderRefunded(fixture.deps, actor('shop'), orderWebhookBody.parse(body))).order.status).toBe('refunded');
+    const paid = await orderPaid(fixture.deps, actor('shop'), orderWebhookBody.parse({ ...body, type: 'order.paid' }));
     expect(paid).toMatchObject({ changed: null, order: { status: 'refunded', codes: [] } });
     expect(await fixture.stores.codes.listCodes(event.id)).toHaveLength(1);
   });

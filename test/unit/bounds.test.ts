@@ -3,7 +3,7 @@ import { exportCodesCsv, generateCodes, listAllCodes, listEventCodes } from '../
 import { LIST_LIMITS, RATE_LIMITS } from '../../functions/domain/config';
 import { dashboard } from '../../functions/domain/events';
 import { createAccount, newAccount } from '../../functions/domain/staff';
-import { domainFixture, refusal } from '../support/domain-fixture';
+import { actor, domainFixture, refusal } from '../support/domain-fixture';
 import { sampleEvent } from '../support/store-records';
 
 /** What no single request may exceed (docs/api.md, "Limits"), on the in-memory stores. */
@@ -11,14 +11,14 @@ describe('bounds of one request', () => {
   it('lets one account generate codes 120 times in 10 minutes, then 429 with Retry-After until the window ends', async () => {
     const f = domainFixture();
     const { event } = await f.eventWithCode();
-    for (let i = 0; i < RATE_LIMITS.generate.limit; i++) await generateCodes(f.deps, event.id, { count: 1 }, 'box');
-    const refused = await refusal(generateCodes(f.deps, event.id, { count: 1 }, 'box'));
+    for (let i = 0; i < RATE_LIMITS.generate.limit; i++) await generateCodes(f.deps, actor('box'), event.id, { count: 1 });
+    const refused = await refusal(generateCodes(f.deps, actor('box'), event.id, { count: 1 }));
     expect(refused).toMatchObject({ status: 429, body: { error: 'Too many code generations: wait a few minutes' } });
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(RATE_LIMITS.generate.windowSeconds);
     // Another account is not held up; the same one is again after the window.
-    await expect(generateCodes(f.deps, event.id, { count: 1 }, 'manager')).resolves.toMatchObject({ count: 1 });
+    await expect(generateCodes(f.deps, actor('manager'), event.id, { count: 1 })).resolves.toMatchObject({ count: 1 });
     f.advance(RATE_LIMITS.generate.windowSeconds);
-    await expect(generateCodes(f.deps, event.id, { count: 1 }, 'box')).resolves.toMatchObject({ count: 1 });
+    await expect(generateCodes(f.deps, actor('box'), event.id, { count: 1 })).resolves.toMatchObject({ count: 1 });
   });
 
   it('pages code lists of any size, and refuses to export more codes than one answer holds, before reading any', async () => {
@@ -51,7 +51,7 @@ describe('bounds of one request', () => {
   it('keeps at most 200 staff accounts', async () => {
     const f = domainFixture();
     for (let i = 0; i < LIST_LIMITS.accounts; i++) await f.stores.accounts.createAccount(newAccount(`staff-${i}`, 'read-only', 'scrypt$x', f.now().toISOString()));
-    expect(await refusal(createAccount(f.deps, { username: 'one-more', role: 'read-only', password: 'a long enough password' }))).toMatchObject({
+    expect(await refusal(createAccount(f.deps, actor(), { username: 'one-more', role: 'read-only', password: 'a long enough password' }))).toMatchObject({
       status: 409,
       body: { error: 'There are 200 staff accounts already: disable one and give it to someone else' },
     });

@@ -105,11 +105,11 @@ describe('a checkout whose function dies between its writes', () => {
     const expired = Object.assign([...t.stripe.sessions.values()][1]!, { status: 'expired' });
     const webhook = { type: 'checkout.session.expired', data: { object: expired } };
     const dying = dyingAfter(t.fixture.stores, store, method);
-    await expect(stripeEventOrder({ ...t.fixture.deps, stores: dying.stores }, webhook)).rejects.toBeInstanceOf(ProcessDied);
+    await expect(stripeEventOrder({ ...t.fixture.deps, stores: dying.stores }, '192.0.2.7', webhook)).rejects.toBeInstanceOf(ProcessDied);
     // Stripe delivers again (the endpoint failed): the record moved already, so the delivery changes nothing.
-    expect(await stripeEventOrder(t.fixture.deps, webhook)).toEqual({ released: false });
+    expect(await stripeEventOrder(t.fixture.deps, '192.0.2.7', webhook)).toEqual({ released: false });
     await t.sweepTwice();
-    await stripeEventOrder(t.fixture.deps, webhook);
+    await stripeEventOrder(t.fixture.deps, '192.0.2.7', webhook);
     // The kept one's seat stays held by it (its session still open, Stripe's to settle); the other two are back.
     expect(await t.taken()).toBe(1);
     expect(await t.fixture.stores.orders.getCheckout(expired.id)).toMatchObject({ status: 'released' });

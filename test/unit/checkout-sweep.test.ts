@@ -49,8 +49,8 @@ describe('the checkout sweep', () => {
 
     // Run again, and the webhooks arriving after all: nothing moves twice.
     expect(await settleStaleCheckouts(fixture.deps, stripe.api)).toEqual({ released: [], repaired: [], paid: [], waiting: [open.id], found: [], failed: [] });
-    expect(await stripeEventOrder(fixture.deps, { type: 'checkout.session.expired', data: { object: abandoned } })).toEqual({ released: false });
-    expect(await stripeEventOrder(fixture.deps, { type: 'checkout.session.completed', data: { object: paid } })).toMatchObject({ changed: null });
+    expect(await stripeEventOrder(fixture.deps, '192.0.2.7', { type: 'checkout.session.expired', data: { object: abandoned } })).toEqual({ released: false });
+    expect(await stripeEventOrder(fixture.deps, '192.0.2.7', { type: 'checkout.session.completed', data: { object: paid } })).toMatchObject({ changed: null });
     expect(await taken()).toBe(3);
     expect((await fixture.stores.orders.getOrder(order.id))!.codes).toEqual(order.codes);
   });

@@ -18,7 +18,7 @@ import { exportHeader, exportLine } from '../../functions/domain/codes';
 import { codeView } from '../../functions/domain/codes';
 import { sampleCode, sampleEvent } from '../support/store-records';
 
-const STARTER = { actor: 'boxoffice', clientIp: '198.51.100.9' };
+const STARTER = { name: 'boxoffice', clientIp: '198.51.100.9' };
 const VIEWER = 'https://watch.example';
 
 async function setup(codes: number) {
@@ -39,7 +39,7 @@ async function setup(codes: number) {
 describe('an export job', () => {
   it('writes the inline export’s CSV, in parts S3 accepts, each code once though every step runs twice', async () => {
     const t = await setup(60_000);
-    const job = await startCodeExport(t.deps, t.event.id, VIEWER, { tz: 'Europe/Berlin' }, STARTER);
+    const job = await startCodeExport(t.deps, STARTER, t.event.id, VIEWER, { tz: 'Europe/Berlin' });
     expect(job).toMatchObject({ kind: 'export-codes', total: 60_000, status: 'queued' });
     // Every first delivery runs its step and dies before the message is deleted: each part is written twice.
     await t.queue.drain(t.deps, { fate: (step) => (step.receives === 1 ? 'run-then-crash' : 'run') });
@@ -73,12 +73,12 @@ describe('an export job', () => {
 
   it('exports an event without codes as the header alone, and fails with the reason when the event is deleted', async () => {
     const t = await setup(0);
-    const job = await startCodeExport(t.deps, t.event.id, VIEWER, {}, STARTER);
+    const job = await startCodeExport(t.deps, STARTER, t.event.id, VIEWER, {});
     await t.queue.drain(t.deps);
     expect((await t.stores.jobs.getJob(job.id))!).toMatchObject({ status: 'done', done: 0, result: { rows: 0 } });
     expect(t.exportFiles.files.get(exportFileKey(job))!.body.toString()).toBe('code,label,status,createdAt,expiresAt,link\r\n');
 
-    const gone = await startCodeExport(t.deps, t.event.id, VIEWER, {}, STARTER);
+    const gone = await startCodeExport(t.deps, STARTER, t.event.id, VIEWER, {});
     await t.stores.events.deleteEvent(t.event.id, new Date().toISOString());
     await t.queue.drain(t.deps);
     expect((await t.stores.jobs.getJob(gone.id))!).toMatchObject({ status: 'failed', error: 'The event was deleted' });
@@ -86,7 +86,7 @@ describe('an export job', () => {
 
   it('links a done export to its file for 15 minutes a read, and only while the bucket keeps the file', async () => {
     const t = await setup(3);
-    const job = await startCodeExport(t.deps, t.event.id, VIEWER, {}, STARTER);
+    const job = await startCodeExport(t.deps, STARTER, t.event.id, VIEWER, {});
     await t.queue.drain(t.deps);
     const done = (await t.stores.jobs.getJob(job.id))!;
     const keptUntil = new Date(Date.parse(done.finishedAt!) + EXPORT_FILE_DAYS * 86_400_000);

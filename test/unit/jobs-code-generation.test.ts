@@ -19,7 +19,7 @@ import { sampleEvent } from '../support/store-records';
 import { refusal } from '../support/domain-fixture';
 import { RATE_LIMITS } from '../../functions/domain/config';
 
-const STARTER = { actor: 'boxoffice', clientIp: '198.51.100.9' };
+const STARTER = { name: 'boxoffice', clientIp: '198.51.100.9' };
 
 /** The stores, the queue and the worker's dependencies; `codes` may wrap the codes port to inject faults (it is given the stores). */
 function setup(wrap: (codes: CodeStore, memory: MemoryStores) => CodeStore = (codes) => codes) {
@@ -37,7 +37,7 @@ function setup(wrap: (codes: CodeStore, memory: MemoryStores) => CodeStore = (co
       await memory.events.createEvent(event);
       return event;
     },
-    start: (eventId: string, count: number, label = 'Door') => startCodeGeneration(deps, eventId, { count, label }, STARTER),
+    start: (eventId: string, count: number, label = 'Door') => startCodeGeneration(deps, STARTER, eventId, { count, label }),
   };
 }
 
@@ -107,7 +107,7 @@ describe('a generation job', () => {
     const queued = t.queue.ready.length;
     expect(await refusal(t.start(event.id, 1))).toMatchObject({ status: 429, body: { error: 'Too many generation jobs: wait an hour' } });
     expect(t.queue.ready.length).toBe(queued);
-    await expect(startCodeGeneration(t.deps, event.id, { count: 1 }, { ...STARTER, actor: 'manager' })).resolves.toMatchObject({ status: 'queued' });
+    await expect(startCodeGeneration(t.deps, { ...STARTER, name: 'manager' }, event.id, { count: 1 })).resolves.toMatchObject({ status: 'queued' });
   });
 
   it('makes exactly `count` unique codes, counts them on the event, and ends done with its result and audit entry', async () => {

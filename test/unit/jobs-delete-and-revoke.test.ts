@@ -16,7 +16,7 @@ import { PLAYBACK_BASE_URL, refusal } from '../support/domain-fixture';
 import { jobFixture } from '../support/job-fixture';
 import { sampleCode } from '../support/store-records';
 
-const STARTER = { actor: 'manager', clientIp: '198.51.100.9' };
+const STARTER = { name: 'manager', clientIp: '198.51.100.9' };
 
 const setup = jobFixture;
 
@@ -44,7 +44,7 @@ describe('deleting a large event', () => {
     const [watched] = await t.memory.codes.listCodes(event.id);
     await validate(t, watched!.code);
     await t.memory.audience.recordAirChange(event.id, { at: t.fixture.now().toISOString(), onAir: true });
-    const job = await deleteEventInBackground(t.deps, (await t.memory.events.getEvent(event.id))!, STARTER);
+    const job = await deleteEventInBackground(t.deps, STARTER, (await t.memory.events.getEvent(event.id))!);
 
     expect(job).toMatchObject({ kind: 'delete-event', eventId: event.id, status: 'queued', total: 6_500 });
     expect(job.lanes).toHaveLength(WALK_LANES);
@@ -82,7 +82,7 @@ describe('deleting a large event', () => {
       },
     }));
     const event = await bigEvent(t, 5_200);
-    const job = await deleteEventInBackground(t.deps, (await t.memory.events.getEvent(event.id))!, STARTER);
+    const job = await deleteEventInBackground(t.deps, STARTER, (await t.memory.events.getEvent(event.id))!);
     const outcomes = await t.queue.drain(t.deps);
     expect(outcomes).toContain('retry');
     expect(await t.memory.jobs.getJob(job.id)).toMatchObject({ status: 'done', total: 5_200 });
@@ -93,10 +93,10 @@ describe('deleting a large event', () => {
     const t = setup();
     const event = await bigEvent(t, 5_100);
     t.queue.refuseSends = 1;
-    await expect(deleteEventInBackground(t.deps, (await t.memory.events.getEvent(event.id))!, STARTER)).rejects.toThrow('queue unreachable');
+    await expect(deleteEventInBackground(t.deps, STARTER, (await t.memory.events.getEvent(event.id))!)).rejects.toThrow('queue unreachable');
     expect(await t.memory.events.getEvent(event.id)).toMatchObject({ id: event.id, isActive: true });
     expect(await t.memory.codes.listCodes(event.id)).toHaveLength(5_100);
-    const job = await deleteEventInBackground(t.deps, (await t.memory.events.getEvent(event.id))!, STARTER);
+    const job = await deleteEventInBackground(t.deps, STARTER, (await t.memory.events.getEvent(event.id))!);
     await t.queue.drain(t.deps);
     expect(await t.memory.jobs.getJob(job.id)).toMatchObject({ status: 'done', done: 5_100 });
     expect(await t.memory.codes.listCodes(event.id)).toEqual([]);
@@ -106,7 +106,7 @@ describe('deleting a large event', () => {
     const t = setup();
     const event = await bigEvent(t, 5_100);
     // The job queued, the tombstone lost: its steps are tried and given up, the codes stay.
-    const job = await startJob(t.deps, { kind: 'delete-event', eventId: event.id, total: 5_100, params: {}, startedBy: STARTER });
+    const job = await startJob(t.deps, { kind: 'delete-event', eventId: event.id, total: 5_100, params: {}, actor: STARTER });
     await t.queue.drain(t.deps);
     expect(await t.memory.jobs.getJob(job.id)).toMatchObject({ status: 'failed', done: 0, error: 'The event is not deleted: delete it again' });
     expect(await t.memory.codes.listCodes(event.id)).toHaveLength(5_100);
@@ -114,7 +114,7 @@ describe('deleting a large event', () => {
 });
 
 describe('revoking codes by label or status', () => {
-  const start = (t: ReturnType<typeof setup>, eventId: string, body: unknown) => startCodeRevocation(t.deps, eventId, body, STARTER);
+  const start = (t: ReturnType<typeof setup>, eventId: string, body: unknown) => startCodeRevocation(t.deps, STARTER, eventId, body);
 
   it('takes exactly one of label or status, and no status that is revoked already', async () => {
     const t = setup();
@@ -184,7 +184,7 @@ describe('revoking codes by label or status', () => {
       },
     });
     const deps = { ...t.deps, stores: { ...t.deps.stores, counters: failing } };
-    const job = await startCodeRevocation(deps, event.id, { label: 'A' }, STARTER);
+    const job = await startCodeRevocation(deps, STARTER, event.id, { label: 'A' });
     await t.queue.drain(deps);
     // The refused count ended its step early (its page walked again by the next step), never the job.
     expect(calls).toBeGreaterThan(300);

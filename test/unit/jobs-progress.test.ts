@@ -14,8 +14,9 @@ import { JOB_WORKER } from '../../functions/domain/jobs';
 import { retryJob } from '../../functions/domain/jobs';
 import { jobFixture } from '../support/job-fixture';
 import { sampleCode } from '../support/store-records';
+import { actor } from '../support/domain-fixture';
 
-const STARTER = { actor: 'boxoffice', clientIp: '198.51.100.9' };
+const STARTER = { name: 'boxoffice', clientIp: '198.51.100.9' };
 
 const setup = jobFixture;
 
@@ -36,7 +37,7 @@ describe('a step short of time', () => {
       },
     }));
     const { event } = await t.fixture.eventWithCode();
-    const job = await startCodeGeneration(t.deps, event.id, { count: 1000, label: 'Door' }, STARTER);
+    const job = await startCodeGeneration(t.deps, STARTER, event.id, { count: 1000, label: 'Door' });
     let writesAtStart = 0;
     const remainingMs = () => 30_000 - (writes - writesAtStart) * 100;
 
@@ -81,7 +82,7 @@ describe('a failing item', () => {
       await t.memory.codes.createCode(code);
       if (i >= 100 && i < 112) failed.add(code.id);
     }
-    const job = await startCodeRevocation(t.deps, event.id, { label: 'VIP' }, STARTER);
+    const job = await startCodeRevocation(t.deps, STARTER, event.id, { label: 'VIP' });
     return { t, event, job, listedFromStart };
   }
 
@@ -119,9 +120,9 @@ describe('a failing item', () => {
     const failed = (await t.memory.jobs.getJob(job.id))!;
     expect(failed.status).toBe('failed');
     t.fixture.advance(60);
-    await expect(retryJob(t.deps, (await t.memory.jobs.getJob(job.id))!)).resolves.toMatchObject({ status: 'running', done: 100, error: null, finishedAt: null });
+    await expect(retryJob(t.deps, actor(), (await t.memory.jobs.getJob(job.id))!)).resolves.toMatchObject({ status: 'running', done: 100, error: null, finishedAt: null });
     // Once: the job is running now.
-    await expect(retryJob(t.deps, failed)).rejects.toEqual(new Conflict('job-not-failed'));
+    await expect(retryJob(t.deps, actor(), failed)).rejects.toEqual(new Conflict('job-not-failed'));
 
     broken = false;
     const walksBefore = listedFromStart.length;
@@ -151,7 +152,7 @@ describe('a redriven step', () => {
       },
     }));
     const { event } = await t.fixture.eventWithCode();
-    const job = await startCodeGeneration(t.deps, event.id, { count: 1000, label: 'Door' }, STARTER);
+    const job = await startCodeGeneration(t.deps, STARTER, event.id, { count: 1000, label: 'Door' });
     const seed = Buffer.from((await t.memory.jobs.getJob(job.id))!.secret!, 'base64url');
     for (let i = 300; i < 1000; i++) poison.add(derivedAccessCode(seed, i, 0));
     await t.queue.drain(t.deps);

@@ -13,7 +13,7 @@ import { qrPng } from '../../functions/domain/commerce';
 import { ticketEmail, type MailMessage } from '../../functions/domain/commerce';
 import { createMailerHandler } from '../../functions/triggers/mailer';
 import { mailTransport, NO_SENDER } from '../../functions/adapters/mail-transport';
-import { domainFixture } from '../support/domain-fixture';
+import { actor, domainFixture } from '../support/domain-fixture';
 
 /** The PNG's pixels as RGBA (8-bit grayscale, filter 0 on every row: what qrPng writes). */
 function decodeGrayPng(png: Buffer): { width: number; height: number; rgba: Uint8ClampedArray } {
@@ -66,7 +66,7 @@ describe('ticket email', () => {
   it('has the title, the start with its offset, each code with its link and inline QR, the .ics and a text part', async () => {
     const fixture = domainFixture();
     const { event } = await fixture.eventWithCode({ event: { title: 'Winter <Gala>', startsAt: '2026-07-01T18:00:00.000Z' } });
-    const { order } = await orderPaid(fixture.deps, 'shop', orderWebhookBody.parse({ type: 'order.paid', orderId: 'o-7', eventId: event.id, email: 'ada@example.com', quantity: 2 }));
+    const { order } = await orderPaid(fixture.deps, actor('shop'), orderWebhookBody.parse({ type: 'order.paid', orderId: 'o-7', eventId: event.id, email: 'ada@example.com', quantity: 2 }));
     const mail = ticketEmail(order, event, { siteUrl: 'https://tickets.example.com', timeZone: 'America/New_York', now: fixture.now() });
     expect(mail.subject).toBe('Your 2 tickets for Winter <Gala>');
     expect(mail.text).toContain('Starts: 2026-07-01 14:00 (UTC-04:00, America/New_York)');
@@ -109,7 +109,7 @@ describe('mailer', () => {
   async function paidOrder() {
     const fixture = domainFixture();
     const { event } = await fixture.eventWithCode();
-    const { order } = await orderPaid(fixture.deps, 'shop', orderWebhookBody.parse({ type: 'order.paid', orderId: 'o-1', eventId: event.id, email: 'ada@example.com', quantity: 1 }));
+    const { order } = await orderPaid(fixture.deps, actor('shop'), orderWebhookBody.parse({ type: 'order.paid', orderId: 'o-1', eventId: event.id, email: 'ada@example.com', quantity: 1 }));
     return { fixture, order };
   }
 

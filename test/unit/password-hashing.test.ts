@@ -34,11 +34,11 @@ describe('password hashing', () => {
     const signIn = { ...deps, adminSecrets: { adminPasswordHash: await hashAdminPassword('the owner password'), totpEncryptionKey: randomBytes(32).toString('base64url') } };
     const old = await oldHash('ann has a long password');
     await stores.accounts.createAccount(newAccount('ann', 'manager', old, deps.now().toISOString()));
-    await expect(checkPassword(signIn, { username: 'ann', password: 'not her password' }, '192.0.2.1')).rejects.toThrow();
+    await expect(checkPassword(signIn, '192.0.2.7', { username: 'ann', password: 'not her password' }, '192.0.2.1')).rejects.toThrow();
     expect((await stores.accounts.getAccount('ann'))!.passwordHash).toBe(old);
-    expect(await checkPassword(signIn, { username: 'ann', password: 'ann has a long password' }, '192.0.2.1')).toMatchObject({ step: 'signed-in' });
+    expect(await checkPassword(signIn, '192.0.2.7', { username: 'ann', password: 'ann has a long password' }, '192.0.2.1')).toMatchObject({ step: 'signed-in' });
     const upgraded = (await stores.accounts.getAccount('ann'))!.passwordHash!;
     expect(costOf(upgraded)).toBe(2 ** 17);
-    expect(await checkPassword(signIn, { username: 'ann', password: 'ann has a long password' }, '192.0.2.1')).toMatchObject({ step: 'signed-in' });
+    expect(await checkPassword(signIn, '192.0.2.7', { username: 'ann', password: 'ann has a long password' }, '192.0.2.1')).toMatchObject({ step: 'signed-in' });
   }, 60_000);
 });

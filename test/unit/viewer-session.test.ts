@@ -4,7 +4,7 @@ import { buildRevocationFeed } from '../../functions/domain/access';
 import { endSession } from '../../functions/domain/access';
 import { heartbeat, refreshPlayback, releasePlayback, validateCode } from '../../functions/domain/access';
 import { setEventActive } from '../../functions/domain/codes';
-import { domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
+import { actor, domainFixture, PLAYBACK_BASE_URL, refusal, type DomainFixture } from '../support/domain-fixture';
 
 const refresh = (f: DomainFixture, token: string | null) => refreshPlayback(f.deps, token, PLAYBACK_BASE_URL);
 const invalidToken = { status: 401, body: { error: 'Valid playback token required' } };
@@ -54,7 +54,7 @@ describe('refreshing a playback JWT', () => {
   it('refuses a session that timed out, and tells the player when an organiser ended it', async () => {
     const f = domainFixture();
     const { event, code, token, sessionId } = await f.watching();
-    await endSession(f.deps, event.id, { code: code.code, sessionId });
+    await endSession(f.deps, actor(), event.id, { code: code.code, sessionId });
     expect((await refusal(refresh(f, token))).body).toEqual({ ...invalidToken.body, reason: 'ended-by-admin', endedBy: 'admin' });
 
     const other = await f.watching();

@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import { normalizeAccessCode } from '../codes';
 import { NotFound } from '../errors';
+import { countOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { estimateActiveViewers, requireEvent } from '../events';
 import { parseInput } from '../inputs';
 import type { LiveSessionRecord } from '../records';
@@ -67,10 +68,12 @@ export async function listSessions(deps: { stores: { codes: CodeStore; counters:
   return { sessions: page.sessions.map(sessionView), total, nextCursor: page.nextCursor };
 }
 
-/** Ends one session of the event; 404 when it is not (any more) the code's session. */
-export async function endSession(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, eventId: string, body: unknown) {
+type SessionAdminDeps = { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig } & AuditDeps;
+
+/** Ends one session of the event, by `actor`, in the audit log; 404 when it is not (any more) the code's session. */
+export async function endSession(deps: SessionAdminDeps, actor: Actor, eventId: string, body: unknown) {
   const input = parseInput(endSessionInput, body);
-  await requireEvent(deps, eventId);
+  const event = await requireEvent(deps, eventId);
   const code = normalizeAccessCode(input.code);
   const record = code ? await deps.stores.codes.getCode(code) : null;
   if (!record || record.eventId !== eventId || record.session?.id !== input.sessionId) throw sessionNotFound();
@@ -78,12 +81,13 @@ export async function endSession(deps: { stores: { codes: CodeStore; counters: C
   const ended = await deps.stores.codes.releaseSession({ code: record.code, sessionId: input.sessionId, now: now.toISOString(), by: 'admin' });
   if (!ended) throw sessionNotFound();
   await countLiveSessionPresence(deps, record, now, -1);
+  await recordAudit(deps, actor, { action: 'session.end', eventId, eventTitle: event.title, target: record.code, details: { sessionId: input.sessionId, label: record.label } });
   return { ended: true as const, sessionId: input.sessionId, code: record.code, label: record.label };
 }
 
-/** Ends every live session of the event; `ended` counts those this call ended. */
-export async function endAllSessions(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, eventId: string) {
-  await requireEvent(deps, eventId);
+/** Ends every live session of the event, by `actor`, in the audit log; `ended` counts those this call ended. */
+export async function endAllSessions(deps: SessionAdminDeps, actor: Actor, eventId: string) {
+  const event = await requireEvent(deps, eventId);
   const live: LiveSessionRecord[] = [];
   let cursor: string | null = null;
   do {
@@ -102,5 +106,6 @@ export async function endAllSessions(deps: { stores: { codes: CodeStore; counter
     const results = await Promise.all(live.slice(i, i + END_ALL_CONCURRENCY).map(endOne));
     ended += results.filter(Boolean).length;
   }
+  await recordAudit(deps, actor, { action: 'sessions.end-all', eventId, eventTitle: event.title, target: countOf(ended, 'session'), details: { ended } });
   return { ended };
 }

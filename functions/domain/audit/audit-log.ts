@@ -28,16 +28,23 @@ export interface AuditDeps {
 }
 
 /**
+ * Who acts: a staff member (their username), the ingest (`INGEST_ACTOR`), the shop or Stripe that
+ * reported an order, or whoever a failed sign-in names; with the client address the entry keeps.
+ */
+export interface Actor {
+  name: string;
+  clientIp: string;
+}
+
+/**
  * One action to record; without `eventId` it concerns no event, without `target` it names
  * `defaultAuditTarget`'s. The event's title is read unless given (an event being deleted gives it).
  */
 export interface AuditRecord {
   action: AuditAction;
-  actor: string;
   eventId?: string | null;
   eventTitle?: string;
   target?: string;
-  clientIp: string;
   changes?: Record<string, AuditChange>;
   details?: Record<string, unknown>;
 }
@@ -52,24 +59,26 @@ export function changesOf<T extends object>(before: T, after: T, fields: readonl
 }
 
 /**
- * Records one action in its event's log (or the console-wide one). `key` fixes the entry's id and
- * time, for an entry that may be written twice (it then replaces itself).
+ * Records one action by `actor` in its event's log (or the console-wide one): the one way a use case
+ * writes the audit log. `key` fixes the entry's id and time, for an entry that may be written twice
+ * (it then replaces itself).
  */
 export async function recordAudit(
   deps: AuditDeps,
+  actor: Actor,
   record: AuditRecord,
   key: Pick<AuditEntry, 'id' | 'at'> = { id: randomId(20), at: deps.now().toISOString() },
 ): Promise<AuditEntry> {
-  const { action, actor, eventId = null, target, clientIp, changes, details } = record;
+  const { action, eventId = null, target, changes, details } = record;
   const eventTitle = eventId === null ? null : (record.eventTitle ?? (await deps.stores.events.getEvent(eventId))?.title ?? null);
   const entry: AuditEntry = {
     ...key,
     action,
-    actor,
+    actor: actor.name,
     eventId,
     eventTitle,
-    target: target ?? defaultAuditTarget(action, actor),
-    clientIp,
+    target: target ?? defaultAuditTarget(action, actor.name),
+    clientIp: actor.clientIp,
     ...(changes && Object.keys(changes).length > 0 ? { changes } : {}),
     ...(details ? { details } : {}),
   };
@@ -78,6 +87,9 @@ export async function recordAudit(
   await deps.stores.audit.putAuditEntry(entry, scope, keepUntil);
   return entry;
 }
+
+/** `count` things in words, as an entry's target names them: "1 code", "12 codes". */
+export const countOf = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** What a reader may see of an access code: its last 4 characters (enough to tell tickets apart, never to watch). */
 export const maskCode = (code: string) => `…${code.slice(-4)}`;

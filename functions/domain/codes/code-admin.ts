@@ -5,6 +5,7 @@ import { exportHeader, exportLine } from './code-export';
 import { LIST_LIMITS } from '../config';
 import { AlreadyExists, ExportTooLarge, InvalidCursor, NotFound } from '../errors';
 import { requireEvent } from '../events';
+import { countOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { setEventActive } from './event-activation';
 import { bulkRevokeInput, codeExportQuery, generateCodesInput, parseInput, codeListQuery } from '../inputs';
 import { dayInTimeZone } from '../time-zone';
@@ -36,13 +37,14 @@ async function createUniqueCode(deps: { stores: { codes: CodeStore } }, event: E
 
 /**
  * Creates 1..500 unique codes. On failure the codes already written are removed again, so nothing
- * half-done remains. Each staff account may generate `RATE_LIMITS.generate` times per window.
+ * half-done remains. Each staff account may generate `RATE_LIMITS.generate` times per window; the
+ * codes made are in the audit log, by `actor`.
  */
-export async function generateCodes(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; now(): Date }, eventId: string, body: unknown, actor: string) {
+export async function generateCodes(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore } } & AuditDeps, actor: Actor, eventId: string, body: unknown) {
   const { count, label } = parseInput(generateCodesInput, body);
   const event = await requireEvent(deps, eventId);
   const now = deps.now();
-  await hitRateLimit(deps.stores.counters, 'generate', actor, now);
+  await hitRateLimit(deps.stores.counters, 'generate', actor.name, now);
   const createdAt = now.toISOString();
   const created: CodeRecord[] = [];
   try {
@@ -61,6 +63,13 @@ export async function generateCodes(deps: { stores: { codes: CodeStore; counters
   }
   const latest = await settleEventActive(deps, event);
   const tokens = created.map((record) => codeView(record, latest, now));
+  await recordAudit(deps, actor, {
+    action: 'codes.generate',
+    eventId,
+    eventTitle: latest.title,
+    target: countOf(tokens.length, 'code'),
+    details: { count: tokens.length, label: tokens[0]?.label ?? '' },
+  });
   return { tokens, count: tokens.length };
 }
 
@@ -186,19 +195,26 @@ export function exportFileName(title: string, day: string): string {
   return `${safe || 'event'}-codes-${day}.csv`;
 }
 
-export async function setCodeRevoked(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, codeId: string, revoked: boolean) {
+/** Revokes (or restores) one code, by `actor`, in the audit log. */
+export async function setCodeRevoked(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig } & AuditDeps, actor: Actor, codeId: string, revoked: boolean) {
   const { code } = await changeRevoked(deps, codeId, revoked, deps.now());
   const event = await deps.stores.events.getEvent(code.eventId);
   if (!event) throw new NotFound('code');
+  await recordAudit(deps, actor, { action: revoked ? 'code.revoke' : 'code.unrevoke', eventId: code.eventId, eventTitle: event.title, target: code.code });
   return codeView(code, event, deps.now());
 }
 
 /**
- * Revokes every listed code that exists; `revoked` counts those that were
- * not revoked before, `changed` lists them (for the audit log).
+ * Revokes every listed code that exists; `revoked` counts those that were not revoked before. They
+ * are in the audit log by `actor`, one entry per event, so each event's log shows its own codes.
  */
-export async function bulkRevoke(deps: { stores: { codes: CodeStore; counters: CounterStore }; config: AppConfig; now(): Date }, body: unknown) {
+export async function bulkRevoke(deps: { stores: { codes: CodeStore; counters: CounterStore }; config: AppConfig } & AuditDeps, actor: Actor, body: unknown) {
   const { tokenIds: codeIds } = parseInput(bulkRevokeInput, body);
   const changed = (await revokeCodes(deps, [...new Set(codeIds)], deps.now())).filter((result) => result.changed).map((result) => result.code);
-  return { revoked: changed.length, changed };
+  const byEvent = new Map<string, CodeRecord[]>();
+  for (const code of changed) byEvent.set(code.eventId, [...(byEvent.get(code.eventId) ?? []), code]);
+  for (const [eventId, codes] of byEvent) {
+    await recordAudit(deps, actor, { action: 'codes.bulk-revoke', eventId, target: countOf(codes.length, 'code'), details: { codes: codes.map((code) => code.code) } });
+  }
+  return { revoked: changed.length };
 }

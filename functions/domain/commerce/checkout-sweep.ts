@@ -3,12 +3,7 @@ import type { CheckoutSessionRequest, CheckoutSessions } from './checkout-sessio
 import { PaymentsUnavailable } from '../errors';
 import type { CheckoutRecord } from './order-store';
 import type { OrderOutcome } from './orders';
-import { stripeEventOrder } from './stripe-orders';
-import type { EventStore } from '../events';
-import type { CodeStore } from '../codes';
-import type { CounterStore } from '../counter-store';
-import type { OrderStore } from './order-store';
-import type { AppConfig } from '../config';
+import { stripeEventOrder, type StripeOrderDeps } from './stripe-orders';
 
 /** How often the sweep runs (an EventBridge rule on the public function in AWS, a timer in `npm start`). */
 export const CHECKOUT_SWEEP_SECONDS = 300;
@@ -24,6 +19,9 @@ export const SETTLE_AFTER_MINUTES = CHECKOUT_MINUTES + 15;
  */
 const SWEEP_BATCH = 50;
 const SWEEP_PARALLEL = 10;
+
+/** The client address of what the sweep records: none, it is no request. */
+const SWEEP_ADDRESS = '-';
 
 export interface CheckoutSweepOutcome {
   /** Checkouts whose tickets went back to the sale (their session expired or never existed). */
@@ -47,8 +45,9 @@ export interface CheckoutSweepOutcome {
  * sold out with seats unsold; one missing `checkout.session.completed` leaves a buyer paid and ticketless.
  * A checkout whose writer died between its record and the event's ticket count is repaired: one whose take
  * may not have counted is given up (its tickets back if the take happened), one released gets its tickets back.
+ * An order it makes is in the audit log as the webhook's would be, by Stripe.
  */
-export async function settleStaleCheckouts(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig; now(): Date }, sessions: CheckoutSessions): Promise<CheckoutSweepOutcome> {
+export async function settleStaleCheckouts(deps: StripeOrderDeps, sessions: CheckoutSessions): Promise<CheckoutSweepOutcome> {
   const before = new Date(deps.now().getTime() - SETTLE_AFTER_MINUTES * 60_000).toISOString();
   const outcome: CheckoutSweepOutcome = { released: [], repaired: [], paid: [], waiting: [], found: [], failed: [] };
   const settle = async (checkout: CheckoutRecord) => {
@@ -63,10 +62,10 @@ export async function settleStaleCheckouts(deps: { stores: { codes: CodeStore; c
         // No such session in this Stripe account: nothing can ever pay it.
         if (await releaseCheckout(deps, checkout, 'held')) outcome.released.push(checkout.sessionId);
       } else if (session.status === 'expired') {
-        const settled = await stripeEventOrder(deps, { type: 'checkout.session.expired', data: { object: session } });
+        const settled = await stripeEventOrder(deps, SWEEP_ADDRESS, { type: 'checkout.session.expired', data: { object: session } });
         if (settled && 'released' in settled && settled.released) outcome.released.push(checkout.sessionId);
       } else if (session.status === 'complete' && session.payment_status === 'paid') {
-        const settled = await stripeEventOrder(deps, { type: 'checkout.session.completed', data: { object: session } });
+        const settled = await stripeEventOrder(deps, SWEEP_ADDRESS, { type: 'checkout.session.completed', data: { object: session } });
         if (settled && 'order' in settled) outcome.paid.push(settled);
       } else {
         outcome.waiting.push(checkout.sessionId);

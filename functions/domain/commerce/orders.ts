@@ -14,6 +14,7 @@ import type { CodeStore } from '../codes';
 import type { CounterStore } from '../counter-store';
 import type { OrderStore } from './order-store';
 import type { AppConfig } from '../config';
+import { recordAudit, type Actor, type AuditDeps } from '../audit';
 
 /** Our id of a shop's order: the same delivery, replayed, finds the same record. */
 export function orderKeyId(source: OrderSource, orderId: string): string {
@@ -54,14 +55,38 @@ function newOrder(id: string, source: OrderSource, body: OrderWebhookBody, now: 
 
 const emailOwed = (kind: 'tickets' | 'refund') => ({ emailKind: kind, emailStatus: 'pending', emailRequest: randomId(12), emailAttempts: 0, emailError: null }) as const;
 
+/** Who reports an order: the shop's webhook or Stripe (`name` is the order's source), from the address it called from. */
+export interface OrderActor extends Actor {
+  name: OrderSource;
+}
+
+const AUDIT_OF = { paid: 'order.paid', refunded: 'order.refunded', failed: 'order.failed' } as const;
+
+/** An order's change in the audit log, by whoever reported it; a replay changed nothing and records nothing. */
+async function recordOutcome(deps: AuditDeps, actor: OrderActor, outcome: OrderOutcome): Promise<OrderOutcome> {
+  const { order, changed } = outcome;
+  if (!changed) return outcome;
+  await recordAudit(deps, actor, {
+    action: AUDIT_OF[changed],
+    eventId: order.eventId,
+    target: `order ${order.orderId}`,
+    details: { orderId: order.id, email: order.email, quantity: order.quantity, ...(order.failure ? { failure: order.failure } : {}) },
+  });
+  return outcome;
+}
+
 /**
- * An order was paid: recorded once (conditional on its id), its codes planned in the record, then
+ * An order was paid, as `actor` reports (in the audit log): recorded once (conditional on its id), its codes planned in the record, then
  * issued, then the ticket email owed. A replay, or a parallel delivery, of the same order finds the
  * record: one still `issuing` (its first delivery died, or is running) is carried on with the same
  * planned codes, so no code is issued twice; one further along is answered as it is. An order for an
  * unknown or deleted event is recorded `failed` with the reason.
  */
-export async function orderPaid(deps: { stores: { codes: CodeStore; events: EventStore; orders: OrderStore }; now(): Date }, source: OrderSource, body: OrderWebhookBody): Promise<OrderOutcome> {
+export async function orderPaid(deps: { stores: { codes: CodeStore; events: EventStore; orders: OrderStore } } & AuditDeps, actor: OrderActor, body: OrderWebhookBody): Promise<OrderOutcome> {
+  return recordOutcome(deps, actor, await payOrder(deps, actor.name, body));
+}
+
+async function payOrder(deps: { stores: { codes: CodeStore; events: EventStore; orders: OrderStore }; now(): Date }, source: OrderSource, body: OrderWebhookBody): Promise<OrderOutcome> {
   const id = orderKeyId(source, body.orderId);
   const event = await deps.stores.events.getEvent(body.eventId);
   const now = deps.now().toISOString();
@@ -112,11 +137,15 @@ async function issueLine(deps: { stores: { codes: CodeStore; orders: OrderStore 
 }
 
 /**
- * An order was refunded: its codes revoked through the revoke rule (counted, and denied at the
+ * An order was refunded, as `actor` reports (in the audit log): its codes revoked through the revoke rule (counted, and denied at the
  * edge), then the order marked refunded and the buyer told. A refund of an order never seen is
  * recorded refunded, so that its payment arriving late issues nothing.
  */
-export async function orderRefunded(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig; now(): Date }, source: OrderSource, body: OrderWebhookBody): Promise<OrderOutcome> {
+export async function orderRefunded(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig } & AuditDeps, actor: OrderActor, body: OrderWebhookBody): Promise<OrderOutcome> {
+  return recordOutcome(deps, actor, await refundOrder(deps, actor.name, body));
+}
+
+async function refundOrder(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig; now(): Date }, source: OrderSource, body: OrderWebhookBody): Promise<OrderOutcome> {
   const id = orderKeyId(source, body.orderId);
   const now = deps.now().toISOString();
   const { created, order } = await deps.stores.orders.createOrder(newOrder(id, source, body, now, { status: 'refunded' }));
@@ -173,8 +202,8 @@ export async function listEventOrders(deps: { stores: { orders: OrderStore } }, 
   return { orders: page.orders.map(orderView), nextCursor: page.nextCursor };
 }
 
-/** Owes the buyer the order's email again (tickets, or the refund notice): the mailer sends it (handlers/mailer.ts). */
-export async function resendOrderEmail(deps: { stores: { orders: OrderStore }; now(): Date }, id: string): Promise<OrderRecord> {
+/** Owes the buyer the order's email again (tickets, or the refund notice), by `actor`, in the audit log: the mailer sends it (handlers/mailer.ts). */
+export async function resendOrderEmail(deps: { stores: { orders: OrderStore } } & AuditDeps, actor: Actor, id: string): Promise<OrderRecord> {
   const order = await deps.stores.orders.getOrder(id);
   if (!order) throw new NotFound('order');
   if (order.status !== 'paid' && order.status !== 'refunded') throw new Conflict('order-without-tickets');
@@ -186,5 +215,6 @@ export async function resendOrderEmail(deps: { stores: { orders: OrderStore }; n
   );
   // Its status changed in between (a refund arrived): the caller may try again on the new state.
   if (!updated) throw new Conflict('order-changed');
+  await recordAudit(deps, actor, { action: 'order.resend', eventId: updated.eventId, target: `order ${updated.orderId}`, details: { orderId: updated.id, email: updated.email, kind: updated.emailKind } });
   return updated;
 }

@@ -2,6 +2,7 @@ import { Contended } from '../errors';
 import { parseInput } from '../inputs';
 import { orderWebhookBody } from './order-input';
 import { orderKeyId, orderPaid, orderRefunded, type OrderOutcome } from './orders';
+import type { AuditDeps } from '../audit';
 import { keepCheckout, releaseCheckout } from './checkout';
 import type { EventStore } from '../events';
 import type { CodeStore } from '../codes';
@@ -20,6 +21,8 @@ export interface StripeEvent {
   type: string;
   data: { object: unknown };
 }
+
+export type StripeOrderDeps = { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig } & AuditDeps;
 
 /** The fields of a Checkout Session this uses (Stripe's API reference, "The Checkout Session object"). */
 interface CheckoutSession {
@@ -61,8 +64,9 @@ const paymentRef = (intent: string | { id: string } | null) => (typeof intent ==
  * checkout of ours, and whether this delivery gave its tickets back. A checkout of ours
  * (checkout.ts) keeps its tickets once paid, gives them back when its session expires unpaid
  * (`checkout.session.expired`, no order) or when its order is refunded; each once, however often Stripe delivers.
+ * An order's change is in the audit log by Stripe, from `clientIp`.
  */
-export async function stripeEventOrder(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig; now(): Date }, event: StripeEvent): Promise<OrderOutcome | { released: boolean } | null> {
+export async function stripeEventOrder(deps: StripeOrderDeps, clientIp: string, event: StripeEvent): Promise<OrderOutcome | { released: boolean } | null> {
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded': {
@@ -83,7 +87,7 @@ export async function stripeEventOrder(deps: { stores: { codes: CodeStore; count
       if (ref) await deps.stores.orders.linkPayment(ref, orderKeyId('stripe', session.id));
       const checkout = checkoutOf(session);
       if (checkout) await keepCheckout(deps, checkout);
-      return orderPaid(deps, 'stripe', body);
+      return orderPaid(deps, { name: 'stripe', clientIp }, body);
     }
     case 'checkout.session.expired': {
       const checkout = checkoutOf(event.data.object as CheckoutSession);
@@ -99,7 +103,7 @@ export async function stripeEventOrder(deps: { stores: { codes: CodeStore; count
       const order = id ? await deps.stores.orders.getOrder(id) : null;
       // Not a Stagedoor sale, or its paid event not here yet: a 503, and Stripe delivers it again later.
       if (!order) throw new Contended(`no order for payment ${ref} yet`);
-      const outcome = await orderRefunded(deps, 'stripe', { type: 'order.refunded', orderId: order.orderId, eventId: order.eventId, email: order.email, quantity: order.quantity });
+      const outcome = await orderRefunded(deps, { name: 'stripe', clientIp }, { type: 'order.refunded', orderId: order.orderId, eventId: order.eventId, email: order.email, quantity: order.quantity });
       const checkout = await deps.stores.orders.getCheckout(order.orderId);
       if (checkout) await releaseCheckout(deps, checkout, 'paid');
       return outcome;

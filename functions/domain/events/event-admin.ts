@@ -8,7 +8,7 @@ import { createEventInput, parseInput, updateEventInput } from '../inputs';
 import { randomId, randomString } from '../random';
 import type { EventRecord } from '../records';
 import { adminEventView } from './event-views';
-import { changesOf } from '../audit';
+import { changesOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { ingestReportView, retireIngestKey } from './stream-reports';
 import type { EventStore } from './event-store';
 import type { CounterStore } from '../counter-store';
@@ -27,7 +27,8 @@ export async function requireEvent(deps: { stores: { events: EventStore } }, id:
   return event;
 }
 
-export async function createEvent(deps: { stores: { events: EventStore }; now(): Date }, body: unknown) {
+/** A new event, by `actor`, in the audit log. */
+export async function createEvent(deps: { stores: { events: EventStore } } & AuditDeps, actor: Actor, body: unknown) {
   const input = parseInput(createEventInput, body);
   const now = deps.now().toISOString();
   const event: EventRecord = {
@@ -43,28 +44,34 @@ export async function createEvent(deps: { stores: { events: EventStore }; now():
     lastLiveEndedAt: null,
   };
   await deps.stores.events.createEvent(event);
+  await recordAudit(deps, actor, { action: 'event.create', eventId: event.id, eventTitle: event.title, target: event.title });
   return adminEventView(event);
 }
 
 /** The fields an admin edits, each recorded with its old and new value when it changed. */
 const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl', 'sale'] as const;
 
-/** The updated event, and what changed (for the audit log). */
-export async function updateEvent(deps: { stores: { events: EventStore }; now(): Date }, id: string, body: unknown) {
+/** The updated event, by `actor`; what changed is in the audit log. */
+export async function updateEvent(deps: { stores: { events: EventStore } } & AuditDeps, actor: Actor, id: string, body: unknown) {
   const input = parseInput(updateEventInput, body);
   const current = await requireEvent(deps, id);
   const startsAt = input.startsAt ?? current.startsAt;
   const endsAt = input.endsAt ?? current.endsAt;
   if (endsAt <= startsAt) throw new InvalidInput('endsAt', 'must be after startsAt');
   const updated = await deps.stores.events.updateEvent(id, input satisfies EventChanges, deps.now().toISOString());
-  return { event: adminEventView(updated), changes: changesOf(current, updated, EDITED_FIELDS) };
+  const event = adminEventView(updated);
+  await recordAudit(deps, actor, { action: 'event.update', eventId: event.id, eventTitle: event.title, target: event.title, changes: changesOf(current, updated, EDITED_FIELDS) });
+  return event;
 }
 
-export async function rotateIngestKey(deps: { stores: { counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, id: string, ingestServer: string) {
+/** A new stream key, the old one retired, by `actor`, in the audit log. */
+export async function rotateIngestKey(deps: { stores: { counters: CounterStore; events: EventStore }; config: AppConfig } & AuditDeps, actor: Actor, id: string, ingestServer: string) {
   const current = await requireEvent(deps, id);
   const changes = { ingestKey: newIngestKey(), retiredIngestKeyHashes: retireIngestKey(current) };
   const event = await deps.stores.events.updateEvent(id, changes, deps.now().toISOString());
-  return eventDetails(deps, event, ingestServer);
+  const details = await eventDetails(deps, event, ingestServer);
+  await recordAudit(deps, actor, { action: 'ingest-key.rotate', eventId: details.id, eventTitle: details.title, target: details.title });
+  return details;
 }
 
 function eventCounters(deps: { stores: { counters: CounterStore } }, event: EventRecord, now: Date) {

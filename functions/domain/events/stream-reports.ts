@@ -71,13 +71,11 @@ const REFUSAL_TARGET: Record<PublishRefusalReason, string> = {
  */
 export async function recordRefusal(deps: RefusalDeps, event: Pick<EventRecord, 'id' | 'title'>, reason: PublishRefusalReason, remoteAddr: string): Promise<void> {
   await deps.stores.events.appendPublishRefusal(event.id, { at: deps.now().toISOString(), reason, remoteAddr }, REFUSALS_SHOWN);
-  await recordAudit(deps, {
+  await recordAudit(deps, { name: INGEST_ACTOR, clientIp: remoteAddr }, {
     action: 'stream.refused',
-    actor: INGEST_ACTOR,
     eventId: event.id,
     eventTitle: event.title,
     target: REFUSAL_TARGET[reason],
-    clientIp: remoteAddr,
     details: { reason },
   });
 }

@@ -6,19 +6,20 @@ import { hitRateLimit } from '../rate-limits';
 import { dayInTimeZone } from '../time-zone';
 import { exportFileKey, type ExportParams } from './code-export-job';
 import type { RevocationParams } from './code-revocation-job';
+import type { Actor } from '../audit';
 import type { JobRecord } from './job-store';
-import { startJob, type JobStartDeps } from './jobs';
+import { startAuditedJob, type JobStartDeps } from './jobs';
 
-/** Starts a background job generating 1..1,000,000 codes (code-generation-job.ts); the worker runs it. */
-export async function startCodeGeneration(deps: JobStartDeps, eventId: string, body: unknown, startedBy: JobRecord['startedBy']): Promise<JobRecord> {
+/** Starts, by `actor`, a background job generating 1..1,000,000 codes (code-generation-job.ts); the worker runs it. */
+export async function startCodeGeneration(deps: JobStartDeps, actor: Actor, eventId: string, body: unknown): Promise<JobRecord> {
   const params = parseInput(generateCodesJobInput, body);
   if (!(await deps.stores.events.getEvent(eventId))) throw new NotFound('event');
-  await hitRateLimit(deps.stores.counters, 'generateJob', startedBy.actor, deps.now());
-  return startJob(deps, { kind: 'generate-codes', eventId, total: params.count, params, startedBy });
+  await hitRateLimit(deps.stores.counters, 'generateJob', actor.name, deps.now());
+  return startAuditedJob(deps, actor, { kind: 'generate-codes', eventId, total: params.count, params });
 }
 
 /** Starts a background job revoking an event's codes of one label or status (code-revocation-job.ts); the worker runs it. */
-export async function startCodeRevocation(deps: JobStartDeps & PresenceDeps, eventId: string, body: unknown, startedBy: JobRecord['startedBy']): Promise<JobRecord> {
+export async function startCodeRevocation(deps: JobStartDeps & PresenceDeps, actor: Actor, eventId: string, body: unknown): Promise<JobRecord> {
   const input = parseInput(revokeCodesJobInput, body);
   const event = await deps.stores.events.getEvent(eventId);
   if (!event) throw new NotFound('event');
@@ -28,11 +29,11 @@ export async function startCodeRevocation(deps: JobStartDeps & PresenceDeps, eve
     sessionTimeoutSeconds: deps.config.sessionTimeoutSeconds,
   };
   // Its steps walk every code of the event: `done` of `total` is the walk's progress, `result.revoked` the count.
-  return startJob(deps, { kind: 'revoke-codes', eventId, total: event.tokenCount, params, startedBy });
+  return startAuditedJob(deps, actor, { kind: 'revoke-codes', eventId, total: event.tokenCount, params });
 }
 
 /** Starts a background job writing the event's codes as CSV to a file (code-export-job.ts); the job's result links to it. */
-export async function startCodeExport(deps: JobStartDeps, eventId: string, viewerUrl: string, query: Record<string, string>, startedBy: JobRecord['startedBy']) {
+export async function startCodeExport(deps: JobStartDeps, actor: Actor, eventId: string, viewerUrl: string, query: Record<string, string>) {
   const { tz } = parseInput(codeExportQuery, query);
   if (!deps.exportFiles) throw new ExportsNotConfigured('no export bucket');
   const event = await deps.stores.events.getEvent(eventId);
@@ -42,5 +43,5 @@ export async function startCodeExport(deps: JobStartDeps, eventId: string, viewe
   const id = randomId(20);
   const uploadId = await deps.exportFiles.begin({ key: exportFileKey({ eventId, id }), fileName });
   const params: ExportParams = { viewerUrl, tz: tz ?? null, fileName, uploadId };
-  return startJob(deps, { id, kind: 'export-codes', eventId, total: event.tokenCount, params: { ...params }, startedBy });
+  return startAuditedJob(deps, actor, { id, kind: 'export-codes', eventId, total: event.tokenCount, params: { ...params } });
 }

@@ -7,8 +7,9 @@
 import type { AudienceStore } from '../audience';
 import type { CodeStore } from '../codes';
 import type { EventStore } from '../events';
+import { recordAudit, type Actor } from '../audit';
 import type { JobRecord } from './job-store';
-import { startJob, type JobStartDeps } from './jobs';
+import { recordJobStart, startJob, type JobStartDeps } from './jobs';
 import type { EventRecord } from '../records';
 
 /**
@@ -36,7 +37,18 @@ export async function deleteEvent<T>(deps: { stores: { audience: AudienceStore; 
   await deps.stores.audience.deleteEventAudience(id);
 }
 
-/** The event's tombstone, then a `delete-event` job for its codes, their sessions and its audience data. */
-export function deleteEventInBackground(deps: JobStartDeps, event: EventRecord, startedBy: JobRecord['startedBy']): Promise<JobRecord> {
-  return deleteEvent(deps, event.id, () => startJob(deps, { kind: 'delete-event', eventId: event.id, total: event.tokenCount, params: {}, startedBy }));
+type DeletionDeps = Parameters<typeof recordAudit>[0] & { stores: { audience: AudienceStore; codes: CodeStore; events: EventStore } };
+
+/** Deletes the event within the call (`deletesInline`), by `actor`, in the audit log. The event's log outlives it (its retention). */
+export async function deleteEventNow(deps: DeletionDeps, actor: Actor, event: EventRecord): Promise<void> {
+  await deleteEvent(deps, event.id);
+  await recordAudit(deps, actor, { action: 'event.delete', eventId: event.id, eventTitle: event.title, target: event.title });
+}
+
+/** The event's tombstone, then a `delete-event` job for its codes, their sessions and its audience data; the job's start and the deletion in the audit log, by `actor`. */
+export async function deleteEventInBackground(deps: JobStartDeps, actor: Actor, event: EventRecord): Promise<JobRecord> {
+  const job = await deleteEvent(deps, event.id, () => startJob(deps, { kind: 'delete-event', eventId: event.id, total: event.tokenCount, params: {}, actor }));
+  await recordJobStart(deps, actor, job);
+  await recordAudit(deps, actor, { action: 'event.delete', eventId: event.id, eventTitle: event.title, target: event.title });
+  return job;
 }

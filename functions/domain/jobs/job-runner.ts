@@ -20,6 +20,7 @@ import { recordAudit } from '../audit';
 import { JobStopped } from '../errors';
 import type { JobDeps } from './job-kind';
 import { jobKindOf } from './job-kinds';
+import { jobActor } from './jobs';
 import type { Delivery, JobQueue, StepMessage } from './job-queue';
 import type { JobRecord } from './job-store';
 import { JOB_WORKER } from './job-worker-settings';
@@ -108,13 +109,12 @@ async function settle(deps: RunnerDeps, job: JobRecord): Promise<void> {
     // Keyed by the end itself: written again after a crash, it replaces the same entry.
     await recordAudit(
       deps,
+      jobActor(job),
       {
         // Told apart in the log: a failed job is one to look at (and retry).
         action: job.status === 'done' ? 'job.done' : 'job.failed',
         eventId: job.eventId,
         target: kind.describe(job),
-        actor: job.startedBy.actor,
-        clientIp: job.startedBy.clientIp,
         details: { jobId: job.id, kind: job.kind, status: job.status, done: job.done, total: job.total, ...(job.error ? { error: job.error } : {}) },
       },
       { id: `${job.id}${Date.parse(job.finishedAt).toString(36)}`, at: job.finishedAt },

@@ -11,6 +11,7 @@ import { JOB_KINDS, jobKindOf, type JobKindName } from './job-kinds';
 import { MAX_LANES, type JobQueue } from './job-queue';
 import type { JobRecord } from './job-store';
 import { randomId } from '../random';
+import { recordAudit, type Actor } from '../audit';
 import type { Permission } from '../staff';
 
 export interface JobStartDeps extends JobDeps {
@@ -47,13 +48,28 @@ export function jobPermission(job: Pick<JobRecord, 'kind'>): Permission {
   return jobKindOf(job.kind).permission;
 }
 
+/** Who started the job, as its record keeps them (the worker records the job's end in their name). */
+export const jobActor = (job: Pick<JobRecord, 'startedBy'>): Actor => ({ name: job.startedBy.actor, clientIp: job.startedBy.clientIp });
+
+/** A job's start in the audit log, by `actor`. */
+export async function recordJobStart(deps: JobStartDeps, actor: Actor, job: JobRecord): Promise<void> {
+  await recordAudit(deps, actor, { action: 'job.start', eventId: job.eventId, target: jobKindOf(job.kind).describe(job), details: { jobId: job.id, kind: job.kind, ...job.params } });
+}
+
+/** `startJob`, then its start in the audit log by `actor`. */
+export async function startAuditedJob(deps: JobStartDeps, actor: Actor, args: Omit<Parameters<typeof startJob>[1], 'actor'>): Promise<JobRecord> {
+  const job = await startJob(deps, { ...args, actor });
+  await recordJobStart(deps, actor, job);
+  return job;
+}
+
 /**
- * Records the job (queued) and sends each lane's first step. If the queue
+ * Records the job (queued), started by `actor`, and sends each lane's first step. If the queue
  * refuses, the job reads failed with the reason and the error propagates.
  */
 export async function startJob(
   deps: JobStartDeps,
-  args: { id?: string; kind: JobKindName; eventId: string; total: number; params: Record<string, unknown>; startedBy: JobRecord['startedBy'] },
+  args: { id?: string; kind: JobKindName; eventId: string; total: number; params: Record<string, unknown>; actor: Actor },
 ): Promise<JobRecord> {
   const lanes = JOB_KINDS[args.kind].lanes(args);
   if (!Number.isInteger(lanes) || lanes < 1 || lanes > MAX_LANES) throw new RangeError(`${args.kind}: ${lanes} lanes`);
@@ -72,7 +88,7 @@ export async function startJob(
     params: args.params,
     secret: randomBytes(32).toString('base64url'),
     lanes: Array.from({ length: lanes }, () => ({ step: 0, finished: false, cursor: null, error: null, failed: false })),
-    startedBy: args.startedBy,
+    startedBy: { actor: args.actor.name, clientIp: args.actor.clientIp },
     endAudited: null,
   };
   await deps.stores.jobs.createJob(job);
@@ -95,9 +111,20 @@ export async function startJob(
  * `job-not-failed` when it is not failed. If the queue refuses, the job reads failed again with the
  * reason and the error propagates.
  */
-export async function retryJob(deps: JobStartDeps, job: JobRecord): Promise<JobRecord> {
+export async function retryJob(deps: JobStartDeps, actor: Actor, job: JobRecord): Promise<JobRecord> {
   const retried = await deps.stores.jobs.retryJob(job.id);
   if (!retried) throw new Conflict('job-not-failed');
+  await queueRetry(deps, job, retried);
+  await recordAudit(deps, actor, {
+    action: 'job.retry',
+    eventId: job.eventId,
+    target: jobKindOf(job.kind).describe(job),
+    details: { jobId: job.id, kind: job.kind, done: job.done, total: job.total, ...(job.error ? { error: job.error } : {}) },
+  });
+  return retried;
+}
+
+async function queueRetry(deps: JobStartDeps, job: JobRecord, retried: JobRecord): Promise<void> {
   const lanes = retried.lanes.flatMap((lane, index) => (job.lanes[index]?.failed && !lane.finished ? [{ jobId: job.id, lane: index, step: lane.step }] : []));
   try {
     await deps.queue.send(lanes);
@@ -106,7 +133,6 @@ export async function retryJob(deps: JobStartDeps, job: JobRecord): Promise<JobR
     for (const message of lanes) await deps.stores.jobs.failStep({ ...message, id: job.id, reason: 'The job could not be queued: retry it again', now });
     throw error;
   }
-  return retried;
 }
 
 export async function requireJob(deps: Pick<JobDeps, 'stores'>, id: string): Promise<JobRecord> {

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import type { AdminSession } from './admin-session';
 import { Conflict, InvalidInput, NotSignedIn } from '../errors';
 import { parseInput } from '../inputs';
-import { checkOwnPassword, checkOwnSecondFactor, type SignInDeps } from './sign-in';
+import { checkOwnPassword, checkOwnSecondFactor, type AuditedSignInDeps, type SignInDeps } from './sign-in';
+import { recordAudit, type Actor } from '../audit';
 import type { StaffDeps } from './account-store';
 import { OWNER_USERNAME, ownerAccount } from './staff-accounts';
 import { openTotpSecret, sealTotpSecret } from './totp-secrets';
@@ -47,9 +48,9 @@ export async function startEnrolment(deps: SignInDeps, session: AdminSession, bo
 /**
  * A first code proves the app holds the secret. Ten new recovery codes are
  * returned this once (only their hashes are kept), and every other session
- * of the account ends: they were opened with the password alone.
+ * of the account ends: they were opened with the password alone. In the audit log by `actor`.
  */
-export async function confirmEnrolment(deps: SignInDeps, session: AdminSession, body: unknown) {
+export async function confirmEnrolment(deps: AuditedSignInDeps, actor: Actor, session: AdminSession, body: unknown) {
   const { code } = parseInput(confirmInput, body);
   const account = await ownAccount(deps, session);
   if (!account.totpPendingSecret) throw new Conflict('enrolment-not-started');
@@ -63,5 +64,6 @@ export async function confirmEnrolment(deps: SignInDeps, session: AdminSession, 
     { totpSecret: account.totpPendingSecret, totpPendingSecret: null, totpLastStep: step, recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode) },
     { now: now.toISOString(), endSessions: true },
   );
+  await recordAudit(deps, actor, { action: 'account.two-factor-enable' });
   return { account: updated, recoveryCodes };
 }

@@ -1,8 +1,9 @@
-import type { AccountRecord } from './account-store';
+import type { AccountRecord, AccountStore } from './account-store';
 import { hashAdminPassword, passwordHashIsOutdated, verifyAdminPassword } from './admin-credentials';
-import type { SecondFactorChallenge } from './admin-session';
+import type { AdminSession, SecondFactorChallenge } from './admin-session';
+import { recordAudit, UNKNOWN_ACCOUNT, type Actor, type AuditDeps } from '../audit';
 import type { AdminSecrets } from '../config';
-import { AccountLocked, SignInFailed, SignInThrottled } from '../errors';
+import { AccountLocked, SIGN_IN_WORDS, SignInFailed, SignInThrottled } from '../errors';
 import { countedFactor, signInCompleted } from './sign-in-limits';
 import type { StaffDeps } from './account-store';
 import { normalizeUsername, OWNER_USERNAME, ownerAccount } from './staff-accounts';
@@ -17,6 +18,33 @@ export interface SignInDeps extends StaffDeps {
 export type PasswordOutcome =
   | { step: 'signed-in'; account: AccountRecord; enrolOnly: boolean }
   | { step: 'second-factor'; account: AccountRecord };
+
+/** Signing in as the audit log records it: each attempt, from the client's address. */
+export type AuditedSignInDeps = SignInDeps & AuditDeps;
+
+/**
+ * A sign-in step, and its failure in the audit log: by the account the name belongs to (or an
+ * unknown account, never what was typed as a name), with the words the user was shown.
+ */
+async function auditedStep<T>(deps: AuditDeps, clientIp: string, step: 'password' | 'second-factor', work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof SignInFailed) {
+      await recordAudit(deps, { name: error.account ?? UNKNOWN_ACCOUNT, clientIp }, { action: 'admin.login-failed', details: { step, reason: SIGN_IN_WORDS[error.failure] } });
+    }
+    throw error;
+  }
+}
+
+const recordSignIn = (deps: AuditDeps, account: AccountRecord, clientIp: string) =>
+  recordAudit(deps, { name: account.username, clientIp }, { action: 'admin.login', details: { twoFactor: account.totpSecret !== null } });
+
+/** Signs out: the session's id is revoked until it would have expired anyway (the cookie is signed, not stored), by `actor`, in the audit log. */
+export async function signOut(deps: { stores: { accounts: AccountStore } } & AuditDeps, actor: Actor, session: AdminSession): Promise<void> {
+  await deps.stores.accounts.revokeAdminSession(session.id, session.expiresAt.toISOString());
+  await recordAudit(deps, actor, { action: 'admin.logout' });
+}
 
 /** The errors of sign-in (defined with the other domain errors), beside the steps that raise them. */
 export { AccountLocked, SignInFailed, SignInThrottled };
@@ -75,10 +103,17 @@ async function rehashIfOutdated(deps: StaffDeps, account: AccountRecord, passwor
  * disabled account all answer alike, and count alike (domain/staff/sign-in-limits.ts).
  */
 export async function checkPassword(
-  deps: SignInDeps,
+  deps: AuditedSignInDeps,
+  clientIp: string,
   input: { username?: string | undefined; password: string },
   address: string,
 ): Promise<PasswordOutcome> {
+  const outcome = await auditedStep(deps, clientIp, 'password', passwordStep(deps, input, address));
+  if (outcome.step === 'signed-in') await recordSignIn(deps, outcome.account, clientIp);
+  return outcome;
+}
+
+async function passwordStep(deps: SignInDeps, input: { username?: string | undefined; password: string }, address: string): Promise<PasswordOutcome> {
   const typed = input.username ?? OWNER_USERNAME;
   const name = normalizeUsername(typed);
   const invalid = input.username === undefined ? 'wrong-password' : 'wrong-credentials';
@@ -97,8 +132,20 @@ export async function checkPassword(
   return { step: 'signed-in', account, enrolOnly: requireTwoFactor };
 }
 
-/** Second step: a TOTP code or a recovery code, for the account whose password was right. */
+/** Second step: a TOTP code or a recovery code, for the account whose password was right; each attempt in the audit log. */
 export async function checkSecondFactor(
+  deps: AuditedSignInDeps,
+  clientIp: string,
+  challenge: SecondFactorChallenge,
+  input: { code?: string | undefined; recoveryCode?: string | undefined },
+  address: string,
+): Promise<AccountRecord> {
+  const account = await auditedStep(deps, clientIp, 'second-factor', secondFactorStep(deps, challenge, input, address));
+  await recordSignIn(deps, account, clientIp);
+  return account;
+}
+
+async function secondFactorStep(
   deps: SignInDeps,
   challenge: SecondFactorChallenge,
   input: { code?: string | undefined; recoveryCode?: string | undefined },

@@ -4,8 +4,7 @@ import { hashAdminPassword, verifyAdminPassword } from './admin-credentials';
 import type { AdminSession } from './admin-session';
 import { LIST_LIMITS } from '../config';
 import { AlreadyExists, Conflict, InvalidInput, NotFound, NotSignedIn } from '../errors';
-import { changesOf } from '../audit';
-import type { AuditChange } from '../audit';
+import { changesOf, recordAudit, type Actor, type AuditChange, type AuditDeps } from '../audit';
 import { parseInput } from '../inputs';
 import { ROLES, type Role } from './roles';
 import { countedFactor, signInLockOf, unlockSignIn } from './sign-in-limits';
@@ -90,7 +89,11 @@ export async function listAccounts(deps: StaffDeps) {
   return { accounts: await Promise.all([owner, ...others].map((account) => accountView(deps, account))), policy };
 }
 
-export async function createAccount(deps: StaffDeps, body: unknown) {
+/** Staff accounts as the audit log records their changes. */
+type AuditedStaffDeps = StaffDeps & AuditDeps;
+
+/** A new staff account, by `actor`, in the audit log. */
+export async function createAccount(deps: AuditedStaffDeps, actor: Actor, body: unknown) {
   const input = parseInput(createAccountInput, body);
   if (input.username === OWNER_USERNAME) throw new Conflict('username-taken');
   if ((await deps.stores.accounts.listAccounts()).length >= LIST_LIMITS.accounts) throw new Conflict('too-many-accounts');
@@ -101,6 +104,7 @@ export async function createAccount(deps: StaffDeps, body: unknown) {
     if (error instanceof AlreadyExists) throw new Conflict('username-taken');
     throw error;
   }
+  await recordAudit(deps, actor, { action: 'account.create', target: account.username, details: { role: account.role } });
   return accountView(deps, account);
 }
 
@@ -113,12 +117,12 @@ async function updateOther(deps: StaffDeps, name: string, update: (username: str
   return accountView(deps, await update(target));
 }
 
-/** A new role or disabling ends every session of the account at once. The account, and what changed (for the audit log). */
-export async function changeAccount(deps: StaffDeps, actor: AdminSession, name: string, body: unknown) {
+/** A new role or disabling ends every session of the account at once. What changed is in the audit log, by `actor` (a change only). */
+export async function changeAccount(deps: AuditedStaffDeps, actor: Actor, name: string, body: unknown) {
   const input = parseInput(changeAccountInput, body);
   let changes: Record<string, AuditChange> = {};
   const account = await updateOther(deps, name, async (target) => {
-    if (target === actor.username) throw new Conflict('own-account');
+    if (target === actor.name) throw new Conflict('own-account');
     const current = await deps.stores.accounts.getAccount(target);
     if (!current) throw accountNotFound();
     const endSessions = (input.role !== undefined && input.role !== current.role) || input.disabled === true;
@@ -126,63 +130,75 @@ export async function changeAccount(deps: StaffDeps, actor: AdminSession, name: 
     changes = changesOf(current, updated, ['role', 'disabled']);
     return updated;
   });
-  return { account, changes };
+  // Only a real change is worth an entry (the same role chosen again changes nothing).
+  if (Object.keys(changes).length > 0) await recordAudit(deps, actor, { action: 'account.update', target: account.username, changes });
+  return account;
 }
 
-/** Also lifts a lockout; ends the account's sessions. */
-export async function resetPassword(deps: StaffDeps, name: string, body: unknown) {
+/** Also lifts a lockout; ends the account's sessions. By `actor`, in the audit log. */
+export async function resetPassword(deps: AuditedStaffDeps, actor: Actor, name: string, body: unknown) {
   const input = parseInput(resetPasswordInput, body);
   const passwordHash = await hashAdminPassword(input.password);
-  return updateOther(deps, name, async (target) => {
+  const account = await updateOther(deps, name, async (target) => {
     const account = await deps.stores.accounts.updateAccount(target, { passwordHash }, { now: deps.now().toISOString(), endSessions: true });
     await unlockSignIn(deps, target);
     return account;
   });
+  await recordAudit(deps, actor, { action: 'account.password-reset', target: account.username });
+  return account;
 }
 
 /**
  * Lifts a sign-in lock of an account, the bootstrap owner's included (an owner, from the console);
  * its password and sessions stay.
  */
-export async function unlockAccount(deps: StaffDeps, name: string) {
+export async function unlockAccount(deps: AuditedStaffDeps, actor: Actor, name: string) {
   const target = normalizeUsername(name);
   const account = target === OWNER_USERNAME ? await ownerAccount(deps) : target ? await deps.stores.accounts.getAccount(target) : null;
   if (!account) throw accountNotFound();
   await unlockSignIn(deps, account.username);
+  await recordAudit(deps, actor, { action: 'account.unlock', target: account.username });
   return accountView(deps, account);
 }
 
-/** For a lost phone: the account signs in with its password again (and enrols anew when two-factor sign-in is required). */
-export function resetTwoFactor(deps: StaffDeps, name: string) {
-  return updateOther(deps, name, (target) =>
+/** For a lost phone: the account signs in with its password again (and enrols anew when two-factor sign-in is required). By `actor`, in the audit log. */
+export async function resetTwoFactor(deps: AuditedStaffDeps, actor: Actor, name: string) {
+  const account = await updateOther(deps, name, (target) =>
     deps.stores.accounts.updateAccount(
       target,
       { totpSecret: null, totpPendingSecret: null, recoveryCodeHashes: [] },
       { now: deps.now().toISOString(), endSessions: true },
     ),
   );
+  await recordAudit(deps, actor, { action: 'account.two-factor-reset', target: account.username });
+  return account;
 }
 
-/** The policy, and what changed (for the audit log). */
-export async function setAccountPolicy(deps: StaffDeps, body: unknown) {
+/** The policy; what changed is in the audit log, by `actor` (a change only). */
+export async function setAccountPolicy(deps: AuditedStaffDeps, actor: Actor, body: unknown) {
   const policy = parseInput(accountPolicyInput, body);
   const before = await deps.stores.accounts.getAccountPolicy();
   await deps.stores.accounts.setAccountPolicy(policy, deps.now().toISOString());
-  return { policy, changes: changesOf(before, policy, ['requireTwoFactor']) };
+  const changes = changesOf(before, policy, ['requireTwoFactor']);
+  if (Object.keys(changes).length > 0) await recordAudit(deps, actor, { action: 'account.policy-change', target: 'Sign-in policy', changes });
+  return policy;
 }
 
 /**
  * Staff change their own password (the owner's is set with set-admin-password); their other sessions
  * end. The current password counts as a sign-in factor: a stolen cookie cannot guess it unhindered.
+ * In the audit log by `actor`.
  */
-export async function changeOwnPassword(deps: StaffDeps, actor: AdminSession, body: unknown, address: string): Promise<AccountRecord> {
+export async function changeOwnPassword(deps: AuditedStaffDeps, actor: Actor, session: AdminSession, body: unknown, address: string): Promise<AccountRecord> {
   const input = parseInput(changeOwnPasswordInput, body);
-  if (actor.username === OWNER_USERNAME) throw new Conflict('owner-password-elsewhere');
-  const account = await deps.stores.accounts.getAccount(actor.username);
+  if (session.username === OWNER_USERNAME) throw new Conflict('owner-password-elsewhere');
+  const account = await deps.stores.accounts.getAccount(session.username);
   const hash = account?.passwordHash;
   if (!account || !hash) throw new NotSignedIn();
   const right = await countedFactor(deps, { name: account.username, account: account.username, address }, () => verifyAdminPassword(input.currentPassword, hash));
   if (!right) throw new InvalidInput('currentPassword', 'is not right');
   const passwordHash = await hashAdminPassword(input.newPassword);
-  return deps.stores.accounts.updateAccount(actor.username, { passwordHash }, { now: deps.now().toISOString(), endSessions: true });
+  const changed = await deps.stores.accounts.updateAccount(session.username, { passwordHash }, { now: deps.now().toISOString(), endSessions: true });
+  await recordAudit(deps, actor, { action: 'account.password-change' });
+  return changed;
 }

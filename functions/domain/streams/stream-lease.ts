@@ -1,6 +1,7 @@
 import { hasExpiredLease } from '../event-status';
 import type { EventStore } from '../events';
 import type { EventRecord } from '../records';
+import { recordAudit, type Actor, type AuditAction, type AuditDeps } from '../audit';
 
 /** The port to the media bucket: writes an event's final (VOD) playlists from its recording index. */
 export interface RecordingFinalizer {
@@ -31,8 +32,16 @@ export const LEASE_SECONDS = 15;
  */
 export type LeaseChange = 'started' | 'renewed' | 'taken-over';
 
-/** LeaseHeld (answered 409) while another process holds it; NotFound for an unknown event. */
-export async function acquireLease(app: LeaseDeps, eventId: string, holder: string) {
+/** What the ingest reported about an event's show, in the audit log by the ingest (`actor`). */
+function recordShow(deps: AuditDeps, actor: Actor, action: AuditAction, event: EventRecord, holder: string) {
+  return recordAudit(deps, actor, { action, eventId: event.id, eventTitle: event.title, target: event.title, details: { ingest: holder } });
+}
+
+/**
+ * LeaseHeld (answered 409) while another process holds it; NotFound for an unknown event. Renewals
+ * (every few seconds) are not worth an audit entry; a show starting or taken over from a dead ingest is.
+ */
+export async function acquireLease(app: LeaseDeps & AuditDeps, actor: Actor, eventId: string, holder: string) {
   const now = app.now();
   const expiresAt = new Date(now.getTime() + LEASE_SECONDS * 1000).toISOString();
   // Read first only to tell the audit log what happened; the conditional write alone decides.
@@ -41,14 +50,20 @@ export async function acquireLease(app: LeaseDeps, eventId: string, holder: stri
   const previous = before?.leaseHolder ?? null;
   const change: LeaseChange =
     previous === holder && before!.leaseExpiresAt! > now.toISOString() ? 'renewed' : previous && previous !== holder ? 'taken-over' : 'started';
+  if (change !== 'renewed') await recordShow(app, actor, change === 'started' ? 'stream.start' : 'stream.takeover', event, holder);
   return { lease: { eventId, holder, expiresAt }, change, event };
 }
 
-/** `ended`: the event whose show this release ended, or null when the lease was not (any more) this holder's. */
-export async function releaseLease(app: LeaseDeps, eventId: string, holder: string) {
+/**
+ * `ended`: the event whose show this release ended (in the audit log by `actor`), or null when the
+ * lease was not (any more) this holder's.
+ */
+export async function releaseLease(app: LeaseDeps & AuditDeps, actor: Actor, eventId: string, holder: string) {
   const before = await app.stores.events.getEvent(eventId);
   const event = await app.stores.events.releaseStreamLease(eventId, { holder, now: app.now().toISOString() });
-  return { answer: { eventId, released: true as const }, ended: before?.leaseHolder === holder ? event : null };
+  const ended = before?.leaseHolder === holder ? event : null;
+  if (ended) await recordShow(app, actor, 'stream.stop', ended, holder);
+  return { answer: { eventId, released: true as const }, ended };
 }
 
 /** A show is "scheduled" from this long before its start: the streamer connects and tests early. */
