@@ -8,7 +8,7 @@ import { stripeCheckoutSessions } from '../adapters/stripe-checkout';
 import { droppedReportsTelemetry } from '../adapters/telemetry';
 import type { ApiConfig } from '../config/api-config';
 import type { AdminApp, AppSource } from '../http/app';
-import type { PublicApp } from '../handlers/order-webhook';
+import type { PublicApp } from '../routes/order-webhook';
 
 /** The SDK clients the API's functions use (the admin area alone reaches S3 and SQS). */
 export type ApiClients = Pick<AwsClients, 'dynamo' | 's3' | 'sqs'>;

@@ -1,31 +1,7 @@
-import type { ApiEvent, RouteHandler } from '../http/api-types';
-import type { App } from '../http/app';
 import { awsClients } from '../adapters/aws-clients';
 import { readApiConfig } from '../config/api-config';
 import { compose } from '../compose/internal';
 import { handlerOf } from '../compose/handler-of';
-import { requestActor } from '../http/request-actor';
-import { json } from '../http/responses';
-import { buildRevocationFeed } from '../domain/access';
-import { leaseInput, parseInput } from '../domain/inputs';
-import { INGEST_ACTOR } from '../domain/audit';
-import { acquireLease, releaseLease } from '../domain/streams';
-import { recordRefusalReport, recordVideoReport } from '../domain/events';
 
-export const internalRoutes: Record<string, RouteHandler> = {
-  'GET /api/revocations': async ({ app, query }) => json(200, await buildRevocationFeed(app, query.since)),
-  'POST /api/internal/streams/{eventId}/video': async ({ app, params, body }) =>
-    json(200, await recordVideoReport(app.stores.events, params.eventId ?? '', body, app.now())),
-  'POST /api/internal/streams/{eventId}/refusals': async ({ app, params, body }) =>
-    json(200, await recordRefusalReport(app, params.eventId ?? '', body)),
-  'POST /api/internal/streams/{eventId}/lease': async (request) => {
-    const { holder, action } = parseInput(leaseInput, request.body);
-    const eventId = request.params.eventId ?? '';
-    const ingest = requestActor(request, INGEST_ACTOR);
-    if (action === 'acquire') return json(200, (await acquireLease(request.app, ingest, eventId, holder)).lease);
-    return json(200, (await releaseLease(request.app, ingest, eventId, holder)).answer);
-  },
-};
-
-/** Lambda entry point: API Gateway's requests (functions/compose/internal.ts). */
+/** Lambda entry point of the `internal` area: API Gateway's requests, to the routes of functions/routes/internal.ts (composed in functions/compose/internal.ts). */
 export const handler = handlerOf(() => compose(readApiConfig(), awsClients()));

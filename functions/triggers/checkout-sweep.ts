@@ -1,7 +1,7 @@
 import type { AppSource } from '../http/app';
 import { settleStaleCheckouts, type CheckoutSweepOutcome } from '../domain/commerce';
 import { logger } from '../adapters/telemetry';
-import type { PublicApp } from '../handlers/order-webhook';
+import type { PublicApp } from '../routes/order-webhook';
 
 export interface CheckoutSweepSummary {
   released: number;

@@ -10,7 +10,7 @@ import { staffTableSchema, tableSchema } from '../../functions/adapters/table-sc
 import { ITEM_CREATORS, STAFF_TABLE_ACCESS } from '../../infra/lib/constructs/api';
 import { API_CONTENT_SECURITY_POLICY, HSTS_MAX_AGE_SECONDS, pageContentSecurityPolicy } from '../../web/security-headers';
 import { API_MAX_SHARED_CACHE_SECONDS, MEDIA_GUARD_FILE, DIRECTORY_INDEX_FILE, WAF_SIGN_IN_REQUESTS_PER_5_MIN } from '../../infra/lib/constructs/delivery';
-import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/handlers/public';
+import { STATUS_SHARED_CACHE_SECONDS } from '../../functions/routes/public';
 import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
 import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../functions/domain/jobs';
 import { EXPORT_FILE_DAYS } from '../../functions/domain/jobs';

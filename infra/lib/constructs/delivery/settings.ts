@@ -4,7 +4,7 @@ import { repoPath } from '../../paths';
 export const MEDIA_GUARD_FILE = repoPath('edge/validate-request.js');
 export const DIRECTORY_INDEX_FILE = repoPath('infra/edge/directory-index.js');
 
-/** The longest any API response may be kept by CloudFront: the event status's and sale's `s-maxage` (functions/handlers/public.ts). */
+/** The longest any API response may be kept by CloudFront: the event status's and sale's `s-maxage` (functions/routes/public.ts). */
 export const API_MAX_SHARED_CACHE_SECONDS = 5;
 
 /**
