@@ -6,8 +6,8 @@
  * 50 lone checkouts. Medians and p90 of each, and how many bought in each round.
  *   npx tsx bench/api-checkout.ts
  */
-import { startLocalSystem } from '../test/support/local-system';
-import { call } from '../test/support/http';
+import { startLocalSystem } from '../harness/local-system';
+import { call } from '../harness/http';
 import { benchmark } from './lib/cleanup';
 import { percentile, table } from './lib/stats';
 

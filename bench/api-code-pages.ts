@@ -9,7 +9,7 @@
  * (every code once).
  *   npx tsx bench/api-code-pages.ts     (CODES=100000 ROUNDS=30)
  */
-import { startLocalSystem } from '../test/support/local-system';
+import { startLocalSystem } from '../harness/local-system';
 import { benchmark } from './lib/cleanup';
 import { median, table } from './lib/stats';
 

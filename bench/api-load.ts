@@ -3,8 +3,8 @@
  * API (`npm start`'s program in its own process), at 1 and 16 concurrent clients.
  * Run: npx tsx bench/api-load.ts
  */
-import { startLocalSystem } from '../test/support/local-system';
-import { bearer, call } from '../test/support/http';
+import { startLocalSystem } from '../harness/local-system';
+import { bearer, call } from '../harness/http';
 import { percentile, table } from './lib/stats';
 import { benchmark } from './lib/cleanup';
 

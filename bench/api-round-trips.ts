@@ -5,8 +5,8 @@
  */
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startApi } from '../test/support/api-harness';
-import { bearer, call } from '../test/support/http';
+import { startApi } from '../harness/api-harness';
+import { bearer, call } from '../harness/http';
 import { table } from './lib/stats';
 import { benchmark } from './lib/cleanup';
 

@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startLocalSystem } from '../test/support/local-system';
-import { bearer, call } from '../test/support/http';
+import { startLocalSystem } from '../harness/local-system';
+import { bearer, call } from '../harness/http';
 import { median, percentile, table } from './lib/stats';
 import { benchmark } from './lib/cleanup';
 

@@ -14,7 +14,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
 import { startEmbeddedS3 } from '../local/embedded-s3';
 import { startEdgeSync } from '../local/edge-sync-triggers';
-import { edgeSyncOn } from '../test/support/edge-sync-on';
+import { edgeSyncOn } from '../harness/edge-sync-on';
 import { startMediaServer } from '../local/media-server';
 import { dynamoDocumentClient } from '../functions/adapters/aws-clients';
 import { dynamoStores } from '../functions/adapters/dynamo-stores';

@@ -7,8 +7,8 @@
  * playback works again.
  *   npx tsx bench/edge-revocation-propagation.ts
  */
-import { startLocalSystem } from '../test/support/local-system';
-import { viewerOfNewEvent } from '../test/support/viewer-scenario';
+import { startLocalSystem } from '../harness/local-system';
+import { viewerOfNewEvent } from '../harness/viewer-scenario';
 import { benchmark } from './lib/cleanup';
 
 const TRIES = 20;

@@ -22,9 +22,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../test/support/browser';
-import { startLocalSystem } from '../test/support/local-system';
-import { newShow, watchShow, type ShowViewer } from '../test/support/show';
+import { launchBrowser } from '../harness/browser';
+import { startLocalSystem } from '../harness/local-system';
+import { newShow, watchShow, type ShowViewer } from '../harness/show';
 import { percentile, table } from './lib/stats';
 
 const FPS = 30;

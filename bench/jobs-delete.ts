@@ -9,7 +9,7 @@
  *   npx tsx bench/jobs-delete.ts     (CODES=100000, REVOKED=20000)
  */
 import { INLINE_DELETE_CODES } from '../functions/domain/jobs';
-import { startLocalSystem, type LocalSystem } from '../test/support/local-system';
+import { startLocalSystem, type LocalSystem } from '../harness/local-system';
 import { benchmark } from './lib/cleanup';
 import { table } from './lib/stats';
 

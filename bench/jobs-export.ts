@@ -10,7 +10,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { LIST_LIMITS } from '../functions/domain/config';
-import { startLocalSystem, type LocalSystem } from '../test/support/local-system';
+import { startLocalSystem, type LocalSystem } from '../harness/local-system';
 import { benchmark } from './lib/cleanup';
 import { table } from './lib/stats';
 

@@ -8,7 +8,7 @@
  * "Limits"). Wall time, codes per second, and the events' counts.
  *   npx tsx bench/jobs-generate.ts     (CODES=100000)
  */
-import { startLocalSystem } from '../test/support/local-system';
+import { startLocalSystem } from '../harness/local-system';
 import { benchmark } from './lib/cleanup';
 import { table } from './lib/stats';
 

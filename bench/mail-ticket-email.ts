@@ -8,9 +8,9 @@
  *   npx tsx bench/mail-ticket-email.ts
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startLocalSystem } from '../test/support/local-system';
-import { newShow } from '../test/support/show';
-import { deliverOrder } from '../test/support/order-webhook';
+import { startLocalSystem } from '../harness/local-system';
+import { newShow } from '../harness/show';
+import { deliverOrder } from '../harness/order-webhook';
 import { benchmark } from './lib/cleanup';
 import { percentile, table } from './lib/stats';
 

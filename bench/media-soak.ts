@@ -13,8 +13,8 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bearer, call } from '../test/support/http';
-import { startLocalSystem } from '../test/support/local-system';
+import { bearer, call } from '../harness/http';
+import { startLocalSystem } from '../harness/local-system';
 import { benchmark } from './lib/cleanup';
 import { makeClip, readText, sleep, startPublisher, stopProcess } from './lib/ingest-support';
 import { table } from './lib/stats';

@@ -5,7 +5,7 @@
  * the 5xx count (docs/performance.md quotes it); it must be 0.
  */
 import * as fc from 'fast-check';
-import { contractProblem, fuzzRequests, send, startFuzzTarget, type FuzzRequest } from '../test/support/route-fuzz';
+import { contractProblem, fuzzRequests, send, startFuzzTarget, type FuzzRequest } from '../harness/route-fuzz';
 import { table } from './lib/stats';
 import { benchmark } from './lib/cleanup';
 

@@ -6,7 +6,7 @@
  *   npx tsx bench/stand-ins-dynamodb-start.ts
  */
 import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
-import { startDynamoDbLocal } from '../test/support/dynamodb-local';
+import { startDynamoDbLocal } from '../harness/dynamodb-local';
 import { benchmark } from './lib/cleanup';
 import { median } from './lib/stats';
 

@@ -14,7 +14,7 @@ import { folderStore, startIngestServer, createLogger, type HlsStore } from '../
 import { targetFor } from '../../recording/media-playlist';
 import { livePlaylistName } from '../../recording/recording';
 import { freePort } from '../../local/free-port';
-import { httpServer } from '../../test/support/http-server';
+import { httpServer } from '../../harness/http-server';
 import { owned } from './cleanup';
 
 export const SEGMENT_SECONDS = 2;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { freePort } from '../../local/free-port';
 import { startStripeFake, type StripeFake } from '../../local/stripe-fake';
-import { startDynamoDbLocal } from '../support/dynamodb-local';
+import { startDynamoDbLocal } from '../../harness/dynamodb-local';
 import { publish } from '../support/ingest';
 import { runUnderNjs } from '../support/njs';
 import { HttpApiStandIn } from '../support/shipped/api-gateway';

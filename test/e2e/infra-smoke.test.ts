@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoPath } from '../../infra/lib/paths';
-import { call } from '../support/http';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { call } from '../../harness/http';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
 
 const run = promisify(execFile);
 const STAFF = { username: 'smoke', password: 'smoke check password', role: 'manager' };

@@ -12,8 +12,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { mediaSeconds, newShow, showStatus, videoFrames, watchShow } from '../support/show';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
+import { mediaSeconds, newShow, showStatus, videoFrames, watchShow } from '../../harness/show';
 import { publish, until } from '../support/ingest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -5,8 +5,8 @@
  * media server (and over RTMP through the same callback).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { call } from '../../harness/http';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
 import { ffprobe, play, publish, until, type Run } from '../support/ingest';
 
 describe('ingest in the local system', () => {

@@ -11,10 +11,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { LOCAL_TABLES } from '../../local/local-config';
 import { allEventCodes } from '../support/code-pages';
-import { call } from '../support/http';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { viewerOfNewEvent } from '../support/viewer-scenario';
-import { valueOf } from '../support/wait';
+import { call } from '../../harness/http';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
+import { viewerOfNewEvent } from '../../harness/viewer-scenario';
+import { valueOf } from '../../harness/wait';
 
 let system: LocalSystem;
 beforeAll(async () => {

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { allEventCodes } from '../support/code-pages';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { valueOf } from '../support/wait';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
+import { valueOf } from '../../harness/wait';
 
 let system: LocalSystem;
 beforeAll(async () => {

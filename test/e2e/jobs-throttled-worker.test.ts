@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { allEventCodes } from '../support/code-pages';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
 
 /** The worker's timeout here: a step of 1,000 codes at a third of the speed does not fit in it whole. */
 const WORKER_TIMEOUT = '9s';

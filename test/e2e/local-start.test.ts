@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { call } from '../support/http';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
+import { call } from '../../harness/http';
 
 let running: LocalSystem | undefined;
 afterEach(async () => {

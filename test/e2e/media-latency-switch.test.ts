@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserStory } from '../support/browser-story';
 import { publish, until, type Run } from '../support/ingest';
-import { newShow, showStatus, watchShow, type ShowViewer } from '../support/show';
+import { newShow, showStatus, watchShow, type ShowViewer } from '../../harness/show';
 
 /** OBS with Keyframe Interval 1 s: its first GOP is 2 s (25 fps here). */
 const KEYFRAMES_EVERY_SECOND = 'eq(n,0)+gte(n,50)*eq(mod(n,25),0)';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { viewerOfNewEvent } from '../support/viewer-scenario';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
+import { viewerOfNewEvent } from '../../harness/viewer-scenario';
 
 /**
  * A real publish (ffmpeg → RTMP ingest → local S3) played through the media

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { call } from '../support/http';
-import { viewerOfNewEvent, type Viewer } from '../support/viewer-scenario';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
+import { call } from '../../harness/http';
+import { viewerOfNewEvent, type Viewer } from '../../harness/viewer-scenario';
 
 /**
  * Revocation reaching the media server through the running local system:

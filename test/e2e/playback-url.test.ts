@@ -2,9 +2,9 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, call } from '../support/http';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { viewerOfNewEvent, type Viewer } from '../support/viewer-scenario';
+import { bearer, call } from '../../harness/http';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
+import { viewerOfNewEvent, type Viewer } from '../../harness/viewer-scenario';
 
 /**
  * The header-less `playbackUrl` through the running local system: a real

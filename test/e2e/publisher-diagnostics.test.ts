@@ -5,8 +5,8 @@
  * segments) and the publish attempts it refused, with the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { call } from '../../harness/http';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
 import { publish, until, type Run } from '../support/ingest';
 
 describe('publisher diagnostics on the event', () => {

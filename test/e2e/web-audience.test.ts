@@ -9,7 +9,7 @@
 import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { noSeriousAccessibilityFindings } from '../support/axe';
-import { artifacts } from '../support/browser';
+import { artifacts } from '../../harness/browser';
 import { browserStory, shotsAtBothWidths, signIn, videoAdvances, watchConsole } from '../support/browser-story';
 
 /** How long the five watch: two heartbeat intervals and more, so every viewer lives through whole minutes. */

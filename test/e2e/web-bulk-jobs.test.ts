@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { browserStory, shot, signInAsOwner, watchConsole } from '../support/browser-story';
 import { noSeriousAccessibilityFindings } from '../support/axe';
-import { valueOf } from '../support/wait';
+import { valueOf } from '../../harness/wait';
 
 const poll = <T>(read: () => Promise<T>, timeout = 60_000) => expect.poll(read, { timeout, interval: 250 });
 

@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { browserStory, shot, signIn, watchConsole } from '../support/browser-story';
-import { call } from '../support/http';
-import { newShow } from '../support/show';
+import { call } from '../../harness/http';
+import { newShow } from '../../harness/show';
 
 describe('web: buying a ticket with Stripe Checkout, then watching', () => {
   const story = browserStory();

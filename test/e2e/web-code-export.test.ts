@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { LIST_LIMITS } from '../../functions/domain/config';
 import { browserStory, signInAsOwner, watchConsole } from '../support/browser-story';
 import { allEventCodes } from '../support/code-pages';
-import { valueOf } from '../support/wait';
+import { valueOf } from '../../harness/wait';
 
 const poll = <T>(read: () => Promise<T>, timeout = 60_000) => expect.poll(read, { timeout, interval: 250 });
 /** One code past what the inline export answers. */

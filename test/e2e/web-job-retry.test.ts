@@ -30,12 +30,12 @@ import type { SqsEventSource } from '../../local/sqs-event-source';
 import { buildWeb } from '../../web/build';
 import { noSeriousAccessibilityFindings } from '../support/axe';
 import { signIn, watchConsole } from '../support/browser-story';
-import { artifacts, cspViolations, launchBrowser } from '../support/browser';
-import { startApi, type ApiHarness } from '../support/api-harness';
+import { artifacts, cspViolations, launchBrowser } from '../../harness/browser';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
 import { dynamoItemWrites, type ItemWrite } from '../support/dynamo-item-writes';
 import { startTestJobWorker } from '../support/test-job-worker';
-import { call } from '../support/http';
-import { valueOf } from '../support/wait';
+import { call } from '../../harness/http';
+import { valueOf } from '../../harness/wait';
 
 const poll = <T>(read: () => Promise<T>, timeout = 60_000) => expect.poll(read, { timeout, interval: 250 });
 

@@ -15,10 +15,10 @@
  */
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
+import { launchBrowser } from '../../harness/browser';
 import { publish, shot, type Publisher } from '../support/browser-story';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
-import { viewerOfNewEvent } from '../support/viewer-scenario';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
+import { viewerOfNewEvent } from '../../harness/viewer-scenario';
 
 const MMS_STAND_IN = 'window.ManagedMediaSource = window.MediaSource;';
 const WITHOUT_MSE = `

@@ -12,7 +12,7 @@
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { browserStory, shot } from '../support/browser-story';
-import { newShow, type Show } from '../support/show';
+import { newShow, type Show } from '../../harness/show';
 
 /** The ingest's MPEG-TS audio stream (ffmpeg's HLS muxer numbers video 0x100, audio 0x101). */
 const AUDIO_PID = 0x101;

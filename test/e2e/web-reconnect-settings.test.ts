@@ -11,7 +11,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserStory, shot, watchConsole } from '../support/browser-story';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 import { publish, until, type Run } from '../support/ingest';
 
 /** What the page did, sampled in the page every 200 ms and on the video element's events. */

@@ -7,8 +7,8 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { launchBrowser } from '../../harness/browser';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
 import { shotsAtBothWidths } from '../support/browser-story';
 import { noSeriousAccessibilityFindings } from '../support/axe';
 

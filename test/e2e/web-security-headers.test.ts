@@ -6,7 +6,7 @@
  * make the browser clear the media server's cache.
  */
 import { describe, expect, it } from 'vitest';
-import { cspViolations, launchBrowser } from '../support/browser';
+import { cspViolations, launchBrowser } from '../../harness/browser';
 import { browserStory, signInAsOwner, videoAdvances, watchConsole } from '../support/browser-story';
 
 describe('web: security headers in Chromium', () => {

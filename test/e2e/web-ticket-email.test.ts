@@ -9,9 +9,9 @@ import jsQR from 'jsqr';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import { browserStory, shot, signIn, watchConsole } from '../support/browser-story';
-import { call } from '../support/http';
-import { deliverOrder } from '../support/order-webhook';
-import { newShow } from '../support/show';
+import { call } from '../../harness/http';
+import { deliverOrder } from '../../harness/order-webhook';
+import { newShow } from '../../harness/show';
 
 describe('web: ticket email from a shop order to the stream', () => {
   const story = browserStory();

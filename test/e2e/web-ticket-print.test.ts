@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { browserStory, shotsAtBothWidths, signIn } from '../support/browser-story';
-import { artifacts } from '../support/browser';
+import { artifacts } from '../../harness/browser';
 import { inside, overlaps, readPrintedPdf, type Rect, type Word } from '../support/printed-pdf';
 import { writeFile } from 'node:fs/promises';
 import { noSeriousAccessibilityFindings } from '../support/axe';

@@ -7,9 +7,9 @@
  * after a restart with the same DATA_DIR.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalSystem, type LocalSystem } from '../support/local-system';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
 import { referencedFiles } from '../../recording/playlist';
-import { mediaSeconds, newShow, showStatus, videoFrames, watchShow, type Show } from '../support/show';
+import { mediaSeconds, newShow, showStatus, videoFrames, watchShow, type Show } from '../../harness/show';
 import { publish, tempDir, until } from '../support/ingest';
 
 const RECONNECT_WINDOW_S = 20;

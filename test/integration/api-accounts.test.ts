@@ -15,8 +15,8 @@ import { ROLES, permissionsOf, type Role } from '../../functions/domain/staff';
 import { checkPassword, SignInFailed } from '../../functions/domain/staff';
 import { SIGN_IN_LIMITS } from '../../functions/domain/staff';
 import { routeTable } from '../../functions/http/route-table';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { call } from '../support/http';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { call } from '../../harness/http';
 
 let api: ApiHarness;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { call } from '../support/http';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { call } from '../../harness/http';
 import { withinOneWindow } from '../support/rate-window';
 
 let api: ApiHarness;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/free-port';
 import { startStripeFake, type StripeFake } from '../../local/stripe-fake';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { call } from '../support/http';
-import { deliverStripeEvent } from '../support/order-webhook';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { call } from '../../harness/http';
+import { deliverStripeEvent } from '../../harness/order-webhook';
 
 const SECRET_KEY = 'sk_test_stagedoor_checkout';
 const WEBHOOK_SECRET = 'whsec_stagedoor_checkout_test';

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { routeTable, type RouteSpec } from '../../functions/http/route-table';
-import { startApi, type ApiHarness } from '../support/api-harness';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
 import { dynamoWriteGuard, type DynamoWriteGuard } from '../support/dynamo-write-guard';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 
 /**
  * A read never writes: every GET route of the route table, served by the shipped handlers, answers

@@ -4,8 +4,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { call } from '../support/http';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { call } from '../../harness/http';
 
 let api: ApiHarness;
 let cookie: string;

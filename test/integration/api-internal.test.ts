@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { call } from '../support/http';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { call } from '../../harness/http';
 import type { RevocationFeed } from '../../functions/domain/access';
 
 let api: ApiHarness;

@@ -5,14 +5,14 @@ import { kvsKey } from '../../functions/adapters/kvs-scheme';
 import { readMailerConfig } from '../../functions/config/mailer-config';
 import { parseSigningKeys } from '../../functions/domain/signing-keys';
 import { startEdgeSync, type LocalEdge } from '../../local/edge-sync-triggers';
-import { edgeSyncOn } from '../support/edge-sync-on';
+import { edgeSyncOn } from '../../harness/edge-sync-on';
 import { startMailCatcher, type MailCatcher } from '../../local/mail-catcher';
 import { startMailer } from '../../local/mailer-triggers';
 import { compose as composeMailer } from '../../functions/compose/mailer';
 import { awsClients } from '../../functions/adapters/aws-clients';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { call } from '../support/http';
-import { deliverOrder } from '../support/order-webhook';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { call } from '../../harness/http';
+import { deliverOrder } from '../../harness/order-webhook';
 
 const SECRET = 'order-webhook-secret-for-tests';
 

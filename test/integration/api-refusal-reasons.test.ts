@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { bearer, call } from '../support/http';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { bearer, call } from '../../harness/http';
 
 /** Short, so a takeover needs no long wait; nothing here needs a session to stay live for long. */
 const SESSION_TIMEOUT_SECONDS = 3;

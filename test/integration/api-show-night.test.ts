@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDocumentClient } from '../../functions/adapters/aws-clients';
 import { AUDIT_RETENTION_DAYS } from '../../functions/domain/audit';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { bearer, call } from '../support/http';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { bearer, call } from '../../harness/http';
 
 let api: ApiHarness;
 let nextIp = 10;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type ApiHarness } from '../support/api-harness';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
 import { dynamoResetProxy, type ResetProxy } from '../support/dynamo-reset-proxy';
-import { call } from '../support/http';
+import { call } from '../../harness/http';
 
 /**
  * A table whose connections are reset (what a store under load, or a network, does: issue 34's

@@ -6,9 +6,9 @@ import { startMailCatcher, type MailCatcher } from '../../local/mail-catcher';
 import { startMailer } from '../../local/mailer-triggers';
 import { compose as composeMailer } from '../../functions/compose/mailer';
 import { awsClients } from '../../functions/adapters/aws-clients';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { call } from '../support/http';
-import { deliverStripeEvent, paidCheckoutSession } from '../support/order-webhook';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { call } from '../../harness/http';
+import { deliverStripeEvent, paidCheckoutSession } from '../../harness/order-webhook';
 
 const SECRET = 'whsec_stagedoor_stripe_test_secret';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { call } from '../support/http';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { call } from '../../harness/http';
 
 // Its own file and API with the default 90 s session timeout: with the 2 s of api-viewer.test.ts a
 // slow machine could let a late validation take the code over legitimately, which is not the race

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { bearer, call } from '../support/http';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { bearer, call } from '../../harness/http';
 import { withinOneWindow } from '../support/rate-window';
 
 let api: ApiHarness;

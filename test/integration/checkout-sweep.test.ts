@@ -11,8 +11,8 @@ import { startMailer } from '../../local/mailer-triggers';
 import { compose as composeMailer } from '../../functions/compose/mailer';
 import { awsClients } from '../../functions/adapters/aws-clients';
 import { startStripeFake, type StripeFake } from '../../local/stripe-fake';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { call } from '../support/http';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { call } from '../../harness/http';
 
 const SECRET_KEY = 'sk_test_stagedoor_sweep';
 const WEBHOOK_SECRET = 'whsec_stagedoor_sweep_test';

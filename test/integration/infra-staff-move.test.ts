@@ -17,8 +17,8 @@ import { issueAdminSession } from '../../functions/domain/staff';
 import { newAccount } from '../../functions/domain/staff';
 import { newTotpSecret } from '../../functions/domain/staff';
 import { handler } from '../../infra/runtime/move-staff-items';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { call } from '../support/http';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { call } from '../../harness/http';
 
 const PASSWORD = 'an upgrade-proof password';
 const ADMIN_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:AdminSecret-abc';

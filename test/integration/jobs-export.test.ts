@@ -12,9 +12,9 @@ import type { ExportFiles } from '../../functions/domain/jobs';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
 import type { SqsEventSource } from '../../local/sqs-event-source';
-import { startApi, type ApiHarness } from '../support/api-harness';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
 import { startTestJobWorker } from '../support/test-job-worker';
-import { valueOf } from '../support/wait';
+import { valueOf } from '../../harness/wait';
 
 const BUCKET = 'stagedoor-exports';
 let aws: EmbeddedS3;

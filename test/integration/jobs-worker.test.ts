@@ -14,11 +14,11 @@ import type { CodeStore } from '../../functions/domain/codes';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
 import type { SqsEventSource } from '../../local/sqs-event-source';
-import { startApi, type ApiHarness } from '../support/api-harness';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
 import { startTestJobWorker } from '../support/test-job-worker';
 import { allEventCodes } from '../support/code-pages';
-import { call } from '../support/http';
-import { valueOf } from '../support/wait';
+import { call } from '../../harness/http';
+import { valueOf } from '../../harness/wait';
 
 let aws: EmbeddedS3;
 let queues: JobQueues;

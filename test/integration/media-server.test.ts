@@ -12,7 +12,7 @@ import type { Stores } from '../../functions/compose/stores';
 import { validateCode } from '../../functions/domain/access';
 import type { AccessDeps } from '../../functions/compose/stores';
 import { startEdgeSync, type LocalEdge } from '../../local/edge-sync-triggers';
-import { edgeSyncOn } from '../support/edge-sync-on';
+import { edgeSyncOn } from '../../harness/edge-sync-on';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startMediaServer, type MediaServer } from '../../local/media-server';

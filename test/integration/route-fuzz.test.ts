@@ -6,7 +6,7 @@
  */
 import * as fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { contractProblem, fuzzRequests, send, startFuzzTarget } from '../support/route-fuzz';
+import { contractProblem, fuzzRequests, send, startFuzzTarget } from '../../harness/route-fuzz';
 
 let target: Awaited<ReturnType<typeof startFuzzTarget>> | undefined;
 beforeAll(async () => {

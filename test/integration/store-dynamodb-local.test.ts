@@ -1,5 +1,5 @@
 import { dynamoStoresOn } from '../support/store-under-test';
-import { startDynamoDbLocal } from '../support/dynamodb-local';
+import { startDynamoDbLocal } from '../../harness/dynamodb-local';
 import { describeStoreContract } from './store-contract';
 import { describeJobStoreContract } from './store-contract-jobs';
 import { describeAudienceStoreContract } from './store-contract-audience';

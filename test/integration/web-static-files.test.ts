@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../../local/api-server';
 import { buildWeb } from '../../web/build';
 import { API_CONTENT_SECURITY_POLICY, pageContentSecurityPolicy } from '../../web/security-headers';
-import { startApi, type ApiHarness } from '../support/api-harness';
+import { startApi, type ApiHarness } from '../../harness/api-harness';
 
 let api: ApiHarness;
 let site: ApiServer;

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { artifacts, cspViolations, launchBrowser } from './browser';
-import { startLocalSystem, type LocalSystem } from './local-system';
+import { artifacts, cspViolations, launchBrowser } from '../../harness/browser';
+import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
 
 /** What a story in the browser runs on; `system` and `browser` are there inside tests (they open in `beforeAll`). */
 export interface BrowserStory {

@@ -112,7 +112,7 @@ export async function firstStatus(url: string, action: 'publish' | 'play'): Prom
   }
 }
 
-export { httpServer, type TestHttpServer } from './http-server';
+export { httpServer, type TestHttpServer } from '../../harness/http-server';
 
 /** Collects the server's log entries so tests wait on events rather than on time. */
 export function logRecorder() {

@@ -1,6 +1,6 @@
 import type { CodeStore } from '../../functions/domain/codes';
 import { domainFixture } from './domain-fixture';
-import { MemoryJobQueue } from './memory-job-queue';
+import { MemoryJobQueue } from '../../harness/memory-job-queue';
 
 /** The domain fixture with a job queue; `wrap` may replace methods of the codes port (given the real port). */
 export function jobFixture(wrap: (codes: CodeStore) => Partial<CodeStore> = () => ({})) {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { importCircles, importGraph } from '../support/import-graph';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const graph = importGraph(ROOT, ['functions', 'edge', 'ingest-container', 'infra', 'local', 'recording', 'web', 'scripts', 'bench', 'test']);
+const graph = importGraph(ROOT, ['functions', 'edge', 'ingest-container', 'infra', 'local', 'recording', 'web', 'scripts', 'bench', 'harness', 'test']);
 
 /** Lowest first: an area may import the areas before it, never one after it. */
 const AREAS = ['audit', 'events', 'codes', 'access', 'staff', 'streams', 'audience', 'commerce', 'jobs'];
@@ -51,6 +51,14 @@ describe('the import structure', () => {
     expect(crossings.length).toBeGreaterThan(20);
     expect(crossings.filter(({ target, to }) => target !== `${DOMAIN}${to}/index.ts`)).toEqual([]);
     expect(crossings.filter(({ from, to }) => AREAS.indexOf(to) > AREAS.indexOf(from))).toEqual([]);
+  });
+
+  it('lets benchmarks share with the tests only what lives in harness/', () => {
+    const benchImports = [...graph.imports].filter(([file]) => file.startsWith('bench/')).flatMap(([, targets]) => targets);
+    expect(benchImports.filter((target) => target.startsWith('harness/')).length).toBeGreaterThan(10);
+    expect(benchImports.filter((target) => target.startsWith('test/'))).toEqual([]);
+    const harnessImports = [...graph.imports].filter(([file]) => file.startsWith('harness/')).flatMap(([, targets]) => targets);
+    expect(harnessImports.filter((target) => target.startsWith('test/') || target.startsWith('bench/'))).toEqual([]);
   });
 
   it('keeps the domain free of the AWS SDK and of the adapters', () => {

@@ -5,7 +5,7 @@ import { kvsKey } from '../../functions/adapters/kvs-scheme';
 import type { CodeAccessState } from '../../functions/domain/records';
 import { KvsConflict } from '../../functions/adapters/kvs-writer';
 import { startEdgeSync, type LocalEdge } from '../../local/edge-sync-triggers';
-import { edgeSyncOn } from '../support/edge-sync-on';
+import { edgeSyncOn } from '../../harness/edge-sync-on';
 import { createMemoryKeyValueStore } from '../../local/memory-key-value-store';
 import type { TableStream } from '../../local/table-stream';
 

@@ -13,7 +13,7 @@ import { CODES_PER_STEP, GENERATION_LANES, codeGenerationJob, stepCodes } from '
 import { jobView } from '../../functions/domain/jobs';
 import { JOB_WORKER } from '../../functions/domain/jobs';
 import type { CodeStore } from '../../functions/domain/codes';
-import { MemoryJobQueue } from '../support/memory-job-queue';
+import { MemoryJobQueue } from '../../harness/memory-job-queue';
 import { memoryStores, type MemoryStores } from '../support/memory-stores';
 import { sampleEvent } from '../support/store-records';
 import { refusal } from '../support/domain-fixture';

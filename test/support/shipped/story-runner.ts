@@ -4,7 +4,7 @@ import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } fr
 import { repoPath } from '../../../infra/lib/paths';
 import type { CloudFrontRequest, EdgeHandler } from '../../../local/media-edge-runtime';
 import type { StripeFake } from '../../../local/stripe-fake';
-import { call, type HttpResult } from '../http';
+import { call, type HttpResult } from '../../../harness/http';
 import { outcomeOf, type Outcome } from '../validator-cases';
 import type { HttpApiStandIn } from './api-gateway';
 import type { DistributionStandIn } from './distribution';

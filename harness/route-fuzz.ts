@@ -6,9 +6,9 @@
  */
 import { request as httpRequest } from 'node:http';
 import * as fc from 'fast-check';
-import { routeTable, type RouteSpec } from '../../functions/http/route-table';
-import { startEmbeddedS3 } from '../../local/embedded-s3';
-import { createJobQueues } from '../../local/job-queues';
+import { routeTable, type RouteSpec } from '../functions/http/route-table';
+import { startEmbeddedS3 } from '../local/embedded-s3';
+import { createJobQueues } from '../local/job-queues';
 import { startApi } from './api-harness';
 import { httpServer } from './http-server';
 

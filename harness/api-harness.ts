@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { startEmbeddedDynamo } from '../../local/embedded-dynamodb';
-import { startApiServer } from '../../local/api-server';
-import { readApiConfig } from '../../functions/config/api-config';
-import { hashAdminPassword } from '../../functions/domain/staff';
-import type { ApiWiring } from '../../functions/compose/api-app';
-import type { TableStream } from '../../local/table-stream';
+import { startEmbeddedDynamo } from '../local/embedded-dynamodb';
+import { startApiServer } from '../local/api-server';
+import { readApiConfig } from '../functions/config/api-config';
+import { hashAdminPassword } from '../functions/domain/staff';
+import type { ApiWiring } from '../functions/compose/api-app';
+import type { TableStream } from '../local/table-stream';
 import { call, type HttpResult } from './http';
 
 export interface ApiHarness {

@@ -1,6 +1,6 @@
-import type { JobQueue, StepMessage } from '../../functions/domain/jobs';
-import { runStep, type RunnerDeps, type StepOutcome } from '../../functions/domain/jobs';
-import { JOB_MAX_RECEIVES } from '../../functions/domain/jobs';
+import type { JobQueue, StepMessage } from '../functions/domain/jobs';
+import { runStep, type RunnerDeps, type StepOutcome } from '../functions/domain/jobs';
+import { JOB_MAX_RECEIVES } from '../functions/domain/jobs';
 
 export interface QueuedStep {
   message: StepMessage;
