@@ -15,7 +15,7 @@ const CHROMIUM_ARGS = [
 ];
 
 /** Where the browser tests put their screenshots (git-ignored). */
-export const artifacts = fileURLToPath(new URL('../../test-artifacts/web/', import.meta.url));
+export const artifacts = fileURLToPath(new URL('../test-artifacts/web/', import.meta.url));
 
 const violations = new WeakMap<Browser, string[]>();
 

@@ -42,7 +42,7 @@ function childrenOf(parent: number, marker: string): number[] {
   return pids;
 }
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Runs `npm start`'s program as a child process, exactly as a user would, on
