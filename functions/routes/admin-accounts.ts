@@ -16,7 +16,8 @@ import {
 } from '../domain/staff';
 import { confirmEnrolment, startEnrolment } from '../domain/staff';
 import { SignInFailed } from '../domain/errors';
-import { loginInput, parseInput, secondFactorInput } from '../domain/inputs';
+import { parseInput } from '../domain/inputs';
+import { loginInput, secondFactorInput } from '../domain/staff';
 import { rateLimitSubject } from '../domain/rate-limit-subject';
 import { hitRateLimit } from '../domain/rate-limits';
 import { permissionsOf } from '../domain/staff';

@@ -7,7 +7,8 @@ import { AlreadyExists, ExportTooLarge, InvalidCursor, NotFound } from '../error
 import { requireEvent } from '../events';
 import { countOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { setEventActive } from './event-activation';
-import { bulkRevokeInput, codeExportQuery, generateCodesInput, parseInput, codeListQuery } from '../inputs';
+import { parseInput } from '../inputs';
+import { bulkRevokeInput, codeExportQuery, codeListQuery, generateCodesInput } from './code-inputs';
 import { dayInTimeZone } from '../time-zone';
 import { randomId } from '../random';
 import type { CodeRecord, EventRecord } from '../records';

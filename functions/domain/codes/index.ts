@@ -9,3 +9,4 @@ export * from './code-views';
 export * from './session-presence';
 export * from './watch-link';
 export * from './event-activation';
+export * from './code-inputs';

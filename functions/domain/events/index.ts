@@ -4,3 +4,4 @@ export * from './event-store';
 export * from './event-views';
 export * from './sale';
 export * from './stream-reports';
+export * from './event-inputs';

@@ -1,6 +1,7 @@
-import { exportFileName, statusFilter, type PresenceDeps } from '../codes';
+import { codeExportQuery, exportFileName, statusFilter, type PresenceDeps } from '../codes';
 import { ExportsNotConfigured, NotFound } from '../errors';
-import { codeExportQuery, generateCodesJobInput, parseInput, revokeCodesJobInput } from '../inputs';
+import { parseInput } from '../inputs';
+import { generateCodesJobInput, revokeCodesJobInput } from './job-inputs';
 import { randomId } from '../random';
 import { hitRateLimit } from '../rate-limits';
 import { dayInTimeZone } from '../time-zone';

@@ -15,3 +15,4 @@ export * from './job-worker-settings';
 export * from './jobs';
 export * from './step-work';
 export * from './code-jobs';
+export * from './job-inputs';

@@ -9,3 +9,4 @@ export * from './sign-in';
 export * from './staff-accounts';
 export * from './totp-secrets';
 export * from './two-factor';
+export * from './staff-inputs';

@@ -3,3 +3,4 @@ export * from './cache-clearing';
 export * from './media-cache';
 export * from './rtmp-access';
 export * from './stream-lease';
+export * from './stream-inputs';

@@ -1,0 +1,61 @@
+/** What the admin sends to create or edit an event, its sale included. */
+import * as z from 'zod';
+import { ticketsPerOrder, timestamp } from '../inputs';
+
+const link = (protocols: RegExp) =>
+  z
+    .string()
+    .max(2048)
+    .refine((value) => {
+      try {
+        return protocols.test(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    }, 'must be a URL');
+
+/** ISO 4217 codes this runtime knows (Intl's list), as Stripe takes them: lower case. */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((code) => code.toLowerCase()));
+
+/** An event's ticket sale (records.ts `EventSale`); null takes the event off sale for good. */
+export const saleInput = z
+  .object({
+    open: z.boolean(),
+    // A refinement, not `.int()`: zod reports a fraction as a wrong type, which parseInput words as missing.
+    priceMinor: z.number().refine(Number.isInteger, 'must be a whole number of the currency\'s minor unit (cents)').min(1, 'must be at least 1').max(99_999_999, 'must be at most 99999999'),
+    currency: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .refine((code) => CURRENCIES.has(code), 'must be an ISO 4217 currency code such as "eur" or "usd"'),
+    capacity: z.number().refine(Number.isInteger, 'must be a whole number').min(1, 'must be at least 1 (null: no limit)').max(10_000_000, 'must be at most 10000000').nullable(),
+    maxPerOrder: ticketsPerOrder,
+  })
+  .nullable();
+
+const eventFields = {
+  title: z.string().trim().min(1, 'is required').max(200),
+  description: z.string().max(5000),
+  startsAt: timestamp,
+  endsAt: timestamp,
+  accessWindowHours: z.number().int().min(0).max(8760),
+  streamUrl: link(/^(https?|rtmps?):$/).nullable(),
+  posterUrl: link(/^https?:$/).nullable(),
+  sale: saleInput,
+};
+
+const endsAfterStart = (value: { startsAt?: string; endsAt?: string }) =>
+  !value.startsAt || !value.endsAt || value.endsAt > value.startsAt;
+
+export const createEventInput = z
+  .object({
+    ...eventFields,
+    description: eventFields.description.default(''),
+    accessWindowHours: eventFields.accessWindowHours.default(48),
+    streamUrl: eventFields.streamUrl.default(null),
+    posterUrl: eventFields.posterUrl.default(null),
+    sale: eventFields.sale.default(null),
+  })
+  .refine(endsAfterStart, { message: 'must be after startsAt', path: ['endsAt'] });
+
+export const updateEventInput = z.object(eventFields).partial();

@@ -1,0 +1,8 @@
+/** What the ingest sends for its publish lease. */
+import * as z from 'zod';
+
+export const leaseInput = z.object({
+  /** The ingest process asking (its own random id). */
+  holder: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be 1-100 letters, digits or _.:-'),
+  action: z.enum(['acquire', 'release']),
+});
