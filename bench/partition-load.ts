@@ -61,7 +61,7 @@ import { DynamoAudienceStore } from '../functions/adapters/dynamo-audience-store
 import { DynamoEventStore } from '../functions/adapters/dynamo-event-store';
 import { dynamoTable } from '../functions/adapters/dynamo-table';
 import { TRIGGERS } from '../infra/lib/triggers';
-import { passesFilters } from '../local/trigger-filter';
+import { passesFilters } from '../local/triggers/filter';
 import { createAudienceRecorderHandler } from '../functions/triggers/audience-recorder';
 
 const VIEWERS = Number(process.env.PARTITION_LOAD_VIEWERS ?? 400);

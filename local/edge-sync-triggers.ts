@@ -3,7 +3,7 @@ import { TRIGGERS } from '../infra/lib/triggers';
 import type { createEdgeSyncHandler } from '../functions/triggers/edge-sync';
 import { createMemoryKeyValueStore } from './memory-key-value-store';
 import { repeat } from './repeat';
-import { startStreamTrigger } from './stream-trigger';
+import { startStreamTrigger } from './triggers/stream-trigger';
 import type { TableStream } from './table-stream';
 
 /** The local edge's state, as the media server reads it. */

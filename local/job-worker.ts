@@ -10,7 +10,7 @@
 import { awsClients } from '../functions/adapters/aws-clients';
 import { JOB_WORKER } from '../functions/domain/jobs';
 import { compose, type JobWorkerWiring } from '../functions/compose/job-worker';
-import { startSqsEventSource } from './sqs-event-source';
+import { startSqsEventSource } from './triggers/sqs-event-source';
 import { TRIGGERS } from '../infra/lib/triggers';
 
 const wiring = JSON.parse(process.argv[2] ?? '') as JobWorkerWiring;

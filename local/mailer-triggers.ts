@@ -1,6 +1,6 @@
 import { TRIGGERS } from '../infra/lib/triggers';
 import type { compose } from '../functions/compose/mailer';
-import { startStreamTrigger } from './stream-trigger';
+import { startStreamTrigger } from './triggers/stream-trigger';
 import type { TableStream } from './table-stream';
 
 /**

@@ -30,7 +30,7 @@ import { startJobWorkerProcess } from './job-worker-process';
 import { startApiServer, type ApiServer } from './api-server';
 import { startMediaServer } from './media-server';
 import { repeat } from './repeat';
-import { startStreamTrigger } from './stream-trigger';
+import { startStreamTrigger } from './triggers/stream-trigger';
 import type { TableStream } from './table-stream';
 import { buildWeb } from '../web/build';
 import { TRIGGERS, type ScheduleTrigger } from '../infra/lib/triggers';

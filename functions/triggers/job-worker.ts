@@ -12,7 +12,7 @@ export interface JobWorkerDeps extends RunnerDeps {
  * The background-job worker: a Lambda on the jobs queue (SQS event source with
  * partial batch responses). Each record is one job step; a record it reports
  * as failed comes back for another try, and after the last one goes to the
- * dead-letter queue. Locally the same handler runs under local/sqs-event-source.ts.
+ * dead-letter queue. Locally the same handler runs under local/triggers/sqs-event-source.ts.
  */
 export function createJobWorker(deps: JobWorkerDeps) {
   return async function jobWorker(event: SQSEvent, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {

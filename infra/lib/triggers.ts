@@ -1,7 +1,7 @@
 /**
  * The stack's triggers: for each function that is not behind API Gateway, what invokes it and how.
  * The CDK constructs create their event source mappings and schedules from this table, and the
- * emulator of `npm start` (local/triggers.ts) drives the same functions from it: the table's stream
+ * emulator of `npm start` (local/triggers/) drives the same functions from it: the table's stream
  * with each mapping's filter, batch size, batching window and retries, the jobs queue with the
  * worker's mapping, and the schedules. Plain data: no CDK here, so local mode loads it as is.
  */
@@ -12,7 +12,7 @@ import { RECORDING_SWEEP_SECONDS } from '../../functions/config/recording-sweep-
 import { CHECKOUT_SWEEP_SECONDS } from '../../functions/domain/commerce';
 import { JOB_WORKER } from '../../functions/domain/jobs';
 
-/** An event filter pattern (EventBridge syntax) on the record Lambda hands over; see local/trigger-filter.ts. */
+/** An event filter pattern (EventBridge syntax) on the record Lambda hands over; see local/triggers/filter.ts. */
 export type FilterPattern = { [key: string]: FilterPattern | readonly unknown[] };
 
 /** A DynamoDB stream event source mapping on the table (starting at the latest record, a failing batch bisected). */

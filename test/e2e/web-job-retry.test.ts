@@ -26,7 +26,7 @@ import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { startApiServer, type ApiServer } from '../../local/api-server';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues } from '../../local/job-queues';
-import type { SqsEventSource } from '../../local/sqs-event-source';
+import type { SqsEventSource } from '../../local/triggers/sqs-event-source';
 import { buildWeb } from '../../web/build';
 import { noSeriousAccessibilityFindings } from '../support/axe';
 import { signIn, watchConsole } from '../support/browser-story';

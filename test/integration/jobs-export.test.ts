@@ -11,7 +11,7 @@ import { s3ExportFiles } from '../../functions/adapters/s3-export-files';
 import type { ExportFiles } from '../../functions/domain/jobs';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
-import type { SqsEventSource } from '../../local/sqs-event-source';
+import type { SqsEventSource } from '../../local/triggers/sqs-event-source';
 import { startApi, type ApiHarness } from '../../harness/api-harness';
 import { startTestJobWorker } from '../support/test-job-worker';
 import { valueOf } from '../../harness/wait';

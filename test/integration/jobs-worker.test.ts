@@ -13,7 +13,7 @@ import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import type { CodeStore } from '../../functions/domain/codes';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
-import type { SqsEventSource } from '../../local/sqs-event-source';
+import type { SqsEventSource } from '../../local/triggers/sqs-event-source';
 import { startApi, type ApiHarness } from '../../harness/api-harness';
 import { startTestJobWorker } from '../support/test-job-worker';
 import { allEventCodes } from '../support/code-pages';

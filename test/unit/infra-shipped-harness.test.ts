@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CfnTemplate } from '../support/shipped/cloud-assembly';
-import { matchesFilter } from '../../local/trigger-filter';
+import { matchesFilter } from '../../local/triggers/filter';
 import { IamModel } from '../support/shipped/iam';
 import { KeyValueStoreStandIn, KVS_LIMITS } from '../support/shipped/key-value-store';
 import { StackValues } from '../support/shipped/stack-values';

@@ -9,7 +9,7 @@ import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { TRIGGERS, type TableStreamTrigger } from '../../infra/lib/triggers';
 import { addTableStreamSource } from '../../infra/lib/constructs/table-stream-source';
-import { startStreamTrigger } from '../../local/stream-trigger';
+import { startStreamTrigger } from '../../local/triggers/stream-trigger';
 import type { TableStream } from '../../local/table-stream';
 
 const STREAMS = { 'edge-sync': TRIGGERS['edge-sync'].stream, 'audience-recorder': TRIGGERS['audience-recorder'].stream, mailer: TRIGGERS.mailer.stream } as const;

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
-import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { FilterPattern } from '../../../infra/lib/triggers';
 import type { AwsEndpoint } from './aws-endpoint';
 import type { IamModel } from './iam';
 import type { LambdaService } from './lambda-functions';
 import { LOCAL_ACCOUNT, type StackValues } from './stack-values';
-import { passesFilters } from '../../../local/trigger-filter';
+import { handQueueBatch } from '../../../local/triggers/queue-mapping';
+import { batchesOf, handBatch } from '../../../local/triggers/stream-mapping';
+import { passesFilters } from '../../../local/triggers/filter';
 
 /** Whether API Gateway, EventBridge... may invoke the function: its AWS::Lambda::Permission resources, evaluated. */
 export async function serviceMayInvoke(iam: IamModel, service: string, functionArn: string, sourceArn: string): Promise<boolean> {
@@ -20,12 +22,15 @@ export async function serviceMayInvoke(iam: IamModel, service: string, functionA
 /**
  * A DynamoDB stream event source mapping as Lambda runs it: it reads the table's stream with the
  * function's role (the role needs the stream permissions), keeps the records its filter criteria
- * match (the filter of npm start's emulator, local/trigger-filter.ts), and invokes the function with batches of them in Lambda's DynamoDB event shape.
+ * match and invokes the function with batches of them in Lambda's DynamoDB event shape: the filter
+ * and the batch rule of npm start's emulator (local/triggers/filter.ts, local/triggers/stream-mapping.ts).
  */
 export class StreamEventSource {
   readonly functionId: string;
   readonly streamArn: string;
   readonly batchSize: number;
+  /** `MaximumRetryAttempts` of the mapping (Lambda's default for a stream: until the record expires; here 10). */
+  readonly retryAttempts: number;
   private readonly patterns: FilterPattern[];
   private readonly client: DynamoDBStreamsClient;
   private readonly position = new Map<string, string>();
@@ -46,6 +51,7 @@ export class StreamEventSource {
     this.functionId = functionId;
     this.streamArn = p.EventSourceArn;
     this.batchSize = Number(p.BatchSize ?? 100);
+    this.retryAttempts = Number(p.MaximumRetryAttempts ?? 10);
     this.patterns = (p.FilterCriteria?.Filters ?? []).map((filter: { Pattern: string }) => JSON.parse(filter.Pattern));
     this.client = new DynamoDBStreamsClient({ endpoint: endpoint.url, region: LOCAL_ACCOUNT.region, credentials: endpoint.credentialsFor(lambda.get(functionId).caller) });
   }
@@ -75,8 +81,14 @@ export class StreamEventSource {
         iterator = page.NextShardIterator;
       }
     }
-    for (let i = 0; i < records.length; i += this.batchSize) {
-      await invoke(this.functionId, { Records: records.slice(i, i + this.batchSize) });
+    for (const batch of batchesOf(records, this.batchSize)) {
+      await handBatch(batch, this, (event) => invoke(this.functionId, event), {
+        retryDelayMs: 0,
+        // verify:shipped fails on a batch the function cannot take, where AWS would drop it.
+        onDropped: (error) => {
+          throw error;
+        },
+      });
       this.batches++;
     }
     this.delivered += records.length;
@@ -104,11 +116,10 @@ export class StreamEventSource {
 
 /**
  * An SQS event source mapping as Lambda runs it: it receives from the queue with the function's
- * role (the role needs the queue's consume permissions), invokes the function with batches of the
- * mapping's size in Lambda's SQS event shape, and deletes the messages handled: all of a batch
- * whose invocation succeeded, or, with `ReportBatchItemFailures`, those the response does not
- * list. A failed invocation's messages come back after their visibility timeout; the queue's
- * redrive policy moves a message received too often to its dead-letter queue, as in AWS.
+ * role (the role needs the queue's consume permissions) and hands each batch of the mapping's size
+ * over by the rule of npm start's worker (local/triggers/queue-mapping.ts): what was handled is deleted, a
+ * failed invocation's messages come back after their visibility timeout, and the queue's redrive
+ * policy moves a message received too often to its dead-letter queue, as in AWS.
  */
 export class QueueEventSource {
   readonly functionId: string;
@@ -168,42 +179,19 @@ export class QueueEventSource {
         new ReceiveMessageCommand({ QueueUrl: this.queueUrl, MaxNumberOfMessages: Math.min(this.batchSize, 10), WaitTimeSeconds: 0, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
       );
       if (messages.length === 0) return count;
-      let failed: Set<string>;
-      try {
-        const response = await invoke(this.functionId, { Records: messages.map((message) => this.asLambdaRecord(message)) });
-        failed = new Set(this.reportsItemFailures ? (response?.batchItemFailures ?? []).map((failure: { itemIdentifier: string }) => failure.itemIdentifier) : []);
-      } catch {
-        failed = new Set(messages.map((message) => message.MessageId!));
-      }
-      const handled = messages.filter((message) => !failed.has(message.MessageId!));
-      if (handled.length) {
-        await this.client.send(new DeleteMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: handled.map((message, i) => ({ Id: String(i), ReceiptHandle: message.ReceiptHandle })) }));
-      }
+      const { returned } = await handQueueBatch({
+        client: this.client,
+        queueUrl: this.queueUrl,
+        queueArn: this.queueArn,
+        messages,
+        reportBatchItemFailures: this.reportsItemFailures,
+        invoke: (event) => invoke(this.functionId, event),
+      });
       count += messages.length;
       this.delivered += messages.length;
-      this.returned += messages.length - handled.length;
+      this.returned += returned;
       this.batches++;
     }
-  }
-
-  /** The message as Lambda hands it over: camel-cased, with this mapping's queue ARN and region. */
-  private asLambdaRecord(message: Message): Record<string, unknown> {
-    return {
-      messageId: message.MessageId,
-      receiptHandle: message.ReceiptHandle,
-      body: message.Body,
-      attributes: message.Attributes ?? {},
-      messageAttributes: Object.fromEntries(
-        Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
-          name,
-          { stringValue: value.StringValue, binaryValue: value.BinaryValue && Buffer.from(value.BinaryValue).toString('base64'), stringListValues: [], binaryListValues: [], dataType: value.DataType },
-        ]),
-      ),
-      md5OfBody: message.MD5OfBody,
-      eventSource: 'aws:sqs',
-      eventSourceARN: this.queueArn,
-      awsRegion: LOCAL_ACCOUNT.region,
-    };
   }
 }
 

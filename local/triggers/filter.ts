@@ -1,4 +1,4 @@
-import type { FilterPattern } from '../infra/lib/triggers';
+import type { FilterPattern } from '../../infra/lib/triggers';
 
 /** Lambda's event filtering (the EventBridge pattern syntax): the rules this project uses, and an error for the others. */
 export function matchesFilter(pattern: unknown, value: unknown): boolean {
@@ -27,7 +27,7 @@ function matchesRule(rule: unknown, value: unknown): boolean {
     case 'equals-ignore-case':
       return typeof value === 'string' && value.toLowerCase() === String(operand).toLowerCase();
     default:
-      throw new Error(`filter rule ${operator} is not implemented in local/trigger-filter.ts`);
+      throw new Error(`filter rule ${operator} is not implemented in local/triggers/filter.ts`);
   }
 }
 

@@ -1,7 +1,8 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { TableStreamTrigger } from '../infra/lib/triggers';
-import { passesFilters } from './trigger-filter';
-import type { TableStream } from './table-stream';
+import type { TableStreamTrigger } from '../../infra/lib/triggers';
+import { handBatch } from './stream-mapping';
+import { passesFilters } from './filter';
+import type { TableStream } from '../table-stream';
 
 export interface StreamTrigger {
   /** `Date.now()` when the oldest change not yet handed over was written; null when none waits. */
@@ -16,7 +17,7 @@ const RETRY_DELAY_MS = 100;
  * A Lambda event source mapping on the table's stream, locally: the records its filters let through
  * (the same filter code verify:shipped runs on the template's mappings), in order, in
  * batches of `batchSize` (after the batching window), one batch at a time, each retried then
- * dropped as the mapping does (without its bisecting). `onDropped` hears of a dropped batch with
+ * dropped as the mapping does (local/triggers/stream-mapping.ts, verify:shipped's rule too). `onDropped` hears of a dropped batch with
  * when its oldest change was written.
  */
 export function startStreamTrigger(options: {
@@ -38,19 +39,18 @@ export function startStreamTrigger(options: {
   async function deliver(): Promise<void> {
     while (pending.length > 0 && !stopped) {
       const batch = pending.slice(0, settings.batchSize);
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await handler({ Records: batch.map(({ record }) => record) });
-          break;
-        } catch (error) {
-          if (attempt >= settings.retryAttempts) {
-            log(`stream batch of ${batch.length} dropped after ${attempt + 1} attempts: ${(error as Error).message}`);
+      await handBatch(
+        batch.map(({ record }) => record),
+        settings,
+        handler,
+        {
+          retryDelayMs: RETRY_DELAY_MS,
+          onDropped: (error, attempts) => {
+            log(`stream batch of ${batch.length} dropped after ${attempts} attempts: ${(error as Error).message}`);
             options.onDropped?.(batch[0]!.at);
-            break;
-          }
-          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 2 ** attempt));
-        }
-      }
+          },
+        },
+      );
       pending.splice(0, batch.length);
     }
   }
