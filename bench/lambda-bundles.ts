@@ -15,7 +15,7 @@ import { LAMBDA_BUNDLING } from '../infra/lib/lambda-bundling';
 import { median, table } from './lib/stats';
 import { benchmark } from './lib/cleanup';
 
-const HANDLERS = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'job-worker', 'mailer'];
+const HANDLERS = ['public', 'admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'checkout-sweep', 'audience-recorder', 'job-worker', 'mailer'];
 const RUNS = 5;
 const TOP_PACKAGES = 6;
 

@@ -1,5 +1,5 @@
 import { CloudFrontKeyValueStoreClient } from '@aws-sdk/client-cloudfront-keyvaluestore';
-import { awsClients } from '../adapters/aws-clients';
+import { dynamoDocumentClient } from '../adapters/aws-clients';
 import { cloudFrontKeyValueStore } from '../adapters/kvs-cloudfront';
 import { readEdgeSyncConfig } from '../config/edge-sync-config';
 import { compose } from '../compose/edge-sync';
@@ -8,6 +8,5 @@ import { handlerOf } from '../compose/handler-of';
 /** Lambda entry point: DynamoDB stream batches and the reconciliation schedule (infra/lib/constructs/edge-sync.ts). */
 export const handler = handlerOf(() => {
   const config = readEdgeSyncConfig();
-  const { dynamo } = awsClients();
-  return compose(config, { dynamo, keyValueStore: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({}), config.kvsArn) });
+  return compose(config, { dynamo: dynamoDocumentClient(), keyValueStore: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({}), config.kvsArn) });
 });
