@@ -1,4 +1,4 @@
-import { countPresence, normalizeAccessCode, sessionIsLive } from '../codes';
+import { beatSession, countPresence, normalizeAccessCode, sessionIsLive } from '../codes';
 import type { AppConfig } from '../config';
 import { endedSessionsAfter } from './edge-deny';
 import { AccessRefused, AccessRevoked, CodeInUse, InvalidInput, SessionGone, type SessionEndReason } from '../errors';
@@ -259,13 +259,7 @@ export async function heartbeat(deps: { stores: { codes: CodeStore }; config: Ap
   const { report: quality, dropped } = parseQualityReport(body);
   if (dropped) deps.droppedReports?.dropped(claims.sid, dropped);
   try {
-    await deps.stores.codes.heartbeat({
-      code: claims.code,
-      sessionId: claims.sid,
-      now: now.toISOString(),
-      staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
-      quality,
-    });
+    await beatSession(deps, claims, now, quality);
   } catch (error) {
     if (error instanceof SessionGone || error instanceof AccessRevoked) {
       throw new AccessRefused('heartbeat', lostSessionReason(error, claims));

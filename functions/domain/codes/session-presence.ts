@@ -1,7 +1,9 @@
 import type { AppConfig } from '../config';
 import type { CounterStore } from '../counter-store';
 import { PRESENCE_WINDOW_SECONDS } from '../playback-claims';
+import type { QualityReport } from '../playback-quality';
 import type { CodeRecord } from '../records';
+import type { CodeStore } from './code-store';
 
 
 /** Best effort, as every counter write (counter-store.ts): it never fails the viewer's request. */
@@ -39,4 +41,24 @@ export function countRevocationPresence(deps: PresenceDeps, code: CodeRecord, no
 
 export function sessionIsLive(code: Pick<CodeRecord, 'session'>, now: Date, timeoutSeconds: number): boolean {
   return !!code.session && Date.parse(code.session.heartbeatAt) > now.getTime() - timeoutSeconds * 1000;
+}
+
+/**
+ * One heartbeat of session `sid` on its code (a player's, or the RTMP play check's): the write holds only
+ * while that session is the code's live one, not silent past the timeout, and the code not revoked; it
+ * throws the store's `SessionGone` or `AccessRevoked` otherwise. `quality` adds a player's report.
+ */
+export function beatSession(
+  deps: { stores: { codes: CodeStore }; config: Pick<AppConfig, 'sessionTimeoutSeconds'> },
+  claims: { code: string; sid: string },
+  now: Date,
+  quality?: QualityReport | null,
+): Promise<void> {
+  return deps.stores.codes.heartbeat({
+    code: claims.code,
+    sessionId: claims.sid,
+    now: now.toISOString(),
+    staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
+    ...(quality === undefined ? {} : { quality }),
+  });
 }

@@ -8,7 +8,7 @@ import { checkViewerToken } from '../access';
 import { keyRefusalReason, recordRefusal } from '../events';
 import type { PublishRefusalReason } from '../records';
 import type { EventStore } from '../events';
-import type { CodeStore } from '../codes';
+import { beatSession, type CodeStore } from '../codes';
 import type { AuditStore } from '../audit';
 import type { AppConfig } from '../config';
 
@@ -60,12 +60,7 @@ export async function authorizeRtmp(deps: { stores: { audit: AuditStore; codes: 
   const { claims } = checked;
   if (now.toISOString() >= accessEndsAt(event)) throw deny();
   try {
-    await deps.stores.codes.heartbeat({
-      code: claims.code,
-      sessionId: claims.sid,
-      now: now.toISOString(),
-      staleBefore: new Date(now.getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString(),
-    });
+    await beatSession(deps, claims, now);
   } catch (error) {
     if (error instanceof SessionGone || error instanceof AccessRevoked) throw deny();
     throw error;
