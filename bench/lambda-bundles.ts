@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { LAMBDA_BUNDLING } from '../infra/lib/lambda-bundling';
+import { LAMBDA_BUNDLING, lambdaBuildOptions } from '../infra/lib/lambda-bundling';
 import { median, table } from './lib/stats';
 import { benchmark } from './lib/cleanup';
 
@@ -45,20 +45,7 @@ async function main() {
       const entry = `functions/handlers/${name}.ts`;
       if (!existsSync(entry)) continue;
       const outfile = join(outDir, `${name}-${rows.length}.mjs`);
-      const { metafile } = await build({
-        entryPoints: [entry],
-        outfile,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: LAMBDA_BUNDLING.target,
-        minify: LAMBDA_BUNDLING.minify,
-        mainFields: [...LAMBDA_BUNDLING.mainFields],
-        external: [...external],
-        banner: { js: LAMBDA_BUNDLING.banner },
-        metafile: true,
-        logLevel: 'error',
-      });
+      const { metafile } = await build({ ...lambdaBuildOptions(entry, external), outfile, metafile: true });
       const script = `const t=performance.now();await import(${JSON.stringify(pathToFileURL(outfile).href)});console.log(performance.now()-t)`;
       const times = Array.from({ length: RUNS }, () =>
         Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim()),

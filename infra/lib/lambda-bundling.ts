@@ -1,3 +1,5 @@
+import type { BuildOptions } from 'esbuild';
+
 /**
  * How every Lambda function is bundled: esbuild, one ES module for Node 22 with
  * its dependencies inlined. `AppFunction` hands these to NodejsFunction and
@@ -29,3 +31,20 @@ export const LAMBDA_BUNDLING = {
   // Lets bundled CommonJS dependencies call require() inside the ES module.
   banner: "import{createRequire as __cr}from'module';const require=__cr(import.meta.url);",
 } as const;
+
+/** esbuild's options for bundling `entry` as the CDK app does (`external`: other modules left to the runtime, for comparison). */
+export function lambdaBuildOptions(entry: string, external: readonly string[] = LAMBDA_BUNDLING.externalModules): BuildOptions {
+  return {
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: LAMBDA_BUNDLING.target,
+    minify: LAMBDA_BUNDLING.minify,
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    external: [...external],
+    banner: { js: LAMBDA_BUNDLING.banner },
+    metafile: true,
+    logLevel: 'error',
+  };
+}

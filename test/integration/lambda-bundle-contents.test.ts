@@ -6,26 +6,13 @@
 import { build } from 'esbuild';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LAMBDA_BUNDLING } from '../../infra/lib/lambda-bundling';
+import { lambdaBuildOptions } from '../../infra/lib/lambda-bundling';
 
 const ENTRIES = readdirSync('functions/handlers').map((file) => file.replace(/\.ts$/, '')).sort();
 
 /** The npm packages the entry's shipped bundle holds code of. */
 async function packagesOf(name: string): Promise<Set<string>> {
-  const { metafile } = await build({
-    entryPoints: [`functions/handlers/${name}.ts`],
-    write: false,
-    outfile: `${name}.mjs`,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: LAMBDA_BUNDLING.target,
-    minify: LAMBDA_BUNDLING.minify,
-    mainFields: [...LAMBDA_BUNDLING.mainFields],
-    external: [...LAMBDA_BUNDLING.externalModules],
-    metafile: true,
-    logLevel: 'error',
-  });
+  const { metafile } = await build({ ...lambdaBuildOptions(`functions/handlers/${name}.ts`), write: false, outfile: `${name}.mjs`, metafile: true });
   const packages = new Set<string>();
   for (const output of Object.values(metafile.outputs)) {
     for (const [file, { bytesInOutput }] of Object.entries(output.inputs)) {
