@@ -5,7 +5,7 @@ import type { CheckoutRecord } from './order-store';
 import type { OrderOutcome } from './orders';
 import { stripeEventOrder, type StripeOrderDeps } from './stripe-orders';
 
-/** How often the sweep runs (an EventBridge rule on the public function in AWS, a timer in `npm start`). */
+/** How often the sweep runs (an EventBridge rule on its own function in AWS, infra/lib/triggers.ts; a timer in `npm start`). */
 export const CHECKOUT_SWEEP_SECONDS = 300;
 /**
  * How long past its session's expiry a held checkout is left to Stripe's webhook: Stripe expires a
@@ -15,7 +15,7 @@ export const CHECKOUT_SWEEP_SECONDS = 300;
 export const SETTLE_AFTER_MINUTES = CHECKOUT_MINUTES + 15;
 /**
  * Checkouts one run asks Stripe about (the next run takes the rest), so many at once: a run stays within
- * the public function's 10 s, and well under Stripe's rate limit (100 reads a second in live mode).
+ * 10 s (its function allows 60), and well under Stripe's rate limit (100 reads a second in live mode).
  */
 const SWEEP_BATCH = 50;
 const SWEEP_PARALLEL = 10;
