@@ -1,5 +1,5 @@
 import { AlreadyExists, Contended, LeaseHeld, NotFound } from '../domain/errors';
-import type { EventChanges, EventStore, StreamLease } from '../domain/events';
+import type { EventChanges, EventStore, SaleMark, SaleMove, StreamLease } from '../domain/events';
 import type { EventRecord, PublishRefusal } from '../domain/records';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -18,8 +18,15 @@ const COUNT_ATTEMPTS = 8;
 const HOLD = 'hold#';
 const TAKEN = 'taken';
 const RETURNED = 'returned';
+/**
+ * An order's mark on the event (`sale#<order id>`): which of its changes the sales figures hold (`paid`,
+ * `refunded`), set by the write that counts it, so a count sent again adds nothing; dropped once the order agrees.
+ */
+const SALE = 'sale#';
+/** The sales figures and the attribute names a count writes them under. */
+const FIGURES = { '#held': 'ticketsHeld', '#sold': 'ticketsSold', '#orders': 'paidOrders', '#revenue': 'revenueMinor', '#refunded': 'refundedMinor' } as const;
 /** Attributes of the event item that are bookkeeping of its counts, not part of the event. */
-const isCountMark = (name: string) => name.startsWith(JOB_CODES) || name.startsWith(HOLD);
+const isCountMark = (name: string) => name.startsWith(JOB_CODES) || name.startsWith(HOLD) || name.startsWith(SALE);
 
 export function toEvent(item: Item): EventRecord {
   const { pk, sk, entity, gsi1pk, gsi1sk, feedPk, feedSk, ttl, deleted, ...event } = item;
@@ -204,7 +211,7 @@ export class DynamoEventStore implements EventStore {
 
   async takeTickets(id: string, quantity: number, capacity: number | null, checkoutId: string): Promise<boolean> {
     if (capacity !== null && quantity > capacity) return false;
-    const names = { '#sale': 'sale', '#open': 'open', '#capacity': 'capacity', '#taken': 'ticketsTaken', '#mark': `${HOLD}${checkoutId}` };
+    const names = { '#sale': 'sale', '#open': 'open', '#capacity': 'capacity', '#taken': 'ticketsTaken', '#held': 'ticketsHeld', '#mark': `${HOLD}${checkoutId}` };
     // Conditions cannot add: "taken + quantity <= capacity" is "taken <= capacity - quantity", for the capacity read.
     const room =
       capacity === null
@@ -213,7 +220,7 @@ export class DynamoEventStore implements EventStore {
     const outcome = await this.table.writeIf({
       update: {
         Key: eventKey(id),
-        UpdateExpression: 'SET #mark = :marked ADD #taken :quantity',
+        UpdateExpression: 'SET #mark = :marked ADD #taken :quantity, #held :quantity',
         ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND attribute_not_exists(#mark) AND #sale.#open = :open AND ${room.condition}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ':quantity': quantity, ':open': true, ':marked': TAKEN, ...room.values },
@@ -232,9 +239,9 @@ export class DynamoEventStore implements EventStore {
     await this.table.writeIf({
       update: {
         Key: eventKey(id),
-        UpdateExpression: 'SET #mark = :returned ADD #taken :minus',
+        UpdateExpression: 'SET #mark = :returned ADD #taken :minus, #held :minus',
         ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND ${given}`,
-        ExpressionAttributeNames: { '#taken': 'ticketsTaken', '#mark': `${HOLD}${checkoutId}` },
+        ExpressionAttributeNames: { '#taken': 'ticketsTaken', '#held': 'ticketsHeld', '#mark': `${HOLD}${checkoutId}` },
         ExpressionAttributeValues: { ':minus': -quantity, ':taken': TAKEN, ':returned': RETURNED },
       },
     });
@@ -243,6 +250,42 @@ export class DynamoEventStore implements EventStore {
   async forgetCheckout(id: string, checkoutId: string): Promise<void> {
     await this.table.writeIf({
       update: { Key: eventKey(id), UpdateExpression: 'REMOVE #mark', ConditionExpression: 'attribute_exists(#mark)', ExpressionAttributeNames: { '#mark': `${HOLD}${checkoutId}` } },
+    });
+  }
+
+  async countSale(id: string, orderId: string, moves: readonly SaleMove[], to: SaleMark): Promise<void> {
+    for (const move of moves) {
+      const { deltas } = move;
+      const outcome = await this.table.writeIf({
+        update: {
+          Key: eventKey(id),
+          UpdateExpression: 'SET #mark = :to ADD #held :held, #sold :sold, #orders :orders, #revenue :revenue, #refunded :refunded',
+          ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND ${move.from === 'none' ? 'attribute_not_exists(#mark)' : '#mark = :from'}`,
+          ExpressionAttributeNames: { ...FIGURES, '#mark': `${SALE}${orderId}` },
+          ExpressionAttributeValues: {
+            ':to': to,
+            ':held': deltas.ticketsHeld,
+            ':sold': deltas.ticketsSold,
+            ':orders': deltas.paidOrders,
+            ':revenue': deltas.revenueMinor,
+            ':refunded': deltas.refundedMinor,
+            ...(move.from === 'none' ? {} : { ':from': move.from }),
+          },
+        },
+      });
+      if (outcome.applied) return;
+    }
+  }
+
+  async forgetSale(id: string, orderId: string, mark: SaleMark): Promise<void> {
+    await this.table.writeIf({
+      update: {
+        Key: eventKey(id),
+        UpdateExpression: 'REMOVE #mark',
+        ConditionExpression: '#mark = :mark',
+        ExpressionAttributeNames: { '#mark': `${SALE}${orderId}` },
+        ExpressionAttributeValues: { ':mark': mark },
+      },
     });
   }
 
