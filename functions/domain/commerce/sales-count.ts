@@ -41,7 +41,7 @@ function movesOf(order: OrderRecord, step: SalesStep): { moves: SaleMove[]; to: 
   return { moves: [{ from: 'none', deltas: refundDeltas(order) }, { from: 'paid', deltas: refundDeltas(order) }], to: 'refunded' };
 }
 
-const isStale = (order: OrderRecord, now: Date) => Date.parse(order.salesStepAt ?? '') <= now.getTime() - SALES_STEP_STALE_MS;
+const isStale = (order: OrderRecord, now: Date) => Date.parse(order.salesStepAt ?? '') < now.getTime() - SALES_STEP_STALE_MS;
 
 /** The changes that make an order paid also ask for its sale's count; a Stripe order of a checkout of ours held its tickets until now. */
 export async function paidSalesStep(deps: SalesDeps, order: OrderRecord): Promise<OrderChanges> {
