@@ -2,6 +2,7 @@ import { AlreadyExists, Contended, LeaseHeld, NotFound } from '../domain/errors'
 import type { EventChanges, EventStore, SaleMark, SaleMove, StreamLease } from '../domain/events';
 import type { EventRecord, PublishRefusal } from '../domain/records';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
+import { countSale, forgetSale, isSaleMark } from './dynamo-sale-counts';
 import type { DynamoTable, Item } from './dynamo-table';
 import { tableSchema } from './table-schema';
 
@@ -18,15 +19,8 @@ const COUNT_ATTEMPTS = 8;
 const HOLD = 'hold#';
 const TAKEN = 'taken';
 const RETURNED = 'returned';
-/**
- * An order's mark on the event (`sale#<order id>`): which of its changes the sales figures hold (`paid`,
- * `refunded`), set by the write that counts it, so a count sent again adds nothing; dropped once the order agrees.
- */
-const SALE = 'sale#';
-/** The sales figures and the attribute names a count writes them under. */
-const FIGURES = { '#held': 'ticketsHeld', '#sold': 'ticketsSold', '#orders': 'paidOrders', '#revenue': 'revenueMinor', '#refunded': 'refundedMinor' } as const;
 /** Attributes of the event item that are bookkeeping of its counts, not part of the event. */
-const isCountMark = (name: string) => name.startsWith(JOB_CODES) || name.startsWith(HOLD) || name.startsWith(SALE);
+const isCountMark = (name: string) => name.startsWith(JOB_CODES) || name.startsWith(HOLD) || isSaleMark(name);
 
 export function toEvent(item: Item): EventRecord {
   const { pk, sk, entity, gsi1pk, gsi1sk, feedPk, feedSk, ttl, deleted, ...event } = item;
@@ -253,40 +247,12 @@ export class DynamoEventStore implements EventStore {
     });
   }
 
-  async countSale(id: string, orderId: string, moves: readonly SaleMove[], to: SaleMark): Promise<void> {
-    for (const move of moves) {
-      const { deltas } = move;
-      const outcome = await this.table.writeIf({
-        update: {
-          Key: eventKey(id),
-          UpdateExpression: 'SET #mark = :to ADD #held :held, #sold :sold, #orders :orders, #revenue :revenue, #refunded :refunded',
-          ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND ${move.from === 'none' ? 'attribute_not_exists(#mark)' : '#mark = :from'}`,
-          ExpressionAttributeNames: { ...FIGURES, '#mark': `${SALE}${orderId}` },
-          ExpressionAttributeValues: {
-            ':to': to,
-            ':held': deltas.ticketsHeld,
-            ':sold': deltas.ticketsSold,
-            ':orders': deltas.paidOrders,
-            ':revenue': deltas.revenueMinor,
-            ':refunded': deltas.refundedMinor,
-            ...(move.from === 'none' ? {} : { ':from': move.from }),
-          },
-        },
-      });
-      if (outcome.applied) return;
-    }
+  countSale(id: string, orderId: string, moves: readonly SaleMove[], to: SaleMark): Promise<void> {
+    return countSale(this.table, id, orderId, moves, to);
   }
 
-  async forgetSale(id: string, orderId: string, mark: SaleMark): Promise<void> {
-    await this.table.writeIf({
-      update: {
-        Key: eventKey(id),
-        UpdateExpression: 'REMOVE #mark',
-        ConditionExpression: '#mark = :mark',
-        ExpressionAttributeNames: { '#mark': `${SALE}${orderId}` },
-        ExpressionAttributeValues: { ':mark': mark },
-      },
-    });
+  forgetSale(id: string, orderId: string, mark: SaleMark): Promise<void> {
+    return forgetSale(this.table, id, orderId, mark);
   }
 
   async addToCodeCount(eventId: string, delta: number): Promise<void> {
