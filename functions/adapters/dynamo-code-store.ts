@@ -4,7 +4,7 @@ import { AccessRevoked, AlreadyExists, CodeInUse, Contended, NotFound, SessionGo
 import type { QualityReport } from '../domain/playback-quality';
 import type { CodeRecord, CodeSummary } from '../domain/records';
 import { accessChangesSince } from './dynamo-access-feed';
-import { codeKey, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
+import { codeKey, codeLabelSk, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
 import { listCodePage, toCodeSummary } from './dynamo-code-pages';
 import { listLiveSessions, liveSessionSk } from './dynamo-sessions';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -17,7 +17,7 @@ const RELEASE_ATTEMPTS = 5;
 
 /** A code item (as read, or as a stream image) as the domain's record. */
 export function toCode(item: Item): CodeRecord {
-  const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, revokeCounted, ...rest } = item;
+  const { pk, sk, entity, codesPk, codesSk, labelSk, feedPk, feedSk, liveSk, ttl, tokenId, revokeCounted, ...rest } = item;
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
 }
 const toCodeOrNull = (item: Item | null) => (item ? toCode(item) : null);
@@ -80,6 +80,7 @@ export class DynamoCodeStore implements CodeStore {
             tokenId: id,
             codesPk: eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS)),
             codesSk: `${code.createdAt}#${id}`,
+            labelSk: codeLabelSk(code.label, code.createdAt, id),
             ...rest,
           },
           ConditionExpression: 'attribute_not_exists(pk)',

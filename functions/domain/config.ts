@@ -55,6 +55,12 @@ export const RATE_LIMITS = {
    * so this bounds how much of a sale one address can hold without paying.
    */
   checkout: { limit: 20, windowSeconds: 600 },
+  /**
+   * A buyer's "send my tickets again", per client and per address (every request counts, bought or not):
+   * a buyer needs one or two; an address gets at most a few emails an hour, a client cannot walk a list of addresses.
+   */
+  resendClient: { limit: 10, windowSeconds: 3600 },
+  resendAddress: { limit: 3, windowSeconds: 3600 },
 } as const;
 
 /**

@@ -113,6 +113,11 @@ export interface OrderStore {
    * Stripe about them) and those whose pending step was last written before `before` (its writer died).
    */
   listHeldCheckouts(args: { before: string; limit: number }): Promise<CheckoutRecord[]>;
+  /**
+   * The event's orders bought with `email` (matched whatever its case), newest first, at most `limit`:
+   * one indexed query, whatever the number of the event's orders.
+   */
+  listBuyerOrders(args: { eventId: string; email: string; limit: number }): Promise<OrderRecord[]>;
   /** An event's orders, newest first, `limit` per page; `cursor` is the previous page's `nextCursor` (InvalidCursor otherwise). */
   listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }>;
 }
