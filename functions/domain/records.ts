@@ -51,6 +51,8 @@ export interface EventRecord {
   sale?: EventSale | null;
   /** Tickets taken from the sale's capacity: held by open checkouts and paid (checkout.ts). */
   ticketsTaken?: number;
+  /** The organiser's address for buyers (the ticket email, the viewer page); absent or null: none. */
+  contactEmail?: string | null;
 }
 
 /** An event's ticket sale (`POST /api/checkout`). */
