@@ -22,6 +22,20 @@ export function toCode(item: Item): CodeRecord {
 }
 const toCodeOrNull = (item: Item | null) => (item ? toCode(item) : null);
 
+/** A new code's item: its keys in the table and in the event's sharded indexes (`codesByEvent`, `codesByLabel`). */
+export function codeItem(code: CodeRecord): Item {
+  const { id, ...rest } = code;
+  return {
+    ...codeKey(code.code),
+    entity: 'code',
+    tokenId: id,
+    codesPk: eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS)),
+    codesSk: `${code.createdAt}#${id}`,
+    labelSk: codeLabelSk(code.label, code.createdAt, id),
+    ...rest,
+  };
+}
+
 /** Why a session write on `code` (as the write saw it) did not apply. */
 function lostSessionWrite(code: CodeRecord | null): Error {
   if (!code || code.isRevoked || !code.eventActive) return new AccessRevoked('code or event no longer active', code);
@@ -70,22 +84,8 @@ export class DynamoCodeStore implements CodeStore {
   constructor(private readonly table: DynamoTable) {}
 
   async createCode(code: CodeRecord): Promise<void> {
-    const { id, ...rest } = code;
     await this.table.writeIf(
-      {
-        put: {
-          Item: {
-            ...codeKey(code.code),
-            entity: 'code',
-            tokenId: id,
-            codesPk: eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS)),
-            codesSk: `${code.createdAt}#${id}`,
-            labelSk: codeLabelSk(code.label, code.createdAt, id),
-            ...rest,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      { put: { Item: codeItem(code), ConditionExpression: 'attribute_not_exists(pk)' } },
       () => new AlreadyExists('code exists'),
     );
   }
