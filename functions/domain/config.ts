@@ -74,8 +74,9 @@ export const LIST_LIMITS = {
   /** Codes in one page of a code list (an event's, or across events): `limit`'s default and most. */
   codePage: 1000,
   /**
-   * Codes one page passes at most to find its matches for a filter (status, label): a page of a
-   * rare filter may hold fewer than `limit` with a cursor to go on, but never reads the whole event.
+   * Codes one page passes at most to find its matches for a filter (a status; a label reads only its
+   * own codes, from its index): a page of a rare filter may hold fewer than `limit` with a cursor to go
+   * on, but never reads the whole event.
    */
   codePageScan: 10_000,
   /** Events one page across events visits at most (each costs a query of its shards). */
