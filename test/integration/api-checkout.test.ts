@@ -60,7 +60,7 @@ describe('Checkout: events on sale, capacity held by a conditional counter, sess
     const audit = await api.admin('GET', `/api/admin/events/${id}/audit`);
     expect(JSON.stringify(audit.body.entries)).toContain('"sale"');
     const plain = await createEvent('Not sold here', undefined);
-    expect((await call('GET', `${api.url}/api/events/${plain}/sale`)).body).toEqual({ eventId: plain, title: 'Not sold here', sale: null });
+    expect((await call('GET', `${api.url}/api/events/${plain}/sale`)).body).toEqual({ eventId: plain, title: 'Not sold here', sale: null, contactEmail: null });
     const missing = await call('GET', `${api.url}/api/events/nosuchevent/sale`);
     expect(missing).toMatchObject({ status: 404, body: { error: 'Event not found' } });
     expect(missing.headers['cache-control']).toBe('no-store');
