@@ -4,8 +4,8 @@
  * (`listEventCodes`, the use case behind `GET /api/admin/events/:id/tokens`) through the shipped
  * DynamoDB adapters, without HTTP. The buyer's order and its 2 codes come first, every other code
  * after (labelled `bulk`), so that a walk from the newest passes them all:
- *  - `?label=<the buyer's email>`: one query per shard of the `codesByLabel` index;
- *  - `?email=<the buyer's email>`: one query of `ordersByBuyer`, then each of its codes;
+ *  - `?label=<the buyer's email>`: one query per shard of the `byLabel` index;
+ *  - `?email=<the buyer's email>`: one query of `byLabel` (the buyer's orders), then each of their codes;
  *  - the baseline, at 100,000 only: the walk the label lookup made before (every page of the
  *    event's `codesByEvent` listing, followed by its cursor, the label matched as the codes are read).
  * Medians of ROUNDS lookups each (the walk: once).

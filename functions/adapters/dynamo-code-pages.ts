@@ -36,13 +36,13 @@ function partOf(shards: string[], part: CodePart | undefined): string[] {
 }
 
 /**
- * Where a page reads: with an exact label, that label's entries of `codesByLabel` (the other codes are
+ * Where a page reads: with an exact label, that label's entries of `byLabel` (the other codes are
  * never read); otherwise `codesByEvent`. Both sort newest first within what they hold.
  */
 function pageIndex(label: string | undefined) {
   if (label === undefined) return { index: 'codesByEvent', sortKey: 'codesSk', isKey: (key: string) => CODES_SK.test(key) };
   const prefix = labelPrefix(label);
-  return { index: 'codesByLabel', sortKey: 'labelSk', prefix, isKey: (key: string) => key.startsWith(prefix) && CODES_SK.test(key.slice(prefix.length)) };
+  return { index: 'byLabel', partitionKey: 'labelPk', sortKey: 'labelSk', prefix, isKey: (key: string) => key.startsWith(prefix) && CODES_SK.test(key.slice(prefix.length)) };
 }
 
 /**

@@ -17,20 +17,22 @@ const RELEASE_ATTEMPTS = 5;
 
 /** A code item (as read, or as a stream image) as the domain's record. */
 export function toCode(item: Item): CodeRecord {
-  const { pk, sk, entity, codesPk, codesSk, labelSk, feedPk, feedSk, liveSk, ttl, tokenId, revokeCounted, ...rest } = item;
+  const { pk, sk, entity, codesPk, codesSk, labelPk, labelSk, feedPk, feedSk, liveSk, ttl, tokenId, revokeCounted, ...rest } = item;
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
 }
 const toCodeOrNull = (item: Item | null) => (item ? toCode(item) : null);
 
-/** A new code's item: its keys in the table and in the event's sharded indexes (`codesByEvent`, `codesByLabel`). */
+/** A new code's item: its keys in the table and in the event's sharded indexes (`codesByEvent`, `byLabel`). */
 export function codeItem(code: CodeRecord): Item {
   const { id, ...rest } = code;
+  const shard = eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS));
   return {
     ...codeKey(code.code),
     entity: 'code',
     tokenId: id,
-    codesPk: eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS)),
+    codesPk: shard,
     codesSk: `${code.createdAt}#${id}`,
+    labelPk: shard,
     labelSk: codeLabelSk(code.label, code.createdAt, id),
     ...rest,
   };

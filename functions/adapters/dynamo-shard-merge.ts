@@ -3,17 +3,18 @@ import type { DynamoTable, Item } from './dynamo-table';
 
 /**
  * An event's entries in one of the indexes sharded on its codes (`codesPk`: `codesByEvent`,
- * `codesByLabel`, `liveSessions`) as one listing, newest first: a k-way merge of the shards on the index's sort key,
+ * `liveSessions`; `labelPk`: `byLabel`) as one listing, newest first: a k-way merge of the shards on the index's sort key,
  * reading a few entries of each at a time. A page reads about what it returns whatever the
  * number of codes, where reading whole shards read all of them.
  */
 export interface ShardedIndex {
   table: DynamoTable;
   index: string;
-  /** The index's sort-key attribute. */
+  /** The index's key attributes (the partition's: `codesPk` unless given). */
+  partitionKey?: string;
   sortKey: string;
   partitions: string[];
-  /** Only the entries whose sort key starts so (`codesByLabel`: one label's). */
+  /** Only the entries whose sort key starts so (`byLabel`: one label's). */
   prefix?: string;
 }
 
@@ -61,9 +62,9 @@ class ShardReader {
   }
 
   private keyCondition() {
-    const { sortKey, prefix } = this.where;
+    const { sortKey, prefix, partitionKey = 'codesPk' } = this.where;
     const values: Record<string, string> = { ':pk': this.pk };
-    let condition = 'codesPk = :pk';
+    let condition = `${partitionKey} = :pk`;
     if (prefix !== undefined && this.before) {
       condition += ' AND #sk BETWEEN :prefix AND :before';
       Object.assign(values, { ':prefix': prefix, ':before': this.before });

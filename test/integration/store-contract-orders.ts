@@ -52,8 +52,9 @@ export function describeOrderStoreContract(name: string, open: StoreFactory) {
       const older = order(eventId, 0, { email: 'Ada@Example.com' });
       const newer = order(eventId, 1000, { email: 'ada@example.com' });
       await Promise.all([older, newer, order(eventId, 500, { email: 'bob@example.com' }), order(randomId(), 0, { email: 'ada@example.com' })].map((each) => stores.orders.createOrder(each)));
-      expect(await stores.orders.listBuyerOrders({ eventId, email: 'ADA@example.com', limit: 10 })).toEqual([newer, older]);
-      expect(await stores.orders.listBuyerOrders({ eventId, email: 'ada@example.com', limit: 1 })).toEqual([newer]);
+      const listed = ({ id, status, codes }: OrderRecord) => ({ id, status, codes });
+      expect(await stores.orders.listBuyerOrders({ eventId, email: 'ADA@example.com', limit: 10 })).toEqual([listed(newer), listed(older)]);
+      expect(await stores.orders.listBuyerOrders({ eventId, email: 'ada@example.com', limit: 1 })).toEqual([listed(newer)]);
       expect(await stores.orders.listBuyerOrders({ eventId, email: 'eve@example.com', limit: 10 })).toEqual([]);
     });
 

@@ -86,7 +86,7 @@ export class MemoryCodeStore implements CodeStore {
       ? decodeCursor<{ before: string }>(args.cursor, (value) => Object.keys(value).length === 1 && typeof value.before === 'string').before
       : null;
     const { part, filter } = args;
-    // An exact label reads only that label's codes, as DynamoDB's `codesByLabel` index does.
+    // An exact label reads only that label's codes, as DynamoDB's `byLabel` index does.
     const older = this.codesOf(args.eventId).filter(
       (code) =>
         (before === null || codeOrder(code) < before) &&
