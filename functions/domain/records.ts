@@ -61,6 +61,8 @@ export interface EventRecord {
   paidOrders?: number;
   revenueMinor?: number;
   refundedMinor?: number;
+  /** The organiser's address for buyers (the ticket email, the viewer page); absent or null: none. */
+  contactEmail?: string | null;
 }
 
 /** What one order's change adds to its event's sales figures. */

@@ -85,9 +85,13 @@ export class MemoryCodeStore implements CodeStore {
     const before = args.cursor
       ? decodeCursor<{ before: string }>(args.cursor, (value) => Object.keys(value).length === 1 && typeof value.before === 'string').before
       : null;
-    const { part } = args;
+    const { part, filter } = args;
+    // An exact label reads only that label's codes, as DynamoDB's `byLabel` index does.
     const older = this.codesOf(args.eventId).filter(
-      (code) => (before === null || codeOrder(code) < before) && (!part || shardOf(code.code, CODE_SHARDS) % part.of === part.index),
+      (code) =>
+        (before === null || codeOrder(code) < before) &&
+        (!part || shardOf(code.code, CODE_SHARDS) % part.of === part.index) &&
+        (filter.label === undefined || code.label === filter.label),
     );
     const codes: CodeSummary[] = [];
     let passed = 0;
