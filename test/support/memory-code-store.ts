@@ -182,7 +182,7 @@ export class MemoryCodeStore implements CodeStore {
     if (!stored || !session || session.id !== args.sessionId) return false;
     const code = stored.record;
     const { endedSessions, toEdge } = endedSessionsAfter(code, session, args.by === 'admin' ? 'admin' : 'release', args.now);
-    Object.assign(code, { session: null, endedSessions, revision: code.revision + 1 });
+    Object.assign(code, { session: null, endedSessions, sessionEndedAt: args.now, revision: code.revision + 1 });
     this.listed.delete(code.code);
     if (toEdge) stored.feedAt = args.now;
     return true;

@@ -158,6 +158,47 @@ describe('audience aggregation', () => {
     expect(live.watchingNow).toMatchObject({ startupMs: 4000, bitrateKbps: 2500 });
   });
 
+  it('counts a device once in a minute where it reloaded (a new session on the same code): two devices are a peak of two', async () => {
+    const f = domainFixture('2026-11-22T20:00:00.000Z');
+    const event = sampleEvent({ startsAt: '2026-11-22T20:00:00.000Z', endsAt: '2026-11-22T22:00:00.000Z', tokenCount: 2 });
+    await f.stores.events.createEvent(event);
+    const codes = [0, 1].map(() => sampleCode(event.id));
+    for (const code of codes) await f.stores.codes.createCode(code);
+    const all = codes.map((code) => code.code);
+    const claim = (code: string) => validateCode(f.deps, { code, ip: '198.51.100.7', userAgent: CHROME, playbackBaseUrl: PLAYBACK_BASE_URL });
+    // 20:00:10: two devices, one code each.
+    f.advance(10);
+    let tokens: string[] = [];
+    await recorded(f, all, async () => {
+      tokens = (await Promise.all(all.map(claim))).map((grant) => grant.playbackToken);
+    });
+    // 20:00:40 and 20:01:10: both beat.
+    for (let i = 0; i < 2; i++) {
+      f.advance(30);
+      await recorded(f, all, () => Promise.all(tokens.map((token) => heartbeat(f.deps, token, beat(30_000)))));
+    }
+    // 20:01:20: both reload (the page releases its session on unload; the reload claims a new one with the saved code).
+    f.advance(10);
+    await recorded(f, all, () => Promise.all(tokens.map((token) => releasePlayback(f.deps, token))));
+    f.advance(2);
+    await recorded(f, all, async () => {
+      tokens = (await Promise.all(all.map(claim))).map((grant) => grant.playbackToken);
+    });
+    // Beats on to 20:02:52; 20:04:00 settles up to 20:03.
+    for (let i = 0; i < 3; i++) {
+      f.advance(30);
+      await recorded(f, all, () => Promise.all(tokens.map((token) => heartbeat(f.deps, token, beat(30_000)))));
+    }
+    f.advance(68);
+    const report = await audienceReport(f.deps, event.id, { from: '2026-11-22T20:00:00Z', step: '60' });
+    expect(report.series.map((p) => [p.at.slice(11, 16), p.viewers, p.joins])).toEqual([
+      ['20:00', 2, 2],
+      ['20:01', 2, 2],
+      ['20:02', 2, 0],
+    ]);
+    expect(report.totals.peakViewers).toBe(2);
+  });
+
   it("a device gone silent is taken over: its session is folded into the ticket, and a failed start counts", async () => {
     const f = domainFixture();
     const { event, code, token } = await f.watching();

@@ -110,7 +110,10 @@ export function effectsOfCodeChange(change: CodeChange, sessionTimeoutSeconds: n
   if (is && is.id !== was?.id) {
     const minute = tally(is.startedAt);
     minute.joins++;
-    minute.viewers++;
+    // A code plays on one device at a time: when its last session ended in this minute (a reload, "Watch
+    // again"), that session counted the code here already, and the new one is the same viewer.
+    const lastEnd = was ? was.heartbeatAt : before?.sessionEndedAt;
+    if (!lastEnd || minuteOf(lastEnd) !== minute.at) minute.viewers++;
   }
 
   let trouble: TroubleEntry | null = null;
