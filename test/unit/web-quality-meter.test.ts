@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { QualityMeter } from '../../web/src/viewer/quality-meter';
+import { QualityMeter, fragmentKbps } from '../../web/src/viewer/quality-meter';
 
 /** Enough of a `<video>` for the meter: events, `seeking`, `error` and the dropped-frame count. */
 class FakeVideo extends EventTarget {
@@ -23,6 +23,13 @@ function meterOn() {
 }
 
 describe('quality meter', () => {
+  it('measures a fragment\'s bit rate from its bytes and duration, not a declared peak', () => {
+    // A 2 s fragment of a 2.5 Mbit/s stream.
+    expect(fragmentKbps(625_000, 2)).toBe(2500);
+    expect(fragmentKbps(0, 2)).toBeUndefined();
+    expect(fragmentKbps(625_000, 0)).toBeUndefined();
+  });
+
   it('measures start-up once, playing and stalled time, stalls, the rendition, dropped frames and errors, per take', () => {
     const { video, meter, wait } = meterOn();
     expect(meter.take()).toBeNull();

@@ -5,6 +5,7 @@
  */
 import { byId } from '../shared/dom';
 import { asApiError, requestJson } from '../shared/http';
+import { RESENT_MESSAGE, resendErrorMessage } from './sale';
 import type { ResendAnswer } from './types';
 
 const els = {
@@ -16,15 +17,6 @@ const els = {
   sent: byId('lost-sent'),
 };
 
-export const RESENT_MESSAGE = 'If that address bought tickets, they are on their way. Check your inbox (and spam) in a few minutes.';
-
-/** What the buyer reads when the resend was refused (status 0: no answer). */
-export function resendErrorMessage(status: number): string {
-  if (status === 0) return "We couldn't reach Stagedoor. Check your connection and try again.";
-  if (status === 429) return 'Too many tries. Wait a few minutes, then try again.';
-  if (status === 400) return 'Enter the email address you bought the tickets with.';
-  return 'Something went wrong on our side. Try again in a moment.';
-}
 
 function setError(message: string): void {
   els.error.textContent = message;

@@ -4,12 +4,7 @@
  */
 import { byId, h, replaceChildren } from '../shared/dom';
 import { groupedCode } from '../../../functions/domain/codes/watch-link';
-
-/** What the page says of the ticket it plays: `Ticket 2 of 3 (ABCD-EFGH-JKLM)`. */
-export function ticketName(codes: readonly string[], code: string): string {
-  const index = codes.indexOf(code);
-  return codes.length > 1 && index >= 0 ? `Ticket ${index + 1} of ${codes.length} (${groupedCode(code)})` : `Ticket ${groupedCode(code)}`;
-}
+import { ticketName } from './sale';
 
 const els = {
   tickets: byId<HTMLFieldSetElement>('order-tickets'),

@@ -9,6 +9,16 @@ import type { QualityReportBody } from '../../../functions/domain/playback-quali
 
 type State = 'idle' | 'starting' | 'playing' | 'stalled';
 
+/**
+ * The bit rate a fragment plays at (kbps): its bytes over its duration, or undefined when either is
+ * unknown. What the rendition really delivers, where a variant's declared `BANDWIDTH` is its peak (ours
+ * announces the peak segment rounded up to 0.5 Mbit/s: 3.5 to 4 Mbit/s for a 2.5 Mbit/s stream).
+ */
+export function fragmentKbps(bytes: number, durationSeconds: number): number | undefined {
+  if (!(bytes > 0) || !(durationSeconds > 0)) return undefined;
+  return (bytes * 8) / 1000 / durationSeconds;
+}
+
 /** The names a media element's errors get (`MediaError.code`). */
 const MEDIA_ERRORS = ['', 'MEDIA_ERR_ABORTED', 'MEDIA_ERR_NETWORK', 'MEDIA_ERR_DECODE', 'MEDIA_ERR_SRC_NOT_SUPPORTED'];
 
@@ -67,7 +77,7 @@ export class QualityMeter {
     }
   }
 
-  /** The rendition now playing (hls.js's level, or what its fragments measure). */
+  /** The rendition now playing, as its fragments measure (`fragmentKbps` of the fragment entering playback). */
   rendition(kbps: number): void {
     if (!Number.isFinite(kbps) || kbps <= 0) return;
     this.#account();
