@@ -58,6 +58,9 @@ function qualityUpdate(report: QualityReport | null | undefined): { sets: string
     sets.push(`#session.${field} = :q_${field}`);
     values[`:q_${field}`] = report[field];
   }
+  // This beat's errors by name, replacing the last beat's: the audience recorder reads them off this write.
+  sets.push('#session.errorTypes = :q_errorTypes');
+  values[':q_errorTypes'] = report.errorTypes ?? {};
   return { sets, values };
 }
 

@@ -111,6 +111,9 @@ describe('web: the audience of a show', () => {
     const { measuredKbps, declaredKbps } = await streamBitrate(system, event.id);
     expect(bitrateClass(declaredKbps), `declared ${declaredKbps} kbps, measured ${measuredKbps.toFixed(0)} kbps`).not.toBe(bitrateClass(measuredKbps));
     expect(audience.totals.renditions.map((rendition: { kbps: number }) => rendition.kbps)).toEqual([bitrateClass(measuredKbps)]);
+    // Every error of the series is in the errors by type, under its name (or `unknown`).
+    const errorsInAll = audience.series.reduce((sum: number, point: { errors: number }) => sum + point.errors, 0);
+    expect(audience.totals.errorTypes.reduce((sum: number, type: { count: number }) => sum + type.count, 0)).toBe(errorsInAll);
 
     // --- The throttled ticket, and only it, has trouble; its record says how it went.
     const troubleList = () => system.admin('GET', `/api/admin/events/${event.id}/audience/trouble`);

@@ -166,6 +166,7 @@ export class MemoryCodeStore implements CodeStore {
     if (report.startupMs !== undefined) session.startupMs ??= report.startupMs;
     if (report.bitrateKbps !== undefined) session.bitrateKbps = report.bitrateKbps;
     if (report.lastFatal !== undefined) session.lastFatal = report.lastFatal;
+    session.errorTypes = report.errorTypes ?? {};
   }
 
   async markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void> {

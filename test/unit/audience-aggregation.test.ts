@@ -49,7 +49,14 @@ describe('quality report', () => {
       droppedFrames: 0,
       errors: 3,
       lastFatal: 'fragscriptLoadError',
+      errorTypes: { unknown: 3 },
     });
+    // Errors by name: names cleaned, never more than the count, the rest `unknown`; past eight names, `other`.
+    expect(parseQualityReport({ qoe: { errors: { count: 4, types: { 'frag Load<Error': 2, bufferStalledError: 5 } } } }).report!.errorTypes).toEqual({ fragLoadError: 2, bufferStalledError: 2 });
+    expect(parseQualityReport({ qoe: { errors: { count: 3, types: { manifestLoadError: 1 } } } }).report!.errorTypes).toEqual({ manifestLoadError: 1, unknown: 2 });
+    const many = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`error${i}`, 1]));
+    expect(parseQualityReport({ qoe: { errors: { count: 10, types: many } } }).report!.errorTypes).toMatchObject({ error7: 1, other: 2 });
+    expect(parseQualityReport({ qoe: { errors: { count: 1, types: 'lots' } } }).dropped).toEqual({ field: 'qoe.errors.types', problem: 'must be an object of counts' });
     expect(parseQualityReport({ qoe: { playingMs: 100_000, stalledMs: 100_000 } }).report).toMatchObject({ playingMs: 60_000, stalledMs: 60_000 });
     const f = domainFixture();
     const { token } = await f.watching();
@@ -102,7 +109,7 @@ describe('audience aggregation', () => {
     for (let i = 0; i < 3; i++) {
       f.advance(30);
       await recorded(f, all, () =>
-        Promise.all(tokens.map((token, v) => heartbeat(f.deps, token, beat(v === 2 ? 22_500 : 30_000, v === 2 ? 7_500 : 0, { bitrateKbps: v === 0 ? 800 : 2500, errors: { count: v === 2 ? 1 : 0 }, ...(i === 0 ? { startupMs: startups[v] } : {}) })))),
+        Promise.all(tokens.map((token, v) => heartbeat(f.deps, token, beat(v === 2 ? 22_500 : 30_000, v === 2 ? 7_500 : 0, { bitrateKbps: v === 0 ? 800 : 2500, errors: v === 2 ? { count: 1, types: { fragLoadTimeOut: 1 } } : { count: 0 }, ...(i === 0 ? { startupMs: startups[v] } : {}) })))),
       );
     }
     // 20:02:10: viewer 1 leaves; the other two beat on until 20:03:10, then viewer 2's device goes silent.
@@ -139,6 +146,7 @@ describe('audience aggregation', () => {
     expect(report.series[1]!.errors).toBe(2);
     expect(report.totals).toMatchObject({ peakViewers: 3, peakAt: '2026-11-22T20:00:00.000Z' });
     expect(report.totals.renditions.map((r) => r.kbps)).toEqual([800, 2500]);
+    expect(report.totals.errorTypes).toEqual([{ name: 'fragLoadTimeOut', count: 3 }]);
     // Without `from`, the series begins five minutes before the first audience.
     expect((await audienceReport(f.deps, event.id, {})).from).toBe('2026-11-22T19:55:00.000Z');
     // Five-minute steps add the minutes up; the viewers are the most of any minute.

@@ -129,6 +129,9 @@ export function effectsOfCodeChange(change: CodeChange, sessionTimeoutSeconds: n
         const bucket = sketchBucket(is.startupMs!);
         minute.startups.set(bucket, (minute.startups.get(bucket) ?? 0) + 1);
       }
+      // This beat's errors by name (the session keeps its last beat's); a player that names none: `unknown`.
+      const errors = added.find(([field]) => field === 'errors')![1];
+      if (errors > 0) for (const [name, count] of Object.entries(is.errorTypes ?? { unknown: errors })) minute.errorTypes.set(name, (minute.errorTypes.get(name) ?? 0) + count);
       const played = added.find(([field]) => field === 'playingMs')![1];
       if (played > 0 && is.bitrateKbps !== undefined) {
         const kbps = bitrateClass(is.bitrateKbps);
