@@ -31,6 +31,17 @@ export function describeAudienceStoreContract(name: string, open: StoreFactory) 
       expect((await stores.codes.getCode(code.code))!.session!.errorTypes).toEqual({});
     });
 
+    it('keeps when the code\'s last session was released, for the audience to count a reload once', async () => {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      const at = new Date().toISOString();
+      const code = sampleCode(event.id, { session: { id: 's1', startedAt: at, heartbeatAt: at } });
+      await stores.codes.createCode(code);
+      const endedAt = new Date(Date.parse(at) + 5_000).toISOString();
+      expect(await stores.codes.releaseSession({ code: code.code, sessionId: 's1', now: endedAt })).toBe(true);
+      expect(await stores.codes.getCode(code.code)).toMatchObject({ session: null, sessionEndedAt: endedAt });
+    });
+
     it('merges minutes from many writers, keeps the sketch and the rendition mix, and reads a range', async () => {
       const eventId = randomId();
       const first = '2026-11-20T20:00:00.000Z';
