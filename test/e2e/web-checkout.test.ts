@@ -51,7 +51,8 @@ describe('web: buying a ticket with Stripe Checkout, then watching', () => {
 
     const page = await (await story.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })).newPage();
     let playing = false;
-    watchConsole(page, 'viewer', problems, () => (playing ? [] : [404]));
+    // Once playing, a reload's validate may overtake the release of the page before: a 409, tried again (docs/web.md).
+    watchConsole(page, 'viewer', problems, () => (playing ? [409] : [404]));
     await page.goto(`${api}/?event=${show.eventId}`);
     await page.getByRole('heading', { name: 'Checkout premiere' }).waitFor();
     await page.getByRole('heading', { name: 'Buy a ticket' }).waitFor();
