@@ -59,6 +59,14 @@ describe('web: the event page helps a buyer', () => {
     await shot(page, 'viewer-help-lost-tickets');
     await noSeriousAccessibilityFindings(page, 'viewer: lost tickets');
 
+    // The email's link plays at once (here: the countdown, the show is tomorrow), the organiser named below the video.
+    const [token] = (await system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 1 })).tokens;
+    await page.goto(`${api}/?event=${event.id}&code=${token.code}`);
+    await page.getByRole('timer').waitFor();
+    expect(await page.locator('#event-contact').getByRole('link', { name: 'organiser@example.com' }).isVisible()).toBe(true);
+    expect(await page.locator('#box-office').isHidden()).toBe(true);
+    await page.getByRole('button', { name: 'Use another code' }).click();
+
     // The show is cancelled: its sale link says so, and why, with no code form.
     await system.admin('POST', `/api/admin/events/${event.id}/cancel`, { reason: 'The lead singer is ill' });
     await expect.poll(async () => (await call('GET', `${api}/api/events/${event.id}/sale`)).body.cancelled?.reason, { timeout: 20_000 }).toBe('The lead singer is ill');
