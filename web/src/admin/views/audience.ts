@@ -51,15 +51,20 @@ export function errorTypeRows(report: Pick<AudienceReport, 'totals'>): { name: s
   return report.totals.errorTypes.map(({ name, count }) => ({ name, count: `${count.toLocaleString()} (${Math.round((count / all) * 100)} %)` }));
 }
 
-function errorTypesTable(report: AudienceReport): HTMLElement | string {
+/** The "Player errors by type" table in `container`, hidden while there are none. */
+function showErrorTypes(container: HTMLElement, report: AudienceReport): void {
   const rows = errorTypeRows(report);
-  if (rows.length === 0) return '';
-  return h(
-    'table',
-    { className: 'error-types' },
-    h('caption', null, 'Player errors by type'),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Error'), h('th', { scope: 'col' }, 'Count'))),
-    h('tbody', null, rows.map((row) => h('tr', null, h('td', null, h('code', null, row.name)), h('td', null, row.count)))),
+  container.hidden = rows.length === 0;
+  container.replaceChildren();
+  if (rows.length === 0) return;
+  container.append(
+    h(
+      'table',
+      { className: 'error-types' },
+      h('caption', null, 'Player errors by type'),
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Error'), h('th', { scope: 'col' }, 'Count'))),
+      h('tbody', null, rows.map((row) => h('tr', null, h('td', null, h('code', null, row.name)), h('td', null, row.count)))),
+    ),
   );
 }
 
@@ -83,9 +88,7 @@ export function audiencePanel(eventId: string): { element: HTMLElement; load: ()
       report.series.length === 0
         ? 'Nothing to show yet: the charts begin with the first viewers (or the stream on air) and fill a minute at a time.'
         : `Every ${report.step / 60} min, up to ${formatDateTime(report.to)}; the last minute appears once every viewer in it has checked in.`;
-    const table = errorTypesTable(report);
-    errorTypes.hidden = table === '';
-    errorTypes.replaceChildren(table);
+    showErrorTypes(errorTypes, report);
     for (const chart of charts) chart.destroy();
     // Each point sums its step: drawn at the step's middle, so it lines up with the on-air marks' exact times.
     const times = report.series.map((point) => Date.parse(point.at) / 1000 + report.step / 2);
