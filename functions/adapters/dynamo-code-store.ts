@@ -74,6 +74,9 @@ function qualityUpdate(report: QualityReport | null | undefined): { sets: string
     sets.push(`#session.${field} = :q_${field}`);
     values[`:q_${field}`] = report[field];
   }
+  // This beat's errors by name, replacing the last beat's: the audience recorder reads them off this write.
+  sets.push('#session.errorTypes = :q_errorTypes');
+  values[':q_errorTypes'] = report.errorTypes ?? {};
   return { sets, values };
 }
 
@@ -270,12 +273,12 @@ export class DynamoCodeStore implements CodeStore {
     for (let attempt = 0; ; attempt++) {
       if (!code?.session || code.session.id !== args.sessionId) return false;
       const { endedSessions, toEdge } = endedSessionsAfter(code, code.session, args.by === 'admin' ? 'admin' : 'release', args.now);
-      const values: Record<string, unknown> = { ':null': null, ':ended': endedSessions, ':one': 1, ':expected': code.revision };
+      const values: Record<string, unknown> = { ':null': null, ':ended': endedSessions, ':endedAt': args.now, ':one': 1, ':expected': code.revision };
       if (toEdge) Object.assign(values, feedValues(args.now, codeKey(args.code).pk));
       const outcome = await this.table.writeIf({
         update: {
           Key: codeKey(args.code),
-          UpdateExpression: `SET #session = :null, endedSessions = :ended, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''} REMOVE liveSk`,
+          UpdateExpression: `SET #session = :null, endedSessions = :ended, sessionEndedAt = :endedAt, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''} REMOVE liveSk`,
           ConditionExpression: 'revision = :expected',
           ExpressionAttributeNames: { '#session': 'session' },
           ExpressionAttributeValues: values,

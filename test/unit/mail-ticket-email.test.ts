@@ -72,7 +72,7 @@ describe('ticket email', () => {
     expect(mail.text).toContain('Starts: 2026-07-01 14:00 (UTC-04:00, America/New_York)');
     expect(mail.html).toContain('Winter &lt;Gala&gt;');
     for (const [i, code] of order.codes.entries()) {
-      expect(mail.text).toContain(`https://tickets.example.com/?code=${code}`);
+      expect(mail.text).toContain(`https://tickets.example.com/?event=${event.id}&code=${code}`);
       expect(mail.html).toContain(`src="cid:ticket-${i + 1}@stagedoor"`);
     }
     expect(mail.attachments.map((attachment) => [attachment.filename, attachment.contentType, attachment.cid ?? null])).toEqual([

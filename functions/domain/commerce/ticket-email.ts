@@ -3,7 +3,7 @@ import type { OrderRecord } from './order-store';
 import { qrPng } from './qr-png';
 import type { EventRecord } from '../records';
 import { readableInTimeZone } from '../time-zone';
-import { groupedCode, watchLink } from '../codes';
+import { groupedCode, ticketWatchLink } from '../codes';
 
 /** An email as the mail transport sends it (functions/adapters/mail-transport.ts); `cid` attachments are inline images. */
 export interface MailMessage {
@@ -15,7 +15,7 @@ export interface MailMessage {
 }
 
 export interface EmailContext {
-  /** The viewer page (`SITE_ORIGIN`): watch links are `<site>/?code=<code>`. */
+  /** The viewer page (`SITE_ORIGIN`): watch links are `<site>/?event=<id>&code=<code>`. */
   siteUrl: string;
   /** The zone the start time is written in, with its offset (`MAIL_TIME_ZONE`, UTC by default). */
   timeZone: string;
@@ -43,7 +43,7 @@ export function ticketEmail(order: OrderRecord, event: EventRecord, context: Ema
   const endsAt = readableInTimeZone(event.endsAt, context.timeZone);
   const receipt = receiptLine(order);
   const contact = event.contactEmail ?? null;
-  const tickets = order.codes.map((code, i) => ({ code, grouped: groupedCode(code), link: watchLink(context.siteUrl, code), cid: `ticket-${i + 1}@stagedoor` }));
+  const tickets = order.codes.map((code, i) => ({ code, grouped: groupedCode(code), link: ticketWatchLink(context.siteUrl, order.eventId, code), cid: `ticket-${i + 1}@stagedoor` }));
   const plural = tickets.length === 1 ? 'ticket' : `${tickets.length} tickets`;
   const text = [
     `Your ${plural} for ${event.title}`,
