@@ -51,6 +51,10 @@ export interface EventRecord {
   sale?: EventSale | null;
   /** Tickets taken from the sale's capacity: held by open checkouts and paid (checkout.ts). */
   ticketsTaken?: number;
+  /** When an organiser cancelled the show (domain/jobs/event-cancellation.ts): off sale for good; absent or null: not cancelled. */
+  cancelledAt?: string | null;
+  /** The organiser's words to the buyers, with `cancelledAt`. */
+  cancelReason?: string | null;
 }
 
 /** An event's ticket sale (`POST /api/checkout`). */

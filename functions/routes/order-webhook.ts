@@ -12,6 +12,7 @@ import { stripeEventOrder } from '../domain/commerce';
 import type { CommerceSecrets } from '../adapters/secrets';
 import type { CheckoutSessions } from '../domain/commerce';
 import { verifiedStripeEvent } from '../adapters/stripe-events';
+import { logger } from '../adapters/telemetry';
 
 /** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */
 export interface PublicApp extends App {
@@ -37,6 +38,11 @@ export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
     const body = parseInput(orderWebhookBody, request.body);
     const shop = requestActor(request, 'shop');
     const outcome = body.type === 'order.paid' ? await orderPaid(request.app, shop, body) : await orderRefunded(request.app, shop, body);
+    if (!outcome) {
+      // No order was made: a mark keeps its payment, should it come later, from issuing anything.
+      logger.warn('refund of an order never paid here: acknowledged, no order made', { orderId: body.orderId, eventId: body.eventId });
+      return json(200, { received: true, order: null });
+    }
     return received(outcome);
   },
   /**

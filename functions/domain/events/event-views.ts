@@ -1,6 +1,6 @@
 import { eventStatus } from '../event-status';
 import type { EventRecord } from '../records';
-import { saleView } from './sale';
+import { cancellationView, saleView } from './sale';
 
 /** The admin view of an event (spec "Event (admin view)"). */
 export function adminEventView(event: EventRecord) {
@@ -36,7 +36,7 @@ export function eventStatusView(event: EventRecord, now: Date) {
 
 /** `GET /api/events/:id/sale`: what a buyer's page shows before any code exists. */
 export function eventSaleView(event: EventRecord, now: Date) {
-  return { eventId: event.id, title: event.title, sale: saleView(event, now) };
+  return { eventId: event.id, title: event.title, sale: saleView(event, now), cancelled: cancellationView(event) };
 }
 
 /** What a viewer learns about the event on validation (spec: `posterUrl` is a string, '' when there is none). */

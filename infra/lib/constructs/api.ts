@@ -93,7 +93,7 @@ export const ROUTE_THROTTLES: Record<string, { rateLimit: number; burstLimit: nu
  * holding tickets (`CHECKOUT#<session id>`) and their audit entries.
  */
 export const ITEM_CREATORS: Partial<Record<Area, string[]>> = {
-  public: ['AUDIT#*', 'CHECKOUT#*', 'CODE#*', 'ORDER#*', 'PAYMENT#*'],
+  public: ['AUDIT#*', 'CHECKOUT#*', 'CODE#*', 'EARLY-REFUND#*', 'ORDER#*', 'PAYMENT#*'],
   internal: ['AUDIT#*'],
   'rtmp-callback': ['AUDIT#*'],
 };
