@@ -12,3 +12,5 @@ export * from './webhook-signature';
 export * from './checkout-sessions';
 export * from './ticket-mail';
 export * from './order-refund';
+export * from './order-cancellation';
+export * from './cancellation-email';

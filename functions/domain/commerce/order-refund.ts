@@ -11,8 +11,8 @@ import type { PaymentProvider } from './checkout-sessions';
 import type { OrderRecord } from './order-store';
 import { paymentRef, refundStripeOrder, type StripeOrderDeps } from './stripe-orders';
 
-/** What a refund through the payment provider needs: the provider itself besides the stores. */
-export type ProviderRefundDeps = StripeOrderDeps & { sessions: PaymentProvider };
+/** What a refund through the payment provider needs: the provider itself besides the stores (it throws when there is none). */
+export type ProviderRefundDeps = StripeOrderDeps & { payments(): Promise<PaymentProvider> };
 
 /** Stripe's idempotency key of an order's refund: the same for every try, from anywhere. */
 export const refundKey = (order: Pick<OrderRecord, 'id'>) => `refund-${order.id}`;
@@ -38,9 +38,10 @@ export async function refundOrderFromConsole(deps: ProviderRefundDeps, actor: Ac
  */
 export async function refundThroughProvider(deps: ProviderRefundDeps, actor: Actor, order: OrderRecord, emailKind: 'refund' | 'cancelled') {
   // The order keeps the session's id; the session knows its payment.
-  const session = await deps.sessions.retrieve(order.orderId);
+  const stripe = await deps.payments();
+  const session = await stripe.retrieve(order.orderId);
   const ref = session ? paymentRef(session.payment_intent ?? null) : null;
   if (!ref) throw new Error(`Stripe has no payment for session ${order.orderId}`);
-  await deps.sessions.refund({ paymentRef: ref, idempotencyKey: refundKey(order) });
+  await stripe.refund({ paymentRef: ref, idempotencyKey: refundKey(order) });
   return refundStripeOrder(deps, actor, order, emailKind);
 }

@@ -53,7 +53,8 @@ function newOrder(id: string, source: OrderSource, body: OrderWebhookBody, now: 
   };
 }
 
-const emailOwed = (kind: EmailKind) => ({ emailKind: kind, emailStatus: 'pending', emailRequest: randomId(12), emailAttempts: 0, emailError: null }) as const;
+/** What owing the buyer an email of `kind` writes on the order (a new request: the mailer sends it once). */
+export const emailOwed = (kind: EmailKind) => ({ emailKind: kind, emailStatus: 'pending', emailRequest: randomId(12), emailAttempts: 0, emailError: null }) as const;
 
 /** Who reports an order: the shop's webhook or Stripe (`name` is the order's source), from the address it called from. */
 export interface OrderActor extends Actor {
@@ -144,7 +145,7 @@ async function issueLine(deps: { stores: { codes: CodeStore; orders: OrderStore 
   }
 }
 
-type RefundDeps = { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig } & AuditDeps;
+type RefundDeps = { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: Pick<AppConfig, 'sessionTimeoutSeconds'> } & AuditDeps;
 
 /**
  * An order was refunded, as `actor` reports (in the audit log): its codes revoked through the revoke rule (counted, and denied at the
@@ -162,7 +163,7 @@ export async function refundKnownOrder(deps: RefundDeps, actor: Actor, order: Or
   return recordOutcome(deps, actor, (await refundOrder(deps, order.source, body, emailKind))!);
 }
 
-async function refundOrder(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig; now(): Date }, source: OrderSource, body: OrderWebhookBody, emailKind: 'refund' | 'cancelled'): Promise<OrderOutcome | null> {
+async function refundOrder(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: Pick<AppConfig, 'sessionTimeoutSeconds'>; now(): Date }, source: OrderSource, body: OrderWebhookBody, emailKind: 'refund' | 'cancelled'): Promise<OrderOutcome | null> {
   const id = orderKeyId(source, body.orderId);
   let order = await deps.stores.orders.getOrder(id);
   if (!order) {

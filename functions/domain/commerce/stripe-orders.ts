@@ -22,7 +22,7 @@ export interface StripeEvent {
   data: { object: unknown };
 }
 
-export type StripeOrderDeps = { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig } & AuditDeps;
+export type StripeOrderDeps = { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: Pick<AppConfig, 'sessionTimeoutSeconds'> } & AuditDeps;
 
 /** The fields of a Checkout Session this uses (Stripe's API reference, "The Checkout Session object"). */
 interface CheckoutSession {
