@@ -27,6 +27,8 @@ export interface StripeFake {
   pay(id: string): Promise<FakeSession>;
   /** Expires an open session now, as Stripe does at its `expires_at`. */
   expire(id: string): Promise<FakeSession>;
+  /** The types of the events the webhook took (answered 2xx), oldest first. */
+  delivered(): readonly string[];
   /** The refunds made so far (`POST /v1/refunds`), oldest first. */
   refunds(): readonly FakeRefund[];
   /**
@@ -50,9 +52,11 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
   let base = '';
   const send = createWebhookDelivery(options);
   let held: Promise<void> | null = null;
+  const delivered: string[] = [];
   const deliver = async (type: string, object: unknown) => {
     while (held) await held;
     await send(type, object);
+    delivered.push(type);
   };
   const book = createSessionBook({ payUrl: (id) => `${base}/pay/${id}`, deliver });
   const server = createServer(createStripeFakeHandler({ book, secretKey: options.secretKey }));
@@ -72,6 +76,7 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
     pay: book.pay,
     expire: book.expire,
     refunds: book.refunds,
+    delivered: () => [...delivered],
     holdEvents: () => {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
