@@ -158,8 +158,9 @@ export class Api extends Construct {
         );
       }
       // Least privilege: the admin secret (password hash, session signing secret) is the admin function's alone,
-      // the commerce secret (the order webhooks' signing secrets, the Stripe key) the public function's.
-      const own = { admin: [props.adminSecret.secretArn], public: [props.commerceSecret.secretArn] } as Partial<Record<Area, string[]>>;
+      // the commerce secret (the order webhooks' signing secrets, the Stripe key) the public function's and the
+      // admin's (the console's refunds go through Stripe).
+      const own = { admin: [props.adminSecret.secretArn, props.commerceSecret.secretArn], public: [props.commerceSecret.secretArn] } as Partial<Record<Area, string[]>>;
       const secrets = [props.secret.secretArn, ...(own[area] ?? [])];
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));
       if (area === 'admin') {
@@ -224,6 +225,8 @@ function areaEnvironments(props: ApiProps): Record<Area, Record<string, string>>
       JOBS_QUEUE_URL: props.jobsQueueUrl,
       EXPORT_BUCKET: props.exportBucket,
       STAFF_TABLE_NAME: props.staffTable.tableName,
+      // Stripe's key: refunds from the console.
+      COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn,
     },
     internal: common,
     'rtmp-callback': common,
