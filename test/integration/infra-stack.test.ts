@@ -857,7 +857,7 @@ describe('checkout sweep', () => {
     const allowed = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'secretsmanager:GetSecretValue'];
     expect(statements.flatMap(actionsOf).filter((action: string) => !allowed.includes(action) && !action.startsWith('logs:') && !action.startsWith('xray:'))).toEqual([]);
     const puts = statements.find((statement) => actionsOf(statement).includes('dynamodb:PutItem'));
-    expect(puts.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*', 'CHECKOUT#*', 'CODE#*', 'EARLY-REFUND#*', 'ORDER#*', 'PAYMENT#*'] } });
+    expect(puts.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*', 'CHECKOUT#*', 'CODE#*', 'ORDER#*', 'PAYMENT#*'] } });
   });
 });
 
