@@ -119,6 +119,8 @@ describe('Checkout: events on sale, capacity held by a conditional counter, sess
       body: new URLSearchParams({ payment_intent: stripe.sessions().find((s) => s.id === session.id)!.payment_intent! }),
     });
     expect(refund.status).toBe(200);
+    // As Stripe, the stand-in answers first and sends charge.refunded after.
+    await expect.poll(() => stripe.delivered().includes('charge.refunded'), { timeout: 10_000 }).toBe(true);
     expect((await call('GET', `${api.url}/api/checkout/${session.id}`)).body).toMatchObject({ status: 'refunded', codes: [] });
     expect(await taken(eventId)).toBe(0);
   });
