@@ -170,6 +170,7 @@ describe('Cancel a show', () => {
     const saleView = await call('GET', `${api.url}/api/events/${eventId}/sale`);
     expect(saleView.body).toMatchObject({ sale: { open: false }, cancelled: { reason: 'The singer is ill', at: expect.any(String) } });
     expect(await call('POST', `${api.url}/api/checkout`, { json: { eventId, email: 'late@example.com', quantity: 1 }, from: '127.0.37.1' })).toMatchObject({ status: 409, body: { error: 'This event is not on sale' } });
+    expect((await api.admin('GET', `/api/admin/events/${eventId}`)).body).toMatchObject({ sale: { open: false }, cancelled: { reason: 'The singer is ill' } });
     expect(await api.admin('POST', `/api/admin/events/${eventId}/cancel`, { reason: 'Again' })).toMatchObject({ status: 409, body: { error: 'This event was cancelled already' } });
 
     const jobId = cancelled.body.job.id as string;

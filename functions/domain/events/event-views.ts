@@ -21,6 +21,8 @@ export function adminEventView(event: EventRecord) {
     sale: event.sale ?? null,
     /** Tickets taken from the sale: held by open checkouts and sold. */
     ticketsTaken: event.ticketsTaken ?? 0,
+    /** The show's cancellation (`POST /api/admin/events/:id/cancel`): `{ reason, at }`, or null. */
+    cancelled: cancellationView(event),
   };
 }
 
