@@ -9,7 +9,8 @@ import type { DynamoTable, Item } from './dynamo-table';
  * (gsi1pk = `ORDERS#<eventId>`, gsi1sk = `<createdAt>#<id>`, newest first). A sale comes at
  * checkout pace, far below one partition's 1,000 writes/s. A payment's item (`PAYMENT#<ref>`) names the
  * order it paid, for its refund. An order is also under its buyer (`byLabel`: labelPk =
- * `BUYER#<eventId>#<email>`, labelSk = `<createdAt>#<id>`), for the console's lookup and the buyer's resend. A checkout's item (`CHECKOUT#<session id>`) holds its tickets until it is paid or
+ * `BUYER#<eventId>#<email>`, labelSk = `<createdAt>#<id>`), for the console's lookup and the buyer's resend. A refund that came before its order's payment leaves `EARLY-REFUND#<order id>`
+ * (no order item, in no listing), which that payment finds. A checkout's item (`CHECKOUT#<session id>`) holds its tickets until it is paid or
  * expires; while held it is in the `byEvent` index under one of a few shards of all checkouts held
  * (gsi1pk = `CHECKOUTS-HELD#<n>`, gsi1sk = `<createdAt>#<session id>`), which its move out of `held`
  * removes, so that the sweep finds the held ones its webhook forgot; one waiting for a step of the
@@ -22,6 +23,7 @@ import type { DynamoTable, Item } from './dynamo-table';
  */
 const orderKey = (id: string) => ({ pk: `ORDER#${id}`, sk: 'ORDER' });
 const paymentKey = (ref: string) => ({ pk: `PAYMENT#${ref}`, sk: 'PAYMENT' });
+const earlyRefundKey = (id: string) => ({ pk: `EARLY-REFUND#${id}`, sk: 'EARLY-REFUND' });
 const checkoutKey = (sessionId: string) => ({ pk: `CHECKOUT#${sessionId}`, sk: 'CHECKOUT' });
 const listingPk = (eventId: string) => `ORDERS#${eventId}`;
 /** Checkouts start at buyers' pace, across every event: spread so that no partition takes them all. */
@@ -152,6 +154,14 @@ export class DynamoOrderStore implements OrderStore {
 
   async orderOfPayment(paymentRef: string): Promise<string | null> {
     return ((await this.table.get(paymentKey(paymentRef)))?.orderId as string | undefined) ?? null;
+  }
+
+  async markRefundedBeforePaid(id: string, now: string): Promise<void> {
+    await this.table.client.send(new PutCommand({ TableName: this.table.name, Item: { ...earlyRefundKey(id), entity: 'early-refund', orderId: id, at: now } }));
+  }
+
+  async refundedBeforePaid(id: string): Promise<boolean> {
+    return (await this.table.get(earlyRefundKey(id))) !== null;
   }
 
   async createCheckout(checkout: CheckoutRecord): Promise<void> {
