@@ -2,6 +2,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { BuyerOrder, CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderExpectation, OrderRecord, OrderStatus, OrderStore } from '../domain/commerce';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import { buyerPk, shardOf } from './dynamo-keys';
+import { orderKey, paymentKey, earlyRefundKey, checkoutKey, listingPk, HELD_SHARDS, heldPk, listedKeys, heldKeys, KEY_FIELDS, SALES_STEP_SHARDS, salesStepPk } from './dynamo-order-keys';
 import type { DynamoTable, Item } from './dynamo-table';
 
 /**
@@ -21,19 +22,6 @@ import type { DynamoTable, Item } from './dynamo-table';
  * `FEED#` shards), so that the checkout sweep finds those whose writer died. Its writes are conditional on the
  * status the caller saw; the table's stream hands orders that owe an email to the mailer.
  */
-const orderKey = (id: string) => ({ pk: `ORDER#${id}`, sk: 'ORDER' });
-const paymentKey = (ref: string) => ({ pk: `PAYMENT#${ref}`, sk: 'PAYMENT' });
-const earlyRefundKey = (id: string) => ({ pk: `EARLY-REFUND#${id}`, sk: 'EARLY-REFUND' });
-const checkoutKey = (sessionId: string) => ({ pk: `CHECKOUT#${sessionId}`, sk: 'CHECKOUT' });
-const listingPk = (eventId: string) => `ORDERS#${eventId}`;
-/** Checkouts start at buyers' pace, across every event: spread so that no partition takes them all. */
-const HELD_SHARDS = 8;
-const heldPk = (shard: number) => `CHECKOUTS-HELD#${shard}`;
-const listedKeys = (sessionId: string, at: string) => ({ gsi1pk: heldPk(shardOf(sessionId, HELD_SHARDS)), gsi1sk: `${at}#${sessionId}` });
-const heldKeys = (checkout: CheckoutRecord) => listedKeys(checkout.sessionId, checkout.createdAt);
-const KEY_FIELDS = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
-const SALES_STEP_SHARDS = 4;
-const salesStepPk = (shard: number) => `SALES-STEPS#${shard}`;
 /** Expression values of the same names: `{ gsi1pk }` → `{ ':gsi1pk' }`. */
 const prefixed = (fields: Record<string, string>) => Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value]));
 
