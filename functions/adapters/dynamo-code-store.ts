@@ -201,12 +201,12 @@ export class DynamoCodeStore implements CodeStore {
   }
 
   async heartbeat(args: Parameters<CodeStore['heartbeat']>[0]): Promise<void> {
-    const { sets, values } = qualityUpdate(args.quality);
+    const { sets, values, removes } = qualityUpdate(args.quality);
     await this.table.writeIf(
       {
         update: {
           Key: codeKey(args.code),
-          UpdateExpression: `SET ${['#session.heartbeatAt = :now', ...sets].join(', ')}`,
+          UpdateExpression: `SET ${['#session.heartbeatAt = :now', ...sets].join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
           ConditionExpression: LIVE_SESSION,
           ExpressionAttributeNames: { '#session': 'session' },
           ExpressionAttributeValues: { ':now': args.now, ':sid': args.sessionId, ':staleBefore': args.staleBefore, ':false': false, ':true': true, ...values },

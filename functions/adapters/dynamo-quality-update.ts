@@ -8,10 +8,10 @@ const QUALITY_SUMS = ['playingMs', 'stalledMs', 'stalls', 'droppedFrames', 'erro
  * field): sums added with `if_not_exists`, the first start-up time kept, the last bitrate and fatal
  * error replaced. Only what the report carries is written.
  */
-export function qualityUpdate(report: QualityReport | null | undefined): { sets: string[]; values: Record<string, unknown> } {
+export function qualityUpdate(report: QualityReport | null | undefined): { sets: string[]; values: Record<string, unknown>; removes: string[] } {
   const sets: string[] = [];
   const values: Record<string, unknown> = {};
-  if (!report) return { sets, values };
+  if (!report) return { sets, values, removes: [] };
   for (const field of QUALITY_SUMS) {
     if (report[field] === 0) continue;
     sets.push(`#session.${field} = if_not_exists(#session.${field}, :zero) + :q_${field}`);
@@ -28,7 +28,9 @@ export function qualityUpdate(report: QualityReport | null | undefined): { sets:
     values[`:q_${field}`] = report[field];
   }
   // This beat's errors by name, replacing the last beat's: the audience recorder reads them off this write.
+  // A beat without errors removes them (an empty map would be written on every beat for nothing).
+  if (!report.errorTypes) return { sets, values, removes: ['#session.errorTypes'] };
   sets.push('#session.errorTypes = :q_errorTypes');
-  values[':q_errorTypes'] = report.errorTypes ?? {};
-  return { sets, values };
+  values[':q_errorTypes'] = report.errorTypes;
+  return { sets, values, removes: [] };
 }

@@ -170,7 +170,8 @@ export class MemoryCodeStore implements CodeStore {
     if (report.startupMs !== undefined) session.startupMs ??= report.startupMs;
     if (report.bitrateKbps !== undefined) session.bitrateKbps = report.bitrateKbps;
     if (report.lastFatal !== undefined) session.lastFatal = report.lastFatal;
-    session.errorTypes = report.errorTypes ?? {};
+    if (report.errorTypes) session.errorTypes = report.errorTypes;
+    else delete session.errorTypes;
   }
 
   async markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void> {
