@@ -29,14 +29,6 @@ export function salesFigures(sales: Sales): Figure[] {
   ];
 }
 
-/** One line per event on the dashboard: `12 sold · 38 left · €180.00`. */
-export function salesLine(sales: Sales): string {
-  const parts = [`${formatCount(sales.ticketsSold)} sold`];
-  if (sales.ticketsLeft !== null) parts.push(`${formatCount(sales.ticketsLeft)} left`);
-  if (sales.currency) parts.push(formatMoney(sales.revenueMinor, sales.currency));
-  return parts.join(' · ');
-}
-
 /**
  * The delete dialog's message: what the event holds (codes, live sessions, paid orders) before anyone
  * confirms. Paid orders are said first, with the way out: the API refuses the delete (409) until the show is cancelled.
