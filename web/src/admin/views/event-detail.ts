@@ -120,7 +120,8 @@ function eventActions(
     async remove(button) {
       const { title } = model.event();
       // What it holds, read now: the dialog's figures are those of the moment it opens.
-      const event = (await act(button, async () => (await model.refreshFigures(), model.event()))) ?? model.event();
+      // The button stays enabled meanwhile: disabled, it would lose focus, which the dialog gives back to it.
+      const event = (await act(null, async () => (await model.refreshFigures(), model.event()))) ?? model.event();
       const sure = await confirmAction({
         title: `Delete “${title}”?`,
         message: deleteMessage(event),
