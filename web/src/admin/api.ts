@@ -97,8 +97,8 @@ export interface SessionInfo {
 export type EnrolmentProof = { password: string; code?: string; recoveryCode?: string };
 
 export type LoginAnswer = { success: true; enrolmentRequired?: true } | { success: false; secondFactorRequired: true };
-/** With the box office: each event on sale and its sales (absent from an API before it). */
-export type Dashboard = Awaited<ReturnType<typeof dashboard>> & { events?: { id: string; title: string; sales: Sales }[] };
+/** With the box office: each event on sale now and its sales (absent from an API before it). */
+export type Dashboard = Awaited<ReturnType<typeof dashboard>> & { eventsOnSale?: { id: string; title: string; startsAt: string; sales: Sales }[] };
 export type Preview = Awaited<ReturnType<typeof issuePreview>>;
 export type LiveSession = SessionView;
 export type AudienceReport = Awaited<ReturnType<typeof audienceReport>>;

@@ -47,7 +47,7 @@ function stats(figures: Dashboard): HTMLElement {
 
 /** Each event on sale, its sale at a glance (absent from an API before the box office). */
 function salesTable(figures: Dashboard): HTMLElement | null {
-  const onSale = (figures.events ?? []).filter((event) => event.sales.onSale);
+  const onSale = figures.eventsOnSale ?? [];
   if (onSale.length === 0) return null;
   const columns = salesFigures(onSale[0]!.sales).filter((figure) => figure.key !== 'on-sale');
   return h(
