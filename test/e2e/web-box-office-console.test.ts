@@ -78,8 +78,9 @@ describe('web: the box office in the console', () => {
     expect(await admin.getByLabel('Viewer and sale link').inputValue()).toBe(`${api}/?event=${event.id}`);
     await admin.getByRole('button', { name: 'Copy viewer link' }).click();
     expect(await admin.evaluate(() => navigator.clipboard.readText())).toBe(`${api}/?event=${event.id}`);
-    await admin.getByRole('button', { name: 'QR code' }).click();
+    await admin.getByRole('button', { name: 'QR code', exact: true }).click();
     await admin.getByRole('img', { name: 'QR code of the viewer link' }).waitFor();
+    await poll(() => admin.locator('tr[data-order]').count()).toBe(2);
     expect(await tablesCutOff(admin)).toEqual([]);
     await shot(admin, 'box-office-event');
 

@@ -33,7 +33,7 @@ export function salesFigures(sales: Sales): Figure[] {
  * The delete dialog's message: what the event holds (codes, live sessions, paid orders) before anyone
  * confirms. Paid orders are said first, with the way out: the API refuses the delete (409) until the show is cancelled.
  */
-export function deleteMessage(event: Pick<EventDetail, 'stats' | 'liveSessions' | 'sales'> & { _count?: { tokens?: number } }): string {
+export function deleteMessage(event: { stats: EventDetail['stats']; _count?: { tokens?: number }; liveSessions?: number; sales?: Sales }): string {
   const codes = event._count?.tokens ?? event.stats.tokens;
   const held = [plural(codes, 'access code')];
   if (event.liveSessions !== undefined) held.push(plural(event.liveSessions, 'live session'));
@@ -71,7 +71,7 @@ export function checkCancelReason(value: string): { reason: string; error?: unde
 }
 
 /** What "Cancel show" will do, said in its dialog. */
-export function cancelMessage(event: Pick<EventDetail, 'sales'>): string {
+export function cancelMessage(event: { sales?: Sales }): string {
   const orders = event.sales ? ` Its ${plural(event.sales.orders, 'paid order')} are refunded (Stripe) or left to their shop to refund, and every buyer gets an email with your reason.` : ' Every buyer gets an email with your reason.';
   return `The sale stops at once and every access code stops working.${orders} This cannot be undone.`;
 }
