@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 import { browserStory, shot, signIn, watchConsole } from '../support/browser-story';
 import { call } from '../../harness/http';
 import type { LocalSystem } from '../../harness/local-system';
@@ -70,6 +71,7 @@ describe('web: the box office in the console', () => {
     await row.waitFor();
     expect(await row.locator('[data-key="sales-sold"]').textContent()).toBe('3');
     expect(await row.locator('[data-key="sales-left"]').textContent()).toBe('7');
+    await noSeriousAccessibilityFindings(admin, 'dashboard with events on sale');
 
     await admin.getByRole('link', { name: 'Box office night' }).first().click();
     await admin.getByRole('heading', { name: 'Box office night' }).waitFor();
@@ -83,6 +85,7 @@ describe('web: the box office in the console', () => {
     await poll(() => admin.locator('tr[data-order]').count()).toBe(2);
     expect(await tablesCutOff(admin)).toEqual([]);
     await shot(admin, 'box-office-event');
+    await noSeriousAccessibilityFindings(admin, 'event page with sales');
 
     // A buyer's codes by their email.
     await admin.getByLabel('Buyer email').fill('ana@example.com');
@@ -113,6 +116,7 @@ describe('web: the box office in the console', () => {
     await admin.getByRole('button', { name: 'Cancel show' }).click();
     await dialog.getByRole('button', { name: 'Cancel show' }).click();
     expect(await dialog.locator('#cancel-reason-error').textContent()).toMatch(/Say why/);
+    await noSeriousAccessibilityFindings(admin, 'cancel show dialog');
     await dialog.getByLabel('Reason').fill('The singer is ill');
     await dialog.getByRole('button', { name: 'Cancel show' }).click();
     await poll(() => admin.locator('[data-key="cancelled"]').textContent()).toMatch(/: The singer is ill$/);
