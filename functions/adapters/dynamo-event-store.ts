@@ -1,7 +1,8 @@
 import { AlreadyExists, Contended, LeaseHeld, NotFound } from '../domain/errors';
-import type { EventChanges, EventStore, StreamLease } from '../domain/events';
+import type { EventChanges, EventStore, SaleMark, SaleMove, StreamLease } from '../domain/events';
 import type { EventRecord, PublishRefusal } from '../domain/records';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
+import { countSale, forgetSale, isSaleMark } from './dynamo-sale-counts';
 import type { DynamoTable, Item } from './dynamo-table';
 import { tableSchema } from './table-schema';
 
@@ -19,7 +20,7 @@ const HOLD = 'hold#';
 const TAKEN = 'taken';
 const RETURNED = 'returned';
 /** Attributes of the event item that are bookkeeping of its counts, not part of the event. */
-const isCountMark = (name: string) => name.startsWith(JOB_CODES) || name.startsWith(HOLD);
+const isCountMark = (name: string) => name.startsWith(JOB_CODES) || name.startsWith(HOLD) || isSaleMark(name);
 
 export function toEvent(item: Item): EventRecord {
   const { pk, sk, entity, gsi1pk, gsi1sk, feedPk, feedSk, ttl, deleted, ...event } = item;
@@ -204,7 +205,7 @@ export class DynamoEventStore implements EventStore {
 
   async takeTickets(id: string, quantity: number, capacity: number | null, checkoutId: string): Promise<boolean> {
     if (capacity !== null && quantity > capacity) return false;
-    const names = { '#sale': 'sale', '#open': 'open', '#capacity': 'capacity', '#taken': 'ticketsTaken', '#mark': `${HOLD}${checkoutId}` };
+    const names = { '#sale': 'sale', '#open': 'open', '#capacity': 'capacity', '#taken': 'ticketsTaken', '#held': 'ticketsHeld', '#mark': `${HOLD}${checkoutId}` };
     // Conditions cannot add: "taken + quantity <= capacity" is "taken <= capacity - quantity", for the capacity read.
     const room =
       capacity === null
@@ -213,7 +214,7 @@ export class DynamoEventStore implements EventStore {
     const outcome = await this.table.writeIf({
       update: {
         Key: eventKey(id),
-        UpdateExpression: 'SET #mark = :marked ADD #taken :quantity',
+        UpdateExpression: 'SET #mark = :marked ADD #taken :quantity, #held :quantity',
         ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND attribute_not_exists(#mark) AND #sale.#open = :open AND ${room.condition}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ':quantity': quantity, ':open': true, ':marked': TAKEN, ...room.values },
@@ -232,9 +233,9 @@ export class DynamoEventStore implements EventStore {
     await this.table.writeIf({
       update: {
         Key: eventKey(id),
-        UpdateExpression: 'SET #mark = :returned ADD #taken :minus',
+        UpdateExpression: 'SET #mark = :returned ADD #taken :minus, #held :minus',
         ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted) AND ${given}`,
-        ExpressionAttributeNames: { '#taken': 'ticketsTaken', '#mark': `${HOLD}${checkoutId}` },
+        ExpressionAttributeNames: { '#taken': 'ticketsTaken', '#held': 'ticketsHeld', '#mark': `${HOLD}${checkoutId}` },
         ExpressionAttributeValues: { ':minus': -quantity, ':taken': TAKEN, ':returned': RETURNED },
       },
     });
@@ -244,6 +245,14 @@ export class DynamoEventStore implements EventStore {
     await this.table.writeIf({
       update: { Key: eventKey(id), UpdateExpression: 'REMOVE #mark', ConditionExpression: 'attribute_exists(#mark)', ExpressionAttributeNames: { '#mark': `${HOLD}${checkoutId}` } },
     });
+  }
+
+  countSale(id: string, orderId: string, moves: readonly SaleMove[], to: SaleMark): Promise<void> {
+    return countSale(this.table, id, orderId, moves, to);
+  }
+
+  forgetSale(id: string, orderId: string, mark: SaleMark): Promise<void> {
+    return forgetSale(this.table, id, orderId, mark);
   }
 
   async addToCodeCount(eventId: string, delta: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../domain/commerce';
+import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderExpectation, OrderRecord, OrderStore } from '../domain/commerce';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import { shardOf } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -13,7 +13,10 @@ import type { DynamoTable, Item } from './dynamo-table';
  * (gsi1pk = `CHECKOUTS-HELD#<n>`, gsi1sk = `<createdAt>#<session id>`), which its move out of `held`
  * removes, so that the sweep finds the held ones its webhook forgot; one waiting for a step of the
  * event's ticket count is there too, under the time that step was asked for (gsi1sk = `<then>#<session id>`),
- * so that the sweep finds those whose writer died. Its writes are conditional on the
+ * so that the sweep finds those whose writer died. An order waiting for a count of its event's sales
+ * figures (`salesStep`) is listed, in the same write, in the sparse `accessFeed` index under one of a few
+ * shards of its own (feedPk = `SALES-STEPS#<n>`, feedSk = `<salesStepAt>#<id>`; the access feed reads only
+ * `FEED#` shards), so that the checkout sweep finds those whose writer died. Its writes are conditional on the
  * status the caller saw; the table's stream hands orders that owe an email to the mailer.
  */
 const orderKey = (id: string) => ({ pk: `ORDER#${id}`, sk: 'ORDER' });
@@ -26,6 +29,8 @@ const heldPk = (shard: number) => `CHECKOUTS-HELD#${shard}`;
 const listedKeys = (sessionId: string, at: string) => ({ gsi1pk: heldPk(shardOf(sessionId, HELD_SHARDS)), gsi1sk: `${at}#${sessionId}` });
 const heldKeys = (checkout: CheckoutRecord) => listedKeys(checkout.sessionId, checkout.createdAt);
 const KEY_FIELDS = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
+const SALES_STEP_SHARDS = 4;
+const salesStepPk = (shard: number) => `SALES-STEPS#${shard}`;
 /** Expression values of the same names: `{ gsi1pk }` → `{ ':gsi1pk' }`. */
 const prefixed = (fields: Record<string, string>) => Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value]));
 
@@ -35,7 +40,7 @@ function toCheckout(item: Item): CheckoutRecord {
 }
 
 export function toOrder(item: Item): OrderRecord {
-  const { pk, sk, entity, gsi1pk, gsi1sk, ...order } = item;
+  const { pk, sk, entity, gsi1pk, gsi1sk, feedPk, feedSk, ...order } = item;
   return order as unknown as OrderRecord;
 }
 
@@ -59,8 +64,10 @@ export class DynamoOrderStore implements OrderStore {
     return item ? toOrder(item) : null;
   }
 
-  async updateOrder(id: string, expect: { from: readonly OrderStatus[]; emailRequest?: string }, changes: OrderChanges, now: string): Promise<OrderRecord | null> {
-    const fields = { ...changes, updatedAt: now };
+  async updateOrder(id: string, expect: OrderExpectation, changes: OrderChanges, now: string): Promise<OrderRecord | null> {
+    const fields: Record<string, unknown> = { ...changes, updatedAt: now };
+    // Listed for the sweep while it waits for a sales step, under the time its step was asked for or claimed.
+    if (changes.salesStepAt) Object.assign(fields, { feedPk: salesStepPk(shardOf(id, SALES_STEP_SHARDS)), feedSk: `${changes.salesStepAt}#${id}` });
     const names: Record<string, string> = { '#status': 'status' };
     const values: Record<string, unknown> = {};
     const sets = Object.entries(fields).map(([field, value], i) => {
@@ -72,23 +79,49 @@ export class DynamoOrderStore implements OrderStore {
       values[`:from${i}`] = status;
       return `:from${i}`;
     });
-    let condition = `attribute_exists(pk) AND #status IN (${from.join(', ')})`;
-    if (expect.emailRequest !== undefined) {
-      names['#request'] = 'emailRequest';
-      values[':request'] = expect.emailRequest;
-      condition += ' AND #request = :request';
+    const conditions = [`attribute_exists(pk) AND #status IN (${from.join(', ')})`];
+    for (const field of ['emailRequest', 'salesStep', 'salesStepAt'] as const) {
+      const value = expect[field];
+      if (value === undefined) continue;
+      names[`#x${field}`] = field;
+      values[`:x${field}`] = value;
+      // Null: absent on orders made before the field.
+      conditions.push(value === null ? `(attribute_not_exists(#x${field}) OR #x${field} = :x${field})` : `#x${field} = :x${field}`);
     }
+    const unlisted = changes.salesStepAt === null ? ' REMOVE feedPk, feedSk' : '';
     const outcome = await this.table.writeIf({
       update: {
         Key: orderKey(id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: condition,
+        UpdateExpression: `SET ${sets.join(', ')}${unlisted}`,
+        ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       },
     });
     return outcome.applied ? toOrder(outcome.item) : null;
+  }
+
+  async listStaleSalesSteps(args: { before: string; limit: number }): Promise<OrderRecord[]> {
+    const shards = await Promise.all(
+      Array.from({ length: SALES_STEP_SHARDS }, (_, shard) =>
+        this.table.queryAll(
+          {
+            IndexName: 'accessFeed',
+            KeyConditionExpression: 'feedPk = :pk AND feedSk < :before',
+            ExpressionAttributeValues: { ':pk': salesStepPk(shard), ':before': args.before },
+          },
+          args.limit,
+        ),
+      ),
+    );
+    // The index holds a few of an order's fields: the order itself is read (and skipped if its step ended meanwhile).
+    const oldest = shards
+      .flat()
+      .sort((a, b) => String(a.feedSk).localeCompare(String(b.feedSk)))
+      .slice(0, args.limit);
+    const orders = await Promise.all(oldest.map((item) => this.getOrder(String(item.pk).slice('ORDER#'.length))));
+    return orders.filter((order): order is OrderRecord => Boolean(order?.salesStep));
   }
 
   async replacePlannedCode(id: string, index: number, previous: string, next: string, now: string): Promise<OrderRecord | null> {

@@ -39,6 +39,8 @@ export const tableSchema = {
     /**
      * The access feed in shards: feedPk = `FEED#<shard>`, feedSk = `<changedAt>#<pk>`. Codes enter it when
      * revoked, unrevoked, taken over or when a long-lived session of theirs ends; events when (de)activated.
+     * Apart from it, orders waiting for a count of their event's sales figures, under `SALES-STEPS#<shard>`
+     * (dynamo-order-store.ts), so that the sweep finds those whose writer died.
      */
     {
       name: 'accessFeed',

@@ -132,6 +132,13 @@ export class Conflict extends DomainError {
   }
 }
 
+/** An event with paid, unrefunded orders cannot be deleted: its buyers would lose their money and never hear why. */
+export class HasPaidOrders extends DomainError {
+  constructor(readonly eventId: string) {
+    super(`event ${eventId} has paid orders`);
+  }
+}
+
 /**
  * The payment provider did not open a checkout. `created: false` when it surely made no session (it
  * answered with an error); true when it may have (no answer), and the session's expiry settles it.

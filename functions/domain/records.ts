@@ -51,7 +51,20 @@ export interface EventRecord {
   sale?: EventSale | null;
   /** Tickets taken from the sale's capacity: held by open checkouts and paid (checkout.ts). */
   ticketsTaken?: number;
+  /**
+   * The sales figures, each kept by the writes that change it (never counted from orders): tickets held by
+   * open checkouts (their take and release), and of orders paid and not refunded (commerce/sales-count.ts)
+   * their tickets, their orders and the money (net of refunds), and the money refunded. Absent: none yet.
+   */
+  ticketsHeld?: number;
+  ticketsSold?: number;
+  paidOrders?: number;
+  revenueMinor?: number;
+  refundedMinor?: number;
 }
+
+/** What one order's change adds to its event's sales figures. */
+export type SalesDeltas = Required<Pick<EventRecord, 'ticketsHeld' | 'ticketsSold' | 'paidOrders' | 'revenueMinor' | 'refundedMinor'>>;
 
 /** An event's ticket sale (`POST /api/checkout`). */
 export interface EventSale {

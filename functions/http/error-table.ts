@@ -8,6 +8,7 @@ import {
   Contended,
   ExportsNotConfigured,
   ExportTooLarge,
+  HasPaidOrders,
   InvalidCursor,
   InvalidInput,
   LeaseHeld,
@@ -138,6 +139,9 @@ export function errorAnswer(error: unknown): ErrorAnswer | null {
   if (error instanceof InvalidInput) return { status: 400, body: { error: error.message } };
   if (error instanceof NotFound) return { status: 404, body: { error: NOT_FOUND[error.kind] } };
   if (error instanceof Conflict) return { status: 409, body: { error: CONFLICTS[error.kind] } };
+  if (error instanceof HasPaidOrders) {
+    return { status: 409, body: { error: `This event has paid orders: cancel it first (POST /api/admin/events/${error.eventId}/cancel) to refund and tell its buyers` } };
+  }
   if (error instanceof CodeInUse) {
     // The spec's exact body: `inUse` is what tells this 409 apart.
     return { status: 409, body: { error: 'This access code is currently in use on another device', inUse: true } };

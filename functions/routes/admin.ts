@@ -29,7 +29,7 @@ import type { JobRecord } from '../domain/jobs';
 import type { Actor } from '../domain/audit';
 import { allows } from '../domain/staff';
 import { LIST_LIMITS } from '../domain/config';
-import { adminEventListView } from '../domain/events';
+import { adminEventListView, refuseDeletionWithPaidOrders, saleLink } from '../domain/events';
 import { listEventOrders, orderView, resendOrderEmail } from '../domain/commerce';
 import { clearMediaCache } from '../domain/streams';
 import { accountRoutes } from './admin-accounts';
@@ -100,7 +100,8 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(201, await createEvent(request.app, staffActor(request), request.body));
   },
   'GET /api/admin/events/{id}': async (request) => {
-    const details = await eventDetails(request.app, await requireEvent(request.app, id(request)), ingestServer(request));
+    const event = await requireEvent(request.app, id(request));
+    const details = { ...(await eventDetails(request.app, event, ingestServer(request))), viewerUrl: saleLink(viewerUrl(request), event.id) };
     // The stream key lets anyone publish to the event: only roles that run the stream see it.
     return json(200, allows(request.account!.role, 'stream:manage') ? details : { ...details, ingest: null });
   },
@@ -108,7 +109,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     return json(200, await updateEvent(request.app, staffActor(request), id(request), request.body));
   },
   'DELETE /api/admin/events/{id}': async (request) => {
-    const event = await requireEvent(request.app, id(request));
+    const event = refuseDeletionWithPaidOrders(await requireEvent(request.app, id(request)));
     if (deletesInline(event)) {
       await deleteEventNow(request.app, staffActor(request), event);
       return json(200, { deleted: true });

@@ -1,5 +1,5 @@
 import type { AppSource } from '../http/app';
-import { settleStaleCheckouts, type CheckoutSweepOutcome } from '../domain/commerce';
+import { settleStaleCheckouts, settleStaleSalesSteps, type CheckoutSweepOutcome } from '../domain/commerce';
 import { logger } from '../adapters/telemetry';
 import type { PublicApp } from '../routes/order-webhook';
 
@@ -12,13 +12,15 @@ export interface CheckoutSweepSummary {
 
 /**
  * The checkout sweep (domain/commerce/checkout-sweep.ts) on the public area's App: Stripe's key, and the
- * orders' writes. Each checkout it settles is logged as a warning (Stripe's webhook
+ * orders' writes. First, with or without Stripe, it ends the counts of sales figures whose writer died
+ * (domain/commerce/sales-count.ts), each logged as a warning. Each checkout it settles is logged as a warning (Stripe's webhook
  * should have: the endpoint's events want checking), an order it makes is audited as the webhook's
  * would be (by the use case), and a run with failures fails, so that the function's error alarm sees it.
  */
 export function checkoutSweep(load: AppSource<PublicApp>) {
   return async function sweep(): Promise<CheckoutSweepSummary> {
     const app = await load();
+    for (const orderId of await settleStaleSalesSteps(app)) logger.warn("order's sales figures counted by the sweep: its writer died", { orderId });
     const sessions = await app.checkoutSessions();
     if (!sessions) return { released: 0, paid: 0, waiting: 0, found: 0 };
     const outcome: CheckoutSweepOutcome = await settleStaleCheckouts(app, sessions);

@@ -60,16 +60,23 @@ interface JobRead {
   result?: Record<string, unknown>;
 }
 
-/** Reads the job as the console does until it ends; every read on the way, in order. */
+/**
+ * A job that makes no progress in this long is stuck: more than the worst the throttled worker can cost one step
+ * (its timeout, then the five tries' back-offs of 2 + 4 + 8 + 16 s). A slow machine only makes the job longer.
+ */
+const STALLED_MS = 120_000;
+
+/** Reads the job as the console does until it ends, or until it stalls; every read on the way, in order. */
 async function follow(jobId: string): Promise<{ end: JobRead; reads: JobRead[] }> {
   const reads: JobRead[] = [];
-  for (const deadline = Date.now() + 400_000; Date.now() < deadline; ) {
+  for (let progressedAt = Date.now(); Date.now() - progressedAt < STALLED_MS; ) {
     const job = (await system.admin('GET', `/api/admin/jobs/${jobId}`)).job as JobRead;
+    if (job.done !== reads.at(-1)?.done || job.status !== reads.at(-1)?.status) progressedAt = Date.now();
     reads.push(job);
     if (job.status === 'done' || job.status === 'failed') return { end: job, reads };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`job ${jobId} did not end: ${JSON.stringify(reads.at(-1))}\n${system.output().slice(-6000)}`);
+  throw new Error(`job ${jobId} made no progress for ${STALLED_MS / 1000} s: ${JSON.stringify(reads.at(-1))}\n${system.output().slice(-6000)}`);
 }
 
 /** Progress never goes back: `done` grows or stays, and the status only moves forward (never through failed). */

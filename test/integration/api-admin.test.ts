@@ -303,6 +303,8 @@ describe('dashboard', () => {
       totalTokens: before.totalTokens + 3,
       redeemedTokens: before.redeemedTokens + 1,
       activeViewers: before.activeViewers + 1,
+      // None of these events sells tickets here.
+      eventsOnSale: [],
     });
   });
 

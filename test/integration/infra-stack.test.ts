@@ -856,6 +856,9 @@ describe('checkout sweep', () => {
     expect(statements.flatMap(actionsOf).filter((action: string) => !allowed.includes(action) && !action.startsWith('logs:') && !action.startsWith('xray:'))).toEqual([]);
     const puts = statements.find((statement) => actionsOf(statement).includes('dynamodb:PutItem'));
     expect(puts.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*', 'CHECKOUT#*', 'CODE#*', 'ORDER#*', 'PAYMENT#*'] } });
+    // The orders whose sales step's writer died are listed in the accessFeed index (dynamo-order-store.ts).
+    const queries = statements.find((statement) => actionsOf(statement).includes('dynamodb:Query'));
+    expect(JSON.stringify(queries.Resource)).toContain('/index/accessFeed');
   });
 });
 

@@ -47,6 +47,29 @@ export function describeOrderStoreContract(name: string, open: StoreFactory) {
       expect(await stores.orders.getOrder(randomId(22))).toBeNull();
     });
 
+    it('changes an order only on the sales step it saw, and lists the orders whose step is older than asked', async () => {
+      const first = order(randomId(), 0);
+      await stores.orders.createOrder(first);
+      // Null: none, and an order made before the field has none.
+      expect(await stores.orders.updateOrder(first.id, { from: ['issuing'], salesStep: 'paid' }, { status: 'paid' }, at(1))).toBeNull();
+      const asked = { status: 'paid', salesStep: 'paid', salesStepAt: at(1), checkoutHeld: true } as const;
+      const paid = await Promise.all([1, 2, 3].map(() => stores.orders.updateOrder(first.id, { from: ['issuing'], salesStep: null }, asked, at(1))));
+      expect(paid.filter(Boolean)).toHaveLength(1);
+      expect(await stores.orders.getOrder(first.id)).toEqual({ ...first, ...asked, updatedAt: at(1) });
+      const listed = async (before: string) => (await stores.orders.listStaleSalesSteps({ before, limit: 100 })).map((listedOrder) => listedOrder.id).filter((id) => id === first.id);
+      expect(await listed(at(1))).toEqual([]);
+      expect(await listed(at(2))).toEqual([first.id]);
+      // A claim moves it on in the listing; only the claimer's step ends it.
+      const claims = await Promise.all([1, 2].map(() => stores.orders.updateOrder(first.id, { from: ['paid'], salesStep: 'paid', salesStepAt: at(1) }, { salesStepAt: at(5) }, at(5))));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await listed(at(2))).toEqual([]);
+      expect(await listed(at(6))).toEqual([first.id]);
+      expect(await stores.orders.updateOrder(first.id, { from: ['paid'], salesStep: 'paid', salesStepAt: at(1) }, { salesStep: null, salesStepAt: null }, at(6))).toBeNull();
+      const done = await stores.orders.updateOrder(first.id, { from: ['paid'], salesStep: 'paid', salesStepAt: at(5) }, { salesStep: null, salesStepAt: null }, at(6));
+      expect(done).toEqual({ ...first, ...asked, salesStep: null, salesStepAt: null, updatedAt: at(6) });
+      expect(await listed(at(9))).toEqual([]);
+    });
+
     it('of parallel creates, exactly one records the order', async () => {
       const first = order(randomId(), 0);
       const outcomes = await Promise.all(Array.from({ length: 5 }, () => stores.orders.createOrder(first)));

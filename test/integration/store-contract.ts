@@ -108,6 +108,40 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       await expect(stores.events.releaseTickets(event.id, 2, 'c', 'return')).resolves.toBeUndefined();
     });
 
+    it('counts an order\'s sale and refund once each however often, and in parallel, each is sent; a held checkout counts as held', async () => {
+      const sale = { open: true, priceMinor: 1000, currency: 'eur', capacity: 10, maxPerOrder: 5 };
+      const event = sampleEvent({ sale });
+      await stores.events.createEvent(event);
+      const figures = async () => {
+        const { ticketsHeld, ticketsSold, paidOrders, revenueMinor, refundedMinor, ticketsTaken } = (await stores.events.getEvent(event.id))!;
+        return { ticketsTaken, ticketsHeld, ticketsSold, paidOrders, revenueMinor, refundedMinor };
+      };
+      expect(await stores.events.takeTickets(event.id, 3, 10, 'checkout-1')).toBe(true);
+      expect(await figures()).toMatchObject({ ticketsTaken: 3, ticketsHeld: 3 });
+      const paid = { ticketsHeld: -3, ticketsSold: 3, paidOrders: 1, revenueMinor: 3000, refundedMinor: 0 };
+      const refund = { ticketsHeld: 3, ticketsSold: -3, paidOrders: -1, revenueMinor: -3000, refundedMinor: 3000 };
+      await Promise.all([1, 2, 3].map(() => stores.events.countSale(event.id, 'order-1', [{ from: 'none', deltas: paid }], 'paid')));
+      expect(await figures()).toEqual({ ticketsTaken: 3, ticketsHeld: 0, ticketsSold: 3, paidOrders: 1, revenueMinor: 3000, refundedMinor: 0 });
+      // Nothing of the event shows the marks.
+      expect(Object.keys((await stores.events.getEvent(event.id))!).filter((name) => name.includes('#'))).toEqual([]);
+      // Forgotten only while still the mark asked for; then a refund finds none, and counts once.
+      await stores.events.forgetSale(event.id, 'order-1', 'refunded');
+      await stores.events.countSale(event.id, 'order-1', [{ from: 'none', deltas: paid }], 'paid');
+      expect((await figures()).ticketsSold).toBe(3);
+      await stores.events.forgetSale(event.id, 'order-1', 'paid');
+      const refunds = [{ from: 'none', deltas: refund }, { from: 'paid', deltas: refund }] as const;
+      await Promise.all([1, 2, 3].map(() => stores.events.countSale(event.id, 'order-1', refunds, 'refunded')));
+      await stores.events.releaseTickets(event.id, 3, 'checkout-1', 'return');
+      expect(await figures()).toEqual({ ticketsTaken: 0, ticketsHeld: 0, ticketsSold: 0, paidOrders: 0, revenueMinor: 0, refundedMinor: 3000 });
+      // A refund finding the sale's mark still there counts from it; no move for the mark found: nothing.
+      await stores.events.countSale(event.id, 'order-2', [{ from: 'none', deltas: { ...paid, ticketsHeld: 0 } }], 'paid');
+      await stores.events.countSale(event.id, 'order-2', refunds, 'refunded');
+      await stores.events.countSale(event.id, 'order-2', refunds, 'refunded');
+      expect(await figures()).toMatchObject({ ticketsSold: 0, paidOrders: 0, revenueMinor: 0, refundedMinor: 6000 });
+      await stores.events.deleteEvent(event.id, iso());
+      await expect(stores.events.countSale(event.id, 'order-3', [{ from: 'none', deltas: paid }], 'paid')).resolves.toBeUndefined();
+    });
+
     it('keeps an event\'s denyUntil at its latest value, and reports it with the event\'s access state', async () => {
       const event = sampleEvent();
       await stores.events.createEvent(event);

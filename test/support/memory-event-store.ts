@@ -1,5 +1,5 @@
 import { AlreadyExists, LeaseHeld, NotFound } from '../../functions/domain/errors';
-import type { EventChanges, EventStore, StreamLease } from '../../functions/domain/events';
+import type { EventChanges, EventStore, SaleMark, SaleMove, StreamLease } from '../../functions/domain/events';
 import type { EventAccessState, EventRecord, PublishRefusal } from '../../functions/domain/records';
 import { changedSince, copy } from './memory-records';
 
@@ -9,6 +9,8 @@ interface StoredEvent {
   jobCodes: Map<string, number>;
   /** Per checkout: its mark, as DynamoDB's `hold#<checkout id>` attribute. */
   holds: Map<string, 'taken' | 'returned'>;
+  /** Per order: its mark, as DynamoDB's `sale#<order id>` attribute. */
+  sales: Map<string, SaleMark>;
   /** A deleted event stays as a tombstone for the access feed. */
   deleted: boolean;
   /** When it last entered the access feed. */
@@ -30,7 +32,7 @@ export class MemoryEventStore implements EventStore {
 
   async createEvent(event: EventRecord): Promise<void> {
     if (this.events.has(event.id)) throw new AlreadyExists(`event ${event.id} exists`);
-    this.events.set(event.id, { record: copy(event), jobCodes: new Map(), holds: new Map(), deleted: false, feedAt: null });
+    this.events.set(event.id, { record: copy(event), jobCodes: new Map(), holds: new Map(), sales: new Map(), deleted: false, feedAt: null });
   }
 
   async getEvent(id: string): Promise<EventRecord | null> {
@@ -109,6 +111,7 @@ export class MemoryEventStore implements EventStore {
     const taken = record.ticketsTaken ?? 0;
     if (!record.sale?.open || record.sale.capacity !== capacity || (capacity !== null && taken + quantity > capacity)) return false;
     record.ticketsTaken = taken + quantity;
+    record.ticketsHeld = (record.ticketsHeld ?? 0) + quantity;
     holds.set(checkoutId, 'taken');
     return true;
   }
@@ -119,11 +122,27 @@ export class MemoryEventStore implements EventStore {
     const mark = stored.holds.get(checkoutId);
     if (kind === 'return' ? mark === 'returned' : mark !== 'taken') return;
     stored.record.ticketsTaken = (stored.record.ticketsTaken ?? 0) - quantity;
+    stored.record.ticketsHeld = (stored.record.ticketsHeld ?? 0) - quantity;
     stored.holds.set(checkoutId, 'returned');
   }
 
   async forgetCheckout(id: string, checkoutId: string): Promise<void> {
     this.events.get(id)?.holds.delete(checkoutId);
+  }
+
+  async countSale(id: string, orderId: string, moves: readonly SaleMove[], to: SaleMark): Promise<void> {
+    const stored = this.events.get(id);
+    if (!stored || stored.deleted) return;
+    const move = moves.find(({ from }) => from === (stored.sales.get(orderId) ?? 'none'));
+    if (!move) return;
+    const { record } = stored;
+    for (const [figure, delta] of Object.entries(move.deltas) as [keyof typeof move.deltas, number][]) record[figure] = (record[figure] ?? 0) + delta;
+    stored.sales.set(orderId, to);
+  }
+
+  async forgetSale(id: string, orderId: string, mark: SaleMark): Promise<void> {
+    const stored = this.events.get(id);
+    if (stored?.sales.get(orderId) === mark) stored.sales.delete(orderId);
   }
 
   async addToCodeCount(eventId: string, delta: number): Promise<void> {

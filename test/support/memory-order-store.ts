@@ -1,4 +1,4 @@
-import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderRecord, OrderStatus, OrderStore } from '../../functions/domain/commerce';
+import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderExpectation, OrderRecord, OrderStore } from '../../functions/domain/commerce';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 import { copy } from './memory-records';
 
@@ -29,12 +29,22 @@ export class MemoryOrderStore implements OrderStore {
     return order ? copy(order) : null;
   }
 
-  async updateOrder(id: string, expect: { from: readonly OrderStatus[]; emailRequest?: string }, changes: OrderChanges, now: string): Promise<OrderRecord | null> {
+  async updateOrder(id: string, expect: OrderExpectation, changes: OrderChanges, now: string): Promise<OrderRecord | null> {
     const order = this.orders.get(id);
     if (!order || !expect.from.includes(order.status)) return null;
     if (expect.emailRequest !== undefined && order.emailRequest !== expect.emailRequest) return null;
+    if (expect.salesStep !== undefined && (order.salesStep ?? null) !== expect.salesStep) return null;
+    if (expect.salesStepAt !== undefined && order.salesStepAt !== expect.salesStepAt) return null;
     Object.assign(order, copy(changes), { updatedAt: now });
     return copy(order);
+  }
+
+  async listStaleSalesSteps(args: { before: string; limit: number }): Promise<OrderRecord[]> {
+    return [...this.orders.values()]
+      .filter((order) => order.salesStep && order.salesStepAt && order.salesStepAt < args.before)
+      .sort((a, b) => `${a.salesStepAt}#${a.id}`.localeCompare(`${b.salesStepAt}#${b.id}`))
+      .slice(0, args.limit)
+      .map(copy);
   }
 
   async replacePlannedCode(id: string, index: number, previous: string, next: string, now: string): Promise<OrderRecord | null> {

@@ -11,3 +11,4 @@ export * from './ticket-email';
 export * from './webhook-signature';
 export * from './checkout-sessions';
 export * from './ticket-mail';
+export * from './sales-count';

@@ -4,6 +4,8 @@ export type OrderSource = 'shop' | 'stripe';
 export type OrderStatus = 'issuing' | 'paid' | 'refunded' | 'failed';
 export type EmailKind = 'tickets' | 'refund';
 export type EmailStatus = 'pending' | 'sent' | 'failed';
+/** The count of its event's sales figures an order waits for (sales-count.ts): `paid` (its sale), `refunded` (its refund, its sale counted already). */
+export type SalesStep = 'paid' | 'refunded';
 
 /**
  * One order as a shop reported it. `id` is ours (derived from source and the shop's order id, so a
@@ -35,10 +37,26 @@ export interface OrderRecord {
   emailAttempts: number;
   emailError: string | null;
   emailSentAt: string | null;
+  /** The count of the event's sales figures this order waits for; null (or absent) once they agree with it. */
+  salesStep?: SalesStep | null;
+  /** When its step was asked for, or last claimed: whoever wrote it owns the step until it is stale (sales-count.ts). */
+  salesStepAt?: string | null;
+  /** Its tickets were held by a checkout of ours until paid (they count in the event's `ticketsTaken`). */
+  checkoutHeld?: boolean;
 }
 
 /** What an order's state change writes, besides `updatedAt`. */
-export type OrderChanges = Partial<Pick<OrderRecord, 'status' | 'failure' | 'emailKind' | 'emailStatus' | 'emailRequest' | 'emailAttempts' | 'emailError' | 'emailSentAt'>>;
+export type OrderChanges = Partial<
+  Pick<OrderRecord, 'status' | 'failure' | 'emailKind' | 'emailStatus' | 'emailRequest' | 'emailAttempts' | 'emailError' | 'emailSentAt' | 'salesStep' | 'salesStepAt' | 'checkoutHeld'>
+>;
+
+/** What an order's update expects of it: one of these statuses and, with each field given, that value (`salesStep` null: none). */
+export interface OrderExpectation {
+  from: readonly OrderStatus[];
+  emailRequest?: string;
+  salesStep?: SalesStep | null;
+  salesStepAt?: string;
+}
 
 /**
  * A Stripe Checkout Session of `POST /api/checkout` and its hold on the event's capacity (keyed by the
@@ -80,10 +98,13 @@ export interface OrderStore {
   createOrder(order: OrderRecord): Promise<{ created: boolean; order: OrderRecord }>;
   getOrder(id: string): Promise<OrderRecord | null>;
   /**
-   * Applies `changes` if the order's status is one of `from` (and, with `emailRequest`, the email
-   * request is still that one); null when the condition failed or the order does not exist.
+   * Applies `changes` if the order's status is one of `from` (and, with `emailRequest`, `salesStep` or
+   * `salesStepAt`, each is still that one); null when the condition failed or the order does not exist.
+   * An order with a sales step is listed for the sweep under its `salesStepAt` until the step is done.
    */
-  updateOrder(id: string, expect: { from: readonly OrderStatus[]; emailRequest?: string }, changes: OrderChanges, now: string): Promise<OrderRecord | null>;
+  updateOrder(id: string, expect: OrderExpectation, changes: OrderChanges, now: string): Promise<OrderRecord | null>;
+  /** Orders whose sales step was asked for or last claimed before `before` (their writer died), oldest first, at most `limit`. */
+  listStaleSalesSteps(args: { before: string; limit: number }): Promise<OrderRecord[]>;
   /** Swaps one planned code for another (a collision with a code issued elsewhere), if line `index` still plans `previous`. */
   replacePlannedCode(id: string, index: number, previous: string, next: string, now: string): Promise<OrderRecord | null>;
   /** Remembers which order a payment (Stripe's payment intent) paid, so that its refund finds the order; idempotent. */

@@ -13,6 +13,7 @@ import type { EventStore } from '../events';
 import type { CodeStore } from '../codes';
 import type { CounterStore } from '../counter-store';
 import type { OrderStore } from './order-store';
+import { countSale, paidSalesStep, refundSalesStep, settleSalesStep } from './sales-count';
 import type { AppConfig } from '../config';
 import { recordAudit, type Actor, type AuditDeps } from '../audit';
 
@@ -95,7 +96,7 @@ async function payOrder(deps: { stores: { codes: CodeStore; events: EventStore; 
     newOrder(id, source, body, now, event ? { status: 'issuing', codes: planned.map((line) => line.code), codeIds: planned.map((line) => line.id) } : { status: 'failed', failure: 'event not found' }),
   );
   if (order.status === 'failed') return { order, changed: created ? 'failed' : null };
-  if (order.status !== 'issuing') return { order, changed: null };
+  if (order.status !== 'issuing') return { order: await settleSalesStep(deps, order), changed: null };
   return finishIssuing(deps, order);
 }
 
@@ -109,10 +110,12 @@ async function finishIssuing(deps: { stores: { codes: CodeStore; events: EventSt
   }
   let current = order;
   for (let line = 0; line < current.codes.length; line++) current = await issueLine(deps, event, current, line);
-  const paid = await deps.stores.orders.updateOrder(current.id, { from: ['issuing'] }, { status: 'paid', ...emailOwed('tickets') }, deps.now().toISOString());
-  if (!paid) return { order: (await deps.stores.orders.getOrder(current.id))!, changed: null };
+  const sale = await paidSalesStep(deps, current);
+  const paid = await deps.stores.orders.updateOrder(current.id, { from: ['issuing'] }, { status: 'paid', ...emailOwed('tickets'), ...sale }, deps.now().toISOString());
+  if (!paid) return { order: await settleSalesStep(deps, (await deps.stores.orders.getOrder(current.id))!), changed: null };
   // Counted by the one delivery that made the order paid, so replays and parallel deliveries count it once.
   await deps.stores.events.addToCodeCount(event.id, paid.codes.length);
+  await countSale(deps, paid);
   await settleEventActive(deps, event);
   return { order: paid, changed: 'paid' };
 }
@@ -164,10 +167,14 @@ async function refundOrder(deps: { stores: { codes: CodeStore; counters: Counter
       if (await deps.stores.codes.getCode(current.codes[line]!)) throw new Contended('the order\'s codes are not all findable yet');
     }
   }
-  if (current.status === 'refunded') return { order: current, changed: null };
+  if (current.status === 'refunded') return { order: await settleSalesStep(deps, current), changed: null };
   const withEmail = current.status === 'paid' ? emailOwed('refund') : {};
-  const refunded = await deps.stores.orders.updateOrder(current.id, { from: ['paid', 'failed'] }, { status: 'refunded', ...withEmail }, at.toISOString());
-  if (refunded) return { order: refunded, changed: 'refunded' };
+  const sale = await refundSalesStep(deps, current);
+  const refunded = await deps.stores.orders.updateOrder(current.id, sale.expect, { status: 'refunded', ...withEmail, ...sale.changes }, at.toISOString());
+  if (refunded) {
+    await countSale(deps, refunded);
+    return { order: refunded, changed: 'refunded' };
+  }
   return { order: (await deps.stores.orders.getOrder(current.id))!, changed: null };
 }
 

@@ -2,7 +2,7 @@ import { PRESENCE_WINDOW_SECONDS } from '../playback-claims';
 import { accessEndsAt, eventStatus } from '../event-status';
 import type { EventCounters } from '../counter-store';
 import { LIST_LIMITS } from '../config';
-import { InvalidInput, NotFound } from '../errors';
+import { HasPaidOrders, InvalidInput, NotFound } from '../errors';
 import type { EventChanges } from './event-store';
 import { parseInput } from '../inputs';
 import { createEventInput, updateEventInput } from './event-inputs';
@@ -11,6 +11,7 @@ import type { EventRecord } from '../records';
 import { adminEventView } from './event-views';
 import { changesOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { ingestReportView, retireIngestKey } from './stream-reports';
+import { onSale, salesView } from './sale';
 import type { EventStore } from './event-store';
 import type { CounterStore } from '../counter-store';
 import type { AppConfig } from '../config';
@@ -25,6 +26,12 @@ export function newIngestKey(): string {
 export async function requireEvent(deps: { stores: { events: EventStore } }, id: string): Promise<EventRecord> {
   const event = await deps.stores.events.getEvent(id);
   if (!event) throw new NotFound('event');
+  return event;
+}
+
+/** The event, unless it has paid, unrefunded orders (from its count): those are cancelled first, which refunds and tells the buyers. */
+export function refuseDeletionWithPaidOrders(event: EventRecord): EventRecord {
+  if ((event.paidOrders ?? 0) > 0) throw new HasPaidOrders(event.id);
   return event;
 }
 
@@ -105,13 +112,19 @@ async function codeStats(deps: { stores: { counters: CounterStore } }, event: Ev
   };
 }
 
-/** GET of one event: the admin view plus status, code statistics and the OBS settings. */
+/**
+ * GET of one event: the admin view plus status, code statistics, the sales figures, the OBS settings, and its
+ * live sessions (for the delete dialog: the presence counters' estimate, as `stats.activeViewers`; never a listing).
+ */
 export async function eventDetails(deps: { stores: { counters: CounterStore }; config: AppConfig; now(): Date }, event: EventRecord, ingestServer: string) {
   const now = deps.now();
+  const stats = await codeStats(deps, event, now);
   return {
     ...adminEventView(event),
     status: eventStatus(event, now),
-    stats: await codeStats(deps, event, now),
+    stats,
+    sales: salesView(event, now),
+    liveSessions: stats.activeViewers,
     ingest: {
       server: ingestServer,
       streamKey: `${event.id}?token=${event.ingestKey}`,
@@ -133,5 +146,7 @@ export async function dashboard(deps: { stores: { counters: CounterStore; events
     totalTokens: total((s) => s.tokens),
     redeemedTokens: total((s) => s.redeemed),
     activeViewers: total((s) => s.activeViewers),
+    /** Each event on sale now, with its sales figures (from its counters). */
+    eventsOnSale: events.filter((event) => onSale(event, now)).map((event) => ({ id: event.id, title: event.title, startsAt: event.startsAt, sales: salesView(event, now) })),
   };
 }

@@ -1,4 +1,4 @@
-import type { EventRecord, PublishRefusal } from '../records';
+import type { EventRecord, PublishRefusal, SalesDeltas } from '../records';
 
 /** A publish lease as the table holds it: fresh while an ingest renews it, run out when that ingest died. */
 export interface StreamLease {
@@ -10,6 +10,14 @@ export interface StreamLease {
 export type EventChanges = Partial<
   Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale'>
 >;
+
+/** Which of an order's changes the event's sales figures hold (the order's mark on the event, until the order agrees). */
+export type SaleMark = 'paid' | 'refunded';
+/** One way a count step may find the event: the order's mark now (`none`: no mark) and what it then adds. */
+export interface SaleMove {
+  from: SaleMark | 'none';
+  deltas: SalesDeltas;
+}
 
 /**
  * The events port: the event item, its publish lease and its code count. What an event
@@ -58,7 +66,8 @@ export interface EventStore {
   /** Raises the event's `denyUntil` to `until` unless it is that late already (never lowers it). Throws NotFound. */
   extendEventDenyUntil(id: string, until: string): Promise<void>;
   /**
-   * Takes `quantity` tickets of the event's sale for checkout `checkoutId` in one conditional write:
+   * Takes `quantity` tickets of the event's sale for checkout `checkoutId` in one conditional write (they
+   * count in `ticketsTaken` and `ticketsHeld`):
    * only while the sale is open, with this `capacity` (the caller's read; null: no limit) and room for
    * them, so parallel buyers never take more than the capacity. The write leaves the checkout's mark
    * on the event, so the same take sent again (a retry, a repair) takes nothing more: true when this
@@ -67,13 +76,21 @@ export interface EventStore {
    */
   takeTickets(id: string, quantity: number, capacity: number | null, checkoutId: string): Promise<boolean>;
   /**
-   * Gives checkout `checkoutId`'s `quantity` tickets back to the sale, once however often it is sent:
+   * Gives checkout `checkoutId`'s `quantity` tickets back to the sale (`ticketsTaken` and `ticketsHeld`), once however often it is sent:
    * `return` for a checkout whose record counts them (it took them), `untake` for one whose take may
    * never have happened (given back only if its mark says taken). A deleted event is left alone.
    */
   releaseTickets(id: string, quantity: number, checkoutId: string, kind: 'return' | 'untake'): Promise<void>;
   /** Drops checkout `checkoutId`'s mark from the event, once its record agrees with the count (it is only needed until then). */
   forgetCheckout(id: string, checkoutId: string): Promise<void>;
+  /**
+   * Adds to the event's sales figures the `deltas` of the first move whose `from` is order `orderId`'s mark on
+   * the event now, and sets the mark to `to`, in one conditional write: the same step sent again (a retry, a
+   * repair) finds the mark and adds nothing. No move matching: nothing. A deleted event is left alone.
+   */
+  countSale(id: string, orderId: string, moves: readonly SaleMove[], to: SaleMark): Promise<void>;
+  /** Drops order `orderId`'s mark from the event if it is still `mark`, once the order's record agrees with the count. */
+  forgetSale(id: string, orderId: string, mark: SaleMark): Promise<void>;
   /** Adds to the event's code count (`tokenCount`). Throws NotFound. */
   addToCodeCount(eventId: string, delta: number): Promise<void>;
   /**

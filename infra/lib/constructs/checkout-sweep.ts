@@ -45,8 +45,9 @@ export class CheckoutSweep extends Construct {
     });
     this.fn = fn;
 
-    // The held checkouts' listing (byEvent), an order's codes (byTokenId, codesByEvent), and the conditional updates of each step.
-    const indexes = ['byEvent', 'byTokenId', 'codesByEvent'].map((index) => `${props.table.tableArn}/index/${index}`);
+    // The held checkouts' listing (byEvent), an order's codes (byTokenId, codesByEvent), the orders waiting for a count of their
+    // event's sales figures (accessFeed's `SALES-STEPS#` shards), and the conditional updates of each step.
+    const indexes = ['byEvent', 'byTokenId', 'codesByEvent', 'accessFeed'].map((index) => `${props.table.tableArn}/index/${index}`);
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [props.table.tableArn, ...indexes] }));
     fn.addToRolePolicy(
       new iam.PolicyStatement({
