@@ -100,6 +100,9 @@ describe('web: admin console', () => {
     await page.getByRole('button', { name: 'Create event' }).click();
     await page.getByRole('heading', { name: 'Console check' }).waitFor();
     expect(await notice()).toMatch(/created/);
+    // Not sold here: no sales figures, but the event's page to share.
+    expect(await page.getByLabel('Viewer and sale link').inputValue()).toMatch(new RegExp(`^${api}/\\?event=[\\w-]+$`));
+    expect(await page.getByRole('heading', { name: 'Sales' }).count()).toBe(0);
 
     // Edit.
     await page.getByRole('link', { name: 'Edit' }).click();

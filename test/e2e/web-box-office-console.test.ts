@@ -78,6 +78,9 @@ describe('web: the box office in the console', () => {
     const figure = (key: string) => admin.locator(`[data-key="sales-${key}"] dd`).textContent();
     expect([await figure('sold'), await figure('left'), await figure('revenue'), await figure('orders')]).toEqual(['3', '7', '€45.00', '2']);
     expect(await admin.getByLabel('Viewer and sale link').inputValue()).toBe(`${api}/?event=${event.id}`);
+    // Before "Copy" reads "Copied" for a moment (its name says "Copy viewer link").
+    await poll(() => admin.locator('tr[data-order]').count()).toBe(2);
+    await noSeriousAccessibilityFindings(admin, 'event page with sales and orders');
     await admin.getByRole('button', { name: 'Copy viewer link' }).click();
     expect(await admin.evaluate(() => navigator.clipboard.readText())).toBe(`${api}/?event=${event.id}`);
     await admin.getByRole('button', { name: 'QR code', exact: true }).click();
@@ -85,7 +88,6 @@ describe('web: the box office in the console', () => {
     await poll(() => admin.locator('tr[data-order]').count()).toBe(2);
     expect(await tablesCutOff(admin)).toEqual([]);
     await shot(admin, 'box-office-event');
-    await noSeriousAccessibilityFindings(admin, 'event page with sales');
 
     // A buyer's codes by their email.
     await admin.getByLabel('Buyer email').fill('ana@example.com');

@@ -9,18 +9,22 @@ import { cancelMessage, checkCancelReason, CANCEL_REASON_CHARS, salesFigures } f
 import { qrSvg } from '../tickets';
 import { copyFromButton } from '../ui';
 
-/** Sales figures and the viewer link; nothing when the API sends no sale (an event not sold, an older API). */
+/**
+ * Sales figures (an event sold here: it has a price) and the viewer link (every event: its page to share);
+ * nothing from an API without them.
+ */
 export function salesPanel(event: EventDetail): HTMLElement | null {
-  if (!event.sales && !event.viewerUrl) return null;
+  const sold = event.sales && event.sales.priceMinor !== null ? event.sales : null;
+  if (!sold && !event.viewerUrl) return null;
   return h(
     'section',
     { className: 'card panel sales-panel', 'aria-labelledby': 'sales-title' },
-    h('h2', { id: 'sales-title', tabindex: -1 }, 'Sales'),
-    event.sales &&
+    h('h2', { id: 'sales-title', tabindex: -1 }, sold ? 'Sales' : 'Viewer link'),
+    sold &&
       h(
         'dl',
         { className: 'stats', 'aria-label': 'Sales' },
-        salesFigures(event.sales).map((figure) => h('div', { className: 'stat', 'data-key': `sales-${figure.key}` }, h('dt', null, figure.label), h('dd', null, figure.value))),
+        salesFigures(sold).map((figure) => h('div', { className: 'stat', 'data-key': `sales-${figure.key}` }, h('dt', null, figure.label), h('dd', null, figure.value))),
       ),
     event.viewerUrl && viewerLink(event.viewerUrl),
   );

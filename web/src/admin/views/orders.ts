@@ -61,7 +61,7 @@ export function ordersPanel(eventId: string, onRefunded: () => void): { element:
   const actionsOf = (order: OrderView) => {
     const button = h(
       'button',
-      { type: 'button', className: 'small', 'data-key': `resend-${order.id}`, 'aria-label': `Resend the email of order ${order.orderId}` },
+      { type: 'button', className: 'small', 'data-key': `resend-${order.id}`, 'aria-label': `Resend email of order ${order.orderId}` },
       'Resend email',
     );
     button.addEventListener('click', () => void resend(button, order));
