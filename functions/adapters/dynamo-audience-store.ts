@@ -29,6 +29,8 @@ const airPk = (eventId: string) => `AUDIENCE#${eventId}#AIR`;
 /** A minute's sketch buckets and rendition classes are attributes of their own, added to one by one. */
 const STARTUP_PREFIX = 'su';
 const RENDITION_PREFIX = 'kb';
+/** Errors by name: `et.<name>` (names are letters, digits and `_.:-`, playback-quality.ts; not `er`, which `errors` starts with). */
+const ERROR_PREFIX = 'et.';
 
 function toMinute(item: Item): MinuteTally {
   const minute = emptyMinute(item.sk as string);
@@ -36,6 +38,7 @@ function toMinute(item: Item): MinuteTally {
   for (const [name, value] of Object.entries(item)) {
     if (name.startsWith(STARTUP_PREFIX)) minute.startups.set(Number(name.slice(STARTUP_PREFIX.length)), Number(value));
     else if (name.startsWith(RENDITION_PREFIX)) minute.renditions.set(Number(name.slice(RENDITION_PREFIX.length)), Number(value));
+    else if (name.startsWith(ERROR_PREFIX)) minute.errorTypes.set(name.slice(ERROR_PREFIX.length), Number(value));
   }
   return minute;
 }
@@ -87,15 +90,18 @@ export class DynamoAudienceStore implements AudienceStore {
         const names: Record<string, string> = { '#ttl': tableSchema.ttlAttribute };
         const values: Record<string, unknown> = { ':ttl': epochSeconds(keepUntil) };
         const adds: string[] = [];
+        // Placeholders by position: an error's name may hold characters a placeholder may not.
         const add = (name: string, value: number) => {
           if (value === 0) return;
-          names[`#${name}`] = name;
-          values[`:${name}`] = value;
-          adds.push(`#${name} :${name}`);
+          const at = adds.length;
+          names[`#a${at}`] = name;
+          values[`:a${at}`] = value;
+          adds.push(`#a${at} :a${at}`);
         };
         for (const field of MINUTE_SUMS) add(field, tally[field]);
         for (const [index, count] of tally.startups) add(`${STARTUP_PREFIX}${index}`, count);
         for (const [kbps, ms] of tally.renditions) add(`${RENDITION_PREFIX}${kbps}`, ms);
+        for (const [name, count] of tally.errorTypes) add(`${ERROR_PREFIX}${name}`, count);
         if (adds.length === 0) return undefined;
         return this.table.client.send(
           new UpdateCommand({

@@ -3,7 +3,7 @@ import { matchesCodeFilter } from '../domain/codes';
 import { LIST_LIMITS } from '../domain/config';
 import type { CodeSummary } from '../domain/records';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
-import { eventCodeShards } from './dynamo-keys';
+import { eventCodeShards, labelPrefix } from './dynamo-keys';
 import { mergedShards } from './dynamo-shard-merge';
 import type { DynamoTable, Item } from './dynamo-table';
 
@@ -36,16 +36,23 @@ function partOf(shards: string[], part: CodePart | undefined): string[] {
 }
 
 /**
- * One page of an event's codes, newest first: the event's `codesByEvent` shards merged in order,
+ * Where a page reads: with an exact label, that label's entries of `byLabel` (the other codes are
+ * never read); otherwise `codesByEvent`. Both sort newest first within what they hold.
+ */
+function pageIndex(label: string | undefined) {
+  if (label === undefined) return { index: 'codesByEvent', sortKey: 'codesSk', isKey: (key: string) => CODES_SK.test(key) };
+  const prefix = labelPrefix(label);
+  return { index: 'byLabel', partitionKey: 'labelPk', sortKey: 'labelSk', prefix, isKey: (key: string) => key.startsWith(prefix) && CODES_SK.test(key.slice(prefix.length)) };
+}
+
+/**
+ * One page of an event's codes, newest first: the event's shards of its index (`pageIndex`) merged in order,
  * filtered as they are read, at most `LIST_LIMITS.codePageScan` entries passed per page.
  */
 export async function listCodePage(table: DynamoTable, args: Parameters<CodeStore['listCodePage']>[0]): Promise<{ codes: CodeSummary[]; nextCursor: string | null }> {
-  const before = args.cursor ? decodeCursor(args.cursor, ['before'], (key) => CODES_SK.test(key.before!)).before! : null;
-  const merged = mergedShards(
-    { table, index: 'codesByEvent', sortKey: 'codesSk', partitions: partOf(eventCodeShards(args.eventId), args.part) },
-    before,
-    args.limit,
-  );
+  const { isKey, ...where } = pageIndex(args.filter.label);
+  const before = args.cursor ? decodeCursor(args.cursor, ['before'], (key) => isKey(key.before!)).before! : null;
+  const merged = mergedShards({ table, ...where, partitions: partOf(eventCodeShards(args.eventId), args.part) }, before, args.limit);
   const codes: CodeSummary[] = [];
   let last: string | null = null;
   let passed = 0;

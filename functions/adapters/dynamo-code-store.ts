@@ -4,7 +4,7 @@ import { AccessRevoked, AlreadyExists, CodeInUse, Contended, NotFound, SessionGo
 import type { QualityReport } from '../domain/playback-quality';
 import type { CodeRecord, CodeSummary } from '../domain/records';
 import { accessChangesSince } from './dynamo-access-feed';
-import { codeKey, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
+import { codeKey, codeLabelSk, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
 import { listCodePage, toCodeSummary } from './dynamo-code-pages';
 import { listLiveSessions, liveSessionSk } from './dynamo-sessions';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -17,10 +17,26 @@ const RELEASE_ATTEMPTS = 5;
 
 /** A code item (as read, or as a stream image) as the domain's record. */
 export function toCode(item: Item): CodeRecord {
-  const { pk, sk, entity, codesPk, codesSk, feedPk, feedSk, liveSk, ttl, tokenId, revokeCounted, ...rest } = item;
+  const { pk, sk, entity, codesPk, codesSk, labelPk, labelSk, feedPk, feedSk, liveSk, ttl, tokenId, revokeCounted, ...rest } = item;
   return { ...(rest as unknown as Omit<CodeRecord, 'id'>), id: tokenId as string };
 }
 const toCodeOrNull = (item: Item | null) => (item ? toCode(item) : null);
+
+/** A new code's item: its keys in the table and in the event's sharded indexes (`codesByEvent`, `byLabel`). */
+export function codeItem(code: CodeRecord): Item {
+  const { id, ...rest } = code;
+  const shard = eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS));
+  return {
+    ...codeKey(code.code),
+    entity: 'code',
+    tokenId: id,
+    codesPk: shard,
+    codesSk: `${code.createdAt}#${id}`,
+    labelPk: shard,
+    labelSk: codeLabelSk(code.label, code.createdAt, id),
+    ...rest,
+  };
+}
 
 /** Why a session write on `code` (as the write saw it) did not apply. */
 function lostSessionWrite(code: CodeRecord | null): Error {
@@ -58,6 +74,9 @@ function qualityUpdate(report: QualityReport | null | undefined): { sets: string
     sets.push(`#session.${field} = :q_${field}`);
     values[`:q_${field}`] = report[field];
   }
+  // This beat's errors by name, replacing the last beat's: the audience recorder reads them off this write.
+  sets.push('#session.errorTypes = :q_errorTypes');
+  values[':q_errorTypes'] = report.errorTypes ?? {};
   return { sets, values };
 }
 
@@ -70,21 +89,8 @@ export class DynamoCodeStore implements CodeStore {
   constructor(private readonly table: DynamoTable) {}
 
   async createCode(code: CodeRecord): Promise<void> {
-    const { id, ...rest } = code;
     await this.table.writeIf(
-      {
-        put: {
-          Item: {
-            ...codeKey(code.code),
-            entity: 'code',
-            tokenId: id,
-            codesPk: eventCodesPk(code.eventId, shardOf(code.code, CODE_SHARDS)),
-            codesSk: `${code.createdAt}#${id}`,
-            ...rest,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      { put: { Item: codeItem(code), ConditionExpression: 'attribute_not_exists(pk)' } },
       () => new AlreadyExists('code exists'),
     );
   }
@@ -267,12 +273,12 @@ export class DynamoCodeStore implements CodeStore {
     for (let attempt = 0; ; attempt++) {
       if (!code?.session || code.session.id !== args.sessionId) return false;
       const { endedSessions, toEdge } = endedSessionsAfter(code, code.session, args.by === 'admin' ? 'admin' : 'release', args.now);
-      const values: Record<string, unknown> = { ':null': null, ':ended': endedSessions, ':one': 1, ':expected': code.revision };
+      const values: Record<string, unknown> = { ':null': null, ':ended': endedSessions, ':endedAt': args.now, ':one': 1, ':expected': code.revision };
       if (toEdge) Object.assign(values, feedValues(args.now, codeKey(args.code).pk));
       const outcome = await this.table.writeIf({
         update: {
           Key: codeKey(args.code),
-          UpdateExpression: `SET #session = :null, endedSessions = :ended, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''} REMOVE liveSk`,
+          UpdateExpression: `SET #session = :null, endedSessions = :ended, sessionEndedAt = :endedAt, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''} REMOVE liveSk`,
           ConditionExpression: 'revision = :expected',
           ExpressionAttributeNames: { '#session': 'session' },
           ExpressionAttributeValues: values,

@@ -1,14 +1,15 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderExpectation, OrderRecord, OrderStore } from '../domain/commerce';
+import type { BuyerOrder, CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderExpectation, OrderRecord, OrderStatus, OrderStore } from '../domain/commerce';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
-import { shardOf } from './dynamo-keys';
+import { buyerPk, shardOf } from './dynamo-keys';
 import type { DynamoTable, Item } from './dynamo-table';
 
 /**
  * Orders: one item per order (`ORDER#<id>`), in its event's listing through the `byEvent` index
  * (gsi1pk = `ORDERS#<eventId>`, gsi1sk = `<createdAt>#<id>`, newest first). A sale comes at
  * checkout pace, far below one partition's 1,000 writes/s. A payment's item (`PAYMENT#<ref>`) names the
- * order it paid, for its refund. A checkout's item (`CHECKOUT#<session id>`) holds its tickets until it is paid or
+ * order it paid, for its refund. An order is also under its buyer (`byLabel`: labelPk =
+ * `BUYER#<eventId>#<email>`, labelSk = `<createdAt>#<id>`), for the console's lookup and the buyer's resend. A checkout's item (`CHECKOUT#<session id>`) holds its tickets until it is paid or
  * expires; while held it is in the `byEvent` index under one of a few shards of all checkouts held
  * (gsi1pk = `CHECKOUTS-HELD#<n>`, gsi1sk = `<createdAt>#<session id>`), which its move out of `held`
  * removes, so that the sweep finds the held ones its webhook forgot; one waiting for a step of the
@@ -40,7 +41,7 @@ function toCheckout(item: Item): CheckoutRecord {
 }
 
 export function toOrder(item: Item): OrderRecord {
-  const { pk, sk, entity, gsi1pk, gsi1sk, feedPk, feedSk, ...order } = item;
+  const { pk, sk, entity, gsi1pk, gsi1sk, feedPk, feedSk, labelPk, labelSk, ...order } = item;
   return order as unknown as OrderRecord;
 }
 
@@ -51,7 +52,15 @@ export class DynamoOrderStore implements OrderStore {
   async createOrder(order: OrderRecord): Promise<{ created: boolean; order: OrderRecord }> {
     const outcome = await this.table.writeIf({
       put: {
-        Item: { ...orderKey(order.id), entity: 'order', gsi1pk: listingPk(order.eventId), gsi1sk: `${order.createdAt}#${order.id}`, ...order },
+        Item: {
+          ...orderKey(order.id),
+          entity: 'order',
+          gsi1pk: listingPk(order.eventId),
+          gsi1sk: `${order.createdAt}#${order.id}`,
+          labelPk: buyerPk(order.eventId, order.email),
+          labelSk: `${order.createdAt}#${order.id}`,
+          ...order,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     });
@@ -243,6 +252,20 @@ export class DynamoOrderStore implements OrderStore {
       .sort((a, b) => String(a.gsi1sk).localeCompare(String(b.gsi1sk)))
       .slice(0, args.limit)
       .map(toCheckout);
+  }
+
+  async listBuyerOrders(args: { eventId: string; email: string; limit: number }): Promise<BuyerOrder[]> {
+    const { Items = [] } = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.name,
+        IndexName: 'byLabel',
+        KeyConditionExpression: 'labelPk = :pk',
+        ExpressionAttributeValues: { ':pk': buyerPk(args.eventId, args.email) },
+        ScanIndexForward: false,
+        Limit: args.limit,
+      }),
+    );
+    return (Items as Item[]).map((item) => ({ id: item.id as string, status: item.status as OrderStatus, codes: item.codes as string[] }));
   }
 
   async listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }> {

@@ -3,16 +3,19 @@ import type { DynamoTable, Item } from './dynamo-table';
 
 /**
  * An event's entries in one of the indexes sharded on its codes (`codesPk`: `codesByEvent`,
- * `liveSessions`) as one listing, newest first: a k-way merge of the shards on the index's sort key,
+ * `liveSessions`; `labelPk`: `byLabel`) as one listing, newest first: a k-way merge of the shards on the index's sort key,
  * reading a few entries of each at a time. A page reads about what it returns whatever the
  * number of codes, where reading whole shards read all of them.
  */
 export interface ShardedIndex {
   table: DynamoTable;
   index: string;
-  /** The index's sort-key attribute. */
+  /** The index's key attributes (the partition's: `codesPk` unless given). */
+  partitionKey?: string;
   sortKey: string;
   partitions: string[];
+  /** Only the entries whose sort key starts so (`byLabel`: one label's). */
+  prefix?: string;
 }
 
 /** Entries read from a shard at a time: enough that most pages need one query per shard. */
@@ -44,19 +47,35 @@ class ShardReader {
         new QueryCommand({
           TableName: table.name,
           IndexName: index,
-          KeyConditionExpression: this.before ? 'codesPk = :pk AND #sk < :before' : 'codesPk = :pk',
-          ...(this.before ? { ExpressionAttributeNames: { '#sk': sortKey } } : {}),
-          ExpressionAttributeValues: { ':pk': this.pk, ...(this.before ? { ':before': this.before } : {}) },
+          ...this.keyCondition(),
           ScanIndexForward: false,
           Limit: this.chunk,
           ExclusiveStartKey: this.next,
         }),
       );
-      this.buffer = ((page.Items ?? []) as Item[]).map((item) => ({ sk: item[sortKey] as string, item }));
+      // A key condition has no "below" with a prefix: BETWEEN takes `before` itself, passed over here.
+      this.buffer = ((page.Items ?? []) as Item[]).map((item) => ({ sk: item[sortKey] as string, item })).filter((entry) => entry.sk !== this.before);
       this.next = page.LastEvaluatedKey as Item | undefined;
       this.done = !this.next;
     }
     return this.buffer[0] ?? null;
+  }
+
+  private keyCondition() {
+    const { sortKey, prefix, partitionKey = 'codesPk' } = this.where;
+    const values: Record<string, string> = { ':pk': this.pk };
+    let condition = `${partitionKey} = :pk`;
+    if (prefix !== undefined && this.before) {
+      condition += ' AND #sk BETWEEN :prefix AND :before';
+      Object.assign(values, { ':prefix': prefix, ':before': this.before });
+    } else if (prefix !== undefined) {
+      condition += ' AND begins_with(#sk, :prefix)';
+      values[':prefix'] = prefix;
+    } else if (this.before) {
+      condition += ' AND #sk < :before';
+      values[':before'] = this.before;
+    }
+    return { KeyConditionExpression: condition, ...(condition.includes('#sk') ? { ExpressionAttributeNames: { '#sk': sortKey } } : {}), ExpressionAttributeValues: values };
   }
 
   take(): void {

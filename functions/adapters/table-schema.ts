@@ -29,6 +29,30 @@ export const tableSchema = {
       projection: ['entity', 'tokenId', 'code', 'eventId', 'label', 'isRevoked', 'revokedAt', 'revokedChangedAt', 'redeemedAt', 'redeemedIp', 'createdAt'],
     },
     /**
+     * A buyer's codes and orders, one index for both (DynamoDB creates one index per table update, so an
+     * upgrade adds this one in a single deploy):
+     * - an event's codes by exact label (a buyer's email): labelPk = the code's `codesPk` shard, labelSk =
+     *   `<label hash>#<createdAt>#<tokenId>` (dynamo-keys.ts `codeLabelSk`), newest first within a label.
+     *   The partition is the code's shard, not the label: a million codes generated with one label would
+     *   put a whole generation job's writes (thousands a second) on one key against DynamoDB's 1,000 per
+     *   key; in the shards they spread as codesByEvent's do, and a lookup is one query per shard, in
+     *   parallel. The label is hashed to a fixed width so that an exact label is one key prefix (a label
+     *   may hold `#`). The keys are set by every write that sets a label, so a relabelled code moves.
+     * - an event's orders by the buyer's email: labelPk = `BUYER#<eventId>#<email, lower case>`, labelSk =
+     *   `<createdAt>#<orderId>`: one key per buyer of an event, so a sale's orders spread over its buyers.
+     * Projected: a code's admin fields (as codesByEvent, so a heartbeat never writes it) and an order's
+     * `id`, `status` and `codes` (written at order pace).
+     */
+    {
+      name: 'byLabel',
+      partitionKey: 'labelPk',
+      sortKey: 'labelSk',
+      projection: [
+        'entity', 'tokenId', 'code', 'eventId', 'label', 'isRevoked', 'revokedAt', 'revokedChangedAt', 'redeemedAt', 'redeemedIp', 'createdAt',
+        'id', 'status', 'codes',
+      ],
+    },
+    /**
      * An event's live sessions in the codes' shards, newest first: codesPk as above, liveSk =
      * `<session startedAt>#<sessionId>`, which a claim (validation, takeover) sets and a release or an
      * admin's end removes: a code is in this index only while liveSk exists. A session that timed out

@@ -55,6 +55,12 @@ export const RATE_LIMITS = {
    * so this bounds how much of a sale one address can hold without paying.
    */
   checkout: { limit: 20, windowSeconds: 600 },
+  /**
+   * A buyer's "send my tickets again", per client and per address (every request counts, bought or not):
+   * a buyer needs one or two; an address gets at most a few emails an hour, a client cannot walk a list of addresses.
+   */
+  resendClient: { limit: 10, windowSeconds: 3600 },
+  resendAddress: { limit: 3, windowSeconds: 3600 },
 } as const;
 
 /**
@@ -68,8 +74,9 @@ export const LIST_LIMITS = {
   /** Codes in one page of a code list (an event's, or across events): `limit`'s default and most. */
   codePage: 1000,
   /**
-   * Codes one page passes at most to find its matches for a filter (status, label): a page of a
-   * rare filter may hold fewer than `limit` with a cursor to go on, but never reads the whole event.
+   * Codes one page passes at most to find its matches for a filter (a status; a label reads only its
+   * own codes, from its index): a page of a rare filter may hold fewer than `limit` with a cursor to go
+   * on, but never reads the whole event.
    */
   codePageScan: 10_000,
   /** Events one page across events visits at most (each costs a query of its shards). */

@@ -20,6 +20,12 @@ export interface QualityReport {
   errors: number;
   /** Name of the last fatal player error (hls.js `details`, or the media element's error code). */
   lastFatal?: string;
+  /**
+   * This beat's errors by name (hls.js `details`, or the media element's error code), at most
+   * `MAX_ERROR_TYPES` names; a session keeps its last beat's, which the audience recorder adds to
+   * the minute of that beat.
+   */
+  errorTypes?: Record<string, number>;
 }
 
 /** A session's totals of its reports (absent on sessions that never sent one). */
@@ -36,6 +42,11 @@ const MAX_COUNT = 1_000;
 const MAX_BITRATE_KBPS = 200_000;
 const MAX_DROPPED_FRAMES = 100_000;
 const FATAL_NAME_MAX = 64;
+/** Error names one beat may report; the rest are counted under `other`. */
+export const MAX_ERROR_TYPES = 8;
+
+/** A name for the admin's table and CSV, not free text: letters, digits and a few separators. */
+const errorName = (value: string) => value.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, FATAL_NAME_MAX);
 
 /** A whole, non-negative count or duration: out-of-range values are clamped, only a wrong type is refused. */
 const bounded = (max: number) =>
@@ -54,14 +65,29 @@ const reportSchema = z.object({
   errors: z
     .object({
       count: bounded(MAX_COUNT).default(0),
-      lastFatal: z
-        .string({ error: 'must be a string' })
-        // A name for the admin's table and CSV, not free text: letters, digits and a few separators.
-        .transform((value) => value.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, FATAL_NAME_MAX))
-        .optional(),
+      lastFatal: z.string({ error: 'must be a string' }).transform(errorName).optional(),
+      types: z.record(z.string(), bounded(MAX_COUNT), { error: 'must be an object of counts' }).optional(),
     })
     .default({ count: 0 }),
 });
+
+/**
+ * A beat's `count` errors by name: the names cleaned, the first `MAX_ERROR_TYPES` kept and the rest
+ * under `other`, never more than `count` in all; what no name covers is `unknown` (a player that sends no names).
+ */
+function errorTypesOf(count: number, types: Record<string, number>): Record<string, number> {
+  const named: Record<string, number> = {};
+  let left = count;
+  for (const [raw, n] of Object.entries(types)) {
+    const name = Object.keys(named).length < MAX_ERROR_TYPES ? errorName(raw) || 'other' : 'other';
+    const taken = Math.min(n, left);
+    if (taken === 0) continue;
+    named[name] = (named[name] ?? 0) + taken;
+    left -= taken;
+  }
+  if (left > 0) named.unknown = (named.unknown ?? 0) + left;
+  return named;
+}
 
 /** The heartbeat's `qoe` as a player sends it (docs/api.md): every field optional. */
 export type QualityReportBody = z.input<typeof reportSchema>;
@@ -90,6 +116,7 @@ export function parseQualityReport(body: unknown): { report: QualityReport | nul
   const { errors, ...rest } = result.data;
   const report: QualityReport = { ...rest, errors: errors.count };
   if (errors.lastFatal) report.lastFatal = errors.lastFatal;
+  if (errors.count > 0) report.errorTypes = errorTypesOf(errors.count, errors.types ?? {});
   const watched = report.playingMs + report.stalledMs;
   if (watched > MAX_BEAT_MS) {
     report.playingMs = Math.round((report.playingMs * MAX_BEAT_MS) / watched);

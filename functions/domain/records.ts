@@ -61,6 +61,8 @@ export interface EventRecord {
   paidOrders?: number;
   revenueMinor?: number;
   refundedMinor?: number;
+  /** The organiser's address for buyers (the ticket email, the viewer page); absent or null: none. */
+  contactEmail?: string | null;
 }
 
 /** What one order's change adds to its event's sales figures. */
@@ -148,6 +150,12 @@ export interface CodeRecord {
   session: PlaybackSession | null;
   /** Sessions ended recently (their JWTs may still be unexpired); pruned when older than a JWT lifetime. */
   endedSessions: EndedSession[];
+  /**
+   * When the code's last session ended by a release (the viewer's, or an admin's end). A session
+   * claimed in the same minute (a reload, "Watch again") is the same device: the audience counts
+   * the code once in that minute.
+   */
+  sessionEndedAt?: string | null;
   /** Bumped on every session change: the optimistic-concurrency guard of a claim. */
   revision: number;
   /** While revoked: until when a credential issued before the revocation could still work (the edge denies the code until then). */

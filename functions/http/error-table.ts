@@ -121,6 +121,8 @@ const TOO_MANY: Record<RateLimitName, string> = {
   generate: 'Too many code generations: wait a few minutes',
   generateJob: 'Too many generation jobs: wait an hour',
   checkout: 'Too many checkouts from this address: wait a few minutes',
+  resendClient: 'Too many requests. Please try again later.',
+  resendAddress: 'Too many requests. Please try again later.',
 };
 
 const STORE_UNAVAILABLE = 'The service is busy: try again in a moment';

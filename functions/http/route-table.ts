@@ -38,6 +38,8 @@ export const routeTable: RouteSpec[] = [
   // A buyer's Stripe Checkout, with the commerce secret's Stripe key; its status, keyed by the session's id.
   route('POST', '/api/checkout', 'public', 'none'),
   route('GET', '/api/checkout/{sessionId}', 'public', 'none'),
+  // A buyer's lost tickets, mailed again to the address they were bought with (rate-limited in the function).
+  route('POST', '/api/orders/resend', 'public', 'none'),
 
   route('POST', '/api/admin/login', 'admin', 'none'),
   route('POST', '/api/admin/login/second-factor', 'admin', 'none'),

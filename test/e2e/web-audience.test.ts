@@ -10,7 +10,8 @@ import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { noSeriousAccessibilityFindings } from '../support/axe';
 import { artifacts } from '../../harness/browser';
-import { browserStory, shotsAtBothWidths, signIn, videoAdvances, watchConsole } from '../support/browser-story';
+import { browserStory, shotsAtBothWidths, signIn, videoAdvances, watchConsole, type BrowserStory } from '../support/browser-story';
+import { bitrateClass } from '../../functions/domain/audience';
 
 /** How long the five watch: two heartbeat intervals and more, so every viewer lives through whole minutes. */
 const PLAY_MS = 120_000;
@@ -19,6 +20,29 @@ const TRICKLE_MS = 14_000;
 const NORMAL_MS = 10_000;
 
 const poll = <T>(read: () => Promise<T>, timeout = 30_000) => expect.poll(read, { timeout, interval: 1_000 });
+
+/**
+ * What the stream really plays (kbps: its live playlist's segments, bytes over seconds) and what its one
+ * variant declares (`BANDWIDTH`: the peak segment rounded up), read with a preview token as a player would.
+ */
+async function streamBitrate(system: BrowserStory['system'], eventId: string): Promise<{ measuredKbps: number; declaredKbps: number }> {
+  const preview = await system.admin('POST', `/api/admin/events/${eventId}/preview`);
+  const entry = `${preview.playbackBaseUrl.replace(/\/+$/, '')}${preview.streamPath}index.m3u8`;
+  const get = (url: string) => fetch(url, { headers: { Authorization: `Bearer ${preview.playbackToken}` } });
+  const master = await (await get(entry)).text();
+  const declaredKbps = Number(/BANDWIDTH=(\d+)/.exec(master)![1]) / 1000;
+  const variant = new URL(master.split('\n').find((line) => line.trim() && !line.startsWith('#'))!.trim(), entry).href;
+  const lines = (await (await get(variant)).text()).split('\n');
+  let bits = 0;
+  let seconds = 0;
+  for (const [i, line] of lines.entries()) {
+    const extinf = /^#EXTINF:([\d.]+)/.exec(line);
+    if (!extinf) continue;
+    seconds += Number(extinf[1]);
+    bits += (await (await get(new URL(lines[i + 1]!.trim(), variant).href)).arrayBuffer()).byteLength * 8;
+  }
+  return { measuredKbps: bits / 1000 / seconds, declaredKbps };
+}
 
 /** Chrome's network conditions: a trickle of 4 KB/s, or none. */
 async function throttle(cdp: CDPSession, on: boolean): Promise<void> {
@@ -83,6 +107,13 @@ describe('web: the audience of a show', () => {
     expect(watched.some((point: { stallRatio: number | null }) => (point.stallRatio ?? 0) > 0)).toBe(true);
     expect(watched[0].joins).toBeGreaterThan(0);
     expect(watched.some((point: { startupMsP50: number | null }) => point.startupMsP50 !== null && point.startupMsP50 > 0)).toBe(true);
+    // The rendition mix is what the players played (one variant: its class), not the BANDWIDTH the variant declares (its peak).
+    const { measuredKbps, declaredKbps } = await streamBitrate(system, event.id);
+    expect(bitrateClass(declaredKbps), `declared ${declaredKbps} kbps, measured ${measuredKbps.toFixed(0)} kbps`).not.toBe(bitrateClass(measuredKbps));
+    expect(audience.totals.renditions.map((rendition: { kbps: number }) => rendition.kbps)).toEqual([bitrateClass(measuredKbps)]);
+    // Every error of the series is in the errors by type, under its name (or `unknown`).
+    const errorsInAll = audience.series.reduce((sum: number, point: { errors: number }) => sum + point.errors, 0);
+    expect(audience.totals.errorTypes.reduce((sum: number, type: { count: number }) => sum + type.count, 0)).toBe(errorsInAll);
 
     // --- The throttled ticket, and only it, has trouble; its record says how it went.
     const troubleList = () => system.admin('GET', `/api/admin/events/${event.id}/audience/trouble`);

@@ -103,7 +103,7 @@ describe('Order webhook: orders from any shop, their codes and the ticket email'
     expect(mail!.parsed.subject).toBe('Your 2 tickets for Winter Gala');
     expect(mail!.parsed.from?.text).toBe('"Box office" <box@example.com>');
     expect(mail!.parsed.text).toContain('Starts: 2026-12-19 20:30 (UTC+01:00, Europe/Berlin)');
-    for (const code of listed.codes as string[]) expect(mail!.parsed.text).toContain(`https://tickets.example.com/?code=${code}`);
+    for (const code of listed.codes as string[]) expect(mail!.parsed.text).toContain(`https://tickets.example.com/?event=${eventId}&code=${code}`);
     const inline = mail!.parsed.attachments.filter((attachment) => attachment.contentType === 'image/png');
     expect(inline).toHaveLength(2);
     expect(inline.every((attachment) => attachment.contentDisposition === 'inline' && attachment.cid)).toBe(true);

@@ -370,10 +370,10 @@ describe('least privilege', () => {
 
   it('grants each API function only the table actions its handler uses', () => {
     const expected: Record<Area, { actions: string[]; resources: unknown[] }> = {
-      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('byTokenId'), index('codesByEvent')] },
+      public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], resources: [table(), index('byLabel'), index('byTokenId'), index('codesByEvent')] },
       admin: {
         actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-        resources: [table(), index('byEvent'), index('byTokenId'), index('codesByEvent'), index('liveSessions')],
+        resources: [table(), index('byEvent'), index('byLabel'), index('byTokenId'), index('codesByEvent'), index('liveSessions')],
       },
       internal: {
         actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
@@ -1179,7 +1179,7 @@ describe('background jobs', () => {
       {
         Effect: 'Allow',
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-        Resource: [table, { 'Fn::Join': ['', [table, '/index/codesByEvent']] }, { 'Fn::Join': ['', [table, '/index/byTokenId']] }],
+        Resource: [table, { 'Fn::Join': ['', [table, '/index/codesByEvent']] }, { 'Fn::Join': ['', [table, '/index/byLabel']] }, { 'Fn::Join': ['', [table, '/index/byTokenId']] }],
       },
     ]);
     const sqsStatements = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('sqs:')));

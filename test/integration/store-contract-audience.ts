@@ -22,10 +22,24 @@ export function describeAudienceStoreContract(name: string, open: StoreFactory) 
       await stores.codes.createCode(code);
       const beat = { code: code.code, sessionId: 's1', now: at, staleBefore: '2000-01-01T00:00:00.000Z' };
       await stores.codes.heartbeat({ ...beat, quality: { playingMs: 20_000, stalledMs: 1_000, stalls: 1, startupMs: 900, bitrateKbps: 2500, droppedFrames: 3, errors: 0 } });
-      await stores.codes.heartbeat({ ...beat, quality: { playingMs: 30_000, stalledMs: 0, stalls: 0, startupMs: 5, bitrateKbps: 800, droppedFrames: 0, errors: 2, lastFatal: 'fragLoadError' } });
+      await stores.codes.heartbeat({ ...beat, quality: { playingMs: 30_000, stalledMs: 0, stalls: 0, startupMs: 5, bitrateKbps: 800, droppedFrames: 0, errors: 2, lastFatal: 'fragLoadError', errorTypes: { fragLoadError: 1, 'MEDIA_ERR_DECODE': 1 } } });
       await stores.codes.heartbeat({ ...beat, quality: null });
       const session = (await stores.codes.getCode(code.code))!.session!;
-      expect(session).toMatchObject({ playingMs: 50_000, stalledMs: 1_000, stalls: 1, startupMs: 900, bitrateKbps: 800, droppedFrames: 3, errors: 2, lastFatal: 'fragLoadError' });
+      expect(session).toMatchObject({ playingMs: 50_000, stalledMs: 1_000, stalls: 1, startupMs: 900, bitrateKbps: 800, droppedFrames: 3, errors: 2, lastFatal: 'fragLoadError', errorTypes: { fragLoadError: 1, MEDIA_ERR_DECODE: 1 } });
+      // A report without errors: the last beat's errors by name are none.
+      await stores.codes.heartbeat({ ...beat, quality: { playingMs: 30_000, stalledMs: 0, stalls: 0, droppedFrames: 0, errors: 0 } });
+      expect((await stores.codes.getCode(code.code))!.session!.errorTypes).toEqual({});
+    });
+
+    it('keeps when the code\'s last session was released, for the audience to count a reload once', async () => {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      const at = new Date().toISOString();
+      const code = sampleCode(event.id, { session: { id: 's1', startedAt: at, heartbeatAt: at } });
+      await stores.codes.createCode(code);
+      const endedAt = new Date(Date.parse(at) + 5_000).toISOString();
+      expect(await stores.codes.releaseSession({ code: code.code, sessionId: 's1', now: endedAt })).toBe(true);
+      expect(await stores.codes.getCode(code.code)).toMatchObject({ session: null, sessionEndedAt: endedAt });
     });
 
     it('merges minutes from many writers, keeps the sketch and the rendition mix, and reads a range', async () => {
@@ -34,13 +48,16 @@ export function describeAudienceStoreContract(name: string, open: StoreFactory) 
       const second = '2026-11-20T20:01:00.000Z';
       await stores.audience.addMinutes(eventId, [minute(first, { viewers: 2, joins: 2, startups: new Map([[sketchBucket(800), 2]]) })], KEEP);
       await stores.audience.addMinutes(eventId, [minute(first, { viewers: 1, playingMs: 30_000, stalledMs: 500, renditions: new Map([[2500, 30_000]]) })], KEEP);
-      await stores.audience.addMinutes(eventId, [minute(second, { viewers: 3, errors: 1, startups: new Map([[sketchBucket(800), 1]]) })], KEEP);
+      await stores.audience.addMinutes(eventId, [minute(second, { viewers: 3, errors: 1, startups: new Map([[sketchBucket(800), 1]]), errorTypes: new Map([['fragLoadError', 1]]) })], KEEP);
+      await stores.audience.addMinutes(eventId, [minute(second, { errors: 2, errorTypes: new Map([['fragLoadError', 1], ['MEDIA_ERR_DECODE', 1]]) })], KEEP);
       const read = await stores.audience.minutes(eventId, first, '2026-11-20T20:02:00.000Z');
       expect(read.map((m) => m.at)).toEqual([first, second]);
       expect(read[0]).toMatchObject({ viewers: 3, joins: 2, playingMs: 30_000, stalledMs: 500, errors: 0 });
       expect([...read[0]!.startups]).toEqual([[sketchBucket(800), 2]]);
       expect([...read[0]!.renditions]).toEqual([[2500, 30_000]]);
-      expect(read[1]).toMatchObject({ viewers: 3, errors: 1 });
+      expect(read[1]).toMatchObject({ viewers: 3, errors: 3 });
+      expect(Object.fromEntries(read[1]!.errorTypes)).toEqual({ fragLoadError: 2, MEDIA_ERR_DECODE: 1 });
+      expect(read[0]!.errorTypes.size).toBe(0);
       // `to` is exclusive.
       expect((await stores.audience.minutes(eventId, first, second)).map((m) => m.at)).toEqual([first]);
       expect(await stores.audience.minutes(randomId(), first, second)).toEqual([]);

@@ -70,6 +70,17 @@ export function describeOrderStoreContract(name: string, open: StoreFactory) {
       expect(await listed(at(9))).toEqual([]);
     });
 
+    it("lists a buyer's orders of an event, newest first, whatever the case of the address", async () => {
+      const eventId = randomId();
+      const older = order(eventId, 0, { email: 'Ada@Example.com' });
+      const newer = order(eventId, 1000, { email: 'ada@example.com' });
+      await Promise.all([older, newer, order(eventId, 500, { email: 'bob@example.com' }), order(randomId(), 0, { email: 'ada@example.com' })].map((each) => stores.orders.createOrder(each)));
+      const listed = ({ id, status, codes }: OrderRecord) => ({ id, status, codes });
+      expect(await stores.orders.listBuyerOrders({ eventId, email: 'ADA@example.com', limit: 10 })).toEqual([listed(newer), listed(older)]);
+      expect(await stores.orders.listBuyerOrders({ eventId, email: 'ada@example.com', limit: 1 })).toEqual([listed(newer)]);
+      expect(await stores.orders.listBuyerOrders({ eventId, email: 'eve@example.com', limit: 10 })).toEqual([]);
+    });
+
     it('of parallel creates, exactly one records the order', async () => {
       const first = order(randomId(), 0);
       const outcomes = await Promise.all(Array.from({ length: 5 }, () => stores.orders.createOrder(first)));

@@ -390,6 +390,12 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       const unusedStalls = newestFirst.filter((id) => byId.get(id)!.label === 'stalls' && !byId.get(id)!.isRevoked && !byId.get(id)!.redeemedAt);
       expect(await walk({ label: 'stalls', revoked: false, redeemed: false }, 4)).toEqual(unusedStalls);
       expect(await walk({ label: 'nobody' }, 10)).toEqual([]);
+      // A label is exact: one that only begins with another's (a `#` included) is another label.
+      const hashed = sampleCode(event.id, { label: 'stalls#2', createdAt: new Date(Date.UTC(2026, 0, 2)).toISOString() });
+      await stores.codes.createCode(hashed);
+      expect(await walk({ label: 'stalls#2' }, 3)).toEqual([hashed.id]);
+      expect(await walk({ label: 'stalls', revoked: false, redeemed: false }, 4)).toEqual(unusedStalls);
+      await stores.codes.deleteCodes([hashed.code]);
       // Parts (a job's lanes): each code in exactly one, each part newest first.
       for (const of of [1, 3, 4]) {
         const parts = await Promise.all(Array.from({ length: of }, (_, index) => walk({}, 5, { index, of })));

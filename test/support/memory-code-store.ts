@@ -85,9 +85,13 @@ export class MemoryCodeStore implements CodeStore {
     const before = args.cursor
       ? decodeCursor<{ before: string }>(args.cursor, (value) => Object.keys(value).length === 1 && typeof value.before === 'string').before
       : null;
-    const { part } = args;
+    const { part, filter } = args;
+    // An exact label reads only that label's codes, as DynamoDB's `byLabel` index does.
     const older = this.codesOf(args.eventId).filter(
-      (code) => (before === null || codeOrder(code) < before) && (!part || shardOf(code.code, CODE_SHARDS) % part.of === part.index),
+      (code) =>
+        (before === null || codeOrder(code) < before) &&
+        (!part || shardOf(code.code, CODE_SHARDS) % part.of === part.index) &&
+        (filter.label === undefined || code.label === filter.label),
     );
     const codes: CodeSummary[] = [];
     let passed = 0;
@@ -166,6 +170,7 @@ export class MemoryCodeStore implements CodeStore {
     if (report.startupMs !== undefined) session.startupMs ??= report.startupMs;
     if (report.bitrateKbps !== undefined) session.bitrateKbps = report.bitrateKbps;
     if (report.lastFatal !== undefined) session.lastFatal = report.lastFatal;
+    session.errorTypes = report.errorTypes ?? {};
   }
 
   async markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void> {
@@ -182,7 +187,7 @@ export class MemoryCodeStore implements CodeStore {
     if (!stored || !session || session.id !== args.sessionId) return false;
     const code = stored.record;
     const { endedSessions, toEdge } = endedSessionsAfter(code, session, args.by === 'admin' ? 'admin' : 'release', args.now);
-    Object.assign(code, { session: null, endedSessions, revision: code.revision + 1 });
+    Object.assign(code, { session: null, endedSessions, sessionEndedAt: args.now, revision: code.revision + 1 });
     this.listed.delete(code.code);
     if (toEdge) stored.feedAt = args.now;
     return true;

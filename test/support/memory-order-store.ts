@@ -1,4 +1,4 @@
-import type { CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderExpectation, OrderRecord, OrderStore } from '../../functions/domain/commerce';
+import type { BuyerOrder, CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderExpectation, OrderRecord, OrderStore } from '../../functions/domain/commerce';
 import { decodeCursor, encodeCursor } from './memory-cursor';
 import { copy } from './memory-records';
 
@@ -111,6 +111,15 @@ export class MemoryOrderStore implements OrderStore {
   }
 
   /** The cursor names its event and the last order shown (`createdAt#id`). */
+  async listBuyerOrders(args: { eventId: string; email: string; limit: number }): Promise<BuyerOrder[]> {
+    const email = args.email.toLowerCase();
+    return [...this.orders.values()]
+      .filter((order) => order.eventId === args.eventId && order.email.toLowerCase() === email)
+      .sort((a, b) => listingOrder(b).localeCompare(listingOrder(a)))
+      .slice(0, args.limit)
+      .map(({ id, status, codes }) => ({ id, status, codes: [...codes] }));
+  }
+
   async listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }> {
     const after = args.cursor
       ? decodeCursor<{ eventId: string; last: string }>(args.cursor, (value) => value.eventId === args.eventId && typeof value.last === 'string').last

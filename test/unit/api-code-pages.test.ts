@@ -85,15 +85,18 @@ describe('code lists, a page at a time', () => {
     expect((await listAllCodes(f.deps, { code: code.code })).tokens.map((t) => t.id)).toEqual([code.id]);
   });
 
-  it(`passes at most ${LIST_LIMITS.codePageScan.toLocaleString('en')} codes for a rare filter: an empty page with a cursor to go on`, async () => {
+  it(`passes at most ${LIST_LIMITS.codePageScan.toLocaleString('en')} codes for a rare status: an empty page with a cursor to go on; a rare label reads only its own`, async () => {
     const f = domainFixture();
     const { event } = await f.eventWithCode();
-    const codes = await addCodes(f, event, LIST_LIMITS.codePageScan + 10, (i) => ({ label: i === LIST_LIMITS.codePageScan + 9 ? 'rare' : '' }));
-    const first = await listEventCodes(f.deps, event.id, { label: 'rare' });
+    const rare = (i: number) => i === LIST_LIMITS.codePageScan + 9;
+    const codes = await addCodes(f, event, LIST_LIMITS.codePageScan + 10, (i) => ({ label: rare(i) ? 'rare' : '', isRevoked: rare(i) }));
+    const first = await listEventCodes(f.deps, event.id, { status: 'revoked' });
     expect(first.tokens).toEqual([]);
     expect(first.nextCursor).toEqual(expect.any(String));
-    const second = await listEventCodes(f.deps, event.id, { label: 'rare', cursor: first.nextCursor! });
+    const second = await listEventCodes(f.deps, event.id, { status: 'revoked', cursor: first.nextCursor! });
     expect(second).toEqual({ tokens: [expect.objectContaining({ id: codes.at(-1)!.id })], nextCursor: null });
+    // The label's own index: found at once, however many newer codes the event has.
+    expect(await listEventCodes(f.deps, event.id, { label: 'rare' })).toEqual({ tokens: [expect.objectContaining({ id: codes.at(-1)!.id })], nextCursor: null });
   });
 
   it('pages across events, newest event first, each code once, and goes on past an event deleted meanwhile', async () => {

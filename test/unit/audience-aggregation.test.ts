@@ -49,7 +49,14 @@ describe('quality report', () => {
       droppedFrames: 0,
       errors: 3,
       lastFatal: 'fragscriptLoadError',
+      errorTypes: { unknown: 3 },
     });
+    // Errors by name: names cleaned, never more than the count, the rest `unknown`; past eight names, `other`.
+    expect(parseQualityReport({ qoe: { errors: { count: 4, types: { 'frag Load<Error': 2, bufferStalledError: 5 } } } }).report!.errorTypes).toEqual({ fragLoadError: 2, bufferStalledError: 2 });
+    expect(parseQualityReport({ qoe: { errors: { count: 3, types: { manifestLoadError: 1 } } } }).report!.errorTypes).toEqual({ manifestLoadError: 1, unknown: 2 });
+    const many = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`error${i}`, 1]));
+    expect(parseQualityReport({ qoe: { errors: { count: 10, types: many } } }).report!.errorTypes).toMatchObject({ error7: 1, other: 2 });
+    expect(parseQualityReport({ qoe: { errors: { count: 1, types: 'lots' } } }).dropped).toEqual({ field: 'qoe.errors.types', problem: 'must be an object of counts' });
     expect(parseQualityReport({ qoe: { playingMs: 100_000, stalledMs: 100_000 } }).report).toMatchObject({ playingMs: 60_000, stalledMs: 60_000 });
     const f = domainFixture();
     const { token } = await f.watching();
@@ -102,7 +109,7 @@ describe('audience aggregation', () => {
     for (let i = 0; i < 3; i++) {
       f.advance(30);
       await recorded(f, all, () =>
-        Promise.all(tokens.map((token, v) => heartbeat(f.deps, token, beat(v === 2 ? 22_500 : 30_000, v === 2 ? 7_500 : 0, { bitrateKbps: v === 0 ? 800 : 2500, errors: { count: v === 2 ? 1 : 0 }, ...(i === 0 ? { startupMs: startups[v] } : {}) })))),
+        Promise.all(tokens.map((token, v) => heartbeat(f.deps, token, beat(v === 2 ? 22_500 : 30_000, v === 2 ? 7_500 : 0, { bitrateKbps: v === 0 ? 800 : 2500, errors: v === 2 ? { count: 1, types: { fragLoadTimeOut: 1 } } : { count: 0 }, ...(i === 0 ? { startupMs: startups[v] } : {}) })))),
       );
     }
     // 20:02:10: viewer 1 leaves; the other two beat on until 20:03:10, then viewer 2's device goes silent.
@@ -139,6 +146,7 @@ describe('audience aggregation', () => {
     expect(report.series[1]!.errors).toBe(2);
     expect(report.totals).toMatchObject({ peakViewers: 3, peakAt: '2026-11-22T20:00:00.000Z' });
     expect(report.totals.renditions.map((r) => r.kbps)).toEqual([800, 2500]);
+    expect(report.totals.errorTypes).toEqual([{ name: 'fragLoadTimeOut', count: 3 }]);
     // Without `from`, the series begins five minutes before the first audience.
     expect((await audienceReport(f.deps, event.id, {})).from).toBe('2026-11-22T19:55:00.000Z');
     // Five-minute steps add the minutes up; the viewers are the most of any minute.
@@ -156,6 +164,47 @@ describe('audience aggregation', () => {
     expect(left).toMatchObject({ sessions: 1, watchMinutes: 1.5, worstStallRatio: 0, trouble: null, watchingNow: null, devices: ['Chrome on Linux'] });
     const live = await ticketWatching(f.deps, codes[2]!.id);
     expect(live.watchingNow).toMatchObject({ startupMs: 4000, bitrateKbps: 2500 });
+  });
+
+  it('counts a device once in a minute where it reloaded (a new session on the same code): two devices are a peak of two', async () => {
+    const f = domainFixture('2026-11-22T20:00:00.000Z');
+    const event = sampleEvent({ startsAt: '2026-11-22T20:00:00.000Z', endsAt: '2026-11-22T22:00:00.000Z', tokenCount: 2 });
+    await f.stores.events.createEvent(event);
+    const codes = [0, 1].map(() => sampleCode(event.id));
+    for (const code of codes) await f.stores.codes.createCode(code);
+    const all = codes.map((code) => code.code);
+    const claim = (code: string) => validateCode(f.deps, { code, ip: '198.51.100.7', userAgent: CHROME, playbackBaseUrl: PLAYBACK_BASE_URL });
+    // 20:00:10: two devices, one code each.
+    f.advance(10);
+    let tokens: string[] = [];
+    await recorded(f, all, async () => {
+      tokens = (await Promise.all(all.map(claim))).map((grant) => grant.playbackToken);
+    });
+    // 20:00:40 and 20:01:10: both beat.
+    for (let i = 0; i < 2; i++) {
+      f.advance(30);
+      await recorded(f, all, () => Promise.all(tokens.map((token) => heartbeat(f.deps, token, beat(30_000)))));
+    }
+    // 20:01:20: both reload (the page releases its session on unload; the reload claims a new one with the saved code).
+    f.advance(10);
+    await recorded(f, all, () => Promise.all(tokens.map((token) => releasePlayback(f.deps, token))));
+    f.advance(2);
+    await recorded(f, all, async () => {
+      tokens = (await Promise.all(all.map(claim))).map((grant) => grant.playbackToken);
+    });
+    // Beats on to 20:02:52; 20:04:00 settles up to 20:03.
+    for (let i = 0; i < 3; i++) {
+      f.advance(30);
+      await recorded(f, all, () => Promise.all(tokens.map((token) => heartbeat(f.deps, token, beat(30_000)))));
+    }
+    f.advance(68);
+    const report = await audienceReport(f.deps, event.id, { from: '2026-11-22T20:00:00Z', step: '60' });
+    expect(report.series.map((p) => [p.at.slice(11, 16), p.viewers, p.joins])).toEqual([
+      ['20:00', 2, 2],
+      ['20:01', 2, 2],
+      ['20:02', 2, 0],
+    ]);
+    expect(report.totals.peakViewers).toBe(2);
   });
 
   it("a device gone silent is taken over: its session is folded into the ticket, and a failed start counts", async () => {

@@ -10,7 +10,7 @@ import { orderWebhookBody } from '../../functions/domain/commerce';
 import { orderPaid } from '../../functions/domain/commerce';
 import type { OrderRecord } from '../../functions/domain/commerce';
 import { qrPng } from '../../functions/domain/commerce';
-import { ticketEmail, type MailMessage } from '../../functions/domain/commerce';
+import { formatAmount, ticketEmail, type MailMessage } from '../../functions/domain/commerce';
 import { createMailerHandler } from '../../functions/triggers/mailer';
 import { mailTransport, NO_SENDER } from '../../functions/adapters/mail-transport';
 import { actor, domainFixture } from '../support/domain-fixture';
@@ -72,7 +72,7 @@ describe('ticket email', () => {
     expect(mail.text).toContain('Starts: 2026-07-01 14:00 (UTC-04:00, America/New_York)');
     expect(mail.html).toContain('Winter &lt;Gala&gt;');
     for (const [i, code] of order.codes.entries()) {
-      expect(mail.text).toContain(`https://tickets.example.com/?code=${code}`);
+      expect(mail.text).toContain(`https://tickets.example.com/?event=${event.id}&code=${code}`);
       expect(mail.html).toContain(`src="cid:ticket-${i + 1}@stagedoor"`);
     }
     expect(mail.attachments.map((attachment) => [attachment.filename, attachment.contentType, attachment.cid ?? null])).toEqual([
@@ -80,6 +80,31 @@ describe('ticket email', () => {
       ['ticket-2.png', 'image/png', 'ticket-2@stagedoor'],
       ['event.ics', 'text/calendar; charset=utf-8; method=PUBLISH', null],
     ]);
+  });
+
+  it('gives the end, a receipt line (amount paid and order number) and the organiser to write to', async () => {
+    const fixture = domainFixture();
+    const { event } = await fixture.eventWithCode({
+      event: { title: 'Gala', startsAt: '2026-07-01T18:00:00.000Z', endsAt: '2026-07-01T20:30:00.000Z', contactEmail: 'boxoffice@theatre.example' },
+    });
+    const body = { type: 'order.paid', orderId: 'o-8', eventId: event.id, email: 'ada@example.com', quantity: 1, amountMinor: 2500, currency: 'EUR' };
+    const { order } = await orderPaid(fixture.deps, actor('shop'), orderWebhookBody.parse(body));
+    const mail = ticketEmail(order, event, { siteUrl: 'https://tickets.example.com', timeZone: 'Europe/Berlin', now: fixture.now() });
+    expect(mail.text).toContain('Ends: 2026-07-01 22:30 (UTC+02:00, Europe/Berlin)');
+    expect(mail.text).toContain('Paid €25.00, order o-8');
+    expect(mail.text).toContain('Write to the organiser: boxoffice@theatre.example');
+    expect(mail.html).toContain('Ends <strong>2026-07-01 22:30 (UTC+02:00, Europe/Berlin)</strong>');
+    expect(mail.html).toContain('Paid €25.00, order o-8');
+    expect(mail.html).toContain('<a href="mailto:boxoffice@theatre.example">boxoffice@theatre.example</a>');
+    const ics = String(mail.attachments.find((attachment) => attachment.filename === 'event.ics')!.content).replace(/\r\n /g, '');
+    expect(ics).toContain('ORGANIZER:mailto:boxoffice@theatre.example');
+
+    // A shop that did not tell the amount, an event without a contact: the order number alone, no organiser line.
+    const { order: untold } = await orderPaid(fixture.deps, actor('shop'), orderWebhookBody.parse({ ...body, orderId: 'o-9', amountMinor: undefined, currency: undefined }));
+    const plain = ticketEmail(untold, { ...event, contactEmail: null }, { siteUrl: 'https://tickets.example.com', timeZone: 'UTC', now: fixture.now() });
+    expect(plain.text).toContain('\nOrder o-9');
+    expect(plain.text).not.toContain('organiser');
+    expect(formatAmount(1050, 'jpy')).toBe('¥1,050');
   });
 });
 

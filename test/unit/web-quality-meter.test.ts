@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { QualityMeter } from '../../web/src/viewer/quality-meter';
+import { QualityMeter, fragmentKbps } from '../../web/src/viewer/quality-meter';
 
 /** Enough of a `<video>` for the meter: events, `seeking`, `error` and the dropped-frame count. */
 class FakeVideo extends EventTarget {
@@ -23,6 +23,13 @@ function meterOn() {
 }
 
 describe('quality meter', () => {
+  it('measures a fragment\'s bit rate from its bytes and duration, not a declared peak', () => {
+    // A 2 s fragment of a 2.5 Mbit/s stream.
+    expect(fragmentKbps(625_000, 2)).toBe(2500);
+    expect(fragmentKbps(0, 2)).toBeUndefined();
+    expect(fragmentKbps(625_000, 0)).toBeUndefined();
+  });
+
   it('measures start-up once, playing and stalled time, stalls, the rendition, dropped frames and errors, per take', () => {
     const { video, meter, wait } = meterOn();
     expect(meter.take()).toBeNull();
@@ -42,7 +49,17 @@ describe('quality meter', () => {
     wait(10_000);
     video.dropped = 7;
     meter.error('fragLoadError', false);
-    expect(meter.take()).toEqual({ playingMs: 20_000, stalledMs: 2_000, stalls: 1, startupMs: 1200, bitrateKbps: 1650, droppedFrames: 7, errors: { count: 1 } });
+    meter.error('fragLoadError', false);
+    meter.error('bufferAppendError', false);
+    expect(meter.take()).toEqual({
+      playingMs: 20_000,
+      stalledMs: 2_000,
+      stalls: 1,
+      startupMs: 1200,
+      bitrateKbps: 1650,
+      droppedFrames: 7,
+      errors: { count: 3, types: { fragLoadError: 2, bufferAppendError: 1 } },
+    });
 
     // A pause and a seek are neither playing nor stalled; start-up is not measured again.
     video.fire('pause');
@@ -57,7 +74,7 @@ describe('quality meter', () => {
     wait(3_000);
     video.error = { code: 2 };
     video.fire('error');
-    expect(meter.take()).toEqual({ playingMs: 3_000, stalledMs: 0, stalls: 0, bitrateKbps: 800, droppedFrames: 0, errors: { count: 1, lastFatal: 'MEDIA_ERR_NETWORK' } });
+    expect(meter.take()).toEqual({ playingMs: 3_000, stalledMs: 0, stalls: 0, bitrateKbps: 800, droppedFrames: 0, errors: { count: 1, lastFatal: 'MEDIA_ERR_NETWORK', types: { MEDIA_ERR_NETWORK: 1 } } });
   });
 
   it('takes back a report that could not be sent, into the next one', () => {
@@ -66,9 +83,11 @@ describe('quality meter', () => {
     wait(500);
     video.fire('playing');
     wait(30_000);
+    meter.error('fragLoadError', false);
     const lost = meter.take()!;
     meter.giveBack(lost);
     wait(30_000);
-    expect(meter.take()).toMatchObject({ playingMs: 60_000, startupMs: 500 });
+    meter.error('fragLoadError', false);
+    expect(meter.take()).toMatchObject({ playingMs: 60_000, startupMs: 500, errors: { count: 2, types: { fragLoadError: 2 } } });
   });
 });

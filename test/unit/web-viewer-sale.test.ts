@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutErrorMessage, formatPrice, orderStatusMessage } from '../../web/src/viewer/sale';
+import { RESENT_MESSAGE, checkoutErrorMessage, formatPrice, orderStatusMessage, resendErrorMessage, ticketName } from '../../web/src/viewer/sale';
 
 describe('the viewer page\'s box office', () => {
   it('writes prices from the minor unit with Intl, by the currency\'s own digits', () => {
@@ -21,5 +21,16 @@ describe('the viewer page\'s box office', () => {
   it('tells the returning buyer where the order stands', () => {
     expect(orderStatusMessage('paid', 2)).toMatch(/^Paid\. Your tickets are ready/);
     expect(orderStatusMessage('expired', 1)).toMatch(/Nothing was charged/);
+  });
+
+  it('names the order\'s ticket a device watches with', () => {
+    expect(ticketName(['ABCDEFGHJKLM', 'NPQRSTUVWXYZ'], 'NPQRSTUVWXYZ')).toBe('Ticket 2 of 2 (NPQR-STUV-WXYZ)');
+    expect(ticketName(['ABCDEFGHJKLM'], 'ABCDEFGHJKLM')).toBe('Ticket ABCD-EFGH-JKLM');
+  });
+
+  it('says the same of every resend, and why one was refused', () => {
+    expect(RESENT_MESSAGE).toMatch(/^If that address bought tickets, they are on their way/);
+    expect(resendErrorMessage(429)).toMatch(/^Too many tries/);
+    expect(resendErrorMessage(0)).toMatch(/couldn't reach/);
   });
 });

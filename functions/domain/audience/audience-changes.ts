@@ -110,7 +110,10 @@ export function effectsOfCodeChange(change: CodeChange, sessionTimeoutSeconds: n
   if (is && is.id !== was?.id) {
     const minute = tally(is.startedAt);
     minute.joins++;
-    minute.viewers++;
+    // A code plays on one device at a time: when its last session ended in this minute (a reload, "Watch
+    // again"), that session counted the code here already, and the new one is the same viewer.
+    const lastEnd = was ? was.heartbeatAt : before?.sessionEndedAt;
+    if (!lastEnd || minuteOf(lastEnd) !== minute.at) minute.viewers++;
   }
 
   let trouble: TroubleEntry | null = null;
@@ -126,6 +129,9 @@ export function effectsOfCodeChange(change: CodeChange, sessionTimeoutSeconds: n
         const bucket = sketchBucket(is.startupMs!);
         minute.startups.set(bucket, (minute.startups.get(bucket) ?? 0) + 1);
       }
+      // This beat's errors by name (the session keeps its last beat's); a player that names none: `unknown`.
+      const errors = added.find(([field]) => field === 'errors')![1];
+      if (errors > 0) for (const [name, count] of Object.entries(is.errorTypes ?? { unknown: errors })) minute.errorTypes.set(name, (minute.errorTypes.get(name) ?? 0) + count);
       const played = added.find(([field]) => field === 'playingMs')![1];
       if (played > 0 && is.bitrateKbps !== undefined) {
         const kbps = bitrateClass(is.bitrateKbps);

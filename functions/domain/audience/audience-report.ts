@@ -81,7 +81,8 @@ function point(at: number, minutes: MinuteTally[], leaves: number) {
  * `GET /api/admin/events/:id/audience`: the series from `from` (default: 5 minutes before the first
  * audience or on-air mark, at most an hour before the start) to `to` (default now), every `step` seconds, up to the last complete minute; totals over the
  * same minutes, except `uniqueCodes`, the codes used at all (the event's redemption counter);
- * and the on/off-air marks. Leaves are the sessions alive in a minute and not in the next.
+ * and the on/off-air marks. Leaves are the sessions alive in a minute and not in the next. Errors by
+ * name (`totals.errorTypes`) are over the same minutes as the series.
  */
 export async function audienceReport(deps: { stores: { audience: AudienceStore; counters: CounterStore; events: EventStore }; now(): Date }, eventId: string, query: Record<string, string>) {
   const input = parseInput(audienceQuery, query);
@@ -124,7 +125,11 @@ export async function audienceReport(deps: { stores: { audience: AudienceStore; 
   const peak = inRange.reduce<MinuteTally | null>((best, minute) => (!best || minute.viewers > best.viewers ? minute : best), null);
   const watchMs = inRange.reduce((sum, minute) => sum + minute.playingMs + minute.stalledMs, 0);
   const renditions = new Map<number, number>();
-  for (const minute of inRange) for (const [kbps, ms] of minute.renditions) renditions.set(kbps, (renditions.get(kbps) ?? 0) + ms);
+  const errorTypes = new Map<string, number>();
+  for (const minute of inRange) {
+    for (const [kbps, ms] of minute.renditions) renditions.set(kbps, (renditions.get(kbps) ?? 0) + ms);
+    for (const [name, count] of minute.errorTypes) errorTypes.set(name, (errorTypes.get(name) ?? 0) + count);
+  }
   return {
     eventId,
     from: new Date(from).toISOString(),
@@ -137,6 +142,8 @@ export async function audienceReport(deps: { stores: { audience: AudienceStore; 
       uniqueCodes: counters.redeemed,
       watchMinutes: minutesOf(watchMs),
       renditions: [...renditions].sort(([a], [b]) => a - b).map(([kbps, ms]) => ({ kbps, watchMinutes: minutesOf(ms) })),
+      // The most frequent first; ties by name.
+      errorTypes: [...errorTypes].sort(([a, m], [b, n]) => n - m || a.localeCompare(b)).map(([name, count]) => ({ name, count })),
     },
     air: airMarks(air, event, from, now),
   };

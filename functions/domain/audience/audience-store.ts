@@ -23,6 +23,8 @@ export interface MinuteTally {
   startups: Sketch;
   /** Playing time by rendition bitrate class (kbps, see `bitrateClass`). */
   renditions: Map<number, number>;
+  /** Player errors by name (hls.js `details`, the media element's error code; `unknown` from players that send none). */
+  errorTypes: Map<string, number>;
 }
 
 /** A session that left its code (released, ended by an admin, taken over after a time-out), as its ticket keeps it. */
@@ -116,10 +118,11 @@ export function emptyMinute(at: string): MinuteTally {
     droppedFrames: 0,
     startups: new Map(),
     renditions: new Map(),
+    errorTypes: new Map(),
   };
 }
 
-/** The sums of a tally, by name (the sketch and the mix are merged apart). */
+/** The sums of a tally, by name (the sketch, the mix and the errors by name are merged apart). */
 export const MINUTE_SUMS = ['viewers', 'joins', 'firstUses', 'playingMs', 'stalledMs', 'stalls', 'errors', 'droppedFrames'] as const;
 
 /** Adds `other` into `into` (same minute). */
@@ -127,5 +130,6 @@ export function mergeMinute(into: MinuteTally, other: MinuteTally): MinuteTally 
   for (const field of MINUTE_SUMS) into[field] += other[field];
   for (const [index, count] of other.startups) into.startups.set(index, (into.startups.get(index) ?? 0) + count);
   for (const [kbps, ms] of other.renditions) into.renditions.set(kbps, (into.renditions.get(kbps) ?? 0) + ms);
+  for (const [name, count] of other.errorTypes) into.errorTypes.set(name, (into.errorTypes.get(name) ?? 0) + count);
   return into;
 }

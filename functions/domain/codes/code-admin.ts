@@ -15,6 +15,7 @@ import type { CodeRecord, EventRecord } from '../records';
 import { hitRateLimit } from '../rate-limits';
 import { changeRevoked, revokeCodes } from './code-revocation';
 import { codeView, type CodeView } from './code-views';
+import { buyerCodes, type BuyerOrders } from './buyer-codes';
 import type { EventStore } from '../events';
 import type { CodeStore } from './code-store';
 import type { CounterStore } from '../counter-store';
@@ -105,21 +106,30 @@ async function exactCode(deps: { stores: { codes: CodeStore; events: EventStore 
   return owner && filter && matchesCodeFilter(found, filter) ? { tokens: [codeView(found, owner, now)], nextCursor: null } : NO_CODES;
 }
 
-/** One page of an event's codes as the admin sees them, newest first (code-store.ts `listCodePage`). */
-async function eventCodePage(deps: { stores: { codes: CodeStore; events: EventStore } }, event: EventRecord, query: CodeListQuery, now: Date): Promise<CodePage> {
+type CodeListStores = { codes: CodeStore; events: EventStore; orders: BuyerOrders };
+
+/**
+ * One page of an event's codes as the admin sees them, newest first (code-store.ts `listCodePage`;
+ * with `email`, the codes of that buyer's orders, in one answer).
+ */
+async function eventCodePage(deps: { stores: CodeListStores }, event: EventRecord, query: CodeListQuery, now: Date): Promise<CodePage> {
   if (query.code !== undefined) return exactCode(deps, query, event, now);
   const filter = codeFilterOf(query, event, now);
   if (!filter) return NO_CODES;
+  if (query.email !== undefined) {
+    const codes = await buyerCodes(deps.stores, { eventId: event.id, email: query.email, filter, limit: query.limit });
+    return { tokens: codes.map((code) => codeView(code, event, now)), nextCursor: null };
+  }
   const page = await deps.stores.codes.listCodePage({ eventId: event.id, filter, cursor: query.cursor ?? null, limit: query.limit });
   return { tokens: page.codes.map((code) => codeView(code, event, now)), nextCursor: page.nextCursor };
 }
 
 /**
  * An event's codes, a page at a time: `limit` (1..1,000, default 1,000) and `cursor`, filtered by
- * `status` and exact `label`, or the one exact `code`. Without `limit` an event of up to 1,000 codes
+ * `status`, exact `label` (through the label index) and exact buyer `email` (their orders' codes), or the one exact `code`. Without `limit` an event of up to 1,000 codes
  * answers as the spec's list: all of them, with `nextCursor` null.
  */
-export async function listEventCodes(deps: { stores: { codes: CodeStore; events: EventStore }; now(): Date }, eventId: string, query: Record<string, string>): Promise<CodePage> {
+export async function listEventCodes(deps: { stores: CodeListStores; now(): Date }, eventId: string, query: Record<string, string>): Promise<CodePage> {
   const parsed = parseInput(codeListQuery, query);
   return eventCodePage(deps, await requireEvent(deps, eventId), parsed, deps.now());
 }
@@ -143,7 +153,7 @@ const encodeAcrossEvents = (position: AcrossEventsPosition) => Buffer.from(JSON.
  * each event's codes newest first, paged as an event's list. A page visits at most
  * `LIST_LIMITS.codePageEvents` events that hold codes, so it costs the same whatever their number.
  */
-export async function listAllCodes(deps: { stores: { codes: CodeStore; events: EventStore }; now(): Date }, query: Record<string, string>): Promise<CodePage> {
+export async function listAllCodes(deps: { stores: CodeListStores; now(): Date }, query: Record<string, string>): Promise<CodePage> {
   const parsed = parseInput(codeListQuery, query);
   const now = deps.now();
   if (parsed.eventId) return eventCodePage(deps, await requireEvent(deps, parsed.eventId), parsed, now);

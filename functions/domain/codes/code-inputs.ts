@@ -14,11 +14,12 @@ export const bulkRevokeInput = z.object({
   tokenIds: z.array(recordId).min(1).max(1000),
 });
 
-/** A page of codes: `label` exact, `code` one exact code (looked up, not searched for). */
+/** A page of codes: `label` exact, `email` a buyer's (their orders' codes), `code` one exact code (looked up, not searched for). */
 export const codeListQuery = z.object({
   status: z.enum([...TOKEN_STATUSES, 'active']).optional(),
   eventId: recordId.optional(),
   label: z.string().max(200).optional(),
+  email: z.string().min(1).max(320).optional(),
   code: z.string().min(1).max(64).optional(),
   cursor: z.string().min(1).max(2048).optional(),
   limit: z.coerce.number().int().min(1).max(LIST_LIMITS.codePage).default(LIST_LIMITS.codePage),

@@ -3,6 +3,7 @@ export * from './access-code';
 export * from './code-admin';
 export * from './code-export';
 export * from './code-filter';
+export * from './buyer-codes';
 export * from './code-revocation';
 export * from './code-store';
 export * from './code-views';

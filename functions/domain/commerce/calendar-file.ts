@@ -1,9 +1,9 @@
 /**
  * An iCalendar (RFC 5545) file of one event, for the ticket email's `.ics` attachment: the buyer's
  * calendar gets the show with its watch link. Times in UTC (`…Z`): every client shows them in the
- * reader's own zone.
+ * reader's own zone. With the organiser's address, the calendar shows whom to ask (`ORGANIZER`).
  */
-export function calendarFile(event: { uid: string; title: string; description: string; startsAt: string; endsAt: string; url: string; stampedAt: Date }): string {
+export function calendarFile(event: { uid: string; title: string; description: string; startsAt: string; endsAt: string; url: string; stampedAt: Date; organizerEmail?: string | null }): string {
   const lines = [
     'BEGIN:VCALENDAR',
     'VERSION:2.0',
@@ -18,6 +18,7 @@ export function calendarFile(event: { uid: string; title: string; description: s
     `DESCRIPTION:${text(event.description)}`,
     `URL:${event.url}`,
     `LOCATION:${text(event.url)}`,
+    ...(event.organizerEmail ? [`ORGANIZER:mailto:${event.organizerEmail}`] : []),
     'END:VEVENT',
     'END:VCALENDAR',
   ];

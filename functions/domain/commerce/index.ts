@@ -1,4 +1,5 @@
 /** The commerce area's public entry: the other areas and the functions import it from here. */
+export * from './buyer-resend';
 export * from './calendar-file';
 export * from './checkout-sweep';
 export * from './checkout';

@@ -45,6 +45,9 @@ export interface OrderRecord {
   checkoutHeld?: boolean;
 }
 
+/** An order as a buyer's listing gives it: enough to find its codes and whether it owes tickets. */
+export type BuyerOrder = Pick<OrderRecord, 'id' | 'status' | 'codes'>;
+
 /** What an order's state change writes, besides `updatedAt`. */
 export type OrderChanges = Partial<
   Pick<OrderRecord, 'status' | 'failure' | 'emailKind' | 'emailStatus' | 'emailRequest' | 'emailAttempts' | 'emailError' | 'emailSentAt' | 'salesStep' | 'salesStepAt' | 'checkoutHeld'>
@@ -134,6 +137,11 @@ export interface OrderStore {
    * Stripe about them) and those whose pending step was last written before `before` (its writer died).
    */
   listHeldCheckouts(args: { before: string; limit: number }): Promise<CheckoutRecord[]>;
+  /**
+   * The event's orders bought with `email` (matched whatever its case), newest first, at most `limit`:
+   * one indexed query, whatever the number of the event's orders.
+   */
+  listBuyerOrders(args: { eventId: string; email: string; limit: number }): Promise<BuyerOrder[]>;
   /** An event's orders, newest first, `limit` per page; `cursor` is the previous page's `nextCursor` (InvalidCursor otherwise). */
   listEventOrders(args: { eventId: string; cursor: string | null; limit: number }): Promise<{ orders: OrderRecord[]; nextCursor: string | null }>;
 }

@@ -3,7 +3,7 @@ import type { OrderRecord } from './order-store';
 import { qrPng } from './qr-png';
 import type { EventRecord } from '../records';
 import { readableInTimeZone } from '../time-zone';
-import { groupedCode, watchLink } from '../codes';
+import { groupedCode, ticketWatchLink } from '../codes';
 
 /** An email as the mail transport sends it (functions/adapters/mail-transport.ts); `cid` attachments are inline images. */
 export interface MailMessage {
@@ -15,7 +15,7 @@ export interface MailMessage {
 }
 
 export interface EmailContext {
-  /** The viewer page (`SITE_ORIGIN`): watch links are `<site>/?code=<code>`. */
+  /** The viewer page (`SITE_ORIGIN`): watch links are `<site>/?event=<id>&code=<code>`. */
   siteUrl: string;
   /** The zone the start time is written in, with its offset (`MAIL_TIME_ZONE`, UTC by default). */
   timeZone: string;
@@ -25,18 +25,35 @@ export interface EmailContext {
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
+/** `€25.00`: an amount in its currency's minor unit, as an English reader expects it. */
+export function formatAmount(minor: number, currency: string): string {
+  const format = new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() });
+  return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+}
+
+/** The receipt line: the amount paid when the shop told it, and the order's number (`Paid €25.00, order o-7`). */
+export function receiptLine(order: Pick<OrderRecord, 'amountMinor' | 'currency' | 'orderId'>): string {
+  const paid = order.amountMinor !== null && order.currency ? `Paid ${formatAmount(order.amountMinor, order.currency)}, order` : 'Order';
+  return `${paid} ${order.orderId}`;
+}
+
 /** The buyer's tickets: each code with its watch link and the link's QR code (inline), the event in an `.ics`, and a plain-text part. */
 export function ticketEmail(order: OrderRecord, event: EventRecord, context: EmailContext): MailMessage {
   const startsAt = readableInTimeZone(event.startsAt, context.timeZone);
-  const tickets = order.codes.map((code, i) => ({ code, grouped: groupedCode(code), link: watchLink(context.siteUrl, code), cid: `ticket-${i + 1}@stagedoor` }));
+  const endsAt = readableInTimeZone(event.endsAt, context.timeZone);
+  const receipt = receiptLine(order);
+  const contact = event.contactEmail ?? null;
+  const tickets = order.codes.map((code, i) => ({ code, grouped: groupedCode(code), link: ticketWatchLink(context.siteUrl, order.eventId, code), cid: `ticket-${i + 1}@stagedoor` }));
   const plural = tickets.length === 1 ? 'ticket' : `${tickets.length} tickets`;
   const text = [
     `Your ${plural} for ${event.title}`,
     `Starts: ${startsAt}`,
+    `Ends: ${endsAt}`,
     '',
     ...tickets.flatMap((ticket, i) => [`Ticket ${i + 1}: ${ticket.grouped}`, `Watch: ${ticket.link}`, '']),
     'Each code plays on one device at a time. Open the link on the device you will watch on, or type the code on the viewer page.',
-    `Order ${order.orderId}`,
+    receipt,
+    ...(contact ? [`Questions about the show? Write to the organiser: ${contact}`] : []),
   ].join('\n');
   const ticketRows = tickets
     .map(
@@ -54,11 +71,14 @@ export function ticketEmail(order: OrderRecord, event: EventRecord, context: Ema
 <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#111;background:#fff">
 <table role="presentation" style="max-width:560px;width:100%;border-collapse:collapse">
 <tr><td><h1 style="font-size:22px;margin:0 0 8px">Your ${escapeHtml(plural)} for ${escapeHtml(event.title)}</h1>
-<p style="margin:0 0 16px">Starts <strong>${escapeHtml(startsAt)}</strong></p></td></tr>
+<p style="margin:0 0 4px">Starts <strong>${escapeHtml(startsAt)}</strong></p>
+<p style="margin:0 0 16px">Ends <strong>${escapeHtml(endsAt)}</strong></p></td></tr>
 ${ticketRows}
 <tr><td style="padding-top:16px;border-top:1px solid #ddd;font-size:13px;color:#555">
 <p>Each code plays on one device at a time. Open the link on the device you will watch on, or type the code on the viewer page.</p>
-<p>The attached calendar file adds the show to your calendar. Order ${escapeHtml(order.orderId)}.</p></td></tr>
+<p>The attached calendar file adds the show to your calendar.</p>
+<p style="color:#111">${escapeHtml(receipt)}</p>
+${contact ? `<p>Questions about the show? Write to the organiser: <a href="mailto:${escapeHtml(contact)}">${escapeHtml(contact)}</a></p>` : ''}</td></tr>
 </table></body></html>`;
   return {
     to: order.email,
@@ -78,6 +98,7 @@ ${ticketRows}
           endsAt: event.endsAt,
           url: tickets[0]?.link ?? context.siteUrl,
           stampedAt: context.now,
+          organizerEmail: contact,
         }),
       },
     ],

@@ -42,6 +42,8 @@ const eventFields = {
   streamUrl: link(/^(https?|rtmps?):$/).nullable(),
   posterUrl: link(/^https?:$/).nullable(),
   sale: saleInput,
+  /** The organiser's address for buyers' questions (the ticket email, the viewer page); null: none. */
+  contactEmail: z.email('must be an email address').max(320).nullable(),
 };
 
 const endsAfterStart = (value: { startsAt?: string; endsAt?: string }) =>
@@ -55,6 +57,7 @@ export const createEventInput = z
     streamUrl: eventFields.streamUrl.default(null),
     posterUrl: eventFields.posterUrl.default(null),
     sale: eventFields.sale.default(null),
+    contactEmail: eventFields.contactEmail.default(null),
   })
   .refine(endsAfterStart, { message: 'must be after startsAt', path: ['endsAt'] });
 

@@ -21,6 +21,7 @@ export function adminEventView(event: EventRecord) {
     sale: event.sale ?? null,
     /** Tickets taken from the sale: held by open checkouts and sold. */
     ticketsTaken: event.ticketsTaken ?? 0,
+    contactEmail: event.contactEmail ?? null,
   };
 }
 
@@ -36,7 +37,7 @@ export function eventStatusView(event: EventRecord, now: Date) {
 
 /** `GET /api/events/:id/sale`: what a buyer's page shows before any code exists. */
 export function eventSaleView(event: EventRecord, now: Date) {
-  return { eventId: event.id, title: event.title, sale: saleView(event, now) };
+  return { eventId: event.id, title: event.title, sale: saleView(event, now), contactEmail: event.contactEmail ?? null };
 }
 
 /** What a viewer learns about the event on validation (spec: `posterUrl` is a string, '' when there is none). */
@@ -48,5 +49,6 @@ export function viewerEventView(event: EventRecord, now: Date) {
     endsAt: event.endsAt,
     posterUrl: event.posterUrl ?? '',
     isLive: eventStatus(event, now) === 'live',
+    contactEmail: event.contactEmail ?? null,
   };
 }

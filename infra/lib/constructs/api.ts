@@ -57,13 +57,15 @@ export const STAFF_TABLE_ACCESS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyna
 /** What each area's handler does to the table (the stores, functions/adapters/dynamo-*-store.ts), nothing more. */
 const TABLE_ACCESS: Record<Area, { actions: string[]; indexes: string[] }> = {
   // validate, refresh, heartbeat, release, status, sale: reads, rate-limit and presence counters, the session claim;
-  // the order webhook: a refund finds the order's codes by id, an activation race copies the flag onto an event's codes.
+  // the order webhook: a refund finds the order's codes by id, an activation race copies the flag onto an event's codes;
+  // a buyer's resend finds their orders (byLabel).
   // (The checkout sweep's listing of the checkouts still held, byEvent, is its own function's: infra/lib/constructs/checkout-sweep.ts.)
-  public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['byTokenId', 'codesByEvent'] },
-  // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, audit, live sessions.
+  public: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['byLabel', 'byTokenId', 'codesByEvent'] },
+  // events and codes: create, edit, list, delete (batch deletes), counters, login rate limit, audit, live sessions,
+  // a buyer's codes by label or by their orders (byLabel).
   admin: {
     actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-    indexes: ['byEvent', 'byTokenId', 'codesByEvent', 'liveSessions'],
+    indexes: ['byEvent', 'byLabel', 'byTokenId', 'codesByEvent', 'liveSessions'],
   },
   // revocation feed (its index, an event's codes), the publish lease and the ingest's reports.
   internal: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], indexes: ['accessFeed', 'codesByEvent'] },

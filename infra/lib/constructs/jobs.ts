@@ -67,12 +67,12 @@ export class Jobs extends Construct {
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-        resources: [props.table.tableArn, `${props.table.tableArn}/index/codesByEvent`, `${props.table.tableArn}/index/byTokenId`],
+        resources: [props.table.tableArn, `${props.table.tableArn}/index/codesByEvent`, `${props.table.tableArn}/index/byLabel`, `${props.table.tableArn}/index/byTokenId`],
       }),
     );
     NagSuppressions.addResourceSuppressions(
       fn.role!,
-      [{ id: 'AwsSolutions-IAM5', appliesTo: [{ regex: '/^Resource::.*/index/.*$/g' }], reason: 'Query on the codesByEvent and byTokenId indexes of the one table only.' }],
+      [{ id: 'AwsSolutions-IAM5', appliesTo: [{ regex: '/^Resource::.*/index/.*$/g' }], reason: 'Query on the codesByEvent, byLabel and byTokenId indexes of the one table only.' }],
       true,
     );
     // Each step sends the next one of its lane.

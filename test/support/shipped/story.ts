@@ -441,6 +441,13 @@ export const STORIES: RouteStory[] = [
     s.check(paid.status === 'paid' && paid.codes.length === 1, `paid, with its code: ${JSON.stringify(paid)}`);
     s.expect(await s.site('GET', '/api/checkout/cs_test_nosuchsession'), 404, 'an unknown checkout');
   }),
+  // "Lost your tickets?": the buyer above and a stranger get the same answer (the public function finds orders by buyer).
+  story('POST /api/orders/resend', async (s) => {
+    const resend = (email: string) => s.site('POST', '/api/orders/resend', { json: { eventId: s.state.saleEventId, email }, from: s.client() });
+    const buyer = s.expect(await resend('buyer@example.com'), 202, 'a resend to a buyer');
+    const stranger = s.expect(await resend('stranger@example.com'), 202, 'a resend to a stranger');
+    s.check(JSON.stringify(buyer) === '{"sent":true}' && JSON.stringify(stranger) === JSON.stringify(buyer), `the same answer: ${JSON.stringify([buyer, stranger])}`);
+  }),
 
   // Stripe's events: the organiser adds the endpoint's signing secret to the commerce secret first.
   story('POST /api/webhooks/stripe', async (s) => {

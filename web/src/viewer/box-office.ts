@@ -1,13 +1,16 @@
 /**
  * The box office of an event's page (`/?event=<id>`): "Buy a ticket" with the price while the event is
  * on sale, a checkout on Stripe's page, and the buyer's return (`&checkout=<session id>`): "Your ticket
- * is on its way", then, once paid, "Watch now" with the order's code on this browser.
+ * is on its way", then, once paid, the order's tickets to choose from and "Watch now" on this browser.
+ * Also "Lost your tickets?", the organiser's contact, a cancelled show, and a link to no event.
  */
 import { byId, h, replaceChildren } from '../shared/dom';
 import { asApiError, requestJson } from '../shared/http';
 import { formatDateTime } from '../shared/time';
+import { offerLostTickets } from './lost-tickets';
+import { showOrderTickets } from './order-tickets';
 import { checkoutErrorMessage, formatPrice, orderStatusMessage, type CheckoutState } from './sale';
-import type { CheckoutStatusAnswer, EventSaleAnswer, EventStatusAnswer } from './types';
+import type { Cancellation, CheckoutStatusAnswer, EventSaleAnswer, EventStatusAnswer } from './types';
 
 const els = {
   section: byId('box-office'),
@@ -25,9 +28,24 @@ const els = {
   order: byId('order'),
   orderTitle: byId('order-title'),
   orderStatus: byId('order-status'),
-  orderCodes: byId('order-codes'),
-  watchNow: byId<HTMLButtonElement>('watch-now'),
+  cancelled: byId('cancelled'),
+  cancelledReason: byId('cancelled-reason'),
+  cancelledWhen: byId('cancelled-when'),
+  contact: byId('box-office-contact'),
+  entry: byId('entry'),
 };
+
+/** Plays a code as the code form does; `ticket` names it on the page (`Ticket 2 of 3 (…)`). */
+export type WatchCode = (code: string, ticket?: string) => void;
+
+/** What the box office needs of the page around it. */
+export interface BoxOfficeHost {
+  watch: WatchCode;
+  /** The event is on screen (a saved code or a link already plays): the box office stays out of sight. */
+  watching(): boolean;
+  /** The code this device watches with, if any: the order's choice starts there. */
+  currentCode(): string | null;
+}
 
 const POLL_MS = 2_000;
 /** Stripe confirms within seconds; past this the email is the buyer's way in, and the page stops asking. */
@@ -84,14 +102,14 @@ async function buy(eventId: string, submit: SubmitEvent): Promise<void> {
   }
 }
 
-/** Polls the checkout until it settles; "Watch now" plays the first code (the others are listed, and in the email). */
-async function followOrder(sessionId: string, watch: (code: string) => void): Promise<void> {
+/** Polls the checkout until it settles; then the order's tickets, one to choose, and "Watch now" with it. */
+async function followOrder(sessionId: string, host: BoxOfficeHost): Promise<void> {
   els.order.hidden = false;
   els.buy.hidden = true;
   els.orderTitle.textContent = 'Thank you!';
   els.orderStatus.textContent = orderStatusMessage('pending', 1);
-  // The buyer is back from paying: the order is what they came for, not the code field.
-  els.orderTitle.focus();
+  // The buyer is back from paying: the order is what they came for, not the code field (unless a reload already plays).
+  if (!host.watching()) els.orderTitle.focus();
   const until = Date.now() + POLL_FOR_MS;
   for (;;) {
     let answer: CheckoutStatusAnswer | null = null;
@@ -108,11 +126,7 @@ async function followOrder(sessionId: string, watch: (code: string) => void): Pr
       els.orderTitle.textContent = answer.status === 'expired' ? 'Checkout expired' : `Your ${answer.quantity === 1 ? 'ticket is on its' : 'tickets are on their'} way to ${answer.email}`;
       els.orderStatus.textContent = orderStatusMessage(answer.status as CheckoutState, answer.quantity);
       if (answer.status === 'paid') {
-        const [first] = answer.codes;
-        els.orderCodes.hidden = false;
-        replaceChildren(els.orderCodes, answer.codes.map((code) => h('li', null, code)));
-        els.watchNow.hidden = !first;
-        if (first) els.watchNow.onclick = () => watch(first);
+        showOrderTickets(answer.codes, host.watch, host.currentCode());
         return;
       }
       if (answer.status !== 'pending') return;
@@ -125,11 +139,41 @@ async function followOrder(sessionId: string, watch: (code: string) => void): Pr
   }
 }
 
+/** A link to no event (deleted, or mistyped): said so, with the code form below for a ticket's code. */
+function showUnknownEvent(): void {
+  els.title.textContent = 'We can’t find this event';
+  els.when.textContent = 'The link names no event: it may have been mistyped, or the event was deleted. Check the link in your email, or enter the access code from your ticket below.';
+}
+
+/** A cancelled show: why and when, instead of the sale and the code form (its codes no longer play). */
+function showCancelled(cancelled: Cancellation): void {
+  els.cancelled.hidden = false;
+  els.buy.hidden = true;
+  els.notOnSale.hidden = true;
+  els.cancelledReason.textContent = cancelled.reason;
+  els.cancelledWhen.textContent = `Cancelled ${formatDateTime(cancelled.at)}.`;
+  els.entry.hidden = true;
+}
+
+/** The organiser's address, where the page has one. */
+export function showContact(element: HTMLElement, email: string | null | undefined): void {
+  element.hidden = !email;
+  if (!email) return;
+  replaceChildren(element, 'Questions? Write to the organiser: ', h('a', { href: `mailto:${email}` }, email));
+}
+
+/** Whether a cancelled event leaves the code form out: the page knows it, and nothing plays. */
+let cancelledShow = false;
+
+export function showCancelledShow(): boolean {
+  return cancelledShow;
+}
+
 /**
  * Shows the event's box office when the page names an event; the return from Stripe's page is followed
- * (its session id moved from the address into this tab's storage). `watch` plays a code as the code form does.
+ * (its session id moved from the address into this tab's storage).
  */
-export async function startBoxOffice(watch: (code: string) => void): Promise<void> {
+export async function startBoxOffice(host: BoxOfficeHost): Promise<void> {
   const url = new URL(location.href);
   const eventId = url.searchParams.get('event');
   if (!eventId) return;
@@ -143,15 +187,27 @@ export async function startBoxOffice(watch: (code: string) => void): Promise<voi
   let status: EventStatusAnswer, sale: EventSaleAnswer;
   try {
     [status, sale] = await Promise.all([requestJson<EventStatusAnswer>(`${path}/status`), requestJson<EventSaleAnswer>(`${path}/sale`)]);
-  } catch {
+  } catch (thrown) {
+    if (asApiError(thrown).status !== 404) return;
+    shown = true;
+    els.section.hidden = host.watching();
+    showUnknownEvent();
     return;
   }
   shown = true;
-  els.section.hidden = false;
+  // A saved code or an email's link may already play: the box office waits for the way back to the code form.
+  els.section.hidden = host.watching();
   els.title.textContent = sale.title;
   els.when.textContent = `${formatDateTime(status.startsAt)} – ${formatDateTime(status.endsAt)}`;
+  showContact(els.contact, sale.contactEmail);
+  if (sale.cancelled) {
+    cancelledShow = true;
+    showCancelled(sale.cancelled);
+    return;
+  }
   showSale(sale.sale);
+  offerLostTickets(eventId);
   els.form.addEventListener('submit', (submit) => void buy(eventId, submit));
   const sessionId = sessionStorage.getItem(storageKey(eventId));
-  if (sessionId) await followOrder(sessionId, watch);
+  if (sessionId) await followOrder(sessionId, host);
 }

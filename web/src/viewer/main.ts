@@ -5,9 +5,10 @@ import { addressWithoutCode, codeFormatProblem, normalizeCode, refusalEndsCode, 
 import { forgetCode, saveCode, savedCode, type CodeStorage } from './saved-code';
 import { eventIdFromStreamPath } from './timing';
 import type { Grant } from './types';
-import { els, setCodeError, showEntry } from './view';
+import { els, setCodeError, showEntry, showTicketInUse } from './view';
+import { groupedCode } from '../../../functions/domain/codes/watch-link';
 import { Watch } from './watch';
-import { startBoxOffice } from './box-office';
+import { boxOfficeShown, startBoxOffice } from './box-office';
 
 let watch: Watch | undefined;
 /** The last release on its way: the next code (often the same one) waits for it, or it would find its own session live. */
@@ -47,10 +48,11 @@ async function submit(event: SubmitEvent): Promise<void> {
 }
 
 /**
- * Validates the code and plays it: the code form's path, the box office's "Watch now", and a reload's
- * saved code. `resumed`: after a reload, whose session of before may still be live for a moment.
+ * Validates the code and plays it: the code form's path, the box office's "Watch now", an email's link
+ * and a reload's saved code. `resumed`: after a reload, whose session of before may still be live for a
+ * moment. `ticket`: the words naming the order's ticket it is (else the code names itself).
  */
-async function watchCode(typed: string, resumed = false): Promise<void> {
+async function watchCode(typed: string, resumed = false, ticket?: string): Promise<void> {
   if (els.watch.disabled) return;
   const code = normalizeCode(typed);
   const problem = codeFormatProblem(code);
@@ -70,10 +72,13 @@ async function watchCode(typed: string, resumed = false): Promise<void> {
     watch = new Watch(grant, code, backToEntry, () => storage && forgetCode(storage, code));
     els.main.focus();
     watch.start();
+    showTicketInUse(ticket ? ticket.replace(/^Ticket/, 'ticket') : `access code ${groupedCode(code)}`);
   } catch (thrown) {
     const error = asApiError(thrown);
     if (storage && refusalEndsCode(error.status, error.reason)) forgetCode(storage, code);
     setCodeError(validateErrorMessage(error.status, error.reason));
+    // The box office kept out of sight while this code was checked: the buyer may choose another ticket there.
+    els.boxOffice.hidden = !boxOfficeShown();
     els.code.focus();
     els.code.select();
   } finally {
@@ -129,11 +134,17 @@ function init(): void {
     resumeSaved(params.get('event'), true);
   });
   showEntry();
-  // A code from a link is the one the viewer means now: it waits for "Watch".
-  if (!fromLink) resumeSaved(params.get('event'), reloaded());
-  void startBoxOffice((code) => {
-    els.code.value = code;
-    void watchCode(code);
+  // A code from a link is the one the viewer means now. The email's link (`?event=<id>&code=<code>`)
+  // plays at once: opening it was the press. A bare `?code=` (a printed ticket, a shared link) waits for "Watch".
+  if (fromLink && params.get('event')) void watchCode(fromLink);
+  else if (!fromLink) resumeSaved(params.get('event'), reloaded());
+  void startBoxOffice({
+    watch: (code, ticket) => {
+      els.code.value = code;
+      void watchCode(code, false, ticket);
+    },
+    watching: () => !els.event.hidden || els.watch.disabled,
+    currentCode: () => watch?.code ?? null,
   });
 }
 

@@ -7,7 +7,7 @@
  */
 import Hls, { type ErrorData } from 'hls.js/light';
 import { playWithAutoplayFallback } from './autoplay';
-import type { QualityMeter } from './quality-meter';
+import { fragmentKbps, type QualityMeter } from './quality-meter';
 import { Recovery } from './recovery';
 import type { RecoveryStep } from './recovery-policy';
 import { offerRemotePlayback, usesManagedMediaSource, type RemotePlaybackOffer } from './remote-playback';
@@ -127,11 +127,11 @@ class HlsPlayer implements Player {
     });
     hls.on(Hls.Events.LEVEL_UPDATED, (_event, data) => this.#levelUpdated(data.details));
     hls.on(Hls.Events.MANIFEST_PARSED, () => playWithAutoplayFallback(video));
-    // The rendition played: its declared bitrate, or (a single rendition without a master playlist) what its fragments measure.
-    hls.on(Hls.Events.FRAG_LOADED, (_event, data) => {
-      const declared = hls.levels[data.frag.level]?.bitrate;
-      const bytes = data.frag.stats.total;
-      callbacks.quality?.rendition(declared ? declared / 1000 : (bytes * 8) / 1000 / Math.max(0.1, data.frag.duration));
+    // The rendition played: what each fragment measures as playback enters it (not when it is loaded ahead,
+    // and not the variant's BANDWIDTH, which is its peak).
+    hls.on(Hls.Events.FRAG_CHANGED, (_event, data) => {
+      const kbps = fragmentKbps(data.frag.stats.total, data.frag.duration);
+      if (kbps !== undefined) callbacks.quality?.rendition(kbps);
     });
     hls.on(Hls.Events.ERROR, (_event, data) => this.#error(data));
     hls.loadSource(this.#url);

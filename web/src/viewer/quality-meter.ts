@@ -9,6 +9,16 @@ import type { QualityReportBody } from '../../../functions/domain/playback-quali
 
 type State = 'idle' | 'starting' | 'playing' | 'stalled';
 
+/**
+ * The bit rate a fragment plays at (kbps): its bytes over its duration, or undefined when either is
+ * unknown. What the rendition really delivers, where a variant's declared `BANDWIDTH` is its peak (ours
+ * announces the peak segment rounded up to 0.5 Mbit/s: 3.5 to 4 Mbit/s for a 2.5 Mbit/s stream).
+ */
+export function fragmentKbps(bytes: number, durationSeconds: number): number | undefined {
+  if (!(bytes > 0) || !(durationSeconds > 0)) return undefined;
+  return (bytes * 8) / 1000 / durationSeconds;
+}
+
 /** The names a media element's errors get (`MediaError.code`). */
 const MEDIA_ERRORS = ['', 'MEDIA_ERR_ABORTED', 'MEDIA_ERR_NETWORK', 'MEDIA_ERR_DECODE', 'MEDIA_ERR_SRC_NOT_SUPPORTED'];
 
@@ -29,6 +39,8 @@ export class QualityMeter {
   /** Σ kbps × ms of playing time, for the average rendition since the last take. */
   #kbpsMs = 0;
   #errors = 0;
+  /** The errors since the last take, by name. */
+  #errorTypes = new Map<string, number>();
   #lastFatal: string | undefined;
   #droppedSeen = 0;
   readonly #listeners: [string, () => void][];
@@ -67,7 +79,7 @@ export class QualityMeter {
     }
   }
 
-  /** The rendition now playing (hls.js's level, or what its fragments measure). */
+  /** The rendition now playing, as its fragments measure (`fragmentKbps` of the fragment entering playback). */
   rendition(kbps: number): void {
     if (!Number.isFinite(kbps) || kbps <= 0) return;
     this.#account();
@@ -77,6 +89,7 @@ export class QualityMeter {
   /** A player error; a fatal one is named in the next report. Not the stream being absent, nor access refused: those are not playback quality. */
   error(name: string, fatal: boolean): void {
     this.#errors += 1;
+    this.#errorTypes.set(name, (this.#errorTypes.get(name) ?? 0) + 1);
     if (fatal) this.#lastFatal = name;
   }
 
@@ -89,13 +102,18 @@ export class QualityMeter {
       stalledMs: Math.round(this.#stalledMs),
       stalls: this.#stalls,
       droppedFrames,
-      errors: { count: this.#errors, ...(this.#lastFatal ? { lastFatal: this.#lastFatal } : {}) },
+      errors: {
+        count: this.#errors,
+        ...(this.#lastFatal ? { lastFatal: this.#lastFatal } : {}),
+        ...(this.#errors > 0 ? { types: Object.fromEntries(this.#errorTypes) } : {}),
+      },
     };
     if (this.#startupMs !== undefined) report.startupMs = Math.round(this.#startupMs);
     if (this.#playingMs > 0 && this.#kbpsMs > 0) report.bitrateKbps = Math.round(this.#kbpsMs / this.#playingMs);
     const empty = !report.playingMs && !report.stalledMs && !report.stalls && !droppedFrames && !this.#errors && report.startupMs === undefined;
     this.#playingMs = this.#stalledMs = this.#kbpsMs = 0;
     this.#stalls = this.#errors = 0;
+    this.#errorTypes = new Map();
     this.#startupMs = this.#lastFatal = undefined;
     return empty ? null : report;
   }
@@ -106,6 +124,7 @@ export class QualityMeter {
     this.#stalledMs += report.stalledMs ?? 0;
     this.#stalls += report.stalls ?? 0;
     this.#errors += report.errors?.count ?? 0;
+    for (const [name, count] of Object.entries(report.errors?.types ?? {})) this.#errorTypes.set(name, (this.#errorTypes.get(name) ?? 0) + count);
     this.#lastFatal ??= report.errors?.lastFatal;
     this.#startupMs ??= report.startupMs;
     if (report.bitrateKbps) this.#kbpsMs += report.bitrateKbps * (report.playingMs ?? 0);

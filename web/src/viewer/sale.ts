@@ -3,6 +3,7 @@
  * `test/unit/web-viewer-sale.test.ts`.
  */
 import { currencyDigits } from '../shared/currency';
+import { groupedCode } from '../../../functions/domain/codes/watch-link';
 
 /** A price in the currency's minor unit (Stripe's `unit_amount`) as the buyer's locale writes it: `€15.00`, `¥1,500`. */
 export function formatPrice(minor: number, currency: string, locale?: string): string {
@@ -44,4 +45,21 @@ export function orderStatusMessage(status: CheckoutState, quantity: number): str
     case 'failed':
       return 'Something went wrong with this order. Contact the organiser: your payment is recorded.';
   }
+}
+
+/** What the page says of the order's ticket it plays: `Ticket 2 of 3 (ABCD-EFGH-JKLM)`. */
+export function ticketName(codes: readonly string[], code: string): string {
+  const index = codes.indexOf(code);
+  return codes.length > 1 && index >= 0 ? `Ticket ${index + 1} of ${codes.length} (${groupedCode(code)})` : `Ticket ${groupedCode(code)}`;
+}
+
+/** "Lost your tickets?" answered: the same words whether or not that address bought (the API does not say). */
+export const RESENT_MESSAGE = 'If that address bought tickets, they are on their way. Check your inbox (and spam) in a few minutes.';
+
+/** What the buyer reads when the resend was refused (status 0: no answer). */
+export function resendErrorMessage(status: number): string {
+  if (status === 0) return "We couldn't reach Stagedoor. Check your connection and try again.";
+  if (status === 429) return 'Too many tries. Wait a few minutes, then try again.';
+  if (status === 400) return 'Enter the email address you bought the tickets with.';
+  return 'Something went wrong on our side. Try again in a moment.';
 }

@@ -10,7 +10,19 @@ import type { checkoutStatus } from '../../../functions/domain/commerce/checkout
 export type { EventStatus } from '../../../functions/domain/event-status';
 export type { RefusalReason } from '../../../functions/domain/errors';
 
-export type ViewerEvent = ReturnType<typeof viewerEventView>;
+/**
+ * What issue 36 adds to the answers, optional until every server has it: the organiser's contact
+ * (validate's event and the sale view), and a cancelled show (the sale view).
+ */
+interface OrganiserContact {
+  contactEmail?: string | null;
+}
+export interface Cancellation {
+  reason: string;
+  at: string;
+}
+
+export type ViewerEvent = ReturnType<typeof viewerEventView> & OrganiserContact;
 
 /** `POST /api/tokens/validate` 200. `playbackUrl`: the header-less entry playlist URL, as long-lived as `playbackToken`. */
 export type Grant = Awaited<ReturnType<typeof validateCode>>;
@@ -28,4 +40,9 @@ export type CheckoutStatusAnswer = Awaited<ReturnType<typeof checkoutStatus>>;
 export type EventStatusAnswer = ReturnType<typeof eventStatusView>;
 
 /** `GET /api/events/:id/sale` 200: the box office's title and sale. */
-export type EventSaleAnswer = ReturnType<typeof eventSaleView>;
+export type EventSaleAnswer = ReturnType<typeof eventSaleView> & OrganiserContact & { cancelled?: Cancellation | null };
+
+/** `POST /api/orders/resend` 202: the same answer whether or not that address bought. */
+export interface ResendAnswer {
+  sent: true;
+}

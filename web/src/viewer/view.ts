@@ -3,7 +3,7 @@ import { byId, h, replaceChildren } from '../shared/dom';
 import { countdownParts, describeCountdown, formatDate, formatDateTime } from '../shared/time';
 import type { LiveEdgeState } from './player';
 import type { ViewerEvent } from './types';
-import { boxOfficeShown } from './box-office';
+import { boxOfficeShown, showCancelledShow, showContact } from './box-office';
 
 export const els = {
   main: byId('main'),
@@ -18,6 +18,8 @@ export const els = {
   when: byId('event-when'),
   description: byId('event-description'),
   accessUntil: byId('access-until'),
+  ticketInUse: byId('ticket-in-use'),
+  eventContact: byId('event-contact'),
   video: byId<HTMLVideoElement>('video'),
   overlay: byId('overlay'),
   overlayTitle: byId('overlay-title'),
@@ -39,7 +41,8 @@ export const els = {
 
 export function showEntry(message = ''): void {
   els.event.hidden = true;
-  els.entry.hidden = false;
+  // A cancelled show's codes no longer play: its page says so instead of asking for one.
+  els.entry.hidden = showCancelledShow();
   els.boxOffice.hidden = !boxOfficeShown();
   document.title = 'Stagedoor';
   setCodeError(message);
@@ -53,6 +56,11 @@ export function setCodeError(message: string): void {
   else els.code.removeAttribute('aria-invalid');
 }
 
+/** Which ticket (or code) this device watches with: a buyer with several tickets knows which one is taken. */
+export function showTicketInUse(words: string): void {
+  els.ticketInUse.textContent = `Watching with ${words}.`;
+}
+
 export function showEvent(event: ViewerEvent, accessUntil: string): void {
   els.entry.hidden = true;
   els.boxOffice.hidden = true;
@@ -62,6 +70,7 @@ export function showEvent(event: ViewerEvent, accessUntil: string): void {
   els.when.textContent = `${formatDateTime(event.startsAt)} – ${formatDateTime(event.endsAt)}`;
   els.description.textContent = event.description;
   els.accessUntil.textContent = `Your access code works until ${formatDateTime(accessUntil)}.`;
+  showContact(els.eventContact, event.contactEmail);
   els.video.setAttribute('aria-label', event.title);
   if (event.posterUrl) els.video.poster = event.posterUrl;
   else els.video.removeAttribute('poster');

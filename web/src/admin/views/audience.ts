@@ -1,6 +1,6 @@
 /**
- * The event's audience, live and after: viewers over time, stall ratio and start-up time, errors,
- * each with the stretches the stream was on air shaded; totals beside them. Redrawn every minute
+ * The event's audience, live and after: viewers over time, stall ratio and start-up time, errors
+ * (over time, and by type in a table), each chart with the stretches the stream was on air shaded; totals beside them. Redrawn every minute
  * while shown (the API's series grows by one settled minute at a time).
  */
 import { h } from '../../shared/dom';
@@ -45,11 +45,35 @@ export function audienceTotals(report: AudienceReport): { label: string; value: 
   ];
 }
 
+/** The errors by type, most frequent first, each with its share of all errors ("12 (80 %)"). */
+export function errorTypeRows(report: Pick<AudienceReport, 'totals'>): { name: string; count: string }[] {
+  const all = report.totals.errorTypes.reduce((sum, type) => sum + type.count, 0);
+  return report.totals.errorTypes.map(({ name, count }) => ({ name, count: `${count.toLocaleString()} (${Math.round((count / all) * 100)} %)` }));
+}
+
+/** The "Player errors by type" table in `container`, hidden while there are none. */
+function showErrorTypes(container: HTMLElement, report: AudienceReport): void {
+  const rows = errorTypeRows(report);
+  container.hidden = rows.length === 0;
+  container.replaceChildren();
+  if (rows.length === 0) return;
+  container.append(
+    h(
+      'table',
+      { className: 'error-types' },
+      h('caption', null, 'Player errors by type'),
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Error'), h('th', { scope: 'col' }, 'Count'))),
+      h('tbody', null, rows.map((row) => h('tr', null, h('td', null, h('code', null, row.name)), h('td', null, row.count)))),
+    ),
+  );
+}
+
 export function audiencePanel(eventId: string): { element: HTMLElement; load: () => Promise<void> } {
   const totals = h('dl', { className: 'stats audience-totals', 'aria-label': 'Audience totals' });
   const mix = h('p', { className: 'hint rendition-mix' });
   const note = h('p', { className: 'hint' });
   const hosts = { viewers: h('div', { className: 'chart' }), quality: h('div', { className: 'chart' }), errors: h('div', { className: 'chart' }) };
+  const errorTypes = h('div', { className: 'table-wrap error-types-wrap' });
   let charts: { destroy(): void }[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -64,6 +88,7 @@ export function audiencePanel(eventId: string): { element: HTMLElement; load: ()
       report.series.length === 0
         ? 'Nothing to show yet: the charts begin with the first viewers (or the stream on air) and fill a minute at a time.'
         : `Every ${report.step / 60} min, up to ${formatDateTime(report.to)}; the last minute appears once every viewer in it has checked in.`;
+    showErrorTypes(errorTypes, report);
     for (const chart of charts) chart.destroy();
     // Each point sums its step: drawn at the step's middle, so it lines up with the on-air marks' exact times.
     const times = report.series.map((point) => Date.parse(point.at) / 1000 + report.step / 2);
@@ -137,6 +162,7 @@ export function audiencePanel(eventId: string): { element: HTMLElement; load: ()
     figure('Viewers', hosts.viewers),
     figure('Stalls and start-up time', hosts.quality),
     figure('Player errors', hosts.errors),
+    errorTypes,
     onAirKey(),
     note,
   );
