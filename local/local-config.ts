@@ -282,7 +282,12 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     // The queue exists once the stand-ins do: its URL is the one setting the API gets from them.
     apiWiring: (standIns) => ({ config: { ...apiConfig, jobsQueueUrl: standIns.jobsQueueUrl, exportBucket }, aws: aws(standIns) }),
     jobWorkerWiring: (standIns) => ({
-      config: readJobWorkerConfig({ TABLE_NAME: tableName, JOBS_QUEUE_URL: standIns.jobsQueueUrl, EXPORT_BUCKET: exportBucket, LOG_LEVEL: logLevel }),
+      config: {
+        ...readJobWorkerConfig({ TABLE_NAME: tableName, JOBS_QUEUE_URL: standIns.jobsQueueUrl, EXPORT_BUCKET: exportBucket, LOG_LEVEL: logLevel }),
+        // A cancelled show's refunds: the API's Stripe (the stand-in's key, or the user's).
+        commerceSecrets: apiConfig.commerceSecrets,
+        stripeApiUrl: apiConfig.stripeApiUrl,
+      },
       aws: aws(standIns),
     }),
   };

@@ -64,7 +64,14 @@ export function createStripeFakeHandler(deps: { book: SessionBook; secretKey: st
     const sessionMatch = /^\/v1\/checkout\/sessions\/([A-Za-z0-9_]+)(\/expire)?$/.exec(path);
     if (sessionMatch && request.method === 'GET' && !sessionMatch[2]) return sendJson(response, 200, book.get(sessionMatch[1]!));
     if (sessionMatch && request.method === 'POST' && sessionMatch[2]) return sendJson(response, 200, await book.expire(sessionMatch[1]!));
-    if (path === '/v1/refunds' && request.method === 'POST') return sendJson(response, 200, await book.refund(form.payment_intent));
+    if (path === '/v1/refunds' && request.method === 'POST') {
+      const key = request.headers['idempotency-key'];
+      const { refund, sendEvent } = book.refund(form, typeof key === 'string' ? key : undefined);
+      sendJson(response, 200, refund);
+      // As Stripe: the event follows the answer, and its delivery is retried apart from it.
+      if (sendEvent) await sendEvent().catch((error: Error) => process.stderr.write(`stripe fake: ${error.message}\n`));
+      return;
+    }
     stripeError(response, 404, 'invalid_request_error', `Unrecognized request URL (${request.method}: ${path})`);
   }
 

@@ -22,6 +22,34 @@ export interface FakeSession {
   title: string;
 }
 
+/** The fields of Stripe's Charge object the fake keeps (its `charge.refunded` event carries it). */
+export interface FakeCharge {
+  id: string;
+  object: 'charge';
+  amount: number;
+  amount_refunded: number;
+  currency: string;
+  paid: boolean;
+  captured: boolean;
+  status: 'succeeded';
+  payment_intent: string;
+  refunded: boolean;
+}
+
+/** Stripe's Refund object. */
+export interface FakeRefund {
+  id: string;
+  object: 'refund';
+  amount: number;
+  charge: string;
+  currency: string;
+  payment_intent: string;
+  reason: string | null;
+  metadata: Record<string, string>;
+  status: 'succeeded';
+  created: number;
+}
+
 /** An error Stripe's API answers with: `status`, and its `code` where Stripe sends one. */
 export type StripeApiError = Error & { status: number; code?: string };
 
@@ -41,6 +69,9 @@ export function createSessionBook(deps: {
 }) {
   const sessions = new Map<string, FakeSession>();
   const byIdempotencyKey = new Map<string, FakeSession>();
+  const charges = new Map<string, FakeCharge>();
+  const refunds: FakeRefund[] = [];
+  const refundsByKey = new Map<string, FakeRefund>();
 
   function get(id: string): FakeSession {
     const found = sessions.get(id);
@@ -73,19 +104,50 @@ export function createSessionBook(deps: {
     return expired;
   }
 
-  /** `POST /v1/refunds {payment_intent}`: a paid session refunded in full. */
-  async function refund(paymentIntent: unknown) {
-    const paid = [...sessions.values()].find((s) => s.payment_intent && s.payment_intent === paymentIntent);
-    if (!paid) throw apiError(404, `No such payment_intent: '${String(paymentIntent)}'`);
-    const charge = { id: newId('ch'), object: 'charge', payment_intent: paid.payment_intent, refunded: true, amount: paid.amount_total, amount_refunded: paid.amount_total };
-    await deps.deliver('charge.refunded', charge);
-    return { id: newId('re'), object: 'refund', status: 'succeeded', payment_intent: paid.payment_intent, amount: paid.amount_total };
+  /**
+   * `POST /v1/refunds {payment_intent}`: a paid session refunded in full, as Stripe does it: the same idempotency key
+   * answers the refund it made first (and sends nothing again); another refund of a refunded charge is refused
+   * (`charge_already_refunded`). `sendEvent` sends `charge.refunded`: Stripe sends it after its answer.
+   */
+  function refund(form: Record<string, unknown>, idempotencyKey: string | undefined): { refund: FakeRefund; sendEvent: (() => Promise<void>) | null } {
+    const earlier = idempotencyKey === undefined ? undefined : refundsByKey.get(idempotencyKey);
+    if (earlier) return { refund: earlier, sendEvent: null };
+    const paid = [...sessions.values()].find((s) => s.payment_intent && s.payment_intent === form.payment_intent);
+    if (!paid) throw apiError(404, `No such payment_intent: '${String(form.payment_intent)}'`, 'resource_missing');
+    const charge = chargeOf(paid);
+    if (charge.refunded) throw apiError(400, `Charge ${charge.id} has already been refunded.`, 'charge_already_refunded');
+    Object.assign(charge, { refunded: true, amount_refunded: charge.amount });
+    const made: FakeRefund = {
+      id: newId('re'),
+      object: 'refund',
+      amount: charge.amount,
+      charge: charge.id,
+      currency: charge.currency,
+      payment_intent: charge.payment_intent,
+      reason: null,
+      metadata: {},
+      status: 'succeeded',
+      created: Math.floor(Date.now() / 1000),
+    };
+    refunds.push(made);
+    if (idempotencyKey !== undefined) refundsByKey.set(idempotencyKey, made);
+    return { refund: made, sendEvent: () => deps.deliver('charge.refunded', { ...charge }) };
+  }
+
+  /** The charge of a paid session (Stripe makes it with the payment). */
+  function chargeOf(paid: FakeSession): FakeCharge {
+    let charge = charges.get(paid.payment_intent!);
+    if (!charge) {
+      charge = { id: newId('ch'), object: 'charge', amount: paid.amount_total, amount_refunded: 0, currency: paid.currency, paid: true, captured: true, status: 'succeeded', payment_intent: paid.payment_intent!, refunded: false };
+      charges.set(paid.payment_intent!, charge);
+    }
+    return charge;
   }
 
   /** The open sessions whose `expires_at` has come. */
   const due = (nowSeconds: number) => [...sessions.values()].filter((open) => open.status === 'open' && open.expires_at <= nowSeconds);
 
-  return { get, create, pay, expire, refund, due, all: () => [...sessions.values()] };
+  return { get, create, pay, expire, refund, due, all: () => [...sessions.values()], refunds: () => [...refunds] };
 }
 
 export type SessionBook = ReturnType<typeof createSessionBook>;

@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createStripeFakeHandler } from './stripe-fake-http';
-import { createSessionBook, type FakeSession } from './stripe-fake-sessions';
+import { createSessionBook, type FakeRefund, type FakeSession } from './stripe-fake-sessions';
 import { createWebhookDelivery, type WebhookEndpoint } from './stripe-fake-webhooks';
 
 export { parseStripeForm } from './stripe-fake-http';
-export type { FakeSession } from './stripe-fake-sessions';
+export type { FakeRefund, FakeSession } from './stripe-fake-sessions';
 
 /**
  * A stand-in for the few Stripe calls Stagedoor makes, so that the whole sale works offline (`npm start`
@@ -14,7 +14,8 @@ export type { FakeSession } from './stripe-fake-sessions';
  * sends the signed `checkout.session.completed` to the API's webhook (as Stripe's servers would, signed
  * with the SDK's own scheme) and sends the buyer back to the success URL. Sessions expire at `expires_at`
  * (or through `POST /v1/checkout/sessions/:id/expire`, as in Stripe's API) with `checkout.session.expired`;
- * `POST /v1/refunds {payment_intent}` refunds a paid one in full with `charge.refunded`.
+ * `POST /v1/refunds {payment_intent}` refunds a paid one in full (once per idempotency key, as Stripe) and then sends
+ * `charge.refunded`.
  * Its parts: the sessions and their events (stripe-fake-sessions.ts), the signed deliveries
  * (stripe-fake-webhooks.ts), the HTTP routes (stripe-fake-http.ts) and the hosted page (stripe-fake-page.ts).
  */
@@ -26,6 +27,15 @@ export interface StripeFake {
   pay(id: string): Promise<FakeSession>;
   /** Expires an open session now, as Stripe does at its `expires_at`. */
   expire(id: string): Promise<FakeSession>;
+  /** The types of the events the webhook took (answered 2xx), oldest first. */
+  delivered(): readonly string[];
+  /** The refunds made so far (`POST /v1/refunds`), oldest first. */
+  refunds(): readonly FakeRefund[];
+  /**
+   * Holds every webhook delivery from now on until the function it returns is called (then they go, in order):
+   * a test makes Stripe's event late, as a busy Stripe does.
+   */
+  holdEvents(): () => void;
   close(): Promise<void>;
 }
 
@@ -40,7 +50,15 @@ const SWEEP_MS = 5_000;
 
 export async function startStripeFake(options: StripeFakeOptions): Promise<StripeFake> {
   let base = '';
-  const book = createSessionBook({ payUrl: (id) => `${base}/pay/${id}`, deliver: createWebhookDelivery(options) });
+  const send = createWebhookDelivery(options);
+  let held: Promise<void> | null = null;
+  const delivered: string[] = [];
+  const deliver = async (type: string, object: unknown) => {
+    while (held) await held;
+    await send(type, object);
+    delivered.push(type);
+  };
+  const book = createSessionBook({ payUrl: (id) => `${base}/pay/${id}`, deliver });
   const server = createServer(createStripeFakeHandler({ book, secretKey: options.secretKey }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -57,6 +75,17 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
     sessions: book.all,
     pay: book.pay,
     expire: book.expire,
+    refunds: book.refunds,
+    delivered: () => [...delivered],
+    holdEvents: () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      held = gate;
+      return () => {
+        if (held === gate) held = null;
+        release();
+      };
+    },
     close: async () => {
       clearInterval(sweep);
       server.closeAllConnections();

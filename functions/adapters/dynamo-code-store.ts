@@ -1,7 +1,7 @@
 import type { CodeStore } from '../domain/codes';
 import { codeDenyUntil, endedSessionsAfter } from '../domain/access';
 import { AccessRevoked, AlreadyExists, CodeInUse, Contended, NotFound, SessionGone } from '../domain/errors';
-import type { QualityReport } from '../domain/playback-quality';
+import { qualityUpdate } from './dynamo-quality-update';
 import type { CodeRecord, CodeSummary } from '../domain/records';
 import { accessChangesSince } from './dynamo-access-feed';
 import { codeKey, codeLabelSk, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
@@ -46,39 +46,6 @@ function lostSessionWrite(code: CodeRecord | null): Error {
 
 /** The session condition of a heartbeat and of marking a long-lived URL: still this session, fresh, and the code still grants access. */
 const LIVE_SESSION = '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true';
-
-/** The session's totals a quality report adds to: counters and durations, each an addition to what is there. */
-const QUALITY_SUMS = ['playingMs', 'stalledMs', 'stalls', 'droppedFrames', 'errors'] as const;
-
-/**
- * A quality report as `SET` clauses on the session map (ADD cannot reach into a map that may lack the
- * field): sums added with `if_not_exists`, the first start-up time kept, the last bitrate and fatal
- * error replaced. Only what the report carries is written.
- */
-function qualityUpdate(report: QualityReport | null | undefined): { sets: string[]; values: Record<string, unknown> } {
-  const sets: string[] = [];
-  const values: Record<string, unknown> = {};
-  if (!report) return { sets, values };
-  for (const field of QUALITY_SUMS) {
-    if (report[field] === 0) continue;
-    sets.push(`#session.${field} = if_not_exists(#session.${field}, :zero) + :q_${field}`);
-    values[`:q_${field}`] = report[field];
-    values[':zero'] = 0;
-  }
-  if (report.startupMs !== undefined) {
-    sets.push('#session.startupMs = if_not_exists(#session.startupMs, :q_startupMs)');
-    values[':q_startupMs'] = report.startupMs;
-  }
-  for (const field of ['bitrateKbps', 'lastFatal'] as const) {
-    if (report[field] === undefined) continue;
-    sets.push(`#session.${field} = :q_${field}`);
-    values[`:q_${field}`] = report[field];
-  }
-  // This beat's errors by name, replacing the last beat's: the audience recorder reads them off this write.
-  sets.push('#session.errorTypes = :q_errorTypes');
-  values[':q_errorTypes'] = report.errorTypes ?? {};
-  return { sets, values };
-}
 
 /**
  * The codes port on DynamoDB: one item per code (`CODE#<code>`) holding its session; an event's

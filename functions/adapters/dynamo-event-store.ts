@@ -1,6 +1,6 @@
 import { AlreadyExists, Contended, LeaseHeld, NotFound } from '../domain/errors';
 import type { EventChanges, EventStore, SaleMark, SaleMove, StreamLease } from '../domain/events';
-import type { EventRecord, PublishRefusal } from '../domain/records';
+import type { EventRecord, EventSale, PublishRefusal } from '../domain/records';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
 import { countSale, forgetSale, isSaleMark } from './dynamo-sale-counts';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -189,6 +189,22 @@ export class DynamoEventStore implements EventStore {
       },
       () => new NotFound('event', id),
     );
+  }
+
+  async cancelEvent(id: string, cancel: { at: string; reason: string; closedSale: EventSale | null }): Promise<boolean> {
+    const sale = cancel.closedSale ? ', sale = :sale' : '';
+    const outcome = await this.table.writeIf({
+      update: {
+        Key: eventKey(id),
+        UpdateExpression: `SET cancelledAt = :at, cancelReason = :reason, updatedAt = :at${sale}`,
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted) AND (attribute_not_exists(cancelledAt) OR cancelledAt = :null)',
+        ExpressionAttributeValues: { ':at': cancel.at, ':reason': cancel.reason, ':null': null, ...(cancel.closedSale ? { ':sale': cancel.closedSale } : {}) },
+      },
+    });
+    if (outcome.applied) return true;
+    const seen = await outcome.seen();
+    if (!seen || seen.deleted) throw new NotFound('event', id);
+    return false;
   }
 
   async extendEventDenyUntil(id: string, until: string): Promise<void> {

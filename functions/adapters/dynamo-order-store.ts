@@ -2,6 +2,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { BuyerOrder, CheckoutPending, CheckoutRecord, CheckoutStatus, OrderChanges, OrderExpectation, OrderRecord, OrderStatus, OrderStore } from '../domain/commerce';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import { buyerPk, shardOf } from './dynamo-keys';
+import { orderKey, paymentKey, earlyRefundKey, checkoutKey, listingPk, HELD_SHARDS, heldPk, listedKeys, heldKeys, KEY_FIELDS, SALES_STEP_SHARDS, salesStepPk } from './dynamo-order-keys';
 import type { DynamoTable, Item } from './dynamo-table';
 
 /**
@@ -9,7 +10,8 @@ import type { DynamoTable, Item } from './dynamo-table';
  * (gsi1pk = `ORDERS#<eventId>`, gsi1sk = `<createdAt>#<id>`, newest first). A sale comes at
  * checkout pace, far below one partition's 1,000 writes/s. A payment's item (`PAYMENT#<ref>`) names the
  * order it paid, for its refund. An order is also under its buyer (`byLabel`: labelPk =
- * `BUYER#<eventId>#<email>`, labelSk = `<createdAt>#<id>`), for the console's lookup and the buyer's resend. A checkout's item (`CHECKOUT#<session id>`) holds its tickets until it is paid or
+ * `BUYER#<eventId>#<email>`, labelSk = `<createdAt>#<id>`), for the console's lookup and the buyer's resend. A refund that came before its order's payment leaves `EARLY-REFUND#<order id>`
+ * (no order item, in no listing), which that payment finds. A checkout's item (`CHECKOUT#<session id>`) holds its tickets until it is paid or
  * expires; while held it is in the `byEvent` index under one of a few shards of all checkouts held
  * (gsi1pk = `CHECKOUTS-HELD#<n>`, gsi1sk = `<createdAt>#<session id>`), which its move out of `held`
  * removes, so that the sweep finds the held ones its webhook forgot; one waiting for a step of the
@@ -20,18 +22,6 @@ import type { DynamoTable, Item } from './dynamo-table';
  * `FEED#` shards), so that the checkout sweep finds those whose writer died. Its writes are conditional on the
  * status the caller saw; the table's stream hands orders that owe an email to the mailer.
  */
-const orderKey = (id: string) => ({ pk: `ORDER#${id}`, sk: 'ORDER' });
-const paymentKey = (ref: string) => ({ pk: `PAYMENT#${ref}`, sk: 'PAYMENT' });
-const checkoutKey = (sessionId: string) => ({ pk: `CHECKOUT#${sessionId}`, sk: 'CHECKOUT' });
-const listingPk = (eventId: string) => `ORDERS#${eventId}`;
-/** Checkouts start at buyers' pace, across every event: spread so that no partition takes them all. */
-const HELD_SHARDS = 8;
-const heldPk = (shard: number) => `CHECKOUTS-HELD#${shard}`;
-const listedKeys = (sessionId: string, at: string) => ({ gsi1pk: heldPk(shardOf(sessionId, HELD_SHARDS)), gsi1sk: `${at}#${sessionId}` });
-const heldKeys = (checkout: CheckoutRecord) => listedKeys(checkout.sessionId, checkout.createdAt);
-const KEY_FIELDS = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
-const SALES_STEP_SHARDS = 4;
-const salesStepPk = (shard: number) => `SALES-STEPS#${shard}`;
 /** Expression values of the same names: `{ gsi1pk }` → `{ ':gsi1pk' }`. */
 const prefixed = (fields: Record<string, string>) => Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value]));
 
@@ -152,6 +142,14 @@ export class DynamoOrderStore implements OrderStore {
 
   async orderOfPayment(paymentRef: string): Promise<string | null> {
     return ((await this.table.get(paymentKey(paymentRef)))?.orderId as string | undefined) ?? null;
+  }
+
+  async markRefundedBeforePaid(id: string, now: string): Promise<void> {
+    await this.table.client.send(new PutCommand({ TableName: this.table.name, Item: { ...earlyRefundKey(id), entity: 'early-refund', orderId: id, at: now } }));
+  }
+
+  async refundedBeforePaid(id: string): Promise<boolean> {
+    return (await this.table.get(earlyRefundKey(id))) !== null;
   }
 
   async createCheckout(checkout: CheckoutRecord): Promise<void> {

@@ -1,4 +1,4 @@
-import type { CheckoutSessionRequest, CheckoutSessions } from '../domain/commerce';
+import type { CheckoutSessionRequest, PaymentProvider, RefundRequest } from '../domain/commerce';
 import { PaymentsUnavailable } from '../domain/errors';
 import { TICKETS_HELD } from '../domain/commerce';
 import { logger } from './telemetry';
@@ -32,7 +32,7 @@ function stripeClient(secretKey: string, apiUrl: string | null): Promise<StripeC
  * the buyer's email, and Stagedoor's metadata (`eventId`, `quantity`; `ticketsHeld`: a checkout of ours, holding its
  * tickets), which the webhook turns into the order (domain/commerce/stripe-orders.ts).
  */
-export function stripeCheckoutSessions(secretKey: string, apiUrl: string | null): CheckoutSessions {
+export function stripeCheckoutSessions(secretKey: string, apiUrl: string | null): PaymentProvider {
   return {
     async create(request: CheckoutSessionRequest) {
       const stripe = await stripeClient(secretKey, apiUrl);
@@ -69,6 +69,18 @@ export function stripeCheckoutSessions(secretKey: string, apiUrl: string | null)
         // Any other failure (no answer, a bad key) says nothing of the session: the sweep asks again next run.
         if (error instanceof Error && (error as { code?: string }).code === 'resource_missing') return null;
         throw error;
+      }
+    },
+    async refund(request: RefundRequest) {
+      const stripe = await stripeClient(secretKey, apiUrl);
+      try {
+        const refund = await stripe.refunds.create({ payment_intent: request.paymentRef }, { idempotencyKey: request.idempotencyKey });
+        return { id: refund.id, alreadyRefunded: false };
+      } catch (error) {
+        // Refunded already (in Stripe's dashboard, or by an earlier key): the refund the caller wants has happened.
+        if (error instanceof Error && (error as { code?: string }).code === 'charge_already_refunded') return { id: null, alreadyRefunded: true };
+        logger.error('Stripe did not refund a payment', { error: error as Error, paymentIntent: request.paymentRef });
+        throw new PaymentsUnavailable(false, { cause: error });
       }
     },
   };

@@ -4,11 +4,11 @@ import { mediaCacheOf } from '../adapters/media-cache-of';
 import { s3ExportFiles } from '../adapters/s3-export-files';
 import { loadAdminSecrets, loadCommerceSecrets, loadSharedSecrets } from '../adapters/secrets';
 import { SqsJobQueue } from '../adapters/sqs-job-queue';
-import { stripeCheckoutSessions } from '../adapters/stripe-checkout';
 import { droppedReportsTelemetry } from '../adapters/telemetry';
 import type { ApiConfig } from '../config/api-config';
 import type { AdminApp, AppSource } from '../http/app';
 import type { PublicApp } from '../routes/order-webhook';
+import { paymentProvider } from './payments';
 
 /** The SDK clients the API's functions use (the admin area alone reaches S3 and SQS). */
 export type ApiClients = Pick<AwsClients, 'dynamo' | 's3' | 'sqs'>;
@@ -56,17 +56,16 @@ export function appSource(config: ApiConfig, clients: Pick<ApiClients, 'dynamo'>
 export function publicApp(config: ApiConfig, clients: Pick<ApiClients, 'dynamo'>, base: AppSource = appSource(config, clients)): AppSource<PublicApp> {
   const source = config.commerceSecrets;
   const commerceSecrets = async () => (source ? loadCommerceSecrets(source) : null);
-  const checkoutSessions = async () => {
-    const key = (await commerceSecrets())?.stripeSecretKey;
-    return key ? stripeCheckoutSessions(key, config.stripeApiUrl) : null;
-  };
+  const checkoutSessions = paymentProvider(config);
   return async () => ({ ...(await base()), commerceSecrets, checkoutSessions });
 }
+
 
 /**
  * The admin area's App: the staff accounts on the staff table and the admin secrets through the
  * same cache as the shared secret (Secrets Manager in AWS; only this function's role may reach
- * either), the media cache and the jobs queue the configuration names.
+ * either), the media cache and the jobs queue the configuration names, and Stripe (the commerce
+ * secret's key) for the console's refunds.
  */
 export function adminApp(config: ApiConfig, clients: ApiClients, base: AppSource = appSource(config, clients)): AppSource<AdminApp> {
   const source = config.adminSecrets;
@@ -77,8 +76,9 @@ export function adminApp(config: ApiConfig, clients: ApiClients, base: AppSource
   const mediaCache = mediaCacheOf(config.mediaCache);
   const jobQueue = config.jobsQueueUrl ? new SqsJobQueue(clients.sqs, config.jobsQueueUrl) : null;
   const exportFiles = config.exportBucket ? s3ExportFiles(clients.s3, config.exportBucket) : null;
+  const payments = paymentProvider(config);
   return async () => {
     const [app, adminSecrets] = await Promise.all([base(), loadAdminSecrets(source)]);
-    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache, jobQueue, exportFiles };
+    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache, jobQueue, exportFiles, payments };
   };
 }

@@ -5,6 +5,7 @@ import { SqsJobQueue } from '../adapters/sqs-job-queue';
 import { logger } from '../adapters/telemetry';
 import type { JobWorkerConfig } from '../config/job-worker-config';
 import { createJobWorker } from '../triggers/job-worker';
+import { paymentProvider } from './payments';
 
 /** The worker's dependencies as `npm start` hands them to its process: its configuration and where its SDK clients connect. */
 export interface JobWorkerWiring {
@@ -22,5 +23,6 @@ export function compose(config: JobWorkerConfig, clients: Pick<AwsClients, 'dyna
     retryIn: (receiptHandle, seconds) => queue.retryIn(receiptHandle, seconds),
     now: () => new Date(),
     exportFiles: config.exportBucket ? s3ExportFiles(clients.s3, config.exportBucket) : undefined,
+    payments: paymentProvider(config),
   });
 }

@@ -116,6 +116,8 @@ export type ConflictKind =
   | 'too-many-accounts'
   | 'order-without-tickets'
   | 'order-changed'
+  | 'order-sold-by-shop'
+  | 'event-cancelled'
   | 'not-on-sale'
   | 'sold-out'
   | 'job-not-failed';

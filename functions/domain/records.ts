@@ -63,6 +63,10 @@ export interface EventRecord {
   refundedMinor?: number;
   /** The organiser's address for buyers (the ticket email, the viewer page); absent or null: none. */
   contactEmail?: string | null;
+  /** When an organiser cancelled the show (domain/jobs/event-cancellation.ts): off sale for good; absent or null: not cancelled. */
+  cancelledAt?: string | null;
+  /** The organiser's words to the buyers, with `cancelledAt`. */
+  cancelReason?: string | null;
 }
 
 /** What one order's change adds to its event's sales figures. */

@@ -4,6 +4,7 @@ import type { JobQueue } from '../domain/jobs';
 import type { MediaCache } from '../domain/streams';
 import type { AdminStores, Stores } from '../compose/stores';
 import type { DroppedReports } from '../domain/access';
+import type { PaymentProvider } from '../domain/commerce';
 
 /** What every handler works with. */
 export interface App {
@@ -26,6 +27,8 @@ export interface AdminApp extends App {
   jobQueue: JobQueue | null;
   /** Where export jobs' files are (and their download links signed); null where no export bucket is configured. */
   exportFiles: ExportFiles | null;
+  /** Stripe, for refunds from the console and a cancelled show's (the commerce secret's key); null where it has none. */
+  payments(): Promise<PaymentProvider | null>;
 }
 
 /** An area's App, for each request (built by functions/compose/api-app.ts). */

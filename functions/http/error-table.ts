@@ -64,6 +64,8 @@ const CONFLICTS: Record<ConflictKind, string> = {
   'too-many-accounts': `There are ${LIST_LIMITS.accounts} staff accounts already: disable one and give it to someone else`,
   'order-without-tickets': 'This order has no tickets to send (it failed)',
   'order-changed': 'The order changed meanwhile: reload and try again',
+  'order-sold-by-shop': 'This order was sold by the shop: refund it there; its order.refunded webhook revokes the codes',
+  'event-cancelled': 'This event was cancelled already',
   'not-on-sale': 'This event is not on sale',
   // Lower case, as the issue words it: what a buyer's page and a shop's script both read.
   'sold-out': 'sold out',

@@ -51,6 +51,8 @@ export const routeTable: RouteSpec[] = [
   route('GET', '/api/admin/events/{id}', 'admin', 'admin', 'events:read'),
   route('PUT', '/api/admin/events/{id}', 'admin', 'admin', 'events:edit'),
   route('DELETE', '/api/admin/events/{id}', 'admin', 'admin', 'events:edit'),
+  // The show cancelled: off sale at once, then a job refunds its Stripe orders, revokes its codes and tells its buyers.
+  route('POST', '/api/admin/events/{id}/cancel', 'admin', 'admin', 'events:edit'),
   route('PATCH', '/api/admin/events/{id}/activate', 'admin', 'admin', 'events:edit'),
   route('PATCH', '/api/admin/events/{id}/deactivate', 'admin', 'admin', 'events:edit'),
   route('PATCH', '/api/admin/events/{id}/archive', 'admin', 'admin', 'events:edit'),
@@ -87,6 +89,8 @@ export const routeTable: RouteSpec[] = [
   // Orders carry buyers' emails and their codes: box office and above.
   route('GET', '/api/admin/events/{id}/orders', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/orders/{orderId}/resend', 'admin', 'admin', 'codes:manage'),
+  // A Stripe order's refund through Stripe's Refunds API (a shop's is refunded in the shop: 409).
+  route('POST', '/api/admin/orders/{orderId}/refund', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/account/two-factor', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/two-factor/confirm', 'admin', 'admin', 'self'),
   route('POST', '/api/admin/account/password', 'admin', 'admin', 'self'),

@@ -12,7 +12,7 @@ import { issuePreview } from '../domain/access';
 import { endAllSessions, endSession, listSessions } from '../domain/access';
 import { ADMIN_COOKIE, readAdminSession, signOut } from '../domain/staff';
 import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/codes';
-import { startCodeExport, startCodeGeneration, startCodeRevocation } from '../domain/jobs';
+import { cancelEvent, startCodeExport, startCodeGeneration, startCodeRevocation } from '../domain/jobs';
 import { attachment } from '../domain/codes';
 import { deleteEventInBackground, deleteEventNow, deletesInline } from '../domain/jobs';
 import { setEventFlag } from '../domain/codes';
@@ -30,7 +30,7 @@ import type { Actor } from '../domain/audit';
 import { allows } from '../domain/staff';
 import { LIST_LIMITS } from '../domain/config';
 import { adminEventListView, refuseDeletionWithPaidOrders, saleLink } from '../domain/events';
-import { listEventOrders, orderView, resendOrderEmail } from '../domain/commerce';
+import { listEventOrders, orderView, refundOrderFromConsole, resendOrderEmail, type PaymentProvider } from '../domain/commerce';
 import { clearMediaCache } from '../domain/streams';
 import { accountRoutes } from './admin-accounts';
 
@@ -57,6 +57,13 @@ function jobDeps({ app }: ApiRequest<AdminApp>): JobStartDeps {
 async function startedJob(request: ApiRequest<AdminApp>, start: (actor: Actor) => Promise<JobRecord>, answer: Record<string, unknown> = {}) {
   const job = await start(staffActor(request));
   return json(202, { ...answer, job: jobView(job) });
+}
+
+/** Stripe for a refund: 503 where no Stripe key is configured (a shop's order is refused before it is asked for). */
+async function stripeOf({ app }: ApiRequest<AdminApp>): Promise<PaymentProvider> {
+  const payments = await app.payments();
+  if (!payments) throw new HttpError(503, 'Ticket sales are not configured');
+  return payments;
 }
 
 /** The job the route names, with the permission that started it (as the guard refuses a route: 403). */
@@ -117,6 +124,8 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
     const deps = jobDeps(request);
     return startedJob(request, (actor) => deleteEventInBackground(deps, actor, event), { deleted: true });
   },
+  'POST /api/admin/events/{id}/cancel': (request) =>
+    startedJob(request, (actor) => cancelEvent({ ...jobDeps(request), config: request.app.config }, actor, id(request), request.body)),
   'PATCH /api/admin/events/{id}/activate': (request) => transition(request, 'activate'),
   'PATCH /api/admin/events/{id}/deactivate': (request) => transition(request, 'deactivate'),
   'PATCH /api/admin/events/{id}/archive': (request) => transition(request, 'archive'),
@@ -200,6 +209,10 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
 
   // The orders of a deleted event stay listable by its id: a shop may still send orders for it (they fail).
   'GET /api/admin/events/{id}/orders': async (request) => json(200, await listEventOrders(request.app, id(request), request.query)),
+  'POST /api/admin/orders/{orderId}/refund': async (request) => {
+    const order = await refundOrderFromConsole({ ...request.app, payments: () => stripeOf(request) }, staffActor(request), request.params.orderId ?? '');
+    return json(200, { order: orderView(order) });
+  },
   'POST /api/admin/orders/{orderId}/resend': async (request) => {
     return json(200, orderView(await resendOrderEmail(request.app, staffActor(request), request.params.orderId ?? '')));
   },

@@ -10,14 +10,15 @@ import { orderPaid, orderRefunded, type OrderOutcome } from '../domain/commerce'
 import { verifySignature } from '../domain/commerce';
 import { stripeEventOrder } from '../domain/commerce';
 import type { CommerceSecrets } from '../adapters/secrets';
-import type { CheckoutSessions } from '../domain/commerce';
+import { refundIfCancelled, type PaymentProvider } from '../domain/commerce';
 import { verifiedStripeEvent } from '../adapters/stripe-events';
+import { logger } from '../adapters/telemetry';
 
 /** The public area's App: also the commerce secret, which only the public function may read in AWS (null: not configured). */
 export interface PublicApp extends App {
   commerceSecrets(): Promise<CommerceSecrets | null>;
-  /** Stripe Checkout with the commerce secret's API key; null without one. */
-  checkoutSessions(): Promise<CheckoutSessions | null>;
+  /** Stripe Checkout (and its refunds) with the commerce secret's API key; null without one. */
+  checkoutSessions(): Promise<PaymentProvider | null>;
 }
 
 export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
@@ -37,6 +38,11 @@ export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
     const body = parseInput(orderWebhookBody, request.body);
     const shop = requestActor(request, 'shop');
     const outcome = body.type === 'order.paid' ? await orderPaid(request.app, shop, body) : await orderRefunded(request.app, shop, body);
+    if (!outcome) {
+      // No order was made: a mark keeps its payment, should it come later, from issuing anything.
+      logger.warn('refund of an order never paid here: acknowledged, no order made', { orderId: body.orderId, eventId: body.eventId });
+      return json(200, { received: true, order: null });
+    }
     return received(outcome);
   },
   /**
@@ -48,10 +54,14 @@ export const orderWebhookRoutes: Record<string, RouteHandler<PublicApp>> = {
     if (!secret) throw new HttpError(503, 'Stripe webhooks are not configured');
     const event = await verifiedStripeEvent(rawBody(request.event), header(request.event, 'stripe-signature'), secret);
     if (!event) throw new HttpError(400, 'Invalid signature');
-    const outcome = await stripeEventOrder(request.app, clientIp(request.event, request.app.config.originVerifySecret), event);
+    const ip = clientIp(request.event, request.app.config.originVerifySecret);
+    const outcome = await stripeEventOrder(request.app, ip, event);
     if (!outcome) return json(200, { received: true, ignored: true });
     if ('released' in outcome) return json(200, { received: true, released: outcome.released });
-    return received(outcome);
+    // Every delivery of a paid order, not only the one that paid it: a refund that failed is tried again with Stripe's retry.
+    if (outcome.order.status !== 'paid') return received(outcome);
+    const payments = async () => (await request.app.checkoutSessions()) ?? Promise.reject(new HttpError(503, 'Ticket sales are not configured'));
+    return received({ ...outcome, order: await refundIfCancelled({ ...request.app, payments }, { name: 'stripe', clientIp: ip }, outcome.order) });
   },
 };
 

@@ -3,8 +3,9 @@ import { NO_SENDER, type MailTransport } from '../adapters/mail-transport';
 import { tableChange } from '../adapters/table-stream-changes';
 import { logger } from '../adapters/telemetry';
 import type { EventStore } from '../domain/events';
+import type { EventRecord } from '../domain/records';
 import type { OrderRecord, OrderStore } from '../domain/commerce';
-import { EVENT_NOT_FOUND, failedEmail, owesEmail, refundEmail, retryDelayMs, sentEmail, stillOwesEmail, ticketEmail, type EmailContext } from '../domain/commerce';
+import { cancellationEmail, EVENT_NOT_FOUND, failedEmail, owesEmail, refundEmail, retryDelayMs, sentEmail, stillOwesEmail, ticketEmail, type EmailContext } from '../domain/commerce';
 
 export interface MailerDeps {
   orders: OrderStore;
@@ -28,7 +29,7 @@ export interface MailerResult {
 const retryWait = (attempt: number) => new Promise<void>((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
 
 /**
- * Sends the emails orders owe (tickets, refund notices), fed by the table's stream: a write that
+ * Sends the emails orders owe (tickets, refund notices, a cancelled show's notices), fed by the table's stream: a write that
  * leaves an order's email `pending` is a record here. Each record is checked against the order as it
  * is now (the email request and its attempt must be the record's), so a replayed batch, a resend
  * that came meanwhile or a stale record sends nothing. A failed send is recorded on the order (its
@@ -51,7 +52,7 @@ export function createMailerHandler(deps: MailerDeps) {
     if (order.emailKind === 'tickets' && !event) error = EVENT_NOT_FOUND;
     else {
       try {
-        await deps.transport.send(order.emailKind === 'tickets' ? ticketEmail(order, event!, { ...deps.context, now: at }) : refundEmail(order, event));
+        await deps.transport.send(emailOf(order, event, { ...deps.context, now: at }));
       } catch (sendError) {
         error = sendError instanceof Error ? sendError.message : String(sendError);
       }
@@ -81,6 +82,13 @@ export function createMailerHandler(deps: MailerDeps) {
     if (failure) throw (failure as PromiseRejectedResult).reason;
     return result;
   };
+}
+
+/** The email the order owes, by its kind (a tickets email has its event: checked before). */
+function emailOf(order: OrderRecord, event: EventRecord | null, context: EmailContext) {
+  if (order.emailKind === 'tickets') return ticketEmail(order, event!, context);
+  if (order.emailKind === 'cancelled') return cancellationEmail(order, event, context);
+  return refundEmail(order, event);
 }
 
 /** The order a stream record leaves owing an email, or null (the same test as the trigger's filter, MAILER_TRIGGERS). */

@@ -102,7 +102,7 @@ export class StagedoorStack extends Stack {
     });
 
     const exports = new Exports(this, 'Exports', { logsBucket: data.logsBucket });
-    const jobs = new Jobs(this, 'Jobs', { table: data.table, exports });
+    const jobs = new Jobs(this, 'Jobs', { table: data.table, exports, commerceSecret: data.commerceSecret });
 
     const api = new Api(this, 'Api', {
       httpApi: gateway.httpApi,

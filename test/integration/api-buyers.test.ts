@@ -108,7 +108,7 @@ describe('Buyers: codes by label or email, and their tickets sent again', () => 
     expect(stranger.body).toEqual(buyer.body);
     await expect.poll(() => mailsTo('Ada@Example.com').length, { timeout: 15_000 }).toBe(2);
     const [, again] = mailsTo('Ada@Example.com');
-    for (const code of ticketCodes) expect(again!.parsed.text).toContain(`https://tickets.example.com/?code=${code}`);
+    for (const code of ticketCodes) expect(again!.parsed.text).toContain(`https://tickets.example.com/?event=${eventId}&code=${code}`);
     expect(again!.parsed.text).toContain('Paid €50.00, order shop-ada');
     expect(again!.parsed.text).toContain('boxoffice@theatre.example');
     // A little later, to be sure nothing else went out.

@@ -52,7 +52,7 @@ describe('Checkout: events on sale, capacity held by a conditional counter, sess
     const id = await createEvent('On sale', sale({ currency: 'USD', capacity: 100 }));
     expect((await api.admin('GET', `/api/admin/events/${id}`)).body).toMatchObject({ sale: sale({ currency: 'usd', capacity: 100 }), ticketsTaken: 0 });
     const shown = await call('GET', `${api.url}/api/events/${id}/sale`);
-    expect(shown.body).toEqual({ eventId: id, title: 'On sale', sale: { open: true, priceMinor: 1500, currency: 'usd', maxPerOrder: 4, soldOut: false }, contactEmail: null });
+    expect(shown.body).toEqual({ eventId: id, title: 'On sale', sale: { open: true, priceMinor: 1500, currency: 'usd', maxPerOrder: 4, soldOut: false }, contactEmail: null, cancelled: null });
     expect(shown.headers['cache-control']).toBe('public, max-age=0, s-maxage=5');
     const closed = await api.admin('PUT', `/api/admin/events/${id}`, { sale: sale({ open: false, capacity: 100 }) });
     expect(closed.body.sale.open).toBe(false);
@@ -60,7 +60,7 @@ describe('Checkout: events on sale, capacity held by a conditional counter, sess
     const audit = await api.admin('GET', `/api/admin/events/${id}/audit`);
     expect(JSON.stringify(audit.body.entries)).toContain('"sale"');
     const plain = await createEvent('Not sold here', undefined);
-    expect((await call('GET', `${api.url}/api/events/${plain}/sale`)).body).toEqual({ eventId: plain, title: 'Not sold here', sale: null, contactEmail: null });
+    expect((await call('GET', `${api.url}/api/events/${plain}/sale`)).body).toEqual({ eventId: plain, title: 'Not sold here', sale: null, contactEmail: null, cancelled: null });
     const missing = await call('GET', `${api.url}/api/events/nosuchevent/sale`);
     expect(missing).toMatchObject({ status: 404, body: { error: 'Event not found' } });
     expect(missing.headers['cache-control']).toBe('no-store');
@@ -119,6 +119,8 @@ describe('Checkout: events on sale, capacity held by a conditional counter, sess
       body: new URLSearchParams({ payment_intent: stripe.sessions().find((s) => s.id === session.id)!.payment_intent! }),
     });
     expect(refund.status).toBe(200);
+    // As Stripe, the stand-in answers first and sends charge.refunded after.
+    await expect.poll(() => stripe.delivered().includes('charge.refunded'), { timeout: 10_000 }).toBe(true);
     expect((await call('GET', `${api.url}/api/checkout/${session.id}`)).body).toMatchObject({ status: 'refunded', codes: [] });
     expect(await taken(eventId)).toBe(0);
   });

@@ -289,7 +289,9 @@ describe('functions', () => {
     }
     // What a handler does not read, it does not get: no other function is told where the admin secret is.
     expect(env('public').COMMERCE_SECRETS_ARN).toEqual({ Ref: commerceSecretId() });
-    for (const area of ['admin', 'internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'mailer'] as const) {
+    // The admin function's refunds go through Stripe.
+    expect(env('admin').COMMERCE_SECRETS_ARN).toEqual({ Ref: commerceSecretId() });
+    for (const area of ['internal', 'rtmp-callback', 'edge-sync', 'recording-sweep', 'mailer'] as const) {
       expect(Object.keys(env(area)), area).not.toContain('COMMERCE_SECRETS_ARN');
     }
     expect(env('mailer')).toEqual({
@@ -406,7 +408,7 @@ describe('least privilege', () => {
         expect.objectContaining({
           Effect: 'Allow',
           Action: 'secretsmanager:GetSecretValue',
-          Resource: area === 'admin' ? [secret(), { Ref: adminSecretId() }] : area === 'public' ? [secret(), { Ref: commerceSecretId() }] : secret(),
+          Resource: area === 'admin' ? [secret(), { Ref: adminSecretId() }, { Ref: commerceSecretId() }] : area === 'public' ? [secret(), { Ref: commerceSecretId() }] : secret(),
         }),
       ]);
     }
@@ -486,9 +488,9 @@ describe('least privilege', () => {
     expect(idsOf(s.json, 'AWS::SecretsManager::ResourcePolicy')).toEqual([]);
   });
 
-  it('lets only the public function and the checkout sweep read the commerce secret (the order webhook\'s, Stripe\'s key)', () => {
+  it('lets only the public function, the checkout sweep, the admin function and the job worker read the commerce secret (the order webhook\'s, Stripe\'s key: refunds)', () => {
     const readers = rolesGranted(commerceSecretId()).filter((grant) => grant.actions.includes('secretsmanager:GetSecretValue'));
-    expect(new Set(readers.map((grant) => grant.role))).toEqual(new Set([roleOf(functionOf('public')), roleOf(functionOf('checkout-sweep'))]));
+    expect(new Set(readers.map((grant) => grant.role))).toEqual(new Set([roleOf(functionOf('public')), roleOf(functionOf('checkout-sweep')), roleOf(functionOf('admin')), roleOf(functionOf('job-worker'))]));
     expect(new Set(rolesGranted(commerceSecretId()).flatMap((grant) => grant.actions))).toEqual(new Set(['secretsmanager:GetSecretValue']));
   });
 
@@ -1145,10 +1147,12 @@ describe('background jobs', () => {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       Timeout: JOB_WORKER.timeoutSeconds,
-      Environment: { Variables: { TABLE_NAME: { Ref: tableId() }, JOBS_QUEUE_URL: { Ref: jobsQueue() }, EXPORT_BUCKET: { Ref: exportsBucketId() } } },
+      Environment: {
+        Variables: { TABLE_NAME: { Ref: tableId() }, JOBS_QUEUE_URL: { Ref: jobsQueue() }, EXPORT_BUCKET: { Ref: exportsBucketId() }, COMMERCE_SECRETS_ARN: { Ref: commerceSecretId() } },
+      },
     });
-    // It holds no secret and reads none.
-    expect(Object.keys(resource(worker()).Properties.Environment.Variables).sort()).toEqual(['EXPORT_BUCKET', 'JOBS_QUEUE_URL', 'LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    // It holds no secret; it reads the commerce secret's Stripe key (a cancelled show's refunds).
+    expect(Object.keys(resource(worker()).Properties.Environment.Variables).sort()).toEqual(['COMMERCE_SECRETS_ARN', 'EXPORT_BUCKET', 'JOBS_QUEUE_URL', 'LOG_LEVEL', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
     s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: worker() },
       EventSourceArn: arnOf(jobsQueue()),
@@ -1179,7 +1183,7 @@ describe('background jobs', () => {
       {
         Effect: 'Allow',
         Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-        Resource: [table, { 'Fn::Join': ['', [table, '/index/codesByEvent']] }, { 'Fn::Join': ['', [table, '/index/byLabel']] }, { 'Fn::Join': ['', [table, '/index/byTokenId']] }],
+        Resource: [table, ...['codesByEvent', 'byLabel', 'byTokenId', 'byEvent'].map((index) => ({ 'Fn::Join': ['', [table, `/index/${index}`]] }))],
       },
     ]);
     const sqsStatements = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('sqs:')));
@@ -1187,7 +1191,8 @@ describe('background jobs', () => {
     expect(sqsStatements.flatMap(actionsOf).sort()).toEqual(
       ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'].sort(),
     );
-    expect(statements.filter((st) => actionsOf(st).some((a) => /^(secretsmanager|cloudfront):/.test(a)))).toEqual([]);
+    expect(statements.filter((st) => actionsOf(st).some((a) => /^cloudfront:/.test(a)))).toEqual([]);
+    expect(statements.filter((st) => actionsOf(st).some((a) => /^secretsmanager:/.test(a)))).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: commerceSecretId() } }]);
     expect(statements.filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')))).toEqual([exportFileStatement()]);
     const senders = [...AREAS, 'edge-sync' as const].filter((area) => statementsOf(roleOf(functionOf(area))).some((st) => actionsOf(st).some((a) => a.startsWith('sqs:'))));
     expect(senders).toEqual(['admin']);

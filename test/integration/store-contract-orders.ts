@@ -119,6 +119,17 @@ export function describeOrderStoreContract(name: string, open: StoreFactory) {
       expect(await stores.orders.orderOfPayment(ref)).toBe('order-a');
     });
 
+    it('marks a refund that came before its order was paid, apart from the orders: no order, in no listing', async () => {
+      const eventId = randomId();
+      const id = randomId(22);
+      expect(await stores.orders.refundedBeforePaid(id)).toBe(false);
+      await Promise.all([0, 1].map(() => stores.orders.markRefundedBeforePaid(id, at(0))));
+      expect(await stores.orders.refundedBeforePaid(id)).toBe(true);
+      expect(await stores.orders.refundedBeforePaid(randomId(22))).toBe(false);
+      expect(await stores.orders.getOrder(id)).toBeNull();
+      expect((await stores.orders.listEventOrders({ eventId, cursor: null, limit: 10 })).orders).toEqual([]);
+    });
+
     it('moves a checkout once from the status asked (or from none), whatever the parallel moves', async () => {
       const checkout = { sessionId: `cs_test_${randomId(20)}`, eventId: randomId(), email: 'buyer@example.com', quantity: 3, createdAt: at(0) };
       expect(await stores.orders.getCheckout(checkout.sessionId)).toBeNull();

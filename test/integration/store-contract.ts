@@ -142,6 +142,24 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       await expect(stores.events.countSale(event.id, 'order-3', [{ from: 'none', deltas: paid }], 'paid')).resolves.toBeUndefined();
     });
 
+    it('cancels an event once, in one write with its sale closed', async () => {
+      const event = { ...sampleEvent(), sale: { open: true, priceMinor: 1000, currency: 'eur', capacity: 5, maxPerOrder: 2 } };
+      await stores.events.createEvent(event);
+      const closedSale = { ...event.sale, open: false };
+      const cancels = await Promise.all(['first', 'second'].map((reason) => stores.events.cancelEvent(event.id, { at: '2030-01-01T12:00:00.000Z', reason, closedSale })));
+      expect(cancels.filter(Boolean)).toHaveLength(1);
+      const cancelled = (await stores.events.getEvent(event.id))!;
+      expect(cancelled).toMatchObject({ cancelledAt: '2030-01-01T12:00:00.000Z', sale: closedSale });
+      expect(['first', 'second']).toContain(cancelled.cancelReason);
+      const plain = sampleEvent();
+      await stores.events.createEvent(plain);
+      expect(await stores.events.cancelEvent(plain.id, { at: '2030-01-01T12:00:00.000Z', reason: 'r', closedSale: null })).toBe(true);
+      expect((await stores.events.getEvent(plain.id))!.sale ?? null).toBeNull();
+      await expect(stores.events.cancelEvent('missing', { at: '2030-01-01T12:00:00.000Z', reason: 'r', closedSale: null })).rejects.toBeInstanceOf(NotFound);
+      await stores.events.deleteEvent(plain.id, iso());
+      await expect(stores.events.cancelEvent(plain.id, { at: '2030-01-01T12:00:00.000Z', reason: 'r', closedSale: null })).rejects.toBeInstanceOf(NotFound);
+    });
+
     it('keeps an event\'s denyUntil at its latest value, and reports it with the event\'s access state', async () => {
       const event = sampleEvent();
       await stores.events.createEvent(event);

@@ -1,5 +1,5 @@
 import { PaymentsUnavailable } from '../../functions/domain/errors';
-import type { CheckoutSessionRequest, CheckoutSessions, ProviderSession } from '../../functions/domain/commerce';
+import type { CheckoutSessionRequest, PaymentProvider, ProviderSession } from '../../functions/domain/commerce';
 
 /**
  * Stripe as the sweep sees it: sessions made by `create`, in whatever state the test puts them; idempotent
@@ -11,7 +11,7 @@ export function fakeCheckoutSessions(now: () => Date) {
   const byKey = new Map<string, string>();
   let failing = false;
   let lost: 'made' | 'not made' | null = null;
-  const api: CheckoutSessions = {
+  const api: PaymentProvider = {
     async create(request: CheckoutSessionRequest) {
       const made = byKey.get(request.idempotencyKey);
       if (made) return { id: made, url: `https://checkout.stripe.com/c/pay/${made}` };
@@ -39,6 +39,9 @@ export function fakeCheckoutSessions(now: () => Date) {
     async retrieve(id) {
       if (failing) throw new Error('connect ETIMEDOUT');
       return sessions.get(id) ?? null;
+    },
+    async refund(request) {
+      return { id: `re_${request.idempotencyKey}`, alreadyRefunded: false };
     },
   };
   return { api, sessions, fail: (value: boolean) => (failing = value), lose: (how: 'made' | 'not made') => (lost = how) };

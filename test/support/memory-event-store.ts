@@ -1,6 +1,6 @@
 import { AlreadyExists, LeaseHeld, NotFound } from '../../functions/domain/errors';
 import type { EventChanges, EventStore, SaleMark, SaleMove, StreamLease } from '../../functions/domain/events';
-import type { EventAccessState, EventRecord, PublishRefusal } from '../../functions/domain/records';
+import type { EventAccessState, EventRecord, EventSale, PublishRefusal } from '../../functions/domain/records';
 import { changedSince, copy } from './memory-records';
 
 interface StoredEvent {
@@ -97,6 +97,13 @@ export class MemoryEventStore implements EventStore {
     const stored = this.liveEvent(id);
     Object.assign(stored, { deleted: true, feedAt: now });
     Object.assign(stored.record, { isActive: false, activeChangedAt: now });
+  }
+
+  async cancelEvent(id: string, cancel: { at: string; reason: string; closedSale: EventSale | null }): Promise<boolean> {
+    const { record } = this.liveEvent(id);
+    if (record.cancelledAt) return false;
+    Object.assign(record, { cancelledAt: cancel.at, cancelReason: cancel.reason, updatedAt: cancel.at }, cancel.closedSale ? { sale: copy(cancel.closedSale) } : {});
+    return true;
   }
 
   async extendEventDenyUntil(id: string, until: string): Promise<void> {

@@ -8,6 +8,7 @@ const listingOrder = (order: OrderRecord) => `${order.createdAt}#${order.id}`;
 export class MemoryOrderStore implements OrderStore {
   private readonly orders = new Map<string, OrderRecord>();
   private readonly payments = new Map<string, string>();
+  private readonly earlyRefunds = new Set<string>();
   private readonly checkouts = new Map<string, CheckoutRecord>();
   /** The sweep's listing, as DynamoDB's index has it: checkout → the time it is listed under. */
   private readonly listed = new Map<string, string>();
@@ -61,6 +62,14 @@ export class MemoryOrderStore implements OrderStore {
 
   async orderOfPayment(paymentRef: string): Promise<string | null> {
     return this.payments.get(paymentRef) ?? null;
+  }
+
+  async markRefundedBeforePaid(id: string): Promise<void> {
+    this.earlyRefunds.add(id);
+  }
+
+  async refundedBeforePaid(id: string): Promise<boolean> {
+    return this.earlyRefunds.has(id);
   }
 
   async createCheckout(checkout: CheckoutRecord): Promise<void> {

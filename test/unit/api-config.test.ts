@@ -72,7 +72,7 @@ describe('edge-sync\'s configuration', () => {
 });
 
 describe('the job worker\'s configuration', () => {
-  it('names every variable that is missing or malformed, and holds no secret', () => {
+  it('names every variable that is missing or malformed, and holds no secret but where the commerce secret is', () => {
     expect(() => readJobWorkerConfig({})).toThrow('configuration: TABLE_NAME is required; JOBS_QUEUE_URL is required');
     expect(() => readJobWorkerConfig({ TABLE_NAME: 't', JOBS_QUEUE_URL: 'https://sqs/q', LOG_LEVEL: 'loud' })).toThrow('LOG_LEVEL must be one of');
     expect(readJobWorkerConfig({ TABLE_NAME: 't', JOBS_QUEUE_URL: 'https://sqs/q', LOG_LEVEL: 'info', SECRETS_ARN: 'arn:s' })).toEqual({
@@ -80,7 +80,10 @@ describe('the job worker\'s configuration', () => {
       jobsQueueUrl: 'https://sqs/q',
       exportBucket: null,
       logLevel: 'INFO',
+      commerceSecrets: null,
+      stripeApiUrl: null,
     });
+    expect(readJobWorkerConfig({ TABLE_NAME: 't', JOBS_QUEUE_URL: 'https://sqs/q', COMMERCE_SECRETS_ARN: 'arn:commerce' })).toMatchObject({ commerceSecrets: { arn: 'arn:commerce' } });
     expect(readJobWorkerConfig({ TABLE_NAME: 't', JOBS_QUEUE_URL: 'https://sqs/q', EXPORT_BUCKET: 'exports' })).toMatchObject({ exportBucket: 'exports' });
   });
 

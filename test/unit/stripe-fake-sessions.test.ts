@@ -66,12 +66,19 @@ describe('the Stripe fake\'s sessions', () => {
     expect(sessions.due(made.expires_at)).toEqual([]);
   });
 
-  it('a refund of a paid session\'s payment is in full, with charge.refunded; an unknown one is Stripe\'s 404', async () => {
+  it('a refund of a paid session\'s payment is in full, then charge.refunded; once per idempotency key; an unknown one is Stripe\'s 404', async () => {
     const { sessions, events } = book();
     const paid = await sessions.pay(sessions.create(form(), undefined).id);
-    await expect(sessions.refund(paid.payment_intent)).resolves.toMatchObject({ object: 'refund', status: 'succeeded', amount: 3750 });
-    expect(events.at(-1)).toMatchObject({ type: 'charge.refunded', object: { refunded: true, amount_refunded: 3750, payment_intent: paid.payment_intent } });
-    await expect(sessions.refund('pi_unknown')).rejects.toMatchObject({ status: 404, message: "No such payment_intent: 'pi_unknown'" });
+    const first = sessions.refund({ payment_intent: paid.payment_intent }, 'refund-1');
+    expect(first.refund).toMatchObject({ object: 'refund', status: 'succeeded', amount: 3750, currency: 'eur', payment_intent: paid.payment_intent, charge: expect.stringMatching(/^ch_test_/) });
+    expect(events.at(-1)?.type).toBe('checkout.session.completed');
+    await first.sendEvent!();
+    expect(events.at(-1)).toMatchObject({ type: 'charge.refunded', object: { object: 'charge', refunded: true, amount_refunded: 3750, payment_intent: paid.payment_intent } });
+    const again = sessions.refund({ payment_intent: paid.payment_intent }, 'refund-1');
+    expect(again).toEqual({ refund: first.refund, sendEvent: null });
+    expect(() => sessions.refund({ payment_intent: paid.payment_intent }, 'refund-other')).toThrow(expect.objectContaining({ status: 400, code: 'charge_already_refunded' }));
+    expect(sessions.refunds()).toEqual([first.refund]);
+    expect(() => sessions.refund({ payment_intent: 'pi_unknown' }, undefined)).toThrow(expect.objectContaining({ status: 404, message: "No such payment_intent: 'pi_unknown'" }));
     expect(() => sessions.get('cs_unknown')).toThrow(expect.objectContaining({ status: 404, code: 'resource_missing' }));
   });
 });

@@ -22,6 +22,7 @@ export const AUDIT_ACTIONS = [
   'event.archive',
   'event.unarchive',
   'event.delete',
+  'event.cancel',
   'codes.generate',
   'code.revoke',
   'code.unrevoke',
@@ -44,6 +45,7 @@ export const AUDIT_ACTIONS = [
   'order.refunded',
   'order.failed',
   'order.resend',
+  'order.refund-requested',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

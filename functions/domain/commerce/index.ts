@@ -13,3 +13,6 @@ export * from './webhook-signature';
 export * from './checkout-sessions';
 export * from './ticket-mail';
 export * from './sales-count';
+export * from './order-refund';
+export * from './order-cancellation';
+export * from './cancellation-email';

@@ -2,7 +2,8 @@ import type { CheckoutSessionRequest } from './checkout-sessions';
 /** Where an order came from: `shop` for the signed order webhook of any shop, `stripe` for Stripe's. */
 export type OrderSource = 'shop' | 'stripe';
 export type OrderStatus = 'issuing' | 'paid' | 'refunded' | 'failed';
-export type EmailKind = 'tickets' | 'refund';
+/** `cancelled`: the show was cancelled (cancellation-email.ts), whatever became of the order's money. */
+export type EmailKind = 'tickets' | 'refund' | 'cancelled';
 export type EmailStatus = 'pending' | 'sent' | 'failed';
 /** The count of its event's sales figures an order waits for (sales-count.ts): `paid` (its sale), `refunded` (its refund, its sale counted already). */
 export type SalesStep = 'paid' | 'refunded';
@@ -114,6 +115,13 @@ export interface OrderStore {
   linkPayment(paymentRef: string, orderId: string): Promise<void>;
   /** The order a payment paid (`id`), or null when no paid event named it yet. */
   orderOfPayment(paymentRef: string): Promise<string | null>;
+  /**
+   * Marks that a refund came for order `id` before any payment of it (a separate item, in no listing: no
+   * order is made), so that the payment, arriving later, issues nothing. Idempotent.
+   */
+  markRefundedBeforePaid(id: string, now: string): Promise<void>;
+  /** Whether a refund of order `id` came before any payment of it. */
+  refundedBeforePaid(id: string): Promise<boolean>;
   /** Records a checkout unless its session has a record already (a webhook came first: that one stands). */
   createCheckout(checkout: CheckoutRecord): Promise<void>;
   getCheckout(sessionId: string): Promise<CheckoutRecord | null>;

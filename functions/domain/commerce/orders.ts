@@ -6,7 +6,7 @@ import { changeRevoked } from '../codes';
 import { AlreadyExists, Conflict, Contended, NotFound } from '../errors';
 import { parseInput } from '../inputs';
 import { orderListQuery, type OrderWebhookBody } from './order-input';
-import type { OrderRecord, OrderSource } from './order-store';
+import type { EmailKind, OrderRecord, OrderSource } from './order-store';
 import { randomId } from '../random';
 import type { EventRecord } from '../records';
 import type { EventStore } from '../events';
@@ -54,7 +54,8 @@ function newOrder(id: string, source: OrderSource, body: OrderWebhookBody, now: 
   };
 }
 
-const emailOwed = (kind: 'tickets' | 'refund') => ({ emailKind: kind, emailStatus: 'pending', emailRequest: randomId(12), emailAttempts: 0, emailError: null }) as const;
+/** What owing the buyer an email of `kind` writes on the order (a new request: the mailer sends it once). */
+export const emailOwed = (kind: EmailKind) => ({ emailKind: kind, emailStatus: 'pending', emailRequest: randomId(12), emailAttempts: 0, emailError: null }) as const;
 
 /** Who reports an order: the shop's webhook or Stripe (`name` is the order's source), from the address it called from. */
 export interface OrderActor extends Actor {
@@ -64,7 +65,7 @@ export interface OrderActor extends Actor {
 const AUDIT_OF = { paid: 'order.paid', refunded: 'order.refunded', failed: 'order.failed' } as const;
 
 /** An order's change in the audit log, by whoever reported it; a replay changed nothing and records nothing. */
-async function recordOutcome(deps: AuditDeps, actor: OrderActor, outcome: OrderOutcome): Promise<OrderOutcome> {
+async function recordOutcome(deps: AuditDeps, actor: Actor, outcome: OrderOutcome): Promise<OrderOutcome> {
   const { order, changed } = outcome;
   if (!changed) return outcome;
   await recordAudit(deps, actor, {
@@ -97,7 +98,15 @@ async function payOrder(deps: { stores: { codes: CodeStore; events: EventStore; 
   );
   if (order.status === 'failed') return { order, changed: created ? 'failed' : null };
   if (order.status !== 'issuing') return { order: await settleSalesStep(deps, order), changed: null };
+  // Looked for after the record (a refund marks before it looks for the order): one of the two sees the other.
+  if (await deps.stores.orders.refundedBeforePaid(id)) return refundedUnissued(deps, order);
   return finishIssuing(deps, order);
+}
+
+/** A payment whose refund came first: its order is recorded refunded, and none of its codes issued. */
+async function refundedUnissued(deps: { stores: { orders: OrderStore }; now(): Date }, order: OrderRecord): Promise<OrderOutcome> {
+  const refunded = await deps.stores.orders.updateOrder(order.id, { from: ['issuing'] }, { status: 'refunded', failure: 'refunded before it was paid' }, deps.now().toISOString());
+  return refunded ? { order: refunded, changed: 'refunded' } : { order: (await deps.stores.orders.getOrder(order.id))!, changed: null };
 }
 
 /** Issues the order's planned codes (each at most once: its id is fixed by the order line), then marks the order paid. */
@@ -139,20 +148,33 @@ async function issueLine(deps: { stores: { codes: CodeStore; orders: OrderStore 
   }
 }
 
+type RefundDeps = { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: Pick<AppConfig, 'sessionTimeoutSeconds'> } & AuditDeps;
+
 /**
  * An order was refunded, as `actor` reports (in the audit log): its codes revoked through the revoke rule (counted, and denied at the
- * edge), then the order marked refunded and the buyer told. A refund of an order never seen is
- * recorded refunded, so that its payment arriving late issues nothing.
+ * edge), then the order marked refunded and the buyer told. A refund of an order never seen makes no order: it
+ * leaves a mark (`markRefundedBeforePaid`) so that its payment arriving late issues nothing, and answers null.
  */
-export async function orderRefunded(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig } & AuditDeps, actor: OrderActor, body: OrderWebhookBody): Promise<OrderOutcome> {
-  return recordOutcome(deps, actor, await refundOrder(deps, actor.name, body));
+export async function orderRefunded(deps: RefundDeps, actor: OrderActor, body: OrderWebhookBody): Promise<OrderOutcome | null> {
+  const outcome = await refundOrder(deps, actor.name, body, 'refund');
+  return outcome && recordOutcome(deps, actor, outcome);
 }
 
-async function refundOrder(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig; now(): Date }, source: OrderSource, body: OrderWebhookBody): Promise<OrderOutcome> {
+/** Refunds an order that exists (the console's refund, a cancelled show's), by `actor`; the buyer is owed `emailKind`. */
+export async function refundKnownOrder(deps: RefundDeps, actor: Actor, order: OrderRecord, emailKind: 'refund' | 'cancelled'): Promise<OrderOutcome> {
+  const body: OrderWebhookBody = { type: 'order.refunded', orderId: order.orderId, eventId: order.eventId, email: order.email, quantity: order.quantity };
+  return recordOutcome(deps, actor, (await refundOrder(deps, order.source, body, emailKind))!);
+}
+
+async function refundOrder(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: Pick<AppConfig, 'sessionTimeoutSeconds'>; now(): Date }, source: OrderSource, body: OrderWebhookBody, emailKind: 'refund' | 'cancelled'): Promise<OrderOutcome | null> {
   const id = orderKeyId(source, body.orderId);
-  const now = deps.now().toISOString();
-  const { created, order } = await deps.stores.orders.createOrder(newOrder(id, source, body, now, { status: 'refunded' }));
-  if (created) return { order, changed: 'refunded' };
+  let order = await deps.stores.orders.getOrder(id);
+  if (!order) {
+    await deps.stores.orders.markRefundedBeforePaid(id, deps.now().toISOString());
+    // A payment recorded meanwhile looks for the mark after its record: if it missed it, it is found here.
+    order = await deps.stores.orders.getOrder(id);
+    if (!order) return null;
+  }
   let current = order;
   // Codes being issued are issued first, so that none escapes the revocation.
   if (current.status === 'issuing') current = (await finishIssuing(deps, current)).order;
@@ -168,7 +190,7 @@ async function refundOrder(deps: { stores: { codes: CodeStore; counters: Counter
     }
   }
   if (current.status === 'refunded') return { order: await settleSalesStep(deps, current), changed: null };
-  const withEmail = current.status === 'paid' ? emailOwed('refund') : {};
+  const withEmail = current.status === 'paid' ? emailOwed(emailKind) : {};
   const sale = await refundSalesStep(deps, current);
   const refunded = await deps.stores.orders.updateOrder(current.id, sale.expect, { status: 'refunded', ...withEmail, ...sale.changes }, at.toISOString());
   if (refunded) {
@@ -190,9 +212,11 @@ export function orderView(order: OrderRecord) {
     amount: order.amountMinor === null ? null : { minor: order.amountMinor, currency: order.currency },
     // `issuing` lasts a moment (or until the shop's retry finishes it): the console shows it as paid.
     status: order.status === 'issuing' ? 'paid' : order.status,
+    /** Refundable from the console (`POST /api/admin/orders/:orderId/refund`): a paid Stripe order. A shop's is refunded in the shop. */
+    refundable: order.source === 'stripe' && (order.status === 'paid' || order.status === 'issuing'),
     failure: order.failure,
     codes: order.status === 'issuing' ? [] : order.codes,
-    /** The last email owed to the buyer: `tickets` or `refund`, and whether it went out (`pending`, `sent`, `failed`). */
+    /** The last email owed to the buyer: `tickets`, `refund` or `cancelled`, and whether it went out (`pending`, `sent`, `failed`). */
     emailKind: order.emailKind,
     emailStatus: order.emailStatus,
     emailError: order.emailError,
@@ -217,7 +241,8 @@ export async function resendOrderEmail(deps: { stores: { orders: OrderStore } } 
   const updated = await deps.stores.orders.updateOrder(
     id,
     { from: [order.status] },
-    emailOwed(order.status === 'paid' ? 'tickets' : 'refund'),
+    // A cancelled show's buyers get its notice again, never tickets that no longer play.
+    emailOwed(order.emailKind === 'cancelled' ? 'cancelled' : order.status === 'paid' ? 'tickets' : 'refund'),
     deps.now().toISOString(),
   );
   // Its status changed in between (a refund arrived): the caller may try again on the new state.

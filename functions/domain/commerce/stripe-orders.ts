@@ -1,13 +1,13 @@
 import { Contended } from '../errors';
 import { parseInput } from '../inputs';
 import { orderWebhookBody } from './order-input';
-import { orderKeyId, orderPaid, orderRefunded, type OrderOutcome } from './orders';
-import type { AuditDeps } from '../audit';
+import { orderKeyId, orderPaid, refundKnownOrder, type OrderOutcome } from './orders';
+import type { Actor, AuditDeps } from '../audit';
 import { keepCheckout, releaseCheckout } from './checkout';
 import type { EventStore } from '../events';
 import type { CodeStore } from '../codes';
 import type { CounterStore } from '../counter-store';
-import type { OrderStore } from './order-store';
+import type { OrderRecord, OrderStore } from './order-store';
 import type { AppConfig } from '../config';
 
 /**
@@ -22,7 +22,7 @@ export interface StripeEvent {
   data: { object: unknown };
 }
 
-export type StripeOrderDeps = { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: AppConfig } & AuditDeps;
+export type StripeOrderDeps = { stores: { codes: CodeStore; counters: CounterStore; events: EventStore; orders: OrderStore }; config: Pick<AppConfig, 'sessionTimeoutSeconds'> } & AuditDeps;
 
 /** The fields of a Checkout Session this uses (Stripe's API reference, "The Checkout Session object"). */
 interface CheckoutSession {
@@ -53,7 +53,7 @@ interface Charge {
   payment_intent: string | { id: string } | null;
 }
 
-const paymentRef = (intent: string | { id: string } | null) => (typeof intent === 'string' ? intent : (intent?.id ?? null));
+export const paymentRef = (intent: string | { id: string } | null) => (typeof intent === 'string' ? intent : (intent?.id ?? null));
 
 /**
  * A Stripe event as an order: a paid Checkout Session (`checkout.session.completed` paid at once, or
@@ -101,14 +101,25 @@ export async function stripeEventOrder(deps: StripeOrderDeps, clientIp: string, 
       if (!charge.refunded || !ref) return null;
       const id = await deps.stores.orders.orderOfPayment(ref);
       const order = id ? await deps.stores.orders.getOrder(id) : null;
-      // Not a Stagedoor sale, or its paid event not here yet: a 503, and Stripe delivers it again later.
+      // Not a Stagedoor sale, or its paid event not here yet: a 503, and Stripe delivers it again later (for 3 days),
+      // by when the order is there to be refunded in full, its seats back on sale. No mark is left: a sale of another product
+      // of the account would leave one for ever, and the session's own refund needs its order.
       if (!order) throw new Contended(`no order for payment ${ref} yet`);
-      const outcome = await orderRefunded(deps, { name: 'stripe', clientIp }, { type: 'order.refunded', orderId: order.orderId, eventId: order.eventId, email: order.email, quantity: order.quantity });
-      const checkout = await deps.stores.orders.getCheckout(order.orderId);
-      if (checkout) await releaseCheckout(deps, checkout, 'paid');
-      return outcome;
+      return refundStripeOrder(deps, { name: 'stripe', clientIp }, order, 'refund');
     }
     default:
       return null;
   }
+}
+
+/**
+ * A Stripe order refunded (Stripe's `charge.refunded`, or the console's refund once Stripe took it): the order's
+ * refund (codes revoked, the buyer owed `emailKind`), then its checkout's seats back on sale. Each once, however
+ * often and however concurrently it runs.
+ */
+export async function refundStripeOrder(deps: StripeOrderDeps, actor: Actor, order: OrderRecord, emailKind: 'refund' | 'cancelled'): Promise<OrderOutcome> {
+  const outcome = await refundKnownOrder(deps, actor, order, emailKind);
+  const checkout = await deps.stores.orders.getCheckout(order.orderId);
+  if (checkout) await releaseCheckout(deps, checkout, 'paid');
+  return outcome;
 }

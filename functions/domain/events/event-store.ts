@@ -1,4 +1,4 @@
-import type { EventRecord, PublishRefusal, SalesDeltas } from '../records';
+import type { EventRecord, EventSale, PublishRefusal, SalesDeltas } from '../records';
 
 /** A publish lease as the table holds it: fresh while an ingest renews it, run out when that ingest died. */
 export interface StreamLease {
@@ -63,6 +63,11 @@ export interface EventStore {
    * the access feed, which must tell the edge. Its codes are the codes port's. Throws NotFound.
    */
   deleteEvent(id: string, now: string): Promise<void>;
+  /**
+   * Cancels the show in one conditional write: `cancelledAt` and `cancelReason` set, and its sale (the caller's
+   * read, null: none) written back closed. False when it was cancelled already; throws NotFound.
+   */
+  cancelEvent(id: string, cancel: { at: string; reason: string; closedSale: EventSale | null }): Promise<boolean>;
   /** Raises the event's `denyUntil` to `until` unless it is that late already (never lowers it). Throws NotFound. */
   extendEventDenyUntil(id: string, until: string): Promise<void>;
   /**

@@ -1,6 +1,6 @@
 import { eventStatus } from '../event-status';
 import type { EventRecord } from '../records';
-import { saleView } from './sale';
+import { cancellationView, saleView } from './sale';
 
 /** The admin view of an event (spec "Event (admin view)"). */
 export function adminEventView(event: EventRecord) {
@@ -22,6 +22,8 @@ export function adminEventView(event: EventRecord) {
     /** Tickets taken from the sale: held by open checkouts and sold. */
     ticketsTaken: event.ticketsTaken ?? 0,
     contactEmail: event.contactEmail ?? null,
+    /** The show's cancellation (`POST /api/admin/events/:id/cancel`): `{ reason, at }`, or null. */
+    cancelled: cancellationView(event),
   };
 }
 
@@ -37,7 +39,7 @@ export function eventStatusView(event: EventRecord, now: Date) {
 
 /** `GET /api/events/:id/sale`: what a buyer's page shows before any code exists. */
 export function eventSaleView(event: EventRecord, now: Date) {
-  return { eventId: event.id, title: event.title, sale: saleView(event, now), contactEmail: event.contactEmail ?? null };
+  return { eventId: event.id, title: event.title, sale: saleView(event, now), contactEmail: event.contactEmail ?? null, cancelled: cancellationView(event) };
 }
 
 /** What a viewer learns about the event on validation (spec: `posterUrl` is a string, '' when there is none). */

@@ -1,9 +1,9 @@
 import { accessEndsAt } from '../event-status';
 import type { EventRecord, EventSale } from '../records';
 
-/** Whether the event sells now: its sale open, the event active and its access not over. */
+/** Whether the event sells now: its sale open, the event active, not cancelled, and its access not over. */
 export function onSale(event: EventRecord, now: Date): event is EventRecord & { sale: EventSale } {
-  return Boolean(event.sale?.open && event.isActive && now.toISOString() < accessEndsAt(event));
+  return Boolean(event.sale?.open && event.isActive && !event.cancelledAt && now.toISOString() < accessEndsAt(event));
 }
 
 /** What the viewer page shows of a sale (`GET /api/events/:id/sale`): null when the event is not sold here. */
@@ -40,4 +40,9 @@ export type SalesView = ReturnType<typeof salesView>;
 /** The page that sells the event and plays it (`viewerUrl` of the admin view): the viewer page's origin and the event. */
 export function saleLink(viewerOrigin: string, eventId: string): string {
   return `${viewerOrigin}/?event=${encodeURIComponent(eventId)}`;
+}
+
+/** The show's cancellation as the sale link and the console show it; null: not cancelled. */
+export function cancellationView(event: EventRecord) {
+  return event.cancelledAt ? { reason: event.cancelReason ?? '', at: event.cancelledAt } : null;
 }

@@ -6,14 +6,16 @@ import type { AuditStore } from '../audit';
 import type { CodeStore } from '../codes';
 import type { CounterStore } from '../counter-store';
 import type { EventStore } from '../events';
+import type { OrderStore, PaymentProvider } from '../commerce';
 
-/** What a job's steps work with. */
-/** What the job worker gives the runner and the kinds: the ports they touch (never the staff accounts or the orders), the clock and the export files. */
+/** What the job worker gives the runner and the kinds: the ports they touch (never the staff accounts), the clock and the export files. */
 export interface JobDeps {
-  stores: { events: EventStore; codes: CodeStore; counters: CounterStore; jobs: JobStore; audience: AudienceStore; audit: AuditStore };
+  stores: { events: EventStore; codes: CodeStore; counters: CounterStore; jobs: JobStore; audience: AudienceStore; audit: AuditStore; orders: OrderStore };
   now(): Date;
   /** Where export jobs write their files; absent where exports are not configured. */
   exportFiles?: ExportFiles;
+  /** Stripe, for a cancelled show's refunds (the commerce secret's key); absent or null where none is configured. */
+  payments?: () => Promise<PaymentProvider | null>;
 }
 
 export interface StepResult {

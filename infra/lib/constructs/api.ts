@@ -95,7 +95,7 @@ export const ROUTE_THROTTLES: Record<string, { rateLimit: number; burstLimit: nu
  * holding tickets (`CHECKOUT#<session id>`) and their audit entries.
  */
 export const ITEM_CREATORS: Partial<Record<Area, string[]>> = {
-  public: ['AUDIT#*', 'CHECKOUT#*', 'CODE#*', 'ORDER#*', 'PAYMENT#*'],
+  public: ['AUDIT#*', 'CHECKOUT#*', 'CODE#*', 'EARLY-REFUND#*', 'ORDER#*', 'PAYMENT#*'],
   internal: ['AUDIT#*'],
   'rtmp-callback': ['AUDIT#*'],
 };
@@ -160,8 +160,9 @@ export class Api extends Construct {
         );
       }
       // Least privilege: the admin secret (password hash, session signing secret) is the admin function's alone,
-      // the commerce secret (the order webhooks' signing secrets, the Stripe key) the public function's.
-      const own = { admin: [props.adminSecret.secretArn], public: [props.commerceSecret.secretArn] } as Partial<Record<Area, string[]>>;
+      // the commerce secret (the order webhooks' signing secrets, the Stripe key) the public function's and the
+      // admin's (the console's refunds go through Stripe).
+      const own = { admin: [props.adminSecret.secretArn, props.commerceSecret.secretArn], public: [props.commerceSecret.secretArn] } as Partial<Record<Area, string[]>>;
       const secrets = [props.secret.secretArn, ...(own[area] ?? [])];
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));
       if (area === 'admin') {
@@ -226,6 +227,8 @@ function areaEnvironments(props: ApiProps): Record<Area, Record<string, string>>
       JOBS_QUEUE_URL: props.jobsQueueUrl,
       EXPORT_BUCKET: props.exportBucket,
       STAFF_TABLE_NAME: props.staffTable.tableName,
+      // Stripe's key: refunds from the console.
+      COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn,
     },
     internal: common,
     'rtmp-callback': common,

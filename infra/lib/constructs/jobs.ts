@@ -6,6 +6,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { NagSuppressions } from 'cdk-nag';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { JOB_MAX_RECEIVES, JOB_WORKER } from '../../../functions/domain/jobs';
 import { AppFunction } from './app-function';
@@ -16,6 +17,8 @@ export interface JobsProps {
   table: dynamodb.ITable;
   /** Where export jobs write their files. */
   exports: Exports;
+  /** The commerce secret: its Stripe key refunds a cancelled show's orders. */
+  commerceSecret: secretsmanager.ISecret;
 }
 
 /**
@@ -53,8 +56,13 @@ export class Jobs extends Construct {
 
     const { fn } = new AppFunction(this, 'Worker', {
       entry: 'functions/handlers/job-worker.ts',
-      description: 'Stagedoor jobs: runs the steps of background jobs (code generation, exports, event deletion, revocation by filter)',
-      environment: { TABLE_NAME: props.table.tableName, JOBS_QUEUE_URL: this.queue.queueUrl, EXPORT_BUCKET: props.exports.bucket.bucketName },
+      description: 'Stagedoor jobs: runs the steps of background jobs (code generation, exports, event deletion, revocation by filter, a cancelled show)',
+      environment: {
+        TABLE_NAME: props.table.tableName,
+        JOBS_QUEUE_URL: this.queue.queueUrl,
+        EXPORT_BUCKET: props.exports.bucket.bucketName,
+        COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn,
+      },
       timeout: Duration.seconds(JOB_WORKER.timeoutSeconds),
       memorySize: 512,
     });
@@ -63,18 +71,21 @@ export class Jobs extends Construct {
     fn.addEventSource(new SqsEventSource(this.queue, { batchSize: queue.batchSize, maxConcurrency: queue.maxConcurrency, reportBatchItemFailures: queue.reportBatchItemFailures }));
     // What the steps do to the table (functions/domain/*-job.ts through the stores, and the job store): codes
     // created, read, revoked (found by id, counted) and deleted, an event's audience data deleted, the event
-    // read and its count raised, a race with (de)activation repaired, audit entries written.
+    // read and its count raised, a race with (de)activation repaired, audit entries written; a cancelled show's
+    // orders listed (byEvent), refunded (the order, its checkout and the event's tickets) and owed their email.
     fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
-        resources: [props.table.tableArn, `${props.table.tableArn}/index/codesByEvent`, `${props.table.tableArn}/index/byLabel`, `${props.table.tableArn}/index/byTokenId`],
+        resources: [props.table.tableArn, ...['codesByEvent', 'byLabel', 'byTokenId', 'byEvent'].map((index) => `${props.table.tableArn}/index/${index}`)],
       }),
     );
     NagSuppressions.addResourceSuppressions(
       fn.role!,
-      [{ id: 'AwsSolutions-IAM5', appliesTo: [{ regex: '/^Resource::.*/index/.*$/g' }], reason: 'Query on the codesByEvent, byLabel and byTokenId indexes of the one table only.' }],
+      [{ id: 'AwsSolutions-IAM5', appliesTo: [{ regex: '/^Resource::.*/index/.*$/g' }], reason: 'Query on the codesByEvent, byLabel, byTokenId and byEvent indexes of the one table only.' }],
       true,
     );
+    // Stripe's key, for a cancelled show's refunds.
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [props.commerceSecret.secretArn] }));
     // Each step sends the next one of its lane.
     this.grantStart(fn);
     // Export steps write their parts and complete the file.

@@ -550,6 +550,31 @@ export const STORIES: RouteStory[] = [
     const { entries } = await s.admin('GET', '/api/admin/audit');
     s.check(entries.length > 0, 'the console-wide log has entries');
   }),
+  // The box office refunds the sale's Stripe order through Stripe (the stand-in), once however often asked; a shop's it refuses.
+  story('POST /api/admin/orders/{orderId}/refund', async (s) => {
+    const refund = (orderId: string) => s.site('POST', `/api/admin/orders/${orderId}/refund`, { json: {}, cookie: s.state.cookie });
+    s.check(s.expect(await refund(s.state.orderId), 409, 'the refund of a shop\'s order').error.includes('sold by the shop'), 'refused: the shop refunds it');
+    s.expect(await refund('nosuchorder'), 404, 'the refund of an unknown order');
+    const { orders } = await s.admin('GET', `/api/admin/events/${s.state.saleEventId}/orders`);
+    const stripeOrder = orders.find((entry: { source: string; status: string }) => entry.source === 'stripe' && entry.status === 'paid');
+    s.check(stripeOrder?.refundable === true, `the sale's Stripe order, refundable: ${JSON.stringify(orders)}`);
+    for (const attempt of [1, 2]) {
+      const answer = s.expect(await refund(stripeOrder.id), 200, `refund ${attempt}`);
+      s.check(answer.order.status === 'refunded', `refunded (${attempt}): ${JSON.stringify(answer)}`);
+    }
+    s.check(s.stripe.refunds().length === 1, `one refund at Stripe: ${JSON.stringify(s.stripe.refunds())}`);
+  }),
+  // The show cancelled: off sale in the request; a job of the worker's refunds, tells and revokes.
+  story('POST /api/admin/events/{id}/cancel', async (s) => {
+    const cancel = (reason: string) => s.site('POST', `/api/admin/events/${s.state.saleEventId}/cancel`, { json: { reason }, cookie: s.state.cookie });
+    const answer = s.expect(await cancel('The venue flooded'), 202, 'the cancellation');
+    s.check(answer.job?.kind === 'event-cancellation', `its job: ${JSON.stringify(answer)}`);
+    const shown = s.expect(await s.site('GET', `/api/events/${s.state.saleEventId}/sale`), 200, 'the sale of a cancelled show');
+    s.check(shown.cancelled?.reason === 'The venue flooded' && shown.sale?.open === false, `the sale link says cancelled: ${JSON.stringify(shown)}`);
+    s.expect(await cancel('Again'), 409, 'a second cancellation');
+    const { job, delivered } = await jobEnd(s, answer.job.id);
+    s.check(job.status === 'done', `after ${delivered} steps through the queue: ${JSON.stringify(job)}`);
+  }),
   story('DELETE /api/admin/events/{id}/cache', async (s) => {
     s.check((await s.admin('DELETE', eventPath(s, '/cache'))).cleared === true, 'cleared');
     const invalidation = s.stack.endpoint.cloudfront.invalidations.at(-1);

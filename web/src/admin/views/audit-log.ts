@@ -29,6 +29,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'event.archive': 'Event archived',
   'event.unarchive': 'Event unarchived',
   'event.delete': 'Event deleted',
+  'event.cancel': 'Show cancelled',
   'codes.generate': 'Codes generated',
   'code.revoke': 'Code revoked',
   'code.unrevoke': 'Code unrevoked',
@@ -50,6 +51,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'order.refunded': 'Order refunded: tickets revoked',
   'order.failed': 'Order failed',
   'order.resend': 'Ticket email resent',
+  'order.refund-requested': 'Refund asked of Stripe',
 };
 
 /** Never in the log of an event that still exists, so not offered as its filter. */
