@@ -34,7 +34,8 @@ export async function renderEventDetail(
   const model = eventDetailModel({ eventId, api: adminApi, event, current });
   // Every change made on this page is in the event's audit log at once.
   const audit = auditPanel(eventId);
-  const changed = () => void actions.refresh();
+  // A change made in a panel (codes, a job's end such as a cancelled show's refunds): the figures, and the orders.
+  const changed = () => void Promise.all([actions.refresh(), orders && act(null, orders.load)]);
   // Its list re-read brings the figures above it along (codes, sales).
   const codes = can('codes:read') ? codesPanel(eventId, changed, { refreshFigures: () => act(null, model.refreshFigures), codeCount: () => model.event().stats.tokens }) : null;
   const actions = eventActions(model, audit.load, navigate, (job) => codes?.showJob(job));
