@@ -3,12 +3,38 @@
  * `npm start`'s program (no stream needed): keyboard sign-in, form errors,
  * edit, codes (generate, filter, bulk revoke, unrevoke, CSV export), stream
  * key, media cache, activate/deactivate, archive and its filter, delete with
- * confirmation, sign out. Screenshots go to test-artifacts/web/.
+ * confirmation (saying what the event holds), sign out; "Signing in…" while the
+ * password is checked, a lookup that clears the old rows at once, tables that
+ * fit 1280 px. Screenshots go to test-artifacts/web/.
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { noSeriousAccessibilityFindings } from '../support/axe';
+import type { Page } from 'playwright-core';
 import { browserStory, shot, shotsAtBothWidths, watchConsole } from '../support/browser-story';
+
+/** A gate a routed request waits at until the test has seen what it wanted. */
+function held() {
+  let release!: () => void;
+  const promise = new Promise<void>((resolve) => (release = resolve));
+  return { promise, release };
+}
+
+/** Tables wider than their box, and buttons in a table outside it (cut off, or only reached by scrolling). */
+function tablesCutOff(page: Page): Promise<string[]> {
+  return page.locator('.table-wrap').evaluateAll((wraps) =>
+    wraps.flatMap((wrap) => {
+      const box = wrap.getBoundingClientRect();
+      const label = wrap.getAttribute('aria-label');
+      const wide = wrap.scrollWidth > wrap.clientWidth + 1 ? [`${label}: ${wrap.scrollWidth} px in ${wrap.clientWidth} px`] : [];
+      const cut = [...wrap.querySelectorAll('button, a.button')]
+        .filter((button) => (button as HTMLElement).offsetParent !== null)
+        .filter((button) => button.getBoundingClientRect().right > box.right + 1)
+        .map((button) => `${label}: “${button.textContent}” cut off`);
+      return [...wide, ...cut];
+    }),
+  );
+}
 
 describe('web: admin console', () => {
   const story = browserStory();
@@ -43,8 +69,19 @@ describe('web: admin console', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('password');
     await page.keyboard.type(system.adminPassword);
+    // The password check is held until the button was seen saying so.
+    const checking = held();
+    await page.route('**/api/admin/login', async (route) => {
+      await checking.promise;
+      await route.continue();
+    });
     await page.keyboard.press('Enter');
+    const signingIn = page.getByRole('button', { name: 'Signing in…' });
+    await signingIn.waitFor();
+    expect(await signingIn.isDisabled()).toBe(true);
+    checking.release();
     await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await page.unroute('**/api/admin/login');
     signedIn = true;
     expect(await page.locator('.stats').textContent()).toMatch(/Events0/);
     await noSeriousAccessibilityFindings(page, 'events (empty)');
@@ -63,6 +100,9 @@ describe('web: admin console', () => {
     await page.getByRole('button', { name: 'Create event' }).click();
     await page.getByRole('heading', { name: 'Console check' }).waitFor();
     expect(await notice()).toMatch(/created/);
+    // Not sold here: no sales figures, but the event's page to share.
+    expect(await page.getByLabel('Viewer and sale link').inputValue()).toMatch(new RegExp(`^${api}/\\?event=[\\w-]+$`));
+    expect(await page.getByRole('heading', { name: 'Sales' }).count()).toBe(0);
 
     // Edit.
     await page.getByRole('link', { name: 'Edit' }).click();
@@ -108,6 +148,30 @@ describe('web: admin console', () => {
     await expect.poll(notice).toBe(`Code ${codes[0]} restored.`);
     await expect.poll(() => page.getByLabel('Figures', { exact: true }).textContent()).toMatch(/Revoked1/);
     await shot(page, 'admin-codes');
+    // At 1280 px every table fits its box: no button cut off, nothing to scroll sideways.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await tablesCutOff(page)).toEqual([]);
+
+    // A lookup: the old rows go at once and the list says it is looking; the figures above are read with it.
+    const lookup = held();
+    await page.route(/\/tokens\?.*label=press/, async (route) => {
+      await lookup.promise;
+      await route.continue();
+    });
+    await page.getByLabel('Sale or list').fill('press');
+    const figuresRead = page.waitForRequest((request) => /\/api\/admin\/events\/[^/?]+$/.test(request.url()));
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await page.getByText('Looking up codes…').waitFor();
+    expect(await page.locator('tr[data-code]').count()).toBe(0);
+    await figuresRead;
+    lookup.release();
+    await expect.poll(() => page.locator('tr[data-code]').count()).toBe(5);
+    await page.unroute(/\/tokens\?.*label=press/);
+    // A label's share of the codes is not known: its pages are numbered, not counted.
+    expect(await page.locator('[data-key="codes-page"]').textContent()).toBe('Page 1');
+    await page.getByLabel('Sale or list').fill('');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await expect.poll(() => page.locator('[data-key="codes-page"]').textContent()).toBe('Page 1 of about 1');
 
     // CSV export: times in the organiser's zone, with its offset; the file named after the event and the day.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
@@ -164,6 +228,8 @@ describe('web: admin console', () => {
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delete');
     await page.getByRole('button', { name: 'Delete' }).click();
+    // It says what the event holds before anyone confirms.
+    expect(await page.getByRole('dialog').locator('#confirm-message').textContent()).toMatch(/^This event has 5 access codes/);
     deleted = true;
     await confirm('Delete event');
     await page.getByRole('heading', { name: 'Events' }).waitFor();

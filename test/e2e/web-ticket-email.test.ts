@@ -95,7 +95,7 @@ describe('web: ticket email from a shop order to the stream', () => {
     const row = admin.locator('tr[data-order]', { hasText: 'shop-9001' });
     await expect.poll(() => row.textContent(), { timeout: 15_000 }).toMatch(/buyer@example\.com.*2.*Paid.*Sent/);
     for (const link of links) expect(await row.textContent()).toContain(new URL(link).searchParams.get('code'));
-    await admin.getByRole('button', { name: 'Resend the email of order shop-9001' }).click();
+    await admin.getByRole('button', { name: 'Resend email of order shop-9001' }).click();
     await expect.poll(async () => (await listed()).filter((message) => message.to === 'buyer@example.com').length, { timeout: 20_000 }).toBe(2);
     await shot(admin, 'ticket-email-orders');
     expect(problems).toEqual([]);

@@ -88,10 +88,40 @@ describe('codes model', () => {
     model.pager.older();
     await model.load();
     model.select(['c3'], true);
-    model.applyFilter({ status: 'unused', label: '  VIP ', code: 'abcd-efgh jklm' });
+    model.applyFilter({ status: 'unused', label: '  VIP ', email: '', code: 'abcd-efgh jklm' });
     expect([model.pager.page(), model.state.selected.size]).toEqual([1, 0]);
     await model.load();
     expect(calls.at(-2)).toEqual(['listCodes', 'e1', { status: 'unused', label: 'VIP', code: 'abcdefghjklm', cursor: undefined, limit: 100 }]);
+  });
+
+  it("looks a buyer up by email: the old rows go at once, the list says it is looking until the buyer's page is drawn", async () => {
+    const answer = held<CodePage>();
+    const { api } = fakeApi();
+    const listCodes = api.listCodes;
+    const asked: unknown[] = [];
+    api.listCodes = (eventId, query) => (query.email ? (asked.push(query), answer.promise) : listCodes(eventId, query));
+    const model = codesModel({ eventId: 'e1', api, manage: false });
+    await model.load();
+    expect([model.unfiltered(), model.state.codes.length]).toEqual([true, 2]);
+    const seen: [number, boolean][] = [];
+    model.subscribe(() => seen.push([model.state.codes.length, model.state.loading]));
+    model.applyFilter({ status: '', label: '', email: ' ana@example.com ', code: '' });
+    // Before any answer: no rows of the old list, and loading.
+    expect(seen).toEqual([[0, true]]);
+    expect([model.unfiltered(), model.revocation()]).toEqual([false, null]);
+    const loaded = model.load();
+    answer.resolve({ tokens: [code('b1')], nextCursor: null });
+    await loaded;
+    expect(seen).toEqual([[0, true], [1, false]]);
+    expect(asked).toEqual([{ email: 'ana@example.com', cursor: undefined, limit: 100 }]);
+  });
+
+  it('a failed lookup is no longer loading', async () => {
+    const { api } = fakeApi({ listCodes: async () => Promise.reject(new ApiError(500, 'boom')) });
+    const model = codesModel({ eventId: 'e1', api, manage: false });
+    model.applyFilter({ status: '', label: 'VIP', email: '', code: '' });
+    await expect(model.load()).rejects.toThrow('boom');
+    expect(model.state.loading).toBe(false);
   });
 
   it('keeps only selected codes still on the page and not revoked', async () => {
@@ -112,7 +142,7 @@ describe('codes model', () => {
     const { api, calls } = fakeApi();
     const model = codesModel({ eventId: 'e1', api, manage: true });
     const revocationAfter = async (status: string, label = '', typed = '') => {
-      model.applyFilter({ status, label, code: typed });
+      model.applyFilter({ status, label, email: '', code: typed });
       await model.load();
       return model.revocation();
     };
@@ -130,7 +160,7 @@ describe('codes model', () => {
   it('lists tickets with trouble instead of codes, and appends their next page', async () => {
     const { api, calls } = fakeApi();
     const model = codesModel({ eventId: 'e1', api, manage: false });
-    model.applyFilter({ status: 'trouble', label: '', code: '' });
+    model.applyFilter({ status: 'trouble', label: '', email: '', code: '' });
     await model.load();
     expect([model.state.showTrouble, model.state.codes, model.pager.hasOlder()]).toEqual([true, [], false]);
     await model.moreTrouble();

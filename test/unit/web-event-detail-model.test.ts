@@ -30,6 +30,7 @@ function setup(getEvent: () => Promise<EventDetail>, current = () => true) {
     getEvent,
     transition: async (eventId, transition) => (calls.push(['transition', eventId, transition]), detail() as never),
     deleteEvent: async (eventId) => (calls.push(['deleteEvent', eventId]), { deleted: true as const }),
+    cancelEvent: async (eventId, reason) => (calls.push(['cancelEvent', eventId, reason]), { id: 'j1' } as never),
     rotateIngestKey: async (eventId) => (calls.push(['rotateIngestKey', eventId]), detail()),
     clearCache: async (eventId) => (calls.push(['clearCache', eventId]), { cleared: true as const }),
   };
@@ -89,6 +90,20 @@ describe('event detail model', () => {
     await model.rotateKey();
     await model.clearCache();
     await model.remove();
-    expect(calls).toEqual([['transition', 'e1', 'deactivate'], ['rotateIngestKey', 'e1'], ['clearCache', 'e1'], ['deleteEvent', 'e1']]);
+    await model.cancel('The singer is ill');
+    expect(calls).toEqual([
+      ['transition', 'e1', 'deactivate'],
+      ['rotateIngestKey', 'e1'],
+      ['clearCache', 'e1'],
+      ['deleteEvent', 'e1'],
+      ['cancelEvent', 'e1', 'The singer is ill'],
+    ]);
+  });
+
+  it('redraws the figures when the sale moves, and the header when the show is cancelled', () => {
+    const sales = { onSale: true, priceMinor: 1500, currency: 'eur', capacity: 50, ticketsSold: 2, ticketsHeld: 0, ticketsLeft: 48, revenueMinor: 3000, refundedMinor: 0, orders: 1 };
+    const before = detail({ sales, cancelled: null });
+    expect(changedParts(before, detail({ sales: { ...sales, ticketsSold: 3, ticketsLeft: 47 }, cancelled: null }))).toEqual({ header: false, stats: true, obs: false, encoder: false });
+    expect(changedParts(before, detail({ sales, cancelled: { reason: 'Storm', at: '2026-11-28T15:00:00.000Z' } }))).toEqual({ header: true, stats: false, obs: false, encoder: false });
   });
 });

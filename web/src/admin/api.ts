@@ -12,7 +12,7 @@ import type { AuditAction } from '../../../functions/domain/audit/audit-actions'
 import type { AuditPage } from '../../../functions/domain/audit/audit-store';
 import type { issuePreview } from '../../../functions/domain/access/preview';
 import type { SessionView } from '../../../functions/domain/access/session-admin';
-import type { OrderView } from '../../../functions/domain/commerce/orders';
+import type { OrderView as OrderRecordView } from '../../../functions/domain/commerce/orders';
 import type { AccountView } from '../../../functions/domain/staff/staff-accounts';
 import type { JobView } from '../../../functions/domain/jobs/jobs';
 import type { audienceReport, troubleList, WatchingView } from '../../../functions/domain/audience/audience-report';
@@ -29,6 +29,8 @@ export type RevocableStatus = Exclude<CodeFilter, 'revoked' | ''>;
 export interface CodePageQuery {
   status?: CodeFilter;
   label?: string;
+  /** A buyer's email: the codes of that buyer's orders. */
+  email?: string;
   code?: string;
   cursor?: string;
 }
@@ -39,10 +41,43 @@ export interface CodePage {
 export type AdminEvent = ReturnType<typeof adminEventView>;
 /** An event in the list, with its on-air status. */
 export type ListedEvent = ReturnType<typeof adminEventListView>;
+/** An event's ticket sale at a glance (issue 36's contract): counts kept exact by the writes that change them. */
+export interface Sales {
+  onSale: boolean;
+  /** Null when the event has no sale. */
+  priceMinor: number | null;
+  currency: string | null;
+  capacity: number | null;
+  ticketsSold: number;
+  ticketsHeld: number;
+  /** Null without a capacity. */
+  ticketsLeft: number | null;
+  revenueMinor: number;
+  refundedMinor: number;
+  /** Paid, unrefunded orders. */
+  orders: number;
+}
+export interface Cancellation {
+  reason: string;
+  at: string;
+}
+/**
+ * What the box office adds to an event's page (issue 36's contract). Optional: an API from before it sends
+ * none of them, and the page then leaves their parts out.
+ */
+export interface BoxOfficeFields {
+  /** The page to share: the viewer with the event's sale (`<viewer origin>/?event=<id>`). */
+  viewerUrl: string;
+  sales: Sales;
+  /** Sessions live now (the delete dialog says how many viewers it cuts off). */
+  liveSessions: number;
+  cancelled: Cancellation | null;
+  contactEmail: string | null;
+}
 /** `ingest` (the stream key) is null for roles that do not run the stream. */
 export type EventDetail = Omit<Awaited<ReturnType<typeof eventDetails>>, 'ingest'> & {
   ingest: Awaited<ReturnType<typeof eventDetails>>['ingest'] | null;
-};
+} & Partial<BoxOfficeFields>;
 export type { AccountView, JobView, Permission, Role };
 
 export interface SessionInfo {
@@ -62,7 +97,8 @@ export interface SessionInfo {
 export type EnrolmentProof = { password: string; code?: string; recoveryCode?: string };
 
 export type LoginAnswer = { success: true; enrolmentRequired?: true } | { success: false; secondFactorRequired: true };
-export type Dashboard = Awaited<ReturnType<typeof dashboard>>;
+/** With the box office: each event on sale now and its sales (absent from an API before it). */
+export type Dashboard = Awaited<ReturnType<typeof dashboard>> & { eventsOnSale?: { id: string; title: string; startsAt: string; sales: Sales }[] };
 export type Preview = Awaited<ReturnType<typeof issuePreview>>;
 export type LiveSession = SessionView;
 export type AudienceReport = Awaited<ReturnType<typeof audienceReport>>;
@@ -73,7 +109,8 @@ export interface SessionsPage {
   total: number;
   nextCursor: string | null;
 }
-export type { OrderView } from '../../../functions/domain/commerce/orders';
+/** `refundable`: a Stripe order, paid (the console refunds it); absent from an API before the box office. */
+export type OrderView = OrderRecordView & { refundable?: boolean };
 export interface OrdersPage {
   orders: OrderView[];
   nextCursor: string | null;
@@ -158,6 +195,9 @@ export const adminApi = {
     call<AdminEvent>(`/events/${id(eventId)}`, { method: 'PUT', json: input }),
   transition: (eventId: string, transition: EventTransition) =>
     call<AdminEvent>(`/events/${id(eventId)}/${transition}`, { method: 'PATCH' }),
+  /** Takes the event off sale at once; a background job refunds, revokes and tells every buyer (409 when cancelled already). */
+  cancelEvent: (eventId: string, reason: string) =>
+    call<{ job: JobView }>(`/events/${id(eventId)}/cancel`, { json: { reason } }).then((body) => body.job),
   /** A large event's codes are deleted in the background: `job` (the event is gone at once either way). */
   deleteEvent: (eventId: string) => call<{ deleted: true; job?: JobView }>(`/events/${id(eventId)}`, { method: 'DELETE' }),
   rotateIngestKey: (eventId: string) => call<EventDetail>(`/events/${id(eventId)}/ingest-key`, { method: 'POST' }),
@@ -165,7 +205,7 @@ export const adminApi = {
   /** One page of the event's codes, newest first (`cursor`: the previous page's `nextCursor`). */
   listCodes: (eventId: string, page: CodePageQuery & { limit: number }) =>
     call<CodePage>(
-      `/events/${id(eventId)}/tokens${query({ status: page.status ?? null, label: page.label ?? null, code: page.code ?? null, cursor: page.cursor ?? null, limit: String(page.limit) })}`,
+      `/events/${id(eventId)}/tokens${query({ status: page.status ?? null, label: page.label ?? null, email: page.email ?? null, code: page.code ?? null, cursor: page.cursor ?? null, limit: String(page.limit) })}`,
     ),
   generateCodes: (eventId: string, count: number, label: string) =>
     call<{ tokens: CodeView[]; count: number }>(`/events/${id(eventId)}/tokens`, { json: { count, label } }),
@@ -199,6 +239,8 @@ export const adminApi = {
   troubleExportUrl: (eventId: string) => `/api/admin/events/${id(eventId)}/audience/trouble/export`,
   watching: (codeId: string) => call<WatchingView>(`/tokens/${id(codeId)}/watching`),
   listOrders: (eventId: string, cursor: string | null) => call<OrdersPage>(`/events/${id(eventId)}/orders${query({ cursor })}`),
+  /** A Stripe order refunded through Stripe (an order refunded already: the same order, nothing changes); a shop's order: 409. */
+  refundOrder: (orderId: string) => call<{ order: OrderView }>(`/orders/${id(orderId)}/refund`, { json: {} }).then((body) => body.order),
   resendOrderEmail: (orderId: string) => call<OrderView>(`/orders/${id(orderId)}/resend`, { json: {} }),
   /** One event's log, or (eventId null) every entry. */
   audit: (eventId: string | null, filter: { action: AuditAction | ''; cursor: string | null }) =>

@@ -163,7 +163,7 @@ export const MAX_CODES_PER_JOB = 1_000_000;
 export function checkCodeCount(value: string): { count: number; error?: undefined } | { error: string } {
   const count = Number(value);
   if (value.trim() === '' || !Number.isInteger(count) || count < 1 || count > MAX_CODES_PER_JOB) {
-    return { error: `Enter a whole number from 1 to ${MAX_CODES_PER_JOB.toLocaleString('en-US')}.` };
+    return { error: `Enter a whole number from 1 to ${formatCount(MAX_CODES_PER_JOB)}.` };
   }
   return { count };
 }
@@ -195,7 +195,7 @@ export function describeTimeLeft(seconds: number | null): string {
 /** `12,000 of 20,000 (60 %)`: the percentage rounded down, so 100 % means done. */
 export function describeProgress(done: number, total: number): string {
   const percent = total > 0 ? Math.floor((done / total) * 100) : 0;
-  return `${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} (${percent} %)`;
+  return `${formatCount(done)} of ${formatCount(total)} (${percent} %)`;
 }
 
 /** Words for an API failure on an admin action. */
@@ -223,9 +223,58 @@ export function signedOutMessage(reason: SignedOutReason | string | undefined): 
   }
 }
 
+/** Every count the console shows, with thousands separators: `100,004`. The one formatter, so figures read alike everywhere. */
+export function formatCount(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
 /** `1 code`, `3 codes`, `20,000 codes`. */
 export function plural(count: number, noun: string): string {
-  return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
+  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** An amount in the currency's minor unit, in the reader's locale: `1500` EUR → `€15.00`. */
+export function formatMoney(minor: number, currency: string): string {
+  const digits = currencyDigits(currency) ?? 2;
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(minor / 10 ** digits);
+  } catch {
+    return `${(minor / 10 ** digits).toFixed(digits)} ${currency.toUpperCase()}`;
+  }
+}
+
+/**
+ * The codes pager's words: `Page 3 of about 1,000` from the event's code count when the list is the event's
+ * whole (a filter's share of the codes is not known: then `Page 3`). "About": codes come and go between pages.
+ */
+export function pageLabel(page: number, codeCount: number | null, pageSize: number): string {
+  if (codeCount === null) return `Page ${formatCount(page)}`;
+  const pages = Math.max(page, Math.ceil(codeCount / pageSize));
+  return `Page ${formatCount(page)} of about ${formatCount(pages)}`;
+}
+
+/** What a failed job's stored error (a cause from the worker's step, often an SDK's words) says, and whether Retry can help. */
+const JOB_CAUSES: [RegExp, string, boolean][] = [
+  [/event was deleted/i, 'the event was deleted meanwhile', false],
+  [/not configured/i, 'this system is not set up for it', false],
+  [/worker stopped \(timed out or crashed\)/i, 'the background worker ran out of time or stopped on every try', true],
+  [/DynamoDB|InternalServerError|ProvisionedThroughput|Throttl|RequestLimitExceeded|TransactionConflict/i, 'the database was unavailable or too busy', true],
+  [/\bS3\b|NoSuchBucket|SlowDown/i, 'the file store was unavailable', true],
+  [/Stripe/i, 'Stripe did not answer', true],
+  [/ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|socket hang up|fetch failed|network/i, 'a connection failed', true],
+];
+
+/**
+ * A failed job in plain words: `Stopped: 25 codes could not be revoked because the database was unavailable or
+ * too busy. Retry goes on from where it stopped.` The job's own words before the technical cause are kept
+ * (what failed); the cause (an SDK's message) becomes a sentence.
+ */
+export function jobFailureText(error: string | null | undefined): string {
+  const text = (error ?? '').trim();
+  const [, cause, retryable] = JOB_CAUSES.find(([pattern]) => pattern.test(text)) ?? [null, 'of an error on the server', true];
+  // "25 codes could not be revoked: DynamoDB unavailable: …": what failed, then the cause.
+  const what = /^(\d[\d,]* [\w ]+? could not be [\w ]+?):/.exec(text)?.[1];
+  return `Stopped${what ? `: ${what}` : ''} because ${cause}.${retryable ? ' Retry goes on from where it stopped.' : ''}`;
 }
 
 export const ROLE_LABELS: Record<Role, string> = {

@@ -38,12 +38,15 @@ export interface CodesState {
   /** The trouble list's pages shown so far. */
   trouble: TroublePage;
   selected: ReadonlySet<string>;
+  /** A new filter's page is on its way: the old rows are gone at once, and the list says it is looking. */
+  loading: boolean;
 }
 
-/** What the search form holds: the status select's value ('' for all, 'trouble'), the label and the code as typed. */
+/** What the search form holds: the status select's value ('' for all, 'trouble'), the label, the buyer's email and the code as typed. */
 export interface FilterInput {
   status: string;
   label: string;
+  email: string;
   code: string;
 }
 
@@ -68,7 +71,7 @@ export function jobsToShow(jobs: JobView[], now: number): JobView[] {
 export function revocationOf(state: Readonly<CodesState>): Revocation | null {
   const { filter } = state;
   // Nothing matches at all: nothing to revoke.
-  if (state.showTrouble || filter.code || (state.codes.length === 0 && !state.nextCursor)) return null;
+  if (state.showTrouble || filter.code || filter.email || (state.codes.length === 0 && !state.nextCursor)) return null;
   const status = filter.status && REVOCABLE.includes(filter.status) ? (filter.status as RevocableStatus) : undefined;
   if (filter.label !== undefined && !filter.status) return { filter: { label: filter.label }, words: `with the label “${filter.label}”` };
   if (status && filter.label === undefined) return { filter: { status }, words: `${(CODE_FILTERS.find((option) => option.value === status)?.label ?? status).toLowerCase()} codes` };
@@ -78,7 +81,7 @@ export function revocationOf(state: Readonly<CodesState>): Revocation | null {
 export function codesModel(options: { eventId: string; api: CodesApi; manage: boolean; now?: () => number; pager?: CursorPagerModel }) {
   const { eventId, api, manage, now = Date.now, pager = cursorPagerModel() } = options;
   const selected = new Set<string>();
-  const state: CodesState = { filter: {}, showTrouble: false, codes: [], nextCursor: null, trouble: { tickets: [], nextCursor: null }, selected };
+  const state: CodesState = { filter: {}, showTrouble: false, codes: [], nextCursor: null, trouble: { tickets: [], nextCursor: null }, selected, loading: false };
   const changes = listeners();
 
   // Each says whether it has the page to draw: not when a later load began before its answer came.
@@ -106,22 +109,42 @@ export function codesModel(options: { eventId: string; api: CodesApi; manage: bo
      * came (nothing changes). Throws the API's error.
      */
     async load(): Promise<JobView[] | null> {
-      const [listed, jobs] = await Promise.all([state.showTrouble ? listTrouble() : listCodes(), manage ? api.listJobs(eventId) : Promise.resolve([])]);
+      let listed: boolean;
+      let jobs: JobView[];
+      try {
+        [listed, jobs] = await Promise.all([state.showTrouble ? listTrouble() : listCodes(), manage ? api.listJobs(eventId) : Promise.resolve([])]);
+      } catch (error) {
+        // The lookup failed: it is no longer under way (the error is the caller's to show).
+        if (state.loading) {
+          state.loading = false;
+          changes.emit();
+        }
+        throw error;
+      }
       if (!listed) return null;
+      state.loading = false;
       pager.update(state.nextCursor);
       changes.emit();
       return jobsToShow(jobs, now());
     },
-    /** A new filter starts from the newest page, with nothing selected (the caller loads). */
+    /**
+     * A new filter starts from the newest page, with nothing selected; the rows of the old filter go at once
+     * and the list says it is looking until the new page is drawn (the caller loads).
+     */
     applyFilter(input: FilterInput) {
       const label = input.label.trim();
+      const email = input.email.trim();
       const code = input.code.replace(/[\s-]/g, '');
       state.showTrouble = input.status === 'trouble';
       const status = state.showTrouble ? undefined : (input.status as CodeFilter) || undefined;
-      state.filter = { status, label: label || undefined, code: code || undefined };
+      state.filter = { status, label: label || undefined, email: email || undefined, code: code || undefined };
       pager.reset();
       selected.clear();
+      Object.assign(state, { codes: [], nextCursor: null, trouble: { tickets: [], nextCursor: null }, loading: true });
+      changes.emit();
     },
+    /** Whether the list is the event's whole (no filter): then its code count says how many pages there are. */
+    unfiltered: () => !state.showTrouble && !state.filter.status && state.filter.label === undefined && !state.filter.email && !state.filter.code,
     /** A page turned: its selection goes (the caller loads). */
     pageTurned() {
       selected.clear();

@@ -7,7 +7,7 @@ import type { adminApi, EventDetail, EventTransition } from '../api';
 import { listeners } from './listeners';
 import { newestAnswer } from './newest-answer';
 
-export type EventDetailApi = Pick<typeof adminApi, 'getEvent' | 'transition' | 'deleteEvent' | 'rotateIngestKey' | 'clearCache'>;
+export type EventDetailApi = Pick<typeof adminApi, 'getEvent' | 'transition' | 'deleteEvent' | 'cancelEvent' | 'rotateIngestKey' | 'clearCache'>;
 
 /** Which parts of the page to redraw. The OBS fields only after an action (a revealed key or a selection would be lost). */
 export interface EventParts {
@@ -20,14 +20,16 @@ export interface EventParts {
 export const ALL_PARTS: EventParts = { header: true, stats: true, obs: true, encoder: true };
 
 const headerData = (e: EventDetail) =>
-  JSON.stringify([e.title, e.status, e.isActive, e.isArchived, e.startsAt, e.endsAt, e.accessWindowHours, e.description]);
+  JSON.stringify([e.title, e.status, e.isActive, e.isArchived, e.startsAt, e.endsAt, e.accessWindowHours, e.description, e.cancelled]);
+/** The figures: the codes' and the sale's (with its link), drawn together. */
+const statsData = (e: EventDetail) => JSON.stringify([e.stats, e.sales, e.viewerUrl]);
 const reportData = (e: EventDetail) => JSON.stringify([e.ingest?.video, e.ingest?.keyframeWarning, e.ingest?.refusals]);
 
 /** The parts whose data differ: only those are redrawn, so a button is never swapped under a pointer. */
 export function changedParts(previous: EventDetail, fresh: EventDetail): EventParts {
   return {
     header: headerData(previous) !== headerData(fresh),
-    stats: JSON.stringify(previous.stats) !== JSON.stringify(fresh.stats),
+    stats: statsData(previous) !== statsData(fresh),
     obs: false,
     encoder: reportData(previous) !== reportData(fresh),
   };
@@ -75,6 +77,8 @@ export function eventDetailModel(options: {
     },
     transition: (transition: EventTransition) => api.transition(eventId, transition),
     remove: () => api.deleteEvent(eventId),
+    /** Starts the cancellation: the background job that refunds, revokes and tells the buyers. */
+    cancel: (reason: string) => api.cancelEvent(eventId, reason),
     rotateKey: () => api.rotateIngestKey(eventId),
     clearCache: () => api.clearCache(eventId),
   };

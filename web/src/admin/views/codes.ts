@@ -11,7 +11,7 @@ import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { ApiError } from '../../shared/http';
 import { adminApi, type CodeView, type JobView } from '../api';
-import { checkCodeCount, plural, CODES_AT_ONCE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB } from '../labels';
+import { checkCodeCount, formatCount, pageLabel, plural, CODES_AT_ONCE, CODES_PAGE, CODE_FILTERS, CODE_STATUS_LABELS, MAX_CODES_PER_JOB } from '../labels';
 import { codesModel, downloadUrlOf, type CodesModel } from '../models/codes-model';
 import { hrefOf } from '../router';
 import { can } from '../session';
@@ -29,6 +29,8 @@ const PANEL_JOBS: Partial<Record<JobView['kind'], { title(job: JobView): string;
     title: (job) => `Revoking codes: looking through ${plural(job.total, 'code')}`,
     ended: (job) => `${plural(Number(job.result?.revoked ?? 0), 'code')} revoked.`,
   },
+  // Its codes are revoked by it: the list follows (and after a reload the bar comes back here).
+  'event-cancellation': { title: () => 'Cancelling the show: refunds, codes and buyers’ emails', ended: () => 'Show cancelled: every buyer is told.' },
 };
 
 /** What the panel's parts share: the model, and the panel's own steps. */
@@ -43,7 +45,17 @@ interface Panel {
   showJob(job: JobView): void;
 }
 
-export function codesPanel(eventId: string, onChanged: () => void): { element: HTMLElement; load: () => Promise<void> } {
+/** The event page's figures above the list: re-read with it, and its code count numbers the pages. */
+export interface EventFigures {
+  refreshFigures(): Promise<unknown>;
+  codeCount(): number;
+}
+
+export function codesPanel(
+  eventId: string,
+  onChanged: () => void,
+  figures: EventFigures,
+): { element: HTMLElement; load: () => Promise<void>; showJob(job: JobView): void; figuresChanged(): void } {
   // Read-only sees the list; generating, exporting and revoking need codes:manage.
   const manage = can('codes:manage');
   const model = codesModel({ eventId, api: adminApi, manage });
@@ -63,13 +75,14 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     model,
     eventId,
     manage,
-    reload: async () =>
-      (await act(null, async () => {
-        await load();
-        return true;
-      })) === true,
+    // The figures above the list come along: what the list shows and what they count stay alike.
+    reload: async () => {
+      const [loaded] = await Promise.all([act(null, async () => (await load(), true)), figures.refreshFigures()]);
+      drawPageInfo();
+      return loaded === true;
+    },
     async changed() {
-      const loaded = await panel.reload();
+      const loaded = (await act(null, async () => (await load(), true))) === true;
       onChanged();
       return loaded;
     },
@@ -84,13 +97,14 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     // After a reload too: jobs still running, and failures and exported files of the last day.
     for (const job of (await model.load()) ?? []) jobs.show(job);
   };
+  // A filter's share of the codes is not known (pages of a rare one may hold fewer, even none): its pages are numbered, not counted.
+  const drawPageInfo = () => (pageInfo.textContent = pageLabel(model.pager.page(), model.unfiltered() ? figures.codeCount() : null, CODES_PAGE));
   model.subscribe(() => {
     const { state } = model;
-    rerender(list, () => (state.showTrouble ? troubleTable(state.trouble) : codesTable(panel)));
+    rerender(list, () => (state.loading ? h('p', { className: 'muted loading', role: 'status', 'data-key': 'codes-loading' }, 'Looking up codes…') : state.showTrouble ? troubleTable(state.trouble) : codesTable(panel)));
     toolbar.draw();
     moreTrouble.hidden = !state.showTrouble || !state.trouble.nextCursor;
-    // Pages of a rare filter may hold fewer than a full page: the pager numbers pages, it does not count codes.
-    pageInfo.textContent = `Page ${model.pager.page()}`;
+    drawPageInfo();
   });
 
   const element = h(
@@ -105,7 +119,7 @@ export function codesPanel(eventId: string, onChanged: () => void): { element: H
     pager.element,
     moreTrouble,
   );
-  return { element, load };
+  return { element, load, showJob: jobs.show, figuresChanged: drawPageInfo };
 }
 
 /**
@@ -169,8 +183,8 @@ function codesToolbar(panel: Panel): { element: HTMLElement; troubleCsv: HTMLAnc
     revokeAll.textContent = revocation ? `Revoke all ${revocation.words}` : '';
     const count = model.state.selected.size;
     bulk.disabled = count === 0;
-    bulk.textContent = count ? `Revoke selected (${count})` : 'Revoke selected';
-    print.textContent = count ? `Print tickets (${count})` : 'Print tickets';
+    bulk.textContent = count ? `Revoke selected (${formatCount(count)})` : 'Revoke selected';
+    print.textContent = count ? `Print tickets (${formatCount(count)})` : 'Print tickets';
   };
   return { element, troubleCsv, draw };
 }
@@ -232,18 +246,20 @@ function searchForm(panel: Panel): HTMLFormElement {
     CODE_FILTERS.map((option) => h('option', { value: option.value }, option.label)),
   );
   const labelFilter = h('input', { id: 'code-label-filter', type: 'search', maxlength: 200, placeholder: 'Any', 'aria-describedby': 'code-search-hint' });
+  const emailFilter = h('input', { id: 'code-email-filter', type: 'search', inputmode: 'email', maxlength: 254, placeholder: 'name@example.com', autocomplete: 'off', spellcheck: false, 'aria-describedby': 'code-search-hint' });
   const codeSearch = h('input', { id: 'code-search', type: 'search', maxlength: 64, placeholder: 'ABCD-EFGH-JKLM', autocomplete: 'off', spellcheck: false });
   const form = h(
     'form',
     { className: 'toolbar codes-search', role: 'search', 'aria-label': 'Find codes' },
     h('div', { className: 'field inline' }, h('label', { for: 'code-filter' }, 'Show codes'), statusSelect),
     h('div', { className: 'field inline' }, h('label', { for: 'code-label-filter' }, 'Sale or list'), labelFilter),
+    h('div', { className: 'field inline' }, h('label', { for: 'code-email-filter' }, 'Buyer email'), emailFilter),
     h('div', { className: 'field inline' }, h('label', { for: 'code-search' }, 'Code'), codeSearch),
     h('button', { type: 'submit', 'data-key': 'find' }, 'Find'),
-    h('p', { id: 'code-search-hint', className: 'hint sr-only' }, 'The sale or list (a label) and the code must match exactly; a code in any case, with or without dashes.'),
+    h('p', { id: 'code-search-hint', className: 'hint sr-only' }, 'The sale or list (a label), the email of a buyer\'s order and the code must match exactly; a code in any case, with or without dashes.'),
   );
   const applyFilter = () => {
-    panel.model.applyFilter({ status: statusSelect.value, label: labelFilter.value, code: codeSearch.value });
+    panel.model.applyFilter({ status: statusSelect.value, label: labelFilter.value, email: emailFilter.value, code: codeSearch.value });
     void panel.reload();
   };
   statusSelect.addEventListener('change', applyFilter);
@@ -278,7 +294,7 @@ function generateForm(panel: Panel): HTMLFormElement {
     h(
       'div',
       { className: 'row' },
-      field('field count', 'code-count', 'How many', count, 'code-count-hint', `From 1 to ${MAX_CODES_PER_JOB.toLocaleString('en-US')} (over ${CODES_AT_ONCE} in the background).`),
+      field('field count', 'code-count', 'How many', count, 'code-count-hint', `From 1 to ${formatCount(MAX_CODES_PER_JOB)} (over ${CODES_AT_ONCE} in the background).`),
       field('field', 'code-label', 'Label', label, 'code-label-hint', 'Optional, e.g. the sale or guest list they belong to.'),
       h('div', { className: 'field submit' }, generate),
     ),
@@ -313,7 +329,7 @@ function codesTable(panel: Panel): HTMLElement {
   const { codes, filter, nextCursor, selected } = model.state;
   if (codes.length === 0) {
     if (nextCursor) return h('p', { className: 'empty' }, 'No matching codes among these: look at older codes.');
-    const filtered = Boolean(filter.status || filter.label || filter.code);
+    const filtered = Boolean(filter.status || filter.label || filter.email || filter.code);
     return h('p', { className: 'empty' }, filtered ? 'No codes match this filter.' : 'No codes yet.');
   }
   const selectable = model.selectable();

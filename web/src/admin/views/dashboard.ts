@@ -1,8 +1,9 @@
-/** Home: dashboard figures and the events list with its Current / Archived / All filter. */
+/** Home: dashboard figures, the sales of each event on sale, and the events list with its Current / Archived / All filter. */
 import { h, replaceChildren } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type Dashboard, type ListedEvent } from '../api';
-import { EVENT_FILTERS, EVENT_STATUS_LABELS, EVENT_STATUS_TONES, filterEvents, plural, type EventFilter } from '../labels';
+import { EVENT_FILTERS, EVENT_STATUS_LABELS, EVENT_STATUS_TONES, filterEvents, formatCount, plural, type EventFilter } from '../labels';
+import { salesFigures } from '../models/box-office';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { badge, rerender, tableWrap } from '../ui';
@@ -24,6 +25,7 @@ export async function renderDashboard(main: HTMLElement, current: () => boolean)
       can('events:edit') && h('a', { className: 'button primary', href: hrefOf({ view: 'new-event' }) }, 'New event'),
     ),
     stats(figures),
+    salesTable(figures),
     filterControl(() => draw()),
     list,
   );
@@ -31,7 +33,7 @@ export async function renderDashboard(main: HTMLElement, current: () => boolean)
 }
 
 function stats(figures: Dashboard): HTMLElement {
-  const item = (label: string, value: number) => h('div', { className: 'stat' }, h('dt', null, label), h('dd', null, String(value)));
+  const item = (label: string, value: number) => h('div', { className: 'stat' }, h('dt', null, label), h('dd', null, formatCount(value)));
   return h(
     'dl',
     { className: 'stats', 'aria-label': 'Overview' },
@@ -40,6 +42,40 @@ function stats(figures: Dashboard): HTMLElement {
     item('Codes', figures.totalTokens),
     item('Redeemed', figures.redeemedTokens),
     item('Watching now', figures.activeViewers),
+  );
+}
+
+/** Each event on sale, its sale at a glance (absent from an API before the box office). */
+function salesTable(figures: Dashboard): HTMLElement | null {
+  const onSale = figures.eventsOnSale ?? [];
+  if (onSale.length === 0) return null;
+  const columns = salesFigures(onSale[0]!.sales).filter((figure) => figure.key !== 'on-sale');
+  return h(
+    'section',
+    { className: 'on-sale', 'aria-labelledby': 'on-sale-title' },
+    h('h2', { id: 'on-sale-title' }, 'On sale'),
+    tableWrap(
+      'Events on sale',
+      h(
+        'table',
+        { className: 'sales' },
+        h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Event'), columns.map((figure) => h('th', { scope: 'col' }, figure.label)))),
+        h(
+          'tbody',
+          null,
+          onSale.map((event) =>
+            h(
+              'tr',
+              { 'data-sales': event.id },
+              h('th', { scope: 'row' }, h('a', { href: hrefOf({ view: 'event', id: event.id }) }, event.title)),
+              salesFigures(event.sales)
+                .filter((figure) => figure.key !== 'on-sale')
+                .map((figure) => h('td', { className: 'num', 'data-key': `sales-${figure.key}` }, figure.value)),
+            ),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
@@ -96,7 +132,7 @@ function eventsTable(events: ListedEvent[]): HTMLElement {
               event.isActive ? badge('Active', 'ok') : badge('Inactive', 'warn'),
               event.isArchived && badge('Archived', 'muted'),
             ),
-            h('td', { className: 'num' }, String(event._count?.tokens ?? 0)),
+            h('td', { className: 'num' }, formatCount(event._count?.tokens ?? 0)),
           ),
         ),
       ),

@@ -6,13 +6,15 @@
  */
 import { h, replaceChildren, type Child } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
-import { adminApi, type EventDetail, type EventTransition } from '../api';
-import { EVENT_STATUS_LABELS, EVENT_STATUS_TONES, plural } from '../labels';
+import { adminApi, type EventDetail, type EventTransition, type JobView } from '../api';
+import { EVENT_STATUS_LABELS, EVENT_STATUS_TONES, formatCount, plural } from '../labels';
+import { cancelledLine, deleteMessage } from '../models/box-office';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, copyFromButton, notify, rerender, tableWrap } from '../ui';
 import { ALL_PARTS, eventDetailModel, type EventDetailModel, type EventParts } from '../models/event-detail-model';
 import { audiencePanel } from './audience';
+import { askCancelReason, salesPanel } from './box-office';
 import { showDeletion } from './background-deletions';
 import { auditPanel } from './audit-log';
 import { codesPanel } from './codes';
@@ -32,15 +34,22 @@ export async function renderEventDetail(
   const model = eventDetailModel({ eventId, api: adminApi, event, current });
   // Every change made on this page is in the event's audit log at once.
   const audit = auditPanel(eventId);
-  const actions = eventActions(model, audit.load, navigate);
+  // A change made in a panel (codes, a job's end such as a cancelled show's refunds): the figures, and the orders.
+  const changed = () => void Promise.all([actions.refresh(), orders && act(null, orders.load)]);
+  // Its list re-read brings the figures above it along (codes, sales).
+  const codes = can('codes:read') ? codesPanel(eventId, changed, { refreshFigures: () => act(null, model.refreshFigures), codeCount: () => model.event().stats.tokens }) : null;
+  const actions = eventActions(model, audit.load, navigate, (job) => codes?.showJob(job));
   const parts = eventParts(model, actions);
-  model.subscribe(parts.draw);
+  model.subscribe((drawn) => {
+    parts.draw(drawn);
+    // The pager's "of about" follows the code count.
+    if (drawn.stats) codes?.figuresChanged();
+  });
   pollWhileShown(model, current);
 
-  const changed = () => void actions.refresh();
-  const codes = can('codes:read') ? codesPanel(eventId, changed) : null;
   // Buyers' emails and their codes: box office and above (codes:manage), as the API.
-  const orders = can('codes:manage') ? ordersPanel(eventId) : null;
+  // A refund revokes the order's codes and moves the sale's figures.
+  const orders = can('codes:manage') ? ordersPanel(eventId, () => void Promise.all([actions.refresh(), codes && act(null, codes.load)])) : null;
   const sessions = can('codes:read') ? sessionsPanel(eventId, changed, () => void act(null, model.refreshFigures)) : null;
   // Every role that sees the event sees its audience: the show's health is the stream tech's business too.
   const audience = audiencePanel(eventId);
@@ -73,7 +82,7 @@ function eventParts(model: EventDetailModel, actions: Actions) {
   const draw = (parts: EventParts) => {
     const event = model.event();
     if (parts.header) rerender(head, () => header(event, actions));
-    if (parts.stats) rerender(figures, () => stats(event));
+    if (parts.stats) rerender(figures, () => [stats(event), salesPanel(event)]);
     if (parts.obs) rerender(obs, () => obsSettings(event, actions));
     if (parts.encoder) rerender(encoder, () => encoderReport(event));
   };
@@ -93,7 +102,12 @@ function pollWhileShown(model: EventDetailModel, current: () => boolean): void {
 }
 
 /** The page's actions: each confirms where it must, calls the model, tells, and reads the event again. */
-function eventActions(model: EventDetailModel, loadAudit: () => Promise<void>, navigate: (href: string) => void): Actions {
+function eventActions(
+  model: EventDetailModel,
+  loadAudit: () => Promise<void>,
+  navigate: (href: string) => void,
+  showJob: (job: JobView) => void,
+): Actions {
   const refresh = async () => {
     if (await act(null, model.refresh)) await act(null, loadAudit);
   };
@@ -106,9 +120,12 @@ function eventActions(model: EventDetailModel, loadAudit: () => Promise<void>, n
     },
     async remove(button) {
       const { title } = model.event();
+      // What it holds, read now: the dialog's figures are those of the moment it opens.
+      // The button stays enabled meanwhile: disabled, it would lose focus, which the dialog gives back to it.
+      const event = (await act(null, async () => (await model.refreshFigures(), model.event()))) ?? model.event();
       const sure = await confirmAction({
         title: `Delete “${title}”?`,
-        message: 'The event and all its access codes are deleted. Viewers lose access. This cannot be undone.',
+        message: deleteMessage(event),
         confirmLabel: 'Delete event',
         danger: true,
       });
@@ -120,6 +137,15 @@ function eventActions(model: EventDetailModel, loadAudit: () => Promise<void>, n
         notify(`Event “${title}” deleted. Its ${plural(done.job.total, 'code')} are being deleted in the background.`);
       } else notify(`Event “${title}” deleted.`);
       navigate(hrefOf({ view: 'dashboard' }));
+    },
+    async cancel(button) {
+      const reason = await askCancelReason(model.event());
+      if (reason === null) return;
+      const job = await act(button, () => model.cancel(reason));
+      if (!job) return;
+      showJob(job);
+      notify(`“${model.event().title}” is cancelled: off sale now; refunds and emails go out in the background.`);
+      await refresh();
     },
     async rotateKey(button) {
       const sure = await confirmAction({
@@ -153,6 +179,7 @@ function eventActions(model: EventDetailModel, loadAudit: () => Promise<void>, n
 interface Actions {
   transition(button: HTMLButtonElement, transition: EventTransition): Promise<void>;
   remove(button: HTMLButtonElement): Promise<void>;
+  cancel(button: HTMLButtonElement): Promise<void>;
   rotateKey(button: HTMLButtonElement): Promise<void>;
   clearCache(button: HTMLButtonElement): Promise<void>;
   /** Reads the event again after a change made elsewhere on the page, and its audit log. */
@@ -185,7 +212,9 @@ function header(event: EventDetail, actions: Actions): HTMLElement {
       badge(EVENT_STATUS_LABELS[event.status] ?? event.status, EVENT_STATUS_TONES[event.status] ?? 'muted'),
       event.isActive ? badge('Active', 'ok') : badge('Inactive', 'warn'),
       event.isArchived && badge('Archived', 'muted'),
+      event.cancelled && badge('Cancelled', 'danger'),
     ),
+    event.cancelled && h('p', { className: 'callout warn', 'data-key': 'cancelled' }, cancelledLine(event.cancelled)),
     h(
       'p',
       { className: 'muted' },
@@ -203,13 +232,15 @@ function header(event: EventDetail, actions: Actions): HTMLElement {
         event.isArchived
           ? button('archived', 'Unarchive', (b) => void actions.transition(b, 'unarchive'))
           : button('archived', 'Archive', (b) => void actions.transition(b, 'archive')),
+        // Only an API with the box office says whether the show is cancelled (null: not).
+        event.cancelled === null && button('cancel-show', 'Cancel show', (b) => void actions.cancel(b), 'danger'),
         button('delete', 'Delete', (b) => void actions.remove(b), 'danger'),
       ),
   );
 }
 
 function stats(event: EventDetail): HTMLElement {
-  const item = (label: string, value: number) => h('div', { className: 'stat' }, h('dt', null, label), h('dd', null, String(value)));
+  const item = (label: string, value: number) => h('div', { className: 'stat' }, h('dt', null, label), h('dd', null, formatCount(value)));
   return h(
     'dl',
     { className: 'stats', 'aria-label': 'Figures' },

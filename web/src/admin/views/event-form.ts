@@ -3,7 +3,7 @@ import { h, replaceChildren } from '../../shared/dom';
 import { asApiError } from '../../shared/http';
 import { toDateTimeLocal } from '../../shared/time';
 import { adminApi, type AdminEvent } from '../api';
-import { adminErrorMessage, EVENT_FIELDS, eventInputFromForm, formFieldError, parseFieldError, priceInput, type EventField, type EventFormValues } from '../labels';
+import { adminErrorMessage, EVENT_FIELDS, eventInputFromForm, formatCount, formFieldError, parseFieldError, priceInput, type EventField, type EventFormValues } from '../labels';
 import { hrefOf } from '../router';
 import { alertError, notify } from '../ui';
 
@@ -172,7 +172,7 @@ function buildFields(event: AdminEvent | null): FieldSpec[] {
     {
       name: 'saleCapacity',
       label: 'Tickets to sell',
-      hint: `How many in all; empty for no limit.${event?.sale ? ` Taken so far (sold or in a checkout): ${event.ticketsTaken}.` : ''}`,
+      hint: `How many in all; empty for no limit.${event?.sale ? ` Taken so far (sold or in a checkout): ${formatCount(event.ticketsTaken)}.` : ''}`,
       control: input('saleCapacity', { type: 'number', min: 1, step: 1, inputmode: 'numeric', value: sale?.capacity === null || !sale ? '' : String(sale.capacity) }, 'x'),
     },
     {

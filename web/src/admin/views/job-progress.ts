@@ -3,11 +3,12 @@
  * percentage and the time left at the pace seen so far, and how it ended.
  * It asks the API about the job every second until the job ends, so a page
  * opened (or reloaded) mid-job shows the same bar. A failed job says why and
- * offers Retry: it goes on from where it stopped, and the bar with it.
+ * offers Retry: it goes on from where it stopped, and the bar with it. The why is said in plain words
+ * (`jobFailureText`), the stored cause kept in the line's title.
  */
 import { h } from '../../shared/dom';
 import { adminApi, type JobView } from '../api';
-import { describeProgress, describeTimeLeft, secondsLeft, type ProgressSample } from '../labels';
+import { describeProgress, describeTimeLeft, jobFailureText, secondsLeft, type ProgressSample } from '../labels';
 import { act } from '../ui';
 
 const POLL_MS = 1_000;
@@ -38,7 +39,9 @@ export function jobProgress(job: JobView, options: { title: string; onEnd(job: J
       first ??= sample;
       figures.textContent = `${progress} · ${describeTimeLeft(secondsLeft(first, sample, current.total))}`;
     } else figures.textContent = `${progress} · ${current.status === 'done' ? 'done' : 'stopped'}`;
-    failure.textContent = current.status === 'failed' ? `Stopped: ${current.error ?? 'unknown reason'}` : '';
+    failure.textContent = current.status === 'failed' ? jobFailureText(current.error) : '';
+    // The stored cause, word for word, for whoever has to look into it.
+    failure.title = current.status === 'failed' ? (current.error ?? '') : '';
     retry.hidden = current.status !== 'failed';
   };
 

@@ -51,7 +51,10 @@ export function renderLogin(main: HTMLElement, onSignedIn: () => void): void {
       password.input.focus();
       return;
     }
+    // Checking a password takes the server seconds (a slow hash, on purpose): say so meanwhile.
     submit.disabled = true;
+    submit.textContent = 'Signing in…';
+    form.setAttribute('aria-busy', 'true');
     adminApi
       .login(username.input.value.trim(), password.input.value)
       .then(
@@ -64,7 +67,11 @@ export function renderLogin(main: HTMLElement, onSignedIn: () => void): void {
           password.input.focus();
         },
       )
-      .finally(() => (submit.disabled = false));
+      .finally(() => {
+        submit.disabled = false;
+        submit.textContent = 'Sign in';
+        form.removeAttribute('aria-busy');
+      });
   });
   replaceChildren(main, form);
   username.input.focus();

@@ -1,13 +1,16 @@
 /**
  * An event's orders from shops (the order webhook): who bought, how many, for how much, whether the
  * order is paid, refunded or failed (and why), its codes, and whether the ticket email went out.
- * "Resend email" owes the buyer the email again (tickets, or the refund notice). Paged by the API's
- * cursor; refreshed when the page refreshes.
+ * "Resend email" owes the buyer the email again (tickets, or the refund notice); "Refund" (a Stripe order,
+ * paid) refunds it through Stripe after a confirmation that names the amount. Paged by the API's cursor;
+ * refreshed when the page refreshes.
  */
 import { h } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type OrderView, type OrdersPage } from '../api';
-import { act, badge, notify, rerender, tableWrap } from '../ui';
+import { formatCount, formatMoney } from '../labels';
+import { refundPrompt } from '../models/box-office';
+import { act, badge, confirmAction, notify, rerender, tableWrap } from '../ui';
 import { cursorPager } from './cursor-pager';
 
 type Tone = 'ok' | 'warn' | 'danger' | 'muted';
@@ -22,10 +25,10 @@ const EMAIL: Record<string, [string, Tone]> = {
   failed: ['Not sent', 'danger'],
 };
 
-const amount = (order: OrderView) =>
-  order.amount ? new Intl.NumberFormat(undefined, { style: 'currency', currency: order.amount.currency ?? 'eur' }).format(order.amount.minor / 100) : '—';
+const amount = (order: OrderView) => (order.amount ? formatMoney(order.amount.minor, order.amount.currency ?? 'eur') : '—');
 
-export function ordersPanel(eventId: string): { element: HTMLElement; load: () => Promise<void> } {
+/** `onRefunded`: the event's figures (sold, left, revenue) move with a refund. */
+export function ordersPanel(eventId: string, onRefunded: () => void): { element: HTMLElement; load: () => Promise<void> } {
   let page: OrdersPage = { orders: [], nextCursor: null };
   const list = h('div');
   const pager = cursorPager('orders', (button) => void act(button, load));
@@ -43,6 +46,32 @@ export function ordersPanel(eventId: string): { element: HTMLElement; load: () =
     if (!done) return;
     notify(`The ${done.emailKind === 'refund' ? 'refund notice' : 'tickets'} of order ${order.orderId} will be emailed to ${order.email} again.`);
     await act(null, load);
+  };
+
+  // A 409 (a shop's order, one without tickets) is shown as the API words it.
+  const refund = async (button: HTMLButtonElement, order: OrderView) => {
+    if (!(await confirmAction({ ...refundPrompt(order), danger: true }))) return;
+    const done = await act(button, () => adminApi.refundOrder(order.id));
+    if (!done) return;
+    notify(`Order ${order.orderId} refunded: ${amount(done)} goes back to ${done.email}, and its codes no longer work.`);
+    await act(null, load);
+    onRefunded();
+  };
+
+  const actionsOf = (order: OrderView) => {
+    const button = h(
+      'button',
+      { type: 'button', className: 'small', 'data-key': `resend-${order.id}`, 'aria-label': `Resend email of order ${order.orderId}` },
+      'Resend email',
+    );
+    button.addEventListener('click', () => void resend(button, order));
+    const refundButton = h(
+      'button',
+      { type: 'button', className: 'small danger', 'data-key': `refund-${order.id}`, 'aria-label': `Refund order ${order.orderId}` },
+      'Refund',
+    );
+    refundButton.addEventListener('click', () => void refund(refundButton, order));
+    return h('div', { className: 'row-actions' }, order.status !== 'failed' && button, order.refundable === true && refundButton);
   };
 
   const table = () => {
@@ -68,18 +97,12 @@ export function ordersPanel(eventId: string): { element: HTMLElement; load: () =
           page.orders.map((order) => {
             const [statusLabel, statusTone]: [string, Tone] = STATUS[order.status] ?? [order.status, 'muted'];
             const [emailLabel, emailTone]: [string, Tone] = (order.emailStatus && EMAIL[order.emailStatus]) || ['—', 'muted'];
-            const button = h(
-              'button',
-              { type: 'button', className: 'small', 'data-key': `resend-${order.id}`, 'aria-label': `Resend the email of order ${order.orderId}` },
-              'Resend email',
-            );
-            button.addEventListener('click', () => void resend(button, order));
             return h(
               'tr',
               { 'data-order': order.id },
               h('th', { scope: 'row', className: 'mono' }, order.orderId),
               h('td', null, order.email),
-              h('td', null, String(order.quantity)),
+              h('td', { className: 'num' }, formatCount(order.quantity)),
               h('td', null, amount(order)),
               h('td', null, badge(statusLabel, statusTone), order.failure && h('span', { className: 'muted' }, ` ${order.failure}`)),
               h('td', { className: 'mono code' }, order.codes.join(' ') || '—'),
@@ -91,7 +114,7 @@ export function ordersPanel(eventId: string): { element: HTMLElement; load: () =
                 order.emailStatus === 'failed' && order.emailError && h('span', { className: 'muted' }, ` ${order.emailError}`),
               ),
               h('td', null, formatDateTime(order.createdAt)),
-              h('td', null, order.status !== 'failed' && button),
+              h('td', null, actionsOf(order)),
             );
           }),
         ),
