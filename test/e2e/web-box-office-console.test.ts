@@ -4,8 +4,9 @@
  * QR), the dashboard the event on sale; a buyer's codes are found by their email; one order is refunded from
  * the console after a confirmation naming the amount (its codes refused, the refund email in the inbox, the
  * figures moved); the delete dialog names the codes, live sessions and paid order, and the API's 409 points
- * to "Cancel show"; "Cancel show" with a reason runs its job to the end, and the page says it was cancelled.
- * Every table fits 1280 px.
+ * to "Cancel show"; "Cancel show" with a reason runs its job to the end, and the page says it was cancelled, as
+ * does the sale link. Every table fits 1280 px. Then, on the same system, a buyer is found by their email
+ * among 100,000 codes generated after their order (the old walk from the newest passed them all first).
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -132,6 +133,55 @@ describe('web: the box office in the console', () => {
     expect(await benOrder.getByRole('button', { name: /^Refund order/ }).count()).toBe(0);
     expect(await admin.getByRole('button', { name: 'Cancel show' }).count()).toBe(0);
     await shot(admin, 'box-office-cancelled');
+    // The sale link tells the buyer, instead of a code form.
+    await buyer.goto(`${api}/?event=${event.id}`);
+    await buyer.getByRole('heading', { name: 'This show was cancelled' }).waitFor();
+    expect(await buyer.getByText('The singer is ill').count()).toBeGreaterThan(0);
     expect(problems).toEqual([]);
   }, 180_000);
+
+  it('finds a buyer by email among 100,000 codes: their codes, the only rows shown', async () => {
+    const { system } = story;
+    const crowd = await system.admin('POST', '/api/admin/events', {
+      title: 'Arena night',
+      startsAt: new Date(Date.now() + 86_400_000).toISOString(),
+      endsAt: new Date(Date.now() + 90_000_000).toISOString(),
+      sale: { open: true, priceMinor: 2000, currency: 'eur', capacity: null, maxPerOrder: 5 },
+    });
+    const buyer = await (await story.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await buy(system, buyer, crowd.id, 'zoe@example.com', 2);
+    // The buyer's codes are the event's oldest: a walk from the newest would pass 100,000 others first.
+    const { job } = await system.admin('POST', `/api/admin/events/${crowd.id}/tokens/jobs`, { count: 100_000, label: 'Arena' });
+    await untilJobEnds(system, job.id);
+    const [order] = (await system.admin('GET', `/api/admin/events/${crowd.id}/orders`)).orders as { email: string; codes: string[] }[];
+    expect(order!.email).toBe('zoe@example.com');
+
+    const problems: string[] = [];
+    const admin = await story.adminPage();
+    watchConsole(admin, 'admin', problems, () => [401]);
+    await admin.goto(`${system.urls.api}/admin/#/events/${crowd.id}`);
+    await signIn(admin, '', system.adminPassword);
+    await admin.getByRole('heading', { name: 'Arena night' }).waitFor();
+    await poll(() => admin.locator('tr[data-code]').count()).toBeGreaterThan(0);
+    await admin.getByLabel('Buyer email').fill('zoe@example.com');
+    await admin.getByRole('button', { name: 'Find', exact: true }).click();
+    await poll(async () => (await admin.locator('tr[data-code]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-code')))).sort()).toEqual([...order!.codes].sort());
+    expect(problems).toEqual([]);
+  }, 900_000);
 });
+
+/**
+ * Waits for a job to end `done`, as the console follows it; a job that makes no progress for a minute is stuck
+ * (a slow machine only makes it longer).
+ */
+async function untilJobEnds(system: LocalSystem, jobId: string): Promise<void> {
+  let last = -1;
+  for (let progressedAt = Date.now(); Date.now() - progressedAt < 60_000; ) {
+    const { job } = await system.admin('GET', `/api/admin/jobs/${jobId}`);
+    if (job.status === 'done') return;
+    if (job.status === 'failed') throw new Error(`job ${jobId} failed: ${job.error}`);
+    if (job.done !== last) [last, progressedAt] = [job.done, Date.now()];
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`job ${jobId} made no progress for a minute at ${last}`);
+}

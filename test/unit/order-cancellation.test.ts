@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cancelOrder, orderPaid, orderWebhookBody } from '../../functions/domain/commerce';
+import { cancelOrder, orderPaid, orderRefunded, orderWebhookBody } from '../../functions/domain/commerce';
 import { actor, domainFixture } from '../support/domain-fixture';
 import { fakeCheckoutSessions } from '../support/fake-checkout-sessions';
 
@@ -46,5 +46,25 @@ describe('a cancelled show\'s orders', () => {
     expect(await fixture.stores.orders.getOrder(shop.id)).toMatchObject({ status: 'paid', emailKind: 'cancelled' });
     expect(await cancelOrder(deps, actor('admin'), refundedBefore, since)).toBe('untouched');
     expect(refunds).toHaveLength(1);
+  });
+
+  it('tells a buyer of the cancellation once when Stripe\'s refund webhook moves the order before the job, and a shop buyer told already of the shop\'s refund', async () => {
+    const { fixture, deps, pay } = await setUp();
+    const stripeOrder = await pay('stripe', 'cs_test_crossed', 'dee@example.com');
+    const shopOrder = await pay('shop', 'shop-crossed', 'eli@example.com');
+    const event = (await fixture.stores.events.getEvent(stripeOrder.eventId))!;
+    const since = fixture.deps.now().toISOString();
+    expect(await fixture.stores.events.cancelEvent(event.id, { at: since, reason: 'Storm', closedSale: null })).toBe(true);
+    // Stripe's charge.refunded (the job's refund, its answer not yet back) arrives first: the buyer is owed the show's notice.
+    const refundBody = (order: typeof stripeOrder) => ({ type: 'order.refunded' as const, orderId: order.orderId, eventId: order.eventId, email: order.email, quantity: order.quantity });
+    await orderRefunded(fixture.deps, actor('stripe'), refundBody(stripeOrder));
+    const crossed = (await fixture.stores.orders.getOrder(stripeOrder.id))!;
+    expect(crossed).toMatchObject({ status: 'refunded', emailKind: 'cancelled' });
+    expect(await cancelOrder(deps, actor('admin'), crossed, since)).toBe('untouched');
+    expect((await fixture.stores.orders.getOrder(stripeOrder.id))!.emailRequest).toBe(crossed.emailRequest);
+    // The shop's buyer, told by the job, then refunded by the shop: that refund is news.
+    expect(await cancelOrder(deps, actor('admin'), shopOrder, since)).toBe('told');
+    await orderRefunded(fixture.deps, actor('shop'), refundBody(shopOrder));
+    expect(await fixture.stores.orders.getOrder(shopOrder.id)).toMatchObject({ status: 'refunded', emailKind: 'refund' });
   });
 });

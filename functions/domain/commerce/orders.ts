@@ -190,7 +190,10 @@ async function refundOrder(deps: { stores: { codes: CodeStore; counters: Counter
     }
   }
   if (current.status === 'refunded') return { order: await settleSalesStep(deps, current), changed: null };
-  const withEmail = current.status === 'paid' ? emailOwed(emailKind) : {};
+  // A cancelled show's buyer not yet told is told of the cancellation, whichever refund (the job's, Stripe's webhook)
+  // came first; one told already (a shop's order, refunded by the shop after) gets the refund notice.
+  const untold = emailKind === 'refund' && current.emailKind !== 'cancelled' && Boolean((await deps.stores.events.getEvent(current.eventId))?.cancelledAt);
+  const withEmail = current.status === 'paid' ? emailOwed(untold ? 'cancelled' : emailKind) : {};
   const sale = await refundSalesStep(deps, current);
   const refunded = await deps.stores.orders.updateOrder(current.id, sale.expect, { status: 'refunded', ...withEmail, ...sale.changes }, at.toISOString());
   if (refunded) {
