@@ -78,27 +78,41 @@ export function revocationOf(state: Readonly<CodesState>): Revocation | null {
   return null;
 }
 
+/** The list's state for a filter as the form gives it: the trouble list, or the codes' filter. */
+function filterOfInput(input: FilterInput): Pick<CodesState, 'showTrouble' | 'filter'> {
+  const showTrouble = input.status === 'trouble';
+  const [label, email, code] = [input.label.trim(), input.email.trim(), input.code.replace(/[\s-]/g, '')];
+  const status = showTrouble ? undefined : (input.status as CodeFilter) || undefined;
+  return { showTrouble, filter: { status, label: label || undefined, email: email || undefined, code: code || undefined } };
+}
+
+/** The loads of the list's page; each says whether it has the page to draw: not when a later load began before its answer came. */
+function pageLoaders(eventId: string, api: CodesApi, pager: CursorPagerModel, state: CodesState, selected: Set<string>) {
+  return {
+    async listTrouble() {
+      const answer = await pager.fetch(() => api.troubleList(eventId, null));
+      if (!answer) return false;
+      Object.assign(state, { trouble: answer, codes: [], nextCursor: null });
+      selected.clear();
+      return true;
+    },
+    async listCodes() {
+      const answer = await pager.fetch((cursor) => api.listCodes(eventId, { ...state.filter, cursor: cursor ?? undefined, limit: CODES_PAGE }));
+      if (!answer) return false;
+      Object.assign(state, { codes: answer.tokens, nextCursor: answer.nextCursor });
+      for (const id of [...selected]) if (!answer.tokens.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
+      return true;
+    },
+  };
+}
+
 export function codesModel(options: { eventId: string; api: CodesApi; manage: boolean; now?: () => number; pager?: CursorPagerModel }) {
   const { eventId, api, manage, now = Date.now, pager = cursorPagerModel() } = options;
   const selected = new Set<string>();
   const state: CodesState = { filter: {}, showTrouble: false, codes: [], nextCursor: null, trouble: { tickets: [], nextCursor: null }, selected, loading: false };
   const changes = listeners();
 
-  // Each says whether it has the page to draw: not when a later load began before its answer came.
-  const listTrouble = async () => {
-    const answer = await pager.fetch(() => api.troubleList(eventId, null));
-    if (!answer) return false;
-    Object.assign(state, { trouble: answer, codes: [], nextCursor: null });
-    selected.clear();
-    return true;
-  };
-  const listCodes = async () => {
-    const answer = await pager.fetch((cursor) => api.listCodes(eventId, { ...state.filter, cursor: cursor ?? undefined, limit: CODES_PAGE }));
-    if (!answer) return false;
-    Object.assign(state, { codes: answer.tokens, nextCursor: answer.nextCursor });
-    for (const id of [...selected]) if (!answer.tokens.some((code) => code.id === id && !code.isRevoked)) selected.delete(id);
-    return true;
-  };
+  const { listTrouble, listCodes } = pageLoaders(eventId, api, pager, state, selected);
 
   return {
     state: state as Readonly<CodesState>,
@@ -132,12 +146,7 @@ export function codesModel(options: { eventId: string; api: CodesApi; manage: bo
      * and the list says it is looking until the new page is drawn (the caller loads).
      */
     applyFilter(input: FilterInput) {
-      const label = input.label.trim();
-      const email = input.email.trim();
-      const code = input.code.replace(/[\s-]/g, '');
-      state.showTrouble = input.status === 'trouble';
-      const status = state.showTrouble ? undefined : (input.status as CodeFilter) || undefined;
-      state.filter = { status, label: label || undefined, email: email || undefined, code: code || undefined };
+      Object.assign(state, filterOfInput(input));
       pager.reset();
       selected.clear();
       Object.assign(state, { codes: [], nextCursor: null, trouble: { tickets: [], nextCursor: null }, loading: true });

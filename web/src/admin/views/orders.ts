@@ -25,6 +25,9 @@ const EMAIL: Record<string, [string, Tone]> = {
   failed: ['Not sent', 'danger'],
 };
 
+/** The emails other than the tickets, as the list names them. */
+const EMAIL_KIND = { tickets: 'tickets', refund: 'refund notice', cancelled: 'cancellation notice' } as const;
+
 const amount = (order: OrderView) => (order.amount ? formatMoney(order.amount.minor, order.amount.currency ?? 'eur') : '—');
 
 /** `onRefunded`: the event's figures (sold, left, revenue) move with a refund. */
@@ -44,7 +47,7 @@ export function ordersPanel(eventId: string, onRefunded: () => void): { element:
   const resend = async (button: HTMLButtonElement, order: OrderView) => {
     const done = await act(button, () => adminApi.resendOrderEmail(order.id));
     if (!done) return;
-    notify(`The ${done.emailKind === 'refund' ? 'refund notice' : 'tickets'} of order ${order.orderId} will be emailed to ${order.email} again.`);
+    notify(`The ${EMAIL_KIND[done.emailKind ?? 'tickets']} of order ${order.orderId} will be emailed to ${order.email} again.`);
     await act(null, load);
   };
 
@@ -94,29 +97,7 @@ export function ordersPanel(eventId: string, onRefunded: () => void): { element:
         h(
           'tbody',
           null,
-          page.orders.map((order) => {
-            const [statusLabel, statusTone]: [string, Tone] = STATUS[order.status] ?? [order.status, 'muted'];
-            const [emailLabel, emailTone]: [string, Tone] = (order.emailStatus && EMAIL[order.emailStatus]) || ['—', 'muted'];
-            return h(
-              'tr',
-              { 'data-order': order.id },
-              h('th', { scope: 'row', className: 'mono' }, order.orderId),
-              h('td', null, order.email),
-              h('td', { className: 'num' }, formatCount(order.quantity)),
-              h('td', null, amount(order)),
-              h('td', null, badge(statusLabel, statusTone), order.failure && h('span', { className: 'muted' }, ` ${order.failure}`)),
-              h('td', { className: 'mono code' }, order.codes.join(' ') || '—'),
-              h(
-                'td',
-                null,
-                badge(emailLabel, emailTone),
-                order.emailKind === 'refund' && h('span', { className: 'muted' }, ' refund notice'),
-                order.emailStatus === 'failed' && order.emailError && h('span', { className: 'muted' }, ` ${order.emailError}`),
-              ),
-              h('td', null, formatDateTime(order.createdAt)),
-              h('td', null, actionsOf(order)),
-            );
-          }),
+          page.orders.map((order) => orderRow(order, actionsOf(order))),
         ),
       ),
     );
@@ -130,4 +111,29 @@ export function ordersPanel(eventId: string, onRefunded: () => void): { element:
     pager.element,
   );
   return { element, load };
+}
+
+/** One order's row, with its actions. */
+function orderRow(order: OrderView, actions: HTMLElement): HTMLElement {
+  const [statusLabel, statusTone]: [string, Tone] = STATUS[order.status] ?? [order.status, 'muted'];
+  const [emailLabel, emailTone]: [string, Tone] = (order.emailStatus && EMAIL[order.emailStatus]) || ['—', 'muted'];
+  return h(
+    'tr',
+    { 'data-order': order.id },
+    h('th', { scope: 'row', className: 'mono' }, order.orderId),
+    h('td', null, order.email),
+    h('td', { className: 'num' }, formatCount(order.quantity)),
+    h('td', null, amount(order)),
+    h('td', null, badge(statusLabel, statusTone), order.failure && h('span', { className: 'muted' }, ` ${order.failure}`)),
+    h('td', { className: 'mono code' }, order.codes.join(' ') || '—'),
+    h(
+      'td',
+      null,
+      badge(emailLabel, emailTone),
+      order.emailKind && order.emailKind !== 'tickets' && h('span', { className: 'muted' }, ` ${EMAIL_KIND[order.emailKind]}`),
+      order.emailStatus === 'failed' && order.emailError && h('span', { className: 'muted' }, ` ${order.emailError}`),
+    ),
+    h('td', null, formatDateTime(order.createdAt)),
+    h('td', null, actions),
+  );
 }
