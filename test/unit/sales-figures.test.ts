@@ -63,6 +63,26 @@ describe('sales figures when a writer dies between its writes', () => {
     return { ticketsSold: ticketsSold ?? 0, paidOrders: paidOrders ?? 0, revenueMinor: revenueMinor ?? 0, refundedMinor: refundedMinor ?? 0 };
   };
 
+  it('a refund arriving while the payment\'s writer still counts the sale waits for it, then counts once', async () => {
+    const fixture = domainFixture();
+    const { event } = await fixture.eventWithCode({ event: { sale } });
+    const countSale = fixture.stores.events.countSale.bind(fixture.stores.events);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fixture.stores.events.countSale = async (...args) => {
+      await held;
+      return countSale(...args);
+    };
+    const paying = orderPaid(fixture.deps, actor('shop'), paidBody(event.id, 'slow-1'));
+    await expect.poll(async () => (await fixture.stores.orders.getOrder(orderKeyId('shop', 'slow-1')))?.salesStep).toBe('paid');
+    // The order reads paid, its count under way: the refund comes now, and the writer finishes a moment later.
+    const refunding = orderRefunded(fixture.deps, actor('shop'), { ...paidBody(event.id, 'slow-1'), type: 'order.refunded' });
+    setTimeout(release, 200);
+    await paying;
+    await expect(refunding).resolves.toMatchObject({ changed: 'refunded' });
+    expect(await figures(fixture, event.id)).toEqual({ ticketsSold: 0, paidOrders: 0, revenueMinor: 0, refundedMinor: 3000 });
+  });
+
   it('after the order turned paid: a fresh step is its writer\'s, a stale one a replay ends, once', async () => {
     const fixture = domainFixture();
     const { event } = await fixture.eventWithCode({ event: { sale } });

@@ -49,14 +49,23 @@ export async function paidSalesStep(deps: SalesDeps, order: OrderRecord): Promis
   return { salesStep: 'paid', salesStepAt: deps.now().toISOString(), checkoutHeld: checkout?.status === 'paid' };
 }
 
+/** How long a refund waits for a live writer to finish counting the sale (a few writes: milliseconds) before it gives up. */
+const COUNT_WAIT_MS = 2_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * What refunding `order` (as read) expects and asks for: a paid one's refund counted, on the sale's count
- * it saw. A sale whose count a live writer is still making is refused (Contended: the sender retries), since
- * its writer's mark must not be forgotten under it; one whose writer died is ended first.
+ * it saw. A sale whose count a live writer is still making is waited for (its writer's mark must not be
+ * forgotten under it), then refused (Contended: the sender retries); one whose writer died is ended first.
  */
 export async function refundSalesStep(deps: SalesDeps, order: OrderRecord): Promise<{ expect: OrderExpectation; changes: OrderChanges }> {
   if (order.status !== 'paid') return { expect: { from: [order.status] }, changes: {} };
-  if ((await settleSalesStep(deps, order)).salesStep) throw new Contended(`order ${order.id}: its sale is being counted`);
+  let current = await settleSalesStep(deps, order);
+  for (const started = Date.now(); current.salesStep && Date.now() - started < COUNT_WAIT_MS; ) {
+    await sleep(50);
+    current = await settleSalesStep(deps, (await deps.stores.orders.getOrder(order.id)) ?? current);
+  }
+  if (current.salesStep) throw new Contended(`order ${order.id}: its sale is being counted`);
   return { expect: { from: ['paid'], salesStep: null }, changes: { salesStep: 'refunded', salesStepAt: deps.now().toISOString() } };
 }
 
