@@ -12,28 +12,13 @@ import { describe, expect, it } from 'vitest';
 import { noSeriousAccessibilityFindings } from '../support/axe';
 import type { Page } from 'playwright-core';
 import { browserStory, shot, shotsAtBothWidths, watchConsole } from '../support/browser-story';
+import { tablesCutOff } from '../support/table-fit';
 
 /** A gate a routed request waits at until the test has seen what it wanted. */
 function held() {
   let release!: () => void;
   const promise = new Promise<void>((resolve) => (release = resolve));
   return { promise, release };
-}
-
-/** Tables wider than their box, and buttons in a table outside it (cut off, or only reached by scrolling). */
-function tablesCutOff(page: Page): Promise<string[]> {
-  return page.locator('.table-wrap').evaluateAll((wraps) =>
-    wraps.flatMap((wrap) => {
-      const box = wrap.getBoundingClientRect();
-      const label = wrap.getAttribute('aria-label');
-      const wide = wrap.scrollWidth > wrap.clientWidth + 1 ? [`${label}: ${wrap.scrollWidth} px in ${wrap.clientWidth} px`] : [];
-      const cut = [...wrap.querySelectorAll('button, a.button')]
-        .filter((button) => (button as HTMLElement).offsetParent !== null)
-        .filter((button) => button.getBoundingClientRect().right > box.right + 1)
-        .map((button) => `${label}: “${button.textContent}” cut off`);
-      return [...wide, ...cut];
-    }),
-  );
 }
 
 describe('web: admin console', () => {

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { noSeriousAccessibilityFindings } from '../support/axe';
 import { browserStory, shot, signIn, watchConsole } from '../support/browser-story';
+import { tablesCutOff } from '../support/table-fit';
 import { call } from '../../harness/http';
 import type { LocalSystem } from '../../harness/local-system';
 
@@ -24,21 +25,6 @@ async function buy(system: LocalSystem, page: Page, eventId: string, email: stri
   await page.goto((answer.body as { url: string }).url);
   await page.getByRole('button', { name: 'Pay' }).click();
   await page.waitForURL((url) => url.origin === system.urls.api);
-}
-
-/** Tables wider than their box, and buttons in a table outside it. */
-function tablesCutOff(page: Page): Promise<string[]> {
-  return page.locator('.table-wrap').evaluateAll((wraps) =>
-    wraps.flatMap((wrap) => {
-      const box = wrap.getBoundingClientRect();
-      const label = wrap.getAttribute('aria-label');
-      const wide = wrap.scrollWidth > wrap.clientWidth + 1 ? [`${label}: ${wrap.scrollWidth} px in ${wrap.clientWidth} px`] : [];
-      const cut = [...wrap.querySelectorAll('button')]
-        .filter((button) => (button as HTMLElement).offsetParent !== null && button.getBoundingClientRect().right > box.right + 1)
-        .map((button) => `${label}: “${button.textContent}” cut off`);
-      return [...wide, ...cut];
-    }),
-  );
 }
 
 describe('web: the box office in the console', () => {
