@@ -167,8 +167,8 @@ export class PaymentsUnavailable extends DomainError {
  * "in use" (`CodeInUse`, which carries `inUse: true`).
  */
 export interface RefusalReasons {
-  validate: 'unknown-code' | 'revoked' | 'event-inactive' | 'expired';
-  refresh: 'invalid-token' | 'revoked' | 'event-inactive' | 'expired' | SessionEndReason;
+  validate: 'unknown-code' | 'revoked' | 'event-inactive' | 'expired' | 'geo';
+  refresh: 'invalid-token' | 'revoked' | 'event-inactive' | 'expired' | 'geo' | SessionEndReason;
   heartbeat: 'invalid-token' | 'revoked' | 'event-inactive' | SessionEndReason;
   release: 'invalid-token';
 }

@@ -67,7 +67,12 @@ export interface EventRecord {
   cancelledAt?: string | null;
   /** The organiser's words to the buyers, with `cancelledAt`. */
   cancelReason?: string | null;
+  /** Where the event may be watched (events/geo.ts); absent or null: anywhere. */
+  geo?: GeoRule;
 }
+
+/** An event's country rule (events/geo.ts): `allow` only these countries, `deny` these; null: anywhere. */
+export type GeoRule = { allow: string[] } | { deny: string[] } | null;
 
 /** What one order's change adds to its event's sales figures. */
 export type SalesDeltas = Required<Pick<EventRecord, 'ticketsHeld' | 'ticketsSold' | 'paidOrders' | 'revenueMinor' | 'refundedMinor'>>;

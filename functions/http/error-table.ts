@@ -43,6 +43,8 @@ export interface ErrorAnswer {
 const INVALID_PLAYBACK = 'Valid playback token required';
 const PLAYBACK_REVOKED = 'Access has been revoked';
 const SESSION_NOT_FOUND = 'Session not found';
+/** The event's country rule (events/geo.ts) refuses the viewer's country: the same words at validate and refresh. */
+const OUTSIDE_GEO: Refusal = { status: 403, error: 'This event is not available in your country' };
 
 const NOT_FOUND: Record<RecordKind, string> = {
   event: 'Event not found',
@@ -93,12 +95,14 @@ const REFUSALS: { [S in RefusalStep]: Record<RefusalReasons[S], Refusal> } = {
     revoked: { status: 403, error: 'Access code has been revoked' },
     'event-inactive': { status: 403, error: 'This event is not currently available' },
     expired: { status: 410, error: 'Access code has expired' },
+    geo: OUTSIDE_GEO,
   },
   refresh: {
     'invalid-token': { status: 401, error: INVALID_PLAYBACK },
     revoked: { status: 403, error: PLAYBACK_REVOKED },
     'event-inactive': { status: 403, error: PLAYBACK_REVOKED },
     expired: { status: 410, error: 'Access has expired' },
+    geo: OUTSIDE_GEO,
     'session-ended': { status: 401, error: INVALID_PLAYBACK },
     'taken-over': { status: 401, error: INVALID_PLAYBACK },
     'ended-by-admin': { status: 401, error: INVALID_PLAYBACK },

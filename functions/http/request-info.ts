@@ -36,6 +36,20 @@ export function clientIp(event: ApiEvent, originVerifySecret: string | null): st
   return peer;
 }
 
+/**
+ * The viewer's country (ISO 3166-1 alpha-2), null when unknown. CloudFront sets `CloudFront-Viewer-Country`
+ * (overwriting a client's) on /api/* because the origin request policy names it; as with the address, it is
+ * believed only with the origin secret, so a request straight to API Gateway has no country. Without a
+ * secret configured (`npm start`) the header is read as sent, so a test or a demo can come from anywhere.
+ */
+export function viewerCountry(event: ApiEvent, originVerifySecret: string | null): string | null {
+  const country = header(event, 'cloudfront-viewer-country')?.trim().toUpperCase() ?? '';
+  if (!/^[A-Z]{2}$/.test(country)) return null;
+  if (!originVerifySecret) return country;
+  const proof = header(event, 'x-origin-verify');
+  return proof && secretsEqual(proof, originVerifySecret) ? country : null;
+}
+
 /** Scheme and host the client used, as seen through API Gateway or the local adapter. */
 export function requestOrigin(event: ApiEvent): { proto: string; hostname: string } {
   const proto = header(event, 'x-forwarded-proto') ?? 'https';

@@ -1,5 +1,5 @@
 import type { RouteHandler } from '../http/api-types';
-import { bearerToken, clientIp, header } from '../http/request-info';
+import { bearerToken, clientIp, header, viewerCountry } from '../http/request-info';
 import { playbackBaseUrl } from '../http/public-urls';
 import { json } from '../http/responses';
 import { heartbeat, longLivedPlaybackUrl, refreshPlayback, releasePlayback, validateCode } from '../domain/access';
@@ -27,13 +27,14 @@ export const publicRoutes: Record<string, RouteHandler<PublicApp>> = {
         ip: clientIp(request.event, request.app.config.originVerifySecret),
         userAgent: header(request.event, 'user-agent'),
         playbackBaseUrl: playbackBaseUrl(request),
+        country: viewerCountry(request.event, request.app.config.originVerifySecret),
       }),
     );
   },
   'POST /api/playback/refresh': async (request) =>
-    json(200, await refreshPlayback(request.app, bearerToken(request.event), playbackBaseUrl(request))),
+    json(200, await refreshPlayback(request.app, bearerToken(request.event), playbackBaseUrl(request), viewerCountry(request.event, request.app.config.originVerifySecret))),
   'POST /api/playback/url': async (request) =>
-    json(200, await longLivedPlaybackUrl(request.app, bearerToken(request.event), playbackBaseUrl(request))),
+    json(200, await longLivedPlaybackUrl(request.app, bearerToken(request.event), playbackBaseUrl(request), viewerCountry(request.event, request.app.config.originVerifySecret))),
   'POST /api/playback/heartbeat': async (request) => json(200, await heartbeat(request.app, bearerToken(request.event), request.body)),
   'POST /api/playback/release': async (request) => json(200, await releasePlayback(request.app, bearerToken(request.event))),
   'GET /api/events/{id}/status': async ({ app, params }) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiEvent } from '../../functions/http/api-types';
-import { clientIp, requestOrigin } from '../../functions/http/request-info';
+import { clientIp, requestOrigin, viewerCountry } from '../../functions/http/request-info';
 import { clearedCookie, sessionCookie } from '../../functions/http/admin-cookie';
 import { rateLimitSubject } from '../../functions/domain/rate-limit-subject';
 
@@ -16,6 +16,19 @@ describe('clientIp', () => {
     expect(clientIp(event(headers), 'origin-secret-123456')).toBe('203.0.113.9');
     expect(clientIp(event(headers), 'another-secret-00000')).toBe('198.51.100.7');
     expect(clientIp(event({ 'cloudfront-viewer-address': '2001:db8::1:4711', 'x-origin-verify': 's'.repeat(20) }), 's'.repeat(20))).toBe('2001:db8::1');
+  });
+});
+
+describe('viewerCountry', () => {
+  it('reads CloudFront-Viewer-Country as sent without an origin secret (npm start), and only with the secret in AWS', () => {
+    expect(viewerCountry(event({ 'cloudfront-viewer-country': 'FR' }), null)).toBe('FR');
+    expect(viewerCountry(event({}), null)).toBeNull();
+    expect(viewerCountry(event({ 'cloudfront-viewer-country': 'France' }), null)).toBeNull();
+    const secret = 'origin-secret-123456';
+    expect(viewerCountry(event({ 'cloudfront-viewer-country': 'BE', 'x-origin-verify': secret }), secret)).toBe('BE');
+    // Straight to API Gateway, past CloudFront: the header is the client's own, so the country is unknown.
+    expect(viewerCountry(event({ 'cloudfront-viewer-country': 'BE' }), secret)).toBeNull();
+    expect(viewerCountry(event({ 'cloudfront-viewer-country': 'BE', 'x-origin-verify': 'another-secret-00000' }), secret)).toBeNull();
   });
 });
 

@@ -12,7 +12,7 @@ import { rateLimitSubject } from '../rate-limit-subject';
 import { hitRateLimit, refuseIfRateLimited } from '../rate-limits';
 import type { CounterStore } from '../counter-store';
 import type { CodeRecord, EventRecord } from '../records';
-import { viewerEventView } from '../events';
+import { geoAllows, viewerEventView } from '../events';
 import type { EventStore } from '../events';
 import type { CodeStore } from '../codes';
 
@@ -58,6 +58,11 @@ function accessProblem(code: CodeRecord, event: EventRecord, now: Date): 'revoke
   return null;
 }
 
+/** Refuses a viewer whose country (null: unknown) the event's country rule leaves out, at validate or refresh. */
+function refuseOutsideGeo(step: 'validate' | 'refresh', event: EventRecord, country: string | null): void {
+  if (!geoAllows(event.geo, country)) throw new AccessRefused(step, 'geo');
+}
+
 /** Why session `sessionId` is not its code's live one (any more): the player says it in its own words. */
 function sessionEndReason(code: Pick<CodeRecord, 'session' | 'endedSessions'> | null, sessionId: string): SessionEndReason {
   if (code?.endedSessions.some((ended) => ended.sessionId === sessionId && ended.by === 'admin')) return 'ended-by-admin';
@@ -78,7 +83,7 @@ function lostSessionReason(error: SessionGone | AccessRevoked, claims: PlaybackC
  */
 export async function validateCode(
   deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date },
-  input: { code: unknown; ip: string; userAgent?: string; playbackBaseUrl: string },
+  input: { code: unknown; ip: string; userAgent?: string; playbackBaseUrl: string; country?: string | null },
 ) {
   const now = deps.now();
   const { codes, events, counters } = deps.stores;
@@ -94,6 +99,7 @@ export async function validateCode(
 
   const problem = accessProblem(code, event, now);
   if (problem) throw new AccessRefused('validate', problem);
+  refuseOutsideGeo('validate', event, input.country ?? null);
   const inUse = () => new CodeInUse('another device holds a live session');
   if (sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) throw inUse();
 
@@ -165,9 +171,14 @@ function shortPlaybackUrl(
  * A new JWT for the same session, while that session is still the code's
  * live one. Round trips: (rate limit ‖ code ‖ event), all in parallel.
  */
-export async function refreshPlayback(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, token: string | null, playbackBaseUrl: string) {
+export async function refreshPlayback(
+  deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date },
+  token: string | null,
+  playbackBaseUrl: string,
+  country: string | null = null,
+) {
   const now = deps.now();
-  const { code, event, claims } = await liveSessionOf(deps, token, now);
+  const { code, event, claims } = await liveSessionOf(deps, token, now, country);
   const grant = { code: code.code, eventId: event.id, sessionId: claims.sid };
   const [{ token: playbackToken, expiresIn }] = await Promise.all([
     signPlaybackToken(grant, deps.config.signingKeys, now),
@@ -180,7 +191,12 @@ export async function refreshPlayback(deps: { stores: { codes: CodeStore; counte
  * The checks of refresh (rate limit included): the token's session must be its
  * code's live one, the code not revoked, the event active and not over.
  */
-async function liveSessionOf(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig }, token: string | null, now: Date) {
+async function liveSessionOf(
+  deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig },
+  token: string | null,
+  now: Date,
+  country: string | null,
+) {
   // An expired JWT cannot be refreshed: the viewer validates the code again.
   const checked = await checkViewerToken(token, deps.config.signingKeys, now, { allowExpired: false });
   if (!checked.ok) throw new AccessRefused('refresh', checked.problem === 'expired' ? 'expired' : 'invalid-token');
@@ -193,6 +209,7 @@ async function liveSessionOf(deps: { stores: { codes: CodeStore; counters: Count
   if (!code || !event || code.eventId !== event.id) throw new AccessRefused('refresh', 'revoked');
   const problem = accessProblem(code, event, now);
   if (problem) throw new AccessRefused('refresh', problem);
+  refuseOutsideGeo('refresh', event, country);
   if (code.session?.id !== claims.sid || !sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) {
     throw new AccessRefused('refresh', sessionEndReason(code, claims.sid));
   }
@@ -218,9 +235,14 @@ async function keepEventDeniedUntil(deps: { stores: { events: EventStore } }, ev
  * (release, takeover) is pushed to the edge and kept there until the URL
  * expires. Counts against the refresh rate limit; same errors as refresh.
  */
-export async function longLivedPlaybackUrl(deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date }, token: string | null, playbackBaseUrl: string) {
+export async function longLivedPlaybackUrl(
+  deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date },
+  token: string | null,
+  playbackBaseUrl: string,
+  country: string | null = null,
+) {
   const now = deps.now();
-  const { code, event, claims } = await liveSessionOf(deps, token, now);
+  const { code, event, claims } = await liveSessionOf(deps, token, now, country);
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const expiresAt = Math.min(Math.floor(Date.parse(accessEndsAt(event)) / 1000), nowSeconds + LONG_LIVED_URL_MAX_SECONDS);
   try {

@@ -1,6 +1,7 @@
 /** What the admin sends to create or edit an event, its sale included. */
 import * as z from 'zod';
 import { ticketsPerOrder, timestamp } from '../inputs';
+import { geoInput } from './geo';
 
 const link = (protocols: RegExp) =>
   z
@@ -44,6 +45,8 @@ const eventFields = {
   sale: saleInput,
   /** The organiser's address for buyers' questions (the ticket email, the viewer page); null: none. */
   contactEmail: z.email('must be an email address').max(320).nullable(),
+  /** Where the event may be watched (geo.ts); null: anywhere. */
+  geo: geoInput,
 };
 
 const endsAfterStart = (value: { startsAt?: string; endsAt?: string }) =>
@@ -58,6 +61,7 @@ export const createEventInput = z
     posterUrl: eventFields.posterUrl.default(null),
     sale: eventFields.sale.default(null),
     contactEmail: eventFields.contactEmail.default(null),
+    geo: eventFields.geo.default(null),
   })
   .refine(endsAfterStart, { message: 'must be after startsAt', path: ['endsAt'] });
 

@@ -24,6 +24,8 @@ export function adminEventView(event: EventRecord) {
     contactEmail: event.contactEmail ?? null,
     /** The show's cancellation (`POST /api/admin/events/:id/cancel`): `{ reason, at }`, or null. */
     cancelled: cancellationView(event),
+    /** Where it may be watched: `{ allow }`, `{ deny }` or null (anywhere). */
+    geo: event.geo ?? null,
   };
 }
 

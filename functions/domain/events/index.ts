@@ -5,3 +5,5 @@ export * from './event-views';
 export * from './sale';
 export * from './stream-reports';
 export * from './event-inputs';
+export * from './geo';
+export * from './countries';
