@@ -4,7 +4,9 @@ import cf from 'cloudfront';
 // The local media server runs this very file. KeyValueStore keys, the scheme of
 // functions/adapters/kvs-scheme.ts (kept as literals here: a function imports nothing;
 // test/unit/edge-kvs-scheme.test.ts checks them against it):
-//   k:<kid> -> base64url HMAC key; c:<code>, e:<eventId>, s:<sessionId> -> present = revoked.
+//   k:<kid> -> base64url HMAC key; c:<code>, e:<eventId>, s:<sessionId> -> present = revoked;
+//   g:<eventId> -> country rule, "a:FR,BE" (only these) or "d:RU" (all but these), against the
+//   cloudfront-viewer-country header (absent = unknown: in no list).
 // Two credentials: the playback JWT (Bearer header or `token` query), and for players
 // that send no header, one in the path: /streams/<eid>/~<kid>.<sid>.<exp>.<code>.<mac>/…
 // (exp base36; code XOR an HMAC keystream, so the URL does not show it; mac = first 22
@@ -39,7 +41,7 @@ async function handler(event) {
   const inPath = PATH_CREDENTIAL.exec(request.uri);
   if (!token && !inPath) return reply(401, 'Authorization required');
   try {
-    if (inPath ? await isPathAllowed(inPath, request) : await isAllowed(token, request.uri)) return request;
+    if (inPath ? await isPathAllowed(inPath, request) : await isAllowed(token, request)) return request;
   } catch (e) {
     // A malformed token or an unreadable KeyValueStore: fail closed.
   }
@@ -57,7 +59,8 @@ function takeToken(request) {
   return fromQuery;
 }
 
-async function isAllowed(token, uri) {
+async function isAllowed(token, request) {
+  const uri = request.uri;
   const match = MEDIA_URI.exec(uri);
   if (!match || uri.indexOf('..') !== -1) return false;
 
@@ -76,7 +79,7 @@ async function isAllowed(token, uri) {
   if (!isId(claims.eid) || !isId(claims.code) || !isId(claims.sid)) return false;
   if (claims.eid !== match[1] || claims.path !== '/streams/' + claims.eid + '/') return false;
 
-  return isLive(claims.code, claims.eid, claims.sid);
+  return isLive(claims.code, claims.eid, claims.sid, request);
 }
 
 // The path credential: checked, then cut out of the URI (relative playlist URIs keep it).
@@ -96,7 +99,7 @@ async function isPathAllowed(match, request) {
   let code = '';
   for (let i = 0; i < sealed.length; i++) code += String.fromCharCode(sealed[i] ^ stream[i]);
   if (!isId(code)) return false;
-  const live = await isLive(code, eid, p[1]);
+  const live = await isLive(code, eid, p[1], request);
   if (live) request.uri = uri;
   return live;
 }
@@ -111,13 +114,18 @@ function hmac(key, data) {
   return crypto.createHmac('sha256', key).update(data).digest();
 }
 
-// Neither the code revoked, the event deactivated nor the session ended.
+// Neither the code revoked, the event deactivated nor the session ended, and the country allowed.
 // Sequential awaits: CloudFront advises against Promise.all on KVS reads (memory quota).
-async function isLive(code, eid, sid) {
+async function isLive(code, eid, sid, request) {
   if (await kvs.exists('c:' + code)) return false;
   if (await kvs.exists('e:' + eid)) return false;
   if (await kvs.exists('s:' + sid)) return false;
-  return true;
+  if (!(await kvs.exists('g:' + eid))) return true;
+  // exists first: get() rejects for a missing key, which must not be told from an unreadable store.
+  const rule = await kvs.get('g:' + eid);
+  const c = request.headers['cloudfront-viewer-country'];
+  const listed = !!c && /^[A-Z]{2}$/.test(c.value) && (',' + rule.slice(2) + ',').indexOf(',' + c.value + ',') !== -1;
+  return rule[1] === ':' && (rule[0] === 'a' ? listed : rule[0] === 'd' && !listed);
 }
 
 // RegExp.test would turn a missing claim into the string "undefined".

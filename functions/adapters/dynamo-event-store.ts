@@ -1,5 +1,5 @@
 import { AlreadyExists, Contended, LeaseHeld, NotFound } from '../domain/errors';
-import type { EventChanges, EventStore, SaleMark, SaleMove, StreamLease } from '../domain/events';
+import type { EventChanges, EventGeoRule, EventStore, SaleMark, SaleMove, StreamLease } from '../domain/events';
 import type { EventRecord, EventSale, PublishRefusal } from '../domain/records';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
 import { countSale, forgetSale, isSaleMark } from './dynamo-sale-counts';
@@ -166,6 +166,18 @@ export class DynamoEventStore implements EventStore {
       ExpressionAttributeValues: { ':events': 'EVENTS', ':string': 'S' },
     });
     return items.map((item) => ({ eventId: item.id as string, holder: item.leaseHolder as string, expiresAt: item.leaseExpiresAt as string }));
+  }
+
+  async listGeoRules(): Promise<EventGeoRule[]> {
+    // A deleted event left the listing (its tombstone has no gsi1pk); an event without a rule holds NULL or nothing.
+    const items = await this.table.queryAll({
+      IndexName: 'byEvent',
+      KeyConditionExpression: 'gsi1pk = :events',
+      FilterExpression: 'attribute_type(geo, :map)',
+      ProjectionExpression: 'id, geo',
+      ExpressionAttributeValues: { ':events': 'EVENTS', ':map': 'M' },
+    });
+    return items.map((item) => ({ eventId: item.id as string, geo: item.geo as EventGeoRule['geo'] }));
   }
 
   async deleteEvent(id: string, now: string): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../domain/playback-claims';
 import { eventDenyUntil, sessionDenyUntil } from '../domain/access';
-import type { CodeAccessState, EventAccessState } from '../domain/records';
+import type { CodeAccessState, EventAccessState, GeoRule } from '../domain/records';
 import type { SigningKeys } from '../domain/signing-keys';
 import { isDenyKey, kvsKey, kvsValue, parseDenyUntilValue, parseKvsKey } from './kvs-scheme';
 
@@ -53,6 +53,14 @@ export function entriesOfEvent(event: EventAccessState, now: Date): Map<string, 
   const entries = new Map<string, string>();
   if (!event.isActive) entries.set(kvsKey.deactivatedEvent(event.id), denyUntil(eventDenyUntil(event), now));
   return withoutExpired(entries, now);
+}
+
+/**
+ * The entry of an event's country rule: `g:<eventId>` while the event exists and has a rule (null or
+ * undefined: the event is anywhere, or gone). One entry per event, never per code or viewer.
+ */
+export function entriesOfGeoRule(eventId: string, geo: GeoRule | undefined): Map<string, string> {
+  return geo ? new Map([[kvsKey.geoRule(eventId), kvsValue.geoRule(geo)]]) : new Map();
 }
 
 function withoutExpired(entries: Map<string, string>, now: Date): Map<string, string> {

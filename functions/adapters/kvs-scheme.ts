@@ -8,19 +8,24 @@
  *   c:<code>       a revoked code        } present = denied; the value is the epoch second after
  *   e:<eventId>    a deactivated event   } which no credential it denies can still work, so the
  *   s:<sessionId>  an ended session      } entry may be collected then
+ *   g:<eventId>    the event's country rule: `a:FR,BE` (only these) or `d:RU` (all but these); one
+ *                  entry per event, whatever its audience, at most 748 bytes (all 249 codes)
  *
  * A key's presence is the fact; values stay tiny (keys up to 512 bytes, 5 MB per store).
  */
+import type { GeoRule } from '../domain/records';
+
 export const KVS_PREFIXES = {
   signingKey: 'k:',
   revokedCode: 'c:',
   deactivatedEvent: 'e:',
   endedSession: 's:',
+  geoRule: 'g:',
 } as const;
 
 export type KvsKeyKind = keyof typeof KVS_PREFIXES;
 /** The kinds whose entries deny access. */
-export type DenyKind = Exclude<KvsKeyKind, 'signingKey'>;
+export type DenyKind = Exclude<KvsKeyKind, 'signingKey' | 'geoRule'>;
 
 const KINDS = Object.keys(KVS_PREFIXES) as KvsKeyKind[];
 
@@ -29,6 +34,7 @@ export const kvsKey = {
   revokedCode: (code: string) => `${KVS_PREFIXES.revokedCode}${code}`,
   deactivatedEvent: (eventId: string) => `${KVS_PREFIXES.deactivatedEvent}${eventId}`,
   endedSession: (sessionId: string) => `${KVS_PREFIXES.endedSession}${sessionId}`,
+  geoRule: (eventId: string) => `${KVS_PREFIXES.geoRule}${eventId}`,
 };
 
 /** What a key names, or null for a key this project does not own (left alone). */
@@ -42,14 +48,24 @@ export function parseKvsKey(key: string): { kind: KvsKeyKind; id: string } | nul
 
 export function isDenyKey(key: string): boolean {
   const parsed = parseKvsKey(key);
-  return parsed !== null && parsed.kind !== 'signingKey';
+  return parsed !== null && parsed.kind !== 'signingKey' && parsed.kind !== 'geoRule';
 }
 
 export const kvsValue = {
   signingKey: (secret: Uint8Array) => Buffer.from(secret).toString('base64url'),
   /** `until` in epoch seconds. */
   denyUntil: (untilSeconds: number) => String(Math.floor(untilSeconds)),
+  /** `a:` or `d:` and the codes, comma-separated: what the edge tests with one string search. */
+  geoRule: (rule: NonNullable<GeoRule>) => ('allow' in rule ? `a:${rule.allow.join(',')}` : `d:${rule.deny.join(',')}`),
 };
+
+/** The rule a `g:` value holds; null for a value this scheme did not write. */
+export function parseGeoRuleValue(value: string): NonNullable<GeoRule> | null {
+  const match = /^([ad]):([A-Z]{2}(?:,[A-Z]{2})*)$/.exec(value);
+  if (!match) return null;
+  const codes = match[2]!.split(',');
+  return match[1] === 'a' ? { allow: codes } : { deny: codes };
+}
 
 export function parseSigningKeyValue(value: string): Buffer {
   return Buffer.from(value, 'base64url');

@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { CodeRecord, EventRecord } from '../domain/records';
-import { diffEntries, entriesOfCode, entriesOfEvent, type KvsChange } from './kvs-entries';
+import { diffEntries, entriesOfCode, entriesOfEvent, entriesOfGeoRule, type KvsChange } from './kvs-entries';
 import { tableChanges, type TableChange } from './table-stream-changes';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : null);
@@ -37,15 +37,29 @@ function entriesOfEventRecord(event: EventRecord | null, now: Date): Map<string,
   );
 }
 
+/** An event's country rule entry; a deleted event's tombstone has none (its `e:` entry denies it anyway). */
+function geoEntryOfEventRecord(event: EventRecord | null, deleted: boolean): Map<string, string> {
+  if (!event || deleted || typeof event.id !== 'string') return new Map();
+  return entriesOfGeoRule(event.id, event.geo);
+}
+
+/** Both of an event's entries: its deactivation and its country rule. */
+function entriesOfEventWrite(event: EventRecord | null, deleted: boolean, now: Date): Map<string, string> {
+  return new Map([...entriesOfEventRecord(event, now), ...geoEntryOfEventRecord(event, deleted)]);
+}
+
 /**
  * What table changes mean for the edge: the difference between the entries of the old and of the new
  * record. A revoke adds `c:`, an unrevoke removes it, deactivation adds `e:`, a takeover or the release
- * of a session holding a long-lived URL adds `s:`. A plain release changes no entry.
+ * of a session holding a long-lived URL adds `s:`, a country rule set, changed or dropped writes or
+ * removes `g:`. A plain release changes no entry.
  */
 export function kvsChangesOf(changes: TableChange[], now: Date): KvsChange[] {
   return changes.flatMap((change) => {
     if (change.kind === 'code') return diffEntries(entriesOfCodeRecord(change.before, now), entriesOfCodeRecord(change.after, now));
-    if (change.kind === 'event') return diffEntries(entriesOfEventRecord(change.before, now), entriesOfEventRecord(change.after, now));
+    if (change.kind === 'event') {
+      return diffEntries(entriesOfEventWrite(change.before, change.deleted.before, now), entriesOfEventWrite(change.after, change.deleted.after, now));
+    }
     return [];
   });
 }

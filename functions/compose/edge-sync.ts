@@ -1,5 +1,6 @@
 import type { AwsClients } from '../adapters/aws-clients';
 import { DynamoCodeStore } from '../adapters/dynamo-code-store';
+import { DynamoEventStore } from '../adapters/dynamo-event-store';
 import { dynamoTable } from '../adapters/dynamo-table';
 import { createKvsWriter, type KeyValueStoreApi } from '../adapters/kvs-writer';
 import { loadSharedSecrets } from '../adapters/secrets';
@@ -16,6 +17,7 @@ export function compose(config: EdgeSyncConfig, clients: EdgeSyncClients): Retur
   return createEdgeSyncHandler({
     writer: createKvsWriter({ store: clients.keyValueStore }),
     codes: new DynamoCodeStore(dynamoTable(clients.dynamo, config.tableName)),
+    events: new DynamoEventStore(dynamoTable(clients.dynamo, config.tableName)),
     // The secrets cache of every entry point (secrets.ts): re-read once older than its maximum age.
     signingKeys: async () => (await loadSharedSecrets(config.secrets)).signingKeys,
   });

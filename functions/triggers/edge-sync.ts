@@ -1,7 +1,8 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import type { CodeStore } from '../domain/codes';
+import type { EventStore } from '../domain/events';
 import type { SigningKeys } from '../domain/signing-keys';
-import { entriesOfCode, entriesOfEvent, signingKeyEntries } from '../adapters/kvs-entries';
+import { entriesOfCode, entriesOfEvent, entriesOfGeoRule, signingKeyEntries } from '../adapters/kvs-entries';
 import { changesFromStreamRecords } from '../adapters/kvs-stream-changes';
 import type { KvsWriter } from '../adapters/kvs-writer';
 
@@ -15,6 +16,8 @@ export interface EdgeSyncDeps {
   writer: KvsWriter;
   /** The access feed: what the edge must deny. */
   codes: Pick<CodeStore, 'accessChangesSince'>;
+  /** The events' country rules: one `g:` entry per event that has one. */
+  events: Pick<EventStore, 'listGeoRules'>;
   /** Asked on every reconciliation: a rotated key reaches the edge without a cold start. */
   signingKeys(): Promise<SigningKeys>;
   now?: () => Date;
@@ -29,7 +32,7 @@ export interface EdgeSyncResult {
  * Keeps the CloudFront KeyValueStore that `edge/validate-request.js` reads in
  * step with the table. Stream batches apply their own deltas within seconds;
  * the schedule rewrites the whole picture (signing keys, every revoked code,
- * deactivated event and recent ended session) so that a lost stream batch, a
+ * deactivated event, recent ended session and country rule) so that a lost stream batch, a
  * key rotation or an expired session entry is settled on the next run.
  */
 export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
@@ -44,9 +47,10 @@ export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
       const at = now();
       const entries = signingKeyEntries(signingKeys);
       // An empty `since` reads every item that ever entered the feed: the full current state.
-      const { codes, events } = await deps.codes.accessChangesSince('');
+      const [{ codes, events }, geoRules] = await Promise.all([deps.codes.accessChangesSince(''), deps.events.listGeoRules()]);
       for (const code of codes) for (const [key, value] of entriesOfCode(code, at)) entries.set(key, value);
       for (const item of events) for (const [key, value] of entriesOfEvent(item, at)) entries.set(key, value);
+      for (const rule of geoRules) for (const [key, value] of entriesOfGeoRule(rule.eventId, rule.geo)) entries.set(key, value);
       return entries;
     };
     return { mode: 'reconcile', written: await deps.writer.reconcile(desired) };

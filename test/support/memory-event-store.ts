@@ -1,5 +1,5 @@
 import { AlreadyExists, LeaseHeld, NotFound } from '../../functions/domain/errors';
-import type { EventChanges, EventStore, SaleMark, SaleMove, StreamLease } from '../../functions/domain/events';
+import type { EventChanges, EventGeoRule, EventStore, SaleMark, SaleMove, StreamLease } from '../../functions/domain/events';
 import type { EventAccessState, EventRecord, EventSale, PublishRefusal } from '../../functions/domain/records';
 import { changedSince, copy } from './memory-records';
 
@@ -91,6 +91,10 @@ export class MemoryEventStore implements EventStore {
     return [...this.events.values()].flatMap(({ record, deleted }) =>
       !deleted && record.leaseHolder && record.leaseExpiresAt ? [{ eventId: record.id, holder: record.leaseHolder, expiresAt: record.leaseExpiresAt }] : [],
     );
+  }
+
+  async listGeoRules(): Promise<EventGeoRule[]> {
+    return [...this.events.values()].flatMap(({ record, deleted }) => (!deleted && record.geo ? [{ eventId: record.id, geo: record.geo }] : []));
   }
 
   async deleteEvent(id: string, now: string): Promise<void> {

@@ -51,6 +51,8 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
     [kvsKey.revokedCode('REVOKED1')]: kvsValue.denyUntil(now - 10),
     [kvsKey.deactivatedEvent('evt-off')]: kvsValue.denyUntil(now - 10),
     [kvsKey.endedSession('sid-ended')]: kvsValue.denyUntil(now - 10),
+    [kvsKey.geoRule('evt-fr')]: kvsValue.geoRule({ allow: ['BE', 'FR'] }),
+    [kvsKey.geoRule('evt-noru')]: kvsValue.geoRule({ deny: ['RU'] }),
   };
 
   const base = { code: 'CODE1', eid: 'evt-a', sid: 'sid-1', path: streamPathOf('evt-a') };
@@ -131,7 +133,28 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
     { name: 'POST is refused', request: get(manifest, bearer(valid), {}, 'POST'), expected: { status: 405, error: 'Method not allowed', cors: true } },
     { name: 'CORS preflight is answered without a token', request: get(manifest, {}, {}, 'OPTIONS'), expected: { status: 204, cors: true } },
     ...pathCredentialCases(),
+    ...(await geoCases()),
   ];
+
+  /** Country rules (`g:`) against the cloudfront-viewer-country header, for both credentials. */
+  async function geoCases(): Promise<ValidatorCase[]> {
+    const country = (code: string) => ({ 'cloudfront-viewer-country': code });
+    const cases: ValidatorCase[] = [];
+    for (const eventId of ['evt-fr', 'evt-noru']) {
+      const uri = `/streams/${eventId}/720p/seg-00001.ts`;
+      const token = await sign({ eid: eventId, path: streamPathOf(eventId) });
+      const inPath = `/streams/${eventId}/~${playbackCredential({ code: 'CODE1', eventId, sessionId: 'sid-1', expiresAt: now + 3600 }, { activeKid: 'k1', keys: new Map([['k1', k1]]) })}/720p/seg-00001.ts`;
+      const admitted = eventId === 'evt-fr' ? ['FR', 'BE'] : ['FR', 'DE', null];
+      const refused = eventId === 'evt-fr' ? ['DE', 'RU', null, 'fr'] : ['RU'];
+      for (const [code, expected] of [...admitted.map((c) => [c, true] as const), ...refused.map((c) => [c, false] as const)]) {
+        const headers = code ? country(code) : {};
+        const outcome = expected ? { pass: true as const, uri, query: [] } : denied;
+        cases.push({ name: `${eventId} from ${code ?? 'an unknown country'}, bearer`, request: get(uri, { ...bearer(token), ...headers }), expected: outcome });
+        cases.push({ name: `${eventId} from ${code ?? 'an unknown country'}, path credential`, request: get(inPath, headers), expected: outcome });
+      }
+    }
+    return cases;
+  }
 
   /** The header-less credential in the path (functions/domain/access/playback-url.ts). */
   function pathCredentialCases(): ValidatorCase[] {

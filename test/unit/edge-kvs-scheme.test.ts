@@ -6,11 +6,13 @@ import {
   kvsKey,
   kvsValue,
   parseDenyUntilValue,
+  parseGeoRuleValue,
   parseKvsKey,
   parseSigningKeyValue,
   type DenyKind,
 } from '../../functions/adapters/kvs-scheme';
 import { signPlaybackToken } from '../../functions/domain/access';
+import { COUNTRIES, geoAllows } from '../../functions/domain/events';
 import { parseSigningKeys } from '../../functions/domain/signing-keys';
 import { EDGE_VALIDATOR_FILE, loadEdgeValidator } from '../../local/media-edge-runtime';
 
@@ -25,10 +27,47 @@ const prefixesRead = (method: 'get' | 'exists') =>
 const DENY_KINDS: DenyKind[] = ['revokedCode', 'deactivatedEvent', 'endedSession'];
 
 describe('KeyValueStore scheme', () => {
-  it('the edge file reads the signing key and checks every deny prefix of the scheme, and nothing else', () => {
-    expect(prefixesRead('get')).toEqual([KVS_PREFIXES.signingKey]);
-    expect(prefixesRead('exists')).toEqual(DENY_KINDS.map((kind) => KVS_PREFIXES[kind]).sort());
-    expect(edgeSource.match(/kvs\.\w+\(/g)).toHaveLength(4);
+  it('the edge file reads the signing key and the country rule, and checks every deny prefix of the scheme, and nothing else', () => {
+    expect(prefixesRead('get')).toEqual([KVS_PREFIXES.geoRule, KVS_PREFIXES.signingKey]);
+    expect(prefixesRead('exists')).toEqual([...DENY_KINDS.map((kind) => KVS_PREFIXES[kind]), KVS_PREFIXES.geoRule].sort());
+    expect(edgeSource.match(/kvs\.\w+\(/g)).toHaveLength(6);
+  });
+
+  it('encodes a country rule as one short value, at most 748 bytes with every code, and reads it back', () => {
+    expect(parseKvsKey(kvsKey.geoRule('evt-1'))).toEqual({ kind: 'geoRule', id: 'evt-1' });
+    expect(isDenyKey(kvsKey.geoRule('evt-1'))).toBe(false);
+    expect(kvsValue.geoRule({ allow: ['BE', 'FR'] })).toBe('a:BE,FR');
+    expect(kvsValue.geoRule({ deny: ['RU'] })).toBe('d:RU');
+    expect(parseGeoRuleValue('a:BE,FR')).toEqual({ allow: ['BE', 'FR'] });
+    expect(parseGeoRuleValue('d:RU')).toEqual({ deny: ['RU'] });
+    expect(parseGeoRuleValue('x:RU')).toBeNull();
+    const everywhere = kvsValue.geoRule({ allow: Object.keys(COUNTRIES) });
+    expect(Buffer.byteLength(everywhere)).toBe(748);
+    expect(Buffer.byteLength(everywhere)).toBeLessThanOrEqual(1024);
+  });
+
+  it('a country rule built by the scheme admits and refuses at the edge as geoAllows decides', async () => {
+    const secret = Buffer.alloc(32, 3).toString('base64url');
+    const keys = parseSigningKeys(JSON.stringify({ activeKid: 'k1', keys: { k1: secret } }));
+    const { token } = await signPlaybackToken({ code: 'CODE1', eventId: 'evt-a', sessionId: 'sid-1' }, keys, new Date());
+    const request = (country: string | null) => ({
+      version: '1.0' as const,
+      request: {
+        method: 'GET',
+        uri: '/streams/evt-a/index.m3u8',
+        querystring: {},
+        headers: { authorization: { value: `Bearer ${token}` }, ...(country ? { 'cloudfront-viewer-country': { value: country } } : {}) },
+      },
+    });
+    const signing = [kvsKey.signingKey('k1'), kvsValue.signingKey(keys.keys.get('k1')!)] as const;
+    for (const rule of [{ allow: ['BE', 'FR'] }, { deny: ['RU'] }, { allow: ['GB'] }, { deny: ['GB', 'US'] }]) {
+      const edge = loadEdgeValidator(new Map([signing, [kvsKey.geoRule('evt-a'), kvsValue.geoRule(rule)]]));
+      for (const country of ['FR', 'BE', 'RU', 'GB', 'US', 'DE', null, 'fr', 'F']) {
+        const admitted = !('statusCode' in (await edge(request(country))));
+        const expected = geoAllows(rule, country && /^[A-Z]{2}$/.test(country) ? country : null);
+        expect(admitted, `${JSON.stringify(rule)} from ${country}`).toBe(expected);
+      }
+    }
   });
 
   it('parses what it builds, and leaves other keys alone', () => {

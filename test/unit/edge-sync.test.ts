@@ -16,6 +16,7 @@ import { cloudFrontMediaCache } from '../../functions/adapters/cdn-invalidation'
 import type { CodeRecord, EventRecord } from '../../functions/domain/records';
 import { memoryKvs } from '../support/memory-kvs';
 import { kvsKey } from '../../functions/adapters/kvs-scheme';
+import type { EventGeoRule } from '../../functions/domain/events';
 
 const KVS_ARN = 'arn:aws:cloudfront::123456789012:key-value-store/0000';
 const NOW = new Date('2026-11-21T12:00:00.000Z');
@@ -46,7 +47,7 @@ function codeImage(fields: {
   };
 }
 
-function eventImage(isActive: boolean, fields: { accessWindowHours?: number; denyUntil?: string } = {}) {
+function eventImage(isActive: boolean, fields: { accessWindowHours?: number; denyUntil?: string; geo?: AttributeValue; deleted?: boolean } = {}) {
   return {
     pk: S('EVENT#evt-1'),
     sk: S('EVENT'),
@@ -56,17 +57,23 @@ function eventImage(isActive: boolean, fields: { accessWindowHours?: number; den
     endsAt: S('2026-11-21T13:00:00.000Z'),
     accessWindowHours: { N: String(fields.accessWindowHours ?? 2) },
     ...(fields.denyUntil ? { denyUntil: S(fields.denyUntil) } : {}),
+    ...(fields.geo ? { geo: fields.geo } : {}),
+    ...(fields.deleted ? { deleted: BOOL(true) } : {}),
   };
 }
+
+/** A country rule as the table's stream carries it. */
+const geoImage = (kind: 'allow' | 'deny', codes: string[]): AttributeValue => ({ M: { [kind]: { L: codes.map(S) } } });
 
 function record(oldImage?: Record<string, AttributeValue>, newImage?: Record<string, AttributeValue>): DynamoDBRecord {
   return { eventName: newImage ? (oldImage ? 'MODIFY' : 'INSERT') : 'REMOVE', dynamodb: { OldImage: oldImage, NewImage: newImage } };
 }
 
-function handlerWith(store: { codes?: CodeRecord[]; events?: EventRecord[] } = {}) {
+function handlerWith(store: { codes?: CodeRecord[]; events?: EventRecord[]; geoRules?: EventGeoRule[] } = {}) {
   return createEdgeSyncHandler({
     writer: createKvsWriter({ store: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), KVS_ARN), retryDelayMs: 0 }),
     codes: { accessChangesSince: async () => ({ codes: store.codes ?? [], events: store.events ?? [] }) },
+    events: { listGeoRules: async () => store.geoRules ?? [] },
     signingKeys: async () => ({ activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) }),
     now: () => NOW,
   });
@@ -105,6 +112,22 @@ describe('edge-sync: DynamoDB stream', () => {
     const until = Date.parse('2026-11-21T15:10:00.000Z') / 1000;
     expect(deactivate).toMatchObject({ Puts: [{ Key: kvsKey.deactivatedEvent('evt-1'), Value: String(until) }], Deletes: [] });
     expect(reactivate).toMatchObject({ Puts: [], Deletes: [{ Key: kvsKey.deactivatedEvent('evt-1') }] });
+  });
+
+  it('a country rule set, changed or dropped writes one g:<eventId>; deleting the event removes it', async () => {
+    await handlerWith()({ Records: [record(eventImage(true), eventImage(true, { geo: geoImage('allow', ['BE', 'FR']) }))] });
+    await handlerWith()({ Records: [record(eventImage(true, { geo: geoImage('allow', ['BE', 'FR']) }), eventImage(true, { geo: geoImage('deny', ['RU']) }))] });
+    await handlerWith()({ Records: [record(eventImage(true, { geo: geoImage('deny', ['RU']) }), eventImage(true, { geo: { NULL: true } }))] });
+    const [set, changed, dropped] = updateInputs();
+    expect(set).toMatchObject({ Puts: [{ Key: 'g:evt-1', Value: 'a:BE,FR' }], Deletes: [] });
+    expect(changed).toMatchObject({ Puts: [{ Key: 'g:evt-1', Value: 'd:RU' }], Deletes: [] });
+    expect(dropped).toMatchObject({ Puts: [], Deletes: [{ Key: 'g:evt-1' }] });
+
+    kvsMock.resetHistory();
+    const ruled = eventImage(true, { geo: geoImage('deny', ['RU']) });
+    await handlerWith()({ Records: [record(ruled, eventImage(false, { geo: geoImage('deny', ['RU']), deleted: true }))] });
+    expect(updateInputs()[0]!.Deletes).toEqual([{ Key: 'g:evt-1' }]);
+    expect(updateInputs()[0]!.Puts!.map((put) => put.Key)).toEqual([kvsKey.deactivatedEvent('evt-1')]);
   });
 
   it('keeps e:<eventId> past a shortened access window while a long-lived URL issued before may still play', async () => {
@@ -189,6 +212,18 @@ describe('edge-sync: scheduled reconciliation', () => {
     expect(update!.Puts!.find((p) => p.Key === kvsKey.signingKey('k1'))!.Value).toBe(Buffer.alloc(32, 7).toString('base64url'));
     expect(update!.Deletes!.map((d) => d.Key).sort()).toEqual([kvsKey.revokedCode('GONE'), kvsKey.revokedCode('KEEP'), kvsKey.signingKey('old'), kvsKey.endedSession('old-session')]);
   });
+
+  it('writes one g: entry per event with a country rule and removes the entry of an event that has none any more', async () => {
+    kvsMock.on(ListKeysCommand).resolvesOnce({ Items: [{ Key: kvsKey.geoRule('evt-old'), Value: 'a:FR' }, { Key: kvsKey.geoRule('evt-same'), Value: 'd:RU' }] });
+    const geoRules: EventGeoRule[] = [
+      { eventId: 'evt-same', geo: { deny: ['RU'] } },
+      { eventId: 'evt-new', geo: { allow: ['BE', 'FR'] } },
+    ];
+    await handlerWith({ geoRules })({ source: 'aws.events' });
+    const [update] = updateInputs();
+    expect(update!.Puts!.filter((p) => p.Key?.startsWith('g:'))).toEqual([{ Key: 'g:evt-new', Value: 'a:BE,FR' }]);
+    expect(update!.Deletes).toEqual([{ Key: 'g:evt-old' }]);
+  });
 });
 
 describe('edge-sync: reconciliation racing a stream batch', () => {
@@ -203,6 +238,7 @@ describe('edge-sync: reconciliation racing a stream batch', () => {
     const handler = createEdgeSyncHandler({
       writer: createKvsWriter({ store: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), KVS_ARN), retryDelayMs: 0 }),
       codes: { accessChangesSince: async () => ({ codes: [...codes], events: [] }) },
+      events: { listGeoRules: async () => [] },
       signingKeys: async () => ({ activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) }),
       now: () => NOW,
     });

@@ -1,4 +1,4 @@
-import type { EventRecord, EventSale, PublishRefusal, SalesDeltas } from '../records';
+import type { EventRecord, EventSale, GeoRule, PublishRefusal, SalesDeltas } from '../records';
 
 /** A publish lease as the table holds it: fresh while an ingest renews it, run out when that ingest died. */
 export interface StreamLease {
@@ -10,6 +10,12 @@ export interface StreamLease {
 export type EventChanges = Partial<
   Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail' | 'geo'>
 >;
+
+/** An event's country rule as the edge needs it. */
+export interface EventGeoRule {
+  eventId: string;
+  geo: NonNullable<GeoRule>;
+}
 
 /** Which of an order's changes the event's sales figures hold (the order's mark on the event, until the order agrees). */
 export type SaleMark = 'paid' | 'refunded';
@@ -58,6 +64,11 @@ export interface EventStore {
    * the events listing, never of codes (events are few), for the recording sweep.
    */
   listStreamLeases(): Promise<StreamLease[]>;
+  /**
+   * Every live event's country rule (events without one left out): one query of the events listing, for
+   * edge-sync's reconciliation, which writes one `g:` entry per event. A deleted event has none.
+   */
+  listGeoRules(): Promise<EventGeoRule[]>;
   /**
    * Replaces the event with a deactivated tombstone: from then on it is gone for every read but
    * the access feed, which must tell the edge. Its codes are the codes port's. Throws NotFound.
