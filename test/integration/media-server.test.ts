@@ -18,6 +18,7 @@ import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startMediaServer, type MediaServer } from '../../local/media-server';
 import { sampleCode, sampleEvent } from '../support/store-records';
 import { actor } from '../support/domain-fixture';
+import { updateEvent } from '../../functions/domain/events';
 
 /**
  * The media server as `npm start` runs it: real embedded S3, and the edge's store filled by
@@ -85,7 +86,7 @@ beforeAll(async () => {
     sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS,
   };
   deps = { stores, config, now: () => new Date() };
-  edge = startEdgeSync({ stream: dynamo.stream, compose: edgeSyncOn(stores.codes, signingKeys), log: () => {} });
+  edge = startEdgeSync({ stream: dynamo.stream, compose: edgeSyncOn(stores.codes, signingKeys, stores.events), log: () => {} });
   media = await startMediaServer({ port: 0, bucket: BUCKET, s3Client, edge, log: () => {} });
   expect(await edge.firstSync).toBe(true);
 });
@@ -178,6 +179,53 @@ describe('media server: the edge follows the table through edge-sync', () => {
     await expect.poll(() => status(viewer.manifest, viewer.token)).toBe(403);
     const again = await validateCode(deps, { code: viewer.code.code, ip: '198.51.100.7', playbackBaseUrl: media.url });
     expect(await status(viewer.manifest, again.playbackToken)).toBe(200);
+  });
+
+  it('a country rule set, changed and dropped during the show reaches the edge within 10 s, as one entry; deleting the event removes it', async () => {
+    const viewer = await show();
+    const from = (country: string | null) => get(viewer.manifest, viewer.token, { headers: country ? { 'cloudfront-viewer-country': country } : {} }).then((r) => r.status);
+    /** Milliseconds until the edge answers `expected`, polled every 20 ms; fails past 10 s. */
+    const reaches = async (country: string | null, expected: number) => {
+      const start = Date.now();
+      while ((await from(country)) !== expected) {
+        if (Date.now() - start > 10_000) throw new Error(`${country}: not ${expected} within 10 s`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return Date.now() - start;
+    };
+    expect(await from('RU')).toBe(200);
+    const entriesBefore = edge.entries.size;
+
+    await updateEvent(deps, actor(), viewer.event.id, { geo: { allow: ['FR', 'BE'] } });
+    const allowMs = await reaches('DE', 403);
+    expect(await from('FR')).toBe(200);
+    expect(await from(null)).toBe(403);
+    expect(edge.entries.get(`g:${viewer.event.id}`)).toBe('a:BE,FR');
+    expect(edge.entries.size).toBe(entriesBefore + 1);
+
+    await updateEvent(deps, actor(), viewer.event.id, { geo: { deny: ['RU'] } });
+    await reaches('RU', 403);
+    expect(await from('DE')).toBe(200);
+    expect(await from(null)).toBe(200);
+
+    // A fresh reconciliation (a cold start, the schedule) writes the rule from the table as well.
+    const cold = startEdgeSync({ stream: dynamo.stream, compose: edgeSyncOn(stores.codes, signingKeys, stores.events), log: () => {} });
+    try {
+      expect(await cold.firstSync).toBe(true);
+      expect(cold.entries.get(`g:${viewer.event.id}`)).toBe('d:RU');
+    } finally {
+      await cold.stop();
+    }
+
+    await updateEvent(deps, actor(), viewer.event.id, { geo: null });
+    await reaches('RU', 200);
+    expect(edge.entries.has(`g:${viewer.event.id}`)).toBe(false);
+
+    await updateEvent(deps, actor(), viewer.event.id, { geo: { deny: ['RU'] } });
+    await reaches('RU', 403);
+    await stores.events.deleteEvent(viewer.event.id, new Date().toISOString());
+    await expect.poll(() => edge.entries.has(`g:${viewer.event.id}`)).toBe(false);
+    console.log(`geo rule → edge: ${allowMs} ms`);
   });
 
   it('counts what the edge denies, and reports it in step', async () => {
