@@ -532,7 +532,7 @@ describe('least privilege', () => {
     });
   });
 
-  it('lets edge-sync read the stream and feed index and write only its KeyValueStore', () => {
+  it('lets edge-sync read the stream, the feed index and the events listing (country rules), and write only its KeyValueStore', () => {
     const statements = statementsOf(roleOf(functionOf('edge-sync')));
     const kvs = { 'Fn::GetAtt': [only(idsOf(s.json, 'AWS::CloudFront::KeyValueStore')), 'Arn'] };
     expect(statements).toContainEqual(
@@ -541,7 +541,7 @@ describe('least privilege', () => {
         Resource: kvs,
       }),
     );
-    expect(statements).toContainEqual(expect.objectContaining({ Action: 'dynamodb:Query', Resource: index('accessFeed') }));
+    expect(statements).toContainEqual(expect.objectContaining({ Action: 'dynamodb:Query', Resource: [index('accessFeed'), index('byEvent')] }));
     expect(statements).toContainEqual(
       expect.objectContaining({
         Action: expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator']),
@@ -672,6 +672,13 @@ describe('delivery', () => {
       HeadersConfig: { HeaderBehavior: 'none' },
       CookiesConfig: { CookieBehavior: 'none' },
     });
+    // The function sees the viewer's country only because a policy names the header; not the cache key, so countries share copies.
+    const mediaForwarded = resource(media.OriginRequestPolicyId.Ref).Properties.OriginRequestPolicyConfig;
+    expect(mediaForwarded).toMatchObject({
+      HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['CloudFront-Viewer-Country'] },
+      CookiesConfig: { CookieBehavior: 'none' },
+      QueryStringsConfig: { QueryStringBehavior: 'none' },
+    });
     const mediaBucket = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
     const origin = originOf(media.TargetOriginId);
     expect(origin.DomainName).toEqual({ 'Fn::GetAtt': [mediaBucket, 'RegionalDomainName'] });
@@ -697,7 +704,9 @@ describe('delivery', () => {
     // The viewer's address for the rate limits; never Host (API Gateway rejects a foreign Host).
     const forwarded = resource(api.OriginRequestPolicyId.Ref).Properties.OriginRequestPolicyConfig.HeadersConfig;
     expect(forwarded.HeaderBehavior).toBe('whitelist');
-    expect(forwarded.Headers).toEqual(expect.arrayContaining(['CloudFront-Viewer-Address', 'Content-Type', 'X-Internal-Api-Key']));
+    expect(forwarded.Headers).toEqual(expect.arrayContaining(['CloudFront-Viewer-Address', 'CloudFront-Viewer-Country', 'Content-Type', 'X-Internal-Api-Key']));
+    // CloudFront takes at most ten headers in one origin request policy.
+    expect(forwarded.Headers.length).toBeLessThanOrEqual(10);
     expect(forwarded.Headers.map((h: string) => h.toLowerCase())).not.toContain('host');
     const origin = originOf(api.TargetOriginId);
     const httpApi = only(idsOf(s.json, 'AWS::ApiGatewayV2::Api'));

@@ -1,6 +1,6 @@
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
-import { apiPolicies, mediaCachePolicy } from './delivery/cache-policies';
+import { apiPolicies, mediaCachePolicy, mediaOriginRequestPolicy } from './delivery/cache-policies';
 import { hasCustomDomain, viewerDistribution } from './delivery/distribution';
 import { edgeFunctions } from './delivery/edge-functions';
 import { addOptionalRateRule } from './delivery/rate-limit';
@@ -41,6 +41,7 @@ export class Delivery extends Construct {
       directoryIndex: edge.directoryIndex,
       mediaGuard: edge.mediaGuard,
       mediaCache: mediaCachePolicy(this),
+      mediaOriginRequest: mediaOriginRequestPolicy(this),
       api: apiPolicies(this),
       headers: securityHeaders(this),
     });

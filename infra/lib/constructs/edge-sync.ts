@@ -54,8 +54,11 @@ export class EdgeSync extends Construct {
         resources: [props.keyValueStore.keyValueStoreArn],
       }),
     );
-    // The reconciliation reads every item of the access feed index (all its shards); the signing keys come from the secret.
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/accessFeed`] }));
+    // The reconciliation reads every item of the access feed index (all its shards) and the events' country
+    // rules from the events listing; the signing keys come from the secret.
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/accessFeed`, `${props.table.tableArn}/index/byEvent`] }),
+    );
     fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [props.secret.secretArn] }));
 
     // Its triggers (infra/lib/triggers.ts), as npm start drives them too.

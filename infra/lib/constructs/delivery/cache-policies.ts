@@ -16,6 +16,21 @@ export function mediaCachePolicy(scope: Construct): cloudfront.CachePolicy {
   });
 }
 
+/**
+ * HLS: what reaches the media guard and the bucket besides the path. CloudFront adds
+ * CloudFront-Viewer-Country (overwriting a viewer's) only where a policy names it, and only then does
+ * the viewer-request function see it (the event's country rule, docs/delivery.md). An origin request
+ * policy, not the cache key: every country shares one cached copy, the function decides before the cache.
+ */
+export function mediaOriginRequestPolicy(scope: Construct): cloudfront.OriginRequestPolicy {
+  return new cloudfront.OriginRequestPolicy(scope, 'MediaOriginRequest', {
+    comment: 'HLS: CloudFront-Viewer-Country for the media guard (country rules); not in the cache key',
+    headerBehavior: cloudfront.OriginRequestHeaderBehavior.allowList('CloudFront-Viewer-Country'),
+    cookieBehavior: cloudfront.OriginRequestCookieBehavior.none(),
+    queryStringBehavior: cloudfront.OriginRequestQueryStringBehavior.none(),
+  });
+}
+
 export interface ApiPolicies {
   cachePolicy: cloudfront.CachePolicy;
   originRequestPolicy: cloudfront.OriginRequestPolicy;
@@ -41,12 +56,15 @@ export function apiPolicies(scope: Construct): ApiPolicies {
     queryStringBehavior: cloudfront.CacheQueryStringBehavior.all(),
   });
   // What the handlers read besides those (functions/http/request-info.ts, middlewares), plus the
-  // viewer's address, which CloudFront adds only when a policy names it. Not Host: API Gateway
+  // viewer's address and country, which CloudFront adds only when a policy names it (and overwrites
+  // a client's): the country decides an event's country rule at validate and refresh. Ten headers,
+  // the most a policy takes: one more needs a second policy or a managed one. Not Host: API Gateway
   // answers only to its own name. Not X-Forwarded-For: the API never believes it.
   const originRequestPolicy = new cloudfront.OriginRequestPolicy(scope, 'ApiOriginRequest', {
-    comment: 'Stagedoor API: the headers the handlers read, and CloudFront-Viewer-Address',
+    comment: 'Stagedoor API: the headers the handlers read, and CloudFront-Viewer-Address and -Country',
     headerBehavior: cloudfront.OriginRequestHeaderBehavior.allowList(
       'CloudFront-Viewer-Address',
+      'CloudFront-Viewer-Country',
       'Content-Type',
       'Accept',
       'Origin',

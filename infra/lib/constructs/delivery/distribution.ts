@@ -13,6 +13,7 @@ export interface ViewerDistributionProps extends DeliveryProps {
   directoryIndex: cloudfront.IFunction;
   mediaGuard: cloudfront.IFunction;
   mediaCache: cloudfront.ICachePolicy;
+  mediaOriginRequest: cloudfront.IOriginRequestPolicy;
   api: ApiPolicies;
   headers: SecurityHeaders;
 }
@@ -62,6 +63,7 @@ export function viewerDistribution(scope: Construct, props: ViewerDistributionPr
         allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
         cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
         cachePolicy: props.mediaCache,
+        originRequestPolicy: props.mediaOriginRequest,
         responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.CORS_ALLOW_ALL_ORIGINS,
         functionAssociations: [{ function: props.mediaGuard, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
       },
@@ -98,7 +100,10 @@ function acknowledgeFindings(distribution: cloudfront.Distribution, custom: bool
     'LIST is on the media origin (/streams/*, behind the media guard), not on the default behavior.',
   );
   NagSuppressions.addResourceSuppressions(distribution, [
-    { id: 'AwsSolutions-CFR1', reason: 'Ticketed events are sold worldwide; access is controlled per code, not per country.' },
+    {
+      id: 'AwsSolutions-CFR1',
+      reason: 'Ticketed events are sold worldwide: countries are restricted per event (its geo rule, checked by the API and the media guard from CloudFront-Viewer-Country), not for the whole distribution.',
+    },
     {
       id: 'AwsSolutions-CFR2',
       reason: 'WAF is optional (stack parameter WafValidateRequestsPer5Min; about $5/month + per request): the API rate-limits failed validations and logins by client address in DynamoDB, and validate/login have route throttles.',
