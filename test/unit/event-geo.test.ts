@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { refreshPlayback, validateCode } from '../../functions/domain/access';
-import { COUNTRIES, createEvent, geoAllows, geoRuleText, updateEvent } from '../../functions/domain/events';
+import { COUNTRIES, createEvent, geoAllows, updateEvent } from '../../functions/domain/events';
 import { domainFixture, PLAYBACK_BASE_URL, refusal } from '../support/domain-fixture';
 
 const GEO_REFUSAL = { status: 403, body: { error: 'This event is not available in your country', reason: 'geo' } };
@@ -60,9 +60,6 @@ describe('an event\'s country rule (geo)', () => {
     expect(geoAllows({ deny: ['RU'] }, 'RU')).toBe(false);
     expect(geoAllows({ deny: ['RU'] }, 'FR')).toBe(true);
     expect(geoAllows({ deny: ['RU'] }, null)).toBe(true);
-    expect(geoRuleText({ allow: ['BE', 'FR'] })).toBe('Only in Belgium, France');
-    expect(geoRuleText({ deny: ['RU'] })).toBe('Everywhere except Russia');
-    expect(geoRuleText(null)).toBe('Anywhere');
   });
 
   it('refuses validate and refresh from a country the rule leaves out', async () => {

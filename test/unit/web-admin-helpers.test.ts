@@ -29,10 +29,18 @@ const form = (overrides: Partial<EventFormValues> = {}): EventFormValues => ({
   saleCurrency: 'EUR',
   saleCapacity: '',
   saleMaxPerOrder: '10',
+  geo: 'null',
   ...overrides,
 });
 
 describe('event form', () => {
+  it('sends the country picker\'s rule, and refuses a list without a country', () => {
+    expect(eventInputFromForm(form({ geo: '{"allow":["BE","FR"]}' })).input?.geo).toEqual({ allow: ['BE', 'FR'] });
+    expect(eventInputFromForm(form({ geo: '{"deny":["RU"]}' })).input?.geo).toEqual({ deny: ['RU'] });
+    expect(eventInputFromForm(form({ geo: '"empty"' })).errors).toEqual({ geo: 'Choose at least one country, or Anywhere.' });
+    expect(changeLines({ geo: { from: null, to: { allow: ['BE', 'FR'] } } })).toEqual(['geo: Anywhere → Only in Belgium, France']);
+  });
+
   it('builds the API body, times in UTC, empty URLs as null', () => {
     const { input } = eventInputFromForm(form());
     expect(input).toEqual({
@@ -43,6 +51,7 @@ describe('event form', () => {
       accessWindowHours: 24,
       posterUrl: null,
       sale: null,
+      geo: null,
     });
     // No origin stream URL: nothing uses it, so the form neither asks for it nor overwrites a stored one.
     expect(input).not.toHaveProperty('streamUrl');

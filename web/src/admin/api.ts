@@ -132,6 +132,8 @@ export interface EventInput {
   posterUrl: string | null;
   /** The ticket sale (null: not sold here). */
   sale: AdminEvent['sale'];
+  /** Where it may be watched (null: anywhere). */
+  geo: AdminEvent['geo'];
 }
 
 export type EventTransition = 'activate' | 'deactivate' | 'archive' | 'unarchive';

@@ -3,6 +3,8 @@ import { formatDateTime, fromDateTimeLocal } from '../shared/time';
 import { currencyDigits } from '../shared/currency';
 import type { AdminEvent, AuditEntry, EventInput, EventStatus, Role, CodeFilter, CodeStatus } from './api';
 import type { SignedOutReason } from '../../../functions/domain/errors';
+import { geoRuleText } from './models/geo-picker-model';
+import type { GeoRule } from '../../../functions/domain/records';
 
 export const EVENT_STATUS_LABELS: Record<EventStatus, string> = {
   'not-started': 'Not started',
@@ -68,6 +70,7 @@ export const EVENT_FIELDS = [
   'saleCurrency',
   'saleCapacity',
   'saleMaxPerOrder',
+  'geo',
 ] as const;
 export type EventField = (typeof EVENT_FIELDS)[number];
 
@@ -138,6 +141,7 @@ export function eventInputFromForm(
     }
   })(values.posterUrl.trim());
   const sale = saleFromForm(values, errors);
+  const geo = geoFromForm(values.geo, errors);
   if (Object.keys(errors).length > 0) return { errors };
   return {
     input: {
@@ -148,8 +152,17 @@ export function eventInputFromForm(
       accessWindowHours: hours,
       posterUrl,
       sale,
+      geo,
     },
   };
+}
+
+/** The picker's rule (JSON of the API's `geo`, or `"empty"`: a list without a country, which the form refuses). */
+function geoFromForm(value: string, errors: Partial<Record<EventField, string>>): EventInput['geo'] {
+  const rule = JSON.parse(value) as EventInput['geo'] | 'empty';
+  if (rule !== 'empty') return rule;
+  errors.geo = 'Choose at least one country, or Anywhere.';
+  return null;
 }
 
 /** Codes on one page of the codes list (the API pages them: no page renders a large event's codes whole). */
@@ -290,6 +303,7 @@ const CHANGE_VALUE_CHARS = 60;
 
 /** One changed value in words: times in local time, nothing as "none". */
 export function changeValueText(field: string, value: unknown): string {
+  if (field === 'geo') return geoRuleText(value as GeoRule);
   if (value === null || value === undefined || value === '') return 'none';
   if (typeof value === 'string' && /At$/.test(field) && !Number.isNaN(Date.parse(value))) return formatDateTime(value);
   const text = typeof value === 'string' ? value : JSON.stringify(value);

@@ -20,7 +20,7 @@ export interface EventParts {
 export const ALL_PARTS: EventParts = { header: true, stats: true, obs: true, encoder: true };
 
 const headerData = (e: EventDetail) =>
-  JSON.stringify([e.title, e.status, e.isActive, e.isArchived, e.startsAt, e.endsAt, e.accessWindowHours, e.description, e.cancelled]);
+  JSON.stringify([e.title, e.status, e.isActive, e.isArchived, e.startsAt, e.endsAt, e.accessWindowHours, e.description, e.cancelled, e.geo]);
 /** The figures: the codes' and the sale's (with its link), drawn together. */
 const statsData = (e: EventDetail) => JSON.stringify([e.stats, e.sales, e.viewerUrl]);
 const reportData = (e: EventDetail) => JSON.stringify([e.ingest?.video, e.ingest?.keyframeWarning, e.ingest?.refusals]);

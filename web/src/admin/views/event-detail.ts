@@ -21,6 +21,7 @@ import { codesPanel } from './codes';
 import { previewPanel } from './preview';
 import { ordersPanel } from './orders';
 import { sessionsPanel } from './sessions';
+import { geoRuleText } from '../models/geo-picker-model';
 
 export async function renderEventDetail(
   main: HTMLElement,
@@ -220,6 +221,7 @@ function header(event: EventDetail, actions: Actions): HTMLElement {
       { className: 'muted' },
       `${formatDateTime(event.startsAt)} – ${formatDateTime(event.endsAt)} · codes work for ${event.accessWindowHours} h`,
     ),
+    h('p', { className: 'muted', 'data-key': 'geo' }, `Countries: ${geoRuleText(event.geo)}`),
     event.description && h('p', { className: 'description' }, event.description),
     can('events:edit') &&
       h(

@@ -6,6 +6,7 @@ import { adminApi, type AdminEvent } from '../api';
 import { adminErrorMessage, EVENT_FIELDS, eventInputFromForm, formatCount, formFieldError, parseFieldError, priceInput, type EventField, type EventFormValues } from '../labels';
 import { hrefOf } from '../router';
 import { alertError, notify } from '../ui';
+import { geoPicker } from './geo-picker';
 
 interface FieldSpec {
   name: EventField;
@@ -14,6 +15,11 @@ interface FieldSpec {
   control: HTMLInputElement | HTMLTextAreaElement;
   /** The heading of the form's section this field opens. */
   opens?: { title: string; text: string };
+  /** Drawn around the control (the country picker's radios and lists). */
+  before?: HTMLElement;
+  after?: HTMLElement;
+  /** What the form sends for the field, when it is not the control's value. */
+  read?: () => string;
 }
 
 /** What the form reads of a control: a checkbox's state, any other's value. */
@@ -42,8 +48,10 @@ export async function renderEventForm(
       h(
         'div',
         { className: `field field-${field.name}` },
+        field.before,
         h('label', { for: field.name }, field.label),
         field.control,
+        field.after,
         field.hint && h('p', { id: `${field.name}-hint`, className: 'hint' }, field.hint),
         h('p', { id: `${field.name}-error`, className: 'field-error' }),
       ),
@@ -66,7 +74,7 @@ export async function renderEventForm(
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const values = Object.fromEntries(fields.map((field) => [field.name, valueOf(field.control)])) as EventFormValues;
+    const values = Object.fromEntries(fields.map((field) => [field.name, field.read ? field.read() : valueOf(field.control)])) as EventFormValues;
     const checked = eventInputFromForm(values);
     if (checked.errors) return showErrors(checked.errors);
     showErrors({});
@@ -181,7 +189,23 @@ function buildFields(event: AdminEvent | null): FieldSpec[] {
       hint: 'The most one buyer may take at once, 1 to 20.',
       control: input('saleMaxPerOrder', { type: 'number', min: 1, max: 20, step: 1, inputmode: 'numeric', value: String(sale?.maxPerOrder ?? 10) }, 'x'),
     },
+    geoField(event),
   ];
+}
+
+/** The country rule: a searchable picker whose search box is the field's control. */
+function geoField(event: AdminEvent | null): FieldSpec {
+  const picker = geoPicker(event?.geo ?? null, 'geo-hint geo-error');
+  return {
+    name: 'geo',
+    label: 'Countries',
+    hint: 'Search by name or code and pick from the list. Viewers elsewhere are refused at validation and at every video request; a viewer whose country is unknown is in no list.',
+    control: picker.search,
+    before: picker.modes,
+    after: picker.lists,
+    read: () => JSON.stringify(picker.rule()),
+    opens: { title: 'Countries', text: 'Where the event may be watched, by the viewer\'s country as CloudFront sees it. A change reaches viewers within seconds.' },
+  };
 }
 
 function nextHour(): Date {
