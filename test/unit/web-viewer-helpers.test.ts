@@ -59,6 +59,8 @@ describe('validate error messages', () => {
   it('branches on the reason, never on the error text', () => {
     expect(validateErrorMessage(403, undefined)).toMatch(/not available/i);
     expect(validateErrorMessage(403, 'Access code has been revoked')).toMatch(/not available/i);
+    expect(validateErrorMessage(403, 'geo')).toBe('This event is not available in your country.');
+    expect(refusalEndsCode(403, 'geo')).toBe(false);
   });
 });
 
@@ -83,6 +85,7 @@ describe('access loss during playback', () => {
   it('maps refresh, heartbeat and media refusals by their reason', () => {
     expect(accessLossFor(403, 'revoked')?.title).toBe('Access revoked');
     expect(accessLossFor(403, 'event-inactive')?.title).toBe('Event unavailable');
+    expect(accessLossFor(403, 'geo')).toEqual({ title: 'Not available in your country', message: 'This event is not available in your country, so playback has stopped.', accessOver: true });
     // The media server's 403 has no reason.
     expect(accessLossFor(403)?.title).toBe('Access denied');
     expect(accessLossFor(401, 'ended-by-admin')).toMatchObject({ title: 'Session ended', message: expect.stringMatching(/organiser ended/) });

@@ -30,6 +30,7 @@ export function validateErrorMessage(status: number, reason?: RefusalReason | st
     case 401:
       return "That access code isn't valid. Check it and try again.";
     case 403:
+      if (reason === 'geo') return 'This event is not available in your country.';
       return reason === 'revoked'
         ? 'This access code has been revoked. Contact the organiser if you think this is a mistake.'
         : 'This event is not available right now.';

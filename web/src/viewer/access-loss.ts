@@ -46,6 +46,10 @@ export function accessLossFor(status: number, reason?: RefusalReason | string): 
       if (reason === 'revoked') {
         return { title: 'Access revoked', message: 'Your access code has been revoked, so playback has stopped.', accessOver: true, codeEnded: true };
       }
+      // Not the code's fault: it may play elsewhere, so it is kept, and nothing retries from here.
+      if (reason === 'geo') {
+        return { title: 'Not available in your country', message: 'This event is not available in your country, so playback has stopped.', accessOver: true };
+      }
       if (reason === 'event-inactive') {
         return { title: 'Event unavailable', message: 'The organiser has made this event unavailable, so playback has stopped.', accessOver: true };
       }
