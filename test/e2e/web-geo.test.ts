@@ -7,7 +7,8 @@
  */
 import type { BrowserContext } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { browserStory } from '../support/browser-story';
+import { browserStory, shotsAtBothWidths } from '../support/browser-story';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 import { publish, until, type Run } from '../support/ingest';
 
 describe('web: countries per event', () => {
@@ -17,6 +18,7 @@ describe('web: countries per event', () => {
     if (publisher?.running()) await publisher.stop();
   });
   let codes: string[];
+  let eventId: string;
 
   beforeAll(async () => {
     const now = Date.now();
@@ -26,6 +28,7 @@ describe('web: countries per event', () => {
       endsAt: new Date(now + 3_600_000).toISOString(),
       geo: { allow: ['FR', 'BE'] },
     });
+    eventId = event.id;
     codes = (await story.system.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 2 })).tokens.map((t: { code: string }) => t.code);
     const { ingest } = await story.system.admin('GET', `/api/admin/events/${event.id}`);
     publisher = publish(`${ingest.server}/${ingest.streamKey}`);
@@ -67,4 +70,39 @@ describe('web: countries per event', () => {
     expect(await france.evaluate(() => document.querySelector('video')!.paused)).toBe(false);
     await france.getByRole('button', { name: 'Stop watching' }).click();
   }, 150_000);
+
+  it('the console\'s event form picks countries by search, and the event page says the rule', async () => {
+    const admin = await story.adminPage();
+    await admin.goto(`${story.system.urls.api}/admin/`);
+    await admin.getByLabel('Password').fill(story.system.adminPassword);
+    await admin.getByRole('button', { name: 'Sign in' }).click();
+    await admin.getByRole('heading', { name: 'Events' }).waitFor();
+    await admin.goto(`${story.system.urls.api}/admin/#/events/${eventId}`);
+    await admin.locator('[data-key="geo"]').waitFor();
+    expect(await admin.locator('[data-key="geo"]').textContent()).toBe('Countries: Only in Belgium, France');
+
+    await admin.getByRole('link', { name: 'Edit' }).click();
+    await admin.getByLabel('Search countries').waitFor();
+    expect(await admin.locator('.geo-chosen li').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.code))).toEqual(['BE', 'FR']);
+    await admin.getByLabel('Everywhere except the countries below').check();
+    await admin.getByRole('button', { name: 'Remove Belgium' }).click();
+    await admin.getByRole('button', { name: 'Remove France' }).click();
+    await admin.getByLabel('Search countries').fill('russ');
+    await admin.getByRole('button', { name: 'Russia (RU)' }).waitFor();
+    await noSeriousAccessibilityFindings(admin, 'event form: country picker');
+    await shotsAtBothWidths(admin, 'geo-01-country-picker');
+    // Enter takes the first match, and does not send the form.
+    await admin.getByLabel('Search countries').press('Enter');
+    await admin.locator('.geo-chosen li[data-code="RU"]').waitFor();
+    await admin.getByRole('button', { name: 'Save changes' }).click();
+    await admin.locator('[data-key="geo"]').waitFor();
+    await expect.poll(() => admin.locator('[data-key="geo"]').textContent()).toBe('Countries: Everywhere except Russia');
+    expect((await story.system.admin('GET', `/api/admin/events/${eventId}`)).geo).toEqual({ deny: ['RU'] });
+
+    // A list with no country is refused on the form, before the API.
+    await admin.getByRole('link', { name: 'Edit' }).click();
+    await admin.getByRole('button', { name: 'Remove Russia' }).click();
+    await admin.getByRole('button', { name: 'Save changes' }).click();
+    expect(await admin.locator('#geo-error').textContent()).toBe('Choose at least one country, or Anywhere.');
+  }, 90_000);
 });

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import type { GeoRule } from '../records';
-import { COUNTRIES, isCountryCode } from './countries';
+import { isCountryCode } from './countries';
 
 const shape = 'must be { "allow": [codes] }, { "deny": [codes] } or null';
 
@@ -43,11 +43,4 @@ export function geoAllows(rule: GeoRule | undefined, country: string | null): bo
   if (!rule) return true;
   const listed = (list: string[]) => country !== null && list.includes(country);
   return 'allow' in rule ? listed(rule.allow) : !listed(rule.deny);
-}
-
-/** The rule in words for people (the console's details, the audit log). */
-export function geoRuleText(rule: GeoRule | undefined): string {
-  if (!rule) return 'Anywhere';
-  const names = (list: string[]) => list.map((code) => COUNTRIES[code] ?? code).join(', ');
-  return 'allow' in rule ? `Only in ${names(rule.allow)}` : `Everywhere except ${names(rule.deny)}`;
 }

@@ -198,7 +198,7 @@ function geoField(event: AdminEvent | null): FieldSpec {
   const picker = geoPicker(event?.geo ?? null, 'geo-hint geo-error');
   return {
     name: 'geo',
-    label: 'Countries',
+    label: 'Search countries',
     hint: 'Search by name or code and pick from the list. Viewers elsewhere are refused at validation and at every video request; a viewer whose country is unknown is in no list.',
     control: picker.search,
     before: picker.modes,
