@@ -195,6 +195,24 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect((await stores.events.listStreamLeases()).find((lease) => lease.eventId === ranOut!.id)).toMatchObject({ holder: 'ingest-e' });
     });
 
+    it('lists the country rules of live events only, with what a PUT set, and none once dropped or deleted', async () => {
+      const [allow, deny, none, dropped, deleted] = [0, 1, 2, 3, 4].map(() => sampleEvent());
+      for (const event of [allow!, deny!, none!, dropped!, deleted!]) await stores.events.createEvent(event);
+      await stores.events.updateEvent(allow!.id, { geo: { allow: ['BE', 'FR'] } }, iso());
+      await stores.events.updateEvent(deny!.id, { geo: { deny: ['RU'] } }, iso());
+      await stores.events.updateEvent(dropped!.id, { geo: { deny: ['RU'] } }, iso());
+      await stores.events.updateEvent(dropped!.id, { geo: null }, iso());
+      await stores.events.updateEvent(deleted!.id, { geo: { allow: ['DE'] } }, iso());
+      await stores.events.deleteEvent(deleted!.id, iso());
+      const ours = new Set([allow!.id, deny!.id, none!.id, dropped!.id, deleted!.id]);
+      const rules = (await stores.events.listGeoRules()).filter((rule) => ours.has(rule.eventId));
+      expect(rules.sort((a, b) => ('allow' in a.geo ? -1 : 1) - ('allow' in b.geo ? -1 : 1))).toEqual([
+        { eventId: allow!.id, geo: { allow: ['BE', 'FR'] } },
+        { eventId: deny!.id, geo: { deny: ['RU'] } },
+      ]);
+      expect((await stores.events.getEvent(allow!.id))!.geo).toEqual({ allow: ['BE', 'FR'] });
+    });
+
     it('keeps codes unique and finds them by code and by id', async () => {
       const { event, code } = await eventWithCode();
       await expect(stores.codes.createCode({ ...code, id: randomId(20) })).rejects.toBeInstanceOf(AlreadyExists);
