@@ -3,6 +3,7 @@ import type { EventChanges, EventGeoRule, EventStore, SaleMark, SaleMove, Stream
 import type { EventRecord, EventSale, PublishRefusal } from '../domain/records';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
 import { countSale, forgetSale, isSaleMark } from './dynamo-sale-counts';
+import { listGeoRules } from './dynamo-geo-rules';
 import type { DynamoTable, Item } from './dynamo-table';
 import { tableSchema } from './table-schema';
 
@@ -34,6 +35,7 @@ const liveEvent = (item: Item | null) => (item && !item.deleted ? item : null);
 /** The events port on DynamoDB: one item per event (`EVENT#<id>`), listed by the `byEvent` index. */
 export class DynamoEventStore implements EventStore {
   constructor(private readonly table: DynamoTable) {}
+  readonly listGeoRules = (): Promise<EventGeoRule[]> => listGeoRules(this.table);
 
   async createEvent(event: EventRecord): Promise<void> {
     await this.table.writeIf(
@@ -166,18 +168,6 @@ export class DynamoEventStore implements EventStore {
       ExpressionAttributeValues: { ':events': 'EVENTS', ':string': 'S' },
     });
     return items.map((item) => ({ eventId: item.id as string, holder: item.leaseHolder as string, expiresAt: item.leaseExpiresAt as string }));
-  }
-
-  async listGeoRules(): Promise<EventGeoRule[]> {
-    // A deleted event left the listing (its tombstone has no gsi1pk); an event without a rule holds NULL or nothing.
-    const items = await this.table.queryAll({
-      IndexName: 'byEvent',
-      KeyConditionExpression: 'gsi1pk = :events',
-      FilterExpression: 'attribute_type(geo, :map)',
-      ProjectionExpression: 'id, geo',
-      ExpressionAttributeValues: { ':events': 'EVENTS', ':map': 'M' },
-    });
-    return items.map((item) => ({ eventId: item.id as string, geo: item.geo as EventGeoRule['geo'] }));
   }
 
   async deleteEvent(id: string, now: string): Promise<void> {

@@ -1,0 +1,19 @@
+import type { EventGeoRule } from '../domain/events';
+import type { DynamoTable } from './dynamo-table';
+
+/**
+ * Every live event's country rule, for edge-sync's reconciliation: one query of the events listing
+ * (`byEvent`, `EVENTS`; events are few), filtered to a `geo` map and projected to `id` and `geo`, as
+ * the recording sweep reads leases. A deleted event left the listing (its tombstone has no gsi1pk);
+ * an event without a rule holds NULL or nothing.
+ */
+export async function listGeoRules(table: DynamoTable): Promise<EventGeoRule[]> {
+  const items = await table.queryAll({
+    IndexName: 'byEvent',
+    KeyConditionExpression: 'gsi1pk = :events',
+    FilterExpression: 'attribute_type(geo, :map)',
+    ProjectionExpression: 'id, geo',
+    ExpressionAttributeValues: { ':events': 'EVENTS', ':map': 'M' },
+  });
+  return items.map((item) => ({ eventId: item.id as string, geo: item.geo as EventGeoRule['geo'] }));
+}
