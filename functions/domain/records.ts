@@ -67,6 +67,8 @@ export interface EventRecord {
   cancelledAt?: string | null;
   /** The organiser's words to the buyers, with `cancelledAt`. */
   cancelReason?: string | null;
+  /** How many devices may watch on one code at once, 1 to 5 (absent: 1, as before the field existed). */
+  devicesPerCode?: number;
 }
 
 /** What one order's change adds to its event's sales figures. */

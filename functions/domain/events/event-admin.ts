@@ -57,7 +57,7 @@ export async function createEvent(deps: { stores: { events: EventStore } } & Aud
 }
 
 /** The fields an admin edits, each recorded with its old and new value when it changed. */
-const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl', 'sale', 'contactEmail'] as const;
+const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl', 'sale', 'contactEmail', 'devicesPerCode'] as const;
 
 /** The updated event, by `actor`; what changed is in the audit log. */
 export async function updateEvent(deps: { stores: { events: EventStore } } & AuditDeps, actor: Actor, id: string, body: unknown) {

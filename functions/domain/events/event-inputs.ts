@@ -33,6 +33,14 @@ export const saleInput = z
   })
   .nullable();
 
+/** Devices that may watch on one code at once (records.ts `devicesPerCode`); a refinement words a fraction, as for a price. */
+export const MAX_DEVICES_PER_CODE = 5;
+const devicesPerCode = z
+  .number()
+  .refine(Number.isInteger, 'must be a whole number from 1 to 5')
+  .min(1, 'must be at least 1')
+  .max(MAX_DEVICES_PER_CODE, `must be at most ${MAX_DEVICES_PER_CODE}`);
+
 const eventFields = {
   title: z.string().trim().min(1, 'is required').max(200),
   description: z.string().max(5000),
@@ -44,6 +52,7 @@ const eventFields = {
   sale: saleInput,
   /** The organiser's address for buyers' questions (the ticket email, the viewer page); null: none. */
   contactEmail: z.email('must be an email address').max(320).nullable(),
+  devicesPerCode,
 };
 
 const endsAfterStart = (value: { startsAt?: string; endsAt?: string }) =>
@@ -58,6 +67,7 @@ export const createEventInput = z
     posterUrl: eventFields.posterUrl.default(null),
     sale: eventFields.sale.default(null),
     contactEmail: eventFields.contactEmail.default(null),
+    devicesPerCode: eventFields.devicesPerCode.default(1),
   })
   .refine(endsAfterStart, { message: 'must be after startsAt', path: ['endsAt'] });
 

@@ -24,7 +24,13 @@ export function adminEventView(event: EventRecord) {
     contactEmail: event.contactEmail ?? null,
     /** The show's cancellation (`POST /api/admin/events/:id/cancel`): `{ reason, at }`, or null. */
     cancelled: cancellationView(event),
+    devicesPerCode: devicesPerCodeOf(event),
   };
+}
+
+/** How many devices may watch on one of the event's codes at once (an event from before the field: 1). */
+export function devicesPerCodeOf(event: Pick<EventRecord, 'devicesPerCode'>): number {
+  return event.devicesPerCode ?? 1;
 }
 
 /** An event in the admin list: the admin view and whether it is on air (`status`, as the public status answers). */
