@@ -1,13 +1,15 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { SESSION_SLOTS, sessionsOf, slotAttribute } from '../domain/codes';
 import type { LiveSessionRecord, PlaybackSession } from '../domain/records';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import type { DynamoTable, Item } from './dynamo-table';
 import { mergedShards, type ShardEntry } from './dynamo-shard-merge';
 
 /**
- * The `liveSessions` index: an event's live sessions in the shards of its
- * codes (`codesPk`), each sorted by start (`liveSk`). A claim puts its
- * session there and a release or an admin's end takes it out, both in the
+ * The `liveSessions` index: the codes of an event that hold sessions, in the shards of its
+ * codes (`codesPk`), each sorted by its newest claim (`liveSk`: start and id of that session). A
+ * claim puts its code there (or moves it up) and the release or admin's end of the code's last
+ * session (of all its slots) takes it out, both in the
  * same write as the session itself; a heartbeat changes nothing the index
  * holds, so it never writes it. A session that timed out without a release
  * stays until its code is claimed again (or released): a listing only reads,
@@ -48,8 +50,8 @@ async function codeItems({ table: { client, name: table }, codeKey }: LiveSessio
           RequestItems: {
             [table]: {
               Keys: keys,
-              ProjectionExpression: 'code, tokenId, label, isRevoked, #session',
-              ExpressionAttributeNames: { '#session': 'session' },
+              ProjectionExpression: `code, tokenId, label, isRevoked, liveSk, ${SESSION_SLOTS.map((slot) => `#s${slot}`).join(', ')}`,
+              ExpressionAttributeNames: Object.fromEntries(SESSION_SLOTS.map((slot) => [`#s${slot}`, slotAttribute(slot)])),
             },
           },
         }),
@@ -59,6 +61,18 @@ async function codeItems({ table: { client, name: table }, codeKey }: LiveSessio
     }
   }
   return found;
+}
+
+/**
+ * A listed code's live sessions, every slot's, newest start first: a timed-out one is passed over (a
+ * revoked code's are all passed over by the caller, whatever their last heartbeat says: the edge refuses them).
+ */
+function liveSessionsOf(item: Item, liveAfter: string): LiveSessionRecord[] {
+  const code = { code: item.code as string, codeId: item.tokenId as string, label: (item.label as string | undefined) ?? '' };
+  return sessionsOf(item as unknown as Parameters<typeof sessionsOf>[0])
+    .filter(({ session }) => session.heartbeatAt >= liveAfter)
+    .sort((a, b) => (liveSessionSk(b.session) > liveSessionSk(a.session) ? 1 : -1))
+    .map(({ session }) => ({ ...code, session }));
 }
 
 /**
@@ -87,13 +101,9 @@ export async function listLiveSessions(
     const items = await codeItems(where, entries.map((entry) => entry.item.code as string));
     for (const entry of entries) {
       const item = items.get(entry.item.code as string);
-      const session = item?.session as PlaybackSession | null | undefined;
-      // The index may lag the item by a moment: only the item's own session counts.
-      if (!item || !session || liveSk(session.startedAt, session.id) !== entry.sk) continue;
-      // Timed out, or a revoked code's (over whatever its last heartbeat says: the edge refuses it): passed over.
-      if (session.heartbeatAt >= args.liveAfter && item.isRevoked !== true) {
-        sessions.push({ session, code: entry.item.code as string, codeId: item.tokenId as string, label: (item.label as string | undefined) ?? '' });
-      }
+      // The index may lag the item by a moment: only the item's own entry counts (a code is listed once).
+      if (!item || item.liveSk !== entry.sk || item.isRevoked === true) continue;
+      sessions.push(...liveSessionsOf(item, args.liveAfter));
     }
   }
   const position = last ? { startedAt: last.sk.slice(0, last.sk.indexOf('#')), sessionId: last.sk.slice(last.sk.indexOf('#') + 1) } : null;
