@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { sessionsOf, slotSessionId } from '../../functions/domain/codes';
+import { CodeInUse, SessionGone } from '../../functions/domain/errors';
+import { randomId } from '../../functions/domain/random';
+import type { EndedSession } from '../../functions/domain/records';
+import { sampleCode, sampleEvent } from '../support/store-records';
+import { storesForSuite, type StoreFactory } from '../support/store-under-test';
+
+const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
+
+/** A code's session slots (devices per code, session-slots.ts) on every store: each slot is claimed, beaten and released on its own. */
+export function describeSlotStoreContract(name: string, open: StoreFactory) {
+  describe(`Store session slots on ${name}`, () => {
+    const stores = storesForSuite(open);
+
+    async function freshCode() {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      const code = sampleCode(event.id);
+      await stores.codes.createCode(code);
+      return { event, code };
+    }
+
+    /** Claims slot `slot` for a new session from the code's revision `revision`; the session's id. */
+    async function claim(code: string, slot: number, revision: number, opts: { heartbeatMs?: number; ended?: EndedSession[] } = {}) {
+      const id = slotSessionId(randomId(), slot);
+      const at = iso();
+      await stores.codes.claimSession({
+        code,
+        expectedRevision: revision,
+        session: { id, startedAt: at, heartbeatAt: iso(opts.heartbeatMs ?? 0) },
+        endedSessions: opts.ended ?? [],
+        toEdge: (opts.ended ?? []).length > 0,
+        redeemed: null,
+        now: at,
+      });
+      return id;
+    }
+    const beat = (code: string, sessionId: string) => stores.codes.heartbeat({ code, sessionId, now: iso(), staleBefore: iso(-60_000) });
+    const listed = async (eventId: string) =>
+      (await stores.codes.listEventSessions({ eventId, liveAfter: iso(-60_000), cursor: null, limit: 50 })).sessions.map((row) => row.session.id);
+
+    it('holds one session per slot: each is beaten and released on its own, and the code is listed while one is left', async () => {
+      const { event, code } = await freshCode();
+      const first = await claim(code.code, 1, 0);
+      const second = await claim(code.code, 2, 1);
+      const stored = (await stores.codes.getCode(code.code))!;
+      expect(sessionsOf(stored).map(({ slot, session }) => [slot, session.id])).toEqual([[1, first], [2, second]]);
+      await beat(code.code, first);
+      await beat(code.code, second);
+      // A session id from another slot's number is not that slot's session.
+      await expect(beat(code.code, slotSessionId(first, 3))).rejects.toBeInstanceOf(SessionGone);
+      expect((await listed(event.id)).sort()).toEqual([first, second].sort());
+
+      expect(await stores.codes.releaseSession({ code: code.code, sessionId: first, now: iso() })).toBe(true);
+      await expect(beat(code.code, first)).rejects.toBeInstanceOf(SessionGone);
+      await beat(code.code, second);
+      expect(await listed(event.id)).toEqual([second]);
+      expect(await stores.codes.releaseSession({ code: code.code, sessionId: second, now: iso() })).toBe(true);
+      expect(await listed(event.id)).toEqual([]);
+      expect(sessionsOf((await stores.codes.getCode(code.code))!)).toEqual([]);
+    });
+
+    it('lets exactly one of 20 concurrent claims from one revision win, whatever slot each wants', async () => {
+      const { code } = await freshCode();
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claim(code.code, 1 + (i % 2), 0)));
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      for (const result of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) expect(result.reason).toBeInstanceOf(CodeInUse);
+      expect(sessionsOf((await stores.codes.getCode(code.code))!)).toHaveLength(1);
+    });
+
+    it('keeps a heartbeat of one slot that lands between a claim\'s read and its write on another slot', async () => {
+      const { code } = await freshCode();
+      const first = await claim(code.code, 1, 0, { heartbeatMs: -30_000 });
+      const read = (await stores.codes.getCode(code.code))!;
+      // The held write: slot 1 beats after the claimer read the code, before its claim lands.
+      await beat(code.code, first);
+      const beaten = (await stores.codes.getCode(code.code))!.session!.heartbeatAt;
+      expect(beaten > read.session!.heartbeatAt).toBe(true);
+      await claim(code.code, 2, read.revision);
+      const after = (await stores.codes.getCode(code.code))!;
+      expect(after.session).toMatchObject({ id: first, heartbeatAt: beaten });
+      expect(after.session2).toBeTruthy();
+    });
+
+    it('takes over a timed-out slot, the session it ends in the feed, the other slot untouched', async () => {
+      const since = iso(-1);
+      const { code } = await freshCode();
+      const live = await claim(code.code, 1, 0);
+      const stale = await claim(code.code, 2, 1, { heartbeatMs: -600_000 });
+      const at = iso();
+      const next = await claim(code.code, 2, 2, { ended: [{ sessionId: stale, endedAt: at }] });
+      const after = (await stores.codes.getCode(code.code))!;
+      expect([after.session?.id, after.session2?.id]).toEqual([live, next]);
+      const fed = (await stores.codes.accessChangesSince(since)).codes.find((c) => c.code === code.code);
+      expect(fed?.endedSessions).toEqual([{ sessionId: stale, endedAt: at }]);
+    });
+
+    it('lists every live slot of a code, passes over a timed-out one, and none of a revoked code', async () => {
+      const { event, code } = await freshCode();
+      const first = await claim(code.code, 1, 0);
+      await claim(code.code, 2, 1, { heartbeatMs: -600_000 });
+      const third = await claim(code.code, 3, 2);
+      expect((await listed(event.id)).sort()).toEqual([first, third].sort());
+      await stores.codes.setCodeRevoked(code.id, true, iso());
+      expect(await listed(event.id)).toEqual([]);
+    });
+
+    it('denies a revoked code past the long-lived URL of any of its slots', async () => {
+      const { code } = await freshCode();
+      await claim(code.code, 1, 0);
+      const second = await claim(code.code, 2, 1);
+      const until = iso(6 * 3_600_000);
+      await stores.codes.markSessionLongLived({ code: code.code, sessionId: second, until, staleBefore: iso(-60_000) });
+      expect((await stores.codes.getCode(code.code))!.session2?.longLivedUntil).toBe(until);
+      const { code: revoked } = await stores.codes.setCodeRevoked(code.id, true, iso());
+      expect(revoked.denyUntil! >= until).toBe(true);
+    });
+  });
+}
