@@ -93,13 +93,19 @@ export async function listLiveSessions(
   const sessions: LiveSessionRecord[] = [];
   let last: ShardEntry | null = null;
   let passed = 0;
+  // Entries taken past a full page are left for the next one (the cursor is the last entry used).
+  let leftOver = false;
   while (sessions.length < args.limit && passed < args.limit * PAGE_SCAN_FACTOR) {
     const entries = await merged.take(args.limit - sessions.length);
     if (entries.length === 0) break;
-    passed += entries.length;
-    last = entries[entries.length - 1]!;
     const items = await codeItems(where, entries.map((entry) => entry.item.code as string));
     for (const entry of entries) {
+      if (sessions.length >= args.limit) {
+        leftOver = true;
+        break;
+      }
+      passed++;
+      last = entry;
       const item = items.get(entry.item.code as string);
       // The index may lag the item by a moment: only the item's own entry counts (a code is listed once).
       if (!item || item.liveSk !== entry.sk || item.isRevoked === true) continue;
@@ -107,5 +113,5 @@ export async function listLiveSessions(
     }
   }
   const position = last ? { startedAt: last.sk.slice(0, last.sk.indexOf('#')), sessionId: last.sk.slice(last.sk.indexOf('#') + 1) } : null;
-  return { sessions, nextCursor: position && (await merged.more()) ? encodeCursor(position) : null };
+  return { sessions, nextCursor: position && (leftOver || (await merged.more())) ? encodeCursor(position) : null };
 }

@@ -106,6 +106,32 @@ export function describeSlotStoreContract(name: string, open: StoreFactory) {
       expect(await listed(event.id)).toEqual([]);
     });
 
+    it('pages the sessions of many codes of several slots each: every session once, a code\'s sessions together', async () => {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      const codes = Array.from({ length: 7 }, () => sampleCode(event.id));
+      await Promise.all(codes.map((code) => stores.codes.createCode(code)));
+      const claimed = new Map<string, string>();
+      for (const code of codes) for (let slot = 1; slot <= 3; slot++) claimed.set(await claim(code.code, slot, slot - 1), code.code);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page: Awaited<ReturnType<typeof stores.codes.listEventSessions>> = await stores.codes.listEventSessions({ eventId: event.id, liveAfter: iso(-60_000), cursor, limit: 4 });
+        // At most the limit, passed only by the rest of one code's sessions.
+        expect(page.sessions.length).toBeLessThanOrEqual(4 + 2);
+        expect(new Set(page.sessions.map((row) => row.code)).size).toBeLessThanOrEqual(4);
+        seen.push(...page.sessions.map((row) => row.session.id));
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor && pages < 50);
+      expect(cursor).toBeNull();
+      expect([...seen].sort()).toEqual([...claimed.keys()].sort());
+      // A code's sessions are listed side by side.
+      const order = seen.map((sid) => claimed.get(sid));
+      expect(order.filter((code, i) => code !== order[i - 1])).toHaveLength(codes.length);
+    });
+
     it('denies a revoked code past the long-lived URL of any of its slots', async () => {
       const { code } = await freshCode();
       await claim(code.code, 1, 0);

@@ -112,6 +112,20 @@ describe('devices per code', () => {
     }
   });
 
+  it('gives each device of a code its own twelve refreshes an hour (the spec\'s limit per code, for each slot)', async () => {
+    const f = domainFixture();
+    const { code } = await f.eventWithCode({ event: { devicesPerCode: 2 } });
+    const latest = [(await validate(f, code.code)).playbackToken, (await validate(f, code.code)).playbackToken];
+    for (let i = 0; i < 12; i++) {
+      f.advance(60);
+      for (const device of [0, 1]) {
+        await heartbeat(f.deps, latest[device]!);
+        latest[device] = (await refreshPlayback(f.deps, latest[device]!, PLAYBACK_BASE_URL)).playbackToken;
+      }
+    }
+    for (const token of latest) expect(await refusal(refreshPlayback(f.deps, token, PLAYBACK_BASE_URL))).toMatchObject({ status: 429 });
+  });
+
   it('takes devicesPerCode 1 to 5, 1 by default, and refuses anything else naming the field', async () => {
     const f = domainFixture();
     const body = { title: 'Show', startsAt: '2026-12-01T20:00:00.000Z', endsAt: '2026-12-01T22:00:00.000Z' };

@@ -193,6 +193,15 @@ export async function refreshPlayback(deps: { stores: { codes: CodeStore; counte
 }
 
 /**
+ * The refresh limit (12 an hour) is the spec's per code, and one device's need: with several devices on a
+ * code, each slot has its own (slot 1's key is the code's, as before slots).
+ */
+function refreshLimitSubject(claims: PlaybackClaims): string {
+  const slot = sessionSlotOf(claims.sid);
+  return slot === 1 ? claims.code : `${claims.code}-${slot}`;
+}
+
+/**
  * The checks of refresh (rate limit included): the token's session must be its
  * code's live one, the code not revoked, the event active and not over.
  */
@@ -202,7 +211,7 @@ async function liveSessionOf(deps: { stores: { codes: CodeStore; counters: Count
   if (!checked.ok) throw new AccessRefused('refresh', checked.problem === 'expired' ? 'expired' : 'invalid-token');
   const { claims } = checked;
   const [, code, event] = await Promise.all([
-    hitRateLimit(deps.stores.counters, 'refresh', claims.code, now),
+    hitRateLimit(deps.stores.counters, 'refresh', refreshLimitSubject(claims), now),
     deps.stores.codes.getCode(claims.code),
     deps.stores.events.getEvent(claims.eid, VIEWER_READ),
   ]);
