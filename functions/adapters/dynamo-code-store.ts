@@ -6,7 +6,7 @@ import type { CodeRecord, CodeSummary } from '../domain/records';
 import { accessChangesSince } from './dynamo-access-feed';
 import { codeKey, codeLabelSk, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
 import { listCodePage, toCodeSummary } from './dynamo-code-pages';
-import { listLiveSessions, liveSessionSk } from './dynamo-sessions';
+import { listLiveSessions, liveSessionCounts, liveSessionSk } from './dynamo-sessions';
 import type { DynamoTable, Item } from './dynamo-table';
 import { CODE_SHARDS } from './table-schema';
 
@@ -270,6 +270,10 @@ export class DynamoCodeStore implements CodeStore {
 
   listEventSessions(args: Parameters<CodeStore['listEventSessions']>[0]) {
     return listLiveSessions({ table: this.table, partitions: eventCodeShards(args.eventId), codeKey }, args);
+  }
+
+  liveSessionCounts(codes: string[], liveAfter: string): Promise<Map<string, number>> {
+    return liveSessionCounts({ table: this.table, codeKey }, codes, liveAfter);
   }
 
   accessChangesSince(since: string) {

@@ -63,6 +63,12 @@ async function codeItems({ table: { client, name: table }, codeKey }: LiveSessio
   return found;
 }
 
+/** How many live sessions each of `codes` holds (every slot's; a revoked code's: 0), from one BatchGet per 100 codes. */
+export async function liveSessionCounts(where: Omit<LiveSessionsTable, 'partitions'>, codes: string[], liveAfter: string): Promise<Map<string, number>> {
+  const items = await codeItems({ ...where, partitions: [] }, codes);
+  return new Map([...items].map(([code, item]) => [code, item.isRevoked === true ? 0 : liveSessionsOf(item, liveAfter).length]));
+}
+
 /**
  * A listed code's live sessions, every slot's, newest start first: a timed-out one is passed over (a
  * revoked code's are all passed over by the caller, whatever their last heartbeat says: the edge refuses them).

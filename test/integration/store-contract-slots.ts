@@ -96,14 +96,19 @@ export function describeSlotStoreContract(name: string, open: StoreFactory) {
       expect(fed?.endedSessions).toEqual([{ sessionId: stale, endedAt: at }]);
     });
 
-    it('lists every live slot of a code, passes over a timed-out one, and none of a revoked code', async () => {
+    it('lists and counts every live slot of a code, passes over a timed-out one, and none of a revoked code', async () => {
       const { event, code } = await freshCode();
       const first = await claim(code.code, 1, 0);
       await claim(code.code, 2, 1, { heartbeatMs: -600_000 });
       const third = await claim(code.code, 3, 2);
       expect((await listed(event.id)).sort()).toEqual([first, third].sort());
+      const other = sampleCode(event.id);
+      await stores.codes.createCode(other);
+      const counts = (await stores.codes.liveSessionCounts([code.code, other.code, 'NO-SUCH-CODE'], iso(-60_000)));
+      expect([...counts].sort()).toEqual([[code.code, 2], [other.code, 0]].sort());
       await stores.codes.setCodeRevoked(code.id, true, iso());
       expect(await listed(event.id)).toEqual([]);
+      expect((await stores.codes.liveSessionCounts([code.code], iso(-60_000))).get(code.code)).toBe(0);
     });
 
     it('pages the sessions of many codes of several slots each: every session once, a code\'s sessions together', async () => {

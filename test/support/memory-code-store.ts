@@ -224,6 +224,15 @@ export class MemoryCodeStore implements CodeStore {
     return { sessions, nextCursor: last && position < entries.length ? encodeCursor({ startedAt: startedAt!, sessionId: sessionId! }) : null };
   }
 
+  async liveSessionCounts(codes: string[], liveAfter: string): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const code of codes) {
+      const record = this.codes.get(code)?.record;
+      if (record) counts.set(code, record.isRevoked ? 0 : sessionsOf(record).filter(({ session }) => session.heartbeatAt >= liveAfter).length);
+    }
+    return counts;
+  }
+
   async accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }> {
     const codes = changedSince(this.codes.values(), since).map(({ record }) => ({
       code: record.code,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildRevocationFeed, endSession, heartbeat, refreshPlayback, releasePlayback, validateCode } from '../../functions/domain/access';
-import { sessionSlotOf, setCodeRevoked, sessionsOf, slotSessionId, slotToClaim } from '../../functions/domain/codes';
+import { listEventCodes, sessionSlotOf, setCodeRevoked, sessionsOf, slotSessionId, slotToClaim } from '../../functions/domain/codes';
 import { createEvent, updateEvent } from '../../functions/domain/events';
 import { domainFixture, PLAYBACK_BASE_URL, refusal } from '../support/domain-fixture';
 import type { Actor } from '../../functions/domain/audit';
@@ -110,6 +110,20 @@ describe('devices per code', () => {
       expect(await refusal(heartbeat(f.deps, device.playbackToken))).toMatchObject({ status: 403 });
       expect(await refusal(refreshPlayback(f.deps, device.playbackToken, PLAYBACK_BASE_URL))).toMatchObject({ status: 403 });
     }
+  });
+
+  it('says on the event\'s code list how many of its N slots each code uses, only for N above 1', async () => {
+    const f = domainFixture();
+    const { event, code } = await f.eventWithCode({ event: { devicesPerCode: 3 } });
+    expect((await listEventCodes(f.deps, event.id, {})).tokens).toMatchObject([{ code: code.code, devices: { inUse: 0, of: 3 } }]);
+    const first = await validate(f, code.code);
+    await validate(f, code.code);
+    expect((await listEventCodes(f.deps, event.id, {})).tokens).toMatchObject([{ devices: { inUse: 2, of: 3 } }]);
+    await releasePlayback(f.deps, first.playbackToken);
+    f.advance(91);
+    expect((await listEventCodes(f.deps, event.id, {})).tokens).toMatchObject([{ devices: { inUse: 0, of: 3 } }]);
+    const single = await f.eventWithCode();
+    expect((await listEventCodes(f.deps, single.event.id, {})).tokens[0]).not.toHaveProperty('devices');
   });
 
   it('gives each device of a code its own twelve refreshes an hour (the spec\'s limit per code, for each slot)', async () => {

@@ -111,6 +111,12 @@ export interface CodeStore {
     limit: number;
   }): Promise<{ sessions: LiveSessionRecord[]; nextCursor: string | null }>;
 
+  /**
+   * How many sessions (of all slots) beat at or after `liveAfter` on each of `codes` (a revoked code's: 0;
+   * an unknown code is left out). Eventually consistent: a console's figure, never an access decision.
+   */
+  liveSessionCounts(codes: string[], liveAfter: string): Promise<Map<string, number>>;
+
   /** Codes and events whose access state changed at or after `since` (revocations, takeovers, (de)activations, deletions). */
   accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }>;
 }
