@@ -6,7 +6,7 @@
  * as done by an admin so the player can say so.
  */
 import * as z from 'zod';
-import { normalizeAccessCode, sessionById } from '../codes';
+import { normalizeAccessCode, sessionById, sessionSlotOf } from '../codes';
 import { NotFound } from '../errors';
 import { countOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { estimateActiveViewers, requireEvent } from '../events';
@@ -43,6 +43,8 @@ function liveAfter(deps: { config: AppConfig; now(): Date }): string {
 export function sessionView(record: LiveSessionRecord) {
   return {
     sessionId: record.session.id,
+    /** Which of the code's device slots (1 to 5) the session holds. */
+    slot: sessionSlotOf(record.session.id),
     tokenId: record.codeId,
     code: record.code,
     label: record.label,

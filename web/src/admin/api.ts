@@ -132,6 +132,8 @@ export interface EventInput {
   posterUrl: string | null;
   /** The ticket sale (null: not sold here). */
   sale: AdminEvent['sale'];
+  /** How many devices may watch on one code at once, 1 to 5. */
+  devicesPerCode: number;
 }
 
 export type EventTransition = 'activate' | 'deactivate' | 'archive' | 'unarchive';

@@ -62,6 +62,7 @@ export const EVENT_FIELDS = [
   'startsAt',
   'endsAt',
   'accessWindowHours',
+  'devicesPerCode',
   'posterUrl',
   'saleOpen',
   'salePrice',
@@ -138,6 +139,7 @@ export function eventInputFromForm(
     }
   })(values.posterUrl.trim());
   const sale = saleFromForm(values, errors);
+  const devicesPerCode = devicesFromForm(values, errors);
   if (Object.keys(errors).length > 0) return { errors };
   return {
     input: {
@@ -148,8 +150,16 @@ export function eventInputFromForm(
       accessWindowHours: hours,
       posterUrl,
       sale,
+      devicesPerCode,
     },
   };
+}
+
+/** How many devices may watch on one code at once (empty: 1, the API's default). */
+function devicesFromForm(values: EventFormValues, errors: Partial<Record<EventField, string>>): number {
+  const devices = values.devicesPerCode.trim() === '' ? 1 : Number(values.devicesPerCode);
+  if (!Number.isInteger(devices) || devices < 1 || devices > 5) errors.devicesPerCode = 'Enter 1 to 5 devices.';
+  return devices;
 }
 
 /** Codes on one page of the codes list (the API pages them: no page renders a large event's codes whole). */

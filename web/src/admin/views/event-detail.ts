@@ -219,6 +219,7 @@ function header(event: EventDetail, actions: Actions): HTMLElement {
       'p',
       { className: 'muted' },
       `${formatDateTime(event.startsAt)} – ${formatDateTime(event.endsAt)} · codes work for ${event.accessWindowHours} h`,
+      devicesLine(event.devicesPerCode),
     ),
     event.description && h('p', { className: 'description' }, event.description),
     can('events:edit') &&
@@ -350,4 +351,10 @@ function encoderReport(event: EventDetail): Child[] {
           ),
         ),
   ];
+}
+
+/** How many devices may watch on one code (an API from before the field sends none: one). */
+function devicesLine(devicesPerCode: number | undefined): string {
+  const devices = devicesPerCode ?? 1;
+  return devices === 1 ? ' · one device per code' : ` · ${devices} devices per code`;
 }
