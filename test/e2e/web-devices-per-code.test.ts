@@ -66,7 +66,7 @@ describe('web: devices per code', () => {
     await admin.goto(`${api}/admin/#/events/${event.id}`);
     await poll(() => admin.locator(`tr[data-session-code="${token!.code}"]`).count()).toBe(2);
     expect(await admin.locator(`tr[data-session-code="${token!.code}"] .device-slot`).allTextContents()).toEqual(expect.arrayContaining([' · device 1', ' · device 2']));
-    await poll(() => admin.locator(`tr[data-code="${token!.code}"] .devices-in-use`).textContent()).toBe(' 2 of 2 devices');
+    await poll(() => admin.locator(`tr[data-code="${token!.code}"] .devices-in-use`).textContent()).toBe('2 of 2 devices');
     await shot(admin, 'devices-02-console-two-devices');
 
     // --- A revoke: each device's next HLS request after it is refused at the edge, within the budget.

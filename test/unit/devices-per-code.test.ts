@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildRevocationFeed, endSession, heartbeat, refreshPlayback, releasePlayback, validateCode } from '../../functions/domain/access';
 import { listEventCodes, sessionSlotOf, setCodeRevoked, sessionsOf, slotSessionId, slotToClaim } from '../../functions/domain/codes';
-import { createEvent, updateEvent } from '../../functions/domain/events';
+import { createEvent, eventDetails, updateEvent } from '../../functions/domain/events';
 import { domainFixture, PLAYBACK_BASE_URL, refusal } from '../support/domain-fixture';
 import type { Actor } from '../../functions/domain/audit';
 
@@ -44,6 +44,15 @@ describe('devices per code', () => {
       await expect(heartbeat(f.deps, device.playbackToken)).resolves.toEqual({ ok: true });
       await expect(refreshPlayback(f.deps, device.playbackToken, PLAYBACK_BASE_URL)).resolves.toMatchObject({ tokenExpiresIn: 600 });
     }
+  });
+
+  it('counts every device of a code among the event\'s active viewers', async () => {
+    const f = domainFixture();
+    const { event, code } = await f.eventWithCode({ event: { devicesPerCode: 3 } });
+    await validate(f, code.code);
+    await validate(f, code.code);
+    const details = await eventDetails(f.deps, (await f.stores.events.getEvent(event.id))!, 'rtmp://ingest.example.com/live');
+    expect(details.stats.activeViewers).toBe(2);
   });
 
   it('gives exactly N of many simultaneous validations the code', async () => {

@@ -435,5 +435,5 @@ function exportDownload(job: JobView): HTMLElement {
 
 /** How many of a code's device slots are in use (events that let several devices watch on a code). */
 function devicesInUse(devices: NonNullable<CodeView['devices']>): HTMLElement {
-  return h('span', { className: 'hint devices-in-use', 'data-key': 'devices-in-use' }, ` ${devices.inUse} of ${plural(devices.of, 'device')}`);
+  return h('span', { className: 'hint devices-in-use', 'data-key': 'devices-in-use' }, `${devices.inUse} of ${plural(devices.of, 'device')}`);
 }
