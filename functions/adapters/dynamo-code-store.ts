@@ -170,9 +170,12 @@ export class DynamoCodeStore implements CodeStore {
   }
 
   async claimSession(args: Parameters<CodeStore['claimSession']>[0]): Promise<CodeRecord> {
-    // The claim writes its slot alone (a heartbeat of another slot meanwhile is kept) and moves the
-    // code's entry in the event's live-sessions index to this, its newest, claim.
-    const sets = ['#session = :session', 'endedSessions = :ended', 'revision = revision + :one', 'liveSk = :liveSk'];
+    // The claim writes its slot alone (a heartbeat of another slot meanwhile is kept). A claim of slot 1
+    // (every claim of a one-device code) puts the code's entry in the event's live-sessions index at this
+    // claim; one of another slot leaves a listed code where it is, so a code's further devices never write
+    // the index (its shards' load stays one entry per code, not per device).
+    const slot = sessionSlotOf(args.session.id);
+    const sets = ['#session = :session', 'endedSessions = :ended', 'revision = revision + :one', slot === 1 ? 'liveSk = :liveSk' : 'liveSk = if_not_exists(liveSk, :liveSk)'];
     const values: Record<string, unknown> = {
       ':session': args.session,
       ':liveSk': liveSessionSk(args.session),

@@ -7,9 +7,10 @@ import { mergedShards, type ShardEntry } from './dynamo-shard-merge';
 
 /**
  * The `liveSessions` index: the codes of an event that hold sessions, in the shards of its
- * codes (`codesPk`), each sorted by its newest claim (`liveSk`: start and id of that session). A
- * claim puts its code there (or moves it up) and the release or admin's end of the code's last
- * session (of all its slots) takes it out, both in the
+ * codes (`codesPk`), each sorted by its listing claim (`liveSk`: start and id of that session: the
+ * latest claim of slot 1, or the first of another slot of a code not listed). A claim puts its code
+ * there and the release or admin's end of the code's last session (of all its slots) takes it out,
+ * both in the
  * same write as the session itself; a heartbeat changes nothing the index
  * holds, so it never writes it. A session that timed out without a release
  * stays until its code is claimed again (or released): a listing only reads,

@@ -22,13 +22,13 @@ export function describeSlotStoreContract(name: string, open: StoreFactory) {
     }
 
     /** Claims slot `slot` for a new session from the code's revision `revision`; the session's id. */
-    async function claim(code: string, slot: number, revision: number, opts: { heartbeatMs?: number; ended?: EndedSession[] } = {}) {
+    async function claim(code: string, slot: number, revision: number, opts: { heartbeatMs?: number; startedMs?: number; ended?: EndedSession[] } = {}) {
       const id = slotSessionId(randomId(), slot);
       const at = iso();
       await stores.codes.claimSession({
         code,
         expectedRevision: revision,
-        session: { id, startedAt: at, heartbeatAt: iso(opts.heartbeatMs ?? 0) },
+        session: { id, startedAt: iso(opts.startedMs ?? 0), heartbeatAt: iso(opts.heartbeatMs ?? 0) },
         endedSessions: opts.ended ?? [],
         toEdge: (opts.ended ?? []).length > 0,
         redeemed: null,
@@ -135,6 +135,20 @@ export function describeSlotStoreContract(name: string, open: StoreFactory) {
       // A code's sessions are listed side by side.
       const order = seen.map((sid) => claimed.get(sid));
       expect(order.filter((code, i) => code !== order[i - 1])).toHaveLength(codes.length);
+    });
+
+    it('lists a code where its slot-1 claim put it: a further device neither moves it nor writes the index', async () => {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      const [older, newer] = [sampleCode(event.id), sampleCode(event.id)];
+      await Promise.all([older, newer].map((code) => stores.codes.createCode(code)));
+      const a1 = await claim(older.code, 1, 0, { startedMs: -3000 });
+      const b1 = await claim(newer.code, 1, 0, { startedMs: -2000 });
+      const a2 = await claim(older.code, 2, 1, { startedMs: -1000 });
+      expect(await listed(event.id)).toEqual([b1, a2, a1]);
+      // Slot 1 released, slot 2 still there: the code stays listed, where it was.
+      await stores.codes.releaseSession({ code: older.code, sessionId: a1, now: iso() });
+      expect(await listed(event.id)).toEqual([b1, a2]);
     });
 
     it('denies a revoked code past the long-lived URL of any of its slots', async () => {

@@ -146,7 +146,8 @@ export class MemoryCodeStore implements CodeStore {
     Object.assign(code, { [slotAttribute(sessionSlotOf(args.session.id))]: copy(args.session), endedSessions: copy(args.endedSessions), revision: code.revision + 1 });
     if (args.redeemed) Object.assign(code, { redeemedAt: args.redeemed.at, redeemedIp: args.redeemed.ip });
     if (args.toEdge) stored.feedAt = args.now;
-    this.listed.set(code.code, { eventId: code.eventId, order: sessionOrder(args.session) });
+    // As DynamoDB: a claim of slot 1 moves the code's entry, one of another slot leaves a listed code where it is.
+    if (sessionSlotOf(args.session.id) === 1 || !this.listed.has(code.code)) this.listed.set(code.code, { eventId: code.eventId, order: sessionOrder(args.session) });
     return copy(code);
   }
 

@@ -66,8 +66,9 @@ export interface CodeStore {
    * whatever the slot held, if the code's `revision` is still `expectedRevision`, it is not revoked and
    * its event is active; CodeInUse when another writer won. The other slots are left as they are.
    * `endedSessions` and `toEdge` are `endedSessionsAfter`'s (edge-deny.ts): with
-   * `toEdge`, the code enters the access feed. The code enters (or moves up) its event's
-   * live-sessions listing, which shows every session of the code.
+   * `toEdge`, the code enters the access feed. The code enters its event's live-sessions listing,
+   * which shows every session of the code: a claim of slot 1 puts it at this claim, one of
+   * another slot leaves a listed code where it is.
    */
   claimSession(args: {
     code: string;
@@ -98,7 +99,7 @@ export interface CodeStore {
   releaseSession(args: { code: string; sessionId: string; now: string; by?: 'admin' }): Promise<boolean>;
   /**
    * An event's live sessions (heartbeat at or after `liveAfter`, code not revoked), every slot's, by code
-   * newest claim first (a code's sessions together, newest start first), about `limit` per page (a page
+   * newest listing claim first (`claimSession`; a code's sessions together, newest start first), about `limit` per page (a page
    * may pass `limit` by the sessions of its last code, at most `MAX_SESSION_SLOTS` - 1); `cursor` is the previous page's `nextCursor` (InvalidCursor
    * when it is not one), null once nothing older is left. A page reads about `limit` sessions
    * whatever the audience (no count of them all: the presence counters estimate it); it may hold
