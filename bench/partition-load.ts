@@ -155,6 +155,9 @@ async function main() {
     INTERNAL_API_KEY: randomBytes(18).toString('base64url'),
     MEDIA_PORT: '4000',
     LOG_LEVEL: 'SILENT',
+    // One viewer at a time is slower than a show: more than a few hundred arrivals outlast the 90 s timeout
+    // before the first heartbeat. The timeout changes no write, only when a session stops counting.
+    SESSION_TIMEOUT_SECONDS: '7200',
   });
   const aws = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, endpoints: { dynamodb: recorder.endpoint } };
   const server = await startApiServer({ port: 0, host: '127.0.0.1', wiring: { config, aws } });
