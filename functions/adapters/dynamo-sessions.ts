@@ -39,7 +39,7 @@ export function liveSessionSk(session: Pick<PlaybackSession, 'id' | 'startedAt'>
 }
 
 /** Code items by code, 100 per BatchGet, retrying what DynamoDB left unprocessed; eventually consistent (half the units). */
-async function codeItems({ table: { client, name: table }, codeKey }: LiveSessionsTable, codes: string[]): Promise<Map<string, Item>> {
+async function codeItems({ table: { client, name: table }, codeKey }: Omit<LiveSessionsTable, 'partitions'>, codes: string[]): Promise<Map<string, Item>> {
   const found = new Map<string, Item>();
   for (let i = 0; i < codes.length; i += 100) {
     let keys: Item[] | undefined = codes.slice(i, i + 100).map(codeKey);
@@ -66,7 +66,7 @@ async function codeItems({ table: { client, name: table }, codeKey }: LiveSessio
 
 /** How many live sessions each of `codes` holds (every slot's; a revoked code's: 0), from one BatchGet per 100 codes. */
 export async function liveSessionCounts(where: Omit<LiveSessionsTable, 'partitions'>, codes: string[], liveAfter: string): Promise<Map<string, number>> {
-  const items = await codeItems({ ...where, partitions: [] }, codes);
+  const items = await codeItems(where, codes);
   return new Map([...items].map(([code, item]) => [code, item.isRevoked === true ? 0 : liveSessionsOf(item, liveAfter).length]));
 }
 
