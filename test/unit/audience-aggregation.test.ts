@@ -222,6 +222,8 @@ describe('audience aggregation', () => {
       f.advance(30);
       for (const token of tokens) await recorded(f, [code.code], () => heartbeat(f.deps, token, beat(30_000)));
     }
+    // Both devices watching: the ticket's record counts both sessions, and the time of both.
+    expect(await ticketWatching(f.deps, code.id)).toMatchObject({ sessions: 2, watchMinutes: 3 });
     // 20:01:40: the second device leaves; its session goes to the ticket's record.
     await recorded(f, [code.code], () => releasePlayback(f.deps, tokens[1]!));
     f.advance(80);
@@ -231,6 +233,8 @@ describe('audience aggregation', () => {
       ['20:01', 2, 0],
     ]);
     expect(await f.stores.audience.ticket(event.id, code.code)).toMatchObject({ sessions: 1 });
+    // The ticket's record: the ended device's session and the one still watching, added up.
+    expect(await ticketWatching(f.deps, code.id)).toMatchObject({ sessions: 2, watchMinutes: 3, watchingNow: { sessionId: expect.any(String) } });
   });
 
   it("a device gone silent is taken over: its session is folded into the ticket, and a failed start counts", async () => {
