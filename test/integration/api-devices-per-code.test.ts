@@ -56,6 +56,21 @@ describe('devices per code through the API, devices beating', () => {
       expect(await call('POST', `${api.url}/api/playback/refresh`, { headers: bearer(token) })).toMatchObject({ status: 403, body: { error: 'Access has been revoked' } });
     }
   });
+
+  it('lists each device of a code and ends one on "End session", the other watching on; the code\'s row counts its slots', async () => {
+    const { eventId, code } = await codeOf(api, 3);
+    const devices = [await validate(api, code, '127.4.2.1'), await validate(api, code, '127.4.2.2')];
+    const listed = await api.admin('GET', `/api/admin/events/${eventId}/sessions`);
+    expect(listed.body.sessions.map((row: { slot: number }) => row.slot).sort()).toEqual([1, 2]);
+    expect((await api.admin('GET', `/api/admin/events/${eventId}/tokens`)).body.tokens[0]).toMatchObject({ devices: { inUse: 2, of: 3 } });
+
+    const second = listed.body.sessions.find((row: { slot: number }) => row.slot === 2);
+    expect(await api.admin('POST', `/api/admin/events/${eventId}/sessions/end`, { code, sessionId: second.sessionId })).toMatchObject({ status: 200, body: { ended: true } });
+    expect(await call('POST', `${api.url}/api/playback/heartbeat`, { headers: bearer(devices[1]!.body.playbackToken) })).toMatchObject({ status: 404, body: { reason: 'ended-by-admin' } });
+    expect(await call('POST', `${api.url}/api/playback/heartbeat`, { headers: bearer(devices[0]!.body.playbackToken) })).toMatchObject({ status: 200 });
+    expect((await api.admin('GET', `/api/admin/events/${eventId}/sessions`)).body.sessions).toHaveLength(1);
+    expect((await api.admin('GET', `/api/admin/events/${eventId}/tokens`)).body.tokens[0]).toMatchObject({ devices: { inUse: 1, of: 3 } });
+  });
 });
 
 // A 2 s session timeout, so that a device stops counting soon after its last beat.
