@@ -11,6 +11,7 @@
  * Medians of ROUNDS lookups each (the walk: once).
  *   npx tsx bench/api-buyer-lookup.ts     (SIZES=100000,1000000 ROUNDS=7)
  */
+import { SESSION_TIMEOUT_SECONDS } from '../functions/domain/config';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,7 +81,7 @@ async function main(defer: (cleanup: () => unknown) => void) {
     return (performance.now() - started) / 1000;
   }
 
-  const deps = { stores, now: () => new Date() };
+  const deps = { stores, config: { sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS }, now: () => new Date() };
   async function timed(query: Record<string, string>, expected: number) {
     const started = performance.now();
     const page = await listEventCodes(deps, event.id, query);

@@ -1,4 +1,4 @@
-import type { CodeStore } from '../domain/codes';
+import { sessionById, sessionSlotOf, sessionsOf, slotAttribute, type CodeStore } from '../domain/codes';
 import { codeDenyUntil, endedSessionsAfter } from '../domain/access';
 import { AccessRevoked, AlreadyExists, CodeInUse, Contended, NotFound, SessionGone } from '../domain/errors';
 import { qualityUpdate } from './dynamo-quality-update';
@@ -6,7 +6,7 @@ import type { CodeRecord, CodeSummary } from '../domain/records';
 import { accessChangesSince } from './dynamo-access-feed';
 import { codeKey, codeLabelSk, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
 import { listCodePage, toCodeSummary } from './dynamo-code-pages';
-import { listLiveSessions, liveSessionSk } from './dynamo-sessions';
+import { listLiveSessions, liveSessionCounts, liveSessionSk } from './dynamo-sessions';
 import type { DynamoTable, Item } from './dynamo-table';
 import { CODE_SHARDS } from './table-schema';
 
@@ -44,8 +44,14 @@ function lostSessionWrite(code: CodeRecord | null): Error {
   return new SessionGone('session ended', code);
 }
 
-/** The session condition of a heartbeat and of marking a long-lived URL: still this session, fresh, and the code still grants access. */
+/**
+ * The session condition of a heartbeat and of marking a long-lived URL: still this session, fresh, and the code still grants access.
+ * `#session` names the session's slot (`slotNames`).
+ */
 const LIVE_SESSION = '#session.id = :sid AND #session.heartbeatAt >= :staleBefore AND isRevoked = :false AND eventActive = :true';
+
+/** `#session` as the attribute of the slot session `sessionId` holds (its id names it). */
+const slotNames = (sessionId: string) => ({ '#session': slotAttribute(sessionSlotOf(sessionId)) });
 
 /**
  * The codes port on DynamoDB: one item per code (`CODE#<code>`) holding its session; an event's
@@ -164,8 +170,12 @@ export class DynamoCodeStore implements CodeStore {
   }
 
   async claimSession(args: Parameters<CodeStore['claimSession']>[0]): Promise<CodeRecord> {
-    // The claim enters the event's live-sessions index (a takeover moves the code's entry within it).
-    const sets = ['#session = :session', 'endedSessions = :ended', 'revision = revision + :one', 'liveSk = :liveSk'];
+    // The claim writes its slot alone (a heartbeat of another slot meanwhile is kept). A claim of slot 1
+    // (every claim of a one-device code) puts the code's entry in the event's live-sessions index at this
+    // claim; one of another slot leaves a listed code where it is, so a code's further devices never write
+    // the index (its shards' load stays one entry per code, not per device).
+    const slot = sessionSlotOf(args.session.id);
+    const sets = ['#session = :session', 'endedSessions = :ended', 'revision = revision + :one', slot === 1 ? 'liveSk = :liveSk' : 'liveSk = if_not_exists(liveSk, :liveSk)'];
     const values: Record<string, unknown> = {
       ':session': args.session,
       ':liveSk': liveSessionSk(args.session),
@@ -190,7 +200,7 @@ export class DynamoCodeStore implements CodeStore {
           Key: codeKey(args.code),
           UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: 'revision = :expected AND isRevoked = :false AND eventActive = :true',
-          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeNames: slotNames(args.session.id),
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         },
@@ -208,7 +218,7 @@ export class DynamoCodeStore implements CodeStore {
           Key: codeKey(args.code),
           UpdateExpression: `SET ${['#session.heartbeatAt = :now', ...sets].join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
           ConditionExpression: LIVE_SESSION,
-          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeNames: slotNames(args.sessionId),
           ExpressionAttributeValues: { ':now': args.now, ':sid': args.sessionId, ':staleBefore': args.staleBefore, ':false': false, ':true': true, ...values },
         },
       },
@@ -223,31 +233,34 @@ export class DynamoCodeStore implements CodeStore {
         Key: codeKey(args.code),
         UpdateExpression: 'SET #session.longLivedUntil = :until, revision = revision + :one',
         ConditionExpression: `${LIVE_SESSION} AND (attribute_not_exists(#session.longLivedUntil) OR #session.longLivedUntil < :until)`,
-        ExpressionAttributeNames: { '#session': 'session' },
+        ExpressionAttributeNames: slotNames(args.sessionId),
         ExpressionAttributeValues: { ':until': args.until, ':one': 1, ':sid': args.sessionId, ':staleBefore': args.staleBefore, ':false': false, ':true': true },
       },
     });
     if (outcome.applied) return;
     const code = toCodeOrNull(await outcome.seen());
-    const session = code?.session;
-    const live = session?.id === args.sessionId && session.heartbeatAt >= args.staleBefore && code!.eventActive && !code!.isRevoked;
+    const session = code && sessionById(code, args.sessionId);
+    const live = !!session && session.heartbeatAt >= args.staleBefore && code!.eventActive && !code!.isRevoked;
     // Marked already with a later time: nothing to do.
-    if (!live || (session.longLivedUntil ?? '') < args.until) throw lostSessionWrite(code);
+    if (!live || (session!.longLivedUntil ?? '') < args.until) throw lostSessionWrite(code);
   }
 
   async releaseSession(args: Parameters<CodeStore['releaseSession']>[0]): Promise<boolean> {
     let code = await this.getCode(args.code);
     for (let attempt = 0; ; attempt++) {
-      if (!code?.session || code.session.id !== args.sessionId) return false;
-      const { endedSessions, toEdge } = endedSessionsAfter(code, code.session, args.by === 'admin' ? 'admin' : 'release', args.now);
+      const session = code && sessionById(code, args.sessionId);
+      if (!code || !session) return false;
+      const { endedSessions, toEdge } = endedSessionsAfter(code, session, args.by === 'admin' ? 'admin' : 'release', args.now);
+      // The code stays listed while another of its slots holds a session.
+      const lastSession = sessionsOf(code).length === 1;
       const values: Record<string, unknown> = { ':null': null, ':ended': endedSessions, ':endedAt': args.now, ':one': 1, ':expected': code.revision };
       if (toEdge) Object.assign(values, feedValues(args.now, codeKey(args.code).pk));
       const outcome = await this.table.writeIf({
         update: {
           Key: codeKey(args.code),
-          UpdateExpression: `SET #session = :null, endedSessions = :ended, sessionEndedAt = :endedAt, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''} REMOVE liveSk`,
+          UpdateExpression: `SET #session = :null, endedSessions = :ended, sessionEndedAt = :endedAt, revision = revision + :one${toEdge ? ', feedPk = :feedPk, feedSk = :feedSk' : ''}${lastSession ? ' REMOVE liveSk' : ''}`,
           ConditionExpression: 'revision = :expected',
-          ExpressionAttributeNames: { '#session': 'session' },
+          ExpressionAttributeNames: slotNames(args.sessionId),
           ExpressionAttributeValues: values,
         },
       });
@@ -260,6 +273,10 @@ export class DynamoCodeStore implements CodeStore {
 
   listEventSessions(args: Parameters<CodeStore['listEventSessions']>[0]) {
     return listLiveSessions({ table: this.table, partitions: eventCodeShards(args.eventId), codeKey }, args);
+  }
+
+  liveSessionCounts(codes: string[], liveAfter: string): Promise<Map<string, number>> {
+    return liveSessionCounts({ table: this.table, codeKey }, codes, liveAfter);
   }
 
   accessChangesSince(since: string) {

@@ -1,13 +1,16 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { SESSION_SLOTS, sessionsOf, slotAttribute } from '../domain/codes';
 import type { LiveSessionRecord, PlaybackSession } from '../domain/records';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import type { DynamoTable, Item } from './dynamo-table';
 import { mergedShards, type ShardEntry } from './dynamo-shard-merge';
 
 /**
- * The `liveSessions` index: an event's live sessions in the shards of its
- * codes (`codesPk`), each sorted by start (`liveSk`). A claim puts its
- * session there and a release or an admin's end takes it out, both in the
+ * The `liveSessions` index: the codes of an event that hold sessions, in the shards of its
+ * codes (`codesPk`), each sorted by its listing claim (`liveSk`: start and id of that session: the
+ * latest claim of slot 1, or the first of another slot of a code not listed). A claim puts its code
+ * there and the release or admin's end of the code's last session (of all its slots) takes it out,
+ * both in the
  * same write as the session itself; a heartbeat changes nothing the index
  * holds, so it never writes it. A session that timed out without a release
  * stays until its code is claimed again (or released): a listing only reads,
@@ -36,7 +39,7 @@ export function liveSessionSk(session: Pick<PlaybackSession, 'id' | 'startedAt'>
 }
 
 /** Code items by code, 100 per BatchGet, retrying what DynamoDB left unprocessed; eventually consistent (half the units). */
-async function codeItems({ table: { client, name: table }, codeKey }: LiveSessionsTable, codes: string[]): Promise<Map<string, Item>> {
+async function codeItems({ table: { client, name: table }, codeKey }: Omit<LiveSessionsTable, 'partitions'>, codes: string[]): Promise<Map<string, Item>> {
   const found = new Map<string, Item>();
   for (let i = 0; i < codes.length; i += 100) {
     let keys: Item[] | undefined = codes.slice(i, i + 100).map(codeKey);
@@ -48,8 +51,8 @@ async function codeItems({ table: { client, name: table }, codeKey }: LiveSessio
           RequestItems: {
             [table]: {
               Keys: keys,
-              ProjectionExpression: 'code, tokenId, label, isRevoked, #session',
-              ExpressionAttributeNames: { '#session': 'session' },
+              ProjectionExpression: `code, tokenId, label, isRevoked, liveSk, ${SESSION_SLOTS.map((slot) => `#s${slot}`).join(', ')}`,
+              ExpressionAttributeNames: Object.fromEntries(SESSION_SLOTS.map((slot) => [`#s${slot}`, slotAttribute(slot)])),
             },
           },
         }),
@@ -59,6 +62,24 @@ async function codeItems({ table: { client, name: table }, codeKey }: LiveSessio
     }
   }
   return found;
+}
+
+/** How many live sessions each of `codes` holds (every slot's; a revoked code's: 0), from one BatchGet per 100 codes. */
+export async function liveSessionCounts(where: Omit<LiveSessionsTable, 'partitions'>, codes: string[], liveAfter: string): Promise<Map<string, number>> {
+  const items = await codeItems(where, codes);
+  return new Map([...items].map(([code, item]) => [code, item.isRevoked === true ? 0 : liveSessionsOf(item, liveAfter).length]));
+}
+
+/**
+ * A listed code's live sessions, every slot's, newest start first: a timed-out one is passed over (a
+ * revoked code's are all passed over by the caller, whatever their last heartbeat says: the edge refuses them).
+ */
+function liveSessionsOf(item: Item, liveAfter: string): LiveSessionRecord[] {
+  const code = { code: item.code as string, codeId: item.tokenId as string, label: (item.label as string | undefined) ?? '' };
+  return sessionsOf(item as unknown as Parameters<typeof sessionsOf>[0])
+    .filter(({ session }) => session.heartbeatAt >= liveAfter)
+    .sort((a, b) => (liveSessionSk(b.session) > liveSessionSk(a.session) ? 1 : -1))
+    .map(({ session }) => ({ ...code, session }));
 }
 
 /**
@@ -79,23 +100,25 @@ export async function listLiveSessions(
   const sessions: LiveSessionRecord[] = [];
   let last: ShardEntry | null = null;
   let passed = 0;
+  // Entries taken past a full page are left for the next one (the cursor is the last entry used).
+  let leftOver = false;
   while (sessions.length < args.limit && passed < args.limit * PAGE_SCAN_FACTOR) {
     const entries = await merged.take(args.limit - sessions.length);
     if (entries.length === 0) break;
-    passed += entries.length;
-    last = entries[entries.length - 1]!;
     const items = await codeItems(where, entries.map((entry) => entry.item.code as string));
     for (const entry of entries) {
-      const item = items.get(entry.item.code as string);
-      const session = item?.session as PlaybackSession | null | undefined;
-      // The index may lag the item by a moment: only the item's own session counts.
-      if (!item || !session || liveSk(session.startedAt, session.id) !== entry.sk) continue;
-      // Timed out, or a revoked code's (over whatever its last heartbeat says: the edge refuses it): passed over.
-      if (session.heartbeatAt >= args.liveAfter && item.isRevoked !== true) {
-        sessions.push({ session, code: entry.item.code as string, codeId: item.tokenId as string, label: (item.label as string | undefined) ?? '' });
+      if (sessions.length >= args.limit) {
+        leftOver = true;
+        break;
       }
+      passed++;
+      last = entry;
+      const item = items.get(entry.item.code as string);
+      // The index may lag the item by a moment: only the item's own entry counts (a code is listed once).
+      if (!item || item.liveSk !== entry.sk || item.isRevoked === true) continue;
+      sessions.push(...liveSessionsOf(item, args.liveAfter));
     }
   }
   const position = last ? { startedAt: last.sk.slice(0, last.sk.indexOf('#')), sessionId: last.sk.slice(last.sk.indexOf('#') + 1) } : null;
-  return { sessions, nextCursor: position && (await merged.more()) ? encodeCursor(position) : null };
+  return { sessions, nextCursor: position && (leftOver || (await merged.more())) ? encodeCursor(position) : null };
 }

@@ -69,6 +69,8 @@ export interface EventRecord {
   cancelReason?: string | null;
   /** Where the event may be watched (events/geo.ts); absent or null: anywhere. */
   geo?: GeoRule;
+  /** How many devices may watch on one code at once, 1 to 5 (absent: 1, as before the field existed). */
+  devicesPerCode?: number;
 }
 
 /** An event's country rule (events/geo.ts): `allow` only these countries, `deny` these; null: anywhere. */
@@ -156,7 +158,13 @@ export interface CodeRecord {
   createdAt: string;
   /** Copy of the event's `isActive`, so a heartbeat is one conditional write. */
   eventActive: boolean;
+  /** The session of slot 1: the only one of a code whose event lets one device watch (codes/session-slots.ts). */
   session: PlaybackSession | null;
+  /** Slots 2 to 5, used when the event's `devicesPerCode` lets more devices watch (absent: never used). */
+  session2?: PlaybackSession | null;
+  session3?: PlaybackSession | null;
+  session4?: PlaybackSession | null;
+  session5?: PlaybackSession | null;
   /** Sessions ended recently (their JWTs may still be unexpired); pruned when older than a JWT lifetime. */
   endedSessions: EndedSession[];
   /**

@@ -113,6 +113,7 @@ describe('live sessions', () => {
     expect(res.body.sessions.map((s: { code: string }) => s.code)).toEqual([second!.code, first!.code]);
     expect(res.body.sessions[0]).toEqual({
       sessionId: expect.any(String),
+      slot: 1,
       tokenId: second!.id,
       code: second!.code,
       label: 'box office',

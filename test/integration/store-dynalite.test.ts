@@ -5,6 +5,7 @@ import { describeJobStoreContract } from './store-contract-jobs';
 import { describeAudienceStoreContract } from './store-contract-audience';
 import { describeShowNightStoreContract } from './store-contract-show-night';
 import { describeOrderStoreContract } from './store-contract-orders';
+import { describeSlotStoreContract } from './store-contract-slots';
 
 const dynalite = dynamoStoresOn((tables) => startEmbeddedDynamo(tables));
 describeStoreContract('dynalite (the embedded stand-in)', dynalite);
@@ -12,3 +13,4 @@ describeShowNightStoreContract('dynalite (the embedded stand-in)', dynalite);
 describeJobStoreContract('dynalite (the embedded stand-in)', dynalite);
 describeAudienceStoreContract('dynalite (the embedded stand-in)', dynalite);
 describeOrderStoreContract('dynalite (the embedded stand-in)', dynalite);
+describeSlotStoreContract('dynalite (the embedded stand-in)', dynalite);

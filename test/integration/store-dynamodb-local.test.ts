@@ -5,6 +5,7 @@ import { describeJobStoreContract } from './store-contract-jobs';
 import { describeAudienceStoreContract } from './store-contract-audience';
 import { describeShowNightStoreContract } from './store-contract-show-night';
 import { describeOrderStoreContract } from './store-contract-orders';
+import { describeSlotStoreContract } from './store-contract-slots';
 
 const dynamoDbLocal = dynamoStoresOn(startDynamoDbLocal);
 describeStoreContract('DynamoDB Local (AWS)', dynamoDbLocal);
@@ -12,3 +13,4 @@ describeShowNightStoreContract('DynamoDB Local (AWS)', dynamoDbLocal);
 describeJobStoreContract('DynamoDB Local (AWS)', dynamoDbLocal);
 describeAudienceStoreContract('DynamoDB Local (AWS)', dynamoDbLocal);
 describeOrderStoreContract('DynamoDB Local (AWS)', dynamoDbLocal);
+describeSlotStoreContract('DynamoDB Local (AWS)', dynamoDbLocal);

@@ -2,7 +2,7 @@ import type { CodeStore } from '../../functions/domain/codes';
 import { codeDenyUntil, endedSessionsAfter } from '../../functions/domain/access';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, SessionGone } from '../../functions/domain/errors';
 import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, LiveSessionRecord } from '../../functions/domain/records';
-import { matchesCodeFilter } from '../../functions/domain/codes';
+import { matchesCodeFilter, sessionById, sessionSlotOf, sessionsOf, slotAttribute } from '../../functions/domain/codes';
 import { LIST_LIMITS } from '../../functions/domain/config';
 import { changedSince, copy } from './memory-records';
 import { shardOf } from '../../functions/adapters/dynamo-keys';
@@ -38,7 +38,7 @@ function toSummary(code: CodeRecord): CodeSummary {
 export class MemoryCodeStore implements CodeStore {
   /** By code. */
   private readonly codes = new Map<string, StoredCode>();
-  /** The live-sessions listing: by code, its session's event and order (a claim's entry, until a release or a listing drops it). */
+  /** The live-sessions listing: by code, its event and its newest claim's order (until the release of its last session). */
   private readonly listed = new Map<string, { eventId: string; order: string }>();
 
   constructor(private readonly eventChanges: (since: string) => EventAccessState[]) {}
@@ -142,10 +142,12 @@ export class MemoryCodeStore implements CodeStore {
     if (!stored || !code || code.revision !== args.expectedRevision || code.isRevoked || !code.eventActive) {
       throw new CodeInUse('the code changed while claiming it', code ? copy(code) : null);
     }
-    Object.assign(code, { session: copy(args.session), endedSessions: copy(args.endedSessions), revision: code.revision + 1 });
+    // Only the slot its id names: the other slots' sessions stay as they are.
+    Object.assign(code, { [slotAttribute(sessionSlotOf(args.session.id))]: copy(args.session), endedSessions: copy(args.endedSessions), revision: code.revision + 1 });
     if (args.redeemed) Object.assign(code, { redeemedAt: args.redeemed.at, redeemedIp: args.redeemed.ip });
     if (args.toEdge) stored.feedAt = args.now;
-    this.listed.set(code.code, { eventId: code.eventId, order: sessionOrder(args.session) });
+    // As DynamoDB: a claim of slot 1 moves the code's entry, one of another slot leaves a listed code where it is.
+    if (sessionSlotOf(args.session.id) === 1 || !this.listed.has(code.code)) this.listed.set(code.code, { eventId: code.eventId, order: sessionOrder(args.session) });
     return copy(code);
   }
 
@@ -154,8 +156,8 @@ export class MemoryCodeStore implements CodeStore {
     const code = this.codes.get(args.code)?.record;
     const seen = code ? copy(code) : null;
     if (!code || code.isRevoked || !code.eventActive) throw new AccessRevoked('code or event no longer active', seen);
-    const session = code.session;
-    if (session?.id !== args.sessionId || session.heartbeatAt < args.staleBefore) throw new SessionGone('session ended', seen);
+    const session = sessionById(code, args.sessionId);
+    if (!session || session.heartbeatAt < args.staleBefore) throw new SessionGone('session ended', seen);
     return { code, session };
   }
 
@@ -184,12 +186,13 @@ export class MemoryCodeStore implements CodeStore {
 
   async releaseSession(args: Parameters<CodeStore['releaseSession']>[0]): Promise<boolean> {
     const stored = this.codes.get(args.code);
-    const session = stored?.record.session;
-    if (!stored || !session || session.id !== args.sessionId) return false;
+    const session = stored && sessionById(stored.record, args.sessionId);
+    if (!stored || !session) return false;
     const code = stored.record;
     const { endedSessions, toEdge } = endedSessionsAfter(code, session, args.by === 'admin' ? 'admin' : 'release', args.now);
-    Object.assign(code, { session: null, endedSessions, sessionEndedAt: args.now, revision: code.revision + 1 });
-    this.listed.delete(code.code);
+    Object.assign(code, { [slotAttribute(sessionSlotOf(args.sessionId))]: null, endedSessions, sessionEndedAt: args.now, revision: code.revision + 1 });
+    // The code stays listed while another of its slots holds a session.
+    if (sessionsOf(code).length === 0) this.listed.delete(code.code);
     if (toEdge) stored.feedAt = args.now;
     return true;
   }
@@ -211,13 +214,24 @@ export class MemoryCodeStore implements CodeStore {
     for (; position < entries.length && sessions.length < args.limit && position < args.limit * PAGE_SCAN_FACTOR; position++) {
       const [code, entry] = entries[position]!;
       const record = this.codes.get(code)?.record;
-      if (!record?.session || sessionOrder(record.session) !== entry.order) continue;
       // Timed out, or a revoked code's (over whatever its last heartbeat says): passed over.
-      if (record.session.heartbeatAt >= args.liveAfter && !record.isRevoked) sessions.push({ code: record.code, codeId: record.id, label: record.label, session: copy(record.session) });
+      if (!record || record.isRevoked) continue;
+      const live = sessionsOf(record).filter(({ session }) => session.heartbeatAt >= args.liveAfter);
+      live.sort((a, b) => sessionOrder(b.session).localeCompare(sessionOrder(a.session)));
+      for (const { session } of live) sessions.push({ code: record.code, codeId: record.id, label: record.label, session: copy(session) });
     }
     const [, last] = entries[position - 1] ?? [];
     const [startedAt, sessionId] = last ? [last.order.slice(0, last.order.indexOf('#')), last.order.slice(last.order.indexOf('#') + 1)] : [];
     return { sessions, nextCursor: last && position < entries.length ? encodeCursor({ startedAt: startedAt!, sessionId: sessionId! }) : null };
+  }
+
+  async liveSessionCounts(codes: string[], liveAfter: string): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const code of codes) {
+      const record = this.codes.get(code)?.record;
+      if (record) counts.set(code, record.isRevoked ? 0 : sessionsOf(record).filter(({ session }) => session.heartbeatAt >= liveAfter).length);
+    }
+    return counts;
   }
 
   async accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }> {

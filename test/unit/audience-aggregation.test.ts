@@ -207,6 +207,36 @@ describe('audience aggregation', () => {
     expect(report.totals.peakViewers).toBe(2);
   });
 
+  it('counts every device of a code that lets several watch: each slot\'s joins, minutes and ended session', async () => {
+    const f = domainFixture('2026-11-22T20:00:00.000Z');
+    const event = sampleEvent({ startsAt: '2026-11-22T20:00:00.000Z', endsAt: '2026-11-22T22:00:00.000Z', tokenCount: 1, devicesPerCode: 2 });
+    await f.stores.events.createEvent(event);
+    const code = sampleCode(event.id);
+    await f.stores.codes.createCode(code);
+    const claim = () => validateCode(f.deps, { code: code.code, ip: '198.51.100.7', userAgent: CHROME, playbackBaseUrl: PLAYBACK_BASE_URL });
+    // 20:00:10: two devices on the one code, each write its own change (as the table's stream delivers them).
+    f.advance(10);
+    const tokens: string[] = [];
+    for (let device = 0; device < 2; device++) await recorded(f, [code.code], async () => tokens.push((await claim()).playbackToken));
+    for (let i = 0; i < 3; i++) {
+      f.advance(30);
+      for (const token of tokens) await recorded(f, [code.code], () => heartbeat(f.deps, token, beat(30_000)));
+    }
+    // Both devices watching: the ticket's record counts both sessions, and the time of both.
+    expect(await ticketWatching(f.deps, code.id)).toMatchObject({ sessions: 2, watchMinutes: 3 });
+    // 20:01:40: the second device leaves; its session goes to the ticket's record.
+    await recorded(f, [code.code], () => releasePlayback(f.deps, tokens[1]!));
+    f.advance(80);
+    const report = await audienceReport(f.deps, event.id, { from: '2026-11-22T20:00:00Z', step: '60' });
+    expect(report.series.map((p) => [p.at.slice(11, 16), p.viewers, p.joins])).toEqual([
+      ['20:00', 2, 2],
+      ['20:01', 2, 0],
+    ]);
+    expect(await f.stores.audience.ticket(event.id, code.code)).toMatchObject({ sessions: 1 });
+    // The ticket's record: the ended device's session and the one still watching, added up.
+    expect(await ticketWatching(f.deps, code.id)).toMatchObject({ sessions: 2, watchMinutes: 3, watchingNow: { sessionId: expect.any(String) } });
+  });
+
   it("a device gone silent is taken over: its session is folded into the ticket, and a failed start counts", async () => {
     const f = domainFixture();
     const { event, code, token } = await f.watching();

@@ -23,6 +23,7 @@ const form = (overrides: Partial<EventFormValues> = {}): EventFormValues => ({
   startsAt: '2026-12-01T19:00',
   endsAt: '2026-12-01T21:00',
   accessWindowHours: '24',
+  devicesPerCode: '',
   posterUrl: '',
   saleOpen: 'false',
   salePrice: '',
@@ -52,9 +53,16 @@ describe('event form', () => {
       posterUrl: null,
       sale: null,
       geo: null,
+      devicesPerCode: 1,
     });
     // No origin stream URL: nothing uses it, so the form neither asks for it nor overwrites a stored one.
     expect(input).not.toHaveProperty('streamUrl');
+  });
+
+  it('lets 1 to 5 devices watch on one code (empty: 1)', () => {
+    expect(eventInputFromForm(form({ devicesPerCode: '3' })).input?.devicesPerCode).toBe(3);
+    for (const bad of ['0', '6', '2.5', 'two']) expect(eventInputFromForm(form({ devicesPerCode: bad })).errors).toEqual({ devicesPerCode: 'Enter 1 to 5 devices.' });
+    expect(parseFieldError('devicesPerCode: must be at most 5', EVENT_FIELDS)).toEqual({ field: 'devicesPerCode', message: 'must be at most 5' });
   });
 
   it('puts the event on sale with a price, in the currency\'s minor unit; an empty price sells elsewhere', () => {

@@ -1,5 +1,6 @@
 import { PLAYBACK_TOKEN_TTL_SECONDS } from '../playback-claims';
 import type { CodeRecord, EndedSession, EventAccessState, PlaybackSession } from '../records';
+import { sessionsOf } from '../codes';
 
 /**
  * What the edge must deny, and until when. Short-lived JWTs simply expire, so a
@@ -51,10 +52,10 @@ export function endedSessionsAfter(
   return { endedSessions, toEdge: true };
 }
 
-/** Until when a code revoked at `now` must be denied: past every credential its sessions hold. */
-export function codeDenyUntil(code: Pick<CodeRecord, 'session' | 'endedSessions'>, now: string): string {
+/** Until when a code revoked at `now` must be denied: past every credential its sessions (every slot's) hold. */
+export function codeDenyUntil(code: Parameters<typeof sessionsOf>[0] & Pick<CodeRecord, 'endedSessions'>, now: string): string {
   let until = plusTokenLife(now);
-  until = later(until, code.session?.longLivedUntil);
+  for (const { session } of sessionsOf(code)) until = later(until, session.longLivedUntil);
   for (const ended of code.endedSessions) until = later(until, ended.longLivedUntil);
   return until;
 }

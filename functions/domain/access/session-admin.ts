@@ -6,7 +6,7 @@
  * as done by an admin so the player can say so.
  */
 import * as z from 'zod';
-import { normalizeAccessCode } from '../codes';
+import { normalizeAccessCode, sessionById, sessionSlotOf } from '../codes';
 import { NotFound } from '../errors';
 import { countOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { estimateActiveViewers, requireEvent } from '../events';
@@ -43,6 +43,8 @@ function liveAfter(deps: { config: AppConfig; now(): Date }): string {
 export function sessionView(record: LiveSessionRecord) {
   return {
     sessionId: record.session.id,
+    /** Which of the code's device slots (1 to 5) the session holds. */
+    slot: sessionSlotOf(record.session.id),
     tokenId: record.codeId,
     code: record.code,
     label: record.label,
@@ -76,11 +78,13 @@ export async function endSession(deps: SessionAdminDeps, actor: Actor, eventId: 
   const event = await requireEvent(deps, eventId);
   const code = normalizeAccessCode(input.code);
   const record = code ? await deps.stores.codes.getCode(code) : null;
-  if (!record || record.eventId !== eventId || record.session?.id !== input.sessionId) throw sessionNotFound();
+  // One device of the code: its other slots keep watching.
+  const session = record && record.eventId === eventId ? sessionById(record, input.sessionId) : null;
+  if (!record || !session) throw sessionNotFound();
   const now = deps.now();
   const ended = await deps.stores.codes.releaseSession({ code: record.code, sessionId: input.sessionId, now: now.toISOString(), by: 'admin' });
   if (!ended) throw sessionNotFound();
-  await countLiveSessionPresence(deps, record, now, -1);
+  await countLiveSessionPresence(deps, { eventId, code: record.code, session }, now, -1);
   await recordAudit(deps, actor, { action: 'session.end', eventId, eventTitle: event.title, target: record.code, details: { sessionId: input.sessionId, label: record.label } });
   return { ended: true as const, sessionId: input.sessionId, code: record.code, label: record.label };
 }

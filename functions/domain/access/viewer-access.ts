@@ -1,4 +1,4 @@
-import { beatSession, countPresence, normalizeAccessCode, sessionIsLive } from '../codes';
+import { beatSession, countPresence, isLiveSession, normalizeAccessCode, sessionById, sessionInSlot, sessionSlotOf, slotSessionId, slotToClaim, MAX_SESSION_SLOTS } from '../codes';
 import type { AppConfig } from '../config';
 import { endedSessionsAfter } from './edge-deny';
 import { AccessRefused, AccessRevoked, CodeInUse, InvalidInput, SessionGone, type SessionEndReason } from '../errors';
@@ -12,7 +12,7 @@ import { rateLimitSubject } from '../rate-limit-subject';
 import { hitRateLimit, refuseIfRateLimited } from '../rate-limits';
 import type { CounterStore } from '../counter-store';
 import type { CodeRecord, EventRecord } from '../records';
-import { geoAllows, viewerEventView } from '../events';
+import { devicesPerCodeOf, geoAllows, viewerEventView } from '../events';
 import type { EventStore } from '../events';
 import type { CodeStore } from '../codes';
 
@@ -63,10 +63,12 @@ function refuseOutsideGeo(step: 'validate' | 'refresh', event: EventRecord, coun
   if (!geoAllows(event.geo, country)) throw new AccessRefused(step, 'geo');
 }
 
-/** Why session `sessionId` is not its code's live one (any more): the player says it in its own words. */
-function sessionEndReason(code: Pick<CodeRecord, 'session' | 'endedSessions'> | null, sessionId: string): SessionEndReason {
+/** Why session `sessionId` is not live on its code (any more): the player says it in its own words. */
+function sessionEndReason(code: CodeRecord | null, sessionId: string): SessionEndReason {
   if (code?.endedSessions.some((ended) => ended.sessionId === sessionId && ended.by === 'admin')) return 'ended-by-admin';
-  if (code?.session && code.session.id !== sessionId) return 'taken-over';
+  // Its slot holds another device's session: that device took the slot over.
+  const slotHolder = code && sessionInSlot(code, sessionSlotOf(sessionId));
+  if (slotHolder && slotHolder.id !== sessionId) return 'taken-over';
   return 'session-ended';
 }
 
@@ -77,14 +79,14 @@ function lostSessionReason(error: SessionGone | AccessRevoked, claims: PlaybackC
   return code && !code.isRevoked && !code.eventActive ? ('event-inactive' as const) : ('revoked' as const);
 }
 
+type ValidateDeps = { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date };
+type ValidateInput = { code: unknown; ip: string; userAgent?: string; playbackBaseUrl: string; country?: string | null };
+
 /**
  * Trades an access code for a playback session and JWT. Round trips in
  * sequence: (rate limit ‖ code), event, (conditional claim ‖ signing ‖ counters).
  */
-export async function validateCode(
-  deps: { stores: { codes: CodeStore; counters: CounterStore; events: EventStore }; config: AppConfig; now(): Date },
-  input: { code: unknown; ip: string; userAgent?: string; playbackBaseUrl: string; country?: string | null },
-) {
+export async function validateCode(deps: ValidateDeps, input: ValidateInput) {
   const now = deps.now();
   const { codes, events, counters } = deps.stores;
   const normalized = normalizeAccessCode(input.code);
@@ -100,14 +102,37 @@ export async function validateCode(
   const problem = accessProblem(code, event, now);
   if (problem) throw new AccessRefused('validate', problem);
   refuseOutsideGeo('validate', event, input.country ?? null);
-  const inUse = () => new CodeInUse('another device holds a live session');
-  if (sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) throw inUse();
+  const { grant, token, expiresIn } = await claimSlot(deps, input, event, code, 1);
+  return {
+    event: viewerEventView(event, now),
+    playbackToken: token,
+    playbackUrl: shortPlaybackUrl(deps, input.playbackBaseUrl, grant, now, expiresIn),
+    playbackBaseUrl: input.playbackBaseUrl,
+    streamPath: streamPathOf(event.id),
+    expiresAt: accessEndsAt(event),
+    tokenExpiresIn: expiresIn,
+  };
+}
+
+/**
+ * Claims a slot of `code` (as last read) for a new device: a free one, or one whose device stopped
+ * beating (takeover); 409 while the event's `devicesPerCode` devices are live. Losing the claim's race
+ * to another device's claim, it tries again from the code that write saw while a slot is left: of
+ * many devices at once, exactly `devicesPerCode` get in. Each lost attempt is another device's write,
+ * so `MAX_SESSION_SLOTS` attempts are enough for every slot to fill.
+ */
+async function claimSlot(deps: ValidateDeps, input: ValidateInput, event: EventRecord, code: CodeRecord, attempt: number) {
+  const { codes, counters } = deps.stores;
+  const now = deps.now();
+  const inUse = () => new CodeInUse('the code\'s devices hold live sessions');
+  const claim = slotToClaim(code, devicesPerCodeOf(event), now, deps.config.sessionTimeoutSeconds);
+  if (!claim) throw inUse();
 
   const at = now.toISOString();
-  // A session still on the code timed out: another device takes over, and the edge must deny it.
-  const ended = endedSessionsAfter(code, code.session, 'takeover', at);
+  // A session still in the slot timed out: another device takes over, and the edge must deny it.
+  const ended = endedSessionsAfter(code, claim.replaced, 'takeover', at);
   const session = {
-    id: randomId(24),
+    id: slotSessionId(randomId(24), claim.slot),
     startedAt: at,
     heartbeatAt: at,
     clientIp: input.ip,
@@ -121,7 +146,7 @@ export async function validateCode(
       countPresence(counters, { eid: event.id, code: code.code }, now, delta),
       firstRedemption ? counters.countRedemption({ eventId: event.id, code: code.code, delta }) : null,
     ]);
-  const [claimError, { token, expiresIn }] = await Promise.all([
+  const [claimError, signed] = await Promise.all([
     codes
       .claimSession({
         code: code.code,
@@ -135,24 +160,15 @@ export async function validateCode(
     signPlaybackToken(grant, deps.config.signingKeys, now),
     counted(1),
   ]);
-  if (claimError) {
-    await counted(-1);
-    if (!(claimError instanceof CodeInUse)) throw claimError;
-    // Lost a race: usually another device's claim, but the code may have been revoked (or deleted) meanwhile.
-    const seen = claimError.seen;
-    if (seen === null || seen?.isRevoked) throw new AccessRefused('validate', 'revoked');
-    if (seen && !seen.eventActive) throw new AccessRefused('validate', 'event-inactive');
-    throw inUse();
-  }
-  return {
-    event: viewerEventView(event, now),
-    playbackToken: token,
-    playbackUrl: shortPlaybackUrl(deps, input.playbackBaseUrl, grant, now, expiresIn),
-    playbackBaseUrl: input.playbackBaseUrl,
-    streamPath: streamPathOf(event.id),
-    expiresAt: accessEndsAt(event),
-    tokenExpiresIn: expiresIn,
-  };
+  if (!claimError) return { grant, ...signed };
+  await counted(-1);
+  if (!(claimError instanceof CodeInUse)) throw claimError;
+  // Lost a race: usually another device's claim, but the code may have been revoked (or deleted) meanwhile.
+  const seen = claimError.seen;
+  if (seen === null || seen?.isRevoked) throw new AccessRefused('validate', 'revoked');
+  if (seen && !seen.eventActive) throw new AccessRefused('validate', 'event-inactive');
+  if (!seen || attempt >= MAX_SESSION_SLOTS) throw inUse();
+  return claimSlot(deps, input, event, seen, attempt + 1);
 }
 
 /** The header-less URL that lives as long as the JWT issued with it. */
@@ -188,6 +204,15 @@ export async function refreshPlayback(
 }
 
 /**
+ * The refresh limit (12 an hour) is the spec's per code, and one device's need: with several devices on a
+ * code, each slot has its own (slot 1's key is the code's, as before slots).
+ */
+function refreshLimitSubject(claims: PlaybackClaims): string {
+  const slot = sessionSlotOf(claims.sid);
+  return slot === 1 ? claims.code : `${claims.code}-${slot}`;
+}
+
+/**
  * The checks of refresh (rate limit included): the token's session must be its
  * code's live one, the code not revoked, the event active and not over.
  */
@@ -202,7 +227,7 @@ async function liveSessionOf(
   if (!checked.ok) throw new AccessRefused('refresh', checked.problem === 'expired' ? 'expired' : 'invalid-token');
   const { claims } = checked;
   const [, code, event] = await Promise.all([
-    hitRateLimit(deps.stores.counters, 'refresh', claims.code, now),
+    hitRateLimit(deps.stores.counters, 'refresh', refreshLimitSubject(claims), now),
     deps.stores.codes.getCode(claims.code),
     deps.stores.events.getEvent(claims.eid, VIEWER_READ),
   ]);
@@ -210,7 +235,8 @@ async function liveSessionOf(
   const problem = accessProblem(code, event, now);
   if (problem) throw new AccessRefused('refresh', problem);
   refuseOutsideGeo('refresh', event, country);
-  if (code.session?.id !== claims.sid || !sessionIsLive(code, now, deps.config.sessionTimeoutSeconds)) {
+  const session = sessionById(code, claims.sid);
+  if (!session || !isLiveSession(session, now, deps.config.sessionTimeoutSeconds)) {
     throw new AccessRefused('refresh', sessionEndReason(code, claims.sid));
   }
   return { code, event, claims };

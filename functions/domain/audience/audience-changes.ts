@@ -13,6 +13,7 @@ import { sketchBucket } from './quantile-sketch';
 import type { CodeRecord, EventRecord, PlaybackSession } from '../records';
 import { LEASE_SECONDS } from '../streams';
 import { deviceClass } from '../access';
+import { SESSION_SLOTS, sessionInSlot } from '../codes';
 
 /** A code item before and after one write (null: it did not exist), and about when the write happened. */
 export interface CodeChange {
@@ -77,6 +78,15 @@ function qualityOf(session: PlaybackSession): Partial<SessionQuality> {
 }
 
 /**
+ * The session slot a code write changed (codes/session-slots.ts): a claim, a heartbeat or a release each
+ * write one slot, so at most one differs; slot 1 when none does (a revoke).
+ */
+function changedSlot(before: CodeRecord | null, after: CodeRecord): number {
+  const differs = (slot: number) => JSON.stringify(before ? sessionInSlot(before, slot) : null) !== JSON.stringify(sessionInSlot(after, slot));
+  return SESSION_SLOTS.find(differs) ?? 1;
+}
+
+/**
  * The audience effects of one code write. `sessionTimeoutSeconds` bounds the gap a session may
  * stay alive across without writing (the same rule as the single-device check).
  */
@@ -84,8 +94,10 @@ export function effectsOfCodeChange(change: CodeChange, sessionTimeoutSeconds: n
   const { before, after } = change;
   // A deleted code goes with its event (and the event's audience); nothing to count.
   if (!after) return null;
-  const was = before?.session ?? null;
-  const is = after.session;
+  // Each device of a code is a session slot of its own: the write's slot is the one followed here.
+  const slot = changedSlot(before, after);
+  const was = before ? sessionInSlot(before, slot) : null;
+  const is = sessionInSlot(after, slot);
   const tallies = new Map<string, MinuteTally>();
   const tally = (iso: string) => {
     const at = minuteOf(iso);

@@ -16,7 +16,7 @@ import { sketchQuantile } from './quantile-sketch';
 import type { CodeRecord, EventRecord } from '../records';
 import { deviceClass } from '../access';
 import type { EventStore } from '../events';
-import type { CodeStore } from '../codes';
+import { sessionsOf, type CodeStore } from '../codes';
 import type { CounterStore } from '../counter-store';
 import type { AudienceStore } from './audience-store';
 import type { AppConfig } from '../config';
@@ -163,41 +163,45 @@ function airMarks(changes: AirChange[], event: EventRecord, from: number, now: n
 }
 
 /**
- * A ticket's watching record: its ended sessions (the ticket record) and the session the code
- * holds now, added up.
+ * A ticket's watching record: its ended sessions (the ticket record) and the sessions the code
+ * holds now (one per device slot), added up; `watchingNow` is the newest live one.
  */
 export function watchingView(code: CodeRecord, ticket: TicketWatch | null, liveAfter: string) {
-  const current = code.session;
-  const playingMs = (ticket?.playingMs ?? 0) + (current?.playingMs ?? 0);
-  const stalledMs = (ticket?.stalledMs ?? 0) + (current?.stalledMs ?? 0);
+  const current = sessionsOf(code).map(({ session }) => session);
+  const sum = (field: 'playingMs' | 'stalledMs' | 'stalls' | 'errors') => current.reduce((total, session) => total + (session[field] ?? 0), 0);
+  const playingMs = (ticket?.playingMs ?? 0) + sum('playingMs');
+  const stalledMs = (ticket?.stalledMs ?? 0) + sum('stalledMs');
   const ratios = [...(ticket?.stallRatios ?? [])];
-  // The live session's ratio counts as the ended ones' do: once it watched long enough to say something.
-  const currentWatched = { playingMs: current?.playingMs ?? 0, stalledMs: current?.stalledMs ?? 0 };
-  if (currentWatched.playingMs + currentWatched.stalledMs >= TROUBLE_MIN_WATCH_MS) ratios.push(stallRatio(currentWatched));
+  // A live session's ratio counts as the ended ones' do: once it watched long enough to say something.
+  for (const session of current) {
+    const watched = { playingMs: session.playingMs ?? 0, stalledMs: session.stalledMs ?? 0 };
+    if (watched.playingMs + watched.stalledMs >= TROUBLE_MIN_WATCH_MS) ratios.push(stallRatio(watched));
+  }
   const worst = ratios.length > 0 ? Math.max(...ratios) : null;
-  const startFailures = (ticket?.startFailures ?? 0) + (current && failedToStart(current) ? 1 : 0);
-  const devices = new Set(ticket?.devices ?? []);
-  if (current) devices.add(deviceClass(current.userAgent));
-  const live = current && current.heartbeatAt >= liveAfter;
+  const startFailures = (ticket?.startFailures ?? 0) + current.filter(failedToStart).length;
+  const devices = new Set([...(ticket?.devices ?? []), ...current.map((session) => deviceClass(session.userAgent))]);
+  const latest = [...current].sort((a, b) => (a.heartbeatAt < b.heartbeatAt ? 1 : -1))[0];
+  const live = latest && latest.heartbeatAt >= liveAfter ? latest : null;
   const trouble = startFailures > 0 ? 'failed-start' : worst !== null && worst > TROUBLE_STALL_RATIO ? 'stalls' : null;
+  const firstStarted = current.map((session) => session.startedAt).sort()[0];
   return {
     tokenId: code.id,
     code: code.code,
     label: code.label,
     eventId: code.eventId,
-    sessions: (ticket?.sessions ?? 0) + (current ? 1 : 0),
+    sessions: (ticket?.sessions ?? 0) + current.length,
     watchMinutes: minutesOf(playingMs + stalledMs),
     stallRatio: playingMs + stalledMs > 0 ? round(stalledMs / (playingMs + stalledMs), 4) : null,
     worstStallRatio: worst === null ? null : round(worst, 4),
-    stalls: (ticket?.stalls ?? 0) + (current?.stalls ?? 0),
+    stalls: (ticket?.stalls ?? 0) + sum('stalls'),
     startFailures,
-    errors: (ticket?.errors ?? 0) + (current?.errors ?? 0),
-    lastError: current?.lastFatal ?? ticket?.lastFatal ?? null,
+    errors: (ticket?.errors ?? 0) + sum('errors'),
+    lastError: latest?.lastFatal ?? ticket?.lastFatal ?? null,
     devices: [...devices].sort(),
-    firstWatchedAt: ticket?.firstWatchedAt ?? current?.startedAt ?? null,
-    lastWatchedAt: current ? current.heartbeatAt : (ticket?.lastWatchedAt ?? null),
+    firstWatchedAt: ticket?.firstWatchedAt ?? firstStarted ?? null,
+    lastWatchedAt: latest ? latest.heartbeatAt : (ticket?.lastWatchedAt ?? null),
     watchingNow: live
-      ? { sessionId: current.id, startedAt: current.startedAt, device: deviceClass(current.userAgent), startupMs: current.startupMs ?? null, bitrateKbps: current.bitrateKbps ?? null }
+      ? { sessionId: live.id, startedAt: live.startedAt, device: deviceClass(live.userAgent), startupMs: live.startupMs ?? null, bitrateKbps: live.bitrateKbps ?? null }
       : null,
     trouble,
   };

@@ -4,7 +4,7 @@ import { matchesCodeFilter, statusFilter, type CodeFilter } from './code-filter'
 import { exportHeader, exportLine } from './code-export';
 import { LIST_LIMITS } from '../config';
 import { AlreadyExists, ExportTooLarge, InvalidCursor, NotFound } from '../errors';
-import { requireEvent } from '../events';
+import { devicesPerCodeOf, requireEvent } from '../events';
 import { countOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { setEventActive } from './event-activation';
 import { parseInput } from '../inputs';
@@ -129,9 +129,30 @@ async function eventCodePage(deps: { stores: CodeListStores }, event: EventRecor
  * `status`, exact `label` (through the label index) and exact buyer `email` (their orders' codes), or the one exact `code`. Without `limit` an event of up to 1,000 codes
  * answers as the spec's list: all of them, with `nextCursor` null.
  */
-export async function listEventCodes(deps: { stores: CodeListStores; now(): Date }, eventId: string, query: Record<string, string>): Promise<CodePage> {
+export async function listEventCodes(
+  deps: { stores: CodeListStores; config: Pick<AppConfig, 'sessionTimeoutSeconds'>; now(): Date },
+  eventId: string,
+  query: Record<string, string>,
+): Promise<CodePage> {
   const parsed = parseInput(codeListQuery, query);
-  return eventCodePage(deps, await requireEvent(deps, eventId), parsed, deps.now());
+  const event = await requireEvent(deps, eventId);
+  return withDevicesInUse(deps, event, await eventCodePage(deps, event, parsed, deps.now()));
+}
+
+/**
+ * With several devices per code (`devicesPerCode` above 1), each code of the event's page says how many of
+ * its slots are in use: one more read of the page's codes. An event of one device per code reads nothing more.
+ */
+async function withDevicesInUse(
+  deps: { stores: { codes: CodeStore }; config: Pick<AppConfig, 'sessionTimeoutSeconds'>; now(): Date },
+  event: EventRecord,
+  page: CodePage,
+): Promise<CodePage> {
+  const of = devicesPerCodeOf(event);
+  if (of === 1 || page.tokens.length === 0) return page;
+  const liveAfter = new Date(deps.now().getTime() - deps.config.sessionTimeoutSeconds * 1000).toISOString();
+  const counts = await deps.stores.codes.liveSessionCounts(page.tokens.map((code) => code.code), liveAfter);
+  return { ...page, tokens: page.tokens.map((code) => ({ ...code, devices: { inUse: counts.get(code.code) ?? 0, of } })) };
 }
 
 /** Where a page across events goes on: the event (by its place in the event list) and the cursor within it ('' from its newest). */

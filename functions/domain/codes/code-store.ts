@@ -62,11 +62,13 @@ export interface CodeStore {
   acknowledgeRevocationCount(code: string, counted: boolean): Promise<boolean>;
 
   /**
-   * Installs `session` on the code if its `revision` is still `expectedRevision`,
-   * it is not revoked and its event is active; CodeInUse when another writer won.
+   * Installs `session` in the slot its id names (session-slots.ts), replacing
+   * whatever the slot held, if the code's `revision` is still `expectedRevision`, it is not revoked and
+   * its event is active; CodeInUse when another writer won. The other slots are left as they are.
    * `endedSessions` and `toEdge` are `endedSessionsAfter`'s (edge-deny.ts): with
-   * `toEdge`, the code enters the access feed. The session enters its event's live-sessions
-   * listing (replacing the code's previous one).
+   * `toEdge`, the code enters the access feed. The code enters its event's live-sessions listing,
+   * which shows every session of the code: a claim of slot 1 puts it at this claim, one of
+   * another slot leaves a listed code where it is.
    */
   claimSession(args: {
     code: string;
@@ -89,15 +91,16 @@ export interface CodeStore {
    */
   markSessionLongLived(args: { code: string; sessionId: string; until: string; staleBefore: string }): Promise<void>;
   /**
-   * Ends the session if it is still the code's (and takes it off the live-sessions listing); no
+   * Ends the session if it still holds its slot (and, the code's last one, takes the code off the live-sessions listing); no
    * error when it is gone already. True when this call ended it. The code's `endedSessions` become
    * `endedSessionsAfter`'s (edge-deny.ts) for a release, or an admin's end with `by: 'admin'`.
    * Contended when the code kept changing meanwhile.
    */
   releaseSession(args: { code: string; sessionId: string; now: string; by?: 'admin' }): Promise<boolean>;
   /**
-   * An event's live sessions (heartbeat at or after `liveAfter`, code not revoked), newest start
-   * first, at most `limit` per page; `cursor` is the previous page's `nextCursor` (InvalidCursor
+   * An event's live sessions (heartbeat at or after `liveAfter`, code not revoked), every slot's, by code
+   * newest listing claim first (`claimSession`; a code's sessions together, newest start first), about `limit` per page (a page
+   * may pass `limit` by the sessions of its last code, at most `MAX_SESSION_SLOTS` - 1); `cursor` is the previous page's `nextCursor` (InvalidCursor
    * when it is not one), null once nothing older is left. A page reads about `limit` sessions
    * whatever the audience (no count of them all: the presence counters estimate it); it may hold
    * fewer than `limit` with a cursor to go on when it passed many sessions that timed out.
@@ -108,6 +111,12 @@ export interface CodeStore {
     cursor: string | null;
     limit: number;
   }): Promise<{ sessions: LiveSessionRecord[]; nextCursor: string | null }>;
+
+  /**
+   * How many sessions (of all slots) beat at or after `liveAfter` on each of `codes` (a revoked code's: 0;
+   * an unknown code is left out). Eventually consistent: a console's figure, never an access decision.
+   */
+  liveSessionCounts(codes: string[], liveAfter: string): Promise<Map<string, number>>;
 
   /** Codes and events whose access state changed at or after `since` (revocations, takeovers, (de)activations, deletions). */
   accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }>;

@@ -24,4 +24,10 @@ export function codeView(code: CodeSummary, event: Pick<EventRecord, 'endsAt' | 
   };
 }
 
-export type CodeView = ReturnType<typeof codeView>;
+/** On an event's code list when the event lets several devices watch on a code: how many of its slots are in use. */
+export interface DevicesInUse {
+  inUse: number;
+  of: number;
+}
+
+export type CodeView = ReturnType<typeof codeView> & { devices?: DevicesInUse };

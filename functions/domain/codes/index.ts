@@ -11,3 +11,4 @@ export * from './session-presence';
 export * from './watch-link';
 export * from './event-activation';
 export * from './code-inputs';
+export * from './session-slots';

@@ -4,6 +4,7 @@ import { PRESENCE_WINDOW_SECONDS } from '../playback-claims';
 import type { QualityReport } from '../playback-quality';
 import type { CodeRecord } from '../records';
 import type { CodeStore } from './code-store';
+import { isLiveSession, sessionsOf } from './session-slots';
 
 
 /** Best effort, as every counter write (counter-store.ts): it never fails the viewer's request. */
@@ -34,13 +35,14 @@ export function countLiveSessionPresence(
   return countPresence(deps.stores.counters, { eid: where.eventId, code: where.code }, new Date(lastCounted), delta);
 }
 
-/** Revoking a code takes its live viewer off the presence estimate (unrevoking puts it back), so a revoked code is never counted. */
-export function countRevocationPresence(deps: PresenceDeps, code: CodeRecord, now: Date): Promise<void> {
-  return countLiveSessionPresence(deps, code, now, code.isRevoked ? -1 : 1);
+/** Revoking a code takes its live viewers (every slot's) off the presence estimate (unrevoking puts them back), so a revoked code is never counted. */
+export async function countRevocationPresence(deps: PresenceDeps, code: CodeRecord, now: Date): Promise<void> {
+  await Promise.all(sessionsOf(code).map(({ session }) => countLiveSessionPresence(deps, { eventId: code.eventId, code: code.code, session }, now, code.isRevoked ? -1 : 1)));
 }
 
+/** Whether the code's slot-1 session is live (the other slots: session-slots.ts). */
 export function sessionIsLive(code: Pick<CodeRecord, 'session'>, now: Date, timeoutSeconds: number): boolean {
-  return !!code.session && Date.parse(code.session.heartbeatAt) > now.getTime() - timeoutSeconds * 1000;
+  return !!code.session && isLiveSession(code.session, now, timeoutSeconds);
 }
 
 /**

@@ -8,7 +8,7 @@ import { parseInput } from '../inputs';
 import { createEventInput, updateEventInput } from './event-inputs';
 import { randomId, randomString } from '../random';
 import type { EventRecord } from '../records';
-import { adminEventView } from './event-views';
+import { adminEventView, devicesPerCodeOf } from './event-views';
 import { changesOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { ingestReportView, retireIngestKey } from './stream-reports';
 import { onSale, salesView } from './sale';
@@ -57,7 +57,7 @@ export async function createEvent(deps: { stores: { events: EventStore } } & Aud
 }
 
 /** The fields an admin edits, each recorded with its old and new value when it changed. */
-const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl', 'sale', 'contactEmail', 'geo'] as const;
+const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl', 'sale', 'contactEmail', 'geo', 'devicesPerCode'] as const;
 
 /** The updated event, by `actor`; what changed is in the audit log. */
 export async function updateEvent(deps: { stores: { events: EventStore } } & AuditDeps, actor: Actor, id: string, body: unknown) {
@@ -87,10 +87,13 @@ function eventCounters(deps: { stores: { counters: CounterStore } }, event: Even
   return deps.stores.counters.eventCounters({ eventId: event.id, presenceSince });
 }
 
-/** Active viewers are estimated from the claims and refreshes of the last refresh period (each present viewer makes one per period). */
+/**
+ * Active viewers are estimated from the claims and refreshes of the last refresh period (each present viewer makes one per period),
+ * never more than the codes' devices could be.
+ */
 function activeViewersOf(event: EventRecord, counters: EventCounters, now: Date): number {
   const watchable = event.isActive && now.toISOString() < accessEndsAt(event);
-  return watchable ? Math.min(counters.presence, event.tokenCount) : 0;
+  return watchable ? Math.min(counters.presence, event.tokenCount * devicesPerCodeOf(event)) : 0;
 }
 
 /** The presence counters' estimate of an event's viewers (the figure of `stats.activeViewers`); never counts sessions. */

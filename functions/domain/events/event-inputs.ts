@@ -34,6 +34,14 @@ export const saleInput = z
   })
   .nullable();
 
+/** Devices that may watch on one code at once (records.ts `devicesPerCode`); a refinement words a fraction, as for a price. */
+export const MAX_DEVICES_PER_CODE = 5;
+const devicesPerCode = z
+  .number()
+  .refine(Number.isInteger, 'must be a whole number from 1 to 5')
+  .min(1, 'must be at least 1')
+  .max(MAX_DEVICES_PER_CODE, `must be at most ${MAX_DEVICES_PER_CODE}`);
+
 const eventFields = {
   title: z.string().trim().min(1, 'is required').max(200),
   description: z.string().max(5000),
@@ -47,6 +55,7 @@ const eventFields = {
   contactEmail: z.email('must be an email address').max(320).nullable(),
   /** Where the event may be watched (geo.ts); null: anywhere. */
   geo: geoInput,
+  devicesPerCode,
 };
 
 const endsAfterStart = (value: { startsAt?: string; endsAt?: string }) =>
@@ -62,6 +71,7 @@ export const createEventInput = z
     sale: eventFields.sale.default(null),
     contactEmail: eventFields.contactEmail.default(null),
     geo: eventFields.geo.default(null),
+    devicesPerCode: eventFields.devicesPerCode.default(1),
   })
   .refine(endsAfterStart, { message: 'must be after startsAt', path: ['endsAt'] });
 

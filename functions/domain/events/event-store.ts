@@ -8,7 +8,8 @@ export interface StreamLease {
 }
 
 export type EventChanges = Partial<
-  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail' | 'geo'>
+  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail' | 'geo'> &
+    Pick<EventRecord, 'devicesPerCode'>
 >;
 
 /** An event's country rule as the edge needs it. */

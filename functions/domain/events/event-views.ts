@@ -26,7 +26,13 @@ export function adminEventView(event: EventRecord) {
     cancelled: cancellationView(event),
     /** Where it may be watched: `{ allow }`, `{ deny }` or null (anywhere). */
     geo: event.geo ?? null,
+    devicesPerCode: devicesPerCodeOf(event),
   };
+}
+
+/** How many devices may watch on one of the event's codes at once (an event from before the field: 1). */
+export function devicesPerCodeOf(event: Pick<EventRecord, 'devicesPerCode'>): number {
+  return event.devicesPerCode ?? 1;
 }
 
 /** An event in the admin list: the admin view and whether it is on air (`status`, as the public status answers). */

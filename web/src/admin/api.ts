@@ -134,6 +134,8 @@ export interface EventInput {
   sale: AdminEvent['sale'];
   /** Where it may be watched (null: anywhere). */
   geo: AdminEvent['geo'];
+  /** How many devices may watch on one code at once, 1 to 5. */
+  devicesPerCode: number;
 }
 
 export type EventTransition = 'activate' | 'deactivate' | 'archive' | 'unarchive';

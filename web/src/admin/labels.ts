@@ -64,6 +64,7 @@ export const EVENT_FIELDS = [
   'startsAt',
   'endsAt',
   'accessWindowHours',
+  'devicesPerCode',
   'posterUrl',
   'saleOpen',
   'salePrice',
@@ -142,6 +143,7 @@ export function eventInputFromForm(
   })(values.posterUrl.trim());
   const sale = saleFromForm(values, errors);
   const geo = geoFromForm(values.geo, errors);
+  const devicesPerCode = devicesFromForm(values, errors);
   if (Object.keys(errors).length > 0) return { errors };
   return {
     input: {
@@ -153,6 +155,7 @@ export function eventInputFromForm(
       posterUrl,
       sale,
       geo,
+      devicesPerCode,
     },
   };
 }
@@ -163,6 +166,13 @@ function geoFromForm(value: string, errors: Partial<Record<EventField, string>>)
   if (rule !== 'empty') return rule;
   errors.geo = 'Choose at least one country, or Anywhere.';
   return null;
+}
+
+/** How many devices may watch on one code at once (empty: 1, the API's default). */
+function devicesFromForm(values: EventFormValues, errors: Partial<Record<EventField, string>>): number {
+  const devices = values.devicesPerCode.trim() === '' ? 1 : Number(values.devicesPerCode);
+  if (!Number.isInteger(devices) || devices < 1 || devices > 5) errors.devicesPerCode = 'Enter 1 to 5 devices.';
+  return devices;
 }
 
 /** Codes on one page of the codes list (the API pages them: no page renders a large event's codes whole). */

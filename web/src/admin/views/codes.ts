@@ -397,7 +397,7 @@ function codeRow(panel: Panel, code: CodeView): HTMLElement {
     // A cell stays a table cell (its row line level with the others); the flex box sits inside it.
     h('td', null, h('div', { className: 'ticket-cell' }, qrButton(code.code, code.label), copyLinkButton(code.code), code.redeemedAt && watchingButton(code.id, code.code))),
     h('td', null, code.label || '—'),
-    h('td', null, badge(CODE_STATUS_LABELS[code.status] ?? code.status, STATUS_TONES[code.status] ?? 'muted')),
+    h('td', null, badge(CODE_STATUS_LABELS[code.status] ?? code.status, STATUS_TONES[code.status] ?? 'muted'), code.devices && devicesInUse(code.devices)),
     h('td', null, formatDateTime(code.redeemedAt)),
     h('td', null, formatDateTime(code.expiresAt)),
     manage && h('td', null, action),
@@ -431,4 +431,9 @@ function exportDownload(job: JobView): HTMLElement {
     });
   });
   return button;
+}
+
+/** How many of a code's device slots are in use (events that let several devices watch on a code). */
+function devicesInUse(devices: NonNullable<CodeView['devices']>): HTMLElement {
+  return h('span', { className: 'hint devices-in-use', 'data-key': 'devices-in-use' }, `${devices.inUse} of ${plural(devices.of, 'device')}`);
 }

@@ -220,6 +220,7 @@ function header(event: EventDetail, actions: Actions): HTMLElement {
       'p',
       { className: 'muted' },
       `${formatDateTime(event.startsAt)} – ${formatDateTime(event.endsAt)} · codes work for ${event.accessWindowHours} h`,
+      devicesLine(event.devicesPerCode),
     ),
     h('p', { className: 'muted', 'data-key': 'geo' }, `Countries: ${geoRuleText(event.geo)}`),
     event.description && h('p', { className: 'description' }, event.description),
@@ -352,4 +353,10 @@ function encoderReport(event: EventDetail): Child[] {
           ),
         ),
   ];
+}
+
+/** How many devices may watch on one code (an API from before the field sends none: one). */
+function devicesLine(devicesPerCode: number | undefined): string {
+  const devices = devicesPerCode ?? 1;
+  return devices === 1 ? ' · one device per code' : ` · ${devices} devices per code`;
 }

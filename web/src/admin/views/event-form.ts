@@ -150,6 +150,12 @@ function buildFields(event: AdminEvent | null): FieldSpec[] {
       ),
     },
     {
+      name: 'devicesPerCode',
+      label: 'Devices per code',
+      hint: 'How many devices may watch on one code at once, 1 to 5. A change applies to new devices: lowering it stops nobody who is watching.',
+      control: input('devicesPerCode', { type: 'number', min: 1, max: 5, step: 1, inputmode: 'numeric', value: String(event?.devicesPerCode ?? 1) }, 'x'),
+    },
+    {
       name: 'posterUrl',
       label: 'Poster image URL',
       hint: 'Shown before the stream starts. Optional.',

@@ -88,26 +88,32 @@ function sessionsTable(model: SessionsModel, manage: boolean, ended: () => Promi
           manage && h('th', { scope: 'col' }, h('span', { className: 'sr-only' }, 'Actions')),
         ),
       ),
-      h('tbody', null, sessions.map((session) => sessionRow(model, session, manage, ended))),
+      h('tbody', null, sessions.map((session) => sessionRow(model, session, manage, ended, sharesCode(sessions, session)))),
     ),
   );
 }
 
-function sessionRow(model: SessionsModel, session: LiveSession, manage: boolean, ended: () => Promise<void>): HTMLElement {
+/** A code that lets several devices watch may have several rows: each says which device it is. */
+function sharesCode(sessions: LiveSession[], session: LiveSession): boolean {
+  return (session.slot ?? 1) > 1 || sessions.some((other) => other !== session && other.code === session.code);
+}
+
+function sessionRow(model: SessionsModel, session: LiveSession, manage: boolean, ended: () => Promise<void>, showDevice: boolean): HTMLElement {
+  const device = showDevice ? ` (device ${session.slot ?? 1})` : '';
   const button = h(
     'button',
-    { type: 'button', className: 'small danger', 'data-key': `end-${session.sessionId}`, 'aria-label': `End session of code ${session.code}` },
+    { type: 'button', className: 'small danger', 'data-key': `end-${session.sessionId}`, 'aria-label': `End session of code ${session.code}${device}` },
     'End session',
   );
   button.addEventListener('click', async () => {
     if (!(await act(button, () => model.endSession(session)))) return;
-    notify(`Session of ${session.code} ended: the code can be used again at once.`);
+    notify(`Session of ${session.code}${device} ended: the code can be used again at once.`);
     await ended();
   });
   return h(
     'tr',
     { 'data-session': session.sessionId, 'data-session-code': session.code },
-    h('th', { scope: 'row', className: 'mono code' }, session.code),
+    h('th', { scope: 'row', className: 'mono code' }, session.code, showDevice && h('span', { className: 'muted device-slot' }, ` · device ${session.slot ?? 1}`)),
     h('td', null, session.label || '—'),
     h('td', null, formatDateTime(session.startedAt)),
     h('td', null, h('time', { datetime: session.lastHeartbeatAt }, secondsAgo(session.lastHeartbeatAt))),
