@@ -30,6 +30,14 @@ export interface EventRecord {
   tokenCount: number;
   /** Secret the streamer publishes with (OBS stream key `<eventId>?token=<ingestKey>`). */
   ingestKey: string;
+  /**
+   * The backup encoder's secrets (stream key `<eventId>?token=<backupIngestKey>`, SRT stream id token
+   * `backupSrtKey`): created with the event, rotated with the ingest key; absent on events made before.
+   */
+  backupIngestKey?: string;
+  backupSrtKey?: string;
+  /** What the ingest last reported about each encoder (absent: never reported). */
+  ingestEncoders?: Partial<Record<EncoderRole, EncoderReport>>;
   /** When the last publish ended (its lease was released). */
   lastLiveEndedAt: string | null;
   /** The latest publisher's video as the ingest measured it (absent before the first measurement). */
@@ -94,6 +102,21 @@ export interface IngestVideo {
   /** The ingest re-encodes the video (keyframes too far apart to copy, or a ladder); absent from older ingests, which copy. */
   reencoding?: boolean;
   measuredAt: string;
+}
+
+export type EncoderRole = 'primary' | 'backup';
+
+/** One encoder as the ingest saw it (`POST /api/internal/streams/:eventId/encoders`). */
+export interface EncoderReport {
+  protocol: 'rtmp' | 'srt';
+  connected: boolean;
+  /** Its picture is what viewers get. */
+  onAir: boolean;
+  /** When it connected (or dropped, when not connected). */
+  since: string;
+  video: { width: number | null; height: number | null; frameRate: number | null } | null;
+  /** The ingest reports every few seconds while it holds the encoder; an older report is stale. */
+  freshUntil: string;
 }
 
 export type PublishRefusalReason = 'no-key' | 'wrong-key' | 'rotated-key' | 'event-inactive' | 'already-publishing';

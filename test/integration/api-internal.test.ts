@@ -184,6 +184,26 @@ describe('POST /api/internal/rtmp-auth (the ingest callback)', () => {
     expect(await publish(key)).toMatchObject(denied);
   });
 
+  it('names the encoder: the primary key is the primary, the backup key the backup; each key only over its protocol', async () => {
+    const { event } = await setup(0);
+    const { ingest } = (await api.admin('GET', `/api/admin/events/${event.id}`)).body;
+    expect(ingest.backup).toEqual({ streamKey: expect.stringMatching(new RegExp(`^${event.id}\\?token=[A-Za-z0-9]{32}$`)), srt: null });
+    const primaryKey = ingest.streamKey.split('?token=')[1];
+    const backupKey = ingest.backup.streamKey.split('?token=')[1];
+    expect(backupKey).not.toBe(primaryKey);
+    const publish = (token: string, extra: Record<string, unknown> = {}) =>
+      check({ ...base, action: 'publish', stream_name: event.id, stream_key: `live/${event.id}`, token, ...extra });
+    expect(await publish(primaryKey)).toMatchObject({ status: 200, body: { ok: true, role: 'primary' } });
+    expect(await publish(backupKey)).toMatchObject({ status: 200, body: { ok: true, role: 'backup' } });
+    // An RTMP key sniffed off the wire is no SRT stream id token.
+    expect(await publish(backupKey, { protocol: 'srt' })).toMatchObject(denied);
+    // Rotating the stream key rotates the backup's too: the old backup key is refused.
+    const rotated = (await api.admin('POST', `/api/admin/events/${event.id}/ingest-key`)).body;
+    expect(rotated.ingest.backup.streamKey).not.toBe(ingest.backup.streamKey);
+    expect(await publish(backupKey)).toMatchObject(denied);
+    expect(await publish(rotated.ingest.backup.streamKey.split('?token=')[1])).toMatchObject({ status: 200, body: { role: 'backup' } });
+  });
+
   it('answers only the ingest: the internal key is required', async () => {
     const { event } = await setup(1);
     const body = { ...base, action: 'publish', stream_name: event.id, stream_key: `live/${event.id}`, token: 'x' };

@@ -5,3 +5,4 @@ export * from './event-views';
 export * from './sale';
 export * from './stream-reports';
 export * from './event-inputs';
+export * from './backup-ingest';
