@@ -50,6 +50,15 @@ export interface EventRecord {
   leaseHolder?: string | null;
   /** Until when the lease holds unless renewed; an expired lease means the holder died mid-show. */
   leaseExpiresAt?: string | null;
+  /** Which encoder the lease holder has on air (absent: the primary, as before backups existed). */
+  leaseRole?: EncoderRole | null;
+  /**
+   * An ingest process that holds the other encoder, ready to take over (docs/ingest.md "Backup encoder"):
+   * it re-registers every few hundred ms, so a registration older than `standbyExpiresAt` is gone.
+   */
+  standbyHolder?: string | null;
+  standbyRole?: EncoderRole | null;
+  standbyExpiresAt?: string | null;
   /**
    * The latest expiry of a long-lived playback URL ever issued for the event (rounded up to the hour):
    * deactivated, the event is denied at the edge at least until then, wherever its end has moved since.

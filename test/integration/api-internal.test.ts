@@ -153,6 +153,26 @@ describe('POST /api/internal/streams/:eventId/lease', () => {
     expect(entries[0]).toMatchObject({ details: { ingest: 'ingest-c' } });
   });
 
+  it('the other encoder stands by on another process; the holder hands over without the event leaving live', async () => {
+    const { event } = await setup(0);
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'acquire', role: 'primary' })).toMatchObject({ status: 200, body: { onAir: true, role: 'primary', standby: null } });
+    // The same encoder twice is refused; the other one stands by.
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire', role: 'primary' })).toMatchObject({ status: 409 });
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire', role: 'backup' })).toMatchObject({ status: 200, body: { onAir: false, role: 'backup', onAirRole: 'primary' } });
+    // A second standby is refused while the first is fresh.
+    expect(await lease(event.id, { holder: 'ingest-c', action: 'acquire', role: 'backup' })).toMatchObject({ status: 409 });
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'acquire', role: 'primary' })).toMatchObject({ status: 200, body: { standby: { holder: 'ingest-b', role: 'backup' } } });
+    // Only the holder hands over.
+    expect((await lease(event.id, { holder: 'ingest-b', action: 'handover' })).status).toBe(409);
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'handover' })).toMatchObject({ status: 200, body: { holder: 'ingest-b', role: 'backup' } });
+    expect(await status(event.id)).toBe('live');
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire', role: 'backup' })).toMatchObject({ status: 200, body: { onAir: true, role: 'backup' } });
+    // The primary back on A waits as standby: no flip-flop.
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'acquire', role: 'primary' })).toMatchObject({ status: 200, body: { onAir: false } });
+    const entries = (await api.admin('GET', `/api/admin/events/${event.id}/audit?limit=200`)).body.entries as { action: string; details: Record<string, unknown> }[];
+    expect(entries.find((entry) => entry.action === 'stream.failover')).toMatchObject({ details: { from: 'primary', to: 'backup', ingest: 'ingest-b' } });
+  });
+
   it('N concurrent acquisitions by different holders: exactly one wins', async () => {
     const { event } = await setup(1);
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => lease(event.id, { holder: `h${i}`, action: 'acquire' })));
