@@ -36,8 +36,11 @@ export interface EventRecord {
    */
   backupIngestKey?: string;
   backupSrtKey?: string;
-  /** What the ingest last reported about each encoder (absent: never reported). */
-  ingestEncoders?: Partial<Record<EncoderRole, EncoderReport>>;
+  /** What the ingest last reported about each encoder (absent: never reported); one field each, so two ingests never overwrite each other. */
+  primaryEncoder?: EncoderReport | null;
+  backupEncoder?: EncoderReport | null;
+  /** An operator's request for an encoder on air (`POST /api/admin/events/:id/on-air`), handed to the ingest with its next encoder report. */
+  onAirRequest?: { role: EncoderRole; at: string } | null;
   /** When the last publish ended (its lease was released). */
   lastLiveEndedAt: string | null;
   /** The latest publisher's video as the ingest measured it (absent before the first measurement). */

@@ -7,7 +7,7 @@ import { parseInput } from '../domain/inputs';
 import { leaseInput } from '../domain/streams';
 import { INGEST_ACTOR } from '../domain/audit';
 import { acquireLease, handOverLease, releaseLease } from '../domain/streams';
-import { recordRefusalReport, recordVideoReport } from '../domain/events';
+import { recordEncoderReport, recordRefusalReport, recordVideoReport } from '../domain/events';
 
 export const internalRoutes: Record<string, RouteHandler> = {
   'GET /api/revocations': async ({ app, query }) => json(200, await buildRevocationFeed(app, query.since)),
@@ -15,6 +15,7 @@ export const internalRoutes: Record<string, RouteHandler> = {
     json(200, await recordVideoReport(app.stores.events, params.eventId ?? '', body, app.now())),
   'POST /api/internal/streams/{eventId}/refusals': async ({ app, params, body }) =>
     json(200, await recordRefusalReport(app, params.eventId ?? '', body)),
+  'POST /api/internal/streams/{eventId}/encoders': async ({ app, params, body }) => json(200, await recordEncoderReport(app, params.eventId ?? '', body)),
   'POST /api/internal/streams/{eventId}/lease': async (request) => {
     const { holder, action, role } = parseInput(leaseInput, request.body);
     const eventId = request.params.eventId ?? '';

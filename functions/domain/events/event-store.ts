@@ -8,7 +8,7 @@ export interface StreamLease {
 }
 
 export type EventChanges = Partial<
-  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail' | 'backupIngestKey' | 'backupSrtKey'>
+  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail' | 'backupIngestKey' | 'backupSrtKey' | 'primaryEncoder' | 'backupEncoder' | 'onAirRequest'>
 >;
 
 /** Which of an order's changes the event's sales figures hold (the order's mark on the event, until the order agrees). */

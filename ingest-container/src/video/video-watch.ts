@@ -2,7 +2,7 @@ import type BroadcastServer from 'node-media-server/src/server/broadcast_server.
 import type { Logger } from '../log';
 import type { StreamReporter } from '../platform/stream-reports';
 import { FlvTap } from '../rtmp/flv-tap';
-import { keyframesTooFar } from './keyframe-judge';
+import { keyframesTooFar, type Verdict } from './keyframe-judge';
 import { flvVideoFrame, KeyframeMeter, type VideoReading } from './keyframe-meter';
 import { SequenceHeaderWatch } from './sequence-header-watch';
 
@@ -16,6 +16,8 @@ interface Watched {
   reencoding: boolean;
   /** Reports the last reading again, if there is one (the re-encoding state changed). */
   report: () => void;
+  /** Whether the last reading's keyframes are too far apart to copy (undefined: no reading yet). */
+  tooFar: () => boolean | undefined;
 }
 
 /**
@@ -60,7 +62,7 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
       const changed = !last || last.tooFar !== tooFar || Math.abs(last.reading.keyframeIntervalSeconds - reading.keyframeIntervalSeconds) > 0.25;
       if (changed || Date.now() - last!.at >= REPORT_EVERY_MS) send(reading, tooFar);
     });
-    const entry: Watched = { broadcast, tap, reencoding: false, report: () => void (last && send(last.reading, last.tooFar)) };
+    const entry: Watched = { broadcast, tap, reencoding: false, report: () => void (last && send(last.reading, last.tooFar)), tooFar: () => last?.tooFar };
     broadcast.postPlay(tap);
     watched.set(streamPath, entry);
   }
@@ -83,7 +85,13 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
     entry.broadcast.donePlay(entry.tap);
   }
 
-  return { started, ended, packaging, stopAll: () => [...watched.keys()].forEach(ended) };
+  /** Copy or re-encode, as this broadcast's keyframes measured so far say: a standby going on air needs no new judging. */
+  function verdictOf(streamPath: string): Verdict | undefined {
+    const tooFar = watched.get(streamPath)?.tooFar();
+    return tooFar === undefined ? undefined : tooFar ? 'reencode' : 'copy';
+  }
+
+  return { started, ended, packaging, verdictOf, stopAll: () => [...watched.keys()].forEach(ended) };
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
