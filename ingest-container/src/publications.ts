@@ -324,12 +324,17 @@ class ShowBook {
     }
   }
 
-  /** The publisher said it is done (FCUnpublish/deleteStream): its feed ends now, no reconnect window. */
+  /**
+   * The publisher said it is done (FCUnpublish/deleteStream): its feed ends now, no reconnect window.
+   * The other encoder, connected, carries on; one that dropped earlier is not waited for: the show ends.
+   */
   publisherStopped(session: GatedRtmpSession): void {
     const show = this.shows.get(showPathOf(session));
     const feed = show?.feeds.get(roleOf(session));
-    if (feed?.session !== session) return;
-    this.deps.log.info('publish stopped by the publisher', { stream_name: show!.streamName, conn_id: session.id, role: feed.role });
+    if (!show || feed?.session !== session) return;
+    this.deps.log.info('publish stopped by the publisher', { stream_name: show.streamName, conn_id: session.id, role: feed.role });
+    const carriesOn = [...show.feeds.values()].some((other) => other !== feed && other.connected);
+    for (const other of show.feeds.values()) if (other !== feed && !carriesOn) cutFeed(other);
     cutFeed(feed);
   }
 

@@ -41,7 +41,8 @@ export function healthy(state: EncoderState | undefined, now: number, silenceMs:
  * - Otherwise the other one if it is healthy: a drop, a reset or silence hands over at once,
  *   without waiting out the reconnect window.
  * - With neither healthy, the one on air keeps the show (its reconnect window runs); with none on
- *   air, any connected encoder, the primary first.
+ *   air (or it is gone), a connected encoder, the primary first; a dropped one never goes on air
+ *   (undefined: wait for one to come back).
  */
 export function chooseOnAir(inputs: OnAirInputs): EncoderRole | undefined {
   const { onAir, encoders, now, silenceMs, requested } = inputs;
@@ -50,5 +51,5 @@ export function chooseOnAir(inputs: OnAirInputs): EncoderRole | undefined {
   if (onAir && isHealthy(onAir)) return onAir;
   if (onAir && isHealthy(otherRole(onAir))) return otherRole(onAir);
   if (onAir && encoders[onAir]) return onAir;
-  return ROLES.find((role) => encoders[role]?.connected) ?? ROLES.find((role) => encoders[role]);
+  return ROLES.find((role) => encoders[role]?.connected);
 }
