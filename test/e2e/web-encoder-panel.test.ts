@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { mediaSeconds, newShow, watchShow } from '../../harness/show';
 import { publish, until } from '../support/ingest';
 import { browserStory, shotsAtBothWidths, signInAsOwner } from '../support/browser-story';
-import { noSeriousAccessibilityFindings } from '../support/axe';
 
 describe('web: the encoder panel', () => {
   const story = browserStory();
@@ -36,7 +35,6 @@ describe('web: the encoder panel', () => {
     expect(await page.getByRole('textbox', { name: 'Backup stream key' }).inputValue()).toBe(ingest.backup.streamKey);
     await expect.poll(() => page.locator('[data-key="encoder-state-primary"]').textContent(), { timeout: 15_000 }).toBe('On air');
     expect(await page.locator('[data-key="encoder-state-backup"]').textContent()).toBe('Standing by');
-    await noSeriousAccessibilityFindings(page, 'console: encoder panel');
     await shotsAtBothWidths(page, 'encoder-panel');
 
     const before = ((await viewer.playlist()) ?? '').split('#EXT-X-DISCONTINUITY').length;
