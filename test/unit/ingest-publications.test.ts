@@ -88,3 +88,86 @@ describe('publications: the lease of a show', () => {
     expect(show.calls).toEqual(['stopInput c2', 'finish']);
   });
 });
+
+/** An encoder of the show `/live/show` in its role's broadcast, sending now. */
+function encoder(role: 'primary' | 'backup', id: string, onFinish: () => void = () => undefined) {
+  const broadcast = { streamPath: role === 'primary' ? '/live/show' : '/live-backup/show', getPublishStatus: () => 'publishing', _finishPublish: onFinish };
+  return {
+    id, role, showPath: '/live/show', streamPath: broadcast.streamPath, streamName: 'show', broadcast, standby: false,
+    lastInputAt: Date.now(), stopInput: () => undefined,
+  } as unknown as GatedRtmpSession & { lastInputAt: number };
+}
+
+describe('publications: two encoders of a show', () => {
+  afterEach(() => vi.useRealTimers());
+
+  function failover(lease: Partial<LeaseClient> = {}) {
+    const switches: string[] = [];
+    const calls: string[] = [];
+    const notifier = {
+      acquire: async (_eventId: string, role?: string) => (calls.push(`acquire ${role}`), 'ok' as LeaseAnswer),
+      release: async () => void calls.push('release'),
+      settle: async () => undefined,
+      standbyOf: () => null,
+      handover: async () => false,
+      ...lease,
+    } as unknown as LeaseClient;
+    const shows = createPublications({
+      hls: undefined,
+      notifier,
+      log: createLogger('error', () => undefined),
+      metrics: { count: () => undefined },
+      onSwitch: (_name, from, to, reason) => switches.push(`${from}→${to} ${reason}`),
+    });
+    return { shows, switches, calls };
+  }
+
+  it('the backup goes on air when the primary drops, the returned primary waits, and takes over when the backup drops', () => {
+    const { shows, switches } = failover();
+    const primary = encoder('primary', 'p1');
+    const backup = encoder('backup', 'b1');
+    shows.publishStarted(primary);
+    shows.publishStarted(backup);
+    expect(switches).toEqual([]);
+    shows.publisherClosed(primary);
+    expect(switches).toEqual(['primary→backup dropped']);
+    shows.publishStarted(encoder('primary', 'p2'));
+    expect(switches).toEqual(['primary→backup dropped']);
+    shows.publisherClosed(backup);
+    expect(switches).toEqual(['primary→backup dropped', 'backup→primary dropped']);
+    shows.stop();
+  });
+
+  it('a silent primary hands over after the silence; a silent backup alone does not take over', async () => {
+    vi.useFakeTimers();
+    const { shows, switches } = failover();
+    const primary = encoder('primary', 'p1');
+    const backup = encoder('backup', 'b1');
+    shows.publishStarted(primary);
+    shows.publishStarted(backup);
+    // Only the backup keeps sending.
+    const keepSending = setInterval(() => (backup.lastInputAt = Date.now()), 100);
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(switches).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(switches).toEqual(['primary→backup silent']);
+    clearInterval(keepSending);
+    shows.stop();
+  });
+
+  it('with the standby on another ingest: the holder whose encoder drops hands the lease over and stands by', async () => {
+    const handovers: string[] = [];
+    const { shows, calls } = failover({
+      standbyOf: () => ({ holder: 'other', role: 'backup' }),
+      handover: async (eventId: string) => (handovers.push(eventId), true),
+    });
+    const primary = encoder('primary', 'p1');
+    shows.publishStarted(primary);
+    expect(shows.has('/live/show')).toBe(true);
+    shows.publisherClosed(primary);
+    await vi.waitFor(() => expect(handovers).toEqual(['show']));
+    await vi.waitFor(() => expect(shows.has('/live/show')).toBe(false));
+    expect(calls).not.toContain('release');
+    shows.stop();
+  });
+});
