@@ -105,6 +105,9 @@ export function createPublications(deps: PublicationDeps) {
     streamPaths: () => feeds().map((feed) => feed.broadcast.streamPath),
     /** Shows this process holds the lease of (packaging, or inside a reconnect window). */
     showCount: () => [...book.shows.values()].filter((show) => show.holder).length,
+    /** This broadcast's encoder is the one on air (a standby's, or one of a show on air elsewhere, is not). */
+    isOnAir: (streamPath: string) =>
+      [...book.shows.values()].some((show) => show.holder && show.feeds.get(show.onAir!)?.broadcast.streamPath === streamPath),
     /** This process holds the lease of this show (`/<app>/<name>`): a publish of it needs no new lease. */
     has: (showPath: string) => book.shows.get(showPath)?.holder === true,
     /** Waits for every ending show to finish its uploads and notices. */

@@ -79,7 +79,8 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const hooks = createHookSender(options.webhooks ?? {}, options.webhookTimeoutMs ?? 5_000, log);
   const notifier = createLeaseClient(options.platform, log);
   const reporter = createStreamReporter(options.platform, log);
-  const video = createVideoWatch({ segmentSeconds: options.hls?.segmentSeconds, reporter, log });
+  // Reads the publications made below: only the encoder on air is reported to the event page.
+  const video = createVideoWatch({ segmentSeconds: options.hls?.segmentSeconds, reporter, log, onAir: (streamPath) => publications.isOnAir(streamPath) });
   // The publishers gauge reads the publications made just below.
   const metrics = startIngestMetrics({ log, publishers: () => publications.showCount() });
   const { publications, encoderReports } = createShows(options, { notifier, log, metrics, video, mode: authenticator.mode });

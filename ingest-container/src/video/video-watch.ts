@@ -29,7 +29,13 @@ interface Watched {
  * encoder's), and the re-encoding flag is the current packaging run's, so a
  * part copied after a re-encoded one turns it off.
  */
-export function createVideoWatch(deps: { segmentSeconds: number | undefined; reporter: StreamReporter; log: Logger }) {
+export function createVideoWatch(deps: {
+  segmentSeconds: number | undefined;
+  reporter: StreamReporter;
+  log: Logger;
+  /** The event page shows the encoder on air: a standby encoder's broadcast (false here) is measured, not reported. */
+  onAir?: (streamPath: string) => boolean;
+}) {
   const { segmentSeconds, reporter, log } = deps;
   const watched = new Map<string, Watched>();
 
@@ -44,7 +50,7 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
       const fields = { stream_name: streamName, keyframe_interval_s: round(reading.keyframeIntervalSeconds), frame_rate: round(reading.frameRate), segment_s: segmentSeconds, reencoding };
       if (tooFar && !reencoding) log.warn('keyframes further apart than the segment length, copied as they are: set the encoder keyframe interval', fields);
       else log.info('publisher video measured', fields);
-      void reporter.video(streamName, { ...reading, segmentSeconds, reencoding });
+      if (deps.onAir?.(streamPath) !== false) void reporter.video(streamName, { ...reading, segmentSeconds, reencoding });
     };
     const tap = new FlvTap(streamPath, (tag) => {
       if (settings.tag(tag) === 'new-part') {
