@@ -129,4 +129,31 @@ describe('a backup encoder takes over when the primary fails', () => {
     expect(await videoFrames(viewer.url, viewer.token)).toBeGreaterThanOrEqual(Math.floor(mediaSeconds(recording) * 25 * 0.85));
     process.stdout.write(`backup failover across processes: primary→backup ${toBackup} ms, backup→primary ${toPrimary} ms\n`);
   }, 180_000);
+
+  it('the on-air ingest process itself killed: the standby process takes over once the lease runs out', async () => {
+    const [a, b] = await Promise.all([startIngest(system), startIngest(system)]);
+    ingests.push(a!, b!);
+    const show = await newShow(system, 'Backup task dies');
+    const { ingest } = await system.admin('GET', `/api/admin/events/${show.eventId}`);
+    const viewer = await watchShow(system, show.codes[0]!);
+    const primary = publish(`${a!.url}/${show.streamKey}`, undefined, { gop: 25 });
+    runs.push(primary);
+    await until(async () => (await showStatus(system, show.eventId)) === 'live');
+    const backup = publish(`${b!.url}/${ingest.backup.streamKey}`, undefined, { gop: 30, rate: 30, size: '480x270' });
+    runs.push(backup);
+    await until(async () => mediaSeconds(await viewer.playlist()) >= 4, 250);
+    const watch = watchFailover(system, show.eventId, viewer);
+    await sleep(1_000);
+    const before = watch.discontinuities();
+    const killedAt = Date.now();
+    // Nobody hands over: the lease (15 s, renewed every 5 s) has to run out first.
+    await a!.kill();
+    const taken = await watch.waitForSwitch(killedAt, before, 30_000);
+    expect(taken).toBeLessThan(17_000);
+    await sleep(2_000);
+    await watch.stop();
+    expect(watch.refused).toEqual([]);
+    expect(await showStatus(system, show.eventId)).toBe('live');
+    process.stdout.write(`backup failover, on-air task killed: ${taken} ms\n`);
+  }, 120_000);
 });
