@@ -14,8 +14,6 @@ export function watchFailover(system: LocalSystem, eventId: string, viewer: Show
   const fetched = new Set<string>();
   let latest = '';
   let stopped = false;
-  /** Arrival time of each new segment (ms), to find the largest gap between new segments. */
-  const arrivals: number[] = [];
   const loop = (async () => {
     while (!stopped) {
       const [playlist, status] = await Promise.all([viewer.playlist(), showStatus(system, eventId)]);
@@ -26,7 +24,6 @@ export function watchFailover(system: LocalSystem, eventId: string, viewer: Show
         for (const uri of playlist.split('\n').filter((line) => line && !line.startsWith('#'))) {
           if (fetched.has(uri)) continue;
           fetched.add(uri);
-          arrivals.push(Date.now());
           const answer = await call('GET', viewer.segmentUrl(uri), { headers: { authorization: `Bearer ${viewer.token}` } });
           if (answer.status !== 200) refused.push(`${uri}: ${answer.status}`);
         }
@@ -40,7 +37,6 @@ export function watchFailover(system: LocalSystem, eventId: string, viewer: Show
   return {
     refused,
     statuses,
-    arrivals,
     latest: () => latest,
     discontinuities: () => discontinuities(latest),
     /** Ms from `since` until the live playlist has a new discontinuity with a segment after it. */
@@ -50,11 +46,6 @@ export function watchFailover(system: LocalSystem, eventId: string, viewer: Show
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       throw new Error(`no switch within ${timeoutMs} ms`);
-    },
-    /** The largest gap between new segments' arrivals in the window (ms). */
-    largestGap: (from: number, to = Date.now()) => {
-      const times = arrivals.filter((at) => at >= from && at <= to);
-      return times.slice(1).reduce((max, at, i) => Math.max(max, at - times[i]!), 0);
     },
     async stop() {
       stopped = true;
