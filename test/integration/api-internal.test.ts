@@ -277,6 +277,35 @@ describe('POST /api/internal/rtmp-auth (the ingest callback)', () => {
   });
 });
 
+describe('POST /api/internal/streams/:eventId/encoders and the switch by hand', () => {
+  const report = (eventId: string, encoders: unknown[]) =>
+    call('POST', `${api.url}/api/internal/streams/${eventId}/encoders`, { json: { encoders }, headers: { 'x-internal-api-key': api.internalApiKey } });
+  const encoder = (role: string, onAir: boolean, connected = true) => ({
+    role, protocol: 'rtmp', connected, onAir, since: new Date().toISOString(), video: { width: 1280, height: 720, frameRate: 30 },
+  });
+
+  it('keeps each encoder as its ingest reports it, and hands an operator\'s switch to the ingest until it is done', async () => {
+    const { event } = await setup(0);
+    // The primary's ingest and the backup's (another process) report apart; neither overwrites the other.
+    expect(await report(event.id, [encoder('primary', true)])).toMatchObject({ status: 200, body: { ok: true, requestedOnAir: null } });
+    expect((await report(event.id, [encoder('backup', false)])).status).toBe(200);
+    const details = async () => (await api.admin('GET', `/api/admin/events/${event.id}`)).body.ingest.encoders;
+    expect(await details()).toEqual([
+      expect.objectContaining({ role: 'primary', protocol: 'rtmp', connected: true, onAir: true, video: { width: 1280, height: 720, frameRate: 30 } }),
+      expect.objectContaining({ role: 'backup', connected: true, onAir: false }),
+    ]);
+    expect((await api.admin('POST', `/api/admin/events/${event.id}/on-air`, { role: 'sideways' })).status).toBe(400);
+    expect(await api.admin('POST', `/api/admin/events/${event.id}/on-air`, { role: 'backup' })).toMatchObject({ status: 200, body: { requested: 'backup' } });
+    expect((await report(event.id, [encoder('primary', true)])).body.requestedOnAir).toBe('backup');
+    // Done once a report says the backup is on air.
+    expect((await report(event.id, [encoder('backup', true)])).body.requestedOnAir).toBeNull();
+    expect((await report(event.id, [encoder('primary', false)])).body.requestedOnAir).toBeNull();
+    const entries = (await api.admin('GET', `/api/admin/events/${event.id}/audit?limit=50`)).body.entries as { action: string; details: unknown }[];
+    expect(entries.find((entry) => entry.action === 'stream.switch')).toMatchObject({ details: { to: 'backup' } });
+    expect((await report('nope', [])).status).toBe(404);
+  });
+});
+
 describe('POST /api/internal/streams/:eventId/video and /refusals', () => {
   const post = (path: string, json: unknown, key: string | undefined = api.internalApiKey) =>
     call('POST', `${api.url}${path}`, { json, headers: key ? { 'x-internal-api-key': key } : {} });
