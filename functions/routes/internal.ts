@@ -17,10 +17,10 @@ export const internalRoutes: Record<string, RouteHandler> = {
     json(200, await recordRefusalReport(app, params.eventId ?? '', body)),
   'POST /api/internal/streams/{eventId}/encoders': async ({ app, params, body }) => json(200, await recordEncoderReport(app, params.eventId ?? '', body)),
   'POST /api/internal/streams/{eventId}/lease': async (request) => {
-    const { holder, action, role } = parseInput(leaseInput, request.body);
+    const { holder, action, role, standby } = parseInput(leaseInput, request.body);
     const eventId = request.params.eventId ?? '';
     const ingest = requestActor(request, INGEST_ACTOR);
-    if (action === 'acquire') return json(200, (await acquireLease(request.app, ingest, eventId, holder, role)).lease);
+    if (action === 'acquire') return json(200, (await acquireLease(request.app, ingest, eventId, holder, role, standby)).lease);
     if (action === 'handover') return json(200, await handOverLease(request.app, ingest, eventId, holder));
     return json(200, (await releaseLease(request.app, ingest, eventId, holder)).answer);
   },

@@ -166,6 +166,8 @@ class ShowBook {
     // Admitted with the lease (not as a standby): this process has the show on air now.
     if (!session.standby && !show.holder) this.becomeHolder(show, role);
     else this.tick(show);
+    // A second encoder here: the lease's standby place is this holder's at once, not at the next renewal.
+    if (show.holder && role !== show.onAir) void this.deps.notifier.acquire(show.streamName, show.onAir, localStandby(show));
     this.report(show);
   }
 
@@ -181,6 +183,7 @@ class ShowBook {
       notifier: this.deps.notifier,
       eventId: show.streamName,
       role: () => show.onAir ?? role,
+      standby: () => localStandby(show),
       everyMs: LEASE_RENEW_MS,
       lost: () => this.leaseLost(show),
     });
@@ -230,7 +233,7 @@ class ShowBook {
     void show.hls?.then((job) => job?.switchTo(feed.broadcast, { verdict }));
     this.deps.log.warn('encoder on air switched', { stream_name: show.streamName, from, to: role, reason });
     // The lease says which encoder is on air (the audit log's stream.failover).
-    void this.deps.notifier.acquire(show.streamName, role);
+    void this.deps.notifier.acquire(show.streamName, role, localStandby(show));
     this.deps.onSwitch?.(show.streamName, from, role, reason);
     this.report(show);
   }
@@ -365,6 +368,11 @@ function newShow(session: GatedRtmpSession): Show {
     lastStandbyCheckAt: 0,
     requested: undefined,
   };
+}
+
+/** The encoder connected here beside the one on air, if any. */
+function localStandby(show: Show): EncoderRole | undefined {
+  return [...show.feeds.values()].find((feed) => feed.role !== show.onAir && feed.connected)?.role;
 }
 
 function cutFeed(feed: Feed): void {

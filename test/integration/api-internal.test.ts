@@ -173,6 +173,15 @@ describe('POST /api/internal/streams/:eventId/lease', () => {
     expect(entries.find((entry) => entry.action === 'stream.failover')).toMatchObject({ details: { from: 'primary', to: 'backup', ingest: 'ingest-b' } });
   });
 
+  it('a holder with both encoders keeps the standby place: the same encoder elsewhere is refused until it leaves', async () => {
+    const { event } = await setup(0);
+    expect((await lease(event.id, { holder: 'ingest-a', action: 'acquire', role: 'primary', standby: 'backup' })).status).toBe(200);
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire', role: 'backup' })).toMatchObject({ status: 409 });
+    // Its backup gone: the next renewal frees the place.
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'acquire', role: 'primary' })).toMatchObject({ status: 200, body: { standby: null } });
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire', role: 'backup' })).toMatchObject({ status: 200, body: { onAir: false } });
+  });
+
   it('N concurrent acquisitions by different holders: exactly one wins', async () => {
     const { event } = await setup(1);
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => lease(event.id, { holder: `h${i}`, action: 'acquire' })));

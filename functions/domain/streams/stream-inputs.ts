@@ -7,4 +7,6 @@ export const leaseInput = z.object({
   action: z.enum(['acquire', 'release', 'handover']),
   /** The encoder the asking process has on air, or would put on air (absent: the primary, as older ingests). */
   role: z.enum(['primary', 'backup']).optional(),
+  /** The holder has the other encoder connected too: it keeps the standby place, so that encoder is not taken twice elsewhere. */
+  standby: z.enum(['primary', 'backup']).optional(),
 });

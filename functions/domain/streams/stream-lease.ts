@@ -51,6 +51,8 @@ export function freshStandby(event: EventRecord, now: Date): { holder: string; r
   return standbyExpiresAt > now.toISOString() ? { holder: standbyHolder, role: standbyRole } : null;
 }
 
+const freshUntil = (event: EventRecord, now: Date) => (event.standbyExpiresAt ?? '') > now.toISOString();
+
 /** What the holder learns with each acquire: its lease, and whether another process stands by to take over. */
 function holderAnswer(event: EventRecord, now: Date) {
   return { eventId: event.id, holder: event.leaseHolder!, expiresAt: event.leaseExpiresAt!, role: event.leaseRole ?? 'primary', onAir: true as const, standby: freshStandby(event, now) };
@@ -63,7 +65,7 @@ function holderAnswer(event: EventRecord, now: Date) {
  * Renewals (every few seconds) are not worth an audit entry; a show starting or taken over from a dead
  * ingest is, and so is another encoder going on air.
  */
-export async function acquireLease(app: LeaseDeps & AuditDeps, actor: Actor, eventId: string, holder: string, role: EncoderRole = 'primary') {
+export async function acquireLease(app: LeaseDeps & AuditDeps, actor: Actor, eventId: string, holder: string, role: EncoderRole = 'primary', standby?: EncoderRole) {
   const now = app.now();
   const expiresAt = new Date(now.getTime() + LEASE_SECONDS * 1000).toISOString();
   // Read first to tell the audit log what happened and to know the lease's role; the conditional writes decide.
@@ -77,7 +79,25 @@ export async function acquireLease(app: LeaseDeps & AuditDeps, actor: Actor, eve
     previous === holder && before!.leaseExpiresAt! > now.toISOString() ? 'renewed' : previous && previous !== holder ? 'taken-over' : 'started';
   if (change !== 'renewed') await recordShow(app, actor, change === 'started' ? 'stream.start' : 'stream.takeover', event, holder);
   else if ((before!.leaseRole ?? 'primary') !== role) await recordFailover(app, actor, event, holder, before!.leaseRole ?? 'primary', role);
+  if (standby && standby !== role) await holdStandbyPlace(app, event, standby, now, LEASE_SECONDS);
+  // Its other encoder gone: the place is free at once for that encoder connecting to another process.
+  else if (event.standbyHolder === holder && event.standbyRole && freshUntil(event, now)) await holdStandbyPlace(app, event, event.standbyRole, now, 0);
   return { lease: holderAnswer(event, now), change, event };
+}
+
+/**
+ * The holder has the other encoder too: it takes the standby place itself (until its next renewal is
+ * due), so a second encoder of that role on another process is refused. A place another process
+ * holds fresh stays that process's.
+ */
+async function holdStandbyPlace(app: LeaseDeps, event: EventRecord, standby: EncoderRole, now: Date, seconds: number) {
+  const expiresAt = new Date(now.getTime() + seconds * 1000).toISOString();
+  const seen = { holder: event.leaseHolder!, role: event.leaseRole ?? null };
+  await app.stores.events
+    .registerStandby(event.id, { holder: event.leaseHolder!, role: standby, now: now.toISOString(), expiresAt, seen })
+    .catch((error: unknown) => {
+      if (!(error instanceof LeaseHeld)) throw error;
+    });
 }
 
 /** The other encoder of a show on air elsewhere waits as standby; the same encoder twice is refused. */

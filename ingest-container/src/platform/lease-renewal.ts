@@ -8,10 +8,18 @@ import type { LeaseClient } from './live-notifier';
  * was stopped while it asked), and its owner stops the renewal. Other failed
  * renewals are left to the next one.
  */
-export function startLeaseRenewal(deps: { notifier: Pick<LeaseClient, 'acquire'>; eventId: string; role?: () => EncoderRole; everyMs: number; lost: () => void }) {
+export function startLeaseRenewal(deps: {
+  notifier: Pick<LeaseClient, 'acquire'>;
+  eventId: string;
+  role?: () => EncoderRole;
+  /** The other encoder, when connected here too (it keeps the lease's standby place). */
+  standby?: () => EncoderRole | undefined;
+  everyMs: number;
+  lost: () => void;
+}) {
   let stopped = false;
   const timer = setInterval(async () => {
-    const answer = await deps.notifier.acquire(deps.eventId, deps.role?.());
+    const answer = await deps.notifier.acquire(deps.eventId, deps.role?.(), deps.standby?.());
     // `standby`: another process has the show on air with the other encoder: ours is no longer on air.
     if ((answer === 'held' || answer === 'standby') && !stopped) deps.lost();
   }, deps.everyMs);

@@ -43,13 +43,13 @@ export function createLeaseClient(config: PlatformConfig | undefined, log: Logge
   /** The fresh standby each holder's acquire reported, by event. */
   const standbys = new Map<string, RemoteStandby | null>();
 
-  async function call(eventId: string, action: 'acquire' | 'release' | 'handover', role?: EncoderRole): Promise<LeaseAnswer> {
+  async function call(eventId: string, action: 'acquire' | 'release' | 'handover', role?: EncoderRole, standby?: EncoderRole): Promise<LeaseAnswer> {
     const url = new URL(`api/internal/streams/${encodeURIComponent(eventId)}/lease`, withSlash(config!.apiUrl));
     try {
       const response = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-internal-api-key': config!.apiKey },
-        body: JSON.stringify({ holder, action, ...(role ? { role } : {}) }),
+        body: JSON.stringify({ holder, action, ...(role ? { role } : {}), ...(standby ? { standby } : {}) }),
         signal: AbortSignal.timeout(config!.timeoutMs ?? 5_000),
       });
       if (response.ok) {
@@ -73,10 +73,13 @@ export function createLeaseClient(config: PlatformConfig | undefined, log: Logge
   return {
     holder,
     enabled: config !== undefined,
-    /** Takes or renews the lease for the encoder `role` on air (or stands by with it); without a platform every publish is its own. */
-    async acquire(eventId: string, role?: EncoderRole): Promise<LeaseAnswer> {
+    /**
+     * Takes or renews the lease for the encoder `role` on air (or stands by with it); `standby`: the holder has
+     * the other encoder connected too. Without a platform every publish is its own.
+     */
+    async acquire(eventId: string, role?: EncoderRole, standby?: EncoderRole): Promise<LeaseAnswer> {
       if (!config) return 'ok';
-      return call(eventId, 'acquire', role);
+      return call(eventId, 'acquire', role, standby);
     },
     /** Another process standing by with the other encoder, as of this process's last acquire (null: none). */
     standbyOf: (eventId: string): RemoteStandby | null => standbys.get(eventId) ?? null,
