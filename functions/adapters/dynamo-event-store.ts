@@ -1,6 +1,7 @@
 import { AlreadyExists, Contended, LeaseHeld, NotFound } from '../domain/errors';
 import type { EventChanges, EventGeoRule, EventStore, SaleMark, SaleMove, StreamLease } from '../domain/events';
 import type { EventRecord, EventSale, PublishRefusal } from '../domain/records';
+import { acquireUpdate, handOverUpdate, registerStandbyUpdate, type AcquireArgs, type HandOverArgs, type StandbyArgs } from './dynamo-lease-writes';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
 import { countSale, forgetSale, isSaleMark } from './dynamo-sale-counts';
 import { listGeoRules } from './dynamo-geo-rules';
@@ -31,6 +32,8 @@ export function toEvent(item: Item): EventRecord {
 
 /** The event a write saw, unless there was none or it is a deleted event's tombstone. */
 const liveEvent = (item: Item | null) => (item && !item.deleted ? item : null);
+/** A refused lease write: the lease is another's (LeaseHeld), or the event is gone (NotFound). */
+const leaseRefused = (id: string) => async (seen: () => Promise<Item | null>) => (liveEvent(await seen()) ? new LeaseHeld(`event ${id}`) : new NotFound('event', id));
 
 /** The events port on DynamoDB: one item per event (`EVENT#<id>`), listed by the `byEvent` index. */
 export class DynamoEventStore implements EventStore {
@@ -124,21 +127,16 @@ export class DynamoEventStore implements EventStore {
     });
   }
 
-  async acquireStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt: string }): Promise<EventRecord> {
-    const item = await this.table.writeIf(
-      {
-        update: {
-          Key: eventKey(id),
-          UpdateExpression: 'SET leaseHolder = :holder, leaseExpiresAt = :expires, updatedAt = :now',
-          ConditionExpression:
-            'attribute_exists(pk) AND attribute_not_exists(deleted) AND (attribute_not_exists(leaseHolder) OR leaseHolder = :null OR leaseHolder = :holder OR leaseExpiresAt <= :now)',
-          ExpressionAttributeValues: { ':holder': holder, ':expires': expiresAt, ':now': now, ':null': null },
-          ReturnValues: 'ALL_NEW',
-        },
-      },
-      async (seen) => (liveEvent(await seen()) ? new LeaseHeld(`event ${id}`) : new NotFound('event', id)),
-    );
-    return toEvent(item);
+  async acquireStreamLease(id: string, args: AcquireArgs): Promise<EventRecord> {
+    return toEvent(await this.table.writeIf({ update: acquireUpdate(id, args) }, leaseRefused(id)));
+  }
+
+  async registerStandby(id: string, args: StandbyArgs): Promise<EventRecord> {
+    return toEvent(await this.table.writeIf({ update: registerStandbyUpdate(id, args) }, leaseRefused(id)));
+  }
+
+  async handOverStreamLease(id: string, args: HandOverArgs): Promise<EventRecord> {
+    return toEvent(await this.table.writeIf({ update: handOverUpdate(id, args) }, leaseRefused(id)));
   }
 
   async releaseStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt?: string }): Promise<EventRecord> {

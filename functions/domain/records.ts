@@ -30,6 +30,17 @@ export interface EventRecord {
   tokenCount: number;
   /** Secret the streamer publishes with (OBS stream key `<eventId>?token=<ingestKey>`). */
   ingestKey: string;
+  /**
+   * The backup encoder's secrets (stream key `<eventId>?token=<backupIngestKey>`, SRT stream id token
+   * `backupSrtKey`): created with the event, rotated with the ingest key; absent on events made before.
+   */
+  backupIngestKey?: string;
+  backupSrtKey?: string;
+  /** What the ingest last reported about each encoder (absent: never reported); one field each, so two ingests never overwrite each other. */
+  primaryEncoder?: EncoderReport | null;
+  backupEncoder?: EncoderReport | null;
+  /** An operator's request for an encoder on air (`POST /api/admin/events/:id/on-air`), handed to the ingest with its next encoder report. */
+  onAirRequest?: { role: EncoderRole; at: string } | null;
   /** When the last publish ended (its lease was released). */
   lastLiveEndedAt: string | null;
   /** The latest publisher's video as the ingest measured it (absent before the first measurement). */
@@ -42,6 +53,15 @@ export interface EventRecord {
   leaseHolder?: string | null;
   /** Until when the lease holds unless renewed; an expired lease means the holder died mid-show. */
   leaseExpiresAt?: string | null;
+  /** Which encoder the lease holder has on air (absent: the primary, as before backups existed). */
+  leaseRole?: EncoderRole | null;
+  /**
+   * An ingest process that holds the other encoder, ready to take over (docs/ingest.md "Backup encoder"):
+   * it re-registers every few hundred ms, so a registration older than `standbyExpiresAt` is gone.
+   */
+  standbyHolder?: string | null;
+  standbyRole?: EncoderRole | null;
+  standbyExpiresAt?: string | null;
   /**
    * The latest expiry of a long-lived playback URL ever issued for the event (rounded up to the hour):
    * deactivated, the event is denied at the edge at least until then, wherever its end has moved since.
@@ -101,6 +121,21 @@ export interface IngestVideo {
   /** The ingest re-encodes the video (keyframes too far apart to copy, or a ladder); absent from older ingests, which copy. */
   reencoding?: boolean;
   measuredAt: string;
+}
+
+export type EncoderRole = 'primary' | 'backup';
+
+/** One encoder as the ingest saw it (`POST /api/internal/streams/:eventId/encoders`). */
+export interface EncoderReport {
+  protocol: 'rtmp' | 'srt';
+  connected: boolean;
+  /** Its picture is what viewers get. */
+  onAir: boolean;
+  /** When it connected (or dropped, when not connected). */
+  since: string;
+  video: { width: number | null; height: number | null; frameRate: number | null } | null;
+  /** The ingest reports every few seconds while it holds the encoder; an older report is stale. */
+  freshUntil: string;
 }
 
 export type PublishRefusalReason = 'no-key' | 'wrong-key' | 'rotated-key' | 'event-inactive' | 'already-publishing';

@@ -58,6 +58,7 @@ export const routeTable: RouteSpec[] = [
   route('PATCH', '/api/admin/events/{id}/archive', 'admin', 'admin', 'events:edit'),
   route('PATCH', '/api/admin/events/{id}/unarchive', 'admin', 'admin', 'events:edit'),
   route('POST', '/api/admin/events/{id}/ingest-key', 'admin', 'admin', 'stream:manage'),
+  route('POST', '/api/admin/events/{id}/on-air', 'admin', 'admin', 'stream:manage'),
   route('DELETE', '/api/admin/events/{id}/cache', 'admin', 'admin', 'stream:manage'),
   route('POST', '/api/admin/events/{id}/preview', 'admin', 'admin', 'stream:manage'),
   route('GET', '/api/admin/events/{id}/sessions', 'admin', 'admin', 'codes:read'),
@@ -106,6 +107,7 @@ export const routeTable: RouteSpec[] = [
   route('POST', '/api/internal/streams/{eventId}/video', 'internal', 'internal'),
   route('POST', '/api/internal/streams/{eventId}/refusals', 'internal', 'internal'),
   route('POST', '/api/internal/streams/{eventId}/lease', 'internal', 'internal'),
+  route('POST', '/api/internal/streams/{eventId}/encoders', 'internal', 'internal'),
   // The RTMP server's callback: our ingest sends the internal key with the spec's JSON body.
   route('POST', '/api/internal/rtmp-auth', 'rtmp-callback', 'internal'),
 ];

@@ -23,6 +23,7 @@ import {
   eventDetails,
   requireEvent,
   rotateIngestKey,
+  requestOnAir,
   updateEvent,
 } from '../domain/events';
 import type { JobRecord } from '../domain/jobs';
@@ -133,6 +134,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'POST /api/admin/events/{id}/ingest-key': async (request) => {
     return json(200, await rotateIngestKey(request.app, staffActor(request), id(request), ingestServer(request)));
   },
+  'POST /api/admin/events/{id}/on-air': async (request) => json(200, await requestOnAir(request.app, staffActor(request), id(request), request.body)),
   'DELETE /api/admin/events/{id}/cache': async (request) => {
     const event = await requireEvent(request.app, id(request));
     if (!request.app.mediaCache) throw new HttpError(503, 'Media cache clearing is not configured');

@@ -47,11 +47,13 @@ export function createAdmission(deps: {
     // A check that ends during shutdown must not start a stream nobody will end.
     if (deps.closing()) throw new AuthServiceUnavailable('ingest server shutting down');
     // One process on air per event: a publish needs the event's lease, unless this process holds the show
-    // already (a resume within the reconnect window).
+    // already (a resume within the reconnect window, or the other encoder of its show).
     if (request.action !== 'publish' || deps.holdsShow(`/${request.app}/${request.streamName}`)) return grant;
-    const lease = await notifier.acquire(request.streamName);
+    const lease = await notifier.acquire(request.streamName, grant.role ?? 'primary');
     if (lease === 'held') throw new StreamBusy();
     if (lease === 'unavailable') throw new AuthServiceUnavailable('the platform did not answer the stream lease');
+    // On air elsewhere with the other encoder: this one stands by (no playlists touched).
+    if (lease === 'standby') return { ...grant, standby: true };
     await deps.reopenShow?.(request.streamName);
     return grant;
   };

@@ -8,8 +8,9 @@ import type { Logger } from './log';
  */
 export const INGEST_METRICS_NAMESPACE = 'Stagedoor/Ingest';
 
-export type IngestCounter = 'SegmentsUploaded' | 'UploadRetries' | 'RecordingSegmentsDropped';
-const COUNTERS: IngestCounter[] = ['SegmentsUploaded', 'UploadRetries', 'RecordingSegmentsDropped'];
+/** `BackupOnAir`/`PrimaryOnAir`: switches of the encoder on air to that encoder (automatic or by hand); the alarm watches the first. */
+export type IngestCounter = 'SegmentsUploaded' | 'UploadRetries' | 'RecordingSegmentsDropped' | 'BackupOnAir' | 'PrimaryOnAir';
+const COUNTERS: IngestCounter[] = ['SegmentsUploaded', 'UploadRetries', 'RecordingSegmentsDropped', 'BackupOnAir', 'PrimaryOnAir'];
 /** Publishers on air on this process when the line was written (a gauge: Maximum per process, Sum over processes). */
 export const PUBLISHERS_METRIC = 'Publishers';
 

@@ -5,9 +5,10 @@ import { createAuthFailureReport } from './hooks/auth-failure-report';
 import { reopenForLive, type HlsConfig } from './hls/packager';
 import { createHookSender, type Webhooks } from './hooks/webhooks';
 import { createLogger, describeError, type Logger, type LogLevel } from './log';
-import { createLeaseClient, type PlatformConfig } from './platform/live-notifier';
+import { createLeaseClient, type LeaseClient, type PlatformConfig } from './platform/live-notifier';
 import { createStreamReporter } from './platform/stream-reports';
-import { startIngestMetrics } from './metrics';
+import { createEncoderReports } from './platform/encoder-reports';
+import { startIngestMetrics, type IngestMetrics } from './metrics';
 import { createPublications } from './publications';
 import { createRecheckRound, startRecheck } from './recheck';
 import { createFailureBrake, type FailureBrakeOptions } from './rtmp/failure-brake';
@@ -44,6 +45,8 @@ export interface IngestOptions {
   platform?: PlatformConfig;
   /** How long a dropped publisher may reconnect and continue the same stream (node-media-server's window). Default 30 s. */
   publishGraceMs?: number;
+  /** An encoder on air silent this long hands over to a healthy standby (at most 5 s). Default 2 s. */
+  failoverSilenceMs?: number;
   logLevel?: LogLevel;
   log?: Logger;
 }
@@ -76,17 +79,11 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const hooks = createHookSender(options.webhooks ?? {}, options.webhookTimeoutMs ?? 5_000, log);
   const notifier = createLeaseClient(options.platform, log);
   const reporter = createStreamReporter(options.platform, log);
-  const video = createVideoWatch({ segmentSeconds: options.hls?.segmentSeconds, reporter, log });
+  // Reads the publications made below: only the encoder on air is reported to the event page.
+  const video = createVideoWatch({ segmentSeconds: options.hls?.segmentSeconds, reporter, log, onAir: (streamPath) => publications.isOnAir(streamPath) });
   // The publishers gauge reads the publications made just below.
-  const metrics = startIngestMetrics({ log, publishers: () => publications.streamPaths().length });
-  const publications = createPublications({
-    hls: options.hls,
-    notifier,
-    log,
-    metrics,
-    hlsNameOf: hlsNameFor(authenticator.mode),
-    onPackaging: (streamPath, reencoding) => video.packaging(streamPath, reencoding),
-  });
+  const metrics = startIngestMetrics({ log, publishers: () => publications.showCount() });
+  const { publications, encoderReports } = createShows(options, { notifier, log, metrics, video, mode: authenticator.mode });
   const authFailed = createAuthFailureReport({ log, send: hooks.send });
   let closing: Promise<void> | undefined;
   const hls = options.hls;
@@ -106,6 +103,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     claimPlay: createPlayClaims(),
     alreadyPublishing: (request) => void reporter.alreadyPublishing(request.streamName, request.remoteAddr),
     publishStopped: (session) => publications.publisherStopped(session),
+    publisherClosed: (session) => publications.publisherClosed(session),
   };
 
   const stopFollowing = followPublishes(gate, {
@@ -115,7 +113,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     },
     done(session) {
       video.ended(session.streamPath);
-      publications.publishDone(session.streamPath);
+      publications.publishDone(session);
     },
   });
   const connections = createConnections(gate);
@@ -147,6 +145,8 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     await hooks.settle();
     await notifier.settle();
     metrics.stop();
+    publications.stop();
+    encoderReports.stop();
     stopFollowing();
     log.info('rtmp ingest stopped');
   }
@@ -157,6 +157,33 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     reloadAuth: () => reloadAuthFile(authenticator, log),
     close: () => (closing ??= shutDown()),
   };
+}
+
+/** The shows of the server (both encoders of each, the failover between them) and the reports of their encoders. */
+function createShows(
+  options: IngestOptions,
+  deps: { notifier: LeaseClient; log: Logger; metrics: IngestMetrics; video: ReturnType<typeof createVideoWatch>; mode: Authenticator['mode'] },
+) {
+  const { notifier, log, metrics, video } = deps;
+  // An operator's switch comes back with an encoder report and reaches the show through the publications.
+  const encoderReports = createEncoderReports(options.platform, log, (eventId, role) => publications.request(eventId, role));
+  const publications = createPublications({
+    hls: options.hls,
+    notifier,
+    log,
+    metrics,
+    hlsNameOf: hlsNameFor(deps.mode),
+    onPackaging: (streamPath, reencoding) => video.packaging(streamPath, reencoding),
+    verdictOf: video.verdictOf,
+    failoverSilenceMs: options.failoverSilenceMs,
+    onSwitch: (streamName, from, to, reason) => {
+      // The alarm "backup encoder on air" watches BackupOnAir (docs/deploy.md).
+      metrics.count(to === 'backup' ? 'BackupOnAir' : 'PrimaryOnAir');
+      log.info('encoder switch', { stream_name: streamName, from, to, reason });
+    },
+    onEncoders: (streamName, encoders) => encoderReports.changed(streamName, encoders),
+  });
+  return { publications, encoderReports };
 }
 
 /** What a session applies by itself: the reconnect window, the play switch, its timeouts. */

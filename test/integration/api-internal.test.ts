@@ -153,6 +153,35 @@ describe('POST /api/internal/streams/:eventId/lease', () => {
     expect(entries[0]).toMatchObject({ details: { ingest: 'ingest-c' } });
   });
 
+  it('the other encoder stands by on another process; the holder hands over without the event leaving live', async () => {
+    const { event } = await setup(0);
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'acquire', role: 'primary' })).toMatchObject({ status: 200, body: { onAir: true, role: 'primary', standby: null } });
+    // The same encoder twice is refused; the other one stands by.
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire', role: 'primary' })).toMatchObject({ status: 409 });
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire', role: 'backup' })).toMatchObject({ status: 200, body: { onAir: false, role: 'backup', onAirRole: 'primary' } });
+    // A second standby is refused while the first is fresh.
+    expect(await lease(event.id, { holder: 'ingest-c', action: 'acquire', role: 'backup' })).toMatchObject({ status: 409 });
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'acquire', role: 'primary' })).toMatchObject({ status: 200, body: { standby: { holder: 'ingest-b', role: 'backup' } } });
+    // Only the holder hands over.
+    expect((await lease(event.id, { holder: 'ingest-b', action: 'handover' })).status).toBe(409);
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'handover' })).toMatchObject({ status: 200, body: { holder: 'ingest-b', role: 'backup' } });
+    expect(await status(event.id)).toBe('live');
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire', role: 'backup' })).toMatchObject({ status: 200, body: { onAir: true, role: 'backup' } });
+    // The primary back on A waits as standby: no flip-flop.
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'acquire', role: 'primary' })).toMatchObject({ status: 200, body: { onAir: false } });
+    const entries = (await api.admin('GET', `/api/admin/events/${event.id}/audit?limit=200`)).body.entries as { action: string; details: Record<string, unknown> }[];
+    expect(entries.find((entry) => entry.action === 'stream.failover')).toMatchObject({ details: { from: 'primary', to: 'backup', ingest: 'ingest-b' } });
+  });
+
+  it('a holder with both encoders keeps the standby place: the same encoder elsewhere is refused until it leaves', async () => {
+    const { event } = await setup(0);
+    expect((await lease(event.id, { holder: 'ingest-a', action: 'acquire', role: 'primary', standby: 'backup' })).status).toBe(200);
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire', role: 'backup' })).toMatchObject({ status: 409 });
+    // Its backup gone: the next renewal frees the place.
+    expect(await lease(event.id, { holder: 'ingest-a', action: 'acquire', role: 'primary' })).toMatchObject({ status: 200, body: { standby: null } });
+    expect(await lease(event.id, { holder: 'ingest-b', action: 'acquire', role: 'backup' })).toMatchObject({ status: 200, body: { onAir: false } });
+  });
+
   it('N concurrent acquisitions by different holders: exactly one wins', async () => {
     const { event } = await setup(1);
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => lease(event.id, { holder: `h${i}`, action: 'acquire' })));
@@ -182,6 +211,26 @@ describe('POST /api/internal/rtmp-auth (the ingest callback)', () => {
     expect(await check({ ...base, action: 'publish', stream_name: 'nope', stream_key: 'live/nope', token: 'x' })).toMatchObject(denied);
     await api.admin('PATCH', `/api/admin/events/${event.id}/deactivate`);
     expect(await publish(key)).toMatchObject(denied);
+  });
+
+  it('names the encoder: the primary key is the primary, the backup key the backup; each key only over its protocol', async () => {
+    const { event } = await setup(0);
+    const { ingest } = (await api.admin('GET', `/api/admin/events/${event.id}`)).body;
+    expect(ingest.backup).toEqual({ streamKey: expect.stringMatching(new RegExp(`^${event.id}\\?token=[A-Za-z0-9]{32}$`)), srt: null });
+    const primaryKey = ingest.streamKey.split('?token=')[1];
+    const backupKey = ingest.backup.streamKey.split('?token=')[1];
+    expect(backupKey).not.toBe(primaryKey);
+    const publish = (token: string, extra: Record<string, unknown> = {}) =>
+      check({ ...base, action: 'publish', stream_name: event.id, stream_key: `live/${event.id}`, token, ...extra });
+    expect(await publish(primaryKey)).toMatchObject({ status: 200, body: { ok: true, role: 'primary' } });
+    expect(await publish(backupKey)).toMatchObject({ status: 200, body: { ok: true, role: 'backup' } });
+    // An RTMP key sniffed off the wire is no SRT stream id token.
+    expect(await publish(backupKey, { protocol: 'srt' })).toMatchObject(denied);
+    // Rotating the stream key rotates the backup's too: the old backup key is refused.
+    const rotated = (await api.admin('POST', `/api/admin/events/${event.id}/ingest-key`)).body;
+    expect(rotated.ingest.backup.streamKey).not.toBe(ingest.backup.streamKey);
+    expect(await publish(backupKey)).toMatchObject(denied);
+    expect(await publish(rotated.ingest.backup.streamKey.split('?token=')[1])).toMatchObject({ status: 200, body: { role: 'backup' } });
   });
 
   it('answers only the ingest: the internal key is required', async () => {
@@ -234,6 +283,35 @@ describe('POST /api/internal/rtmp-auth (the ingest callback)', () => {
 
   it('answers 400 to a body that is not the callback shape', async () => {
     expect((await check({ action: 'dance' })).status).toBe(400);
+  });
+});
+
+describe('POST /api/internal/streams/:eventId/encoders and the switch by hand', () => {
+  const report = (eventId: string, encoders: unknown[]) =>
+    call('POST', `${api.url}/api/internal/streams/${eventId}/encoders`, { json: { encoders }, headers: { 'x-internal-api-key': api.internalApiKey } });
+  const encoder = (role: string, onAir: boolean, connected = true) => ({
+    role, protocol: 'rtmp', connected, onAir, since: new Date().toISOString(), video: { width: 1280, height: 720, frameRate: 30 },
+  });
+
+  it('keeps each encoder as its ingest reports it, and hands an operator\'s switch to the ingest until it is done', async () => {
+    const { event } = await setup(0);
+    // The primary's ingest and the backup's (another process) report apart; neither overwrites the other.
+    expect(await report(event.id, [encoder('primary', true)])).toMatchObject({ status: 200, body: { ok: true, requestedOnAir: null } });
+    expect((await report(event.id, [encoder('backup', false)])).status).toBe(200);
+    const details = async () => (await api.admin('GET', `/api/admin/events/${event.id}`)).body.ingest.encoders;
+    expect(await details()).toEqual([
+      expect.objectContaining({ role: 'primary', protocol: 'rtmp', connected: true, onAir: true, video: { width: 1280, height: 720, frameRate: 30 } }),
+      expect.objectContaining({ role: 'backup', connected: true, onAir: false }),
+    ]);
+    expect((await api.admin('POST', `/api/admin/events/${event.id}/on-air`, { role: 'sideways' })).status).toBe(400);
+    expect(await api.admin('POST', `/api/admin/events/${event.id}/on-air`, { role: 'backup' })).toMatchObject({ status: 200, body: { requested: 'backup' } });
+    expect((await report(event.id, [encoder('primary', true)])).body.requestedOnAir).toBe('backup');
+    // Done once a report says the backup is on air.
+    expect((await report(event.id, [encoder('backup', true)])).body.requestedOnAir).toBeNull();
+    expect((await report(event.id, [encoder('primary', false)])).body.requestedOnAir).toBeNull();
+    const entries = (await api.admin('GET', `/api/admin/events/${event.id}/audit?limit=50`)).body.entries as { action: string; details: unknown }[];
+    expect(entries.find((entry) => entry.action === 'stream.switch')).toMatchObject({ details: { to: 'backup' } });
+    expect((await report('nope', [])).status).toBe(404);
   });
 });
 

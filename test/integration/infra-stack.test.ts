@@ -1039,6 +1039,9 @@ describe('alarms and the dashboard', () => {
     const names = (id: string) => metricsOfAlarm(id).map((m) => `${m.Namespace} ${m.MetricName}`).sort();
     expect(names(alarmNamed('IngestDownDuringShow'))).toEqual(['AWS/NetworkELB HealthyHostCount', 'Stagedoor ScheduledShows']);
     expect(resource(alarmNamed('IngestDownDuringShow')).Properties.TreatMissingData).toBe('breaching');
+    // A backup encoder on air: any switch to it in a minute.
+    expect(names(alarmNamed('BackupEncoderOnAir'))).toEqual(['Stagedoor/Ingest BackupOnAir']);
+    expect(resource(alarmNamed('BackupEncoderOnAir')).Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
     const lag = resource(alarmNamed('EdgeSyncLag')).Properties;
     expect(lag).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'IteratorAge', Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionOf('edge-sync') } }] });
     expect(resource(alarmNamed('AudienceLag')).Properties.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: functionOf('audience-recorder') } }]);

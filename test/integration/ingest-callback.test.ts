@@ -121,7 +121,7 @@ describe('recheck of live publishers', () => {
     for (const notice of notices) {
       expect([notice.path, notice.headers['x-internal-api-key']]).toEqual([`/api/internal/streams/${name}/lease`, 'internal-key']);
     }
-    expect(notices[0]!.body).toEqual({ holder: expect.any(String), action: 'acquire' });
+    expect(notices[0]!.body).toEqual({ holder: expect.any(String), action: 'acquire', role: 'primary' });
     expect(new Set(notices.map((n) => n.body.holder)).size).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { shardOf } from '../../functions/adapters/dynamo-keys';
 import { CODE_SHARDS } from '../../functions/adapters/table-schema';
-import { AccessRevoked, AlreadyExists, CodeInUse, InvalidCursor, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
+import { AccessRevoked, AlreadyExists, CodeInUse, InvalidCursor, LeaseHeld, NotFound, RateLimited, SessionGone } from '../../functions/domain/errors';
 import { randomId } from '../../functions/domain/random';
 import type { CodeRecord } from '../../functions/domain/records';
 import { newAccount } from '../../functions/domain/staff';
@@ -211,6 +211,27 @@ export function describeStoreContract(name: string, open: StoreFactory) {
         { eventId: deny!.id, geo: { deny: ['RU'] } },
       ]);
       expect((await stores.events.getEvent(allow!.id))!.geo).toEqual({ allow: ['BE', 'FR'] });
+    });
+
+    it('registers a standby of a fresh lease with the other encoder, one at a time, and hands the lease over to it', async () => {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      await stores.events.acquireStreamLease(event.id, { holder: 'ingest-a', now: iso(), expiresAt: iso(15_000), role: 'primary' });
+      const seen = { holder: 'ingest-a', role: 'primary' as const };
+      // The lease as read must still hold: another holder, or another role, and the write is refused.
+      await expect(stores.events.registerStandby(event.id, { holder: 'ingest-b', role: 'backup', now: iso(), expiresAt: iso(2_000), seen: { ...seen, holder: 'x' } })).rejects.toBeInstanceOf(LeaseHeld);
+      await expect(stores.events.registerStandby(event.id, { holder: 'ingest-b', role: 'backup', now: iso(), expiresAt: iso(2_000), seen: { ...seen, role: null } })).rejects.toBeInstanceOf(LeaseHeld);
+      await stores.events.registerStandby(event.id, { holder: 'ingest-b', role: 'backup', now: iso(), expiresAt: iso(2_000), seen });
+      await stores.events.registerStandby(event.id, { holder: 'ingest-b', role: 'backup', now: iso(), expiresAt: iso(2_000), seen });
+      await expect(stores.events.registerStandby(event.id, { holder: 'ingest-c', role: 'backup', now: iso(), expiresAt: iso(2_000), seen })).rejects.toBeInstanceOf(LeaseHeld);
+      // Only the holder hands over, and only to the standby registered.
+      await expect(stores.events.handOverStreamLease(event.id, { holder: 'ingest-c', to: { holder: 'ingest-b', role: 'backup' }, now: iso(), expiresAt: iso(15_000) })).rejects.toBeInstanceOf(LeaseHeld);
+      await expect(stores.events.handOverStreamLease(event.id, { holder: 'ingest-a', to: { holder: 'ingest-c', role: 'backup' }, now: iso(), expiresAt: iso(15_000) })).rejects.toBeInstanceOf(LeaseHeld);
+      const handed = await stores.events.handOverStreamLease(event.id, { holder: 'ingest-a', to: { holder: 'ingest-b', role: 'backup' }, now: iso(), expiresAt: iso(15_000) });
+      expect(handed).toMatchObject({ leaseHolder: 'ingest-b', leaseRole: 'backup', standbyHolder: null });
+      // A standby whose registration ran out is no standby: the slot is free again, a handover to it refused.
+      await stores.events.registerStandby(event.id, { holder: 'ingest-a', role: 'primary', now: iso(-10_000), expiresAt: iso(-8_000), seen: { holder: 'ingest-b', role: 'backup' } }).catch(() => undefined);
+      await expect(stores.events.handOverStreamLease(event.id, { holder: 'ingest-b', to: { holder: 'ingest-a', role: 'primary' }, now: iso(), expiresAt: iso(15_000) })).rejects.toBeInstanceOf(LeaseHeld);
     });
 
     it('keeps codes unique and finds them by code and by id', async () => {

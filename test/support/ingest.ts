@@ -51,16 +51,17 @@ export function run(command: string, args: string[]): Run {
  * ffmpeg publishing a test pattern with sound at 25 fps; `seconds` undefined = until stopped; `gop`: frames between
  * keyframes; `keyframesAt`: instead, an ffmpeg expression of the frame number `n` and time `t` that is true where a
  * keyframe goes (and nowhere else: x264's own keyframes are off); `preset` (x264, default ultrafast) and `size`
- * (default 320x240): the encoder settings, as a restarted OBS with another profile changes them.
+ * (default 320x240) and `rate` (default 25 fps): the encoder settings, as a restarted OBS with another profile (or a
+ * backup encoder) changes them.
  */
-export function publish(url: string, seconds?: number, options: { audio?: boolean; gop?: number; keyframesAt?: string; preset?: string; size?: string } = {}): Run {
+export function publish(url: string, seconds?: number, options: { audio?: boolean; gop?: number; keyframesAt?: string; preset?: string; size?: string; rate?: number } = {}): Run {
   const audio = options.audio ?? true;
   const keyframes = options.keyframesAt
     ? ['-force_key_frames', `expr:${options.keyframesAt}`, '-x264-params', 'keyint=100000:scenecut=0']
     : ['-g', String(options.gop ?? 50)];
   return run('ffmpeg', [
     '-hide_banner', '-loglevel', 'error', '-re',
-    '-f', 'lavfi', '-i', `testsrc=size=${options.size ?? '320x240'}:rate=25`,
+    '-f', 'lavfi', '-i', `testsrc=size=${options.size ?? '320x240'}:rate=${options.rate ?? 25}`,
     ...(audio ? ['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100'] : []),
     ...(seconds === undefined ? [] : ['-t', String(seconds)]),
     '-c:v', 'libx264', '-preset', options.preset ?? 'ultrafast', ...keyframes, '-pix_fmt', 'yuv420p',

@@ -1,5 +1,6 @@
 import { AlreadyExists, LeaseHeld, NotFound } from '../../functions/domain/errors';
 import type { EventChanges, EventGeoRule, EventStore, SaleMark, SaleMove, StreamLease } from '../../functions/domain/events';
+import type { EncoderRole } from '../../functions/domain/records';
 import type { EventAccessState, EventRecord, EventSale, PublishRefusal } from '../../functions/domain/records';
 import { changedSince, copy } from './memory-records';
 
@@ -71,11 +72,31 @@ export class MemoryEventStore implements EventStore {
     record.publishRefusals = all.length > keep * 2 ? all.slice(-keep) : all;
   }
 
-  async acquireStreamLease(id: string, { holder, now, expiresAt }: { holder: string; now: string; expiresAt: string }): Promise<EventRecord> {
+  async acquireStreamLease(id: string, { holder, now, expiresAt, role = 'primary' }: { holder: string; now: string; expiresAt: string; role?: EncoderRole }): Promise<EventRecord> {
     const { record } = this.liveEvent(id);
     const free = !record.leaseHolder || record.leaseHolder === holder || (record.leaseExpiresAt ?? '') <= now;
     if (!free) throw new LeaseHeld(`event ${id}`);
-    Object.assign(record, { leaseHolder: holder, leaseExpiresAt: expiresAt, updatedAt: now });
+    Object.assign(record, { leaseHolder: holder, leaseExpiresAt: expiresAt, leaseRole: role, updatedAt: now });
+    return copy(record);
+  }
+
+  async registerStandby(
+    id: string,
+    { holder, role, now, expiresAt, seen }: { holder: string; role: EncoderRole; now: string; expiresAt: string; seen: { holder: string; role: EncoderRole | null } },
+  ): Promise<EventRecord> {
+    const { record } = this.liveEvent(id);
+    const leaseAsSeen = record.leaseHolder === seen.holder && (record.leaseExpiresAt ?? '') > now && (record.leaseRole ?? null) === seen.role;
+    const slotFree = !record.standbyHolder || record.standbyHolder === holder || (record.standbyExpiresAt ?? '') <= now;
+    if (!leaseAsSeen || !slotFree) throw new LeaseHeld(`event ${id}`);
+    Object.assign(record, { standbyHolder: holder, standbyRole: role, standbyExpiresAt: expiresAt });
+    return copy(record);
+  }
+
+  async handOverStreamLease(id: string, { holder, to, now, expiresAt }: { holder: string; to: { holder: string; role: EncoderRole }; now: string; expiresAt: string }): Promise<EventRecord> {
+    const { record } = this.liveEvent(id);
+    const ok = record.leaseHolder === holder && record.standbyHolder === to.holder && record.standbyRole === to.role && (record.standbyExpiresAt ?? '') > now;
+    if (!ok) throw new LeaseHeld(`event ${id}`);
+    Object.assign(record, { leaseHolder: to.holder, leaseRole: to.role, leaseExpiresAt: expiresAt, standbyHolder: null, standbyRole: null, standbyExpiresAt: null, updatedAt: now });
     return copy(record);
   }
 

@@ -65,6 +65,7 @@ describe('flags', () => {
     [['-internal-api-key', 'k'], /needs -api-url or -auth-mode callback/],
     [['-allow-play', 'maybe'], /not true or false/],
     [['-idle-timeout', '0'], /must be more than 0/],
+    [['-failover-silence', '6s'], /at most 5s/],
     [['-hls-dir', '/tmp/x', '-hls-reencode', 'never'], /not one of auto, off/],
     [['-hls-dir', '/tmp/x', '-hls-reencode', 'off', '-hls-ladder', '720:2800'], /a ladder .* always transcodes/],
   ])('refuses %j', (argv, message) => {

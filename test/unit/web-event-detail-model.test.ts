@@ -33,6 +33,7 @@ function setup(getEvent: () => Promise<EventDetail>, current = () => true) {
     cancelEvent: async (eventId, reason) => (calls.push(['cancelEvent', eventId, reason]), { id: 'j1' } as never),
     rotateIngestKey: async (eventId) => (calls.push(['rotateIngestKey', eventId]), detail()),
     clearCache: async (eventId) => (calls.push(['clearCache', eventId]), { cleared: true as const }),
+    requestOnAir: async (eventId, role) => (calls.push(['requestOnAir', eventId, role]), { eventId, requested: role, at: '2026-01-01T00:00:00.000Z' }),
   };
   const model = eventDetailModel({ eventId: 'e1', api, event: detail(), current });
   const drawn: EventParts[] = [];

@@ -40,6 +40,10 @@ export const AUDIT_ACTIONS = [
   'stream.start',
   'stream.stop',
   'stream.takeover',
+  /** Another encoder went on air (the backup after the primary failed, or back), by the ingest. */
+  'stream.failover',
+  /** An operator asked for the other encoder on air. */
+  'stream.switch',
   'stream.refused',
   'order.paid',
   'order.refunded',

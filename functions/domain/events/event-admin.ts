@@ -11,6 +11,7 @@ import type { EventRecord } from '../records';
 import { adminEventView, devicesPerCodeOf } from './event-views';
 import { changesOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { ingestReportView, retireIngestKey } from './stream-reports';
+import { backupIngestView, encodersView } from './backup-ingest';
 import { onSale, salesView } from './sale';
 import type { EventStore } from './event-store';
 import type { CounterStore } from '../counter-store';
@@ -21,6 +22,11 @@ const INGEST_KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxy
 /** 32 characters of 62 symbols: about 190 bits, never guessed. */
 export function newIngestKey(): string {
   return randomString(INGEST_KEY_ALPHABET, 32);
+}
+
+/** The backup encoder's RTMP key and SRT stream id token: as strong as the ingest key, rotated with it. */
+export function newBackupKeys(): Pick<EventRecord, 'backupIngestKey' | 'backupSrtKey'> {
+  return { backupIngestKey: newIngestKey(), backupSrtKey: newIngestKey() };
 }
 
 export async function requireEvent(deps: { stores: { events: EventStore } }, id: string): Promise<EventRecord> {
@@ -49,6 +55,7 @@ export async function createEvent(deps: { stores: { events: EventStore } } & Aud
     activeChangedAt: now,
     tokenCount: 0,
     ingestKey: newIngestKey(),
+    ...newBackupKeys(),
     lastLiveEndedAt: null,
   };
   await deps.stores.events.createEvent(event);
@@ -75,7 +82,7 @@ export async function updateEvent(deps: { stores: { events: EventStore } } & Aud
 /** A new stream key, the old one retired, by `actor`, in the audit log. */
 export async function rotateIngestKey(deps: { stores: { counters: CounterStore; events: EventStore }; config: AppConfig } & AuditDeps, actor: Actor, id: string, ingestServer: string) {
   const current = await requireEvent(deps, id);
-  const changes = { ingestKey: newIngestKey(), retiredIngestKeyHashes: retireIngestKey(current) };
+  const changes = { ingestKey: newIngestKey(), retiredIngestKeyHashes: retireIngestKey(current), ...newBackupKeys() };
   const event = await deps.stores.events.updateEvent(id, changes, deps.now().toISOString());
   const details = await eventDetails(deps, event, ingestServer);
   await recordAudit(deps, actor, { action: 'ingest-key.rotate', eventId: details.id, eventTitle: details.title, target: details.title });
@@ -134,6 +141,8 @@ export async function eventDetails(deps: { stores: { counters: CounterStore }; c
       // OBS takes whole seconds; a keyframe at least every segment lets the ingest cut segments on time.
       keyframeIntervalSeconds: Math.max(1, Math.floor(deps.config.segmentSeconds)),
       ...ingestReportView(event),
+      backup: backupIngestView(event),
+      encoders: encodersView(event, now),
     },
   };
 }

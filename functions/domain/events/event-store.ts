@@ -1,4 +1,4 @@
-import type { EventRecord, EventSale, GeoRule, PublishRefusal, SalesDeltas } from '../records';
+import type { EncoderRole, EventRecord, EventSale, GeoRule, PublishRefusal, SalesDeltas } from '../records';
 
 /** A publish lease as the table holds it: fresh while an ingest renews it, run out when that ingest died. */
 export interface StreamLease {
@@ -8,7 +8,7 @@ export interface StreamLease {
 }
 
 export type EventChanges = Partial<
-  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail' | 'geo'> &
+  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail' | 'geo' | 'backupIngestKey' | 'backupSrtKey' | 'primaryEncoder' | 'backupEncoder' | 'onAirRequest'> &
     Pick<EventRecord, 'devicesPerCode'>
 >;
 
@@ -53,7 +53,19 @@ export interface EventStore {
    * when there is none, it is `holder`'s, or it expired before `now`. One
    * conditional write. LeaseHeld when another holder's lease is fresh; NotFound.
    */
-  acquireStreamLease(id: string, args: { holder: string; now: string; expiresAt: string }): Promise<EventRecord>;
+  acquireStreamLease(id: string, args: { holder: string; now: string; expiresAt: string; role?: EncoderRole }): Promise<EventRecord>;
+  /**
+   * Registers `holder` as the standby of the lease `seen` (its holder and role as read): only while that
+   * lease is fresh and unchanged in holder and role, and no other fresh standby is registered. One
+   * conditional write; LeaseHeld otherwise; NotFound.
+   */
+  registerStandby(id: string, args: { holder: string; role: EncoderRole; now: string; expiresAt: string; seen: { holder: string; role: EncoderRole | null } }): Promise<EventRecord>;
+  /**
+   * Hands `holder`'s lease to the fresh standby `to` (its encoder goes on air there) without the lease
+   * ever being free: the event stays `live`. One conditional write; LeaseHeld when the lease is not
+   * `holder`'s or `to` is no longer a fresh standby; NotFound.
+   */
+  handOverStreamLease(id: string, args: { holder: string; to: { holder: string; role: EncoderRole }; now: string; expiresAt: string }): Promise<EventRecord>;
   /**
    * Ends the lease if it is still `holder`'s (and, with `expiresAt`, still that
    * very lease: a finalizer must not end one that was renewed meanwhile); records

@@ -7,3 +7,4 @@ export * from './stream-reports';
 export * from './event-inputs';
 export * from './geo';
 export * from './countries';
+export * from './backup-ingest';

@@ -6,7 +6,7 @@ import { accessEndsAt } from '../event-status';
 import { parseInput, recordId } from '../inputs';
 import { checkViewerToken } from '../access';
 import { keyRefusalReason, recordRefusal } from '../events';
-import type { PublishRefusalReason } from '../records';
+import type { EncoderRole, EventRecord, PublishRefusalReason } from '../records';
 import type { EventStore } from '../events';
 import { beatSession, type CodeStore } from '../codes';
 import type { AuditStore } from '../audit';
@@ -21,9 +21,23 @@ const rtmpAuthInput = z.object({
   token: z.string().max(4096),
   remote_addr: z.string().max(64),
   recheck: z.boolean().optional(),
+  /** Set by the ingest for an SRT caller (docs/ingest.md); absent: RTMP. */
+  protocol: z.enum(['srt']).optional(),
 });
 
-export type RtmpGrant = { ok: true } | { ok: true; session: string };
+export type RtmpGrant = { ok: true; role: EncoderRole } | { ok: true; session: string };
+
+/**
+ * Which encoder a publish token is: the RTMP keys count only without `protocol`, the SRT ones only with
+ * `protocol: "srt"` (a stream id sniffed off the wire is not an RTMP key, nor the reverse). Null: none.
+ */
+function publishRole(event: EventRecord, token: string, protocol: 'srt' | undefined): EncoderRole | null {
+  const keys: [string | undefined, EncoderRole][] =
+    protocol === 'srt' ? [[event.backupSrtKey, 'backup']] : [[event.ingestKey, 'primary'], [event.backupIngestKey, 'backup']];
+  // Every key is compared, so the time taken does not tell which one was near.
+  const matches = keys.filter(([key]) => key !== undefined && secretsEqual(token, key));
+  return matches[0]?.[1] ?? null;
+}
 
 /**
  * The platform's answer to the ingest server's callback: a publish passes
@@ -49,8 +63,9 @@ export async function authorizeRtmp(deps: { stores: { audit: AuditStore; codes: 
       return deny();
     };
     if (!event.isActive) throw await refuse('event-inactive');
-    if (!input.token || !secretsEqual(input.token, event.ingestKey)) throw await refuse(keyRefusalReason(event, input.token));
-    return { ok: true };
+    const role = input.token ? publishRole(event, input.token, input.protocol) : null;
+    if (!role) throw await refuse(keyRefusalReason(event, input.token));
+    return { ok: true, role };
   }
   if (!event.isActive) throw deny();
   const now = deps.now();

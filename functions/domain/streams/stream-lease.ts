@@ -1,6 +1,7 @@
 import { hasExpiredLease } from '../event-status';
 import type { EventStore } from '../events';
-import type { EventRecord } from '../records';
+import type { EncoderRole, EventRecord } from '../records';
+import { LeaseHeld, NotFound } from '../errors';
 import { recordAudit, type Actor, type AuditAction, type AuditDeps } from '../audit';
 
 /** The port to the media bucket: writes an event's final (VOD) playlists from its recording index. */
@@ -38,20 +39,95 @@ function recordShow(deps: AuditDeps, actor: Actor, action: AuditAction, event: E
 }
 
 /**
- * LeaseHeld (answered 409) while another process holds it; NotFound for an unknown event. Renewals
- * (every few seconds) are not worth an audit entry; a show starting or taken over from a dead ingest is.
+ * A standby registration lasts this long: the standby process re-registers every few hundred ms while its
+ * encoder is healthy, so the holder hands over only to a standby that is really there.
  */
-export async function acquireLease(app: LeaseDeps & AuditDeps, actor: Actor, eventId: string, holder: string) {
+export const STANDBY_SECONDS = 2;
+
+/** The fresh standby of a lease (another process than the holder), or null. */
+export function freshStandby(event: EventRecord, now: Date): { holder: string; role: EncoderRole } | null {
+  const { standbyHolder, standbyRole, standbyExpiresAt } = event;
+  if (!standbyHolder || !standbyRole || !standbyExpiresAt || standbyHolder === event.leaseHolder) return null;
+  return standbyExpiresAt > now.toISOString() ? { holder: standbyHolder, role: standbyRole } : null;
+}
+
+const freshUntil = (event: EventRecord, now: Date) => (event.standbyExpiresAt ?? '') > now.toISOString();
+
+/** What the holder learns with each acquire: its lease, and whether another process stands by to take over. */
+function holderAnswer(event: EventRecord, now: Date) {
+  return { eventId: event.id, holder: event.leaseHolder!, expiresAt: event.leaseExpiresAt!, role: event.leaseRole ?? 'primary', onAir: true as const, standby: freshStandby(event, now) };
+}
+
+/**
+ * Takes or renews the lease, with the encoder `role` the process puts on air. While another process
+ * holds it: a process with the other encoder becomes its standby (200 with `onAir: false`); one with
+ * the same encoder gets LeaseHeld (409: "already publishing"). NotFound for an unknown event.
+ * Renewals (every few seconds) are not worth an audit entry; a show starting or taken over from a dead
+ * ingest is, and so is another encoder going on air.
+ */
+export async function acquireLease(app: LeaseDeps & AuditDeps, actor: Actor, eventId: string, holder: string, role: EncoderRole = 'primary', standby?: EncoderRole) {
   const now = app.now();
   const expiresAt = new Date(now.getTime() + LEASE_SECONDS * 1000).toISOString();
-  // Read first only to tell the audit log what happened; the conditional write alone decides.
+  // Read first to tell the audit log what happened and to know the lease's role; the conditional writes decide.
   const before = await app.stores.events.getEvent(eventId);
-  const event = await app.stores.events.acquireStreamLease(eventId, { holder, now: now.toISOString(), expiresAt });
+  if (before?.leaseHolder && before.leaseHolder !== holder && before.leaseExpiresAt! > now.toISOString()) {
+    return standBy(app, before, holder, role, now);
+  }
+  const event = await app.stores.events.acquireStreamLease(eventId, { holder, now: now.toISOString(), expiresAt, role });
   const previous = before?.leaseHolder ?? null;
   const change: LeaseChange =
     previous === holder && before!.leaseExpiresAt! > now.toISOString() ? 'renewed' : previous && previous !== holder ? 'taken-over' : 'started';
   if (change !== 'renewed') await recordShow(app, actor, change === 'started' ? 'stream.start' : 'stream.takeover', event, holder);
-  return { lease: { eventId, holder, expiresAt }, change, event };
+  else if ((before!.leaseRole ?? 'primary') !== role) await recordFailover(app, actor, event, holder, before!.leaseRole ?? 'primary', role);
+  if (standby && standby !== role) await holdStandbyPlace(app, event, standby, now, LEASE_SECONDS);
+  // Its other encoder gone: the place is free at once for that encoder connecting to another process.
+  else if (event.standbyHolder === holder && event.standbyRole && freshUntil(event, now)) await holdStandbyPlace(app, event, event.standbyRole, now, 0);
+  return { lease: holderAnswer(event, now), change, event };
+}
+
+/**
+ * The holder has the other encoder too: it takes the standby place itself (until its next renewal is
+ * due), so a second encoder of that role on another process is refused. A place another process
+ * holds fresh stays that process's.
+ */
+async function holdStandbyPlace(app: LeaseDeps, event: EventRecord, standby: EncoderRole, now: Date, seconds: number) {
+  const expiresAt = new Date(now.getTime() + seconds * 1000).toISOString();
+  const seen = { holder: event.leaseHolder!, role: event.leaseRole ?? null };
+  await app.stores.events
+    .registerStandby(event.id, { holder: event.leaseHolder!, role: standby, now: now.toISOString(), expiresAt, seen })
+    .catch((error: unknown) => {
+      if (!(error instanceof LeaseHeld)) throw error;
+    });
+}
+
+/** The other encoder of a show on air elsewhere waits as standby; the same encoder twice is refused. */
+async function standBy(app: LeaseDeps, before: EventRecord, holder: string, role: EncoderRole, now: Date) {
+  if ((before.leaseRole ?? 'primary') === role) throw new LeaseHeld(`event ${before.id}`);
+  const standbyUntil = new Date(now.getTime() + STANDBY_SECONDS * 1000).toISOString();
+  const seen = { holder: before.leaseHolder!, role: before.leaseRole ?? null };
+  const event = await app.stores.events.registerStandby(before.id, { holder, role, now: now.toISOString(), expiresAt: standbyUntil, seen });
+  return { lease: { eventId: event.id, holder, role, onAir: false as const, standbyUntil, onAirRole: event.leaseRole ?? 'primary' }, change: 'standby' as const, event };
+}
+
+function recordFailover(deps: AuditDeps, actor: Actor, event: EventRecord, holder: string, from: EncoderRole, to: EncoderRole) {
+  return recordAudit(deps, actor, { action: 'stream.failover', eventId: event.id, eventTitle: event.title, target: event.title, details: { ingest: holder, from, to } });
+}
+
+/**
+ * The holder's encoder failed and another process stands by with the other one: the lease moves to
+ * it in one write, so the event never leaves `live`. The holder calls this after it stored its last
+ * segment (the standby then opens the recording, and playlists never go back). LeaseHeld (409) when no
+ * fresh standby is there any more: the holder keeps the show (its reconnect window).
+ */
+export async function handOverLease(app: LeaseDeps & AuditDeps, actor: Actor, eventId: string, holder: string) {
+  const now = app.now();
+  const before = await app.stores.events.getEvent(eventId);
+  const to = before && before.leaseHolder === holder ? freshStandby(before, now) : null;
+  if (!before || !to) throw before ? new LeaseHeld(`event ${eventId}`) : new NotFound('event');
+  const expiresAt = new Date(now.getTime() + LEASE_SECONDS * 1000).toISOString();
+  const event = await app.stores.events.handOverStreamLease(eventId, { holder, to, now: now.toISOString(), expiresAt });
+  await recordFailover(app, actor, event, to.holder, before.leaseRole ?? 'primary', to.role);
+  return { eventId, holder: to.holder, role: to.role, expiresAt };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { EncoderRole } from '../failover/on-air-choice';
 export type Action = 'publish' | 'play';
 
 /** What the RTMP side knows when a client issues publish or play; all an authenticator may use. */
@@ -22,6 +23,10 @@ export interface AccessRequest {
  */
 export interface AccessGrant {
   session?: string;
+  /** Callback mode: which of the event's encoders a publish is (the 200 answer's `role`); absent: the primary. */
+  role?: EncoderRole;
+  /** Set by the admission, not the auth: the show is on air on another ingest, and this publish stands by. */
+  standby?: boolean;
 }
 
 export const streamKeyOf = (request: Pick<AccessRequest, 'app' | 'streamName'>) => `${request.app}/${request.streamName}`;

@@ -47,12 +47,15 @@ export async function askCallback(
   throw request.token === undefined ? tokenMissing() : invalidCredentials();
 }
 
-/** The 200 answer's optional `session`; any other body (or none) grants without one. */
+/** The 200 answer's optional `session` and `role`; any other body (or none) grants without them (a primary). */
 function grantOf(text: string): AccessGrant {
   try {
-    const body: unknown = JSON.parse(text);
-    const session = (body as { session?: unknown } | null)?.session;
-    return typeof session === 'string' && session !== '' ? { session } : {};
+    const body = JSON.parse(text) as { session?: unknown; role?: unknown } | null;
+    const session = body?.session;
+    return {
+      ...(typeof session === 'string' && session !== '' ? { session } : {}),
+      ...(body?.role === 'backup' ? { role: 'backup' as const } : {}),
+    };
   } catch {
     return {};
   }

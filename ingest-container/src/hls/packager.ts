@@ -10,6 +10,7 @@ import { createRunChain } from './run-chain';
 import { packagePart, type PartPackaging } from './part-packaging';
 import { SequenceHeaderWatch } from '../video/sequence-header-watch';
 import { FlvTap } from '../rtmp/flv-tap';
+import type { Verdict } from '../video/keyframe-judge';
 
 export interface HlsConfig extends PackagingOptions {
   store: HlsStore;
@@ -29,6 +30,13 @@ export interface HlsJob {
    * (asked once the uploads are done) says another publish has the show now.
    */
   stop(options?: { final?: () => boolean }): Promise<void>;
+  /**
+   * Packages another broadcast from here (the backup encoder taking over, or the primary back): the
+   * current part ends where the old input stops, and a new part (a discontinuity, media sequence kept)
+   * starts from the new broadcast's latest keyframe, which node-media-server's GOP cache replays to a new
+   * subscriber at once. `verdict`: copy or re-encode, if already measured on that encoder (no wait).
+   */
+  switchTo(next: BroadcastServer, options?: { verdict?: Verdict }): void;
 }
 
 /**
@@ -53,8 +61,11 @@ export async function startHlsJob(args: {
   metrics: Pick<IngestMetrics, 'count'>;
   /** A packaging run began: the publish's video is re-encoded (or transcoded into a ladder) from now on, or copied. */
   onPackaging?: (reencoding: boolean) => void;
+  /** Copy or re-encode, if already measured on this encoder (a standby going on air). */
+  verdict?: Verdict;
 }): Promise<HlsJob> {
-  const { broadcast, streamName, publishId, config, log, metrics, onPackaging } = args;
+  const { streamName, publishId, config, log, metrics, onPackaging } = args;
+  let broadcast = args.broadcast;
   const live: LiveSettings = { segmentSeconds: config.segmentSeconds, dvrWindowSeconds: config.dvrWindowSeconds ?? DEFAULT_DVR_WINDOW_SECONDS };
   const recording = await Recording.open(config.store, streamName, log, { id: publishId, ...live });
   await recording.putLivePlaylists();
@@ -68,11 +79,11 @@ export async function startHlsJob(args: {
     metrics,
     onPackaging,
   });
-  const headers = new SequenceHeaderWatch();
+  let headers = new SequenceHeaderWatch();
   const preamble = () => [broadcast.flvHeader, broadcast.flvMetaData, ...headers.headers()].filter((b): b is Buffer => b !== null);
-  const partFrom = (id: string, first: Buffer[]) =>
-    packagePart({ id, runs, options: config, preamble, declaredVideoKbps: () => broadcast.publisher?.videoDatarate, first });
-  let part: PartPackaging = partFrom(publishId, []);
+  const partFrom = (id: string, first: Buffer[], verdict?: Verdict) =>
+    packagePart({ id, runs, options: config, preamble, declaredVideoKbps: () => broadcast.publisher?.videoDatarate, first, verdict });
+  let part: PartPackaging = partFrom(publishId, [], args.verdict);
   let parts = 1;
 
   const onTag = (buffer: Buffer) => {
@@ -88,16 +99,18 @@ export async function startHlsJob(args: {
   };
   // A failure here (no work folder) must not reach node-media-server's broadcast loop: this publish goes unpackaged.
   let failed = false;
-  const pipe = new FlvTap(broadcast.streamPath, (buffer) => {
-    if (failed) return;
-    try {
-      onTag(buffer);
-    } catch (error) {
-      failed = true;
-      part.abandon();
-      log.error('hls packaging failed, the publish is not packaged', { stream_name: streamName, publish_id: publishId, error: describeError(error) });
-    }
-  });
+  const tapOf = (source: BroadcastServer) =>
+    new FlvTap(source.streamPath, (buffer) => {
+      if (failed) return;
+      try {
+        onTag(buffer);
+      } catch (error) {
+        failed = true;
+        part.abandon();
+        log.error('hls packaging failed, the publish is not packaged', { stream_name: streamName, publish_id: publishId, error: describeError(error) });
+      }
+    });
+  let pipe = tapOf(broadcast);
   broadcast.postPlay(pipe);
   log.info('hls packaging started', { stream_name: streamName, publish_id: publishId, store: config.store.location });
 
@@ -111,6 +124,19 @@ export async function startHlsJob(args: {
         log.info('hls packaging ended', { stream_name: streamName, publish_id: publishId });
       })();
       return stopping;
+    },
+    switchTo(next, { verdict } = {}) {
+      if (stopping || next === broadcast) return;
+      broadcast.donePlay(pipe);
+      void part.end();
+      // The other encoder's codec settings are its own: the new part starts with its headers, not the old ones.
+      headers = new SequenceHeaderWatch();
+      broadcast = next;
+      parts += 1;
+      part = partFrom(`${publishId}-part${parts}`, [], verdict);
+      pipe = tapOf(next);
+      log.info('hls new part: another encoder on air', { stream_name: streamName, publish_id: publishId, part: parts, stream_path: next.streamPath });
+      next.postPlay(pipe);
     },
   };
 }

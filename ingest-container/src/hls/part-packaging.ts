@@ -1,4 +1,4 @@
-import { KeyframeJudge } from '../video/keyframe-judge';
+import { KeyframeJudge, type Verdict } from '../video/keyframe-judge';
 import { flvTagTime, flvVideoFrame } from '../video/keyframe-meter';
 import type { PackagingOptions } from './ffmpeg-args';
 import type { RunChain } from './run-chain';
@@ -38,11 +38,13 @@ export function packagePart(deps: {
   declaredVideoKbps: () => number | undefined;
   /** Tags this part begins with before its first tag (a new part's preamble); not judged. */
   first?: readonly Buffer[];
+  /** Copy or re-encode as measured before this part (an encoder that was standby): no tags are held to judge. */
+  verdict?: Verdict;
 }): PartPackaging {
   const { id, runs, options, preamble, declaredVideoKbps } = deps;
   const first = deps.first ?? [];
-  const judge = options.ladder.length === 0 && (options.reencode ?? 'auto') === 'auto' ? new KeyframeJudge(options.segmentSeconds) : undefined;
-  let held: Buffer[] | undefined = judge ? [...first] : undefined;
+  const judge = options.ladder.length === 0 && (options.reencode ?? 'auto') === 'auto' ? new KeyframeJudge(options.segmentSeconds, deps.verdict) : undefined;
+  let held: Buffer[] | undefined = judge && !judge.verdict ? [...first] : undefined;
   /** Tags since the last keyframe, while copying under the judge: a switch re-encodes from there. */
   let gop: Buffer[] = [];
   // To re-encode at the bit rate the publisher sends.
@@ -56,6 +58,9 @@ export function packagePart(deps: {
 
   if (!judge) {
     runs.begin(id, options.ladder.length > 0 ? { kind: 'ladder', ladder: options.ladder } : { kind: 'copy' });
+    runs.write(first);
+  } else if (judge.verdict) {
+    runs.begin(id, judge.verdict === 'copy' ? { kind: 'copy' } : { kind: 'reencode', videoKbps: videoKbps() });
     runs.write(first);
   }
 

@@ -1,3 +1,4 @@
+import type { EncoderRole } from '../failover/on-air-choice';
 import type { LeaseClient } from './live-notifier';
 
 /**
@@ -7,11 +8,20 @@ import type { LeaseClient } from './live-notifier';
  * was stopped while it asked), and its owner stops the renewal. Other failed
  * renewals are left to the next one.
  */
-export function startLeaseRenewal(deps: { notifier: Pick<LeaseClient, 'acquire'>; eventId: string; everyMs: number; lost: () => void }) {
+export function startLeaseRenewal(deps: {
+  notifier: Pick<LeaseClient, 'acquire'>;
+  eventId: string;
+  role?: () => EncoderRole;
+  /** The other encoder, when connected here too (it keeps the lease's standby place). */
+  standby?: () => EncoderRole | undefined;
+  everyMs: number;
+  lost: () => void;
+}) {
   let stopped = false;
   const timer = setInterval(async () => {
-    const answer = await deps.notifier.acquire(deps.eventId);
-    if (answer === 'held' && !stopped) deps.lost();
+    const answer = await deps.notifier.acquire(deps.eventId, deps.role?.(), deps.standby?.());
+    // `standby`: another process has the show on air with the other encoder: ours is no longer on air.
+    if ((answer === 'held' || answer === 'standby') && !stopped) deps.lost();
   }, deps.everyMs);
   timer.unref();
   return {

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log';
 import { describeError } from '../log';
+import type { EncoderRole } from '../failover/on-air-choice';
 
 export interface PlatformConfig {
   /** Base URL of the access API, e.g. `https://example.com` (the path `/api/internal/streams/…` is appended). */
@@ -11,8 +12,17 @@ export interface PlatformConfig {
   timeoutMs?: number;
 }
 
-/** `ok`: ours now; `held`: another ingest process has the show on air; `unavailable`: no answer. */
-export type LeaseAnswer = 'ok' | 'held' | 'unavailable';
+/**
+ * `ok`: ours now; `standby`: another ingest process has the show on air with the other encoder, and ours
+ * waits to take over; `held`: another ingest process has this encoder on air; `unavailable`: no answer.
+ */
+export type LeaseAnswer = 'ok' | 'standby' | 'held' | 'unavailable';
+
+/** Another process standing by with the other encoder, as the holder's last acquire said. */
+export interface RemoteStandby {
+  holder: string;
+  role: EncoderRole;
+}
 
 const RELEASE_ATTEMPTS = 6;
 
@@ -30,17 +40,26 @@ export function createLeaseClient(config: PlatformConfig | undefined, log: Logge
   const holder = `${hostname().replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 60)}:${process.pid}:${randomBytes(6).toString('hex')}`;
   const releases = new Set<Promise<void>>();
 
-  async function call(eventId: string, action: 'acquire' | 'release'): Promise<LeaseAnswer> {
+  /** The fresh standby each holder's acquire reported, by event. */
+  const standbys = new Map<string, RemoteStandby | null>();
+
+  async function call(eventId: string, action: 'acquire' | 'release' | 'handover', role?: EncoderRole, standby?: EncoderRole): Promise<LeaseAnswer> {
     const url = new URL(`api/internal/streams/${encodeURIComponent(eventId)}/lease`, withSlash(config!.apiUrl));
     try {
       const response = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-internal-api-key': config!.apiKey },
-        body: JSON.stringify({ holder, action }),
+        body: JSON.stringify({ holder, action, ...(role ? { role } : {}), ...(standby ? { standby } : {}) }),
         signal: AbortSignal.timeout(config!.timeoutMs ?? 5_000),
       });
+      if (response.ok) {
+        const body = (await response.json().catch(() => ({}))) as { onAir?: boolean; standby?: RemoteStandby | null };
+        if (action !== 'acquire') return 'ok';
+        if (body.onAir === false) return 'standby';
+        standbys.set(eventId, body.standby ?? null);
+        return 'ok';
+      }
       await response.body?.cancel().catch(() => undefined);
-      if (response.ok) return 'ok';
       if (response.status === 409) return 'held';
       log.warn('platform lease refused', { event_id: eventId, action, status: response.status });
       // An unknown event or a bad key will not get better: tell the caller no, not "try later".
@@ -54,10 +73,21 @@ export function createLeaseClient(config: PlatformConfig | undefined, log: Logge
   return {
     holder,
     enabled: config !== undefined,
-    /** Takes or renews the lease; without a platform every publish is its own. */
-    async acquire(eventId: string): Promise<LeaseAnswer> {
+    /**
+     * Takes or renews the lease for the encoder `role` on air (or stands by with it); `standby`: the holder has
+     * the other encoder connected too. Without a platform every publish is its own.
+     */
+    async acquire(eventId: string, role?: EncoderRole, standby?: EncoderRole): Promise<LeaseAnswer> {
       if (!config) return 'ok';
-      return call(eventId, 'acquire');
+      return call(eventId, 'acquire', role, standby);
+    },
+    /** Another process standing by with the other encoder, as of this process's last acquire (null: none). */
+    standbyOf: (eventId: string): RemoteStandby | null => standbys.get(eventId) ?? null,
+    /** Hands the lease to the standby process (after our last segment is stored); true when it took it. */
+    async handover(eventId: string): Promise<boolean> {
+      if (!config) return false;
+      standbys.delete(eventId);
+      return (await call(eventId, 'handover')) === 'ok';
     },
     /** Ends the show at the platform; retried with backoff in the background, never rejects. */
     release(eventId: string): Promise<void> {

@@ -5,6 +5,7 @@ import { decodeAmf0Cmd } from 'node-media-server/src/protocol/amf.js';
 import type { AccessGrant, AccessRequest, Action } from '../auth/access-request';
 import { ErrUnauthorized, SERVICE_UNAVAILABLE_DESCRIPTION, StreamBusy } from '../auth/errors';
 import type { Logger } from '../log';
+import type { EncoderRole } from '../failover/on-air-choice';
 
 /** What a session asks of its server: the check, and what to do after a rejection. */
 export interface SessionGate {
@@ -26,6 +27,19 @@ export interface SessionGate {
   alreadyPublishing?(request: AccessRequest): void;
   /** An admitted publisher sent `FCUnpublish` or `deleteStream`: a clean stop, no reconnect window. */
   publishStopped(session: GatedRtmpSession): void;
+  /** An admitted publisher's connection closed (its reconnect window starts now): a standby may take over at once. */
+  publisherClosed?(session: GatedRtmpSession): void;
+}
+
+/**
+ * Each encoder of an event publishes into a broadcast of its own, so both can be connected at once and a
+ * second publisher of the same role is still refused as "already publishing". node-media-server allows
+ * only `[A-Za-z0-9_-]` in names, so the backup's broadcast is `/<app>-backup/<name>`; the platform admits
+ * only app `live`, so no client reaches that path by itself (in modes token/file, do not configure an
+ * app ending in `-backup`).
+ */
+export function broadcastPathOf(app: string, streamName: string, role: EncoderRole): { app: string; name: string } {
+  return role === 'primary' ? { app, name: streamName } : { app: `${app}-backup`, name: streamName };
 }
 
 /** Commands by which a publisher says it is done (OBS's "Stop Streaming", ffmpeg's normal exit). */
@@ -55,6 +69,14 @@ export class GatedRtmpSession extends RtmpSession {
   admitted: Action | undefined;
   /** The request that admitted this session; the callback recheck asks it again. */
   accessRequest: AccessRequest | undefined;
+  /** Which of the event's encoders this publisher is (the check's answer; primary unless it says otherwise). */
+  role: EncoderRole = 'primary';
+  /** `/<app>/<streamName>` as the client named it: the show both encoders of an event feed (`streamPath` is this role's broadcast). */
+  showPath = '';
+  /** Admitted while another ingest has the show on air with the other encoder: this one stands by. */
+  standby = false;
+  /** When the client last sent anything (ms): an encoder silent too long is not a healthy standby or on-air source. */
+  lastInputAt = Date.now();
   /** Nothing the client sends after a rejection or a cut may reach a broadcast. */
   private discardInput = false;
   private streamCommandSeen = false;
@@ -93,6 +115,7 @@ export class GatedRtmpSession extends RtmpSession {
   override onData = (data: Buffer) => {
     if (this.discardInput) return;
     this.inBytes += data.length;
+    this.lastInputAt = Date.now();
     const error = this.rtmp.parserData(data);
     if (error != null) {
       this.gate.log.warn('rtmp parse error', { conn_id: this.id, error });
@@ -102,8 +125,10 @@ export class GatedRtmpSession extends RtmpSession {
 
   override onClose = () => {
     clearTimeout(this.admitTimer);
-    if (this.admitted === 'publish') this.broadcast.donePublish(this);
-    else if (this.admitted === 'play') this.broadcast.donePlay(this);
+    if (this.admitted === 'publish') {
+      this.broadcast.donePublish(this);
+      this.gate.publisherClosed?.(this);
+    } else if (this.admitted === 'play') this.broadcast.donePlay(this);
     this.gate.log.debug('connection closed', { conn_id: this.id });
   };
 
@@ -172,7 +197,14 @@ export class GatedRtmpSession extends RtmpSession {
     }
     clearTimeout(this.admitTimer);
     const rtmp = this.rtmp;
-    this.onConnect({ app: request.app, name: request.streamName, host: rtmp.streamHost, query: rtmp.streamQuery });
+    this.role = grant.role ?? 'primary';
+    this.standby = grant.standby === true;
+    this.showPath = `/${request.app}/${request.streamName}`;
+    const path = request.action === 'publish' ? broadcastPathOf(request.app, request.streamName, this.role) : { app: request.app, name: request.streamName };
+    this.onConnect({ ...path, host: rtmp.streamHost, query: rtmp.streamQuery });
+    // The event's names, whichever broadcast this role feeds (HLS folder, reports and lease go by them).
+    this.streamApp = request.app;
+    this.streamName = request.streamName;
     if (request.action === 'publish') {
       if (this.broadcast.getPublishStatus() === 'publishing') {
         this.gate.log.info('publish refused: stream already has a publisher', { conn_id: this.id, app: request.app, stream_name: request.streamName });

@@ -18,6 +18,10 @@ declare module 'node-media-server/src/session/base_session.js' {
     outBytes: number;
     /** kbit/s the publisher declared in its onMetaData (0 until then, or when it declares none). */
     videoDatarate: number;
+    /** From the publisher's onMetaData (0 until then, or when it declares none). */
+    videoWidth: number;
+    videoHeight: number;
+    videoFramerate: number;
     sendBuffer: (buffer: Buffer) => void;
     close: () => void;
   }

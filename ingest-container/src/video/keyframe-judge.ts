@@ -31,8 +31,10 @@ export class KeyframeJudge {
   #lastKeyframeMs: number | undefined;
   #gaps = 0;
 
-  constructor(segmentSeconds: number) {
+  /** `verdict`: already known from this encoder's frames before (a standby going on air). */
+  constructor(segmentSeconds: number, verdict?: Verdict) {
     this.#limitMs = segmentSeconds * KEYFRAME_TOLERANCE * 1000;
+    this.#verdict = verdict;
   }
 
   get verdict(): Verdict | undefined {

@@ -2,7 +2,7 @@ import type BroadcastServer from 'node-media-server/src/server/broadcast_server.
 import type { Logger } from '../log';
 import type { StreamReporter } from '../platform/stream-reports';
 import { FlvTap } from '../rtmp/flv-tap';
-import { keyframesTooFar } from './keyframe-judge';
+import { keyframesTooFar, type Verdict } from './keyframe-judge';
 import { flvVideoFrame, KeyframeMeter, type VideoReading } from './keyframe-meter';
 import { SequenceHeaderWatch } from './sequence-header-watch';
 
@@ -16,6 +16,8 @@ interface Watched {
   reencoding: boolean;
   /** Reports the last reading again, if there is one (the re-encoding state changed). */
   report: () => void;
+  /** Whether the last reading's keyframes are too far apart to copy (undefined: no reading yet). */
+  tooFar: () => boolean | undefined;
 }
 
 /**
@@ -27,7 +29,13 @@ interface Watched {
  * encoder's), and the re-encoding flag is the current packaging run's, so a
  * part copied after a re-encoded one turns it off.
  */
-export function createVideoWatch(deps: { segmentSeconds: number | undefined; reporter: StreamReporter; log: Logger }) {
+export function createVideoWatch(deps: {
+  segmentSeconds: number | undefined;
+  reporter: StreamReporter;
+  log: Logger;
+  /** The event page shows the encoder on air: a standby encoder's broadcast (false here) is measured, not reported. */
+  onAir?: (streamPath: string) => boolean;
+}) {
   const { segmentSeconds, reporter, log } = deps;
   const watched = new Map<string, Watched>();
 
@@ -42,7 +50,7 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
       const fields = { stream_name: streamName, keyframe_interval_s: round(reading.keyframeIntervalSeconds), frame_rate: round(reading.frameRate), segment_s: segmentSeconds, reencoding };
       if (tooFar && !reencoding) log.warn('keyframes further apart than the segment length, copied as they are: set the encoder keyframe interval', fields);
       else log.info('publisher video measured', fields);
-      void reporter.video(streamName, { ...reading, segmentSeconds, reencoding });
+      if (deps.onAir?.(streamPath) !== false) void reporter.video(streamName, { ...reading, segmentSeconds, reencoding });
     };
     const tap = new FlvTap(streamPath, (tag) => {
       if (settings.tag(tag) === 'new-part') {
@@ -60,7 +68,7 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
       const changed = !last || last.tooFar !== tooFar || Math.abs(last.reading.keyframeIntervalSeconds - reading.keyframeIntervalSeconds) > 0.25;
       if (changed || Date.now() - last!.at >= REPORT_EVERY_MS) send(reading, tooFar);
     });
-    const entry: Watched = { broadcast, tap, reencoding: false, report: () => void (last && send(last.reading, last.tooFar)) };
+    const entry: Watched = { broadcast, tap, reencoding: false, report: () => void (last && send(last.reading, last.tooFar)), tooFar: () => last?.tooFar };
     broadcast.postPlay(tap);
     watched.set(streamPath, entry);
   }
@@ -83,7 +91,13 @@ export function createVideoWatch(deps: { segmentSeconds: number | undefined; rep
     entry.broadcast.donePlay(entry.tap);
   }
 
-  return { started, ended, packaging, stopAll: () => [...watched.keys()].forEach(ended) };
+  /** Copy or re-encode, as this broadcast's keyframes measured so far say: a standby going on air needs no new judging. */
+  function verdictOf(streamPath: string): Verdict | undefined {
+    const tooFar = watched.get(streamPath)?.tooFar();
+    return tooFar === undefined ? undefined : tooFar ? 'reencode' : 'copy';
+  }
+
+  return { started, ended, packaging, verdictOf, stopAll: () => [...watched.keys()].forEach(ended) };
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;

@@ -205,6 +205,8 @@ export const adminApi = {
   /** A large event's codes are deleted in the background: `job` (the event is gone at once either way). */
   deleteEvent: (eventId: string) => call<{ deleted: true; job?: JobView }>(`/events/${id(eventId)}`, { method: 'DELETE' }),
   rotateIngestKey: (eventId: string) => call<EventDetail>(`/events/${id(eventId)}/ingest-key`, { method: 'POST' }),
+  requestOnAir: (eventId: string, role: 'primary' | 'backup') =>
+    call<{ eventId: string; requested: string; at: string }>(`/events/${id(eventId)}/on-air`, { method: 'POST', json: { role } }),
   clearCache: (eventId: string) => call<{ cleared: true }>(`/events/${id(eventId)}/cache`, { method: 'DELETE' }),
   /** One page of the event's codes, newest first (`cursor`: the previous page's `nextCursor`). */
   listCodes: (eventId: string, page: CodePageQuery & { limit: number }) =>

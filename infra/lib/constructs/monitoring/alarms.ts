@@ -6,11 +6,11 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { cloudFrontMetric, FIVE_MINUTES, healthyIngests, iteratorAge, MINUTE, scheduledShows, TABLE_OPERATIONS } from './metrics';
+import { cloudFrontMetric, FIVE_MINUTES, healthyIngests, ingestMetric, iteratorAge, MINUTE, scheduledShows, TABLE_OPERATIONS } from './metrics';
 
 // One function per alarm family; what each alarm means and what to do is in docs/deploy.md, "Alarms".
 
-/** A show is scheduled and no ingest task is healthy. */
+/** A show is scheduled and no ingest task is healthy; a backup encoder went on air. */
 export function ingestAlarms(scope: Construct, ingestTargets: elbv2.NetworkTargetGroup): cloudwatch.Alarm[] {
   return [
     new cloudwatch.MathExpression({
@@ -24,6 +24,14 @@ export function ingestAlarms(scope: Construct, ingestTargets: elbv2.NetworkTarge
       evaluationPeriods: 3,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    }),
+    // The show carries on, but on its last encoder: the crew should look at the primary before the backup fails too.
+    ingestMetric('BackupOnAir').createAlarm(scope, 'BackupEncoderOnAir', {
+      alarmDescription: 'Stagedoor: a backup encoder went on air (the primary dropped, went silent, or an operator switched): the show runs on its last encoder. See docs/deploy.md, "Alarms".',
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     }),
   ];
 }

@@ -12,7 +12,7 @@ import { PUBLISHERS_METRIC, type IngestCounter } from '../../../../ingest-contai
 import type { MonitoringProps } from './props';
 import { appMetric, cloudFrontMetric, healthyIngests, ingestMetric, iteratorAge, MINUTE, scheduledShows, TABLE_OPERATIONS } from './metrics';
 
-const INGEST_COUNTERS: IngestCounter[] = ['SegmentsUploaded', 'UploadRetries', 'RecordingSegmentsDropped'];
+const INGEST_COUNTERS: IngestCounter[] = ['SegmentsUploaded', 'UploadRetries', 'RecordingSegmentsDropped', 'BackupOnAir', 'PrimaryOnAir'];
 
 type Labelled = [label: string, fn: lambda.IFunction];
 

@@ -7,7 +7,7 @@ import type { adminApi, EventDetail, EventTransition } from '../api';
 import { listeners } from './listeners';
 import { newestAnswer } from './newest-answer';
 
-export type EventDetailApi = Pick<typeof adminApi, 'getEvent' | 'transition' | 'deleteEvent' | 'cancelEvent' | 'rotateIngestKey' | 'clearCache'>;
+export type EventDetailApi = Pick<typeof adminApi, 'getEvent' | 'transition' | 'deleteEvent' | 'cancelEvent' | 'rotateIngestKey' | 'clearCache' | 'requestOnAir'>;
 
 /** Which parts of the page to redraw. The OBS fields only after an action (a revealed key or a selection would be lost). */
 export interface EventParts {
@@ -23,7 +23,7 @@ const headerData = (e: EventDetail) =>
   JSON.stringify([e.title, e.status, e.isActive, e.isArchived, e.startsAt, e.endsAt, e.accessWindowHours, e.description, e.cancelled, e.geo]);
 /** The figures: the codes' and the sale's (with its link), drawn together. */
 const statsData = (e: EventDetail) => JSON.stringify([e.stats, e.sales, e.viewerUrl]);
-const reportData = (e: EventDetail) => JSON.stringify([e.ingest?.video, e.ingest?.keyframeWarning, e.ingest?.refusals]);
+const reportData = (e: EventDetail) => JSON.stringify([e.ingest?.video, e.ingest?.keyframeWarning, e.ingest?.refusals, e.ingest?.encoders]);
 
 /** The parts whose data differ: only those are redrawn, so a button is never swapped under a pointer. */
 export function changedParts(previous: EventDetail, fresh: EventDetail): EventParts {
@@ -80,6 +80,7 @@ export function eventDetailModel(options: {
     /** Starts the cancellation: the background job that refunds, revokes and tells the buyers. */
     cancel: (reason: string) => api.cancelEvent(eventId, reason),
     rotateKey: () => api.rotateIngestKey(eventId),
+    switchOnAir: (role: 'primary' | 'backup') => api.requestOnAir(eventId, role),
     clearCache: () => api.clearCache(eventId),
   };
 }

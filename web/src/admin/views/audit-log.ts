@@ -46,6 +46,8 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'stream.start': 'Stream started',
   'stream.stop': 'Stream stopped',
   'stream.takeover': 'Stream taken over by another ingest',
+  'stream.failover': 'Another encoder went on air',
+  'stream.switch': 'Encoder switched by hand',
   'stream.refused': 'Publish refused',
   'order.paid': 'Order paid: tickets issued',
   'order.refunded': 'Order refunded: tickets revoked',

@@ -22,6 +22,8 @@ import { previewPanel } from './preview';
 import { ordersPanel } from './orders';
 import { sessionsPanel } from './sessions';
 import { geoRuleText } from '../models/geo-picker-model';
+import { backupKeyField, encoderPanel } from './encoders';
+import type { EncoderRole } from '../models/encoders-model';
 
 export async function renderEventDetail(
   main: HTMLElement,
@@ -85,7 +87,7 @@ function eventParts(model: EventDetailModel, actions: Actions) {
     if (parts.header) rerender(head, () => header(event, actions));
     if (parts.stats) rerender(figures, () => [stats(event), salesPanel(event)]);
     if (parts.obs) rerender(obs, () => obsSettings(event, actions));
-    if (parts.encoder) rerender(encoder, () => encoderReport(event));
+    if (parts.encoder) rerender(encoder, () => [...encoderReport(event), ...encoderPanel(event, actions.switchOnAir)]);
   };
   return { head, figures, encoder, obs, draw };
 }
@@ -173,6 +175,12 @@ function eventActions(
       notify('Media cache cleared.');
       await act(null, loadAudit);
     },
+    async switchOnAir(button, role) {
+      const done = await act(button, () => model.switchOnAir(role));
+      if (!done) return;
+      notify(`Asked the ingest to put the ${role} on air: viewers switch within a few seconds.`);
+      await refresh();
+    },
     refresh,
   };
 }
@@ -183,6 +191,7 @@ interface Actions {
   cancel(button: HTMLButtonElement): Promise<void>;
   rotateKey(button: HTMLButtonElement): Promise<void>;
   clearCache(button: HTMLButtonElement): Promise<void>;
+  switchOnAir(button: HTMLButtonElement, role: EncoderRole): Promise<void>;
   /** Reads the event again after a change made elsewhere on the page, and its audit log. */
   refresh(): Promise<void>;
 }
@@ -285,6 +294,7 @@ function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
     h('p', { className: 'hint' }, 'In OBS: Settings → Stream → Service “Custom…”, then paste these two values.'),
     copyField('obs-server', 'Server', ingest.server, false),
     copyField('obs-key', 'Stream key', ingest.streamKey, true),
+    backupKeyField(event, copyField),
     h('h3', null, 'Output'),
     h(
       'p',
