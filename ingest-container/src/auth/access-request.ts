@@ -13,6 +13,8 @@ export interface AccessRequest {
   remoteAddr: string;
   /** Set when a live session is asked about again (the callback recheck), not a new publish or play. */
   recheck?: boolean;
+  /** `srt` for an SRT caller (its token is an SRT key, not an RTMP one); absent for RTMP. */
+  protocol?: 'srt';
 }
 
 /**
@@ -22,6 +24,10 @@ export interface AccessRequest {
  */
 export interface AccessGrant {
   session?: string;
+  /** Callback mode, SRT: the passphrase the caller must encrypt with (the platform's per-event key). */
+  srtPassphrase?: string;
+  /** The connection is admitted as this request (an SRT caller's remux publishing on the loopback listener). */
+  admittedAs?: AccessRequest;
 }
 
 export const streamKeyOf = (request: Pick<AccessRequest, 'app' | 'streamName'>) => `${request.app}/${request.streamName}`;

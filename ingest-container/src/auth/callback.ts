@@ -11,6 +11,7 @@ export function callbackBody(request: AccessRequest) {
     token: request.token ?? '',
     remote_addr: request.remoteAddr,
     ...(request.recheck ? { recheck: true } : {}),
+    ...(request.protocol ? { protocol: request.protocol } : {}),
   };
 }
 
@@ -47,12 +48,14 @@ export async function askCallback(
   throw request.token === undefined ? tokenMissing() : invalidCredentials();
 }
 
-/** The 200 answer's optional `session`; any other body (or none) grants without one. */
+/** The 200 answer's optional `session` and `srtPassphrase`; any other body (or none) grants without them. */
 function grantOf(text: string): AccessGrant {
   try {
-    const body: unknown = JSON.parse(text);
-    const session = (body as { session?: unknown } | null)?.session;
-    return typeof session === 'string' && session !== '' ? { session } : {};
+    const body = JSON.parse(text) as { session?: unknown; srtPassphrase?: unknown } | null;
+    const grant: AccessGrant = {};
+    if (typeof body?.session === 'string' && body.session !== '') grant.session = body.session;
+    if (typeof body?.srtPassphrase === 'string' && body.srtPassphrase !== '') grant.srtPassphrase = body.srtPassphrase;
+    return grant;
   } catch {
     return {};
   }
