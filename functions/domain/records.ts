@@ -30,6 +30,10 @@ export interface EventRecord {
   tokenCount: number;
   /** Secret the streamer publishes with (OBS stream key `<eventId>?token=<ingestKey>`). */
   ingestKey: string;
+  /** The SRT stream id's token (`#!::r=live/<eventId>,m=publish,token=<srtKey>`); absent on events made before SRT until a rotation. */
+  srtKey?: string;
+  /** The SRT passphrase (AES key material) an SRT caller must encrypt with; rotated with the keys. */
+  srtPassphrase?: string;
   /** When the last publish ended (its lease was released). */
   lastLiveEndedAt: string | null;
   /** The latest publisher's video as the ingest measured it (absent before the first measurement). */

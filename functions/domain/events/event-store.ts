@@ -8,7 +8,7 @@ export interface StreamLease {
 }
 
 export type EventChanges = Partial<
-  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail'>
+  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'srtKey' | 'srtPassphrase' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail'>
 >;
 
 /** Which of an order's changes the event's sales figures hold (the order's mark on the event, until the order agrees). */

@@ -6,7 +6,7 @@ import { accessEndsAt } from '../event-status';
 import { parseInput, recordId } from '../inputs';
 import { checkViewerToken } from '../access';
 import { keyRefusalReason, recordRefusal } from '../events';
-import type { PublishRefusalReason } from '../records';
+import type { EventRecord, PublishRefusalReason } from '../records';
 import type { EventStore } from '../events';
 import { beatSession, type CodeStore } from '../codes';
 import type { AuditStore } from '../audit';
@@ -21,9 +21,11 @@ const rtmpAuthInput = z.object({
   token: z.string().max(4096),
   remote_addr: z.string().max(64),
   recheck: z.boolean().optional(),
+  /** Our ingest's SRT callers: their token is the event's SRT key, never its RTMP ingest key. */
+  protocol: z.literal('srt').optional(),
 });
 
-export type RtmpGrant = { ok: true } | { ok: true; session: string };
+export type RtmpGrant = { ok: true } | { ok: true; session: string } | { ok: true; role: 'primary'; srtPassphrase: string };
 
 /**
  * The platform's answer to the ingest server's callback: a publish passes
@@ -49,6 +51,7 @@ export async function authorizeRtmp(deps: { stores: { audit: AuditStore; codes: 
       return deny();
     };
     if (!event.isActive) throw await refuse('event-inactive');
+    if (input.protocol === 'srt') return srtPublishGrant(event, input.token, refuse);
     if (!input.token || !secretsEqual(input.token, event.ingestKey)) throw await refuse(keyRefusalReason(event, input.token));
     return { ok: true };
   }
@@ -66,4 +69,13 @@ export async function authorizeRtmp(deps: { stores: { audit: AuditStore; codes: 
     throw error;
   }
   return { ok: true, session: claims.sid };
+}
+
+/**
+ * An SRT caller passes with the event's SRT key alone (a stream id sniffed off the wire is not an RTMP key,
+ * and an RTMP key is not an SRT one), and is told the passphrase the ingest sets on its socket.
+ */
+async function srtPublishGrant(event: EventRecord, token: string, refuse: (reason: PublishRefusalReason) => Promise<Error>): Promise<RtmpGrant> {
+  if (!event.srtKey || !event.srtPassphrase || !token || !secretsEqual(token, event.srtKey)) throw await refuse(token ? 'wrong-key' : 'no-key');
+  return { ok: true, role: 'primary', srtPassphrase: event.srtPassphrase };
 }
