@@ -131,19 +131,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   });
   const connections = createConnections(gate);
   const listeners = await openListeners(options, connections.accept, log);
-  srt = await startSrtListener(options, {
-    admission,
-    brake,
-    publications,
-    accept: connections.accept,
-    rejected: (connection, request, error) => authFailed(connection, request, error, false),
-    alreadyPublishing: (request) => gate.alreadyPublishing?.(request),
-    releaseLease: (streamName) => void notifier.release(streamName),
-    log,
-  }).catch(async (error) => {
-    await listeners.close();
-    throw error;
-  });
+  srt = await startSrtListener(options, { admission, brake, publications, gate, accept: connections.accept, authFailed, notifier, log }, listeners);
 
   const recheckRound = createRecheckRound({
     authenticator,
@@ -156,8 +144,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const recheck = startRecheck(options.recheckIntervalMs ?? 0, authenticator.mode, log, recheckRound);
 
   const { url, tlsUrl } = listeners;
-  const srtUrl = srt?.url;
-  log.info('rtmp ingest listening', { url, tls_url: tlsUrl, srt_url: srtUrl, auth_mode: authenticator.mode, hls: options.hls?.store.location ?? 'off' });
+  log.info('rtmp ingest listening', { url, tls_url: tlsUrl, srt_url: srt?.url, auth_mode: authenticator.mode, hls: options.hls?.store.location ?? 'off' });
 
   /** Stops accepting and rechecking, ends every show (final playlists), then waits for what is still under way. */
   async function shutDown(): Promise<void> {
@@ -180,7 +167,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   return {
     url,
     tlsUrl,
-    srtUrl,
+    srtUrl: srt?.url,
     reloadAuth: () => reloadAuthFile(authenticator, log),
     close: () => (closing ??= shutDown()),
   };
