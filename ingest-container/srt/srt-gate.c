@@ -7,7 +7,8 @@
  * Protocol with the Node parent (one JSON object or command per line):
  *   stdout  {"type":"listening","port":N}
  *           {"type":"caller","id":N,"streamid":"…","peer":"ip:port"}   a caller's handshake waits for an answer
- *           {"type":"end","id":N,"how":"clean"|"dead"}                 an accepted caller is gone
+ *           {"type":"failed","id":N}                                   an accepted caller's handshake failed after all (passphrase)
+ *           {"type":"end","id":N,"how":"clean"|"dead"|"cut"}           an accepted caller is gone
  *           {"type":"error","message":"…"}
  *   stdin   accept <id> [<passphrase>]      admit; the passphrase is set on the socket (encryption enforced)
  *           reject <id> <code>              refuse in the handshake with this reject reason (1401, 1403, …)
@@ -109,6 +110,22 @@ static struct pending *slot_take(SRTSOCKET id) {
     return NULL;
 }
 
+/* After an accept, libsrt still checks the caller's key material against the passphrase: a socket that
+   never gets connected failed there, and Node gives back what it took for the caller (the lease) at once. */
+static void *watch_handshake(void *arg) {
+    SRTSOCKET s = (SRTSOCKET)(long)arg;
+    for (int i = 0; i < 100; i++) {
+        SRT_SOCKSTATUS st = srt_getsockstate(s);
+        if (st == SRTS_CONNECTED) return NULL;
+        if (st == SRTS_BROKEN || st == SRTS_CLOSING || st == SRTS_CLOSED || st == SRTS_NONEXIST) break;
+        usleep(20 * 1000);
+    }
+    char line[64];
+    snprintf(line, sizeof line, "{\"type\":\"failed\",\"id\":%d}", s);
+    emit(line);
+    return NULL;
+}
+
 /* libsrt calls this on its receive thread when a caller's conclusion handshake arrives. */
 static int on_caller(void *opaque, SRTSOCKET ns, int hsversion, const struct sockaddr *peer, const char *streamid) {
     (void)opaque;
@@ -152,6 +169,8 @@ static int on_caller(void *opaque, SRTSOCKET ns, int hsversion, const struct soc
             return -1;
         }
     }
+    pthread_t watcher;
+    if (pthread_create(&watcher, NULL, watch_handshake, (void *)(long)ns) == 0) pthread_detach(watcher);
     return 0;
 }
 

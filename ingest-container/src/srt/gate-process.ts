@@ -25,6 +25,8 @@ export interface SrtGateEvents {
   /** An accepted caller's MPEG-TS; destroying the socket closes the SRT connection. */
   media(id: number, socket: net.Socket): void;
   ended(id: number, how: SrtEnd): void;
+  /** An accepted caller's handshake failed after our accept (its key material did not match the passphrase). */
+  failed(id: number): void;
 }
 
 export interface SrtGate {
@@ -100,6 +102,8 @@ function onLine(
       return ctx.events.caller({ id: message.id!, streamId: message.streamid ?? '', peer: message.peer ?? '' });
     case 'end':
       return ctx.events.ended(message.id!, message.how ?? 'dead');
+    case 'failed':
+      return ctx.events.failed(message.id!);
   }
 }
 

@@ -18,7 +18,10 @@ export interface SrtOptions {
 
 /** A dead encoder is noticed within 5 s: libsrt's peer idle timeout (its default is 5 s, plus the caller's own keepalive gap). */
 const PEER_IDLE_MS = 3_000;
-/** An accepted caller whose media never arrives (its handshake then failed on the passphrase) gives back the lease it took. */
+/**
+ * An accepted caller whose media never arrives gives back the lease it took. The gate says so at once when the
+ * handshake failed on the passphrase (after our accept); this is the bound should it not.
+ */
 const MEDIA_WAIT_MS = 5_000;
 
 export interface SrtIngestDeps {
@@ -73,6 +76,7 @@ export async function startSrtIngest(deps: SrtIngestDeps) {
         remuxes.set(id, remux);
       },
       ended: (id: number, how: SrtEnd) => remuxes.get(id)?.ended(how),
+      failed: (id) => mediaNeverCame(id),
     },
     log,
   );
@@ -111,6 +115,7 @@ export async function startSrtIngest(deps: SrtIngestDeps) {
     const entry = admitted.get(id);
     admitted.delete(id);
     if (!entry) return;
+    clearTimeout(entry.timer);
     const streamPath = `/${entry.request.app}/${entry.request.streamName}`;
     log.info('srt caller admitted but never connected (wrong passphrase?)', { conn_id: `srt-${id}`, remote_addr: entry.request.remoteAddr });
     if (entry.leased && !deps.holdsShow(streamPath)) deps.releaseLease(entry.request.streamName);
