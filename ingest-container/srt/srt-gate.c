@@ -256,6 +256,9 @@ static void *pump(void *arg) {
             }
             if (n < 0 && receive_timed_out()) {
                 if (node_closed(fd)) { how = "cut"; break; }
+                /* libsrt itself declares a peer broken only after 16 response timeouts (about 5 s whatever
+                   SRTO_PEERIDLETIMEO says); a live encoder never stops sending media, so silence this long is death. */
+                if (now_ms() - last > peer_idle_ms) { how = "dead"; break; }
                 continue;
             }
             how = now_ms() - last < CLEAN_BREAK_MS ? "clean" : "dead";
