@@ -10,6 +10,7 @@ import { launchBrowser } from '../harness/browser';
 import { startLocalSystem, type LocalSystem } from '../harness/local-system';
 import { newShow, watchShow } from '../harness/show';
 import { percentile, table } from './lib/stats';
+import { benchmark, owned } from './lib/cleanup';
 import { EVERY_SECOND, READINGS, SETTLE_S, playing, readLatencies, startPublisher, stopPublisher } from './lib/frame-clock';
 
 type Protocol = 'rtmp' | 'srt';
@@ -20,6 +21,7 @@ async function measure(system: LocalSystem, browser: Browser, protocol: Protocol
   const native = await watchShow(system, show.codes[1]!);
   const connectedAt = performance.now();
   const publisher = startPublisher(url, EVERY_SECOND, protocol === 'rtmp' ? 'flv' : 'mpegts');
+  owned(publisher.child);
   try {
     while (!((await native.playlist()) ?? '').includes('#EXTINF')) await new Promise((resolve) => setTimeout(resolve, 50));
     const firstPlaylistMs = performance.now() - connectedAt;
@@ -35,26 +37,25 @@ async function measure(system: LocalSystem, browser: Browser, protocol: Protocol
   }
 }
 
-const system = await startLocalSystem();
-const browser = await launchBrowser();
-const results: Partial<Record<Protocol, Awaited<ReturnType<typeof measure>>>> = {};
-try {
+await benchmark(async (defer) => {
+  const system = await startLocalSystem();
+  defer(() => system.stop());
+  const browser = await launchBrowser();
+  defer(() => browser.close());
+  const results: Partial<Record<Protocol, Awaited<ReturnType<typeof measure>>>> = {};
   for (const protocol of ['rtmp', 'srt'] as const) results[protocol] = await measure(system, browser, protocol);
-} finally {
-  await browser.close();
-  await system.stop();
-}
-const rtmpMedian = percentile(results.rtmp!.latencies, 50);
-const rows = (['rtmp', 'srt'] as const).map((protocol) => {
-  const { latencies, firstPlaylistMs } = results[protocol]!;
-  return {
-    protocol,
-    readings: latencies.length,
-    'median s': percentile(latencies, 50) / 1000,
-    'p90 s': percentile(latencies, 90) / 1000,
-    'vs RTMP': `${(percentile(latencies, 50) / rtmpMedian).toFixed(2)}×`,
-    'first playlist after connect s': Math.round(firstPlaylistMs) / 1000,
-  };
+  const rtmpMedian = percentile(results.rtmp!.latencies, 50);
+  const rows = (['rtmp', 'srt'] as const).map((protocol) => {
+    const { latencies, firstPlaylistMs } = results[protocol]!;
+    return {
+      protocol,
+      readings: latencies.length,
+      'median s': percentile(latencies, 50) / 1000,
+      'p90 s': percentile(latencies, 90) / 1000,
+      'vs RTMP': `${(percentile(latencies, 50) / rtmpMedian).toFixed(2)}×`,
+      'first playlist after connect s': Math.round(firstPlaylistMs) / 1000,
+    };
+  });
+  console.log(`Glass-to-glass latency in Chromium, SRT against RTMP in one run; ${READINGS} readings 1 s apart after ${SETTLE_S} s of playback (seconds)\n`);
+  console.log(table(rows));
 });
-console.log(`Glass-to-glass latency in Chromium, SRT against RTMP in one run; ${READINGS} readings 1 s apart after ${SETTLE_S} s of playback (seconds)\n`);
-console.log(table(rows));
