@@ -62,3 +62,34 @@ describe('SRT publisher life', () => {
     await recorder.waitFor((e) => e.msg === 'publication ended' && e.stream_name === stream);
   });
 });
+
+describe('SRT conflict', () => {
+  const recorder = logRecorder();
+  let server: IngestServer;
+
+  beforeAll(async () => {
+    server = await startIngestServer({
+      listen: { host: '127.0.0.1', port: 0 },
+      srt: { listen: { host: '127.0.0.1', port: 0 }, passphrase: PASS },
+      auth: { mode: 'none' },
+      log: recorder.log,
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('refuses a second caller on a stream already on air with reject reason 1409, at once', async () => {
+    const stream = uniqueName('busy');
+    const first = publishSrt(server.srtUrl!, { streamId: `live/${stream}`, passphrase: PASS });
+    await recorder.waitFor((e) => e.msg === 'publish accepted' && e.stream_key === `live/${stream}`);
+    const started = Date.now();
+    const second = await publishSrt(server.srtUrl!, { streamId: `live/${stream}`, passphrase: PASS, seconds: 10 }).done;
+    expect(second.code).not.toBe(0);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await recorder.waitFor((e) => e.msg === 'srt caller refused' && e.reject === 1409);
+    expect(first.running()).toBe(true);
+    await first.stop();
+  });
+});
