@@ -93,3 +93,32 @@ describe('SRT conflict', () => {
     await first.stop();
   });
 });
+
+describe('SRT and the brute-force brake', () => {
+  const recorder = logRecorder();
+  let server: IngestServer;
+
+  beforeAll(async () => {
+    server = await startIngestServer({
+      listen: { host: '127.0.0.1', port: 0 },
+      srt: { listen: { host: '127.0.0.1', port: 0 }, passphrase: PASS },
+      auth: { mode: 'token', tokens: new Map([['live/braked', 'good-token']]) },
+      // One free failure, then a minute's pause: long enough that the next caller surely meets it.
+      failureBrake: { freeFailures: 1, minDelayMs: 60_000, maxDelayMs: 60_000 },
+      log: recorder.log,
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('never waits in the handshake: a braked address is refused at once, even with the good token', async () => {
+    for (let i = 0; i < 2; i++) await publishSrt(server.srtUrl!, { streamId: 'live/braked?token=wrong', passphrase: PASS, seconds: 5 }).done;
+    const started = Date.now();
+    const result = await publishSrt(server.srtUrl!, { streamId: 'live/braked?token=good-token', passphrase: PASS, seconds: 5 }).done;
+    expect(result.code).not.toBe(0);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await recorder.waitFor((e) => e.msg === 'srt caller refused' && e.reject === 1401 && e.why === 'too many auth failures from this address');
+  });
+});
