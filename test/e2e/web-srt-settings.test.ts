@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { browserStory, signInAsOwner } from '../support/browser-story';
+import { browserStory, noHorizontalScroll, PHONE_WIDTH, signInAsOwner } from '../support/browser-story';
 
 const jsQrPath = createRequire(import.meta.url).resolve('jsqr/dist/jsQR.js');
 
@@ -54,5 +54,8 @@ describe('web: SRT settings', () => {
       return jsQR(data.data, canvas.width, canvas.height)?.data;
     }, png.toString('base64'));
     expect(decoded).toBe(srt.url);
+    // The long URL and the QR code fit a phone's width.
+    await admin.setViewportSize({ width: PHONE_WIDTH, height: 844 });
+    await noHorizontalScroll(admin);
   }, 120_000);
 });
