@@ -3,6 +3,7 @@
  * is an RTMP drop (the reconnect window keeps the show), and the callback recheck cuts an SRT publisher
  * (its remux and, with it, the SRT connection).
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIngestServer, type IngestServer } from '../../ingest-container/src/index';
 import { httpServer, logRecorder, uniqueName, type TestHttpServer } from '../support/ingest';
@@ -63,6 +64,21 @@ describe('SRT publisher life', () => {
   });
 });
 
+/** Our srt-gate processes (children of this test process). */
+function gatePids(): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+        return ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('srt-gate');
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 describe('SRT conflict', () => {
   const recorder = logRecorder();
   let server: IngestServer;
@@ -91,6 +107,17 @@ describe('SRT conflict', () => {
     await recorder.waitFor((e) => e.msg === 'srt caller refused' && e.reject === 1409);
     expect(first.running()).toBe(true);
     await first.stop();
+  });
+
+  it('a gate that dies is started again on the same port', async () => {
+    const [pid] = gatePids();
+    expect(pid).toBeDefined();
+    process.kill(pid!, 'SIGKILL');
+    await recorder.waitFor((e) => e.msg === 'srt-gate listening again');
+    const stream = uniqueName('again');
+    const caller = publishSrt(server.srtUrl!, { streamId: `live/${stream}`, passphrase: PASS });
+    await recorder.waitFor((e) => e.msg === 'publish accepted' && e.stream_key === `live/${stream}`);
+    await caller.stop();
   });
 });
 

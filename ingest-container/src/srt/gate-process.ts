@@ -39,10 +39,14 @@ export interface SrtGate {
 /** Where bootstrap compiles the gate; the container image sets SRT_GATE_PATH. */
 export const defaultGatePath = () => process.env.SRT_GATE_PATH || join(process.cwd(), 'ingest-container/srt/build/srt-gate');
 
+/** After a crash the gate is started again on the same port this much later (a crash loop stays slow). */
+const RESTART_DELAY_MS = 1_000;
+
 /**
  * Runs srt-gate (ingest-container/srt/srt-gate.c) and speaks its line protocol: its stdout names
  * callers and ends, our stdin answers, and each admitted caller's packets arrive on a Unix socket
- * connection whose first line names it. The gate dying is fatal to SRT ingest, so it is logged loudly.
+ * connection whose first line names it. A gate that dies is started again on the same port: its callers
+ * were in it, so their media connections end without a word, which counts as dead (the reconnect window).
  */
 export async function startSrtGate(
   options: { listen: ListenAddress; latencyMs: number; peerIdleMs: number; gatePath?: string },
@@ -52,31 +56,65 @@ export async function startSrtGate(
   const socketPath = join(tmpdir(), `stagedoor-srt-${process.pid}-${randomBytes(6).toString('hex')}.sock`);
   const media = net.createServer((socket) => readHeader(socket, events, log));
   await new Promise<void>((resolve, reject) => media.once('error', reject).listen(socketPath, resolve));
-  const host = options.listen.host ?? '::';
-  const child = spawn(options.gatePath ?? defaultGatePath(), [host, String(options.listen.port), socketPath, String(options.latencyMs), String(options.peerIdleMs)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const launch = (port: number) =>
+    launchGate({ ...options, listen: { ...options.listen, port }, socketPath }, events, log).catch((error) => {
+      media.close();
+      rmSync(socketPath, { force: true });
+      throw error;
+    });
   let closing = false;
+  let current = await launch(options.listen.port);
+  const { port } = current;
+  const supervise = (gate: RunningGate) =>
+    gate.child.once('exit', (code, signal) => {
+      if (closing) return;
+      log.error('srt-gate exited, starting it again', { code, signal });
+      const again = () =>
+        setTimeout(() => {
+          if (closing) return;
+          launch(port).then(
+            (next) => ((current = next), supervise(next), log.info('srt-gate listening again', { port })),
+            (error: unknown) => (log.error('srt-gate did not start again', { error: String(error) }), again()),
+          );
+        }, RESTART_DELAY_MS).unref();
+      again();
+    });
+  supervise(current);
+  return {
+    port,
+    accept: (id, passphrase) => answer(current.child, `accept ${id}${passphrase ? ` ${passphrase}` : ''}`),
+    reject: (id, reason) => answer(current.child, `reject ${id} ${reason}`),
+    async close() {
+      closing = true;
+      current.child.kill('SIGKILL');
+      await new Promise((resolve) => media.close(resolve));
+      rmSync(socketPath, { force: true });
+    },
+  };
+}
+
+interface RunningGate {
+  child: ChildProcessWithoutNullStreams;
+  port: number;
+}
+
+/** One srt-gate process, once it listens. */
+async function launchGate(
+  options: { listen: ListenAddress; latencyMs: number; peerIdleMs: number; gatePath?: string; socketPath: string },
+  events: SrtGateEvents,
+  log: Logger,
+): Promise<RunningGate> {
+  const host = options.listen.host ?? '::';
+  const args = [host, String(options.listen.port), options.socketPath, String(options.latencyMs), String(options.peerIdleMs)];
+  const child = spawn(options.gatePath ?? defaultGatePath(), args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stderr.on('data', (data: Buffer) => log.debug('srt-gate', { output: data.toString().trim() }));
+  child.stdin.on('error', () => undefined);
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`srt-gate exited (${code}) before listening`)));
     readline.createInterface({ input: child.stdout }).on('line', (line) => onLine(line, { resolve, reject, events, log }));
   });
-  child.stderr.on('data', (data: Buffer) => log.debug('srt-gate', { output: data.toString().trim() }));
-  child.on('exit', (code, signal) => {
-    if (!closing) log.error('srt-gate exited: SRT ingest is down', { code, signal });
-  });
-  return {
-    port,
-    accept: (id, passphrase) => answer(child, `accept ${id}${passphrase ? ` ${passphrase}` : ''}`),
-    reject: (id, reason) => answer(child, `reject ${id} ${reason}`),
-    async close() {
-      closing = true;
-      child.kill('SIGKILL');
-      await new Promise((resolve) => media.close(resolve));
-      rmSync(socketPath, { force: true });
-    },
-  };
+  return { child, port };
 }
 
 function answer(child: ChildProcessWithoutNullStreams, line: string): void {
