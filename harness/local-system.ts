@@ -7,7 +7,7 @@ import { call } from './http';
 import { valueOf } from './wait';
 
 export interface LocalSystem {
-  /** URLs from the `ready` line: `api`, `media`, `rtmp`, and whatever else it prints. */
+  /** URLs from the `ready` line: `api`, `media`, `rtmp`, `srt`, and whatever else it prints. */
   urls: Record<string, string>;
   adminPassword: string;
   internalApiKey: string;
@@ -60,6 +60,7 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
         API_PORT: '0',
         MEDIA_PORT: '0',
         RTMP_PORT: '0',
+        SRT_PORT: '0',
         MAIL_PORT: '0',
         DATA_DIR: 'memory',
         LOG_LEVEL: 'warn',
@@ -72,7 +73,7 @@ export async function startLocalSystem(env: Record<string, string> = {}, options
     });
   // Free ports are picked before they are bound, so a parallel suite can take one in between; such a
   // start is tried again (a few times) on newly picked ports, never on ports the test chose.
-  const portsPicked = !['API_PORT', 'MEDIA_PORT', 'RTMP_PORT', 'MAIL_PORT'].some((name) => name in env);
+  const portsPicked = !['API_PORT', 'MEDIA_PORT', 'RTMP_PORT', 'SRT_PORT', 'MAIL_PORT'].some((name) => name in env);
   for (let attempt = 1; ; attempt += 1) {
     const child = launch();
     try {

@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -44,6 +45,8 @@ export interface LocalConfig {
   apiPort: number;
   mediaPort: number;
   rtmpPort: number;
+  /** SRT callers (UDP; `SRT_PORT`, default 9000). */
+  srtPort: number;
   /** HLS segment length the ingest cuts (`INGEST_HLS_SEGMENT`, default 1 s: docs/performance.md, "Latency"). */
   segmentSeconds: number;
   /** `DATA_DIR`; undefined keeps nothing. */
@@ -111,6 +114,16 @@ function port(value: string | undefined, fallback: number, name: string): number
 
 /** 0 is a port the kernel picks now, on every interface (where the servers listen). */
 const resolvePort = async (value: number) => (value === 0 ? freePort() : value);
+
+/** SRT is UDP: a port 0 is chosen among free UDP ports. */
+async function resolveUdpPort(value: number): Promise<number> {
+  if (value !== 0) return value;
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve, reject) => socket.once('error', reject).bind(0, '127.0.0.1', resolve));
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(resolve));
+  return port;
+}
 
 /** `parse(value)`, its error prefixed with the variable's name. */
 function named<T>(name: string, parse: () => T): T {
@@ -218,11 +231,13 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     api: port(env.API_PORT, 3000, 'API_PORT'),
     media: port(env.MEDIA_PORT, 4000, 'MEDIA_PORT'),
     rtmp: port(env.RTMP_PORT, 1935, 'RTMP_PORT'),
+    srt: port(env.SRT_PORT, 9000, 'SRT_PORT'),
     mail: port(env.MAIL_PORT, 1080, 'MAIL_PORT'),
   };
   const seconds = segmentSeconds(env.INGEST_HLS_SEGMENT);
   const ladder = named('INGEST_HLS_LADDER', () => parseLadder(env.INGEST_HLS_LADDER ?? ''));
   const [apiPort, mediaPort, rtmpPort, mailPort] = await Promise.all([resolvePort(ports.api), resolvePort(ports.media), resolvePort(ports.rtmp), resolvePort(ports.mail)]);
+  const srtPort = await resolveUdpPort(ports.srt);
   // Without a Stripe key the sale runs on the local stand-in, with a key and signing secret of this run's own.
   const stripeFake = env.STRIPE_SECRET_KEY
     ? null
@@ -241,7 +256,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     });
   // Checked now, so that a malformed MAIL_* or SMTP_URL stops the start before anything runs.
   mailer('http://localhost', null);
-  const apiConfig = await localApiConfig(env, { secrets, mediaPort, rtmpPort, segmentSeconds: seconds, logLevel, stripeFake });
+  const apiConfig = await localApiConfig(env, { secrets, mediaPort, rtmpPort, srtPort, segmentSeconds: seconds, logLevel, stripeFake });
   const aws = ({ dynamoEndpoint, s3Endpoint }: Pick<StandIns, 'dynamoEndpoint' | 's3Endpoint'>): AwsConnection => ({
     region: env.AWS_REGION || 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
@@ -252,6 +267,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     apiPort,
     mediaPort,
     rtmpPort,
+    srtPort,
     segmentSeconds: seconds,
     dataDir,
     dynamoDir: dataDir ? localDynamoDir(dataDir) : undefined,
@@ -296,7 +312,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
 /** The API's configuration in local mode: the settings a user may give, the rest this system's own (its ports, secrets and tables). */
 async function localApiConfig(
   env: NodeJS.ProcessEnv,
-  parts: { secrets: LocalSecrets; mediaPort: number; rtmpPort: number; segmentSeconds: number; logLevel: string; stripeFake: LocalConfig['stripeFake'] },
+  parts: { secrets: LocalSecrets; mediaPort: number; rtmpPort: number; srtPort: number; segmentSeconds: number; logLevel: string; stripeFake: LocalConfig['stripeFake'] },
 ): Promise<ApiConfig> {
   return readApiConfig({
     // What a user may set for the API locally (README "Configuration"); the rest is this system's own.
@@ -307,6 +323,9 @@ async function localApiConfig(
     MEDIA_PORT: String(parts.mediaPort),
     // The OBS "Server" the console shows, without INGEST_RTMP_URL: the host the console was opened with on this port.
     INGEST_RTMP_PORT: String(parts.rtmpPort),
+    // The same for SRT: INGEST_SRT_URL, else the console's host on this port.
+    INGEST_SRT_URL: env.INGEST_SRT_URL,
+    INGEST_SRT_PORT: String(parts.srtPort),
     INGEST_HLS_SEGMENT: `${parts.segmentSeconds}s`,
     MEDIA_ADMIN_URL: `http://127.0.0.1:${parts.mediaPort}`,
     LOG_LEVEL: parts.logLevel,

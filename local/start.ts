@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   if (stripe) closers.push(stripe.close);
   const media = await startMediaServer({ port: config.mediaPort, bucket: config.mediaBucket, s3Client: clients.s3, edge });
   closers.push(media.close);
-  const rtmpUrl = await startIngest(config, clients, api.url, closers);
+  const { rtmpUrl, srtUrl } = await startIngest(config, clients, api.url, closers);
 
   // The media server answers 503 until edge-sync has filled its store once: only then is it ready.
   if (!(await edge.firstSync)) process.stderr.write('media: no revocation state yet: media requests get 503 until edge-sync reconciles\n');
@@ -79,6 +79,7 @@ async function main(): Promise<void> {
     api: api.url,
     media: media.url,
     rtmp: rtmpUrl,
+    srt: srtUrl,
     s3: standIns.s3Endpoint,
     dynamodb: standIns.dynamoEndpoint,
     jobQueue: jobQueues.queueUrl,
@@ -141,10 +142,11 @@ async function startTriggers(config: LocalConfig, standIns: StandIns, on: { stre
   return { edge, catcher };
 }
 
-/** RTMP ingest: the same server as the container, in callback mode against this API, HLS to the local S3; its URL. */
-async function startIngest(config: LocalConfig, clients: AwsClients, apiUrl: string, closers: Closers): Promise<string> {
+/** RTMP and SRT ingest: the same server as the container, in callback mode against this API, HLS to the local S3; its URLs. */
+async function startIngest(config: LocalConfig, clients: AwsClients, apiUrl: string, closers: Closers): Promise<{ rtmpUrl: string; srtUrl: string }> {
   const ingest = await startIngestServer({
     listen: { port: config.rtmpPort },
+    srt: { listen: { port: config.srtPort } },
     auth: { mode: 'callback', url: `${apiUrl}/api/internal/rtmp-auth`, timeoutMs: 5_000, apiKey: config.internalApiKey },
     recheckIntervalMs: 30_000,
     hls: {
@@ -160,7 +162,7 @@ async function startIngest(config: LocalConfig, clients: AwsClients, apiUrl: str
     logLevel: isLogLevel(config.logLevel) ? config.logLevel : 'info',
   });
   closers.push(ingest.close);
-  return `${ingest.url}/live`;
+  return { rtmpUrl: `${ingest.url}/live`, srtUrl: ingest.srtUrl! };
 }
 
 /** SIGINT and SIGTERM close every part, the last started first, once. */

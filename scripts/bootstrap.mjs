@@ -3,7 +3,7 @@
 // on a fresh machine: npm dependencies, then the system tools the command needs.
 // Plain Node (no dependencies), since it runs before they exist.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 
 const purpose = ['test', 'bench'].includes(process.argv[2]) ? process.argv[2] : 'start';
 
@@ -16,11 +16,13 @@ if (!existsSync(installed) || statSync(lock).mtimeMs > statSync(installed).mtime
 
 // Debian package -> a command or file that shows it is there.
 const tools = {
-  start: { ffmpeg: '/usr/bin/ffmpeg' },
+  // libsrt, gcc and pkg-config build the ingest's SRT listener (ingest-container/srt/srt-gate.c).
+  start: { ffmpeg: '/usr/bin/ffmpeg', ...srtBuildTools() },
   // chromium: browser tests; njs: the edge function under its runtime; a JRE: DynamoDB Local;
   // VLC (headless, with its demuxers and decoders): a header-less player of the playback URL.
   test: {
     ffmpeg: '/usr/bin/ffmpeg',
+    ...srtBuildTools(),
     chromium: '/usr/bin/chromium',
     njs: '/usr/bin/njs',
     'default-jre-headless': 'java',
@@ -35,6 +37,7 @@ const tools = {
   // chromium: the glass-to-glass benchmark plays the viewer page.
   bench: {
     ffmpeg: '/usr/bin/ffmpeg',
+    ...srtBuildTools(),
     chromium: '/usr/bin/chromium',
     wrk: '/usr/bin/wrk',
     nginx: '/usr/sbin/nginx',
@@ -56,6 +59,23 @@ if (missing.length && !(purpose === 'start' && process.env.FFMPEG_PATH)) {
   console.error(`bootstrap: installing ${missing.join(' ')} with apt-get`);
   run('apt-get', ['update', '-qq']);
   run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { DEBIAN_FRONTEND: 'noninteractive' });
+}
+
+buildSrtGate();
+
+function srtBuildTools() {
+  return { 'libsrt-gnutls-dev': '/usr/include/srt/srt.h', gcc: 'gcc', 'pkg-config': 'pkg-config' };
+}
+
+/** The SRT listener is a small C program against libsrt (no Node binding installs here); rebuilt when its source is newer. */
+function buildSrtGate() {
+  const source = 'ingest-container/srt/srt-gate.c';
+  const binary = 'ingest-container/srt/build/srt-gate';
+  if (existsSync(binary) && statSync(binary).mtimeMs >= statSync(source).mtimeMs) return;
+  console.error(`bootstrap: compiling ${binary}`);
+  mkdirSync('ingest-container/srt/build', { recursive: true });
+  const flags = execFileSync('pkg-config', ['--cflags', '--libs', 'srt'], { encoding: 'utf8' }).trim().split(/\s+/);
+  run('gcc', ['-O2', '-Wall', '-o', binary, source, ...flags, '-lpthread']);
 }
 
 function onPath(command) {

@@ -37,6 +37,8 @@ export function appSource(config: ApiConfig, clients: Pick<ApiClients, 'dynamo'>
       mediaPort: config.mediaPort,
       ingestRtmpUrl: config.ingestRtmpUrl,
       ingestRtmpPort: config.ingestRtmpPort,
+      ingestSrtUrl: config.ingestSrtUrl,
+      ingestSrtPort: config.ingestSrtPort,
       segmentSeconds: config.segmentSeconds,
       siteOrigin: config.siteOrigin,
       sessionTimeoutSeconds: config.sessionTimeoutSeconds,

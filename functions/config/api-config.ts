@@ -27,6 +27,9 @@ export interface ApiConfig {
   ingestRtmpUrl: string | null;
   /** Without `ingestRtmpUrl`: the console's own host on this port (local mode: whatever address the admin used). */
   ingestRtmpPort: number;
+  /** SRT's `srt://host:port` for the console; without it the console's host on `ingestSrtPort`. */
+  ingestSrtUrl: string | null;
+  ingestSrtPort: number;
   /** The ingest's HLS segment length; OBS's keyframe interval should match it. */
   segmentSeconds: number;
   /** The site's own origin (`https://…`, the CloudFront URL in AWS): admin mutations from a browser must come from it. */
@@ -79,6 +82,8 @@ const settings = {
   MEDIA_PORT: variable.positiveInteger(4000),
   INGEST_RTMP_URL: variable.optional(),
   INGEST_RTMP_PORT: variable.positiveInteger(1935),
+  INGEST_SRT_URL: variable.optional(),
+  INGEST_SRT_PORT: variable.positiveInteger(9000),
   INGEST_HLS_SEGMENT: duration,
   SITE_ORIGIN: variable.url(),
   SESSION_TIMEOUT_SECONDS: variable.positiveInteger(SESSION_TIMEOUT_SECONDS),
@@ -128,6 +133,8 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
     mediaPort: found.MEDIA_PORT,
     ingestRtmpUrl: found.INGEST_RTMP_URL,
     ingestRtmpPort: found.INGEST_RTMP_PORT,
+    ingestSrtUrl: found.INGEST_SRT_URL,
+    ingestSrtPort: found.INGEST_SRT_PORT,
     segmentSeconds: found.INGEST_HLS_SEGMENT,
     siteOrigin: found.SITE_ORIGIN,
     sessionTimeoutSeconds: found.SESSION_TIMEOUT_SECONDS,

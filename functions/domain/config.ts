@@ -9,6 +9,9 @@ export interface AppConfig {
   ingestRtmpUrl: string | null;
   /** Without `ingestRtmpUrl`: the console's own host on this port (local mode: whatever address the admin used). */
   ingestRtmpPort: number;
+  /** SRT's `srt://host:port` shown to admins (`INGEST_SRT_URL`); without it the console's host on `ingestSrtPort` (default 9000). */
+  ingestSrtUrl?: string | null;
+  ingestSrtPort?: number;
   /** The ingest's HLS segment length (`INGEST_HLS_SEGMENT`, default 1 s); OBS's keyframe interval should match it. */
   segmentSeconds: number;
   signingKeys: SigningKeys;
@@ -37,6 +40,9 @@ export interface AdminSecrets {
 
 /** The RTMP application name streamers publish to (`rtmp://host/live`); the callback refuses any other. */
 export const RTMP_APP = 'live';
+
+/** The SRT latency the console's URL asks for; the ingest's `-srt-latency` default (the larger side wins in SRT). */
+export const SRT_LATENCY_MS = 200;
 
 /** Rate limits of the spec, and code generation's (per staff account). */
 export const RATE_LIMITS = {

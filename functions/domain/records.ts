@@ -30,6 +30,10 @@ export interface EventRecord {
   tokenCount: number;
   /** Secret the streamer publishes with (OBS stream key `<eventId>?token=<ingestKey>`). */
   ingestKey: string;
+  /** The SRT stream id's token (`#!::r=live/<eventId>,m=publish,token=<srtKey>`); absent on events made before SRT until a rotation. */
+  srtKey?: string;
+  /** The SRT passphrase (AES key material) an SRT caller must encrypt with; rotated with the keys. */
+  srtPassphrase?: string;
   /**
    * The backup encoder's secrets (stream key `<eventId>?token=<backupIngestKey>`, SRT stream id token
    * `backupSrtKey`): created with the event, rotated with the ingest key; absent on events made before.

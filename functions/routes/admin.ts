@@ -43,6 +43,11 @@ function ingestServer({ app, event }: ApiRequest): string {
   return app.config.ingestRtmpUrl ?? `rtmp://${requestOrigin(event).hostname}:${app.config.ingestRtmpPort}/live`;
 }
 
+/** SRT's `srt://host:port`: `INGEST_SRT_URL`, else the console's host on `INGEST_SRT_PORT` (as the RTMP server). */
+function srtServer({ app, event }: ApiRequest): string {
+  return app.config.ingestSrtUrl ?? `srt://${requestOrigin(event).hostname}:${app.config.ingestSrtPort ?? 9000}`;
+}
+
 const id = (request: ApiRequest) => request.params.id ?? '';
 
 /** What starting a job needs: 503 where no jobs queue is configured. */
@@ -109,7 +114,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   },
   'GET /api/admin/events/{id}': async (request) => {
     const event = await requireEvent(request.app, id(request));
-    const details = { ...(await eventDetails(request.app, event, ingestServer(request))), viewerUrl: saleLink(viewerUrl(request), event.id) };
+    const details = { ...(await eventDetails(request.app, event, ingestServer(request), srtServer(request))), viewerUrl: saleLink(viewerUrl(request), event.id) };
     // The stream key lets anyone publish to the event: only roles that run the stream see it.
     return json(200, allows(request.account!.role, 'stream:manage') ? details : { ...details, ingest: null });
   },
@@ -132,7 +137,7 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'PATCH /api/admin/events/{id}/archive': (request) => transition(request, 'archive'),
   'PATCH /api/admin/events/{id}/unarchive': (request) => transition(request, 'unarchive'),
   'POST /api/admin/events/{id}/ingest-key': async (request) => {
-    return json(200, await rotateIngestKey(request.app, staffActor(request), id(request), ingestServer(request)));
+    return json(200, await rotateIngestKey(request.app, staffActor(request), id(request), ingestServer(request), srtServer(request)));
   },
   'POST /api/admin/events/{id}/on-air': async (request) => json(200, await requestOnAir(request.app, staffActor(request), id(request), request.body)),
   'DELETE /api/admin/events/{id}/cache': async (request) => {

@@ -116,6 +116,7 @@ export class StagedoorStack extends Stack {
       secretReady: data.secretReady,
       playbackBaseUrl: delivery.url,
       ingestRtmpUrl: ingest.rtmpUrl,
+      ingestSrtUrl: ingest.srtUrl,
       segmentSeconds: config.hlsSegmentSeconds ?? 1,
       distributionId: delivery.distribution.distributionId,
       operatorConcurrency: config.operatorConcurrency,
@@ -166,6 +167,7 @@ function stackOutputs(
   new CfnOutput(stack, 'ApiUrl', { value: `${delivery.url}/api/`, description: 'Access API through CloudFront (what the pages use)' });
   new CfnOutput(stack, 'ApiGatewayUrl', { value: gateway.url, description: 'Access API endpoint behind CloudFront (the ingest calls it directly)' });
   new CfnOutput(stack, 'RtmpEndpoint', { value: ingest.rtmpUrl, description: 'OBS "Server"' });
+  new CfnOutput(stack, 'SrtEndpoint', { value: ingest.srtUrl, description: 'SRT listener (UDP 9000); the console shows each event\'s full SRT URL' });
   new CfnOutput(stack, 'IngestLoadBalancerDns', { value: ingest.loadBalancer.loadBalancerDnsName, description: 'Point ingestDomainName here (CNAME)' });
   new CfnOutput(stack, 'DistributionDomain', { value: delivery.distribution.distributionDomainName, description: 'Point domainName here (CNAME/alias)' });
   new CfnOutput(stack, 'DistributionId', { value: delivery.distribution.distributionId });

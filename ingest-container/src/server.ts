@@ -18,6 +18,7 @@ import { openListeners, type ListenAddress } from './rtmp/listeners';
 import { createPlayClaims } from './rtmp/play-claims';
 import { followPublishes } from './rtmp/publish-events';
 import { createVideoWatch } from './video/video-watch';
+import { startSrtListener, type SrtOptions } from './srt/srt-listener';
 
 export type { ListenAddress } from './rtmp/listeners';
 
@@ -41,6 +42,8 @@ export interface IngestOptions {
   webhookTimeoutMs?: number;
   /** Without it, streams are relayed over RTMP only. */
   hls?: HlsConfig;
+  /** SRT callers (`-srt-listen`); off unless given. */
+  srt?: SrtOptions;
   /** Where to say a stream went live or ended; without it nobody is told. */
   platform?: PlatformConfig;
   /** How long a dropped publisher may reconnect and continue the same stream (node-media-server's window). Default 30 s. */
@@ -56,6 +59,8 @@ export interface IngestServer {
   url: string | undefined;
   /** `rtmps://host:port`, when RTMPS is on. */
   tlsUrl: string | undefined;
+  /** `srt://host:port`, when SRT is on. */
+  srtUrl: string | undefined;
   /** Mode `file`: re-read the token file (what SIGHUP does). Never re-checks streams already authenticated. */
   reloadAuth(): Promise<void>;
   /** Stops accepting, ends every stream (final playlists), finishes uploads and notices, then closes. */
@@ -87,18 +92,24 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const authFailed = createAuthFailureReport({ log, send: hooks.send });
   let closing: Promise<void> | undefined;
   const hls = options.hls;
-  const admit = createAdmission({
-    authenticator,
-    brake: createFailureBrake(options.failureBrake),
-    notifier,
-    holdsShow: publications.has,
-    reopenShow: hls && ((streamName) => reopenForLive(hls, streamName, log)),
-    closing: () => closing !== undefined,
-    log,
-  });
+  const brake = createFailureBrake(options.failureBrake);
+  // One admission, made twice: SRT's brake must never wait (srt/srt-ingest.ts says why).
+  const admission = (withBrake: typeof brake) =>
+    createAdmission({
+      authenticator,
+      brake: withBrake,
+      notifier,
+      holdsShow: publications.has,
+      reopenShow: hls && ((streamName) => reopenForLive(hls, streamName, log)),
+      closing: () => closing !== undefined,
+      log,
+    });
+  const admit = admission(brake);
+  let srt: Awaited<ReturnType<typeof startSrtListener>> | undefined;
   const gate: SessionGate = {
     ...sessionLimits(options, log),
-    check: admit,
+    // A connection on SRT's loopback listener is an admitted SRT caller's remux: its ticket or nothing.
+    check: (request, session) => srt?.redeemOn(request, session) ?? admit(request),
     rejected: (session, request, error) => authFailed(session, request, error, false),
     claimPlay: createPlayClaims(),
     alreadyPublishing: (request) => void reporter.alreadyPublishing(request.streamName, request.remoteAddr),
@@ -118,6 +129,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   });
   const connections = createConnections(gate);
   const listeners = await openListeners(options, connections.accept, log);
+  srt = await startSrtListener(options, { admission, brake, publications, gate, accept: connections.accept, authFailed, notifier, log }, listeners);
 
   const recheckRound = createRecheckRound({
     authenticator,
@@ -130,13 +142,14 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   const recheck = startRecheck(options.recheckIntervalMs ?? 0, authenticator.mode, log, recheckRound);
 
   const { url, tlsUrl } = listeners;
-  log.info('rtmp ingest listening', { url, tls_url: tlsUrl, auth_mode: authenticator.mode, hls: options.hls?.store.location ?? 'off' });
+  log.info('rtmp ingest listening', { url, tls_url: tlsUrl, srt_url: srt?.url, auth_mode: authenticator.mode, hls: options.hls?.store.location ?? 'off' });
 
   /** Stops accepting and rechecking, ends every show (final playlists), then waits for what is still under way. */
   async function shutDown(): Promise<void> {
     recheck.stop();
     video.stopAll();
     const stopped = listeners.close();
+    await srt?.close();
     for (const streamPath of publications.streamPaths()) publications.cutOff(streamPath);
     await publications.drain();
     await recheck.idle();
@@ -154,6 +167,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   return {
     url,
     tlsUrl,
+    srtUrl: srt?.url,
     reloadAuth: () => reloadAuthFile(authenticator, log),
     close: () => (closing ??= shutDown()),
   };

@@ -41,10 +41,12 @@ describe('with custom domains', () => {
     // The public function (viewer URLs) and the admin function (preview URLs).
     expect(env.map((v) => v.PLAYBACK_BASE_URL).filter(Boolean)).toEqual(['https://watch.example.com', 'https://watch.example.com']);
     expect(env.map((v) => v.INGEST_RTMP_URL).filter(Boolean)).toEqual(['rtmps://ingest.example.com:443/live']);
+    expect(env.map((v) => v.INGEST_SRT_URL).filter(Boolean)).toEqual(['srt://ingest.example.com:9000']);
   });
 
   it('adds an RTMPS listener that ends TLS on 443 and forwards to the same RTMP targets', () => {
-    s.template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 2);
+    // RTMP, RTMPS and SRT.
+    s.template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 3);
     s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', {
       Port: 443,
       Protocol: 'TLS',
@@ -73,12 +75,14 @@ describe('with custom domains', () => {
   it('RTMPS only: no plain RTMP listener and no port 1935 open to the internet; RTMP play on request', async () => {
     const only = await synthesize({ ingestDomainName: 'ingest.example.com', ingestCertificateArn: INGEST_CERT, rtmpsOnly: true, rtmpPlay: true });
     try {
-      only.template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 1);
+      // RTMPS and SRT.
+      only.template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 2);
       only.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 443, Protocol: 'TLS' });
       const balancer = Object.values(only.json.Resources).find(
         (r) => r.Type === 'AWS::EC2::SecurityGroup' && r.Properties.GroupDescription === 'RTMP ingest load balancer',
       )!;
-      expect(balancer.Properties.SecurityGroupIngress.map((rule: { FromPort: number }) => rule.FromPort)).toEqual([443]);
+      // SRT stays: its payload is encrypted with the event's passphrase (no clear-text key, as plain RTMP has).
+      expect(balancer.Properties.SecurityGroupIngress.map((rule: { FromPort: number; IpProtocol: string }) => `${rule.IpProtocol}/${rule.FromPort}`)).toEqual(['tcp/443', 'udp/9000']);
       only.template.hasResourceProperties('AWS::ECS::TaskDefinition', {
         ContainerDefinitions: [Match.objectLike({ Environment: Match.arrayWith([{ Name: 'INGEST_ALLOW_PLAY', Value: 'true' }]) })],
       });

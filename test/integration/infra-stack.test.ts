@@ -276,6 +276,7 @@ describe('functions', () => {
     expect(env('public').PLAYBACK_BASE_URL).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId(), 'DomainName'] }]] });
     const nlb = only(idsOf(s.json, 'AWS::ElasticLoadBalancingV2::LoadBalancer'));
     expect(env('admin').INGEST_RTMP_URL).toEqual({ 'Fn::Join': ['', ['rtmp://', { 'Fn::GetAtt': [nlb, 'DNSName'] }, ':1935/live']] });
+    expect(env('admin').INGEST_SRT_URL).toEqual({ 'Fn::Join': ['', ['srt://', { 'Fn::GetAtt': [nlb, 'DNSName'] }, ':9000']] });
     expect(env('admin').CLOUDFRONT_DISTRIBUTION_ID).toEqual({ Ref: distributionId() });
     expect(env('admin').SITE_ORIGIN).toEqual(env('public').PLAYBACK_BASE_URL);
     // A checkout's buyer returns to the site, not to API Gateway's host the request came in under.
@@ -877,12 +878,36 @@ describe('ingest', () => {
   it('listens on TCP 1935 on an internet-facing NLB and drains streams for 15 minutes', () => {
     s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { Type: 'network', Scheme: 'internet-facing' });
     s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 1935, Protocol: 'TCP' });
-    s.template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 1);
+    // RTMP and SRT.
+    s.template.resourceCountIs('AWS::ElasticLoadBalancingV2::Listener', 2);
     s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
       Port: 1935,
       Protocol: 'TCP',
       TargetType: 'ip',
       TargetGroupAttributes: Match.arrayWith([{ Key: 'deregistration_delay.timeout_seconds', Value: '900' }]),
+    });
+  });
+
+  it('listens for SRT on UDP 9000 to the tasks\' SRT port, health-checked over TCP on the RTMP port', () => {
+    s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 9000, Protocol: 'UDP' });
+    s.template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', {
+      Port: 9000,
+      Protocol: 'UDP',
+      TargetType: 'ip',
+      HealthCheckProtocol: 'TCP',
+      HealthCheckPort: '1935',
+    });
+    const groups = idsOf(s.json, 'AWS::EC2::SecurityGroup');
+    const balancer = only(groups.filter((id) => resource(id).Properties.GroupDescription === 'RTMP ingest load balancer'));
+    expect(resource(balancer).Properties.SecurityGroupIngress).toContainEqual(expect.objectContaining({ IpProtocol: 'udp', FromPort: 9000, ToPort: 9000, CidrIp: '0.0.0.0/0' }));
+    s.template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+      FromPort: 9000,
+      ToPort: 9000,
+      IpProtocol: 'udp',
+      SourceSecurityGroupId: { 'Fn::GetAtt': [balancer, 'GroupId'] },
+    });
+    s.template.hasResourceProperties('AWS::ECS::Service', {
+      LoadBalancers: Match.arrayWith([Match.objectLike({ ContainerName: 'ingest', ContainerPort: 9000 })]),
     });
   });
 
@@ -907,9 +932,13 @@ describe('ingest', () => {
       RequiresCompatibilities: ['FARGATE'],
       ContainerDefinitions: [
         Match.objectLike({
-          PortMappings: [{ ContainerPort: 1935, Protocol: 'tcp' }],
+          PortMappings: [
+            { ContainerPort: 1935, Protocol: 'tcp' },
+            { ContainerPort: 9000, Protocol: 'udp' },
+          ],
           Environment: Match.arrayWith([
             { Name: 'INGEST_LISTEN', Value: ':1935' },
+            { Name: 'INGEST_SRT_LISTEN', Value: ':9000' },
             { Name: 'INGEST_AUTH_MODE', Value: 'callback' },
             { Name: 'INGEST_AUTH_CALLBACK', Value: { 'Fn::Join': ['', [...apiUrl, '/api/internal/rtmp-auth']] } },
             { Name: 'INGEST_AUTH_RECHECK_INTERVAL', Value: '30s' },

@@ -12,6 +12,7 @@ import { adminEventView, devicesPerCodeOf } from './event-views';
 import { changesOf, recordAudit, type Actor, type AuditDeps } from '../audit';
 import { ingestReportView, retireIngestKey } from './stream-reports';
 import { backupIngestView, encodersView } from './backup-ingest';
+import { backupSrtView, newSrtKeys, srtIngestView } from './srt-settings';
 import { onSale, salesView } from './sale';
 import type { EventStore } from './event-store';
 import type { CounterStore } from '../counter-store';
@@ -56,6 +57,7 @@ export async function createEvent(deps: { stores: { events: EventStore } } & Aud
     tokenCount: 0,
     ingestKey: newIngestKey(),
     ...newBackupKeys(),
+    ...newSrtKeys(),
     lastLiveEndedAt: null,
   };
   await deps.stores.events.createEvent(event);
@@ -80,11 +82,17 @@ export async function updateEvent(deps: { stores: { events: EventStore } } & Aud
 }
 
 /** A new stream key, the old one retired, by `actor`, in the audit log. */
-export async function rotateIngestKey(deps: { stores: { counters: CounterStore; events: EventStore }; config: AppConfig } & AuditDeps, actor: Actor, id: string, ingestServer: string) {
+export async function rotateIngestKey(
+  deps: { stores: { counters: CounterStore; events: EventStore }; config: AppConfig } & AuditDeps,
+  actor: Actor,
+  id: string,
+  ingestServer: string,
+  srtServer?: string,
+) {
   const current = await requireEvent(deps, id);
-  const changes = { ingestKey: newIngestKey(), retiredIngestKeyHashes: retireIngestKey(current), ...newBackupKeys() };
+  const changes = { ingestKey: newIngestKey(), ...newSrtKeys(), retiredIngestKeyHashes: retireIngestKey(current), ...newBackupKeys() };
   const event = await deps.stores.events.updateEvent(id, changes, deps.now().toISOString());
-  const details = await eventDetails(deps, event, ingestServer);
+  const details = await eventDetails(deps, event, ingestServer, srtServer);
   await recordAudit(deps, actor, { action: 'ingest-key.rotate', eventId: details.id, eventTitle: details.title, target: details.title });
   return details;
 }
@@ -126,7 +134,7 @@ async function codeStats(deps: { stores: { counters: CounterStore } }, event: Ev
  * GET of one event: the admin view plus status, code statistics, the sales figures, the OBS settings, and its
  * live sessions (for the delete dialog: the presence counters' estimate, as `stats.activeViewers`; never a listing).
  */
-export async function eventDetails(deps: { stores: { counters: CounterStore }; config: AppConfig; now(): Date }, event: EventRecord, ingestServer: string) {
+export async function eventDetails(deps: { stores: { counters: CounterStore }; config: AppConfig; now(): Date }, event: EventRecord, ingestServer: string, srtServer?: string) {
   const now = deps.now();
   const stats = await codeStats(deps, event, now);
   return {
@@ -141,7 +149,8 @@ export async function eventDetails(deps: { stores: { counters: CounterStore }; c
       // OBS takes whole seconds; a keyframe at least every segment lets the ingest cut segments on time.
       keyframeIntervalSeconds: Math.max(1, Math.floor(deps.config.segmentSeconds)),
       ...ingestReportView(event),
-      backup: backupIngestView(event),
+      srt: srtServer ? srtIngestView(event, srtServer) : null,
+      backup: backupIngestView(event, (key) => (srtServer ? backupSrtView(event, srtServer, key) : null)),
       encoders: encodersView(event, now),
     },
   };

@@ -8,7 +8,7 @@ export interface StreamLease {
 }
 
 export type EventChanges = Partial<
-  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail' | 'geo' | 'backupIngestKey' | 'backupSrtKey' | 'primaryEncoder' | 'backupEncoder' | 'onAirRequest'> &
+  Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'srtKey' | 'srtPassphrase' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail' | 'geo' | 'backupIngestKey' | 'backupSrtKey' | 'primaryEncoder' | 'backupEncoder' | 'onAirRequest'> &
     Pick<EventRecord, 'devicesPerCode'>
 >;
 

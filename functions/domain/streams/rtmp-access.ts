@@ -25,7 +25,7 @@ const rtmpAuthInput = z.object({
   protocol: z.enum(['srt']).optional(),
 });
 
-export type RtmpGrant = { ok: true; role: EncoderRole } | { ok: true; session: string };
+export type RtmpGrant = { ok: true; role: EncoderRole; srtPassphrase?: string } | { ok: true; session: string };
 
 /**
  * Which encoder a publish token is: the RTMP keys count only without `protocol`, the SRT ones only with
@@ -33,7 +33,7 @@ export type RtmpGrant = { ok: true; role: EncoderRole } | { ok: true; session: s
  */
 function publishRole(event: EventRecord, token: string, protocol: 'srt' | undefined): EncoderRole | null {
   const keys: [string | undefined, EncoderRole][] =
-    protocol === 'srt' ? [[event.backupSrtKey, 'backup']] : [[event.ingestKey, 'primary'], [event.backupIngestKey, 'backup']];
+    protocol === 'srt' ? [[event.srtKey, 'primary'], [event.backupSrtKey, 'backup']] : [[event.ingestKey, 'primary'], [event.backupIngestKey, 'backup']];
   // Every key is compared, so the time taken does not tell which one was near.
   const matches = keys.filter(([key]) => key !== undefined && secretsEqual(token, key));
   return matches[0]?.[1] ?? null;
@@ -65,7 +65,10 @@ export async function authorizeRtmp(deps: { stores: { audit: AuditStore; codes: 
     if (!event.isActive) throw await refuse('event-inactive');
     const role = input.token ? publishRole(event, input.token, input.protocol) : null;
     if (!role) throw await refuse(keyRefusalReason(event, input.token));
-    return { ok: true, role };
+    if (input.protocol !== 'srt') return { ok: true, role };
+    // An SRT caller is told the passphrase the ingest sets on its socket; an event without one takes no SRT.
+    if (!event.srtPassphrase) throw await refuse('wrong-key');
+    return { ok: true, role, srtPassphrase: event.srtPassphrase };
   }
   if (!event.isActive) throw deny();
   const now = deps.now();

@@ -31,6 +31,7 @@ export interface ApiProps {
   playbackBaseUrl: string;
   /** OBS "Server" shown to admins. */
   ingestRtmpUrl: string;
+  ingestSrtUrl: string;
   /** The ingest's HLS segment length: the console tells streamers to set their keyframe interval to it. */
   segmentSeconds: number;
   /** For the admin's "clear media cache" (a CloudFront invalidation). */
@@ -218,6 +219,7 @@ function areaEnvironments(props: ApiProps): Record<Area, Record<string, string>>
     admin: {
       ...common,
       INGEST_RTMP_URL: props.ingestRtmpUrl,
+      INGEST_SRT_URL: props.ingestSrtUrl,
       INGEST_HLS_SEGMENT: `${props.segmentSeconds}s`,
       CLOUDFRONT_DISTRIBUTION_ID: props.distributionId,
       // The site's origin (same-origin checks, watch links) and the preview player's HLS: one distribution.

@@ -4,12 +4,12 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { ingestLoadBalancer } from './ingest/load-balancer';
 import { ingestNetwork } from './ingest/network';
-import { RTMP_PORT, RTMPS_PORT } from './ingest/ports';
+import { RTMP_PORT, RTMPS_PORT, SRT_PORT } from './ingest/ports';
 import { ingestCluster, ingestService } from './ingest/service';
 import { ingestTaskDefinition } from './ingest/task';
 import type { IngestProps } from './ingest/props';
 
-export { RTMP_PORT, RTMPS_PORT };
+export { RTMP_PORT, RTMPS_PORT, SRT_PORT };
 
 
 /**
@@ -27,6 +27,8 @@ export class Ingest extends Construct {
   readonly targets: elbv2.NetworkTargetGroup;
   /** What OBS is given as "Server" (INGEST_RTMP_URL). */
   readonly rtmpUrl: string;
+  /** SRT's `srt://host:9000` (INGEST_SRT_URL). */
+  readonly srtUrl: string;
 
   constructor(scope: Construct, id: string, props: IngestProps) {
     super(scope, id);
@@ -50,6 +52,7 @@ export class Ingest extends Construct {
     this.targets = balancer.targets;
 
     const host = props.domainName ?? this.loadBalancer.loadBalancerDnsName;
+    this.srtUrl = `srt://${host}:${SRT_PORT}`;
     this.rtmpUrl = props.certificateArn ? `rtmps://${host}:${RTMPS_PORT}/live` : `rtmp://${host}:${RTMP_PORT}/live`;
   }
 }

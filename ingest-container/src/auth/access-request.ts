@@ -14,6 +14,8 @@ export interface AccessRequest {
   remoteAddr: string;
   /** Set when a live session is asked about again (the callback recheck), not a new publish or play. */
   recheck?: boolean;
+  /** `srt` for an SRT caller (its token is an SRT key, not an RTMP one); absent for RTMP. */
+  protocol?: 'srt';
 }
 
 /**
@@ -27,6 +29,10 @@ export interface AccessGrant {
   role?: EncoderRole;
   /** Set by the admission, not the auth: the show is on air on another ingest, and this publish stands by. */
   standby?: boolean;
+  /** Callback mode, SRT: the passphrase the caller must encrypt with (the platform's per-event key). */
+  srtPassphrase?: string;
+  /** The connection is admitted as this request (an SRT caller's remux publishing on the loopback listener). */
+  admittedAs?: AccessRequest;
 }
 
 export const streamKeyOf = (request: Pick<AccessRequest, 'app' | 'streamName'>) => `${request.app}/${request.streamName}`;

@@ -11,6 +11,7 @@ export function callbackBody(request: AccessRequest) {
     token: request.token ?? '',
     remote_addr: request.remoteAddr,
     ...(request.recheck ? { recheck: true } : {}),
+    ...(request.protocol ? { protocol: request.protocol } : {}),
   };
 }
 
@@ -47,15 +48,15 @@ export async function askCallback(
   throw request.token === undefined ? tokenMissing() : invalidCredentials();
 }
 
-/** The 200 answer's optional `session` and `role`; any other body (or none) grants without them (a primary). */
+/** The 200 answer's optional `session`, `role` and `srtPassphrase`; any other body (or none) grants without them (a primary). */
 function grantOf(text: string): AccessGrant {
   try {
-    const body = JSON.parse(text) as { session?: unknown; role?: unknown } | null;
-    const session = body?.session;
-    return {
-      ...(typeof session === 'string' && session !== '' ? { session } : {}),
-      ...(body?.role === 'backup' ? { role: 'backup' as const } : {}),
-    };
+    const body = JSON.parse(text) as { session?: unknown; role?: unknown; srtPassphrase?: unknown } | null;
+    const grant: AccessGrant = {};
+    if (typeof body?.session === 'string' && body.session !== '') grant.session = body.session;
+    if (body?.role === 'backup') grant.role = 'backup';
+    if (typeof body?.srtPassphrase === 'string' && body.srtPassphrase !== '') grant.srtPassphrase = body.srtPassphrase;
+    return grant;
   } catch {
     return {};
   }

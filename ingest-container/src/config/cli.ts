@@ -21,6 +21,9 @@ export const FLAGS = {
   'tls-listen': { env: 'INGEST_TLS_LISTEN', help: 'RTMPS listen address, e.g. :1936 (needs -tls-cert and -tls-key)' },
   'tls-cert': { env: 'INGEST_TLS_CERT', help: 'PEM certificate (chain) for RTMPS' },
   'tls-key': { env: 'INGEST_TLS_KEY', help: 'PEM private key for RTMPS' },
+  'srt-listen': { env: 'INGEST_SRT_LISTEN', help: 'SRT listen address (UDP), e.g. :9000; off unless given' },
+  'srt-passphrase': { env: 'INGEST_SRT_PASSPHRASE', help: 'SRT passphrase (10-79 characters) callers must encrypt with, modes none/token/file (callback: the platform answers it); prefer the env var' },
+  'srt-latency': { env: 'INGEST_SRT_LATENCY', default: '200ms', help: 'SRT receiver latency' },
   'auth-mode': { env: 'INGEST_AUTH_MODE', default: 'none', help: 'none | token | file | callback' },
   'auth-token': { env: 'INGEST_AUTH_TOKENS', repeatable: true, help: '<app>/<stream>=<token> (mode token; repeatable; env: comma-separated)' },
   'auth-file': { env: 'INGEST_AUTH_FILE', help: 'JSON token file {"<app>/<stream>": "<token>"} (mode file; SIGHUP re-reads it)' },
@@ -117,6 +120,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Inges
   if (!listen && !tls) throw new UsageError('nothing to listen on: -listen is empty and -tls-listen is not set');
 
   const auth = wrap('auth-mode', () => authConfig(one, all));
+  const srt = srtConfig(one, wrap);
   const recheckIntervalMs = wrap('auth-recheck-interval', () => parseDuration(one('auth-recheck-interval')!));
   if (recheckIntervalMs > 0 && auth.mode !== 'callback') throw new UsageError('-auth-recheck-interval needs -auth-mode callback');
 
@@ -137,6 +141,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Inges
   return {
     listen,
     tls,
+    srt,
     auth,
     recheckIntervalMs,
     allowPlay: wrap('allow-play', () => parseBoolean(one('allow-play')!)),
@@ -157,6 +162,22 @@ function failoverSilence(value: string): number {
   const ms = positiveDuration(value);
   if (ms > 5_000) throw new Error('must be at most 5s');
   return ms;
+}
+
+function srtConfig(one: (name: FlagName) => string | undefined, wrap: <T>(name: string, parse: () => T) => T): IngestOptions['srt'] {
+  const listenText = one('srt-listen');
+  const passphrase = one('srt-passphrase');
+  if (!listenText) {
+    if (passphrase) throw new UsageError('-srt-passphrase needs -srt-listen');
+    return undefined;
+  }
+  // libsrt's bounds; no whitespace, as it travels to srt-gate on one line.
+  if (passphrase !== undefined && !/^\S{10,79}$/.test(passphrase)) throw new UsageError('-srt-passphrase: 10 to 79 characters, no spaces');
+  return {
+    listen: wrap('srt-listen', () => parseListen(listenText)),
+    passphrase: passphrase || undefined,
+    latencyMs: wrap('srt-latency', () => parseDuration(one('srt-latency')!)),
+  };
 }
 
 const MODE_FLAGS: Record<string, { flag: FlagName; mode: AuthMode }> = {

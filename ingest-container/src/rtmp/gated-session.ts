@@ -18,8 +18,8 @@ export interface SessionGate {
   readonly handshakeTimeoutMs: number;
   /** A connection with no traffic either way for this long is closed. */
   readonly idleTimeoutMs: number;
-  /** Resolves to allow; throws to deny (ErrUnauthorized or a transport failure). */
-  check(request: AccessRequest): Promise<AccessGrant>;
+  /** Resolves to allow; throws to deny (ErrUnauthorized or a transport failure). The session tells which listener it came in on. */
+  check(request: AccessRequest, session: GatedRtmpSession): Promise<AccessGrant>;
   rejected(session: GatedRtmpSession, request: AccessRequest, error: unknown): void;
   /** Takes the grant's viewer session for this play connection; false when another connection plays it. */
   claimPlay(session: GatedRtmpSession, grant: AccessGrant): boolean;
@@ -173,8 +173,9 @@ export class GatedRtmpSession extends RtmpSession {
     }
 
     this.socket.pause();
-    this.gate.check(request).then(
-      (grant) => this.admit(request, grant),
+    this.gate.check(request, this).then(
+      // An SRT caller's remux is admitted as the caller (its address, its protocol), not as the loopback connection.
+      (grant) => this.admit(grant.admittedAs ?? request, grant),
       (error: unknown) => {
         if (error instanceof StreamBusy) {
           this.gate.log.info('publish refused: on air on another ingest', { conn_id: this.id, stream_key: `${app}/${streamName}` });

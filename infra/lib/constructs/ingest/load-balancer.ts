@@ -1,12 +1,12 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
-import type * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { RTMP_PORT, RTMPS_PORT } from './ports';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import { RTMP_PORT, RTMPS_PORT, SRT_PORT } from './ports';
 
 export interface IngestLoadBalancerProps {
   vpc: ec2.IVpc;
@@ -22,6 +22,8 @@ export interface IngestLoadBalancerProps {
 export interface IngestLoadBalancer {
   loadBalancer: elbv2.NetworkLoadBalancer;
   targets: elbv2.NetworkTargetGroup;
+  /** The tasks' SRT port (UDP). */
+  srtTargets: elbv2.NetworkTargetGroup;
 }
 
 /**
@@ -60,7 +62,25 @@ export function ingestLoadBalancer(scope: Construct, props: IngestLoadBalancerPr
       defaultTargetGroups: [targets],
     });
   }
-  return { loadBalancer, targets };
+  return { loadBalancer, targets, srtTargets: srtListener(scope, loadBalancer, props) };
+}
+
+/**
+ * SRT callers on UDP 9000 to the tasks' SRT port. A UDP target group checks health over TCP: on the RTMP
+ * port, which the same process serves (a task whose ingest is down is down for both).
+ */
+function srtListener(scope: Construct, loadBalancer: elbv2.NetworkLoadBalancer, props: IngestLoadBalancerProps): elbv2.NetworkTargetGroup {
+  const srtTargets = new elbv2.NetworkTargetGroup(scope, 'SrtTargets', {
+    vpc: props.vpc,
+    port: SRT_PORT,
+    protocol: elbv2.Protocol.UDP,
+    targetType: elbv2.TargetType.IP,
+    deregistrationDelay: Duration.minutes(15),
+    healthCheck: { protocol: elbv2.Protocol.TCP, port: String(RTMP_PORT), interval: Duration.seconds(10), healthyThresholdCount: 2, unhealthyThresholdCount: 2 },
+  });
+  srtTargets.addTarget(props.service.loadBalancerTarget({ containerName: 'ingest', containerPort: SRT_PORT, protocol: ecs.Protocol.UDP }));
+  loadBalancer.addListener('Srt', { port: SRT_PORT, protocol: elbv2.Protocol.UDP, defaultTargetGroups: [srtTargets] });
+  return srtTargets;
 }
 
 /**

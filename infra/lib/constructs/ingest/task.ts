@@ -7,7 +7,7 @@ import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { repoPath } from '../../paths';
 import type { IngestProps } from './props';
-import { RTMP_PORT } from './ports';
+import { RTMP_PORT, SRT_PORT } from './ports';
 import { acknowledgeTaskWildcards, grantMediaAccess } from './task-permissions';
 
 export type IngestTaskProps = Pick<IngestProps, 'apiUrl' | 'mediaBucket' | 'secret' | 'rtmpPlay' | 'taskVcpu' | 'reencode' | 'segmentSeconds'>;
@@ -49,6 +49,7 @@ function addIngestContainer(scope: Construct, taskDefinition: ecs.FargateTaskDef
     }),
     environment: {
       INGEST_LISTEN: `:${RTMP_PORT}`,
+      INGEST_SRT_LISTEN: `:${SRT_PORT}`,
       INGEST_AUTH_MODE: 'callback',
       INGEST_AUTH_CALLBACK: `${props.apiUrl}api/internal/rtmp-auth`,
       // A rotated stream key or a deactivated event cuts a live publisher within this.
@@ -65,7 +66,10 @@ function addIngestContainer(scope: Construct, taskDefinition: ecs.FargateTaskDef
     secrets: {
       INTERNAL_API_KEY: ecs.Secret.fromSecretsManager(props.secret, 'internalApiKey'),
     },
-    portMappings: [{ containerPort: RTMP_PORT, protocol: ecs.Protocol.TCP }],
+    portMappings: [
+      { containerPort: RTMP_PORT, protocol: ecs.Protocol.TCP },
+      { containerPort: SRT_PORT, protocol: ecs.Protocol.UDP },
+    ],
     // ECS ignores the Dockerfile's HEALTHCHECK; same probe here.
     healthCheck: {
       command: ['CMD', 'node', '/app/healthcheck.cjs'],

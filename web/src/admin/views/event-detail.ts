@@ -12,6 +12,7 @@ import { cancelledLine, deleteMessage } from '../models/box-office';
 import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, copyFromButton, notify, rerender, tableWrap } from '../ui';
+import { srtSettings } from './srt-settings';
 import { ALL_PARTS, eventDetailModel, type EventDetailModel, type EventParts } from '../models/event-detail-model';
 import { audiencePanel } from './audience';
 import { askCancelReason, salesPanel } from './box-office';
@@ -264,7 +265,7 @@ function stats(event: EventDetail): HTMLElement {
 }
 
 /** Only roles that run the stream get the stream key (the API sends `ingest: null` to the others). */
-function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
+function obsSettings(event: EventDetail, actions: Actions): Child[] {
   const ingest = event.ingest;
   if (!ingest) return [];
   const copyField = (id: string, label: string, value: string, secret: boolean) => {
@@ -294,6 +295,7 @@ function obsSettings(event: EventDetail, actions: Actions): HTMLElement[] {
     h('p', { className: 'hint' }, 'In OBS: Settings → Stream → Service “Custom…”, then paste these two values.'),
     copyField('obs-server', 'Server', ingest.server, false),
     copyField('obs-key', 'Stream key', ingest.streamKey, true),
+    ...srtSettings(ingest.srt, copyField),
     backupKeyField(event, copyField),
     h('h3', null, 'Output'),
     h(
