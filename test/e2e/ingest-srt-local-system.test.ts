@@ -1,13 +1,15 @@
 /**
  * An SRT show on `npm start`: the encoder takes `ingest.srt.url` from the API as is, the event goes live,
  * viewers get HLS segments, a stop ends the show (status `recording` within seconds, not after the reconnect
- * window) and the recording replays.
+ * window) and the recording replays. A backup over SRT beside an RTMP primary takes over when the primary
+ * dies, as an RTMP backup does (the on-air choice does not care which protocol an encoder speaks).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
 import { referencedFiles } from '../../recording/playlist';
 import { newShow, showStatus, videoFrames, watchShow, type Show } from '../../harness/show';
-import { until } from '../support/ingest';
+import { publish, until } from '../support/ingest';
+import { watchFailover } from '../support/failover-watch';
 import { publishSrtUrl } from '../support/srt';
 
 describe('an SRT show on the local system', () => {
@@ -63,5 +65,36 @@ describe('an SRT show on the local system', () => {
     const segments = referencedFiles(recording);
     expect(segments.length).toBeGreaterThan(5);
     expect(await videoFrames(viewer.url, viewer.token)).toBeGreaterThan(10 * 25);
+  }, 120_000);
+
+  it('a backup over SRT takes over from an RTMP primary within 3 s, its protocol in the encoder report', async () => {
+    const backupShow = await newShow(system, 'SRT backup', 1);
+    const { ingest } = await system.admin('GET', `/api/admin/events/${backupShow.eventId}`);
+    expect(ingest.backup.srt.url.startsWith(`${system.urls.srt}?streamid=`)).toBe(true);
+    const viewer = await watchShow(system, backupShow.codes[0]!);
+    const primary = publish(backupShow.rtmpUrl);
+    await until(async () => (await showStatus(system, backupShow.eventId)) === 'live');
+    const backup = publishSrtUrl(ingest.backup.srt.url, { gop: 25 });
+    try {
+      await until(async () => {
+        const { ingest: now } = await system.admin('GET', `/api/admin/events/${backupShow.eventId}`);
+        return now.encoders.some((encoder: { role: string; connected: boolean }) => encoder.role === 'backup' && encoder.connected) || undefined;
+      }, 250);
+      await until(async () => ((await viewer.playlist()) ?? '').includes('#EXTINF'), 250);
+      const watch = watchFailover(system, backupShow.eventId, viewer);
+      await until(async () => watch.latest() || undefined, 100);
+      const before = watch.discontinuities();
+      const killedAt = Date.now();
+      await primary.kill();
+      expect(await watch.waitForSwitch(killedAt, before)).toBeLessThan(3_000);
+      await watch.stop();
+      expect(watch.refused).toEqual([]);
+      expect([...watch.statuses]).toEqual(['live']);
+      const { ingest: after } = await system.admin('GET', `/api/admin/events/${backupShow.eventId}`);
+      expect(after.encoders).toContainEqual(expect.objectContaining({ role: 'backup', protocol: 'srt', onAir: true }));
+    } finally {
+      if (primary.running()) await primary.kill();
+      await backup.kill();
+    }
   }, 120_000);
 });

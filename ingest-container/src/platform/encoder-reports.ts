@@ -29,7 +29,7 @@ export function createEncoderReports(config: PlatformConfig | undefined, log: Lo
       encoders: encoders.map(({ role, connected, onAir, since, session }) => ({
         role,
         // An SRT caller reaches us as a loopback RTMP publish whose access request says so.
-        protocol: (session.accessRequest as { protocol?: 'srt' } | undefined)?.protocol ?? 'rtmp',
+        protocol: session.accessRequest?.protocol ?? 'rtmp',
         connected,
         onAir,
         since: new Date(since).toISOString(),

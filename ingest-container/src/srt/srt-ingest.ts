@@ -2,6 +2,7 @@ import type { AccessGrant, AccessRequest } from '../auth/access-request';
 import { AuthServiceUnavailable, ErrUnauthorized, StreamBusy } from '../auth/errors';
 import type { Logger } from '../log';
 import type { FailureBrake } from '../rtmp/failure-brake';
+import { broadcastPathOf } from '../rtmp/gated-session';
 import type { ListenAddress } from '../rtmp/listeners';
 import { startSrtGate, type SrtCaller, type SrtEnd } from './gate-process';
 import { startRemux, type Remux } from './remux';
@@ -30,7 +31,7 @@ export interface SrtIngestDeps {
   admission(brake: FailureBrake): (request: AccessRequest) => Promise<AccessGrant>;
   /** The brake RTMP uses, so guesses over either protocol count together. */
   brake: FailureBrake;
-  /** A publisher is on air on this stream path here now. */
+  /** A publisher is connected to this broadcast path here now (`broadcastPathOf`: the backup's is its own). */
   onAir(streamPath: string): boolean;
   holdsShow(streamPath: string): boolean;
   releaseLease(streamName: string): void;
@@ -91,10 +92,6 @@ export async function startSrtIngest(deps: SrtIngestDeps) {
     if (!parsed.ok) return refuse(parsed.reject, parsed.why);
     const request: AccessRequest = { action: 'publish', app: parsed.app, streamName: parsed.streamName, token: parsed.token, remoteAddr: caller.peer, protocol: 'srt' };
     const streamPath = `/${request.app}/${request.streamName}`;
-    if (deps.onAir(streamPath)) {
-      deps.alreadyPublishing(request);
-      return refuse(REJECT.conflict, 'stream already has a publisher');
-    }
     if (lockout.braked(caller.peer)) return refuse(REJECT.unauthorized, 'too many auth failures from this address');
     const leased = !deps.holdsShow(streamPath);
     let grant: AccessGrant;
@@ -104,6 +101,12 @@ export async function startSrtIngest(deps: SrtIngestDeps) {
       refuse(rejectReasonOf(error), error instanceof Error ? error.message : String(error));
       if (error instanceof StreamBusy) return deps.alreadyPublishing(request);
       return deps.rejected(connection, request, error);
+    }
+    // Which encoder it is (primary or backup) is the check's answer: only then is a connected one of that role a conflict.
+    const { app, name } = broadcastPathOf(request.app, request.streamName, grant.role ?? 'primary');
+    if (deps.onAir(`/${app}/${name}`)) {
+      deps.alreadyPublishing(request);
+      return refuse(REJECT.conflict, 'stream already has a publisher');
     }
     const timer = setTimeout(() => mediaNeverCame(caller.id), MEDIA_WAIT_MS);
     admitted.set(caller.id, { request, grant, leased, timer });
