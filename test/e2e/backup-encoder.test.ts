@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
-import { mediaSeconds, newShow, showStatus, videoFrames, watchShow } from '../../harness/show';
+import { mediaSeconds, newShow, showStatus, videoFrames, watchShow, type ShowViewer } from '../../harness/show';
 import { publish, until, type Run } from '../support/ingest';
 import { watchFailover } from '../support/failover-watch';
 import { startIngest, type IngestProcess } from '../support/ingest-process';
@@ -51,29 +51,7 @@ describe('a backup encoder takes over when the primary fails', () => {
       expect.objectContaining({ role: 'backup', protocol: 'rtmp', connected: true, onAir: false }),
     ]);
 
-    const watch = watchFailover(system, show.eventId, viewer);
-    await sleep(1_000);
-    const before = watch.discontinuities();
-    let killedAt = Date.now();
-    await primary.kill();
-    const toBackup = await watch.waitForSwitch(killedAt, before);
-    expect(toBackup).toBeLessThan(3_000);
-
-    // The primary comes back: it waits as standby while the backup is healthy.
-    const returned = publish(show.rtmpUrl, undefined, { gop: 25 });
-    runs.push(returned);
-    await sleep(6_000);
-    expect(watch.discontinuities()).toBe(before + 1);
-
-    killedAt = Date.now();
-    await backup.kill();
-    const toPrimary = await watch.waitForSwitch(killedAt, before + 1);
-    expect(toPrimary).toBeLessThan(3_000);
-    await sleep(3_000);
-    await watch.stop();
-    expect(watch.refused).toEqual([]);
-    expect([...watch.statuses]).toEqual(['live']);
-
+    const { toBackup, toPrimary, returned } = await killBothWays({ system, eventId: show.eventId, viewer, primary, backup, primaryUrl: show.rtmpUrl, runs });
     await returned.stop();
     await until(async () => (await showStatus(system, show.eventId)) === 'recording', 250);
     const recording = (await viewer.playlist())!;
@@ -100,28 +78,7 @@ describe('a backup encoder takes over when the primary fails', () => {
       return now.encoders.filter((encoder: { connected: boolean }) => encoder.connected).length === 2 || undefined;
     }, 250);
 
-    const watch = watchFailover(system, show.eventId, viewer);
-    await sleep(1_000);
-    const before = watch.discontinuities();
-    let killedAt = Date.now();
-    await primary.kill();
-    const toBackup = await watch.waitForSwitch(killedAt, before);
-    expect(toBackup).toBeLessThan(3_000);
-
-    const returned = publish(`${a!.url}/${show.streamKey}`, undefined, { gop: 25 });
-    runs.push(returned);
-    await sleep(6_000);
-    expect(watch.discontinuities()).toBe(before + 1);
-
-    killedAt = Date.now();
-    await backup.kill();
-    const toPrimary = await watch.waitForSwitch(killedAt, before + 1);
-    expect(toPrimary).toBeLessThan(3_000);
-    await sleep(3_000);
-    await watch.stop();
-    expect(watch.refused).toEqual([]);
-    expect([...watch.statuses]).toEqual(['live']);
-
+    const { toBackup, toPrimary, returned } = await killBothWays({ system, eventId: show.eventId, viewer, primary, backup, primaryUrl: `${a!.url}/${show.streamKey}`, runs });
     await returned.stop();
     await until(async () => (await showStatus(system, show.eventId)) === 'recording', 250);
     const recording = (await viewer.playlist())!;
@@ -157,3 +114,34 @@ describe('a backup encoder takes over when the primary fails', () => {
     process.stdout.write(`backup failover, on-air task killed: ${taken} ms\n`);
   }, 120_000);
 });
+
+/**
+ * The two-way story both setups share, watched as a viewer: the primary killed → the backup on air
+ * within 3 s; the primary back waits as standby (no flip); the backup killed → the primary within 3 s;
+ * no refused playlist or segment and the status `live` throughout. The returned primary keeps publishing.
+ */
+async function killBothWays(args: { system: LocalSystem; eventId: string; viewer: ShowViewer; primary: Run; backup: Run; primaryUrl: string; runs: Run[] }) {
+  const { system, eventId, viewer, primary, backup, runs } = args;
+  const watch = watchFailover(system, eventId, viewer);
+  await sleep(1_000);
+  const before = watch.discontinuities();
+  let killedAt = Date.now();
+  await primary.kill();
+  const toBackup = await watch.waitForSwitch(killedAt, before);
+  expect(toBackup).toBeLessThan(3_000);
+
+  const returned = publish(args.primaryUrl, undefined, { gop: 25 });
+  runs.push(returned);
+  await sleep(6_000);
+  expect(watch.discontinuities()).toBe(before + 1);
+
+  killedAt = Date.now();
+  await backup.kill();
+  const toPrimary = await watch.waitForSwitch(killedAt, before + 1);
+  expect(toPrimary).toBeLessThan(3_000);
+  await sleep(3_000);
+  await watch.stop();
+  expect(watch.refused).toEqual([]);
+  expect([...watch.statuses]).toEqual(['live']);
+  return { toBackup, toPrimary, returned };
+}

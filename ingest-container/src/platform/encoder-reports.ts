@@ -1,7 +1,7 @@
 import { describeError, type Logger } from '../log';
 import type { EncoderRole } from '../failover/on-air-choice';
 import type { EncoderSnapshot } from '../publications';
-import type { PlatformConfig } from './live-notifier';
+import { postStreamCall, type PlatformConfig } from './live-notifier';
 
 /** Reports are sent again this often while an encoder is here: the platform counts a report older than 3 × this as stale. */
 export const ENCODER_REPORT_MS = 2_000;
@@ -23,8 +23,6 @@ export function createEncoderReports(config: PlatformConfig | undefined, log: Lo
 
   async function post(eventId: string, encoders: EncoderSnapshot[]): Promise<void> {
     if (!config) return;
-    const base = config.apiUrl.endsWith('/') ? config.apiUrl : `${config.apiUrl}/`;
-    const url = new URL(`api/internal/streams/${encodeURIComponent(eventId)}/encoders`, base);
     const body = {
       encoders: encoders.map(({ role, connected, onAir, since, session }) => ({
         role,
@@ -37,12 +35,7 @@ export function createEncoderReports(config: PlatformConfig | undefined, log: Lo
       })),
     };
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-internal-api-key': config.apiKey },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(config.timeoutMs ?? 5_000),
-      });
+      const response = await postStreamCall(config, eventId, 'encoders', body);
       const answer = (await response.json().catch(() => ({}))) as { requestedOnAir?: EncoderRole | null };
       if (!response.ok) return log.warn('platform refused encoder report', { event_id: eventId, status: response.status });
       if (answer.requestedOnAir) requested(eventId, answer.requestedOnAir);

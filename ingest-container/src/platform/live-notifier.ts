@@ -44,14 +44,8 @@ export function createLeaseClient(config: PlatformConfig | undefined, log: Logge
   const standbys = new Map<string, RemoteStandby | null>();
 
   async function call(eventId: string, action: 'acquire' | 'release' | 'handover', role?: EncoderRole, standby?: EncoderRole): Promise<LeaseAnswer> {
-    const url = new URL(`api/internal/streams/${encodeURIComponent(eventId)}/lease`, withSlash(config!.apiUrl));
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-internal-api-key': config!.apiKey },
-        body: JSON.stringify({ holder, action, ...(role ? { role } : {}), ...(standby ? { standby } : {}) }),
-        signal: AbortSignal.timeout(config!.timeoutMs ?? 5_000),
-      });
+      const response = await postStreamCall(config!, eventId, 'lease', { holder, action, ...(role ? { role } : {}), ...(standby ? { standby } : {}) });
       if (response.ok) {
         const body = (await response.json().catch(() => ({}))) as { onAir?: boolean; standby?: RemoteStandby | null };
         if (action !== 'acquire') return 'ok';
@@ -111,4 +105,13 @@ export function createLeaseClient(config: PlatformConfig | undefined, log: Logge
 
 export type LeaseClient = ReturnType<typeof createLeaseClient>;
 
-const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);
+/** POSTs `body` to the platform's `/api/internal/streams/:eventId/<what>` with the internal key (lease, reports). */
+export function postStreamCall(config: PlatformConfig, eventId: string, what: string, body: object): Promise<Response> {
+  const base = config.apiUrl.endsWith('/') ? config.apiUrl : `${config.apiUrl}/`;
+  return fetch(new URL(`api/internal/streams/${encodeURIComponent(eventId)}/${what}`, base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-internal-api-key': config.apiKey },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(config.timeoutMs ?? 5_000),
+  });
+}

@@ -1,5 +1,5 @@
 import { describeError, type Logger } from '../log';
-import type { PlatformConfig } from './live-notifier';
+import { postStreamCall, type PlatformConfig } from './live-notifier';
 
 export interface VideoReport {
   keyframeIntervalSeconds: number;
@@ -18,15 +18,8 @@ export interface VideoReport {
 export function createStreamReporter(config: PlatformConfig | undefined, log: Logger) {
   async function post(eventId: string, what: 'video' | 'refusals', body: object): Promise<void> {
     if (!config) return;
-    const base = config.apiUrl.endsWith('/') ? config.apiUrl : `${config.apiUrl}/`;
-    const url = new URL(`api/internal/streams/${encodeURIComponent(eventId)}/${what}`, base);
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-internal-api-key': config.apiKey },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(config.timeoutMs ?? 5_000),
-      });
+      const response = await postStreamCall(config, eventId, what, body);
       await response.body?.cancel().catch(() => undefined);
       if (!response.ok) log.warn('platform refused stream report', { event_id: eventId, report: what, status: response.status });
     } catch (error) {
