@@ -148,7 +148,7 @@ describe('web: the audience of a show', () => {
     const csv = await admin.evaluate(async (href) => (await fetch(href)).text(), (await csvLink.getAttribute('href'))!);
     expect(csv.split('\r\n')[0]).toBe('code,label,reason,worstStallPercent,stallPercent,watchMinutes,sessions,startFailures,errors,lastError,devices,firstWatchedAt,lastWatchedAt');
     expect(csv.split('\r\n')[1]).toMatch(new RegExp(`^${codes[4]},audience,stalls,`));
-    await admin.getByRole('button', { name: `How code ${codes[4]} watched` }).click();
+    await admin.getByRole('button', { name: `Watching: how code ${codes[4]} watched` }).click();
     const dialog = admin.getByRole('dialog');
     await dialog.getByRole('heading', { name: `Code ${codes[4]}` }).waitFor();
     expect(await dialog.textContent()).toMatch(/TroubleStalled over 5 %/);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { mediaSeconds, newShow, watchShow } from '../../harness/show';
 import { publish, until } from '../support/ingest';
 import { browserStory, shotsAtBothWidths, signInAsOwner } from '../support/browser-story';
+import { noSeriousAccessibilityFindings } from '../support/axe';
 
 describe('web: the encoder panel', () => {
   const story = browserStory();
@@ -36,6 +37,7 @@ describe('web: the encoder panel', () => {
     await expect.poll(() => page.locator('[data-key="encoder-state-primary"]').textContent(), { timeout: 15_000 }).toBe('On air');
     expect(await page.locator('[data-key="encoder-state-backup"]').textContent()).toBe('Standing by');
     await shotsAtBothWidths(page, 'encoder-panel');
+    await noSeriousAccessibilityFindings(page, 'event page with both encoders');
 
     const before = ((await viewer.playlist()) ?? '').split('#EXT-X-DISCONTINUITY').length;
     await page.getByRole('button', { name: 'Put the backup on air' }).click();

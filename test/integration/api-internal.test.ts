@@ -216,7 +216,10 @@ describe('POST /api/internal/rtmp-auth (the ingest callback)', () => {
   it('names the encoder: the primary key is the primary, the backup key the backup; each key only over its protocol', async () => {
     const { event } = await setup(0);
     const { ingest } = (await api.admin('GET', `/api/admin/events/${event.id}`)).body;
-    expect(ingest.backup).toEqual({ streamKey: expect.stringMatching(new RegExp(`^${event.id}\\?token=[A-Za-z0-9]{32}$`)), srt: null });
+    expect(ingest.backup).toEqual({
+      streamKey: expect.stringMatching(new RegExp(`^${event.id}\\?token=[A-Za-z0-9]{32}$`)),
+      srt: { url: expect.stringMatching(/^srt:\/\/.+\?streamid=/), streamId: expect.stringMatching(new RegExp(`^#!::r=live/${event.id},m=publish,token=[A-Za-z0-9]{32}$`)) },
+    });
     const primaryKey = ingest.streamKey.split('?token=')[1];
     const backupKey = ingest.backup.streamKey.split('?token=')[1];
     expect(backupKey).not.toBe(primaryKey);
@@ -224,8 +227,12 @@ describe('POST /api/internal/rtmp-auth (the ingest callback)', () => {
       check({ ...base, action: 'publish', stream_name: event.id, stream_key: `live/${event.id}`, token, ...extra });
     expect(await publish(primaryKey)).toMatchObject({ status: 200, body: { ok: true, role: 'primary' } });
     expect(await publish(backupKey)).toMatchObject({ status: 200, body: { ok: true, role: 'backup' } });
-    // An RTMP key sniffed off the wire is no SRT stream id token.
+    // An RTMP key sniffed off the wire is no SRT stream id token, nor the reverse; each SRT key names its encoder.
     expect(await publish(backupKey, { protocol: 'srt' })).toMatchObject(denied);
+    const backupSrtKey = ingest.backup.srt.streamId.split(',token=')[1];
+    expect(await publish(backupSrtKey)).toMatchObject(denied);
+    expect(await publish(backupSrtKey, { protocol: 'srt' })).toMatchObject({ status: 200, body: { ok: true, role: 'backup', srtPassphrase: ingest.srt.passphrase } });
+    expect(await publish(ingest.srt.streamId.split(',token=')[1], { protocol: 'srt' })).toMatchObject({ status: 200, body: { role: 'primary' } });
     // Rotating the stream key rotates the backup's too: the old backup key is refused.
     const rotated = (await api.admin('POST', `/api/admin/events/${event.id}/ingest-key`)).body;
     expect(rotated.ingest.backup.streamKey).not.toBe(ingest.backup.streamKey);

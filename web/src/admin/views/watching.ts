@@ -33,7 +33,7 @@ export function watchingFacts(view: WatchingView): [string, Child][] {
 
 /** The row's button that opens the ticket's record. */
 export function watchingButton(codeId: string, code: string): HTMLButtonElement {
-  const button = h('button', { type: 'button', className: 'small', 'data-key': `watching-${codeId}`, 'aria-label': `How code ${code} watched` }, 'Watching');
+  const button = h('button', { type: 'button', className: 'small', 'data-key': `watching-${codeId}`, 'aria-label': `Watching: how code ${code} watched` }, 'Watching');
   button.addEventListener('click', () => {
     void act(button, () => adminApi.watching(codeId)).then((view) => view && openWatching(view));
   });
