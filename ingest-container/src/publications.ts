@@ -52,7 +52,7 @@ export interface PublicationDeps {
   onPackaging?: (streamPath: string, reencoding: boolean) => void;
   /** Copy or re-encode, as measured on this broadcast's encoder so far (a standby going on air starts without waiting). */
   verdictOf?: (streamPath: string) => Verdict | undefined;
-  /** An encoder silent this long is not healthy: a standby takes over. At most 5 s; default 2 s. */
+  /** An encoder silent this long is not healthy: a standby takes over. At most 5 s; default 1.5 s. */
   failoverSilenceMs?: number;
   /** Another encoder went on air (metrics, reports, alarms). */
   onSwitch?: (streamName: string, from: EncoderRole | undefined, to: EncoderRole, reason: string) => void;
@@ -74,7 +74,7 @@ export const LEASE_RENEW_MS = 5_000;
 export const FAILOVER_TICK_MS = 250;
 /** A holder whose encoder is down asks the platform for a standby elsewhere at most this often. */
 const STANDBY_CHECK_MS = 1_000;
-export const DEFAULT_FAILOVER_SILENCE_MS = 2_000;
+export const DEFAULT_FAILOVER_SILENCE_MS = 1_500;
 
 /**
  * A show runs from an accepted publish until every encoder of it is gone:

@@ -1,15 +1,25 @@
 /**
- * The console's SRT settings in Chromium against `npm start`: the complete URL, the stream id and the
- * passphrase as fields with Copy, the latency line, and a QR code that reads back as the URL.
+ * SRT in Chromium against `npm start`. The console's SRT settings: the complete URL, the stream id and the
+ * passphrase as fields with Copy, the latency line, and a QR code that reads back as the URL. The viewer
+ * page plays a show an encoder sends over SRT with that URL, and keeps playing when the SRT encoder dies
+ * and the backup (over RTMP) takes over.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { browserStory, noHorizontalScroll, PHONE_WIDTH, signInAsOwner } from '../support/browser-story';
+import { newShow, watchShow } from '../../harness/show';
+import { watchFailover } from '../support/failover-watch';
+import { publish, until, type Run } from '../support/ingest';
+import { publishSrtUrl } from '../support/srt';
 
 const jsQrPath = createRequire(import.meta.url).resolve('jsqr/dist/jsQR.js');
 
 describe('web: SRT settings', () => {
   const story = browserStory();
+  const runs: Run[] = [];
+  story.atClose(async () => {
+    for (const run of runs) if (run.running()) await run.kill();
+  });
 
   it('shows the SRT URL, stream id and passphrase with Copy, and a QR code of the URL', async () => {
     const { system } = story;
@@ -58,4 +68,39 @@ describe('web: SRT settings', () => {
     await admin.setViewportSize({ width: PHONE_WIDTH, height: 844 });
     await noHorizontalScroll(admin);
   }, 120_000);
+
+  it('the viewer page plays a show sent over SRT, and keeps playing when the SRT encoder dies and the backup takes over', async () => {
+    const { system } = story;
+    const show = await newShow(system, 'SRT on the viewer page', 2);
+    const { ingest } = await system.admin('GET', `/api/admin/events/${show.eventId}`);
+    const primary = publishSrtUrl(ingest.srt.url);
+    runs.push(primary);
+    const page = await (await story.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await page.goto(`${system.urls.api}/?code=${show.codes[0]}`);
+    await page.getByRole('button', { name: 'Watch' }).click();
+    await page.locator('#live-state[data-state="live"]').waitFor({ timeout: 60_000 });
+    const playedTo = () => page.evaluate(() => document.querySelector('video')!.currentTime);
+    await until(async () => ((await playedTo()) > 2 ? true : undefined), 250);
+
+    runs.push(publish(`${ingest.server}/${ingest.backup.streamKey}`, undefined, { gop: 25 }));
+    await until(async () => {
+      const { ingest: now } = await system.admin('GET', `/api/admin/events/${show.eventId}`);
+      return now.encoders.some((encoder: { role: string; connected: boolean }) => encoder.role === 'backup' && encoder.connected) || undefined;
+    }, 250);
+    const watch = watchFailover(system, show.eventId, await watchShow(system, show.codes[1]!));
+    await until(async () => watch.latest() || undefined, 100);
+    const before = watch.discontinuities();
+    const killedAt = Date.now();
+    await primary.kill();
+    // A dead SRT caller sends nothing more: the ingest notices its silence, not a closed connection.
+    const toBackup = await watch.waitForSwitch(killedAt, before);
+    expect(toBackup).toBeLessThan(3_000);
+    process.stdout.write(`SRT primary killed → backup in the live playlist: ${toBackup} ms\n`);
+    const atSwitch = await playedTo();
+    await until(async () => ((await playedTo()) > atSwitch + 4 ? true : undefined), 250);
+    await watch.stop();
+    expect(watch.refused).toEqual([]);
+    expect(await page.evaluate(() => document.querySelector('video')!.paused)).toBe(false);
+    await page.getByRole('button', { name: 'Stop watching' }).click();
+  }, 150_000);
 });

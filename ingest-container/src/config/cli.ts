@@ -41,7 +41,7 @@ export const FLAGS = {
   'hls-segment': { env: 'INGEST_HLS_SEGMENT', default: '1s', help: 'target segment duration; video with keyframes further apart is re-encoded (see -hls-reencode)' },
   'hls-reencode': { env: 'INGEST_HLS_REENCODE', default: 'auto', help: 'auto | off: re-encode the video of a publisher whose keyframes are further apart than a segment (off: always copy)' },
   'hls-dvr-window': { env: 'INGEST_HLS_DVR_WINDOW', default: '2m', help: 'seekable time behind the live edge in the live playlist' },
-  'failover-silence': { env: 'INGEST_FAILOVER_SILENCE', default: '2s', help: 'an encoder on air silent this long hands over to a healthy standby encoder (at most 5s)' },
+  'failover-silence': { env: 'INGEST_FAILOVER_SILENCE', default: '1.5s', help: 'an encoder on air silent this long hands over to a healthy standby encoder (at most 5s)' },
   'publish-grace': { env: 'INGEST_PUBLISH_GRACE', default: '30s', help: 'reconnect window: a dropped publisher may come back within this and continue the show' },
   'api-url': { env: 'INGEST_API_URL', help: 'access API base URL: the publish lease (one process on air per event), measured video and refused publishes' },
   'internal-api-key': { env: 'INTERNAL_API_KEY', help: 'X-Internal-Api-Key for -api-url and the auth callback (prefer the env var: argv is visible in ps)' },

@@ -75,7 +75,7 @@ export class GatedRtmpSession extends RtmpSession {
   showPath = '';
   /** Admitted while another ingest has the show on air with the other encoder: this one stands by. */
   standby = false;
-  /** When the client last sent anything (ms): an encoder silent too long is not a healthy standby or on-air source. */
+  /** When the client last sent audio or video (ms): an encoder silent too long is not a healthy standby or on-air source. */
   lastInputAt = Date.now();
   /** Nothing the client sends after a rejection or a cut may reach a broadcast. */
   private discardInput = false;
@@ -93,6 +93,13 @@ export class GatedRtmpSession extends RtmpSession {
     // Without these a client that connects and never publishes or plays (or goes silent) holds a socket forever.
     this.admitTimer = setTimeout(() => this.drop('handshake timeout'), gate.handshakeTimeoutMs).unref();
     socket.setTimeout(gate.idleTimeoutMs, () => this.drop('idle timeout'));
+    // Silence is no media, not no bytes: a client that still answers the protocol (an SRT caller's remux
+    // whose caller died) sends nothing to show.
+    const onPacket = this.rtmp.onPacketCallback;
+    this.rtmp.onPacketCallback = (packet) => {
+      this.lastInputAt = Date.now();
+      onPacket(packet);
+    };
     const invoke = this.rtmp.invokeHandler.bind(this.rtmp);
     this.rtmp.invokeHandler = () => {
       if (this.admitted === 'publish' && CLEAN_STOP_COMMANDS.has(this.invokeCommand())) this.gate.publishStopped(this);
@@ -115,7 +122,6 @@ export class GatedRtmpSession extends RtmpSession {
   override onData = (data: Buffer) => {
     if (this.discardInput) return;
     this.inBytes += data.length;
-    this.lastInputAt = Date.now();
     const error = this.rtmp.parserData(data);
     if (error != null) {
       this.gate.log.warn('rtmp parse error', { conn_id: this.id, error });

@@ -68,6 +68,8 @@ declare module 'node-media-server/src/protocol/rtmp.js' {
     parserData(buffer: Buffer): string | null;
     /** Dispatches the command message in `parserPacket`. */
     invokeHandler(): void;
+    /** Called with each audio, video or data message parsed (the session's broadcast takes it). */
+    onPacketCallback(packet: unknown): void;
     onPublish(invokeMessage: InvokeMessage): void;
     onPlay(invokeMessage: InvokeMessage): void;
     respondPublish(): void;
