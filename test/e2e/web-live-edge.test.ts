@@ -95,7 +95,7 @@ describe('web: live edge and encoder report', () => {
     await admin.getByRole('button', { name: 'Sign in' }).click();
     await admin.getByRole('heading', { name: 'Events' }).waitFor();
     await admin.goto(`${story.system.urls.api}/admin/#/events/${eventId}`);
-    await admin.getByRole('heading', { name: 'Encoder' }).waitFor();
+    await admin.getByRole('heading', { name: 'Encoders', exact: true }).waitFor();
     expect(await admin.locator('[data-key="keyframe-warning"]').textContent()).toMatch(/^Re-encoding: keyframes every 2 s\. .* viewers stay about 3 s behind live/);
     expect(await admin.locator('table.refusals').textContent()).toContain('Wrong key');
     expect(await admin.locator('.obs-output').textContent()).toContain('Keyframe Interval 1 s');

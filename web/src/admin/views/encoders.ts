@@ -30,11 +30,11 @@ export function encoderPanel(event: EventDetail, switchTo: (button: HTMLButtonEl
     button.addEventListener('click', () => switchTo(button, role));
   }
   return [
-    h('h3', null, 'Encoders'),
+    h('h3', null, 'Primary and backup'),
     state.rows.length === 0
       ? h('p', { className: 'muted', 'data-key': 'encoders-none' }, 'No encoder connected.')
       : tableWrap(
-          'Encoders',
+          'Primary and backup encoders',
           h(
             'table',
             { className: 'encoders', 'data-key': 'encoders' },

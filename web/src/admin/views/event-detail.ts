@@ -327,7 +327,7 @@ function encoderReport(event: EventDetail): Child[] {
   if (!event.ingest) return [];
   const { video, keyframeWarning, refusals } = event.ingest;
   return [
-    h('h2', { id: 'encoder-title', tabindex: -1 }, 'Encoder'),
+    h('h2', { id: 'encoder-title', tabindex: -1 }, 'Encoders'),
     keyframeWarning ? h('p', { className: 'callout warn', role: 'status', 'data-key': 'keyframe-warning' }, keyframeWarning) : null,
     video
       ? h(
