@@ -98,6 +98,14 @@ export async function buildImage(context: string, dockerfile: string): Promise<{
   return { final: stages.at(-1)!, build: { stages: stages.length, steps }, remove: () => rmSync(work, { recursive: true, force: true }) };
 }
 
+/** Alpine packages that are a toolchain or a library rather than a command, as this machine has them (Debian's names differ). */
+const APK_PROBES: Record<string, string> = {
+  'build-base': 'command -v gcc && command -v make',
+  pkgconf: 'command -v pkg-config',
+  'libsrt-dev': 'pkg-config --exists srt',
+  libsrt: 'ldconfig -p | grep -q libsrt',
+};
+
 async function runStep(stage: Stage, command: string, context: string): Promise<string> {
   const cwd = join(stage.root, stage.workdir);
   if (/^npm ci\b/.test(command)) {
@@ -109,7 +117,7 @@ async function runStep(stage: Stage, command: string, context: string): Promise<
   const apk = /^apk add (?:--no-cache )?(.+)$/.exec(command);
   if (apk) {
     const packages = apk[1]!.split(/\s+/);
-    const present = packages.filter((name) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0);
+    const present = packages.filter((name) => spawnSync('sh', ['-c', APK_PROBES[name] ?? `command -v ${name}`]).status === 0);
     // tini only forwards signals and reaps children: the task runs without it here.
     const missing = packages.filter((name) => !present.includes(name) && name !== 'tini');
     if (missing.length) throw new Error(`the image needs ${missing.join(', ')}, not found on this machine`);
@@ -166,17 +174,19 @@ export async function startIngestTask(
   const taskRole = values.logicalIdOf(p.TaskRoleArn);
   const containerPort = Number(container.PortMappings?.[0]?.ContainerPort);
   const port = await freePort();
-  const environment: Record<string, string> = { ...image.env };
+  const inImage = (arg: string) => (isAbsolute(arg) && existsSync(join(image.root, arg)) ? join(image.root, arg) : arg);
+  // A path in the image (SRT_GATE_PATH) is its file in the built stage.
+  const environment: Record<string, string> = Object.fromEntries(Object.entries(image.env).map(([name, value]) => [name, inImage(value)]));
   for (const { Name, Value } of container.Environment ?? []) environment[Name] = /^https?:\/\//.test(Value) ? localUrl(Value) : Value;
   const local = {
-    // The container port, mapped to a free port of this machine.
+    // The container port, mapped to a free port of this machine; SRT's UDP port too.
     ...(environment.INGEST_LISTEN?.endsWith(`:${containerPort}`) ? { INGEST_LISTEN: `127.0.0.1:${port}` } : {}),
+    ...(environment.INGEST_SRT_LISTEN ? { INGEST_SRT_LISTEN: '127.0.0.1:0' } : {}),
     AWS_ENDPOINT_URL: endpoint.url,
     AWS_CONTAINER_CREDENTIALS_FULL_URI: endpoint.containerCredentialsUri({ name: taskId, roleId: taskRole }),
     PATH: process.env.PATH ?? '/usr/bin:/bin',
   };
   const env = { ...environment, ...secrets, ...local };
-  const inImage = (arg: string) => (isAbsolute(arg) && existsSync(join(image.root, arg)) ? join(image.root, arg) : arg);
   const resolveCommand = (command: string[]) => {
     const args = command[0] === '/sbin/tini' ? command.slice(command.indexOf('--') + 1) : command;
     return args.map((arg, i) => (i === 0 && arg === 'node' ? process.execPath : inImage(arg)));

@@ -607,6 +607,21 @@ export const STORIES: RouteStory[] = [
     s.expect(await s.api('POST', path, { json: { holder: 'verify-b', action: 'acquire' }, headers }), 409, 'a second holder');
     s.expect(await s.api('POST', path, { json: { holder: 'verify-a', action: 'release' }, headers }), 200, 'lease released');
   }),
+  story('POST /api/admin/events/{id}/on-air', async (s) => {
+    const answer = await s.admin('POST', eventPath(s, '/on-air'), { role: 'backup' });
+    s.check(answer.requested === 'backup', `on-air request: ${JSON.stringify(answer)}`);
+  }),
+  story('POST /api/internal/streams/{eventId}/encoders', async (s) => {
+    const headers = { 'x-internal-api-key': await s.internalApiKey() };
+    const since = new Date().toISOString();
+    const encoder = (role: string, onAir: boolean) => ({ role, protocol: 'rtmp', connected: true, onAir, since, video: { width: 320, height: 240, frameRate: 25 } });
+    const path = `/api/internal/streams/${s.state.eventId}/encoders`;
+    // The operator's request above reaches the ingest in the answer to its next report, until the backup is on air.
+    const pending = s.expect(await s.api('POST', path, { json: { encoders: [encoder('primary', true), encoder('backup', false)] }, headers }), 200, 'encoder report');
+    s.check(pending.requestedOnAir === 'backup', `requested on air: ${JSON.stringify(pending)}`);
+    const done = s.expect(await s.api('POST', path, { json: { encoders: [encoder('primary', false), encoder('backup', true)] }, headers }), 200, 'encoder report after the switch');
+    s.check(done.requestedOnAir === null, `request done: ${JSON.stringify(done)}`);
+  }),
   story('POST /api/internal/streams/{eventId}/video', async (s) => {
     const headers = { 'x-internal-api-key': await s.internalApiKey() };
     const report = { keyframeIntervalSeconds: 1, frameRate: 25, segmentSeconds: 1 };
