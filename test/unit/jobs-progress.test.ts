@@ -10,7 +10,7 @@ import { derivedAccessCode } from '../../functions/domain/codes';
 import { startCodeGeneration, startCodeRevocation } from '../../functions/domain/jobs';
 import type { CodeStore } from '../../functions/domain/codes';
 import { Conflict } from '../../functions/domain/errors';
-import { JOB_WORKER } from '../../functions/domain/jobs';
+import { JOB_WORKER, stopWhenLeft } from '../../functions/domain/jobs';
 import { retryJob } from '../../functions/domain/jobs';
 import { jobFixture } from '../support/job-fixture';
 import { sampleCode } from '../support/store-records';
@@ -57,6 +57,16 @@ describe('a step short of time', () => {
     expect(await t.memory.jobs.getJob(job.id)).toMatchObject({ status: 'done', done: 1000, error: null });
     expect(writes).toBe(1000);
     expect(await codesOf(t, event.id)).toEqual({ count: 1001, unique: 1001 });
+  });
+});
+
+describe('a worker that dies before it commits', () => {
+  it('gives each further try of the step half the working time of the one before, the commit reserve kept', () => {
+    // A 9 s worker keeps half for its commit (works 4.5 s, then 2.25 s, …); a 60 s one keeps the 10 s reserve.
+    expect([1, 2, 3, 5].map((attempt) => stopWhenLeft(9_000, attempt))).toEqual([4_500, 6_750, 7_875, 8_718.75]);
+    const reserve = JOB_WORKER.commitReserveSeconds * 1000;
+    expect(stopWhenLeft(60_000, 1)).toBe(reserve);
+    expect(stopWhenLeft(60_000, 2)).toBe(60_000 - (60_000 - reserve) / 2);
   });
 });
 

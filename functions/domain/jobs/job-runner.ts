@@ -8,7 +8,7 @@
  *   ends it early too: what it did is committed and the next step goes on from
  *   there, with tries of its own. Running short of time is progress;
  * - a step that could do nothing is tried again (`JOB_WORKER.tries`, with
- *   backoff); one that keeps failing with no progress, or whose worker keeps
+ *   backoff), each try working half as long as the one before (`stopWhenLeft`); one that keeps failing with no progress, or whose worker keeps
  *   dying, is given up by one more delivery: the job reads `failed` with the
  *   reason and the message goes to the dead-letter queue. A retry
  *   (jobs.ts `retryJob`) or a redrive resumes the job from its lanes' positions;
@@ -37,6 +37,17 @@ export type StepOutcome = 'done' | 'retry' | 'dead' | 'ignored';
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
 
+/**
+ * The time left (ms) at which a try stops working to commit: the commit reserve (half the time at most, so
+ * a worker with a short timeout still gets work done). A try that follows one whose worker died before it
+ * committed (a slow or stopped worker timed out) works half as long as that one did, so that on a worker
+ * too slow for the first budget one of the tries still commits progress.
+ */
+export function stopWhenLeft(remainingMs: number, attempt: number): number {
+  const reserve = Math.min(JOB_WORKER.commitReserveSeconds * 1000, remainingMs / 2);
+  return remainingMs - (remainingMs - reserve) / 2 ** Math.max(0, attempt - 1);
+}
+
 export async function runStep(deps: RunnerDeps, message: StepMessage, delivery: Delivery): Promise<StepOutcome> {
   let job = await deps.stores.jobs.getJob(message.jobId);
   const lane = job?.lanes[message.lane];
@@ -58,11 +69,10 @@ export async function runStep(deps: RunnerDeps, message: StepMessage, delivery: 
     return 'dead';
   }
   if (job.status === 'queued') job = await deps.stores.jobs.markJobRunning(job.id, deps.now().toISOString());
-  // Half the time at most: a worker with a short timeout still gets work done.
-  const reserve = Math.min(JOB_WORKER.commitReserveSeconds * 1000, delivery.remainingMs() / 2);
+  const stopWhen = stopWhenLeft(delivery.remainingMs(), delivery.attempt);
   let result;
   try {
-    result = await jobKindOf(job.kind).runStep(deps, job, message.lane, lane, () => delivery.remainingMs() - reserve);
+    result = await jobKindOf(job.kind).runStep(deps, job, message.lane, lane, () => delivery.remainingMs() - stopWhen);
   } catch (error) {
     if (error instanceof JobStopped) {
       await giveUp(deps, job, message, error.reason, { abandon: false });
