@@ -94,9 +94,9 @@ export class GatedRtmpSession extends RtmpSession {
     this.admitTimer = setTimeout(() => this.drop('handshake timeout'), gate.handshakeTimeoutMs).unref();
     socket.setTimeout(gate.idleTimeoutMs, () => this.drop('idle timeout'));
     // Silence is no media, not no bytes: a client that still answers the protocol (an SRT caller's remux
-    // whose caller died) sends nothing to show.
-    const onPacket = this.rtmp.onPacketCallback;
-    this.rtmp.onPacketCallback = (packet) => {
+    // whose caller died) sends nothing to show. `run` hands this to the protocol layer.
+    const onPacket = this.onPacket;
+    this.onPacket = (packet) => {
       this.lastInputAt = Date.now();
       onPacket(packet);
     };

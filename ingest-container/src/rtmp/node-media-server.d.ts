@@ -68,8 +68,6 @@ declare module 'node-media-server/src/protocol/rtmp.js' {
     parserData(buffer: Buffer): string | null;
     /** Dispatches the command message in `parserPacket`. */
     invokeHandler(): void;
-    /** Called with each audio, video or data message parsed (the session's broadcast takes it). */
-    onPacketCallback(packet: unknown): void;
     onPublish(invokeMessage: InvokeMessage): void;
     onPlay(invokeMessage: InvokeMessage): void;
     respondPublish(): void;
@@ -93,6 +91,8 @@ declare module 'node-media-server/src/session/rtmp_session.js' {
     onPlay: () => void;
     onPush: () => void;
     onData: (data: Buffer) => void;
+    /** Each audio, video or data message parsed; `run` hands it to the protocol layer as its packet callback. */
+    onPacket: (packet: unknown) => void;
     onClose: () => void;
   }
   export = RtmpSession;
