@@ -6,6 +6,7 @@ import {
   markBit,
   momentOf,
   segmentsNeeded,
+  sessionMarks,
   type MarkBit,
 } from '../../functions/domain/watermark';
 
@@ -25,7 +26,7 @@ function seeded(seed: number): () => number {
 
 const coin = (random: () => number): MarkBit => (random() < 0.5 ? 0 : 1);
 const sessionIds = (count: number) => Array.from({ length: count }, (_, i) => `sess-${i}`);
-const moments = (count: number) => Array.from({ length: count }, (_, n) => `pub1_${String(n).padStart(5, '0')}`);
+const moments = (count: number) => Array.from({ length: count }, (_, index) => ({ part: 'pub1', index }));
 
 /** Sessions' bits drawn at random (what the keyed HMAC looks like to anyone without the key): fast enough for thousands of trials. */
 function randomBits(sessions: readonly string[], length: number, random: () => number): Map<string, MarkBit[]> {
@@ -34,11 +35,16 @@ function randomBits(sessions: readonly string[], length: number, random: () => n
 
 describe('the mark bit', () => {
   it('is fixed by key, session and moment, the same in every rendition, and fair', () => {
-    expect(markBit(KEY, 'sess-1', 'pub1_00007')).toBe(markBit(KEY, 'sess-1', 'pub1_00007'));
-    expect(momentOf('/streams/evt/pub1_00007.w.ts')).toBe('pub1_00007');
-    expect(momentOf('/streams/evt/pub1-part2_00007.2.w.ts')).toBe('pub1-part2_00007');
-    expect(momentOf('pub1_00007.a.ts')).toBe('pub1_00007');
+    const seventh = { part: 'pub1', index: 7 };
+    expect(markBit(KEY, 'sess-1', seventh)).toBe(markBit(KEY, 'sess-1', { ...seventh }));
+    expect(momentOf('/streams/evt/pub1_00007.w.ts')).toEqual(seventh);
+    expect(momentOf('/streams/evt/pub1-part2_00007.2.w.ts')).toEqual({ part: 'pub1-part2', index: 7 });
+    expect(momentOf('ab_c_00300.a.ts')).toEqual({ part: 'ab_c', index: 300 });
     expect(momentOf('/streams/evt/pub1_00007.ts')).toBeNull();
+    const remembered = sessionMarks(KEY, 'sess-1');
+    expect(moments(600).every((moment) => remembered(moment) === markBit(KEY, 'sess-1', moment))).toBe(true);
+    // Blocks of 256 are not repeats of each other.
+    expect(moments(256).filter((m) => markBit(KEY, 'sess-1', m) !== markBit(KEY, 'sess-1', { ...m, index: m.index + 256 })).length).toBeGreaterThan(90);
     const ones = moments(4000).filter((moment) => markBit(KEY, 'sess-1', moment) === 1).length;
     expect(ones).toBeGreaterThan(1850);
     expect(ones).toBeLessThan(2150);

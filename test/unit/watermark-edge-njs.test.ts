@@ -29,7 +29,7 @@ __run().catch(function (e) { console.log('HARNESS ERROR ' + e.stack); });
 describe("the edge's A/B choice under njs", () => {
   it('gives the same versions as the domain’s mark bit, and refuses a named version', async () => {
     const cases: [string, string][] = [];
-    for (let s = 0; s < 8; s++) for (let n = 0; n < 8; n++) cases.push([`/streams/evt-1/pub1_${String(n).padStart(5, '0')}.1.w.ts`, `sess-${s}`]);
+    for (let s = 0; s < 8; s++) for (const n of [0, 5, 9, 255, 256, 257, 1000, 4321]) cases.push([`/streams/evt-1/pub1_${String(n).padStart(5, '0')}.1.w.ts`, `sess-${s}`]);
     cases.push(['/streams/evt-1/pub1_00001.a.ts', 'sess-1'], ['/streams/evt-1/index-live1.m3u8', 'sess-1']);
     const dir = mkdtempSync(join(tmpdir(), 'wm-njs-'));
     try {
@@ -38,8 +38,8 @@ describe("the edge's A/B choice under njs", () => {
       const { stdout } = await run('/usr/bin/njs', [script]);
       const uris = stdout.split('\n').filter((line) => line.startsWith('URI ')).map((line) => line.slice(4));
       const expected = cases.slice(0, 64).map(([uri, sid]) => {
-        const moment = /\/([^/.]+)\.1\.w\.ts$/.exec(uri)![1]!;
-        return uri.replace(/w\.ts$/, markBit(KEY, sid, moment) === 0 ? 'a.ts' : 'b.ts');
+        const index = Number(/_([0-9]+)\.1\.w\.ts$/.exec(uri)![1]);
+        return uri.replace(/w\.ts$/, markBit(KEY, sid, { part: 'pub1', index }) === 0 ? 'a.ts' : 'b.ts');
       });
       expect(uris).toEqual([...expected, 'null', '/streams/evt-1/index-live1.m3u8']);
     } finally {

@@ -1,0 +1,126 @@
+/**
+ * Does the forensic A/B mark (docs/watermark-design.md) stay invisible and survive a restreamer?
+ * A 720p30 camera-like clip (moving test pattern with film grain) is marked at each amplitude: A and
+ * B from one ffmpeg, as the ingest's top rung (libx264 veryfast, 2800 kbit/s, a keyframe every 1 s
+ * segment); PSNR and SSIM between A and B; the CPU of making both against the same encode unmarked.
+ * One viewer's copy is spliced from A and B by its session's bits, then attacked as a restreamer
+ * would (320×180 CRF 30; plus a 3 % crop; plus 25 fps), and each segment's bit is read back with
+ * the non-blind reader (crop found by the search). Prints, per amplitude and attack: the bit error
+ * rate, erasures, the mean strength of the mark, and whether the accusation among 1,000 sessions
+ * names the viewer; and the copy length that a million sessions would need at that error rate.
+ *   npx tsx bench/watermark-robustness.ts       (SECONDS=40, AMPLITUDES=2,3,4)
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  accuse,
+  findPlacement,
+  markBit,
+  markPattern,
+  patternFrameYuv420,
+  readBit,
+  segmentsNeeded,
+  type LumaFrame,
+  type MarkBit,
+} from '../functions/domain/watermark';
+import { benchmark } from './lib/cleanup';
+import { removeTempDirs, tempDir } from './lib/ingest-support';
+import { table } from './lib/stats';
+import { cutSegments, encodeVersions, ffmpeg, segmentMeans, similarity, spliceDelivered, TOP_RUNG } from './lib/watermark-media';
+
+const SECONDS = Number(process.env.SECONDS || 40);
+const AMPLITUDES = (process.env.AMPLITUDES || '2,3,4').split(',').map(Number);
+const KEY = Buffer.from('the benchmark event mark key 32b');
+const VIEWER = 'bench-viewer';
+const RESTREAM = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '30', '-an'];
+/** A crop of 3 % of width and height, off centre. */
+const CROP = 'crop=trunc(iw*0.97/2)*2:trunc(ih*0.97/2)*2:trunc(iw*0.012):trunc(ih*0.018)';
+const ATTACKS = [
+  { name: 'untouched', filter: null },
+  { name: '320x180 CRF 30', filter: 'scale=320:180' },
+  { name: '3 % crop, 320x180 CRF 30', filter: `${CROP},scale=320:180` },
+  { name: '3 % crop, 25 fps, 320x180 CRF 30', filter: `${CROP},fps=25,scale=320:180` },
+];
+
+const moments = Array.from({ length: SECONDS }, (_, index) => ({ part: 'bench', index }));
+const bits = moments.map((moment) => markBit(KEY, VIEWER, moment));
+const crowd = [VIEWER, ...Array.from({ length: 999 }, (_, i) => `other-${i}`)];
+
+async function makeSource(dir: string): Promise<string> {
+  const source = join(dir, 'source.mkv');
+  // Near-lossless, so what A and B differ by is the mark and their own encodes, not the source's.
+  await ffmpeg(['-f', 'lavfi', '-i', `testsrc2=size=1280x720:rate=30,noise=alls=8:allf=t`, '-t', String(SECONDS),
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '8', '-pix_fmt', 'yuv420p', source], dir);
+  return source;
+}
+
+interface AttackResult {
+  errors: number;
+  erasures: number;
+  meanStrength: number;
+  named: boolean;
+  scale: number;
+}
+
+/** Reads every segment of one attacked copy and traces it. */
+function traceCopy(copy: LumaFrame[], a: LumaFrame[], b: LumaFrame[], amplitude: number): AttackResult {
+  const pattern = markPattern(KEY, { amplitude });
+  const middle = (i: number): LumaFrame => ({ ...a[i]!, data: a[i]!.data.map((v, j) => (v + b[i]!.data[j]!) / 2) });
+  const pairs = [0, 5, 10, 15, 20, 25].filter((i) => i < copy.length).map((i) => ({ copy: copy[i]!, original: middle(i) }));
+  const placement = findPlacement({ pairs });
+  const readings = copy.map((frame, i) => readBit({ copy: frame, a: a[i]!, b: b[i]! }, pattern, placement));
+  const read: (MarkBit | null)[] = readings.map((reading) => reading.bit);
+  const result = accuse({ copy: read, sessions: crowd, bitOf: (id, i) => markBit(KEY, id, moments[i]!) });
+  return {
+    errors: read.filter((bit, i) => bit !== null && bit !== bits[i]).length,
+    erasures: read.filter((bit) => bit === null).length,
+    meanStrength: readings.reduce((sum, r, i) => sum + r.strength * (bits[i] === 0 ? 1 : -1), 0) / readings.length,
+    named: result.sessionId === VIEWER,
+    scale: placement.scale,
+  };
+}
+
+async function attack(delivered: string, filter: string | null, dir: string, name: string): Promise<string> {
+  if (filter === null) return delivered;
+  const out = join(dir, `copy-${name.replace(/[^a-z0-9]+/gi, '-')}.mp4`);
+  await ffmpeg(['-i', delivered, '-vf', filter, ...RESTREAM, out], dir);
+  return out;
+}
+
+async function oneAmplitude(source: string, amplitude: number, dir: string): Promise<Record<string, string | number>[]> {
+  const patternFile = join(dir, `pattern-${amplitude}.yuv`);
+  await writeFile(patternFile, patternFrameYuv420(markPattern(KEY, { amplitude }), 1280, 720));
+  const versions = await encodeVersions(source, patternFile, '1280x720', dir);
+  const ab = await similarity(join(dir, 'A.ts'), join(dir, 'B.ts'), dir);
+  await cutSegments(join(dir, 'A.ts'), 'A', dir);
+  await cutSegments(join(dir, 'B.ts'), 'B', dir);
+  const delivered = await spliceDelivered(bits, dir);
+  const a = await segmentMeans(join(dir, 'A.ts'), 320, 180, SECONDS, dir);
+  const b = await segmentMeans(join(dir, 'B.ts'), 320, 180, SECONDS, dir);
+  const rows: Record<string, string | number>[] = [];
+  for (const { name, filter } of ATTACKS) {
+    const copy = await segmentMeans(await attack(delivered, filter, dir, name), 160, 90, SECONDS, dir);
+    const r = traceCopy(copy, a, b, amplitude);
+    const read = SECONDS - r.erasures;
+    const needed = segmentsNeeded({ sessions: 1_000_000, agreement: read === 0 ? 0.5 : 1 - r.errors / read });
+    rows.push({
+      amplitude, 'PSNR A/B dB': ab.psnrY, 'SSIM A/B': ab.ssim.toFixed(4), 'A+B CPU s': versions.cpuSeconds,
+      attack: name, 'found scale': r.scale.toFixed(3), 'bit errors': `${r.errors}/${read}`, erasures: r.erasures,
+      strength: r.meanStrength, 'viewer named (1,000)': r.named ? 'yes' : 'no',
+      's for 1M sessions': needed === null ? '> 5000' : Math.ceil(needed / (read / SECONDS)),
+    });
+  }
+  return rows;
+}
+
+await benchmark(async (defer) => {
+  defer(removeTempDirs);
+  const dir = await tempDir('watermark');
+  const source = await makeSource(dir);
+  const plain = await ffmpeg(['-i', source, ...TOP_RUNG, join(dir, 'plain.ts')], dir);
+  console.log(`source: ${SECONDS} s 720p30; one unmarked top-rung encode: ${plain.cpuSeconds.toFixed(1)} CPU s`);
+  const rows: Record<string, string | number>[] = [];
+  for (const amplitude of AMPLITUDES) rows.push(...(await oneAmplitude(source, amplitude, dir)));
+  console.log(table(rows));
+  console.log(`CPU ratio marked (A+B, one decode) / unmarked: ${rows.filter((_, i) => i % ATTACKS.length === 0).map((row) => (Number(row['A+B CPU s']) / plain.cpuSeconds).toFixed(2)).join(', ')} (per amplitude)`);
+});
