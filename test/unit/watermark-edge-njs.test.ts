@@ -21,7 +21,10 @@ function hmac(key, data) { return crypto.createHmac('sha256', key).update(data).
 const harness = (cases: [string, string][]) => `
 var __cases = ${JSON.stringify(cases)};
 async function __run() {
-  for (var i = 0; i < __cases.length; i++) console.log('URI ' + await markedUri(__cases[i][0], 'evt-1', __cases[i][1]));
+  for (var i = 0; i < __cases.length; i++) {
+    var uri = await markedUri(__cases[i][0], 'evt-1', __cases[i][1]);
+    console.log('URI ' + uri);
+  }
 }
 __run().catch(function (e) { console.log('HARNESS ERROR ' + e.stack); });
 `;
