@@ -1,14 +1,15 @@
 /**
  * Does the forensic A/B mark (docs/watermark-design.md) stay invisible and survive a restreamer?
- * A 720p30 camera-like clip (moving test pattern with film grain) is marked at each amplitude: A and
- * B from one ffmpeg, as the ingest's top rung (libx264 veryfast, 2800 kbit/s, a keyframe every 1 s
- * segment); PSNR and SSIM between A and B; the CPU of making both against the same encode unmarked.
+ * A 720p30 camera-like clip (moving test pattern with film grain; GRAIN=0 for flat areas without)
+ * is marked at each amplitude: A and B from one ffmpeg, as the ingest's top rung (libx264
+ * veryfast, 2800 kbit/s, a keyframe every 1 s segment); PSNR and SSIM between A and B, PSNR of A
+ * against the same encode unmarked, and the CPU of making both against that unmarked encode.
  * One viewer's copy is spliced from A and B by its session's bits, then attacked as a restreamer
- * would (320×180 CRF 30; plus a 3 % crop; plus 25 fps), and each segment's bit is read back with
- * the non-blind reader (crop found by the search). Prints, per amplitude and attack: the bit error
- * rate, erasures, the mean strength of the mark, and whether the accusation among 1,000 sessions
- * names the viewer; and the copy length that a million sessions would need at that error rate.
- *   npx tsx bench/watermark-robustness.ts       (SECONDS=40, AMPLITUDES=2,3,4)
+ * would (320×180 CRF 30; plus a 3 % crop; plus 25 fps; the same at CRF 36 as a stress), and each
+ * segment's bit is read back with the non-blind reader (crop found by the search). Prints, per
+ * amplitude and attack: bit errors, erasures, the mean strength of the mark, whether the
+ * accusation among 1,000 sessions names the viewer, and the copy a million sessions would need.
+ *   npx tsx bench/watermark-robustness.ts       (SECONDS=40, AMPLITUDES=2,3,4, GRAIN=1)
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -30,16 +31,18 @@ import { cutSegments, encodeVersions, ffmpeg, segmentMeans, similarity, spliceDe
 
 const SECONDS = Number(process.env.SECONDS || 40);
 const AMPLITUDES = (process.env.AMPLITUDES || '2,3,4').split(',').map(Number);
+const GRAIN = process.env.GRAIN !== '0';
 const KEY = Buffer.from('the benchmark event mark key 32b');
 const VIEWER = 'bench-viewer';
-const RESTREAM = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '30', '-an'];
+const restream = (crf = 30) => ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', String(crf), '-an'];
 /** A crop of 3 % of width and height, off centre. */
 const CROP = 'crop=trunc(iw*0.97/2)*2:trunc(ih*0.97/2)*2:trunc(iw*0.012):trunc(ih*0.018)';
-const ATTACKS = [
+const ATTACKS: { name: string; filter: string | null; crf?: number }[] = [
   { name: 'untouched', filter: null },
   { name: '320x180 CRF 30', filter: 'scale=320:180' },
   { name: '3 % crop, 320x180 CRF 30', filter: `${CROP},scale=320:180` },
   { name: '3 % crop, 25 fps, 320x180 CRF 30', filter: `${CROP},fps=25,scale=320:180` },
+  { name: 'same at CRF 36 (stress)', filter: `${CROP},fps=25,scale=320:180`, crf: 36 },
 ];
 
 const moments = Array.from({ length: SECONDS }, (_, index) => ({ part: 'bench', index }));
@@ -49,7 +52,7 @@ const crowd = [VIEWER, ...Array.from({ length: 999 }, (_, i) => `other-${i}`)];
 async function makeSource(dir: string): Promise<string> {
   const source = join(dir, 'source.mkv');
   // Near-lossless, so what A and B differ by is the mark and their own encodes, not the source's.
-  await ffmpeg(['-f', 'lavfi', '-i', `testsrc2=size=1280x720:rate=30,noise=alls=8:allf=t`, '-t', String(SECONDS),
+  await ffmpeg(['-f', 'lavfi', '-i', `testsrc2=size=1280x720:rate=30${GRAIN ? ',noise=alls=8:allf=t' : ''}`, '-t', String(SECONDS),
     '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '8', '-pix_fmt', 'yuv420p', source], dir);
   return source;
 }
@@ -80,10 +83,10 @@ function traceCopy(copy: LumaFrame[], a: LumaFrame[], b: LumaFrame[], amplitude:
   };
 }
 
-async function attack(delivered: string, filter: string | null, dir: string, name: string): Promise<string> {
-  if (filter === null) return delivered;
-  const out = join(dir, `copy-${name.replace(/[^a-z0-9]+/gi, '-')}.mp4`);
-  await ffmpeg(['-i', delivered, '-vf', filter, ...RESTREAM, out], dir);
+async function attack(delivered: string, how: (typeof ATTACKS)[number], dir: string): Promise<string> {
+  if (how.filter === null) return delivered;
+  const out = join(dir, `copy-${how.name.replace(/[^a-z0-9]+/gi, '-')}.mp4`);
+  await ffmpeg(['-i', delivered, '-vf', how.filter, ...restream(how.crf), out], dir);
   return out;
 }
 
@@ -92,20 +95,21 @@ async function oneAmplitude(source: string, amplitude: number, dir: string): Pro
   await writeFile(patternFile, patternFrameYuv420(markPattern(KEY, { amplitude }), 1280, 720));
   const versions = await encodeVersions(source, patternFile, '1280x720', dir);
   const ab = await similarity(join(dir, 'A.ts'), join(dir, 'B.ts'), dir);
+  const plain = await similarity(join(dir, 'A.ts'), join(dir, 'plain.ts'), dir);
   await cutSegments(join(dir, 'A.ts'), 'A', dir);
   await cutSegments(join(dir, 'B.ts'), 'B', dir);
   const delivered = await spliceDelivered(bits, dir);
   const a = await segmentMeans(join(dir, 'A.ts'), 320, 180, SECONDS, dir);
   const b = await segmentMeans(join(dir, 'B.ts'), 320, 180, SECONDS, dir);
   const rows: Record<string, string | number>[] = [];
-  for (const { name, filter } of ATTACKS) {
-    const copy = await segmentMeans(await attack(delivered, filter, dir, name), 160, 90, SECONDS, dir);
+  for (const how of ATTACKS) {
+    const copy = await segmentMeans(await attack(delivered, how, dir), 160, 90, SECONDS, dir);
     const r = traceCopy(copy, a, b, amplitude);
     const read = SECONDS - r.erasures;
     const needed = segmentsNeeded({ sessions: 1_000_000, agreement: read === 0 ? 0.5 : 1 - r.errors / read });
     rows.push({
-      amplitude, 'PSNR A/B dB': ab.psnrY, 'SSIM A/B': ab.ssim.toFixed(4), 'A+B CPU s': versions.cpuSeconds,
-      attack: name, 'found scale': r.scale.toFixed(3), 'bit errors': `${r.errors}/${read}`, erasures: r.erasures,
+      amplitude, 'PSNR A/B dB': ab.psnrY, 'SSIM A/B': ab.ssim.toFixed(4), 'PSNR A/unmarked': plain.psnrY, 'A+B CPU s': versions.cpuSeconds,
+      attack: how.name, 'found scale': r.scale.toFixed(3), 'bit errors': `${r.errors}/${read}`, erasures: r.erasures,
       strength: r.meanStrength, 'viewer named (1,000)': r.named ? 'yes' : 'no',
       's for 1M sessions': needed === null ? '> 5000' : Math.ceil(needed / (read / SECONDS)),
     });
@@ -118,7 +122,7 @@ await benchmark(async (defer) => {
   const dir = await tempDir('watermark');
   const source = await makeSource(dir);
   const plain = await ffmpeg(['-i', source, ...TOP_RUNG, join(dir, 'plain.ts')], dir);
-  console.log(`source: ${SECONDS} s 720p30; one unmarked top-rung encode: ${plain.cpuSeconds.toFixed(1)} CPU s`);
+  console.log(`source: ${SECONDS} s 720p30${GRAIN ? ' with grain' : ' without grain'}; one unmarked top-rung encode: ${plain.cpuSeconds.toFixed(1)} CPU s`);
   const rows: Record<string, string | number>[] = [];
   for (const amplitude of AMPLITUDES) rows.push(...(await oneAmplitude(source, amplitude, dir)));
   console.log(table(rows));
