@@ -63,10 +63,10 @@ export async function cutSegments(file: string, prefix: string, dir: string): Pr
 }
 
 /** What one viewer received: segment n from A (bit 0) or B (bit 1), spliced as a player would. */
-export async function spliceDelivered(bits: readonly number[], dir: string): Promise<string> {
-  const list = join(dir, 'delivered.txt');
+export async function spliceDelivered(bits: readonly number[], dir: string, name = 'delivered'): Promise<string> {
+  const list = join(dir, `${name}.txt`);
   await writeFile(list, bits.map((bit, n) => `file '${join(dir, `${bit === 0 ? 'A' : 'B'}_${String(n).padStart(3, '0')}.ts`)}'`).join('\n'));
-  const delivered = join(dir, 'delivered.ts');
+  const delivered = join(dir, `${name}.ts`);
   await ffmpeg(['-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', delivered], dir);
   return delivered;
 }
