@@ -1,0 +1,8 @@
+/** The watermark area's public entry: the forensic A/B mark's bit and pattern, reading it back, the accusation and its bound. */
+export * from './accusation';
+export * from './binomial-tail';
+export * from './bit-reader';
+export * from './copy-length';
+export * from './mark-bit';
+export * from './pattern';
+export * from './placement-search';
