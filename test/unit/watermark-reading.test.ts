@@ -4,6 +4,8 @@ import {
   markPattern,
   patternField,
   patternFrameYuv420,
+  patternFromSigns,
+  patternSignsText,
   readBit,
   sampleRegion,
   type LumaFrame,
@@ -52,6 +54,14 @@ describe('the mark pattern', () => {
     expect(frame.length).toBe(320 * 180 * 1.5);
     expect(frame[320 * 180 + 7]).toBe(128);
     expect(frame[90 * 320 + 40]).toBe(Math.round(128 + field[90 * 320 + 40]!));
+  });
+
+  it('travels to the ingest as its signs, without the key', () => {
+    const text = patternSignsText(pattern);
+    expect(text).toMatch(/^[+-]{12}$/);
+    expect(patternFromSigns(text)).toEqual(pattern);
+    expect(patternFromSigns('+-')).toBeNull();
+    expect(patternFromSigns('+-+-+-+-+-+x')).toBeNull();
   });
 });
 

@@ -63,3 +63,15 @@ export function patternFrameYuv420(pattern: MarkPattern, width: number, height: 
   for (let i = 0; i < field.length; i++) frame[i] = Math.round(128 + field[i]!);
   return frame;
 }
+
+/** The signs as the platform hands them to the ingest (`+-+…`, row by row): the ingest never holds the mark key. */
+export function patternSignsText(pattern: Pick<MarkPattern, 'signs'>): string {
+  return pattern.signs.map((sign) => (sign > 0 ? '+' : '-')).join('');
+}
+
+/** The pattern of the signs' text, in the default grid and amplitude; null when the text is not one sign per cell. */
+export function patternFromSigns(text: string): MarkPattern | null {
+  const cells = DEFAULT_PATTERN.columns * DEFAULT_PATTERN.rows;
+  if (!new RegExp(`^[+-]{${cells}}$`).test(text)) return null;
+  return { ...DEFAULT_PATTERN, signs: [...text].map((c) => (c === '+' ? 1 : -1)) };
+}
