@@ -95,6 +95,16 @@ export interface EventRecord {
   geo?: GeoRule;
   /** How many devices may watch on one code at once, 1 to 5 (absent: 1, as before the field existed). */
   devicesPerCode?: number;
+  /**
+   * Forensic A/B watermarking of its parts (docs/watermark-design.md): a publish of the event while set is
+   * marked as a whole (absent: false). A change during a show applies from the next publish.
+   */
+  watermark?: boolean;
+  /**
+   * When `watermark` was first turned on (absent or null: never). Never cleared: marked parts outlive the
+   * flag, and so must the edge's `w:` entry that serves them.
+   */
+  watermarkSince?: string | null;
 }
 
 /** An event's country rule (events/geo.ts): `allow` only these countries, `deny` these; null: anywhere. */

@@ -13,6 +13,7 @@ import {
   plural,
   secondsLeft,
   type EventFormValues,
+  WATERMARK_COST,
 } from '../../web/src/admin/labels';
 import { hrefOf, parseRoute, type Route } from '../../web/src/admin/router';
 import { countdownParts, describeCountdown, fromDateTimeLocal, toDateTimeLocal } from '../../web/src/shared/time';
@@ -24,6 +25,7 @@ const form = (overrides: Partial<EventFormValues> = {}): EventFormValues => ({
   endsAt: '2026-12-01T21:00',
   accessWindowHours: '24',
   devicesPerCode: '',
+  watermark: 'false',
   posterUrl: '',
   saleOpen: 'false',
   salePrice: '',
@@ -54,6 +56,7 @@ describe('event form', () => {
       sale: null,
       geo: null,
       devicesPerCode: 1,
+      watermark: false,
     });
     // No origin stream URL: nothing uses it, so the form neither asks for it nor overwrites a stored one.
     expect(input).not.toHaveProperty('streamUrl');
@@ -63,6 +66,15 @@ describe('event form', () => {
     expect(eventInputFromForm(form({ devicesPerCode: '3' })).input?.devicesPerCode).toBe(3);
     for (const bad of ['0', '6', '2.5', 'two']) expect(eventInputFromForm(form({ devicesPerCode: bad })).errors).toEqual({ devicesPerCode: 'Enter 1 to 5 devices.' });
     expect(parseFieldError('devicesPerCode: must be at most 5', EVENT_FIELDS)).toEqual({ field: 'devicesPerCode', message: 'must be at most 5' });
+  });
+
+  it('sends the forensic watermark checkbox as a boolean, with its cost line', () => {
+    expect(eventInputFromForm(form({ watermark: 'true' })).input?.watermark).toBe(true);
+    expect(eventInputFromForm(form({ watermark: 'false' })).input?.watermark).toBe(false);
+    expect(WATERMARK_COST).toBe(
+      'Watermarking encodes the video twice: about twice the ingest\'s CPU, and twice the stored segments; viewers\' bandwidth does not change. A change during a live show applies from the next publish.',
+    );
+    expect(parseFieldError('watermark: expected boolean', EVENT_FIELDS)).toEqual({ field: 'watermark', message: 'expected boolean' });
   });
 
   it('puts the event on sale with a price, in the currency\'s minor unit; an empty price sells elsewhere', () => {

@@ -49,6 +49,7 @@ export async function createEvent(deps: { stores: { events: EventStore } } & Aud
   const event: EventRecord = {
     id: randomId(16),
     ...input,
+    watermarkSince: input.watermark ? now : null,
     isActive: true,
     isArchived: false,
     createdAt: now,
@@ -66,7 +67,12 @@ export async function createEvent(deps: { stores: { events: EventStore } } & Aud
 }
 
 /** The fields an admin edits, each recorded with its old and new value when it changed. */
-const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl', 'sale', 'contactEmail', 'geo', 'devicesPerCode'] as const;
+const EDITED_FIELDS = ['title', 'description', 'startsAt', 'endsAt', 'accessWindowHours', 'streamUrl', 'posterUrl', 'sale', 'contactEmail', 'geo', 'devicesPerCode', 'watermark'] as const;
+
+/** `watermarkSince` on the first time watermarking is turned on; never moved or cleared after. */
+function watermarkSinceChange(current: EventRecord, input: { watermark?: boolean }, now: string): Pick<EventChanges, 'watermarkSince'> {
+  return input.watermark === true && !current.watermarkSince ? { watermarkSince: now } : {};
+}
 
 /** The updated event, by `actor`; what changed is in the audit log. */
 export async function updateEvent(deps: { stores: { events: EventStore } } & AuditDeps, actor: Actor, id: string, body: unknown) {
@@ -75,7 +81,9 @@ export async function updateEvent(deps: { stores: { events: EventStore } } & Aud
   const startsAt = input.startsAt ?? current.startsAt;
   const endsAt = input.endsAt ?? current.endsAt;
   if (endsAt <= startsAt) throw new InvalidInput('endsAt', 'must be after startsAt');
-  const updated = await deps.stores.events.updateEvent(id, input satisfies EventChanges, deps.now().toISOString());
+  const now = deps.now().toISOString();
+  const changes: EventChanges = { ...input, ...watermarkSinceChange(current, input, now) };
+  const updated = await deps.stores.events.updateEvent(id, changes, now);
   const event = adminEventView(updated);
   await recordAudit(deps, actor, { action: 'event.update', eventId: event.id, eventTitle: event.title, target: event.title, changes: changesOf(current, updated, EDITED_FIELDS) });
   return event;

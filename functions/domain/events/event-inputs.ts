@@ -56,6 +56,8 @@ const eventFields = {
   /** Where the event may be watched (geo.ts); null: anywhere. */
   geo: geoInput,
   devicesPerCode,
+  /** Forensic A/B watermarking of the next publishes (records.ts `watermark`). */
+  watermark: z.boolean(),
 };
 
 const endsAfterStart = (value: { startsAt?: string; endsAt?: string }) =>
@@ -72,6 +74,7 @@ export const createEventInput = z
     contactEmail: eventFields.contactEmail.default(null),
     geo: eventFields.geo.default(null),
     devicesPerCode: eventFields.devicesPerCode.default(1),
+    watermark: eventFields.watermark.default(false),
   })
   .refine(endsAfterStart, { message: 'must be after startsAt', path: ['endsAt'] });
 

@@ -9,7 +9,7 @@ export interface StreamLease {
 
 export type EventChanges = Partial<
   Pick<EventRecord, 'title' | 'description' | 'streamUrl' | 'posterUrl' | 'startsAt' | 'endsAt' | 'accessWindowHours' | 'isArchived' | 'ingestKey' | 'srtKey' | 'srtPassphrase' | 'retiredIngestKeyHashes' | 'ingestVideo' | 'sale' | 'contactEmail' | 'geo' | 'backupIngestKey' | 'backupSrtKey' | 'primaryEncoder' | 'backupEncoder' | 'onAirRequest'> &
-    Pick<EventRecord, 'devicesPerCode'>
+    Pick<EventRecord, 'devicesPerCode' | 'watermark' | 'watermarkSince'>
 >;
 
 /** An event's country rule as the edge needs it. */

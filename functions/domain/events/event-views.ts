@@ -27,6 +27,9 @@ export function adminEventView(event: EventRecord) {
     /** Where it may be watched: `{ allow }`, `{ deny }` or null (anywhere). */
     geo: event.geo ?? null,
     devicesPerCode: devicesPerCodeOf(event),
+    /** Forensic A/B watermarking of the next publishes, and when it was first turned on (null: never). */
+    watermark: event.watermark ?? false,
+    watermarkSince: event.watermarkSince ?? null,
   };
 }
 

@@ -65,6 +65,7 @@ export const EVENT_FIELDS = [
   'endsAt',
   'accessWindowHours',
   'devicesPerCode',
+  'watermark',
   'posterUrl',
   'saleOpen',
   'salePrice',
@@ -114,6 +115,10 @@ function saleFromForm(values: EventFormValues, errors: Partial<Record<EventField
 
 export type EventFormValues = Record<EventField, string>;
 
+/** The event form's line on what watermarking costs (docs/watermark-design.md). */
+export const WATERMARK_COST =
+  'Watermarking encodes the video twice: about twice the ingest\'s CPU, and twice the stored segments; viewers\' bandwidth does not change. A change during a live show applies from the next publish.';
+
 /**
  * The API body for the event form's raw values (datetime-local in local
  * time), or per-field messages for what the browser cannot check itself.
@@ -156,6 +161,7 @@ export function eventInputFromForm(
       sale,
       geo,
       devicesPerCode,
+      watermark: values.watermark === 'true',
     },
   };
 }

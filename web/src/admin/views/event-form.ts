@@ -3,7 +3,7 @@ import { h, replaceChildren } from '../../shared/dom';
 import { asApiError } from '../../shared/http';
 import { toDateTimeLocal } from '../../shared/time';
 import { adminApi, type AdminEvent } from '../api';
-import { adminErrorMessage, EVENT_FIELDS, eventInputFromForm, formatCount, formFieldError, parseFieldError, priceInput, type EventField, type EventFormValues } from '../labels';
+import { adminErrorMessage, EVENT_FIELDS, WATERMARK_COST, eventInputFromForm, formatCount, formFieldError, parseFieldError, priceInput, type EventField, type EventFormValues } from '../labels';
 import { hrefOf } from '../router';
 import { alertError, notify } from '../ui';
 import { geoPicker } from './geo-picker';
@@ -154,6 +154,12 @@ function buildFields(event: AdminEvent | null): FieldSpec[] {
       label: 'Devices per code',
       hint: 'How many devices may watch on one code at once, 1 to 5. A change applies to new devices: lowering it stops nobody who is watching.',
       control: input('devicesPerCode', { type: 'number', min: 1, max: 5, step: 1, inputmode: 'numeric', value: String(event?.devicesPerCode ?? 1) }, 'x'),
+    },
+    {
+      name: 'watermark',
+      label: 'Forensic watermark',
+      hint: WATERMARK_COST,
+      control: input('watermark', { type: 'checkbox', checked: event?.watermark ?? false }, 'x'),
     },
     {
       name: 'posterUrl',
