@@ -153,6 +153,7 @@ async function main() {
     ADMIN_SESSION_SECRET: randomBytes(32).toString('base64url'),
     ADMIN_TOTP_KEY: randomBytes(32).toString('base64url'),
     INTERNAL_API_KEY: randomBytes(18).toString('base64url'),
+    WATERMARK_SECRET: randomBytes(32).toString('base64url'),
     MEDIA_PORT: '4000',
     LOG_LEVEL: 'SILENT',
     // One viewer at a time is slower than a show: more than a few hundred arrivals outlast the 90 s timeout

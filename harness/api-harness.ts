@@ -53,6 +53,7 @@ export async function startApi(
     ADMIN_SESSION_SECRET: adminSessionSecret,
     ADMIN_TOTP_KEY: totpEncryptionKey,
     INTERNAL_API_KEY: internalApiKey,
+    WATERMARK_SECRET: randomBytes(32).toString('base64url'),
     MEDIA_PORT: '4000',
     LOG_LEVEL: 'SILENT',
     ...env,

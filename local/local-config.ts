@@ -24,6 +24,8 @@ interface LocalSecrets {
   totpEncryptionKey: string;
   playbackSigningKeys: string;
   orderWebhookSecret: string;
+  /** `WATERMARK_SECRET`: the events' mark keys derive from it, so it is kept with the data like the signing keys. */
+  watermarkSecret: string;
 }
 
 /** Where the stand-ins listen, once started. */
@@ -151,6 +153,7 @@ function generateSecrets(): LocalSecrets {
     totpEncryptionKey: randomBytes(32).toString('base64url'),
     playbackSigningKeys: JSON.stringify({ activeKid: 'local-1', keys: { 'local-1': randomBytes(32).toString('base64url') } }),
     orderWebhookSecret: randomBytes(24).toString('base64url'),
+    watermarkSecret: randomBytes(32).toString('base64url'),
   };
 }
 
@@ -177,15 +180,17 @@ function loadSecrets(dataDir: string | undefined, env: NodeJS.ProcessEnv): { sec
     totpEncryptionKey: pick('totpEncryptionKey', undefined),
     playbackSigningKeys: pick('playbackSigningKeys', env.PLAYBACK_SIGNING_KEYS),
     orderWebhookSecret: pick('orderWebhookSecret', env.ORDER_WEBHOOK_SECRET, 'order webhook secret (ORDER_WEBHOOK_SECRET)'),
+    watermarkSecret: pick('watermarkSecret', env.WATERMARK_SECRET),
   };
   if (file) {
-    const { adminPassword, internalApiKey, orderWebhookSecret, ...always } = secrets;
+    const { adminPassword, internalApiKey, orderWebhookSecret, watermarkSecret, ...always } = secrets;
     // Only generated values are stored: a password given in env stays out of the file.
     const keep = {
       ...always,
       ...(env.ADMIN_PASSWORD ? {} : { adminPassword }),
       ...(env.INTERNAL_API_KEY ? {} : { internalApiKey }),
       ...(env.ORDER_WEBHOOK_SECRET ? {} : { orderWebhookSecret }),
+      ...(env.WATERMARK_SECRET ? {} : { watermarkSecret }),
     };
     writeFileSync(file, JSON.stringify(keep, null, 2), { mode: 0o600 });
     chmodSync(file, 0o600);
@@ -331,6 +336,7 @@ async function localApiConfig(
     LOG_LEVEL: parts.logLevel,
     PLAYBACK_SIGNING_KEYS: parts.secrets.playbackSigningKeys,
     INTERNAL_API_KEY: parts.secrets.internalApiKey,
+    WATERMARK_SECRET: parts.secrets.watermarkSecret,
     ADMIN_PASSWORD_HASH: await hashAdminPassword(parts.secrets.adminPassword),
     ADMIN_SESSION_SECRET: parts.secrets.adminSessionSecret,
     ADMIN_TOTP_KEY: parts.secrets.totpEncryptionKey,

@@ -4,7 +4,7 @@ import type { EventRecord, EventSale, PublishRefusal } from '../domain/records';
 import { acquireUpdate, handOverUpdate, registerStandbyUpdate, type AcquireArgs, type HandOverArgs, type StandbyArgs } from './dynamo-lease-writes';
 import { epochSeconds, eventKey, feedValues } from './dynamo-keys';
 import { countSale, forgetSale, isSaleMark } from './dynamo-sale-counts';
-import { listGeoRules } from './dynamo-geo-rules';
+import { listGeoRules, listWatermarkedEvents } from './dynamo-geo-rules';
 import type { DynamoTable, Item } from './dynamo-table';
 import { tableSchema } from './table-schema';
 
@@ -39,6 +39,7 @@ const leaseRefused = (id: string) => async (seen: () => Promise<Item | null>) =>
 export class DynamoEventStore implements EventStore {
   constructor(private readonly table: DynamoTable) {}
   readonly listGeoRules = (): Promise<EventGeoRule[]> => listGeoRules(this.table);
+  readonly listWatermarkedEvents = (): Promise<string[]> => listWatermarkedEvents(this.table);
 
   async createEvent(event: EventRecord): Promise<void> {
     await this.table.writeIf(

@@ -17,3 +17,15 @@ export async function listGeoRules(table: DynamoTable): Promise<EventGeoRule[]> 
   });
   return items.map((item) => ({ eventId: item.id as string, geo: item.geo as EventGeoRule['geo'] }));
 }
+
+/** Every live event ever watermarked (`watermarkSince` a string), for edge-sync's `w:` entries: the same one query, projected to `id`. */
+export async function listWatermarkedEvents(table: DynamoTable): Promise<string[]> {
+  const items = await table.queryAll({
+    IndexName: 'byEvent',
+    KeyConditionExpression: 'gsi1pk = :events',
+    FilterExpression: 'attribute_type(watermarkSince, :string)',
+    ProjectionExpression: 'id',
+    ExpressionAttributeValues: { ':events': 'EVENTS', ':string': 'S' },
+  });
+  return items.map((item) => item.id as string);
+}

@@ -6,6 +6,7 @@ import { PLAYBACK_TOKEN_TTL_SECONDS } from '../domain/playback-claims';
 import { eventDenyUntil, sessionDenyUntil } from '../domain/access';
 import type { CodeAccessState, EventAccessState, GeoRule } from '../domain/records';
 import type { SigningKeys } from '../domain/signing-keys';
+import { markKeyOf } from '../domain/watermark';
 import { isDenyKey, kvsKey, kvsValue, parseDenyUntilValue, parseKvsKey } from './kvs-scheme';
 
 /** Clocks of the API, the edge and this writer may differ; a deny entry outlives its credentials by this much. */
@@ -61,6 +62,14 @@ export function entriesOfEvent(event: EventAccessState, now: Date): Map<string, 
  */
 export function entriesOfGeoRule(eventId: string, geo: GeoRule | undefined): Map<string, string> {
   return geo ? new Map([[kvsKey.geoRule(eventId), kvsValue.geoRule(geo)]]) : new Map();
+}
+
+/**
+ * The entry of an event's mark key: `w:<eventId>` while the event exists and was ever watermarked
+ * (`watermarkSince` set: its marked parts outlive the flag). One entry per event, never per viewer.
+ */
+export function entriesOfMarkKey(eventId: string, everWatermarked: boolean, watermarkSecret: string): Map<string, string> {
+  return everWatermarked ? new Map([[kvsKey.markKey(eventId), kvsValue.markKey(markKeyOf(watermarkSecret, eventId))]]) : new Map();
 }
 
 function withoutExpired(entries: Map<string, string>, now: Date): Map<string, string> {

@@ -10,6 +10,8 @@
  *   s:<sessionId>  an ended session      } entry may be collected then
  *   g:<eventId>    the event's country rule: `a:FR,BE` (only these) or `d:RU` (all but these); one
  *                  entry per event, whatever its audience, at most 748 bytes (all 249 codes)
+ *   w:<eventId>    the event's mark key (domain/watermark/mark-key.ts), base64url: the edge picks each
+ *                  session's A or B segment with it; one entry per event that was ever watermarked
  *
  * A key's presence is the fact; values stay tiny (keys up to 512 bytes, 5 MB per store).
  */
@@ -21,11 +23,14 @@ export const KVS_PREFIXES = {
   deactivatedEvent: 'e:',
   endedSession: 's:',
   geoRule: 'g:',
+  markKey: 'w:',
 } as const;
 
 export type KvsKeyKind = keyof typeof KVS_PREFIXES;
 /** The kinds whose entries deny access. */
-export type DenyKind = Exclude<KvsKeyKind, 'signingKey' | 'geoRule'>;
+export type DenyKind = Exclude<KvsKeyKind, 'signingKey' | 'geoRule' | 'markKey'>;
+/** The kinds whose entries grant or shape access rather than deny it. */
+const NOT_DENYING: ReadonlySet<KvsKeyKind> = new Set(['signingKey', 'geoRule', 'markKey']);
 
 const KINDS = Object.keys(KVS_PREFIXES) as KvsKeyKind[];
 
@@ -35,6 +40,7 @@ export const kvsKey = {
   deactivatedEvent: (eventId: string) => `${KVS_PREFIXES.deactivatedEvent}${eventId}`,
   endedSession: (sessionId: string) => `${KVS_PREFIXES.endedSession}${sessionId}`,
   geoRule: (eventId: string) => `${KVS_PREFIXES.geoRule}${eventId}`,
+  markKey: (eventId: string) => `${KVS_PREFIXES.markKey}${eventId}`,
 };
 
 /** What a key names, or null for a key this project does not own (left alone). */
@@ -48,7 +54,7 @@ export function parseKvsKey(key: string): { kind: KvsKeyKind; id: string } | nul
 
 export function isDenyKey(key: string): boolean {
   const parsed = parseKvsKey(key);
-  return parsed !== null && parsed.kind !== 'signingKey' && parsed.kind !== 'geoRule';
+  return parsed !== null && !NOT_DENYING.has(parsed.kind);
 }
 
 export const kvsValue = {
@@ -57,6 +63,8 @@ export const kvsValue = {
   denyUntil: (untilSeconds: number) => String(Math.floor(untilSeconds)),
   /** `a:` or `d:` and the codes, comma-separated: what the edge tests with one string search. */
   geoRule: (rule: NonNullable<GeoRule>) => ('allow' in rule ? `a:${rule.allow.join(',')}` : `d:${rule.deny.join(',')}`),
+  /** 43 characters, as the edge decodes it (`Buffer.from(value, 'base64url')`). */
+  markKey: (markKey: Uint8Array) => Buffer.from(markKey).toString('base64url'),
 };
 
 /** The rule a `g:` value holds; null for a value this scheme did not write. */

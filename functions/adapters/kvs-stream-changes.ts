@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { CodeRecord, EventRecord } from '../domain/records';
-import { diffEntries, entriesOfCode, entriesOfEvent, entriesOfGeoRule, type KvsChange } from './kvs-entries';
+import { diffEntries, entriesOfCode, entriesOfEvent, entriesOfGeoRule, entriesOfMarkKey, type KvsChange } from './kvs-entries';
 import { tableChanges, type TableChange } from './table-stream-changes';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : null);
@@ -37,34 +37,36 @@ function entriesOfEventRecord(event: EventRecord | null, now: Date): Map<string,
   );
 }
 
-/** An event's country rule entry; a deleted event's tombstone has none (its `e:` entry denies it anyway). */
-function geoEntryOfEventRecord(event: EventRecord | null, deleted: boolean): Map<string, string> {
+/** An event's country rule and mark key entries; a deleted event's tombstone has neither (its `e:` entry denies it anyway). */
+function ruleEntriesOfEventRecord(event: EventRecord | null, deleted: boolean, watermarkSecret: string): Map<string, string> {
   if (!event || deleted || typeof event.id !== 'string') return new Map();
-  return entriesOfGeoRule(event.id, event.geo);
+  return new Map([...entriesOfGeoRule(event.id, event.geo), ...entriesOfMarkKey(event.id, Boolean(text(event.watermarkSince)), watermarkSecret)]);
 }
 
-/** Both of an event's entries: its deactivation and its country rule. */
-function entriesOfEventWrite(event: EventRecord | null, deleted: boolean, now: Date): Map<string, string> {
-  return new Map([...entriesOfEventRecord(event, now), ...geoEntryOfEventRecord(event, deleted)]);
+/** Every entry of an event: its deactivation, its country rule and its mark key. */
+function entriesOfEventWrite(event: EventRecord | null, deleted: boolean, now: Date, watermarkSecret: string): Map<string, string> {
+  return new Map([...entriesOfEventRecord(event, now), ...ruleEntriesOfEventRecord(event, deleted, watermarkSecret)]);
 }
 
 /**
  * What table changes mean for the edge: the difference between the entries of the old and of the new
  * record. A revoke adds `c:`, an unrevoke removes it, deactivation adds `e:`, a takeover or the release
  * of a session holding a long-lived URL adds `s:`, a country rule set, changed or dropped writes or
- * removes `g:`. A plain release changes no entry.
+ * removes `g:`, the first time watermarking is turned on writes `w:` (and the deletion removes it). A plain
+ * release changes no entry.
  */
-export function kvsChangesOf(changes: TableChange[], now: Date): KvsChange[] {
+export function kvsChangesOf(changes: TableChange[], now: Date, watermarkSecret: string): KvsChange[] {
   return changes.flatMap((change) => {
     if (change.kind === 'code') return diffEntries(entriesOfCodeRecord(change.before, now), entriesOfCodeRecord(change.after, now));
     if (change.kind === 'event') {
-      return diffEntries(entriesOfEventWrite(change.before, change.deleted.before, now), entriesOfEventWrite(change.after, change.deleted.after, now));
+      const before = entriesOfEventWrite(change.before, change.deleted.before, now, watermarkSecret);
+      return diffEntries(before, entriesOfEventWrite(change.after, change.deleted.after, now, watermarkSecret));
     }
     return [];
   });
 }
 
 /** A batch of stream records (view NEW_AND_OLD_IMAGES) as the edge's changes (table-stream-changes.ts reads them). */
-export function changesFromStreamRecords(records: DynamoDBRecord[], now: Date): KvsChange[] {
-  return kvsChangesOf(tableChanges(records, now), now);
+export function changesFromStreamRecords(records: DynamoDBRecord[], now: Date, watermarkSecret: string): KvsChange[] {
+  return kvsChangesOf(tableChanges(records, now), now, watermarkSecret);
 }

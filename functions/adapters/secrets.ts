@@ -17,11 +17,14 @@ const sharedSecretsSchema = z
     }),
     internalApiKey: z.string().min(16),
     originVerifySecret: z.string().min(16).nullish(),
+    /** Derives each event's mark key (domain/watermark/mark-key.ts): edge-sync's `w:` entries and the publish check's pattern. */
+    watermarkSecret: z.string().min(16),
   })
   .transform((secrets) => ({
     signingKeys: secrets.playbackSigningKeys,
     internalApiKey: secrets.internalApiKey,
     originVerifySecret: secrets.originVerifySecret ?? null,
+    watermarkSecret: secrets.watermarkSecret,
   }));
 export type SharedSecrets = z.output<typeof sharedSecretsSchema>;
 

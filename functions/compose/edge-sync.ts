@@ -20,5 +20,6 @@ export function compose(config: EdgeSyncConfig, clients: EdgeSyncClients): Retur
     events: new DynamoEventStore(dynamoTable(clients.dynamo, config.tableName)),
     // The secrets cache of every entry point (secrets.ts): re-read once older than its maximum age.
     signingKeys: async () => (await loadSharedSecrets(config.secrets)).signingKeys,
+    watermarkSecret: async () => (await loadSharedSecrets(config.secrets)).watermarkSecret,
   });
 }

@@ -107,6 +107,7 @@ const sharedSecretValues = {
   PLAYBACK_SIGNING_KEYS: variable.required(),
   INTERNAL_API_KEY: variable.required(),
   ORIGIN_VERIFY_SECRET: variable.optional(),
+  WATERMARK_SECRET: variable.required(),
 };
 const adminSecretValues = {
   ADMIN_PASSWORD_HASH: variable.required(),
@@ -150,6 +151,7 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
             playbackSigningKeys: shared.PLAYBACK_SIGNING_KEYS,
             internalApiKey: shared.INTERNAL_API_KEY,
             originVerifySecret: shared.ORIGIN_VERIFY_SECRET,
+            watermarkSecret: shared.WATERMARK_SECRET,
           },
         }
       : { arn: found.SECRETS_ARN! },

@@ -18,6 +18,11 @@ export interface AppConfig {
   internalApiKey: string;
   /** When set, requests carrying it in `X-Origin-Verify` come from our CloudFront and their viewer address header is trusted. */
   originVerifySecret: string | null;
+  /**
+   * The deployment's watermark secret (`WATERMARK_SECRET`): each event's mark key is derived from it
+   * (watermark/mark-key.ts), never stored. Never rotated: a recording's marks must stay readable.
+   */
+  watermarkSecret: string;
   /** The site's own origin (`https://…`, the CloudFront URL in AWS): admin mutations from a browser must come from it. */
   siteOrigin: string | null;
   /** A playback session without a heartbeat for this long no longer blocks the code. */

@@ -2,7 +2,7 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import type { CodeStore } from '../domain/codes';
 import type { EventStore } from '../domain/events';
 import type { SigningKeys } from '../domain/signing-keys';
-import { entriesOfCode, entriesOfEvent, entriesOfGeoRule, signingKeyEntries } from '../adapters/kvs-entries';
+import { entriesOfCode, entriesOfEvent, entriesOfGeoRule, entriesOfMarkKey, signingKeyEntries } from '../adapters/kvs-entries';
 import { changesFromStreamRecords } from '../adapters/kvs-stream-changes';
 import type { KvsWriter } from '../adapters/kvs-writer';
 
@@ -16,10 +16,12 @@ export interface EdgeSyncDeps {
   writer: KvsWriter;
   /** The access feed: what the edge must deny. */
   codes: Pick<CodeStore, 'accessChangesSince'>;
-  /** The events' country rules: one `g:` entry per event that has one. */
-  events: Pick<EventStore, 'listGeoRules'>;
+  /** The events' country rules and watermarked events: one `g:` entry per event with a rule, one `w:` per event ever watermarked. */
+  events: Pick<EventStore, 'listGeoRules' | 'listWatermarkedEvents'>;
   /** Asked on every reconciliation: a rotated key reaches the edge without a cold start. */
   signingKeys(): Promise<SigningKeys>;
+  /** The deployment's `WATERMARK_SECRET`, from which each `w:` entry's mark key derives. */
+  watermarkSecret(): Promise<string>;
   now?: () => Date;
 }
 
@@ -32,7 +34,7 @@ export interface EdgeSyncResult {
  * Keeps the CloudFront KeyValueStore that `edge/validate-request.js` reads in
  * step with the table. Stream batches apply their own deltas within seconds;
  * the schedule rewrites the whole picture (signing keys, every revoked code,
- * deactivated event, recent ended session and country rule) so that a lost stream batch, a
+ * deactivated event, recent ended session, country rule and mark key) so that a lost stream batch, a
  * key rotation or an expired session entry is settled on the next run.
  */
 export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
@@ -40,17 +42,22 @@ export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
   return async function edgeSync(event: DynamoDBStreamEvent | ScheduledEvent): Promise<EdgeSyncResult> {
     if ('Records' in event) {
       // Errors propagate: Lambda retries the batch, and the writes are idempotent.
-      return { mode: 'stream', written: await deps.writer.apply(changesFromStreamRecords(event.Records, now())) };
+      return { mode: 'stream', written: await deps.writer.apply(changesFromStreamRecords(event.Records, now(), await deps.watermarkSecret())) };
     }
-    const signingKeys = await deps.signingKeys();
+    const [signingKeys, watermarkSecret] = await Promise.all([deps.signingKeys(), deps.watermarkSecret()]);
     const desired = async () => {
       const at = now();
       const entries = signingKeyEntries(signingKeys);
       // An empty `since` reads every item that ever entered the feed: the full current state.
-      const [{ codes, events }, geoRules] = await Promise.all([deps.codes.accessChangesSince(''), deps.events.listGeoRules()]);
+      const [{ codes, events }, geoRules, watermarked] = await Promise.all([
+        deps.codes.accessChangesSince(''),
+        deps.events.listGeoRules(),
+        deps.events.listWatermarkedEvents(),
+      ]);
       for (const code of codes) for (const [key, value] of entriesOfCode(code, at)) entries.set(key, value);
       for (const item of events) for (const [key, value] of entriesOfEvent(item, at)) entries.set(key, value);
       for (const rule of geoRules) for (const [key, value] of entriesOfGeoRule(rule.eventId, rule.geo)) entries.set(key, value);
+      for (const eventId of watermarked) for (const [key, value] of entriesOfMarkKey(eventId, true, watermarkSecret)) entries.set(key, value);
       return entries;
     };
     return { mode: 'reconcile', written: await deps.writer.reconcile(desired) };

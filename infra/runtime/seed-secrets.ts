@@ -55,6 +55,8 @@ const SHARED_GENERATORS: Record<string, () => Promise<string>> = {
   playbackSigningKeys: async () => JSON.stringify({ activeKid: 'k1', keys: { k1: random(32) } }),
   internalApiKey: async () => random(32),
   originVerifySecret: async () => random(32),
+  // Derives the events' mark keys: never replaced once set, or recordings' marks could no longer be read.
+  watermarkSecret: async () => random(32),
 };
 
 /** The shared secret with every generated field it lacks. */

@@ -22,7 +22,7 @@ import { hashAdminPassword } from '../../functions/domain/staff';
 export const MIN_PASSWORD_LENGTH = 12;
 
 /** Fields only the shared secret holds: finding one means the ARN given is not the admin secret. */
-const SHARED_ONLY_FIELDS = ['playbackSigningKeys', 'internalApiKey', 'originVerifySecret'];
+const SHARED_ONLY_FIELDS = ['playbackSigningKeys', 'internalApiKey', 'originVerifySecret', 'watermarkSecret'];
 
 /** The admin secret's JSON with the new hash (and, when asked, a new session secret); other fields untouched. */
 export async function withAdminPassword(

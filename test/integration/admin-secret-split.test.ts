@@ -41,7 +41,7 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
-  for (const name of ['ADMIN_PASSWORD_HASH', 'ADMIN_SESSION_SECRET', 'PLAYBACK_SIGNING_KEYS', 'INTERNAL_API_KEY']) delete process.env[name];
+  for (const name of ['ADMIN_PASSWORD_HASH', 'ADMIN_SESSION_SECRET', 'PLAYBACK_SIGNING_KEYS', 'INTERNAL_API_KEY', 'WATERMARK_SECRET']) delete process.env[name];
   // The layout after the migration: no admin field is left in the shared secret.
   values.set(
     SHARED_ARN,
@@ -49,6 +49,7 @@ beforeAll(async () => {
       playbackSigningKeys: JSON.stringify({ activeKid: 'k1', keys: { k1: randomBytes(32).toString('base64url') } }),
       internalApiKey: INTERNAL_KEY,
       originVerifySecret: randomBytes(24).toString('base64url'),
+      watermarkSecret: randomBytes(32).toString('base64url'),
     }),
   );
   values.set(

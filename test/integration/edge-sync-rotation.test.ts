@@ -22,6 +22,7 @@ const secretWith = (keys: Record<string, string>, activeKid: string) =>
     adminPasswordHash: 'scrypt$32768$8$1$x$y',
     adminSessionSecret: 'a'.repeat(43),
     internalApiKey: 'b'.repeat(24),
+    watermarkSecret: 'w'.repeat(43),
   });
 
 let dynamo: EmbeddedDynamo;

@@ -82,6 +82,7 @@ beforeAll(async () => {
     signingKeys,
     internalApiKey: '',
     originVerifySecret: null,
+    watermarkSecret: 'the media tests\' watermark secret',
     siteOrigin: null,
     sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS,
   };

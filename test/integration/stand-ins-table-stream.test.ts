@@ -88,6 +88,6 @@ describe('the embedded DynamoDB\'s table stream', () => {
     await stores.codes.createCode(code);
     records.length = 0;
     await stores.codes.setCodeRevoked(code.id, true, new Date().toISOString());
-    expect(changesFromStreamRecords(records, new Date())).toEqual([{ key: kvsKey.revokedCode(code.code), value: expect.stringMatching(/^\d+$/) }]);
+    expect(changesFromStreamRecords(records, new Date(), 'a watermark secret')).toEqual([{ key: kvsKey.revokedCode(code.code), value: expect.stringMatching(/^\d+$/) }]);
   });
 });

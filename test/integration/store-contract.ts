@@ -213,6 +213,18 @@ export function describeStoreContract(name: string, open: StoreFactory) {
       expect((await stores.events.getEvent(allow!.id))!.geo).toEqual({ allow: ['BE', 'FR'] });
     });
 
+    it('lists the events ever watermarked, live ones only: turned off later still counts, deleted does not', async () => {
+      const [on, offAgain, never, deleted] = [0, 1, 2, 3].map(() => sampleEvent());
+      for (const event of [on!, offAgain!, never!, deleted!]) await stores.events.createEvent(event);
+      await stores.events.updateEvent(on!.id, { watermark: true, watermarkSince: iso() }, iso());
+      await stores.events.updateEvent(offAgain!.id, { watermark: true, watermarkSince: iso() }, iso());
+      await stores.events.updateEvent(offAgain!.id, { watermark: false }, iso());
+      await stores.events.updateEvent(deleted!.id, { watermark: true, watermarkSince: iso() }, iso());
+      await stores.events.deleteEvent(deleted!.id, iso());
+      const ours = new Set([on!.id, offAgain!.id, never!.id, deleted!.id]);
+      expect((await stores.events.listWatermarkedEvents()).filter((id) => ours.has(id)).sort()).toEqual([on!.id, offAgain!.id].sort());
+    });
+
     it('registers a standby of a fresh lease with the other encoder, one at a time, and hands the lease over to it', async () => {
       const event = sampleEvent();
       await stores.events.createEvent(event);

@@ -43,6 +43,7 @@ export function domainFixture(start = '2026-11-22T20:00:00.000Z'): DomainFixture
     signingKeys: { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(randomBytes(32))]]) },
     internalApiKey: '',
     originVerifySecret: null,
+    watermarkSecret: 'the unit tests\' watermark secret',
     siteOrigin: null,
     sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS,
   };

@@ -118,6 +118,10 @@ export class MemoryEventStore implements EventStore {
     return [...this.events.values()].flatMap(({ record, deleted }) => (!deleted && record.geo ? [{ eventId: record.id, geo: record.geo }] : []));
   }
 
+  async listWatermarkedEvents(): Promise<string[]> {
+    return [...this.events.values()].flatMap(({ record, deleted }) => (!deleted && record.watermarkSince ? [record.id] : []));
+  }
+
   async deleteEvent(id: string, now: string): Promise<void> {
     const stored = this.liveEvent(id);
     Object.assign(stored, { deleted: true, feedAt: now });

@@ -12,12 +12,13 @@ const local = {
   TABLE_NAME: 'stagedoor',
   PLAYBACK_SIGNING_KEYS: '{"activeKid":"k1","keys":{"k1":"x"}}',
   INTERNAL_API_KEY: 'i'.repeat(24),
+  WATERMARK_SECRET: 'w'.repeat(43),
 };
 
 describe('the API functions\' configuration', () => {
   it('names every variable that is missing', () => {
     expect(() => readApiConfig({})).toThrow('configuration: TABLE_NAME is required');
-    expect(() => readApiConfig({ TABLE_NAME: 't' })).toThrow('configuration: PLAYBACK_SIGNING_KEYS is required; INTERNAL_API_KEY is required');
+    expect(() => readApiConfig({ TABLE_NAME: 't' })).toThrow('configuration: PLAYBACK_SIGNING_KEYS is required; INTERNAL_API_KEY is required; WATERMARK_SECRET is required');
     expect(() => readApiConfig({ ...local, ADMIN_PASSWORD_HASH: 'scrypt$x' })).toThrow('configuration: ADMIN_SESSION_SECRET is required; ADMIN_TOTP_KEY is required');
   });
 
@@ -58,7 +59,7 @@ describe('the API functions\' configuration', () => {
 
   it('takes the secrets\' values as variables locally', () => {
     const config = readApiConfig({ ...local, ADMIN_PASSWORD_HASH: 'scrypt$x', ADMIN_SESSION_SECRET: 's', ADMIN_TOTP_KEY: 't', MEDIA_ADMIN_URL: 'http://127.0.0.1:4000' });
-    expect(config.secrets).toEqual({ values: { playbackSigningKeys: local.PLAYBACK_SIGNING_KEYS, internalApiKey: local.INTERNAL_API_KEY, originVerifySecret: null } });
+    expect(config.secrets).toEqual({ values: { playbackSigningKeys: local.PLAYBACK_SIGNING_KEYS, internalApiKey: local.INTERNAL_API_KEY, originVerifySecret: null, watermarkSecret: local.WATERMARK_SECRET } });
     expect(config.adminSecrets).toEqual({ values: { adminPasswordHash: 'scrypt$x', adminSessionSecret: 's', totpEncryptionKey: 't' } });
     expect(config.mediaCache).toEqual({ mediaAdminUrl: 'http://127.0.0.1:4000' });
   });

@@ -17,10 +17,14 @@ import type { CodeRecord, EventRecord } from '../../functions/domain/records';
 import { memoryKvs } from '../support/memory-kvs';
 import { kvsKey } from '../../functions/adapters/kvs-scheme';
 import type { EventGeoRule } from '../../functions/domain/events';
+import { markKeyOf } from '../../functions/domain/watermark';
 
 const KVS_ARN = 'arn:aws:cloudfront::123456789012:key-value-store/0000';
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 const kvsMock = mockClient(CloudFrontKeyValueStoreClient);
+const WATERMARK_SECRET = 'the deployment watermark secret';
+/** The `w:` value of an event: its mark key, base64url. */
+const markKeyValue = (eventId: string) => markKeyOf(WATERMARK_SECRET, eventId).toString('base64url');
 
 const S = (value: string): AttributeValue => ({ S: value });
 const BOOL = (value: boolean): AttributeValue => ({ BOOL: value });
@@ -47,7 +51,10 @@ function codeImage(fields: {
   };
 }
 
-function eventImage(isActive: boolean, fields: { accessWindowHours?: number; denyUntil?: string; geo?: AttributeValue; deleted?: boolean } = {}) {
+function eventImage(
+  isActive: boolean,
+  fields: { accessWindowHours?: number; denyUntil?: string; geo?: AttributeValue; deleted?: boolean; watermark?: boolean; watermarkSince?: string | null } = {},
+) {
   return {
     pk: S('EVENT#evt-1'),
     sk: S('EVENT'),
@@ -59,6 +66,8 @@ function eventImage(isActive: boolean, fields: { accessWindowHours?: number; den
     ...(fields.denyUntil ? { denyUntil: S(fields.denyUntil) } : {}),
     ...(fields.geo ? { geo: fields.geo } : {}),
     ...(fields.deleted ? { deleted: BOOL(true) } : {}),
+    ...(fields.watermark !== undefined ? { watermark: BOOL(fields.watermark) } : {}),
+    ...(fields.watermarkSince !== undefined ? { watermarkSince: fields.watermarkSince ? S(fields.watermarkSince) : { NULL: true as const } } : {}),
   };
 }
 
@@ -69,12 +78,13 @@ function record(oldImage?: Record<string, AttributeValue>, newImage?: Record<str
   return { eventName: newImage ? (oldImage ? 'MODIFY' : 'INSERT') : 'REMOVE', dynamodb: { OldImage: oldImage, NewImage: newImage } };
 }
 
-function handlerWith(store: { codes?: CodeRecord[]; events?: EventRecord[]; geoRules?: EventGeoRule[] } = {}) {
+function handlerWith(store: { codes?: CodeRecord[]; events?: EventRecord[]; geoRules?: EventGeoRule[]; watermarked?: string[] } = {}) {
   return createEdgeSyncHandler({
     writer: createKvsWriter({ store: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), KVS_ARN), retryDelayMs: 0 }),
     codes: { accessChangesSince: async () => ({ codes: store.codes ?? [], events: store.events ?? [] }) },
-    events: { listGeoRules: async () => store.geoRules ?? [] },
+    events: { listGeoRules: async () => store.geoRules ?? [], listWatermarkedEvents: async () => store.watermarked ?? [] },
     signingKeys: async () => ({ activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) }),
+    watermarkSecret: async () => WATERMARK_SECRET,
     now: () => NOW,
   });
 }
@@ -128,6 +138,19 @@ describe('edge-sync: DynamoDB stream', () => {
     await handlerWith()({ Records: [record(ruled, eventImage(false, { geo: geoImage('deny', ['RU']), deleted: true }))] });
     expect(updateInputs()[0]!.Deletes).toEqual([{ Key: 'g:evt-1' }]);
     expect(updateInputs()[0]!.Puts!.map((put) => put.Key)).toEqual([kvsKey.deactivatedEvent('evt-1')]);
+  });
+
+  it('watermarking turned on the first time writes w:<eventId> (the mark key, base64url); turning it off keeps it; deleting the event removes it', async () => {
+    const since = '2026-11-21T11:59:00.000Z';
+    await handlerWith()({ Records: [record(eventImage(true, { watermark: false, watermarkSince: null }), eventImage(true, { watermark: true, watermarkSince: since }))] });
+    await handlerWith()({ Records: [record(eventImage(true, { watermark: true, watermarkSince: since }), eventImage(true, { watermark: false, watermarkSince: since }))] });
+    await handlerWith()({ Records: [record(eventImage(true, { watermarkSince: since }), eventImage(false, { watermarkSince: since, deleted: true }))] });
+    // Turning it off changes no entry: two writes for three changes.
+    const [on, deleted, more] = updateInputs();
+    expect(on).toMatchObject({ Puts: [{ Key: 'w:evt-1', Value: markKeyValue('evt-1') }], Deletes: [] });
+    expect(Buffer.from(on!.Puts![0]!.Value!, 'base64url')).toHaveLength(32);
+    expect(deleted!.Deletes).toEqual([{ Key: 'w:evt-1' }]);
+    expect(more).toBeUndefined();
   });
 
   it('keeps e:<eventId> past a shortened access window while a long-lived URL issued before may still play', async () => {
@@ -226,6 +249,16 @@ describe('edge-sync: scheduled reconciliation', () => {
   });
 });
 
+describe('edge-sync: reconciliation of mark keys', () => {
+  it('writes one w: entry per event ever watermarked and removes the entry of an event that is gone', async () => {
+    kvsMock.on(ListKeysCommand).resolvesOnce({ Items: [{ Key: kvsKey.markKey('evt-gone'), Value: markKeyValue('evt-gone') }, { Key: kvsKey.markKey('evt-same'), Value: markKeyValue('evt-same') }] });
+    await handlerWith({ watermarked: ['evt-same', 'evt-new'] })({ source: 'aws.events' });
+    const [update] = updateInputs();
+    expect(update!.Puts!.filter((p) => p.Key?.startsWith('w:'))).toEqual([{ Key: 'w:evt-new', Value: markKeyValue('evt-new') }]);
+    expect(update!.Deletes).toEqual([{ Key: 'w:evt-gone' }]);
+  });
+});
+
 describe('edge-sync: reconciliation racing a stream batch', () => {
   it('keeps a revocation the stream wrote while the reconciliation was under way', async () => {
     const kvs = memoryKvs(kvsMock);
@@ -238,8 +271,9 @@ describe('edge-sync: reconciliation racing a stream batch', () => {
     const handler = createEdgeSyncHandler({
       writer: createKvsWriter({ store: cloudFrontKeyValueStore(new CloudFrontKeyValueStoreClient({ region: 'us-east-1' }), KVS_ARN), retryDelayMs: 0 }),
       codes: { accessChangesSince: async () => ({ codes: [...codes], events: [] }) },
-      events: { listGeoRules: async () => [] },
+      events: { listGeoRules: async () => [], listWatermarkedEvents: async () => [] },
       signingKeys: async () => ({ activeKid: 'k1', keys: new Map([['k1', new Uint8Array(32).fill(7)]]) }),
+      watermarkSecret: async () => WATERMARK_SECRET,
       now: () => NOW,
     });
     // While the reconciliation lists the store, an admin revokes FRESH: the table changes, then the stream writes c:FRESH.

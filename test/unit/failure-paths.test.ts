@@ -39,6 +39,7 @@ const secretValue = async () => ({
   SecretString: JSON.stringify({
     playbackSigningKeys: JSON.stringify({ activeKid: 'k', keys: { k: randomBytes(32).toString('base64url') } }),
     internalApiKey: randomBytes(24).toString('base64url'),
+    watermarkSecret: randomBytes(32).toString('base64url'),
   }),
 });
 

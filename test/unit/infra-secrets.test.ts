@@ -35,6 +35,7 @@ async function oldSharedSecret(password = 'correct horse battery') {
     adminSessionSecret: 's'.repeat(64),
     internalApiKey: 'i'.repeat(43),
     originVerifySecret: 'o'.repeat(43),
+    watermarkSecret: 'w'.repeat(43),
   };
 }
 
@@ -46,7 +47,7 @@ describe('secret seeding (custom resource)', () => {
     expect(filled).toEqual({
       copied: ['adminSessionSecret'],
       generated: ['adminPasswordHash', 'totpEncryptionKey'],
-      added: ['playbackSigningKeys', 'internalApiKey', 'originVerifySecret'],
+      added: ['playbackSigningKeys', 'internalApiKey', 'originVerifySecret', 'watermarkSecret'],
       removed: [],
     });
     const admin = secrets.value(ADMIN);
@@ -58,9 +59,10 @@ describe('secret seeding (custom resource)', () => {
     expect(keys.keys.get('k1')).toHaveLength(32);
     expect(secrets.value(SHARED).internalApiKey!.length).toBeGreaterThanOrEqual(16);
     expect(secrets.value(SHARED).originVerifySecret!.length).toBeGreaterThanOrEqual(16);
+    expect(secrets.value(SHARED).watermarkSecret!.length).toBeGreaterThanOrEqual(16);
 
     expect(await seedStep(secrets.store, 'retire', arns)).toEqual({ copied: [], generated: [], added: [], removed: ['adminSessionSecret'] });
-    expect(Object.keys(secrets.value(SHARED)).sort()).toEqual(['internalApiKey', 'originVerifySecret', 'playbackSigningKeys']);
+    expect(Object.keys(secrets.value(SHARED)).sort()).toEqual(['internalApiKey', 'originVerifySecret', 'playbackSigningKeys', 'watermarkSecret']);
     expect(secrets.value(ADMIN)).toEqual(admin);
   });
 
@@ -81,7 +83,17 @@ describe('secret seeding (custom resource)', () => {
       playbackSigningKeys: old.playbackSigningKeys,
       internalApiKey: old.internalApiKey,
       originVerifySecret: old.originVerifySecret,
+      watermarkSecret: old.watermarkSecret,
     });
+  });
+
+  it('adds the watermark secret to a stack from before it, once, and never replaces it (the recordings\' marks depend on it)', async () => {
+    const { watermarkSecret, ...before } = await oldSharedSecret();
+    expect(watermarkSecret).toBeDefined();
+    const first = await fillShared(before);
+    expect(first.added).toEqual(['watermarkSecret']);
+    expect(Buffer.from(first.next.watermarkSecret as string, 'base64url')).toHaveLength(32);
+    expect(await fillShared(first.next)).toEqual({ next: first.next, added: [] });
   });
 
   it('is idempotent: re-running either step on a migrated stack writes nothing', async () => {
@@ -129,7 +141,7 @@ describe('secret seeding (custom resource)', () => {
   });
 
   it('never replaces a value that is already set', async () => {
-    const shared = { playbackSigningKeys: '{"activeKid":"k2","keys":{}}', internalApiKey: 'b', originVerifySecret: 'c', extra: 'kept' };
+    const shared = { playbackSigningKeys: '{"activeKid":"k2","keys":{}}', internalApiKey: 'b', originVerifySecret: 'c', watermarkSecret: 'd', extra: 'kept' };
     expect(await fillShared(shared)).toEqual({ next: shared, added: [] });
     const admin = { adminPasswordHash: 'scrypt$set-by-operator', adminSessionSecret: 'a', totpEncryptionKey: 'kept' };
     expect(await fillAdmin(admin, { adminPasswordHash: 'scrypt$other', adminSessionSecret: 'other' })).toEqual({ next: admin, copied: [], generated: [] });
@@ -156,7 +168,7 @@ describe('secret seeding (custom resource)', () => {
       expect(await handler(event('Update', 'fill'))).toEqual({ PhysicalResourceId: SHARED });
       expect(await handler(event('Create', 'retire'))).toEqual({ PhysicalResourceId: `${SHARED}#admin-fields-retired` });
       expect(Object.keys(JSON.parse(values.get(ADMIN)!)).sort()).toEqual(['adminPasswordHash', 'adminSessionSecret', 'totpEncryptionKey']);
-      expect(Object.keys(JSON.parse(values.get(SHARED)!)).sort()).toEqual(['internalApiKey', 'originVerifySecret', 'playbackSigningKeys']);
+      expect(Object.keys(JSON.parse(values.get(SHARED)!)).sort()).toEqual(['internalApiKey', 'originVerifySecret', 'playbackSigningKeys', 'watermarkSecret']);
 
       const puts = sm.commandCalls(PutSecretValueCommand).length;
       expect(await handler({ ...event('Delete', 'retire'), PhysicalResourceId: 'kept' })).toEqual({ PhysicalResourceId: 'kept' });

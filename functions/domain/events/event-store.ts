@@ -83,6 +83,11 @@ export interface EventStore {
    */
   listGeoRules(): Promise<EventGeoRule[]>;
   /**
+   * The ids of every live event that was ever watermarked (`watermarkSince` set): one query of the events
+   * listing, for edge-sync's reconciliation, which writes one `w:` entry (the mark key) per event. A deleted event has none.
+   */
+  listWatermarkedEvents(): Promise<string[]>;
+  /**
    * Replaces the event with a deactivated tombstone: from then on it is gone for every read but
    * the access feed, which must tell the edge. Its codes are the codes port's. Throws NotFound.
    */

@@ -4,5 +4,6 @@ export * from './binomial-tail';
 export * from './bit-reader';
 export * from './copy-length';
 export * from './mark-bit';
+export * from './mark-key';
 export * from './pattern';
 export * from './placement-search';

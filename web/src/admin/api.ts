@@ -136,9 +136,6 @@ export interface EventInput {
   geo: AdminEvent['geo'];
   /** How many devices may watch on one code at once, 1 to 5. */
   devicesPerCode: number;
-  watermark: boolean;
-  /** When watermarking was first turned on (null: never). */
-  watermarkSince: string | null;
   /** Forensic A/B watermarking of the next publishes. */
   watermark: boolean;
 }

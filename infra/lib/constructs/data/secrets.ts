@@ -4,7 +4,7 @@ import { NagSuppressions } from 'cdk-nag';
 import type { Construct } from 'constructs';
 
 export interface StackSecrets {
-  /** playbackSigningKeys, internalApiKey, originVerifySecret: read by every part. */
+  /** playbackSigningKeys, internalApiKey, originVerifySecret, watermarkSecret: read by every part. */
   secret: secretsmanager.Secret;
   /** adminPasswordHash, adminSessionSecret: the admin function's alone. */
   adminSecret: secretsmanager.Secret;
@@ -15,7 +15,7 @@ export interface StackSecrets {
 /** The three Secrets Manager secrets, each rotated by procedure rather than by a rotation Lambda. */
 export function stackSecrets(scope: Construct): StackSecrets {
   // The shared JSON secret (README, "Configuration"): playbackSigningKeys, internalApiKey,
-  // originVerifySecret. Its definition is the one stacks from before the admin secret was
+  // originVerifySecret, watermarkSecret (each added by the seeding when missing). Its definition is the one stacks from before the admin secret was
   // split off were created with, on purpose: CloudFormation generates a new value (wiping
   // every field) when GenerateSecretString changes. The adminSessionSecret it generates on
   // a fresh stack is moved to the admin secret by the seeding (deploy-steps.ts), like an old stack's.

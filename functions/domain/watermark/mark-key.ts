@@ -1,0 +1,14 @@
+import { createHmac } from 'node:crypto';
+
+/** Bumped if the derivation ever changes; an event's bits then change with it. */
+const KEY_LABEL = 'wm-key.';
+
+/**
+ * An event's mark key: HMAC-SHA256(WATERMARK_SECRET, "wm-key." + eventId), 32 bytes. Derived, never
+ * stored with the event: the edge gets it through edge-sync's `w:<eventId>` entry, the tracer and the
+ * publish check derive it again. Not the playback signing key, which rotates: a recording's bits must
+ * stay the same for as long as the recording exists.
+ */
+export function markKeyOf(secret: string, eventId: string): Buffer {
+  return createHmac('sha256', secret).update(`${KEY_LABEL}${eventId}`).digest();
+}
