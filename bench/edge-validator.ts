@@ -3,7 +3,8 @@
  * cloudfront shim, as the media server runs it), for the Bearer JWT and for
  * the header-less credential in the path (batches of both interleaved in one
  * run, ratio path/Bearer), the Bearer JWT for an event with a country rule naming every country (the
- * longest `g:` value, the viewer's country last), and the shipped file's size against the 10 KB
+ * longest `g:` value, the viewer's country last), the Bearer JWT for a watermarked segment (`.w.ts`: one more
+ * KeyValueStore read and HMAC, rewritten to `.a.ts`/`.b.ts`), and the shipped file's size against the 10 KB
  * CloudFront Functions limit.
  *   npx tsx bench/edge-validator.ts
  */
@@ -14,6 +15,7 @@ import { kvsKey, kvsValue } from '../functions/adapters/kvs-scheme';
 import { signPlaybackToken } from '../functions/domain/access';
 import { playbackCredential } from '../functions/domain/access';
 import { COUNTRIES } from '../functions/domain/events';
+import { markKeyOf } from '../functions/domain/watermark';
 
 const BATCH = 200;
 const MAX_BATCHES = 200;
@@ -27,6 +29,7 @@ for (let i = 0; i < 10_000; i++) store.set(kvsKey.revokedCode(`REVOKED${i}`), kv
 
 // The worst case of a country rule: all 249 codes, the viewer's the last of them.
 store.set(kvsKey.geoRule('evt-geo'), kvsValue.geoRule({ allow: Object.keys(COUNTRIES) }));
+store.set(kvsKey.markKey('evt-1'), kvsValue.markKey(markKeyOf('bench watermark secret', 'evt-1')));
 
 const keys = { activeKid: 'k1', keys: new Map([['k1', new Uint8Array(secret)]]) };
 const grant = { code: 'CODE1', eventId: 'evt-1', sessionId: 'sid-1' };
@@ -43,6 +46,12 @@ const requests = {
     headers: { authorization: { value: `Bearer ${token}` } },
   }),
   path: (): CloudFrontRequest => ({ method: 'GET', uri: `/streams/evt-1/~${credential}/720p/seg-00042.ts`, querystring: {}, headers: {} }),
+  watermark: (): CloudFrontRequest => ({
+    method: 'GET',
+    uri: '/streams/evt-1/pub1_00042.2.w.ts',
+    querystring: {},
+    headers: { authorization: { value: `Bearer ${token}` } },
+  }),
   geo: (): CloudFrontRequest => ({
     method: 'GET',
     uri: '/streams/evt-geo/720p/seg-00042.ts',
@@ -63,20 +72,22 @@ async function batch(request: () => CloudFrontRequest): Promise<number> {
   return ((performance.now() - start) * 1000) / BATCH;
 }
 
-const micros = { bearer: [] as number[], path: [] as number[], geo: [] as number[] };
+const micros = { bearer: [] as number[], path: [] as number[], geo: [] as number[], watermark: [] as number[] };
 const deadline = performance.now() + MAX_SECONDS * 1000;
 while (micros.bearer.length < MAX_BATCHES && performance.now() < deadline) {
   micros.bearer.push(await batch(requests.bearer));
   micros.path.push(await batch(requests.path));
   micros.geo.push(await batch(requests.geo));
+  micros.watermark.push(await batch(requests.watermark));
 }
 const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.floor(values.length * q)]!;
 const size = statSync(EDGE_VALIDATOR_FILE).size;
 
 console.log(`edge validator (Node ${process.version}, ${micros.bearer.length} batches of ${BATCH} allowed requests per credential)`);
 for (const [name, values] of Object.entries(micros)) {
-  const label = { bearer: 'Bearer JWT', path: 'path credential', geo: 'Bearer JWT, 249-country rule' }[name];
+  const label = { bearer: 'Bearer JWT', path: 'path credential', geo: 'Bearer JWT, 249-country rule', watermark: 'Bearer JWT, watermarked segment (.w.ts)' }[name];
   console.log(`  ${label}: median ${quantile(values, 0.5).toFixed(1)} µs, p90 ${quantile(values, 0.9).toFixed(1)} µs`);
 }
 console.log(`  ratio path/Bearer (medians): ${(quantile(micros.path, 0.5) / quantile(micros.bearer, 0.5)).toFixed(2)}`);
+console.log(`  ratio watermarked/plain segment, Bearer (medians): ${(quantile(micros.watermark, 0.5) / quantile(micros.bearer, 0.5)).toFixed(2)}`);
 console.log(`  code size: ${size} bytes (${((size / CODE_LIMIT_BYTES) * 100).toFixed(0)} % of the 10 KB limit)`);

@@ -6,7 +6,8 @@ import cf from 'cloudfront';
 // test/unit/edge-kvs-scheme.test.ts checks them against it):
 //   k:<kid> -> base64url HMAC key; c:<code>, e:<eventId>, s:<sessionId> -> present = revoked;
 //   g:<eventId> -> country rule, "a:FR,BE" (only these) or "d:RU" (all but these), against the
-//   cloudfront-viewer-country header (absent = unknown: in no list).
+//   cloudfront-viewer-country header (absent = unknown: in no list);
+//   w:<eventId> -> base64url mark key of a watermarked event (markedUri).
 // Two credentials: the playback JWT (Bearer header or `token` query), and for players
 // that send no header, one in the path: /streams/<eid>/~<kid>.<sid>.<exp>.<code>.<mac>/…
 // (exp base36; code XOR an HMAC keystream, so the URL does not show it; mac = first 22
@@ -25,6 +26,8 @@ const ID = /^[A-Za-z0-9_-]{1,128}$/;
 // `~` may arrive percent-encoded from a client that escapes it.
 const PATH_CREDENTIAL = /^\/streams\/([A-Za-z0-9_-]+)\/(?:~|%7[Ee])([^\/]+)(\/.*)$/;
 const B64URL = /^[A-Za-z0-9_-]+$/;
+// A segment of a watermarked part: <part>_<n>[.<v>].w.ts in playlists, .a.ts/.b.ts in storage.
+const WM_SEGMENT = /\/([A-Za-z0-9_-]+)_([0-9]{1,9})(\.[0-9]+)?\.([wab])\.ts$/;
 const CORS = {
   'access-control-allow-origin': { value: '*' },
   'access-control-allow-methods': { value: 'GET, HEAD, OPTIONS' },
@@ -79,7 +82,7 @@ async function isAllowed(token, request) {
   if (!isId(claims.eid) || !isId(claims.code) || !isId(claims.sid)) return false;
   if (claims.eid !== match[1] || claims.path !== '/streams/' + claims.eid + '/') return false;
 
-  return isLive(claims.code, claims.eid, claims.sid, request);
+  return (await isLive(claims.code, claims.eid, claims.sid, request)) && mark(request, claims.eid, claims.sid);
 }
 
 // The path credential: checked, then cut out of the URI (relative playlist URIs keep it).
@@ -99,9 +102,30 @@ async function isPathAllowed(match, request) {
   let code = '';
   for (let i = 0; i < sealed.length; i++) code += String.fromCharCode(sealed[i] ^ stream[i]);
   if (!isId(code)) return false;
-  const live = await isLive(code, eid, p[1], request);
-  if (live) request.uri = uri;
-  return live;
+  if (!(await isLive(code, eid, p[1], request))) return false;
+  request.uri = uri;
+  return mark(request, eid, p[1]);
+}
+
+// The viewer's A or B of a watermarked segment (docs/watermark-design.md, section 2), cache key included.
+async function mark(request, eid, sid) {
+  const uri = await markedUri(request.uri, eid, sid);
+  if (uri) request.uri = uri;
+  return !!uri;
+}
+
+// Version = bit n mod 256 of HMAC(w:<eid>, "wm1.<sid>.<part>.<n div 256>"): per session and moment, the
+// same in every rendition (functions/domain/watermark/mark-bit.ts). Null for a version named directly,
+// or a restreamer could fetch all A and carry no mark; a missing w: rejects (denied).
+async function markedUri(uri, eid, sid) {
+  const m = WM_SEGMENT.exec(uri);
+  if (!m) return uri;
+  if (m[4] !== 'w') return null;
+  const n = parseInt(m[2], 10);
+  // Awaited apart: njs (and cloudfront-js-2.0) refuse `await` inside call arguments.
+  const key = await kvs.get('w:' + eid);
+  const d = hmac(Buffer.from(key, 'base64url'), 'wm1.' + sid + '.' + m[1] + '.' + Math.floor(n / 256));
+  return uri.slice(0, -4) + ((d[(n % 256) >> 3] >> (n % 8)) & 1 ? 'b' : 'a') + '.ts';
 }
 
 // get() rejects for a missing key, so an unknown kid ends in the caller's catch: denied.

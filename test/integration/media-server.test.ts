@@ -12,7 +12,8 @@ import type { Stores } from '../../functions/compose/stores';
 import { validateCode } from '../../functions/domain/access';
 import type { AccessDeps } from '../../functions/compose/stores';
 import { startEdgeSync, type LocalEdge } from '../../local/edge-sync-triggers';
-import { edgeSyncOn } from '../../harness/edge-sync-on';
+import { edgeSyncOn, HARNESS_WATERMARK_SECRET } from '../../harness/edge-sync-on';
+import { markBit, markKeyOf } from '../../functions/domain/watermark';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../local/embedded-dynamodb';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startMediaServer, type MediaServer } from '../../local/media-server';
@@ -82,7 +83,7 @@ beforeAll(async () => {
     signingKeys,
     internalApiKey: '',
     originVerifySecret: null,
-    watermarkSecret: 'the media tests\' watermark secret',
+    watermarkSecret: HARNESS_WATERMARK_SECRET,
     siteOrigin: null,
     sessionTimeoutSeconds: SESSION_TIMEOUT_SECONDS,
   };
@@ -227,6 +228,45 @@ describe('media server: the edge follows the table through edge-sync', () => {
     await stores.events.deleteEvent(viewer.event.id, new Date().toISOString());
     await expect.poll(() => edge.entries.has(`g:${viewer.event.id}`)).toBe(false);
     console.log(`geo rule → edge: ${allowMs} ms`);
+  });
+
+  it('serves each session of a watermarked event its A or B of a .w.ts segment, read and cached under the rewritten URI; .a.ts/.b.ts refused', async () => {
+    const viewer = await show();
+    const id = viewer.event.id;
+    const other = sampleCode(id);
+    await stores.codes.createCode(other);
+    const second = await validateCode(deps, { code: other.code, ip: '198.51.100.8', playbackBaseUrl: media.url });
+    const secondSession = (await stores.codes.getCode(other.code))!.session!.id;
+    const body = (index: number, version: 'a' | 'b') => Buffer.from(`segment ${index} version ${version} `.repeat(40));
+    for (let index = 0; index < 16; index++) {
+      for (const version of ['a', 'b'] as const) await put(`streams/${id}/pub1_${String(index).padStart(5, '0')}.${version}.ts`, body(index, version));
+    }
+    const segment = (index: number) => `/streams/${id}/pub1_${String(index).padStart(5, '0')}.w.ts`;
+    const read = async (path: string, jwt: string) => Buffer.from(await (await get(path, jwt)).arrayBuffer());
+
+    // Not watermarked yet: no w: entry, so a .w.ts is refused (fail closed).
+    expect(await status(segment(0), viewer.token)).toBe(403);
+    await updateEvent(deps, actor(), id, { watermark: true });
+    await expect.poll(() => edge.entries.get(`w:${id}`), { timeout: 10_000 }).toBe(markKeyOf(HARNESS_WATERMARK_SECRET, id).toString('base64url'));
+
+    const key = markKeyOf(HARNESS_WATERMARK_SECRET, id);
+    const versionOf = (sessionId: string, index: number) => (markBit(key, sessionId, { part: 'pub1', index }) === 0 ? 'a' : 'b');
+    for (let index = 0; index < 16; index++) expect(await read(segment(index), viewer.token)).toEqual(body(index, versionOf(viewer.sessionId, index)));
+    // A segment the two sessions get in different versions: the first read cached one version, the second viewer gets the other.
+    const split = Array.from({ length: 16 }, (_, index) => index).find((index) => versionOf(viewer.sessionId, index) !== versionOf(secondSession, index))!;
+    expect(split).toBeDefined();
+    expect(await read(segment(split), second.playbackToken)).toEqual(body(split, versionOf(secondSession, split)));
+    expect(await read(segment(split), viewer.token)).toEqual(body(split, versionOf(viewer.sessionId, split)));
+
+    expect(await status(`/streams/${id}/pub1_00000.a.ts`, viewer.token)).toBe(403);
+    expect(await status(`/streams/${id}/pub1_00000.b.ts`, viewer.token)).toBe(403);
+
+    // Turned off, the marked parts still play: the entry stays until the event is deleted.
+    await updateEvent(deps, actor(), id, { watermark: false });
+    expect(await read(segment(1), viewer.token)).toEqual(body(1, versionOf(viewer.sessionId, 1)));
+    expect(edge.entries.has(`w:${id}`)).toBe(true);
+    await stores.events.deleteEvent(id, new Date().toISOString());
+    await expect.poll(() => edge.entries.has(`w:${id}`), { timeout: 10_000 }).toBe(false);
   });
 
   it('counts what the edge denies, and reports it in step', async () => {

@@ -3,6 +3,7 @@ import { SignJWT } from 'jose';
 import { kvsKey, kvsValue } from '../../functions/adapters/kvs-scheme';
 import { PLAYBACK_AUDIENCE, PLAYBACK_ISSUER, streamPathOf } from '../../functions/domain/playback-claims';
 import { playbackCredential, type PlaybackUrlGrant } from '../../functions/domain/access';
+import { markBit, markKeyOf } from '../../functions/domain/watermark';
 import type { CloudFrontRequest, CloudFrontResponse } from '../../local/media-edge-runtime';
 
 /**
@@ -53,6 +54,7 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
     [kvsKey.endedSession('sid-ended')]: kvsValue.denyUntil(now - 10),
     [kvsKey.geoRule('evt-fr')]: kvsValue.geoRule({ allow: ['BE', 'FR'] }),
     [kvsKey.geoRule('evt-noru')]: kvsValue.geoRule({ deny: ['RU'] }),
+    [kvsKey.markKey('evt-wm')]: kvsValue.markKey(MARK_KEY),
   };
 
   const base = { code: 'CODE1', eid: 'evt-a', sid: 'sid-1', path: streamPathOf('evt-a') };
@@ -134,7 +136,48 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
     { name: 'CORS preflight is answered without a token', request: get(manifest, {}, {}, 'OPTIONS'), expected: { status: 204, cors: true } },
     ...pathCredentialCases(),
     ...(await geoCases()),
+    ...(await watermarkCases()),
   ];
+
+  /**
+   * A watermarked event (`w:evt-wm`): each session's `.w.ts` request becomes the `.a.ts` or `.b.ts` of the domain's
+   * mark bit, the same in every rendition, for both credentials; a version named directly, or an event without a
+   * `w:` entry (`evt-nowm`), is denied.
+   */
+  async function watermarkCases(): Promise<ValidatorCase[]> {
+    const cases: ValidatorCase[] = [];
+    const bearerOf = async (eventId: string, sid: string) => bearer(await sign({ eid: eventId, sid, path: streamPathOf(eventId) }));
+    const inPath = (eventId: string, sid: string, rest: string) =>
+      `/streams/${eventId}/~${playbackCredential({ code: 'CODE1', eventId, sessionId: sid, expiresAt: now + 3600 }, { activeKid: 'k1', keys: new Map([['k1', k1]]) })}/${rest}`;
+    const versions = new Set<string>();
+    for (const sid of ['sid-1', 'sid-2', 'sid-3', 'sid-4']) {
+      const headers = await bearerOf('evt-wm', sid);
+      for (const index of [0, 7, 255, 256, 1000]) {
+        const moment = `pub1-x_${String(index).padStart(5, '0')}`;
+        const version = markBit(MARK_KEY, sid, { part: 'pub1-x', index }) === 0 ? 'a' : 'b';
+        versions.add(version);
+        for (const rendition of ['', '.2']) {
+          const marked = { pass: true as const, uri: `/streams/evt-wm/${moment}${rendition}.${version}.ts`, query: [] };
+          cases.push({ name: `watermark: ${sid} segment ${index}${rendition}, bearer`, request: get(`/streams/evt-wm/${moment}${rendition}.w.ts`, headers), expected: marked });
+          cases.push({ name: `watermark: ${sid} segment ${index}${rendition}, path credential`, request: get(inPath('evt-wm', sid, `${moment}${rendition}.w.ts`)), expected: marked });
+        }
+      }
+    }
+    // The table must show both versions, or a validator that always answers A would pass it.
+    if (versions.size !== 2) throw new Error('the watermark cases need sessions that get A and B');
+    const headers = await bearerOf('evt-wm', 'sid-1');
+    for (const named of ['pub1-x_00001.a.ts', 'pub1-x_00001.b.ts', 'pub1-x_00001.2.a.ts', 'pub1-x_00001.0.b.ts']) {
+      cases.push({ name: `watermark: ${named} named directly, bearer`, request: get(`/streams/evt-wm/${named}`, headers), expected: denied });
+      cases.push({ name: `watermark: ${named} named directly, path credential`, request: get(inPath('evt-wm', 'sid-1', named)), expected: denied });
+    }
+    const playlist = '/streams/evt-wm/index-live1.m3u8';
+    cases.push({ name: 'watermark: a playlist of a watermarked event is left as it is', request: get(playlist, headers), expected: { pass: true, uri: playlist, query: [] } });
+    const noKey = await bearerOf('evt-nowm', 'sid-1');
+    cases.push({ name: 'watermark: no w: entry for the event, bearer', request: get('/streams/evt-nowm/pub1_00001.w.ts', noKey), expected: denied });
+    cases.push({ name: 'watermark: no w: entry for the event, path credential', request: get(inPath('evt-nowm', 'sid-1', 'pub1_00001.1.w.ts')), expected: denied });
+    cases.push({ name: 'watermark: an unmarked segment of an event without w: plays', request: get('/streams/evt-nowm/pub1_00001.ts', noKey), expected: { pass: true, uri: '/streams/evt-nowm/pub1_00001.ts', query: [] } });
+    return cases;
+  }
 
   /** Country rules (`g:`) against the cloudfront-viewer-country header, for both credentials. */
   async function geoCases(): Promise<ValidatorCase[]> {
@@ -202,6 +245,9 @@ export async function buildValidatorFixture(): Promise<ValidatorFixture> {
 }
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** The mark key of the watermarked event of the cases, derived as edge-sync derives it. */
+const MARK_KEY = markKeyOf('the validator cases\' watermark secret', 'evt-wm');
 
 /**
  * The same JWT with its HS256 signature's last character changed in the bits

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,6 +15,7 @@ import {
 import { signPlaybackToken } from '../../functions/domain/access';
 import { COUNTRIES, geoAllows } from '../../functions/domain/events';
 import { parseSigningKeys } from '../../functions/domain/signing-keys';
+import { markKeyOf } from '../../functions/domain/watermark';
 import { EDGE_VALIDATOR_FILE, loadEdgeValidator } from '../../local/media-edge-runtime';
 
 /**
@@ -27,10 +29,21 @@ const prefixesRead = (method: 'get' | 'exists') =>
 const DENY_KINDS: DenyKind[] = ['revokedCode', 'deactivatedEvent', 'endedSession'];
 
 describe('KeyValueStore scheme', () => {
-  it('the edge file reads the signing key and the country rule, and checks every deny prefix of the scheme, and nothing else', () => {
-    expect(prefixesRead('get')).toEqual([KVS_PREFIXES.geoRule, KVS_PREFIXES.signingKey]);
+  it('the edge file reads the signing key, the country rule and the mark key, and checks every deny prefix of the scheme, and nothing else', () => {
+    expect(prefixesRead('get')).toEqual([KVS_PREFIXES.geoRule, KVS_PREFIXES.signingKey, KVS_PREFIXES.markKey].sort());
     expect(prefixesRead('exists')).toEqual([...DENY_KINDS.map((kind) => KVS_PREFIXES[kind]), KVS_PREFIXES.geoRule].sort());
-    expect(edgeSource.match(/kvs\.\w+\(/g)).toHaveLength(6);
+    expect(edgeSource.match(/kvs\.\w+\(/g)).toHaveLength(7);
+    expect(Object.keys(KVS_PREFIXES).sort()).toEqual(['deactivatedEvent', 'endedSession', 'geoRule', 'markKey', 'revokedCode', 'signingKey']);
+  });
+
+  it('a mark key entry is one per event, not a deny entry, and holds the 32-byte key in 43 base64url characters', () => {
+    const markKey = markKeyOf('a watermark secret', 'evt-1');
+    expect(markKey.equals(createHmac('sha256', 'a watermark secret').update('wm-key.evt-1').digest())).toBe(true);
+    expect(parseKvsKey(kvsKey.markKey('evt-1'))).toEqual({ kind: 'markKey', id: 'evt-1' });
+    expect(kvsKey.markKey('evt-1')).toBe('w:evt-1');
+    expect(isDenyKey(kvsKey.markKey('evt-1'))).toBe(false);
+    expect(kvsValue.markKey(markKey)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(kvsValue.markKey(markKey), 'base64url').equals(markKey)).toBe(true);
   });
 
   it('encodes a country rule as one short value, at most 748 bytes with every code, and reads it back', () => {
