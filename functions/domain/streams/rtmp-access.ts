@@ -11,6 +11,7 @@ import type { EventStore } from '../events';
 import { beatSession, type CodeStore } from '../codes';
 import type { AuditStore } from '../audit';
 import type { AppConfig } from '../config';
+import { patternSignsOf } from '../watermark';
 
 /** The RTMP server's callback body (spec/rtmp-auth.md), plus `recheck` that our ingest adds when it re-asks for a live session. */
 const rtmpAuthInput = z.object({
@@ -25,7 +26,13 @@ const rtmpAuthInput = z.object({
   protocol: z.enum(['srt']).optional(),
 });
 
-export type RtmpGrant = { ok: true; role: EncoderRole; srtPassphrase?: string } | { ok: true; session: string };
+/** `watermark`: the publish is of a watermarked event, and the ingest marks the part with this pattern (docs/watermark-design.md). */
+export type RtmpGrant = { ok: true; role: EncoderRole; srtPassphrase?: string; watermark?: { signs: string } } | { ok: true; session: string };
+
+/** The publish answer's `watermark`, read from the event at the time of the publish: a change applies from the next one. */
+function watermarkOf(event: EventRecord, config: AppConfig): { watermark?: { signs: string } } {
+  return event.watermark === true ? { watermark: { signs: patternSignsOf(config.watermarkSecret, event.id) } } : {};
+}
 
 /**
  * Which encoder a publish token is: the RTMP keys count only without `protocol`, the SRT ones only with
@@ -65,10 +72,10 @@ export async function authorizeRtmp(deps: { stores: { audit: AuditStore; codes: 
     if (!event.isActive) throw await refuse('event-inactive');
     const role = input.token ? publishRole(event, input.token, input.protocol) : null;
     if (!role) throw await refuse(keyRefusalReason(event, input.token));
-    if (input.protocol !== 'srt') return { ok: true, role };
+    if (input.protocol !== 'srt') return { ok: true, role, ...watermarkOf(event, deps.config) };
     // An SRT caller is told the passphrase the ingest sets on its socket; an event without one takes no SRT.
     if (!event.srtPassphrase) throw await refuse('wrong-key');
-    return { ok: true, role, srtPassphrase: event.srtPassphrase };
+    return { ok: true, role, srtPassphrase: event.srtPassphrase, ...watermarkOf(event, deps.config) };
   }
   if (!event.isActive) throw deny();
   const now = deps.now();

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { markPattern, patternSignsText } from './pattern';
 
 /** Bumped if the derivation ever changes; an event's bits then change with it. */
 const KEY_LABEL = 'wm-key.';
@@ -11,4 +12,13 @@ const KEY_LABEL = 'wm-key.';
  */
 export function markKeyOf(secret: string, eventId: string): Buffer {
   return createHmac('sha256', secret).update(`${KEY_LABEL}${eventId}`).digest();
+}
+
+/**
+ * What the ingest is told for a publish of a watermarked event (the publish check's `watermark.signs`): the
+ * signs of the event's pattern as text, `+`/`-` per cell. Never the mark key: the key decides each viewer's
+ * bits, and only the edge and the API hold it.
+ */
+export function patternSignsOf(secret: string, eventId: string): string {
+  return patternSignsText(markPattern(markKeyOf(secret, eventId)));
 }
