@@ -44,7 +44,9 @@ export function createEdgeSyncHandler(deps: EdgeSyncDeps) {
       // Errors propagate: Lambda retries the batch, and the writes are idempotent.
       return { mode: 'stream', written: await deps.writer.apply(changesFromStreamRecords(event.Records, now(), await deps.watermarkSecret())) };
     }
-    const [signingKeys, watermarkSecret] = await Promise.all([deps.signingKeys(), deps.watermarkSecret()]);
+    // One after the other: both come from the shared secret, and the second is then served from its cache.
+    const signingKeys = await deps.signingKeys();
+    const watermarkSecret = await deps.watermarkSecret();
     const desired = async () => {
       const at = now();
       const entries = signingKeyEntries(signingKeys);

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 
 /**
  * The mark's bit: which version (A = 0, B = 1) of a segment a playback session gets. The edge
- * (`edge/watermark-choice.js`) computes the same bit with the same HMAC, so the tracer can say,
+ * (`markedUri` in `edge/validate-request.js`) computes the same bit with the same HMAC, so the tracer can say,
  * for any session and any moment of the show, which version that session was served.
  *
  * Keyed with the event's mark key (never sent to viewers): without it a viewer cannot compute
