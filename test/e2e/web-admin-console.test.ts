@@ -93,9 +93,18 @@ describe('web: admin console', () => {
     await page.getByRole('link', { name: 'Edit' }).click();
     await page.getByLabel('Title').fill('Console check, edited');
     await page.getByLabel('Access window (hours)').fill('72');
+    // Forensic watermark: a checkbox with its cost line, off by default, sent as a boolean.
+    const watermark = page.getByLabel('Forensic watermark');
+    expect(await watermark.isChecked()).toBe(false);
+    expect(await page.locator('#watermark-hint').textContent()).toBe(
+      "Watermarking encodes the video twice: about twice the ingest's CPU, and twice the stored segments; viewers' bandwidth does not change. A change during a live show applies from the next publish.",
+    );
+    await watermark.check();
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: 'Console check, edited' }).waitFor();
     expect(await page.locator('.event-header').textContent()).toMatch(/codes work for 72 h/);
+    const edited = await system.admin('GET', `/api/admin/events/${new URL(page.url()).hash.split('/').pop()}`);
+    expect(edited).toMatchObject({ watermark: true, watermarkSince: expect.any(String) });
 
     // Codes: a count too large is refused before the API; then 5 with a label.
     await page.getByLabel('How many').fill('1000001');
