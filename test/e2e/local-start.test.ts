@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalSystem, type LocalSystem } from '../../harness/local-system';
@@ -39,10 +39,21 @@ describe('npm start (local/start.ts)', () => {
       const login = await call('POST', `${running.urls.api}/api/admin/login`, { json: { password } });
       const cookie = String((login.headers['set-cookie'] as string[])[0]).split(';')[0]!;
       const created = await call('POST', `${running.urls.api}/api/admin/events`, {
-        json: { title: 'Persisted', startsAt: '2030-01-01T10:00:00Z', endsAt: '2030-01-01T12:00:00Z' },
+        json: { title: 'Persisted', startsAt: '2030-01-01T10:00:00Z', endsAt: '2030-01-01T12:00:00Z', watermark: true },
         headers: { cookie },
       });
       expect(created.status).toBe(201);
+      // The watermark secret is kept too: a watermarked event's pattern (and so its recordings' marks) survives a restart.
+      const stored = () => JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as Record<string, string>;
+      expect(Buffer.from(stored().watermarkSecret!, 'base64url')).toHaveLength(32);
+      const { ingest } = (await call('GET', `${running.urls.api}/api/admin/events/${created.body.id}`, { headers: { cookie } })).body;
+      const publish = () =>
+        call('POST', `${running!.urls.api}/api/internal/rtmp-auth`, {
+          json: { action: 'publish', app: 'live', stream_name: created.body.id, stream_key: `live/${created.body.id}`, token: ingest.streamKey.split('?token=')[1], remote_addr: '127.0.0.1:1' },
+          headers: { 'x-internal-api-key': stored().internalApiKey! },
+        });
+      const signs = (await publish()).body.watermark.signs as string;
+      expect(signs).toMatch(/^[+-]{12}$/);
       await running.stop();
 
       running = await startLocalSystem(env);
@@ -52,6 +63,7 @@ describe('npm start (local/start.ts)', () => {
       const cookie2 = String((again.headers['set-cookie'] as string[])[0]).split(';')[0]!;
       const events = await call('GET', `${running.urls.api}/api/admin/events`, { headers: { cookie: cookie2 } });
       expect(events.body.events.map((e: { title: string }) => e.title)).toContain('Persisted');
+      expect((await publish()).body.watermark).toEqual({ signs });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
