@@ -102,7 +102,7 @@ describe('web: admin console', () => {
     await watermark.check();
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: 'Console check, edited' }).waitFor();
-    expect(await page.locator('.event-header').textContent()).toMatch(/codes work for 72 h/);
+    expect(await page.locator('.event-header').textContent()).toMatch(/codes work for 72 h · one device per code · forensic watermark on/);
     const edited = await system.admin('GET', `/api/admin/events/${new URL(page.url()).hash.split('/').pop()}`);
     expect(edited).toMatchObject({ watermark: true, watermarkSince: expect.any(String) });
 

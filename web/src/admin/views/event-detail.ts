@@ -231,6 +231,7 @@ function header(event: EventDetail, actions: Actions): HTMLElement {
       { className: 'muted' },
       `${formatDateTime(event.startsAt)} – ${formatDateTime(event.endsAt)} · codes work for ${event.accessWindowHours} h`,
       devicesLine(event.devicesPerCode),
+      event.watermark && ' · forensic watermark on',
     ),
     h('p', { className: 'muted', 'data-key': 'geo' }, `Countries: ${geoRuleText(event.geo)}`),
     event.description && h('p', { className: 'description' }, event.description),
