@@ -596,7 +596,14 @@ export const STORIES: RouteStory[] = [
     const key = await s.internalApiKey();
     const body = (token: string) => ({ action: 'publish', app: 'live', stream_name: s.state.eventId, stream_key: `${s.state.eventId}?token=${token}`, token, remote_addr: '198.51.100.20' });
     const token = String(s.state.streamKey).split('?token=')[1]!;
-    s.check(s.expect(await s.api('POST', '/api/internal/rtmp-auth', { json: body(token), headers: { 'x-internal-api-key': key } }), 200, 'publish with the key').ok, 'ok');
+    const publish = async () => s.expect(await s.api('POST', '/api/internal/rtmp-auth', { json: body(token), headers: { 'x-internal-api-key': key } }), 200, 'publish with the key');
+    const plain = await publish();
+    s.check(plain.ok && plain.watermark === undefined, `ok, unmarked: ${JSON.stringify(plain)}`);
+    // A watermarked event's publish is told its pattern's signs: the deployment's watermark secret reached the function.
+    await s.admin('PUT', eventPath(s), { watermark: true });
+    const marked = await publish();
+    s.check(/^[+-]{12}$/.test(marked.watermark?.signs ?? ''), `the pattern's signs: ${JSON.stringify(marked)}`);
+    await s.admin('PUT', eventPath(s), { watermark: false });
     s.expect(await s.api('POST', '/api/internal/rtmp-auth', { json: body('wrong'), headers: { 'x-internal-api-key': key } }), 403, 'publish with a wrong key');
     s.expect(await s.api('POST', '/api/internal/rtmp-auth', { json: body(token) }), 401, 'the callback without the internal key');
   }),
