@@ -214,7 +214,8 @@ export function describeStoreContract(name: string, open: StoreFactory) {
     });
 
     it('lists the events ever watermarked, live ones only: turned off later still counts, deleted does not', async () => {
-      const [on, offAgain, never, deleted] = [0, 1, 2, 3].map(() => sampleEvent());
+      // `never` as the API creates it: watermarkSince null.
+      const [on, offAgain, never, deleted] = [0, 1, 2, 3].map((i) => sampleEvent(i === 2 ? { watermark: false, watermarkSince: null } : {}));
       for (const event of [on!, offAgain!, never!, deleted!]) await stores.events.createEvent(event);
       await stores.events.updateEvent(on!.id, { watermark: true, watermarkSince: iso() }, iso());
       await stores.events.updateEvent(offAgain!.id, { watermark: true, watermarkSince: iso() }, iso());
