@@ -13,6 +13,7 @@ import { hrefOf } from '../router';
 import { can } from '../session';
 import { act, badge, confirmAction, copyFromButton, notify, rerender, tableWrap } from '../ui';
 import { srtSettings } from './srt-settings';
+import { traceLeakPanel } from './trace-leak';
 import { ALL_PARTS, eventDetailModel, type EventDetailModel, type EventParts } from '../models/event-detail-model';
 import { audiencePanel } from './audience';
 import { askCancelReason, salesPanel } from './box-office';
@@ -68,6 +69,8 @@ export async function renderEventDetail(
     audience.element,
     codes?.element,
     orders?.element,
+    // Tracing names tickets: the codes managers' business, as the API's trace route.
+    can('codes:manage') && traceLeakPanel(model.event(), location.origin),
     audit.element,
   );
   parts.draw(ALL_PARTS);
