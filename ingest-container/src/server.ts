@@ -80,7 +80,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   // Its logger prints to stdout; keep it to errors unless we debug.
   nmsLogger.level = options.logLevel === 'debug' ? 'debug' : 'error';
 
-  const authenticator = await createAuthenticator(options.auth);
+  const authenticator = await createAuthenticator(options.auth, log);
   const hooks = createHookSender(options.webhooks ?? {}, options.webhookTimeoutMs ?? 5_000, log);
   const notifier = createLeaseClient(options.platform, log);
   const reporter = createStreamReporter(options.platform, log);
