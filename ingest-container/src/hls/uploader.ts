@@ -5,7 +5,8 @@ import { describeError, type Logger } from '../log';
 import type { IngestMetrics } from '../metrics';
 import { createRetryingPass } from './retrying-pass';
 import { createWorkQueue } from './work-queue';
-import { isPlaylist } from '../../../recording/playlist';
+import { isPlaylist, storedFilesOf } from '../../../recording/playlist';
+import { fingerprintKey, fingerprintOf } from './fingerprint';
 import { streamPrefix, type Recording } from '../../../recording/recording';
 import { SEGMENT_CACHE_CONTROL, SEGMENT_CONTENT_TYPE, type HlsStore } from '../../../recording/store';
 
@@ -18,10 +19,15 @@ export interface UploaderOptions {
   bufferLimitBytes: number;
   log: Logger;
   metrics: Pick<IngestMetrics, 'count'>;
+  /** A watermarked part: the rendition playlist (its lowest) whose segments get a fingerprint, made with this ffmpeg. */
+  fingerprints?: { rendition: string; ffmpegPath: string };
 }
 
 /** Default bound of the local buffer: with 2 GiB of a Fargate task's 20 GiB, about 45 minutes of a 6 Mbit/s stream. */
 export const DEFAULT_BUFFER_LIMIT_BYTES = 2 * 1024 ** 3;
+
+/** How long version B of a watermarked segment may lag behind A (the same ffmpeg writes both, a moment apart). */
+const VERSION_B_WAIT_MS = 10_000;
 
 /** After the input ended, how long a failing store is retried before what is left is given up (and logged). */
 const FINISH_RETRY_MS = 60_000;
@@ -32,9 +38,11 @@ const FINISH_RETRY_MS = 60_000;
  * (work-queue.ts), stored in order, added to the recording's current part,
  * and only then named by the live playlists (recording.ts). A failed upload is
  * retried with backoff (retrying-pass.ts) while its segment waits on local
- * disk; a segment's local copy is deleted once stored.
+ * disk; a segment's local copy is deleted once stored. A watermarked
+ * segment (`<…>.w.ts` in the index) is stored as both its versions, and the
+ * lowest rendition's gets a fingerprint beside the index (fingerprint.ts).
  */
-export function startUploader({ workDir, recording, store, bufferLimitBytes, log, metrics }: UploaderOptions) {
+export function startUploader({ workDir, recording, store, bufferLimitBytes, log, metrics, fingerprints }: UploaderOptions) {
   const prefix = streamPrefix(recording.streamName);
   /** Stored segments (or a ladder master) that the index and the live playlists do not name yet (kept across failed passes). */
   let unnamed = false;
@@ -61,20 +69,50 @@ export function startUploader({ workDir, recording, store, bufferLimitBytes, log
     },
   });
 
-  async function storeSegment(uri: string): Promise<boolean> {
-    const path = join(workDir, uri);
-    const body = await readFile(path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw error;
-    });
-    if (!body) {
-      log.error('hls segment missing from the work folder, left out', { stream_name: recording.streamName, segment: uri });
-      return false;
+  /** A segment file of the work folder; undefined when it is not there (after waiting `waitMs` for it to appear). */
+  async function readSegment(file: string, waitMs: number): Promise<Buffer | undefined> {
+    for (const giveUpAt = Date.now() + waitMs; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      const body = await readFile(join(workDir, file)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+      if (body || Date.now() >= giveUpAt) return body;
     }
-    await store.put(prefix + uri, { body, contentType: SEGMENT_CONTENT_TYPE, cacheControl: SEGMENT_CACHE_CONTROL });
+  }
+
+  async function storeSegment(uri: string, rendition: string): Promise<boolean> {
+    const files = storedFilesOf(uri);
+    const bodies: Buffer[] = [];
+    for (const [i, file] of files.entries()) {
+      // A playlist named version A: version B is finished a moment later, if not yet.
+      const body = await readSegment(file, i === 0 ? 0 : VERSION_B_WAIT_MS);
+      if (!body) {
+        log.error('hls segment missing from the work folder, left out', { stream_name: recording.streamName, segment: file });
+        for (const other of files) await unlink(join(workDir, other)).catch(() => undefined);
+        return false;
+      }
+      bodies.push(body);
+    }
+    for (const [i, file] of files.entries()) {
+      await store.put(prefix + file, { body: bodies[i]!, contentType: SEGMENT_CONTENT_TYPE, cacheControl: SEGMENT_CACHE_CONTROL });
+    }
     metrics.count('SegmentsUploaded');
-    await unlink(path).catch(() => undefined);
+    if (fingerprints && files.length === 2 && rendition === fingerprints.rendition) await storeFingerprint(files[0]!);
+    for (const file of files) await unlink(join(workDir, file)).catch(() => undefined);
     return true;
+  }
+
+  /** The fingerprint of version A, made from its local copy; one that ffmpeg cannot make is logged and left out. */
+  async function storeFingerprint(versionA: string): Promise<void> {
+    const key = fingerprintKey(recording.streamName, versionA)!;
+    let body: Buffer;
+    try {
+      body = await fingerprintOf(fingerprints!.ffmpegPath, join(workDir, versionA));
+    } catch (error) {
+      log.error('watermark fingerprint not made, left out', { stream_name: recording.streamName, segment: versionA, error: describeError(error) });
+      return;
+    }
+    await store.put(key, { body, contentType: 'application/octet-stream', cacheControl: SEGMENT_CACHE_CONTROL });
   }
 
   /** Stores what is new, then names it: the recording's index first, the live playlists after. */
