@@ -117,6 +117,10 @@ describe('a watermarked publish', () => {
     const vodFiles = referencedFiles(await readFile(join(streamDir, 'index.m3u8'), 'utf8'));
     expect((await readdir(streamDir)).filter((file) => file.endsWith('.ts')).sort()).toEqual([...vodFiles].sort());
 
+    // At the publisher's size, read from its sequence header (the pattern frame has that size).
+    const size = await ffprobe(['-v', 'error', '-select_streams', 'v', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', join(streamDir, segments[0]![0].replace('.w.ts', '.a.ts'))]);
+    expect(size.stdout.split('\n').find(Boolean)).toBe('640,360');
+
     const measured: { psnr: number; correlation: number }[] = [];
     for (const [file] of segments) measured.push(await checkVersions(streamDir, file));
     console.log('watermark A/B per segment', JSON.stringify(measured.map((m) => [m.psnr.toFixed(1), m.correlation.toFixed(3)])));

@@ -173,7 +173,7 @@ function packageWatermarkedPart(deps: Parameters<typeof packagePart>[0] & { wate
 }
 
 /** The renditions of a watermarked part at exact, even sizes: the publisher's picture, or each ladder rung at its aspect ratio. */
-export function watermarkPackaging(pattern: MarkPattern, picture: PictureSize, options: PackagingOptions, videoKbps: number): Packaging {
+export function watermarkPackaging(pattern: MarkPattern, picture: PictureSize, options: PackagingOptions, videoKbps: number): Extract<Packaging, { kind: 'watermark' }> {
   const even = (n: number) => Math.max(2, 2 * Math.floor(n / 2));
   if (options.ladder.length === 0) {
     return { kind: 'watermark', pattern, ladder: false, renditions: [{ width: even(picture.width), height: even(picture.height), videoKbps: Math.round(videoKbps) }] };
