@@ -10,11 +10,12 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { folderStore, startIngestServer } from '../../ingest-container/src/index';
+import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
+import { folderStore, startIngestServer, type HlsStore } from '../../ingest-container/src/index';
 import { patternField, patternFromSigns } from '../../functions/domain/watermark/pattern';
 import type { PartRecord } from '../../recording/recording';
 import { referencedFiles } from '../../recording/playlist';
-import { ffprobe, firstStatus, httpServer, logRecorder, publish, tempDir, uniqueName } from '../support/ingest';
+import { ffprobe, firstStatus, httpServer, logRecorder, publish, tempDir, uniqueName, until } from '../support/ingest';
 
 const SIGNS = '+-+--+-++-+-';
 const ffmpeg = (args: string[]) => promisify(execFile)('ffmpeg', ['-hide_banner', '-nostats', ...args], { encoding: 'buffer', maxBuffer: 64 * 1024 ** 2 });
@@ -33,21 +34,66 @@ async function watermarkedShow(name: string, ladder: { height: number; videoKbps
   cleanups.push(() => platform.close());
   const dir = await tempDir('hls-wm');
   const recorder = logRecorder();
+  const { store, puts } = keysPut(folderStore(dir));
   const server = await startIngestServer({
     listen: { host: '127.0.0.1', port: 0 },
     auth: { mode: 'callback', url: platform.url, timeoutMs: 2_000 },
-    hls: { store: folderStore(dir), ffmpegPath: 'ffmpeg', segmentSeconds: 1, ladder },
+    hls: { store, ffmpegPath: 'ffmpeg', segmentSeconds: 1, ladder },
     publishGraceMs: 0,
     log: recorder.log,
   });
   cleanups.push(() => server.close());
+  // A player admitted before the publish began waits for it: the watermarked publish cuts it.
+  const early = await statuses(`${server.url}/live/${name}?token=t`);
+  await until(() => early.seen.includes('NetStream.Play.Start'));
   const publisher = publish(`${server.url}/live/${name}?token=t`, seconds, { size: '640x360' });
+  await until(() => early.seen.includes('NetStream.Play.Failed'));
   await recorder.waitFor((e) => e.msg === 'hls watermarking: every rendition encoded twice (A and B)');
   // Play would relay the publisher's unmarked picture.
   expect(await firstStatus(`${server.url}/live/${name}?token=t`, 'play')).toMatchObject({ code: 'NetStream.Play.Failed', level: 'error' });
   expect((await publisher.done).code).toBe(0);
   await recorder.waitFor((e) => e.msg === 'publication ended');
+  expectStoredBeforeNamed(puts, `streams/${name}/`);
   return { dir, recorder };
+}
+
+/** Wraps a store to record the keys put (and the playlists' text), in order. */
+function keysPut(inner: HlsStore) {
+  const puts: { key: string; text?: string }[] = [];
+  const store: HlsStore = {
+    location: inner.location,
+    get: (key) => inner.get(key),
+    list: (prefix) => inner.list(prefix),
+    async put(key, object) {
+      await inner.put(key, object);
+      puts.push({ key, text: key.endsWith('.m3u8') ? object.body.toString() : undefined });
+    },
+  };
+  return { store, puts };
+}
+
+/** Every playlist put names only segments (both versions of a .w.ts) put before it. */
+function expectStoredBeforeNamed(puts: ReturnType<typeof keysPut>['puts'], prefix: string) {
+  const stored = new Set<string>();
+  for (const { key, text } of puts) {
+    if (text !== undefined) for (const file of referencedFiles(text).filter((name) => name.endsWith('.ts'))) expect(stored).toContain(prefix + file);
+    stored.add(key);
+  }
+}
+
+/** An RTMP player that stays connected and records every status it gets. */
+async function statuses(url: string) {
+  const client = new RtmpClient();
+  const seen: string[] = [];
+  client.onStatusCallback = (code: string) => void seen.push(code);
+  client.onCloseCallback = () => undefined;
+  await client.connect(url);
+  await client.sendConnect();
+  await client.sendCreateStream();
+  const name = url.slice(url.indexOf('/', url.indexOf('//') + 2) + 1).split('/').slice(1).join('/');
+  void client.sendPlay(name).catch(() => undefined);
+  cleanups.push(async () => client.disconnect());
+  return { seen };
 }
 
 async function packets(file: string, stream: 'v' | 'a') {
