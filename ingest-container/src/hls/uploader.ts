@@ -1,14 +1,12 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describeError, type Logger } from '../log';
 import type { IngestMetrics } from '../metrics';
 import { createRetryingPass } from './retrying-pass';
 import { createWorkQueue } from './work-queue';
-import { isPlaylist, storedFilesOf } from '../../../recording/playlist';
-import { fingerprintKey, fingerprintOf } from './fingerprint';
-import { streamPrefix, type Recording } from '../../../recording/recording';
-import { SEGMENT_CACHE_CONTROL, SEGMENT_CONTENT_TYPE, type HlsStore } from '../../../recording/store';
+import { isPlaylist } from '../../../recording/playlist';
+import { createSegmentStorer } from './segment-storer';
+import type { Recording } from '../../../recording/recording';
+import type { HlsStore } from '../../../recording/store';
 
 export interface UploaderOptions {
   /** Where ffmpeg writes (its files appear by rename, see `temp_file`). */
@@ -26,9 +24,6 @@ export interface UploaderOptions {
 /** Default bound of the local buffer: with 2 GiB of a Fargate task's 20 GiB, about 45 minutes of a 6 Mbit/s stream. */
 export const DEFAULT_BUFFER_LIMIT_BYTES = 2 * 1024 ** 3;
 
-/** How long version B of a watermarked segment may lag behind A (the same ffmpeg writes both, a moment apart). */
-const VERSION_B_WAIT_MS = 10_000;
-
 /** After the input ended, how long a failing store is retried before what is left is given up (and logged). */
 const FINISH_RETRY_MS = 60_000;
 
@@ -43,7 +38,6 @@ const FINISH_RETRY_MS = 60_000;
  * lowest rendition's gets a fingerprint beside the index (fingerprint.ts).
  */
 export function startUploader({ workDir, recording, store, bufferLimitBytes, log, metrics, fingerprints }: UploaderOptions) {
-  const prefix = streamPrefix(recording.streamName);
   /** Stored segments (or a ladder master) that the index and the live playlists do not name yet (kept across failed passes). */
   let unnamed = false;
   let masterSeen = false;
@@ -69,51 +63,7 @@ export function startUploader({ workDir, recording, store, bufferLimitBytes, log
     },
   });
 
-  /** A segment file of the work folder; undefined when it is not there (after waiting `waitMs` for it to appear). */
-  async function readSegment(file: string, waitMs: number): Promise<Buffer | undefined> {
-    for (const giveUpAt = Date.now() + waitMs; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
-      const body = await readFile(join(workDir, file)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return undefined;
-        throw error;
-      });
-      if (body || Date.now() >= giveUpAt) return body;
-    }
-  }
-
-  async function storeSegment(uri: string, rendition: string): Promise<boolean> {
-    const files = storedFilesOf(uri);
-    const bodies: Buffer[] = [];
-    for (const [i, file] of files.entries()) {
-      // A playlist named version A: version B is finished a moment later, if not yet.
-      const body = await readSegment(file, i === 0 ? 0 : VERSION_B_WAIT_MS);
-      if (!body) {
-        log.error('hls segment missing from the work folder, left out', { stream_name: recording.streamName, segment: file });
-        for (const other of files) await unlink(join(workDir, other)).catch(() => undefined);
-        return false;
-      }
-      bodies.push(body);
-    }
-    for (const [i, file] of files.entries()) {
-      await store.put(prefix + file, { body: bodies[i]!, contentType: SEGMENT_CONTENT_TYPE, cacheControl: SEGMENT_CACHE_CONTROL });
-    }
-    metrics.count('SegmentsUploaded');
-    if (fingerprints && files.length === 2 && rendition === fingerprints.rendition) await storeFingerprint(files[0]!);
-    for (const file of files) await unlink(join(workDir, file)).catch(() => undefined);
-    return true;
-  }
-
-  /** The fingerprint of version A, made from its local copy; one that ffmpeg cannot make is logged and left out. */
-  async function storeFingerprint(versionA: string): Promise<void> {
-    const key = fingerprintKey(recording.streamName, versionA)!;
-    let body: Buffer;
-    try {
-      body = await fingerprintOf(fingerprints!.ffmpegPath, join(workDir, versionA));
-    } catch (error) {
-      log.error('watermark fingerprint not made, left out', { stream_name: recording.streamName, segment: versionA, error: describeError(error) });
-      return;
-    }
-    await store.put(key, { body, contentType: 'application/octet-stream', cacheControl: SEGMENT_CACHE_CONTROL });
-  }
+  const storeSegment = createSegmentStorer({ workDir, streamName: recording.streamName, store, log, metrics, fingerprints });
 
   /** Stores what is new, then names it: the recording's index first, the live playlists after. */
   async function pass(): Promise<void> {
