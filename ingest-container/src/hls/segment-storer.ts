@@ -22,8 +22,10 @@ export function createSegmentStorer(deps: {
   log: Logger;
   metrics: Pick<IngestMetrics, 'count'>;
   fingerprints?: { rendition: string; ffmpegPath: string };
+  /** How long version B may lag behind A; default 10 s. */
+  versionBWaitMs?: number;
 }): (uri: string, rendition: string) => Promise<boolean> {
-  const { workDir, streamName, store, log, metrics, fingerprints } = deps;
+  const { workDir, streamName, store, log, metrics, fingerprints, versionBWaitMs = VERSION_B_WAIT_MS } = deps;
   const prefix = streamPrefix(streamName);
 
   /** A segment file of the work folder; undefined when it is not there (after waiting `waitMs` for it to appear). */
@@ -42,7 +44,7 @@ export function createSegmentStorer(deps: {
     const bodies: Buffer[] = [];
     for (const [i, file] of files.entries()) {
       // A playlist named version A: version B is finished a moment later, if not yet.
-      const body = await readSegment(file, i === 0 ? 0 : VERSION_B_WAIT_MS);
+      const body = await readSegment(file, i === 0 ? 0 : versionBWaitMs);
       if (!body) {
         log.error('hls segment missing from the work folder, left out', { stream_name: streamName, segment: file });
         for (const other of files) await unlink(join(workDir, other)).catch(() => undefined);
