@@ -30,8 +30,13 @@ export interface PartRecord {
   dvrWindowSeconds?: number;
   /** The ladder's master playlist text; absent in copy mode. */
   master?: string;
-  /** Rendition playlist name → `[segment file, seconds]` in order. */
+  /** Rendition playlist name → `[segment file, seconds]` in order (a watermarked part's: `<…>.w.ts`). */
   renditions: Record<string, [string, number][]>;
+  /**
+   * A watermarked part (every segment stored as `.a.ts` and `.b.ts`): the pattern's signs, row by
+   * row, as the platform handed them (docs/watermark-design.md); the tracer reads the mark with them.
+   */
+  watermark?: { signs: string };
 }
 
 /** A segment now stored, with its size (for the bit rate the multivariant playlist announces). */
@@ -133,6 +138,11 @@ export class Recording {
       run.push({ uri, duration });
       if (duration > 0) this.peakBitsPerSecond = Math.max(this.peakBitsPerSecond, (bytes * 8) / duration);
     }
+  }
+
+  /** The current part is watermarked with this pattern (its index says so from the next `save`). */
+  markPart(watermark: { signs: string }): void {
+    this.current!.watermark = watermark;
   }
 
   setMaster(text: string): void {

@@ -108,6 +108,8 @@ export function createPublications(deps: PublicationDeps) {
     /** This broadcast's encoder is the one on air (a standby's, or one of a show on air elsewhere, is not). */
     isOnAir: (streamPath: string) =>
       [...book.shows.values()].some((show) => show.holder && show.feeds.get(show.onAir!)?.broadcast.streamPath === streamPath),
+    /** An encoder of this show (`/<app>/<name>`) here is watermarked: RTMP play would relay its unmarked picture. */
+    watermarked: (showPath: string) => [...(book.shows.get(showPath)?.feeds.values() ?? [])].some((feed) => feed.session.watermark !== undefined),
     /** This process holds the lease of this show (`/<app>/<name>`): a publish of it needs no new lease. */
     has: (showPath: string) => book.shows.get(showPath)?.holder === true,
     /** Waits for every ending show to finish its uploads and notices. */
@@ -403,6 +405,7 @@ function startPackaging(
     log,
     metrics,
     verdict,
+    watermark: session.watermark,
     onPackaging: (reencoding) => deps.onPackaging?.(onAirPath() ?? session.streamPath, reencoding),
   }).catch((error) => {
     log.error('hls packaging failed to start', { stream_name: session.streamName, error: describeError(error) });

@@ -80,7 +80,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
   // Its logger prints to stdout; keep it to errors unless we debug.
   nmsLogger.level = options.logLevel === 'debug' ? 'debug' : 'error';
 
-  const authenticator = await createAuthenticator(options.auth);
+  const authenticator = await createAuthenticator(options.auth, log);
   const hooks = createHookSender(options.webhooks ?? {}, options.webhookTimeoutMs ?? 5_000, log);
   const notifier = createLeaseClient(options.platform, log);
   const reporter = createStreamReporter(options.platform, log);
@@ -112,6 +112,7 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     check: (request, session) => srt?.redeemOn(request, session) ?? admit(request),
     rejected: (session, request, error) => authFailed(session, request, error, false),
     claimPlay: createPlayClaims(),
+    playRefusal: (request) => (publications.watermarked(`/${request.app}/${request.streamName}`) ? WATERMARKED_PLAY_REFUSAL : undefined),
     alreadyPublishing: (request) => void reporter.alreadyPublishing(request.streamName, request.remoteAddr),
     publishStopped: (session) => publications.publisherStopped(session),
     publisherClosed: (session) => publications.publisherClosed(session),
@@ -121,6 +122,8 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     started(session) {
       video.started(session.streamPath, session.streamName, session.broadcast);
       publications.publishStarted(session);
+      // Players admitted before the watermarked publish began would get its unmarked picture.
+      if (session.watermark) for (const player of connections.players()) if (player.streamPath === session.showPath) player.endPlay(WATERMARKED_PLAY_REFUSAL);
     },
     done(session) {
       video.ended(session.streamPath);
@@ -172,6 +175,9 @@ export async function startIngestServer(options: IngestOptions): Promise<IngestS
     close: () => (closing ??= shutDown()),
   };
 }
+
+/** What an RTMP player of a watermarked show is told: RTMP play relays the publisher's picture, which carries no mark. */
+const WATERMARKED_PLAY_REFUSAL = 'this show is watermarked: watch it over HLS';
 
 /** The shows of the server (both encoders of each, the failover between them) and the reports of their encoders. */
 function createShows(

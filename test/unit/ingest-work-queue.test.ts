@@ -94,4 +94,21 @@ describe('the uploader\'s work queue', () => {
     expect(masters).toEqual([master]);
     expect(queue.waiting()).toBe(0);
   });
+
+  it('a watermarked part: the A playlist drives, each segment queued as its .w.ts, B playlists not read', async () => {
+    const dir = await workFolder({ 'index.m3u8': ['r_00000.a.ts', 'r_00001.a.ts'], 'index.b.m3u8': ['r_00000.b.ts', 'r_00001.b.ts'] });
+    const { queue, storeAll } = queueOver(dir);
+    await queue.discover();
+    expect(queue.waiting()).toBe(2);
+    expect(await storeAll()).toEqual({ order: ['r_00000.w.ts', 'r_00001.w.ts'], stored: { 'index.m3u8': ['r_00000.w.ts', 'r_00001.w.ts'] }, error: undefined });
+  });
+
+  it('a watermarked segment counts both versions against the bound, and dropping it deletes both', async () => {
+    const dir = await workFolder({ 'index.m3u8': ['r_00000.a.ts', 'r_00001.a.ts'], 'index.b.m3u8': ['r_00000.b.ts', 'r_00001.b.ts'] }, 100);
+    const { queue, dropped } = queueOver(dir, 300);
+    await queue.discover();
+    expect(dropped).toEqual(['r_00000.w.ts']);
+    await expect.poll(() => existsSync(join(dir, 'r_00000.a.ts')) || existsSync(join(dir, 'r_00000.b.ts'))).toBe(false);
+    expect(existsSync(join(dir, 'r_00001.b.ts'))).toBe(true);
+  });
 });

@@ -88,4 +88,25 @@ describe('recording index', () => {
     await (await Recording.open(store, 'evt-4', log)).putFinalPlaylists();
     expect(await store.list('streams/evt-4/')).toEqual([]);
   });
+
+  it('a watermarked part: its index carries the signs and names .w.ts; the final playlists built from the index (the sweep) name them too', async () => {
+    const recording = await Recording.open(store, 'evt-w', log, { id: 'pub-w', ...live });
+    recording.markPart({ signs: '+-+-+-+-+-+-' });
+    recording.add('index.m3u8', [{ uri: 'pub-w_00000.w.ts', duration: 1, bytes: 1_000 }, { uri: 'pub-w_00001.w.ts', duration: 1, bytes: 1_000 }]);
+    await recording.save();
+    await recording.putLivePlaylists();
+    recording.startPart('pub-w-part2', live);
+    recording.add('index.m3u8', segments('plain', 1));
+    await recording.save();
+
+    const parts = await Promise.all((await store.list(recordingPrefix('evt-w'))).sort().map(async (key) => JSON.parse((await text(key))!) as PartRecord));
+    expect(parts.map((part) => part.watermark)).toEqual([{ signs: '+-+-+-+-+-+-' }, undefined]);
+    expect(parts[0]!.renditions['index.m3u8']).toEqual([['pub-w_00000.w.ts', 1], ['pub-w_00001.w.ts', 1]]);
+    expect(await text('streams/evt-w/index-live1.m3u8')).toContain('\npub-w_00001.w.ts\n');
+
+    // What the recording sweep does after an ingest died: the index read back, the VOD playlists written from it.
+    await (await Recording.open(store, 'evt-w', log)).putFinalPlaylists();
+    const vod = (await text('streams/evt-w/index.m3u8'))!;
+    expect(vod.split('\n').filter((line) => line.endsWith('.ts'))).toEqual(['pub-w_00000.w.ts', 'pub-w_00001.w.ts', 'plain-0.ts']);
+  });
 });

@@ -1,4 +1,5 @@
 import type { EncoderRole } from '../failover/on-air-choice';
+import type { MarkPattern } from '../../../functions/domain/watermark/pattern';
 export type Action = 'publish' | 'play';
 
 /** What the RTMP side knows when a client issues publish or play; all an authenticator may use. */
@@ -31,6 +32,11 @@ export interface AccessGrant {
   standby?: boolean;
   /** Callback mode, SRT: the passphrase the caller must encrypt with (the platform's per-event key). */
   srtPassphrase?: string;
+  /**
+   * Callback mode, publish: the event is watermarked (the answer's `watermark.signs`): every segment of
+   * this publish is packaged twice, A (+pattern) and B (−pattern). Never set in modes none/token/file.
+   */
+  watermark?: MarkPattern;
   /** The connection is admitted as this request (an SRT caller's remux publishing on the loopback listener). */
   admittedAs?: AccessRequest;
 }

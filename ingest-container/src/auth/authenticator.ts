@@ -1,3 +1,4 @@
+import type { Logger } from '../log';
 import type { AccessGrant, AccessRequest } from './access-request';
 import { askCallback } from './callback';
 import { TokenFile } from './token-file';
@@ -30,7 +31,8 @@ export interface Authenticator {
   reload(): Promise<void>;
 }
 
-export async function createAuthenticator(config: AuthConfig): Promise<Authenticator> {
+/** `log`: what the callback's answers hold that cannot be used (a malformed watermark) is logged there. */
+export async function createAuthenticator(config: AuthConfig, log?: Pick<Logger, 'warn'>): Promise<Authenticator> {
   switch (config.mode) {
     case 'none':
       return { mode: 'none', check: async () => ({}), reload: async () => undefined };
@@ -45,7 +47,7 @@ export async function createAuthenticator(config: AuthConfig): Promise<Authentic
     case 'callback':
       return {
         mode: 'callback',
-        check: (request) => askCallback(config, request),
+        check: (request) => askCallback(config, request, log),
         reload: async () => undefined,
       };
   }

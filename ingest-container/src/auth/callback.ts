@@ -1,3 +1,5 @@
+import { patternFromSigns } from '../../../functions/domain/watermark/pattern';
+import type { Logger } from '../log';
 import { streamKeyOf, type AccessGrant, type AccessRequest } from './access-request';
 import { AuthServiceUnavailable, invalidCredentials, tokenMissing } from './errors';
 
@@ -23,6 +25,7 @@ export function callbackBody(request: AccessRequest) {
 export async function askCallback(
   config: { url: string; timeoutMs: number; apiKey?: string },
   request: AccessRequest,
+  log?: Pick<Logger, 'warn'>,
 ): Promise<AccessGrant> {
   const { url, timeoutMs } = config;
   let response: Response;
@@ -41,23 +44,34 @@ export async function askCallback(
       cause: error,
     });
   }
-  if (response.status === 200) return grantOf(await response.text().catch(() => ''));
+  if (response.status === 200) return grantOf(await response.text().catch(() => ''), request, log);
   // Free the connection whatever the body; only the status matters.
   await response.body?.cancel().catch(() => undefined);
   if (response.status >= 500) throw new AuthServiceUnavailable(`auth callback answered ${response.status}`);
   throw request.token === undefined ? tokenMissing() : invalidCredentials();
 }
 
-/** The 200 answer's optional `session`, `role` and `srtPassphrase`; any other body (or none) grants without them (a primary). */
-function grantOf(text: string): AccessGrant {
+/**
+ * The 200 answer's optional `session`, `role`, `srtPassphrase` and (a publish) `watermark`; any other body
+ * (or none) grants without them (a primary, not watermarked).
+ */
+export function grantOf(text: string, request: Pick<AccessRequest, 'action' | 'app' | 'streamName'>, log?: Pick<Logger, 'warn'>): AccessGrant {
+  let body: { session?: unknown; role?: unknown; srtPassphrase?: unknown; watermark?: unknown } | null;
   try {
-    const body = JSON.parse(text) as { session?: unknown; role?: unknown; srtPassphrase?: unknown } | null;
-    const grant: AccessGrant = {};
-    if (typeof body?.session === 'string' && body.session !== '') grant.session = body.session;
-    if (body?.role === 'backup') grant.role = 'backup';
-    if (typeof body?.srtPassphrase === 'string' && body.srtPassphrase !== '') grant.srtPassphrase = body.srtPassphrase;
-    return grant;
+    body = JSON.parse(text) as typeof body;
   } catch {
     return {};
   }
+  const grant: AccessGrant = {};
+  if (typeof body?.session === 'string' && body.session !== '') grant.session = body.session;
+  if (body?.role === 'backup') grant.role = 'backup';
+  if (typeof body?.srtPassphrase === 'string' && body.srtPassphrase !== '') grant.srtPassphrase = body.srtPassphrase;
+  if (request.action === 'publish' && body?.watermark !== undefined) {
+    const signs = (body.watermark as { signs?: unknown } | null)?.signs;
+    const pattern = typeof signs === 'string' ? patternFromSigns(signs) : null;
+    // Fails open on purpose: a publish the platform admitted goes on air unmarked rather than not at all.
+    if (pattern) grant.watermark = pattern;
+    else log?.warn('publish answer has a malformed watermark, the publish is not watermarked', { stream_key: streamKeyOf(request) });
+  }
+  return grant;
 }

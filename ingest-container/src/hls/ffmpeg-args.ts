@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { MarkPattern } from '../../../functions/domain/watermark/pattern';
 
 /** One rung of the optional adaptive ladder: output height and video bitrate. */
 export interface Rendition {
@@ -19,12 +20,23 @@ export interface PackagingOptions {
   reencode?: 'auto' | 'off';
 }
 
+/** A rendition of a watermarked part at its exact picture size: the pattern frame blended into it has that size. */
+export interface MarkedRendition extends Rendition {
+  width: number;
+}
+
 /** What one ffmpeg process makes of the FLV it is fed. */
 export type Packaging =
   | { kind: 'copy' }
   /** H.264 at the publisher's bit rate with a keyframe every segment; `fromMs`: drop the picture before this stream time (its frames before were copied). */
   | { kind: 'reencode'; videoKbps: number; fromMs?: number }
-  | { kind: 'ladder'; ladder: readonly Rendition[] };
+  | { kind: 'ladder'; ladder: readonly Rendition[] }
+  /**
+   * A watermarked part (docs/watermark-design.md section 1): every rendition encoded twice, A with the
+   * pattern added and B with it subtracted. `ladder` false: one rendition named as a copied stream's are
+   * (`index.m3u8`); true: as a ladder's (`index_<v>.m3u8` and a master).
+   */
+  | { kind: 'watermark'; pattern: MarkPattern; renditions: readonly MarkedRendition[]; ladder: boolean };
 
 /**
  * ffmpeg reads FLV on stdin (fed in-process from the broadcast) and writes
@@ -73,6 +85,8 @@ export function ffmpegArgs(workDir: string, runId: string, segmentSeconds: numbe
         ...singleOutput(workDir, runId),
       ];
     }
+    case 'watermark':
+      return [...input, ...watermarkArgs(workDir, runId, packaging, { x264, keyframes, hls })];
     case 'ladder': {
       const ladder = packaging.ladder;
       const split = `[0:v]split=${ladder.length}${ladder.map((_, i) => `[in${i}]`).join('')}`;
@@ -96,6 +110,55 @@ export function ffmpegArgs(workDir: string, runId: string, segmentSeconds: numbe
       ];
     }
   }
+}
+
+/** The raw yuv420p pattern frame of rendition `index` of a watermarked part, written to the work folder before ffmpeg starts. */
+export const patternFile = (workDir: string, index: number) => join(workDir, `pattern_${index}.yuv`);
+
+/** The work folder's playlist of version B of a rendition (`index.m3u8` → `index.b.m3u8`): the uploader follows A's. */
+export const versionBPlaylist = (playlist: string) => playlist.replace(/\.m3u8$/, '.b.m3u8');
+
+/**
+ * One decode, every rendition split in two and blended with its pattern frame, looped: `grainmerge`
+ * gives X + P (A), `grainextract` X − P (B). Two HLS outputs with the same encoder settings and the
+ * same forced keyframes, so segment n of A and of B start at the same frame; audio the same in both.
+ */
+function watermarkArgs(
+  workDir: string,
+  runId: string,
+  packaging: Extract<Packaging, { kind: 'watermark' }>,
+  common: { x264: string[]; keyframes: string[]; hls: string[] },
+): string[] {
+  const { renditions, ladder } = packaging;
+  const patterns = renditions.flatMap((r, i) => ['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${r.width}x${r.height}`, '-i', patternFile(workDir, i)]);
+  const graph = [
+    `[0:v]split=${renditions.length}${renditions.map((_, i) => `[in${i}]`).join('')}`,
+    ...renditions.flatMap((r, i) => [
+      `[in${i}]scale=${r.width}:${r.height},format=yuv420p,split[xa${i}][xb${i}]`,
+      `[${i + 1}:v]loop=loop=-1:size=1,split[pa${i}][pb${i}]`,
+      `[xa${i}][pa${i}]blend=all_mode=grainmerge:shortest=1[a${i}]`,
+      `[xb${i}][pb${i}]blend=all_mode=grainextract:shortest=1[b${i}]`,
+    ]),
+  ].join(';');
+  const output = (version: 'a' | 'b') => {
+    const perRendition = renditions.flatMap((r, i) => [
+      '-map', `[${version}${i}]`, '-map', ladder ? '0:a' : '0:a?',
+      `-b:v:${i}`, `${r.videoKbps}k`, `-maxrate:v:${i}`, `${r.videoKbps}k`, `-bufsize:v:${i}`, `${r.videoKbps * 2}k`,
+    ]);
+    const names = ladder
+      ? [
+          '-var_stream_map', renditions.map((_, i) => `v:${i},a:${i}`).join(' '),
+          ...common.hls,
+          ...(version === 'a' ? ['-master_pl_name', 'index.m3u8'] : []),
+          '-hls_segment_filename', join(workDir, `${runId}_%05d.%v.${version}.ts`),
+          join(workDir, version === 'a' ? 'index_%v.m3u8' : versionBPlaylist('index_%v.m3u8')),
+        ]
+      : [...common.hls, '-hls_segment_filename', join(workDir, `${runId}_%05d.${version}.ts`), join(workDir, version === 'a' ? 'index.m3u8' : versionBPlaylist('index.m3u8'))];
+    // A ladder's audio is encoded (as unmarked ladders do), identically for both; a single rendition's is copied.
+    const audio = ladder ? ['-c:a', 'aac', '-b:a', '128k'] : ['-c:a', 'copy'];
+    return [...perRendition, ...common.x264, '-profile:v', ladder ? 'main' : 'high', ...common.keyframes, ...audio, ...names];
+  };
+  return [...patterns, '-filter_complex', graph, ...output('a'), ...output('b')];
 }
 
 const singleOutput = (workDir: string, runId: string) => ['-hls_segment_filename', join(workDir, `${runId}_%05d.ts`), join(workDir, 'index.m3u8')];

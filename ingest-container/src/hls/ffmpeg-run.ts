@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../log';
-import { ffmpegArgs, type Packaging } from './ffmpeg-args';
+import { patternFrameYuv420 } from '../../../functions/domain/watermark/pattern';
+import { ffmpegArgs, patternFile, type Packaging } from './ffmpeg-args';
 
 /** How long ffmpeg gets to write its final segment and playlist after its input ends. */
 const FFMPEG_EXIT_TIMEOUT_MS = 15_000;
@@ -19,6 +20,10 @@ export interface FfmpegRun {
 
 export function startFfmpeg(id: string, packaging: Packaging, options: { ffmpegPath: string; segmentSeconds: number }, streamName: string, log: Logger): FfmpegRun {
   const workDir = mkdtempSync(join(tmpdir(), 'stagedoor-ingest-work-'));
+  // A watermarked part's pattern frames, one per rendition at its size, are inputs of the run.
+  if (packaging.kind === 'watermark') {
+    packaging.renditions.forEach((r, i) => writeFileSync(patternFile(workDir, i), patternFrameYuv420(packaging.pattern, r.width, r.height)));
+  }
   // Own process group: a Ctrl-C in the terminal must not kill ffmpeg before we close its input and it writes the
   // final playlist. It still ends with us: our death closes its stdin.
   const ffmpeg = spawn(options.ffmpegPath, ffmpegArgs(workDir, id, options.segmentSeconds, packaging), { stdio: ['pipe', 'ignore', 'pipe'], detached: true });

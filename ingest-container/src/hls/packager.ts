@@ -11,6 +11,7 @@ import { packagePart, type PartPackaging } from './part-packaging';
 import { SequenceHeaderWatch } from '../video/sequence-header-watch';
 import { FlvTap } from '../rtmp/flv-tap';
 import type { Verdict } from '../video/keyframe-judge';
+import type { MarkPattern } from '../../../functions/domain/watermark/pattern';
 
 export interface HlsConfig extends PackagingOptions {
   store: HlsStore;
@@ -63,6 +64,8 @@ export async function startHlsJob(args: {
   onPackaging?: (reencoding: boolean) => void;
   /** Copy or re-encode, if already measured on this encoder (a standby going on air). */
   verdict?: Verdict;
+  /** The publish is watermarked (the publish check's answer): every part of this job is packaged as A and B. */
+  watermark?: MarkPattern;
 }): Promise<HlsJob> {
   const { streamName, publishId, config, log, metrics, onPackaging } = args;
   let broadcast = args.broadcast;
@@ -82,7 +85,17 @@ export async function startHlsJob(args: {
   let headers = new SequenceHeaderWatch();
   const preamble = () => [broadcast.flvHeader, broadcast.flvMetaData, ...headers.headers()].filter((b): b is Buffer => b !== null);
   const partFrom = (id: string, first: Buffer[], verdict?: Verdict) =>
-    packagePart({ id, runs, options: config, preamble, declaredVideoKbps: () => broadcast.publisher?.videoDatarate, first, verdict });
+    packagePart({
+      id,
+      runs,
+      options: config,
+      preamble,
+      declaredVideoKbps: () => broadcast.publisher?.videoDatarate,
+      declaredSize: () => (broadcast.publisher?.videoWidth && broadcast.publisher.videoHeight ? { width: broadcast.publisher.videoWidth, height: broadcast.publisher.videoHeight } : undefined),
+      first,
+      verdict,
+      watermark: args.watermark,
+    });
   let part: PartPackaging = partFrom(publishId, [], args.verdict);
   let parts = 1;
 

@@ -1,10 +1,17 @@
 import { KeyframeJudge, type Verdict } from '../video/keyframe-judge';
 import { flvTagTime, flvVideoFrame } from '../video/keyframe-meter';
-import type { PackagingOptions } from './ffmpeg-args';
+import type { Packaging, PackagingOptions } from './ffmpeg-args';
 import type { RunChain } from './run-chain';
+import type { MarkPattern } from '../../../functions/domain/watermark/pattern';
+import { flvSequenceHeader } from '../video/sequence-header-watch';
+import { avcPictureSize, type PictureSize } from '../video/picture-size';
 
 /** Re-encoding bit rate when the publisher declares none and there is nothing to measure it on. */
 const FALLBACK_VIDEO_KBPS = 2_500;
+/** A watermarked part's picture size when neither the sequence header nor the metadata tells (the picture is scaled to it). */
+const FALLBACK_PICTURE: PictureSize = { width: 1280, height: 720 };
+/** A watermarked part held this long without a video frame has nothing to mark: it is copied. */
+const WATERMARK_NO_VIDEO_MS = 5_000;
 
 /** The packaging of one part of a publish, fed its tags in order. */
 export interface PartPackaging {
@@ -40,7 +47,12 @@ export function packagePart(deps: {
   first?: readonly Buffer[];
   /** Copy or re-encode as measured before this part (an encoder that was standby): no tags are held to judge. */
   verdict?: Verdict;
+  /** The publish is watermarked (the publish check's answer): every rendition is encoded as A and B. */
+  watermark?: MarkPattern;
+  /** The picture size the publisher's metadata declares, if any. */
+  declaredSize?: () => PictureSize | undefined;
 }): PartPackaging {
+  if (deps.watermark) return packageWatermarkedPart({ ...deps, watermark: deps.watermark });
   const { id, runs, options, preamble, declaredVideoKbps } = deps;
   const first = deps.first ?? [];
   const judge = options.ladder.length === 0 && (options.reencode ?? 'auto') === 'auto' ? new KeyframeJudge(options.segmentSeconds, deps.verdict) : undefined;
@@ -112,4 +124,60 @@ export function packagePart(deps: {
       held = undefined;
     },
   };
+}
+
+/**
+ * A watermarked part: always transcoded (copy becomes a re-encode at the publisher's bit rate, a
+ * ladder keeps its rungs), A and B of every rendition. The pattern frames need each rendition's
+ * exact size, so the tags are held until the first video frame: the size is the AVC sequence
+ * header's (else the metadata's, else 1280×720; the picture is scaled to it either way). A part with
+ * no video frame for 5 s is copied: there is no picture to mark.
+ */
+function packageWatermarkedPart(deps: Parameters<typeof packagePart>[0] & { watermark: MarkPattern }): PartPackaging {
+  const { id, runs, options, watermark } = deps;
+  let held: Buffer[] | undefined = [];
+  let size: PictureSize | undefined;
+  let firstMs: number | undefined;
+
+  const start = (packaging: Packaging) => {
+    runs.begin(id, packaging);
+    runs.write(held!);
+    held = undefined;
+  };
+  const hold = (tag: Buffer): void => {
+    held!.push(tag);
+    if (flvSequenceHeader(tag) === 'video') size = avcPictureSize(tag) ?? size;
+    const timeMs = flvTagTime(tag);
+    // Audio's clock: how long the part has gone without a picture.
+    if (timeMs !== undefined && tag[0] === 8) firstMs ??= timeMs;
+    if (flvVideoFrame(tag)) {
+      const picture = size ?? deps.declaredSize?.() ?? FALLBACK_PICTURE;
+      start(watermarkPackaging(watermark, picture, options, deps.declaredVideoKbps() || FALLBACK_VIDEO_KBPS));
+    } else if (firstMs !== undefined && timeMs !== undefined && timeMs - firstMs > WATERMARK_NO_VIDEO_MS) {
+      start({ kind: 'copy' });
+    }
+  };
+  for (const tag of deps.first ?? []) if (held) hold(tag);
+
+  return {
+    tag: (buffer) => (held ? hold(buffer) : runs.write([buffer])),
+    end(ownsShow) {
+      if (held && held.length > 0) start({ kind: 'copy' });
+      held = undefined;
+      return runs.endCurrent(ownsShow);
+    },
+    abandon() {
+      held = undefined;
+    },
+  };
+}
+
+/** The renditions of a watermarked part at exact, even sizes: the publisher's picture, or each ladder rung at its aspect ratio. */
+export function watermarkPackaging(pattern: MarkPattern, picture: PictureSize, options: PackagingOptions, videoKbps: number): Extract<Packaging, { kind: 'watermark' }> {
+  const even = (n: number) => Math.max(2, 2 * Math.floor(n / 2));
+  if (options.ladder.length === 0) {
+    return { kind: 'watermark', pattern, ladder: false, renditions: [{ width: even(picture.width), height: even(picture.height), videoKbps: Math.round(videoKbps) }] };
+  }
+  const renditions = options.ladder.map((r) => ({ ...r, width: Math.max(2, 2 * Math.round((r.height * picture.width) / picture.height / 2)) }));
+  return { kind: 'watermark', pattern, ladder: true, renditions };
 }

@@ -6,6 +6,7 @@ import type { HlsStore } from '../../../recording/store';
 import type { Packaging } from './ffmpeg-args';
 import { startFfmpeg, type FfmpegRun } from './ffmpeg-run';
 import { startUploader } from './uploader';
+import { patternSignsText } from '../../../functions/domain/watermark/pattern';
 
 /** The ffmpeg runs of one publish, one after another, each stored after the ones before it. */
 export interface RunChain {
@@ -41,10 +42,25 @@ export function createRunChain(deps: {
       const run = startFfmpeg(id, packaging, config, streamName, log);
       const uploader = previousDone.then(() => {
         if (id !== publishId) recording.startPart(id, live);
-        return startUploader({ workDir: run.workDir, recording, store: config.store, bufferLimitBytes: config.bufferLimitBytes, log, metrics });
+        if (packaging.kind === 'watermark') recording.markPart({ signs: patternSignsText(packaging.pattern) });
+        return startUploader({
+          workDir: run.workDir,
+          recording,
+          store: config.store,
+          bufferLimitBytes: config.bufferLimitBytes,
+          log,
+          metrics,
+          fingerprints: packaging.kind === 'watermark' ? { rendition: lowestRendition(packaging), ffmpegPath: config.ffmpegPath } : undefined,
+        });
       });
       current = { run, uploader };
-      if (packaging.kind !== 'copy') {
+      if (packaging.kind === 'watermark') {
+        log.info('hls watermarking: every rendition encoded twice (A and B)', {
+          stream_name: streamName,
+          publish_id: id,
+          renditions: packaging.renditions.map((r) => `${r.width}x${r.height}@${r.videoKbps}k`).join(','),
+        });
+      } else if (packaging.kind !== 'copy') {
         log.info(packaging.kind === 'ladder' ? 'hls transcoding into a ladder' : 'hls re-encoding the video: keyframes further apart than the segment length', {
           stream_name: streamName,
           publish_id: id,
@@ -70,4 +86,11 @@ export function createRunChain(deps: {
       return previousDone;
     },
   };
+}
+
+/** The work folder's playlist of a watermarked part's lowest rendition: its segments get the fingerprints. */
+function lowestRendition(packaging: Extract<Packaging, { kind: 'watermark' }>): string {
+  if (!packaging.ladder) return 'index.m3u8';
+  const heights = packaging.renditions.map((r) => r.height);
+  return `index_${heights.indexOf(Math.min(...heights))}.m3u8`;
 }

@@ -1,13 +1,12 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describeError, type Logger } from '../log';
 import type { IngestMetrics } from '../metrics';
 import { createRetryingPass } from './retrying-pass';
 import { createWorkQueue } from './work-queue';
 import { isPlaylist } from '../../../recording/playlist';
-import { streamPrefix, type Recording } from '../../../recording/recording';
-import { SEGMENT_CACHE_CONTROL, SEGMENT_CONTENT_TYPE, type HlsStore } from '../../../recording/store';
+import { createSegmentStorer } from './segment-storer';
+import type { Recording } from '../../../recording/recording';
+import type { HlsStore } from '../../../recording/store';
 
 export interface UploaderOptions {
   /** Where ffmpeg writes (its files appear by rename, see `temp_file`). */
@@ -18,6 +17,8 @@ export interface UploaderOptions {
   bufferLimitBytes: number;
   log: Logger;
   metrics: Pick<IngestMetrics, 'count'>;
+  /** A watermarked part: the rendition playlist (its lowest) whose segments get a fingerprint, made with this ffmpeg. */
+  fingerprints?: { rendition: string; ffmpegPath: string };
 }
 
 /** Default bound of the local buffer: with 2 GiB of a Fargate task's 20 GiB, about 45 minutes of a 6 Mbit/s stream. */
@@ -32,10 +33,11 @@ const FINISH_RETRY_MS = 60_000;
  * (work-queue.ts), stored in order, added to the recording's current part,
  * and only then named by the live playlists (recording.ts). A failed upload is
  * retried with backoff (retrying-pass.ts) while its segment waits on local
- * disk; a segment's local copy is deleted once stored.
+ * disk; a segment's local copy is deleted once stored. A watermarked
+ * segment (`<…>.w.ts` in the index) is stored as both its versions, and the
+ * lowest rendition's gets a fingerprint beside the index (fingerprint.ts).
  */
-export function startUploader({ workDir, recording, store, bufferLimitBytes, log, metrics }: UploaderOptions) {
-  const prefix = streamPrefix(recording.streamName);
+export function startUploader({ workDir, recording, store, bufferLimitBytes, log, metrics, fingerprints }: UploaderOptions) {
   /** Stored segments (or a ladder master) that the index and the live playlists do not name yet (kept across failed passes). */
   let unnamed = false;
   let masterSeen = false;
@@ -61,21 +63,7 @@ export function startUploader({ workDir, recording, store, bufferLimitBytes, log
     },
   });
 
-  async function storeSegment(uri: string): Promise<boolean> {
-    const path = join(workDir, uri);
-    const body = await readFile(path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw error;
-    });
-    if (!body) {
-      log.error('hls segment missing from the work folder, left out', { stream_name: recording.streamName, segment: uri });
-      return false;
-    }
-    await store.put(prefix + uri, { body, contentType: SEGMENT_CONTENT_TYPE, cacheControl: SEGMENT_CACHE_CONTROL });
-    metrics.count('SegmentsUploaded');
-    await unlink(path).catch(() => undefined);
-    return true;
-  }
+  const storeSegment = createSegmentStorer({ workDir, streamName: recording.streamName, store, log, metrics, fingerprints });
 
   /** Stores what is new, then names it: the recording's index first, the live playlists after. */
   async function pass(): Promise<void> {

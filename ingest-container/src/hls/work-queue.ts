@@ -1,7 +1,7 @@
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isMasterPlaylist, parseMediaPlaylist } from '../../../recording/media-playlist';
-import { isPlaylist } from '../../../recording/playlist';
+import { isPlaylist, playlistNameOf, storedFilesOf } from '../../../recording/playlist';
 import type { StoredSegment } from '../../../recording/recording';
 
 /**
@@ -11,6 +11,11 @@ import type { StoredSegment } from '../../../recording/recording';
  * so a named one is complete); each is queued once. The local copies are
  * bounded by `bufferLimitBytes`: past it the oldest unstored segment is
  * deleted and handed to `dropped`.
+ *
+ * A watermarked part's work folder holds each rendition twice: the A
+ * playlists (`index.m3u8`, `index_<v>.m3u8`) drive it, and a segment
+ * `<…>.a.ts` is queued under the name playlists give it, `<…>.w.ts`, standing
+ * for both versions (the B playlists, `*.b.m3u8`, are not read).
  */
 export function createWorkQueue(deps: {
   workDir: string;
@@ -27,7 +32,7 @@ export function createWorkQueue(deps: {
 
   /** Reads ffmpeg's playlists and queues the segments not seen before; then keeps to the bound. */
   async function discover(): Promise<void> {
-    for (const name of (await readdir(workDir)).filter(isPlaylist)) {
+    for (const name of (await readdir(workDir)).filter((file) => isPlaylist(file) && !file.endsWith('.b.m3u8'))) {
       const text = await readFile(join(workDir, name), 'utf8').catch(() => undefined);
       if (text === undefined) continue;
       if (isMasterPlaylist(text)) {
@@ -41,20 +46,25 @@ export function createWorkQueue(deps: {
       for (const segment of parseMediaPlaylist(text)) {
         if (known.has(segment.uri)) continue;
         known.add(segment.uri);
+        // One version's size: what a viewer gets (the bit rate the playlists announce).
         const bytes = (await stat(join(workDir, segment.uri)).catch(() => undefined))?.size ?? 0;
-        queue.push({ ...segment, bytes });
-        queuedBytes += bytes;
+        const queuedSegment = { ...segment, uri: playlistNameOf(segment.uri), bytes };
+        queue.push(queuedSegment);
+        queuedBytes += localBytes(queuedSegment);
       }
     }
     while (queuedBytes > bufferLimitBytes) dropOldest();
   }
 
+  /** Bytes a queued segment holds on local disk: both versions of a watermarked one. */
+  const localBytes = (segment: StoredSegment) => segment.bytes * storedFilesOf(segment.uri).length;
+
   /** In copy mode every segment is the recording's: there is no live-only data to drop first, so the oldest goes. */
   function dropOldest(): void {
     const queue = [...queued.values()].reduce((longest, next) => (next.length > longest.length ? next : longest));
     const segment = queue.shift()!;
-    queuedBytes -= segment.bytes;
-    void unlink(join(workDir, segment.uri)).catch(() => undefined);
+    queuedBytes -= localBytes(segment);
+    for (const file of storedFilesOf(segment.uri)) void unlink(join(workDir, file)).catch(() => undefined);
     deps.dropped(segment);
   }
 
@@ -64,15 +74,15 @@ export function createWorkQueue(deps: {
    * false for a segment that is gone (left out, not retried). What a rendition
    * got stored goes to `stored`, also when a later segment failed.
    */
-  async function storeInOrder(store: (uri: string) => Promise<boolean>, stored: (rendition: string, segments: StoredSegment[]) => void): Promise<void> {
+  async function storeInOrder(store: (uri: string, rendition: string) => Promise<boolean>, stored: (rendition: string, segments: StoredSegment[]) => void): Promise<void> {
     for (const [rendition, queue] of queued) {
       const done: StoredSegment[] = [];
       try {
         while (queue.length > 0) {
           const next = queue[0]!;
-          if (await store(next.uri)) done.push(next);
+          if (await store(next.uri, rendition)) done.push(next);
           queue.shift();
-          queuedBytes -= next.bytes;
+          queuedBytes -= localBytes(next);
         }
       } finally {
         if (done.length > 0) stored(rendition, done);

@@ -6,6 +6,7 @@ import type { AccessGrant, AccessRequest, Action } from '../auth/access-request'
 import { ErrUnauthorized, SERVICE_UNAVAILABLE_DESCRIPTION, StreamBusy } from '../auth/errors';
 import type { Logger } from '../log';
 import type { EncoderRole } from '../failover/on-air-choice';
+import type { MarkPattern } from '../../../functions/domain/watermark/pattern';
 
 /** What a session asks of its server: the check, and what to do after a rejection. */
 export interface SessionGate {
@@ -23,6 +24,8 @@ export interface SessionGate {
   rejected(session: GatedRtmpSession, request: AccessRequest, error: unknown): void;
   /** Takes the grant's viewer session for this play connection; false when another connection plays it. */
   claimPlay(session: GatedRtmpSession, grant: AccessGrant): boolean;
+  /** Why an admitted play of `/<app>/<streamName>` may not start after all (a watermarked show), or undefined. */
+  playRefusal?(request: AccessRequest): string | undefined;
   /** A publish that passed its check was refused because the stream already has a publisher, here or on another ingest. */
   alreadyPublishing?(request: AccessRequest): void;
   /** An admitted publisher sent `FCUnpublish` or `deleteStream`: a clean stop, no reconnect window. */
@@ -75,6 +78,8 @@ export class GatedRtmpSession extends RtmpSession {
   showPath = '';
   /** Admitted while another ingest has the show on air with the other encoder: this one stands by. */
   standby = false;
+  /** The publish check's answer says the event is watermarked: its packaging marks every segment (A and B). */
+  watermark: MarkPattern | undefined;
   /** When the client last sent audio or video (ms): an encoder silent too long is not a healthy standby or on-air source. */
   lastInputAt = Date.now();
   /** Nothing the client sends after a rejection or a cut may reach a broadcast. */
@@ -144,6 +149,11 @@ export class GatedRtmpSession extends RtmpSession {
     this.refuse(code, description);
   }
 
+  /** Ends an admitted play with an `error`-level `NetStream.Play.Failed` (its show became watermarked). */
+  endPlay(description: string): void {
+    this.refuse('NetStream.Play.Failed', description);
+  }
+
   private refuse(code: string, description: string): void {
     this.discardInput = true;
     if (!this.socket.destroyed) this.rtmp.sendStatusMessage(this.rtmp.streamId, 'error', code, description);
@@ -198,6 +208,11 @@ export class GatedRtmpSession extends RtmpSession {
   private admit(request: AccessRequest, grant: AccessGrant): void {
     // The client may have left while the check ran, or we closed the connection meanwhile: nothing to start.
     if (this.socket.destroyed || this.discardInput) return;
+    const refusal = request.action === 'play' ? this.gate.playRefusal?.(request) : undefined;
+    if (refusal) {
+      this.gate.log.info('play refused', { conn_id: this.id, remote_addr: request.remoteAddr, reason: refusal });
+      return this.refuse('NetStream.Play.Failed', refusal);
+    }
     if (request.action === 'play' && !this.gate.claimPlay(this, grant)) {
       this.gate.log.info('play refused: session already plays on another connection', { conn_id: this.id, remote_addr: request.remoteAddr });
       return this.deny('play', 'this access is already playing on another connection');
@@ -206,6 +221,7 @@ export class GatedRtmpSession extends RtmpSession {
     const rtmp = this.rtmp;
     this.role = grant.role ?? 'primary';
     this.standby = grant.standby === true;
+    this.watermark = request.action === 'publish' ? grant.watermark : undefined;
     this.showPath = `/${request.app}/${request.streamName}`;
     const path = request.action === 'publish' ? broadcastPathOf(request.app, request.streamName, this.role) : { app: request.app, name: request.streamName };
     this.onConnect({ ...path, host: rtmp.streamHost, query: rtmp.streamQuery });

@@ -132,3 +132,8 @@ declare module 'node-media-server/src/protocol/rtmp_client.js' {
   }
   export = RtmpClient;
 }
+
+declare module 'node-media-server/src/protocol/sps_info.js' {
+  /** Pixel size from an H.264 SPS NAL unit (with its header byte, no start code); null when it does not parse. */
+  export function parseH264Sps(sps: Buffer): { width: number; height: number } | null;
+}
