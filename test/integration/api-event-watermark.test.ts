@@ -73,6 +73,16 @@ describe('the publish check of a watermarked event', () => {
     expect((await rtmp()).body).not.toHaveProperty('watermark');
   });
 
+  it('refuses RTMP play of a watermarked event, which would relay the unmarked picture; allows it once the watermark is off', async () => {
+    const { body: event } = await api.admin('POST', '/api/admin/events', { title: 'No RTMP play', ...window(), watermark: true });
+    const { body: created } = await api.admin('POST', `/api/admin/events/${event.id}/tokens`, { count: 1 });
+    const grant = await call('POST', `${api.url}/api/tokens/validate`, { json: { code: created.tokens[0].code } });
+    const play = () => publish({ action: 'play', stream_name: event.id, stream_key: `live/${event.id}`, token: grant.body.playbackToken });
+    expect((await play()).status).toBe(403);
+    await api.admin('PUT', `/api/admin/events/${event.id}`, { watermark: false });
+    expect(await play()).toMatchObject({ status: 200, body: { ok: true } });
+  });
+
   it('gives each event its own pattern', async () => {
     const signs = new Set<string>();
     for (let i = 0; i < 6; i++) {

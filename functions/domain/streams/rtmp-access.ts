@@ -77,7 +77,8 @@ export async function authorizeRtmp(deps: { stores: { audit: AuditStore; codes: 
     if (!event.srtPassphrase) throw await refuse('wrong-key');
     return { ok: true, role, srtPassphrase: event.srtPassphrase, ...watermarkOf(event, deps.config) };
   }
-  if (!event.isActive) throw deny();
+  // RTMP play relays the publisher's unmarked stream: a watermarked show plays over HLS only (the ingest refuses it too).
+  if (!event.isActive || event.watermark === true) throw deny();
   const now = deps.now();
   // A recheck re-asks with the token the player connected with; it has usually expired by then, the session has not.
   const checked = await checkViewerToken(input.token, deps.config.signingKeys, now, { allowExpired: input.recheck === true });
