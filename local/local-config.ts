@@ -24,6 +24,8 @@ interface LocalSecrets {
   totpEncryptionKey: string;
   playbackSigningKeys: string;
   orderWebhookSecret: string;
+  /** `WATERMARK_SECRET`: each event's mark key derives from it, so it is kept with the data (a recording's marks must stay readable). */
+  watermarkSecret: string;
 }
 
 /** Where the stand-ins listen, once started. */
@@ -151,6 +153,7 @@ function generateSecrets(): LocalSecrets {
     totpEncryptionKey: randomBytes(32).toString('base64url'),
     playbackSigningKeys: JSON.stringify({ activeKid: 'local-1', keys: { 'local-1': randomBytes(32).toString('base64url') } }),
     orderWebhookSecret: randomBytes(24).toString('base64url'),
+    watermarkSecret: randomBytes(32).toString('base64url'),
   };
 }
 
@@ -177,6 +180,7 @@ function loadSecrets(dataDir: string | undefined, env: NodeJS.ProcessEnv): { sec
     totpEncryptionKey: pick('totpEncryptionKey', undefined),
     playbackSigningKeys: pick('playbackSigningKeys', env.PLAYBACK_SIGNING_KEYS),
     orderWebhookSecret: pick('orderWebhookSecret', env.ORDER_WEBHOOK_SECRET, 'order webhook secret (ORDER_WEBHOOK_SECRET)'),
+    watermarkSecret: pick('watermarkSecret', undefined),
   };
   if (file) {
     const { adminPassword, internalApiKey, orderWebhookSecret, ...always } = secrets;
@@ -296,7 +300,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     ladder,
     aws,
     // The queue exists once the stand-ins do: its URL is the one setting the API gets from them.
-    apiWiring: (standIns) => ({ config: { ...apiConfig, jobsQueueUrl: standIns.jobsQueueUrl, exportBucket }, aws: aws(standIns) }),
+    apiWiring: (standIns) => ({ config: { ...apiConfig, jobsQueueUrl: standIns.jobsQueueUrl, exportBucket, mediaBucket }, aws: aws(standIns) }),
     jobWorkerWiring: (standIns) => ({
       config: {
         ...readJobWorkerConfig({ TABLE_NAME: tableName, JOBS_QUEUE_URL: standIns.jobsQueueUrl, EXPORT_BUCKET: exportBucket, LOG_LEVEL: logLevel }),
@@ -331,6 +335,7 @@ async function localApiConfig(
     LOG_LEVEL: parts.logLevel,
     PLAYBACK_SIGNING_KEYS: parts.secrets.playbackSigningKeys,
     INTERNAL_API_KEY: parts.secrets.internalApiKey,
+    WATERMARK_SECRET: parts.secrets.watermarkSecret,
     ADMIN_PASSWORD_HASH: await hashAdminPassword(parts.secrets.adminPassword),
     ADMIN_SESSION_SECRET: parts.secrets.adminSessionSecret,
     ADMIN_TOTP_KEY: parts.secrets.totpEncryptionKey,

@@ -32,6 +32,8 @@ export interface PartRecord {
   master?: string;
   /** Rendition playlist name → `[segment file, seconds]` in order. */
   renditions: Record<string, [string, number][]>;
+  /** Set on a watermarked part (its segments stored as `.a.ts`/`.b.ts`, named `.w.ts`): the pattern's signs. */
+  watermark?: { signs: string };
 }
 
 /** A segment now stored, with its size (for the bit rate the multivariant playlist announces). */

@@ -17,11 +17,14 @@ const sharedSecretsSchema = z
     }),
     internalApiKey: z.string().min(16),
     originVerifySecret: z.string().min(16).nullish(),
+    /** Derives each event's mark key (watermark/mark-key.ts); absent: watermarking is not set up. */
+    watermarkSecret: z.string().min(16).nullish(),
   })
   .transform((secrets) => ({
     signingKeys: secrets.playbackSigningKeys,
     internalApiKey: secrets.internalApiKey,
     originVerifySecret: secrets.originVerifySecret ?? null,
+    watermarkSecret: secrets.watermarkSecret ?? null,
   }));
 export type SharedSecrets = z.output<typeof sharedSecretsSchema>;
 

@@ -18,6 +18,8 @@ export interface AppConfig {
   internalApiKey: string;
   /** When set, requests carrying it in `X-Origin-Verify` come from our CloudFront and their viewer address header is trusted. */
   originVerifySecret: string | null;
+  /** `WATERMARK_SECRET`: each event's mark key is derived from it (watermark/mark-key.ts); absent or null: not set up. */
+  watermarkSecret?: string | null;
   /** The site's own origin (`https://…`, the CloudFront URL in AWS): admin mutations from a browser must come from it. */
   siteOrigin: string | null;
   /** A playback session without a heartbeat for this long no longer blocks the code. */
@@ -93,6 +95,8 @@ export const LIST_LIMITS = {
   accounts: 200,
   /** A JSON request body, in bytes: the largest legitimate one (a bulk revoke of 1,000 ids) is about 30 KB. */
   bodyBytes: 64 * 1024,
+  /** The trace's body (`POST …/trace`): 3,600 bits of the longest part ids and indexes fit. */
+  traceBodyBytes: 640 * 1024,
 } as const;
 
 /**

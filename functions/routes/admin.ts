@@ -33,6 +33,7 @@ import { LIST_LIMITS } from '../domain/config';
 import { adminEventListView, refuseDeletionWithPaidOrders, saleLink } from '../domain/events';
 import { listEventOrders, orderView, refundOrderFromConsole, resendOrderEmail, type PaymentProvider } from '../domain/commerce';
 import { clearMediaCache } from '../domain/streams';
+import { traceCopy, watermarkFileUrls, watermarkInfo } from '../domain/watermark';
 import { accountRoutes } from './admin-accounts';
 
 /**
@@ -155,6 +156,9 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'POST /api/admin/events/{id}/sessions/end-all': async (request) => {
     return json(200, await endAllSessions(request.app, staffActor(request), id(request)));
   },
+  'GET /api/admin/events/{id}/watermark': async (request) => json(200, await watermarkInfo(request.app, id(request))),
+  'POST /api/admin/events/{id}/watermark/files': async (request) => json(200, await watermarkFileUrls(request.app, staffActor(request), id(request), request.body)),
+  'POST /api/admin/events/{id}/trace': async (request) => json(200, await traceCopy(request.app, staffActor(request), id(request), request.body)),
   'GET /api/admin/events/{id}/audit': async (request) => {
     await requireEvent(request.app, id(request));
     return json(200, await listAudit(request.app, id(request), request.query, auditReader(request)));

@@ -6,3 +6,7 @@ export * from './copy-length';
 export * from './mark-bit';
 export * from './pattern';
 export * from './placement-search';
+export * from './mark-key';
+export * from './recording-index';
+export * from './trace-candidates';
+export * from './watermark-admin';
