@@ -10,3 +10,4 @@ export * from './mark-key';
 export * from './recording-index';
 export * from './trace-candidates';
 export * from './watermark-admin';
+export * from './segment-luma';
