@@ -7,7 +7,7 @@ import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
 import { listAudit } from '../domain/audit';
-import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../domain/audience';
+import { audienceReport, ticketWatching, traceCopy, troubleCsv, troubleList, watermarkFileUrls, watermarkInfo } from '../domain/audience';
 import { issuePreview } from '../domain/access';
 import { endAllSessions, endSession, listSessions } from '../domain/access';
 import { ADMIN_COOKIE, readAdminSession, signOut } from '../domain/staff';
@@ -33,7 +33,6 @@ import { LIST_LIMITS } from '../domain/config';
 import { adminEventListView, refuseDeletionWithPaidOrders, saleLink } from '../domain/events';
 import { listEventOrders, orderView, refundOrderFromConsole, resendOrderEmail, type PaymentProvider } from '../domain/commerce';
 import { clearMediaCache } from '../domain/streams';
-import { traceCopy, watermarkFileUrls, watermarkInfo } from '../domain/watermark';
 import { accountRoutes } from './admin-accounts';
 
 /**

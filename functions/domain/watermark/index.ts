@@ -8,6 +8,4 @@ export * from './pattern';
 export * from './placement-search';
 export * from './mark-key';
 export * from './recording-index';
-export * from './trace-candidates';
-export * from './watermark-admin';
 export * from './segment-luma';

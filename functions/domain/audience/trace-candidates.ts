@@ -1,4 +1,4 @@
-import type { AudienceStore } from '../audience';
+import type { AudienceStore } from './audience-store';
 import type { CodeStore } from '../codes';
 
 /** A session the event had, with the code it watched on: who a trace can name. */

@@ -1,5 +1,5 @@
 /**
- * The trace's admin use cases (docs/watermark-design.md, section 5): the marked parts of an event's
+ * The trace's admin use cases (the audience area: it names who watched) (docs/watermark-design.md, section 5): the marked parts of an event's
  * recording, signed URLs of their A and B segments and fingerprints (the video stays on the operator's
  * machine; only the recording comes to it), and the accusation from the bits the tracer read. The mark
  * key never leaves the API.
@@ -9,10 +9,7 @@ import { countOf, maskCode, recordAudit, type Actor, type AuditStore } from '../
 import { InvalidInput, WatermarkingNotConfigured } from '../errors';
 import { requireEvent, type EventStore } from '../events';
 import { parseInput } from '../inputs';
-import { accuse } from './accusation';
-import { markKeyOf } from './mark-key';
-import { sessionMarks, type MarkBit } from './mark-bit';
-import { markedSegmentFiles, watermarkFileKey, watermarkParts, type RecordingFiles } from './recording-index';
+import { accuse, markedSegmentFiles, markKeyOf, sessionMarks, watermarkFileKey, watermarkParts, type MarkBit, type RecordingFiles } from '../watermark';
 import { everyEventSession, type CandidateStores } from './trace-candidates';
 
 export interface WatermarkDeps {
