@@ -1,8 +1,9 @@
 /**
- * The trace's admin use cases (the audience area: it names who watched) (docs/watermark-design.md, section 5): the marked parts of an event's
- * recording, signed URLs of their A and B segments and fingerprints (the video stays on the operator's
- * machine; only the recording comes to it), and the accusation from the bits the tracer read. The mark
- * key never leaves the API.
+ * The trace of a leaked copy's admin use cases (docs/watermark-design.md, section 5): the marked parts
+ * of an event's recording, signed URLs of their A and B segments and fingerprints (the video stays on
+ * the operator's machine; only the recording comes to it), and the accusation from the bits the tracer
+ * read. The mark key never leaves the API. In the audience area: it names who watched, from the codes
+ * and the tickets' records, above the watermark core.
  */
 import * as z from 'zod';
 import { countOf, maskCode, recordAudit, type Actor, type AuditStore } from '../audit';
