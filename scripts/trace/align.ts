@@ -18,6 +18,11 @@ const MIN_WINDOW_FRAMES = 3 * SAMPLE_FPS;
 export const MIN_SCORE = 0.5;
 /** Lags the coarse pass keeps for the fine one. */
 const COARSE_CANDIDATES = 8;
+/**
+ * Scores this close to a window's best are a tie (content that repeats: a static shot, a loop): the
+ * lag that continues the previous window's wins, so a continuous copy stays in one piece.
+ */
+const TIE = 0.01;
 
 export interface RecordedSegment {
   part: string;
@@ -87,7 +92,8 @@ function coarse(frames: Uint8Array, count: number): Float32Array {
 
 /**
  * The best timeline position of each window of the copy: a coarse pass over every lag (4×3 blocks),
- * then the full 16×9 correlation around its best few lags. Windows scoring under `minScore` are left out.
+ * then the full 16×9 correlation around its best few lags, and the lag that continues the previous
+ * window's among those that tie. Windows scoring under `minScore` are left out.
  */
 export function alignWindows(copy: Uint8Array, timeline: Timeline, minScore = MIN_SCORE): WindowMatch[] {
   const copyCount = Math.floor(copy.length / FP_SIZE);
@@ -100,13 +106,18 @@ export function alignWindows(copy: Uint8Array, timeline: Timeline, minScore = MI
     const scores: { lag: number; score: number }[] = [];
     for (let lag = 0; lag + frames <= timeline.count; lag++) scores.push({ lag, score: ncc(copyCoarse, copyStart * 12, lineCoarse, lag * 12, frames * 12) });
     scores.sort((a, b) => b.score - a.score);
-    let best = { lag: 0, score: -Infinity };
-    for (const { lag } of scores.slice(0, COARSE_CANDIDATES)) {
-      for (let near = Math.max(0, lag - 2); near <= Math.min(timeline.count - frames, lag + 2); near++) {
-        const score = ncc(copy, copyStart * FP_SIZE, timeline.frames, near * FP_SIZE, frames * FP_SIZE);
-        if (score > best.score) best = { lag: near, score };
-      }
-    }
+    const previous = matches.at(-1);
+    const expected = previous && previous.copyStart + previous.frames === copyStart ? previous.timelineStart + previous.frames : null;
+    const lags = new Set(scores.slice(0, COARSE_CANDIDATES).flatMap(({ lag }) => [lag - 2, lag - 1, lag, lag + 1, lag + 2]));
+    if (expected !== null) for (let near = expected - 2; near <= expected + 2; near++) lags.add(near);
+    const fine = [...lags]
+      .filter((lag) => lag >= 0 && lag + frames <= timeline.count)
+      .map((lag) => ({ lag, score: ncc(copy, copyStart * FP_SIZE, timeline.frames, lag * FP_SIZE, frames * FP_SIZE) }))
+      .sort((a, b) => b.score - a.score);
+    const top = fine[0];
+    if (!top) continue;
+    const continuing = expected === null ? undefined : fine.find(({ lag, score }) => Math.abs(lag - expected) <= 2 && score >= top.score - TIE);
+    const best = continuing ?? top;
     if (best.score >= minScore) matches.push({ copyStart, frames, timelineStart: best.lag, score: best.score });
   }
   return matches;

@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../functions/adapters/aws-clients';
 import { markBit, markKeyOf, markPattern, patternFrameYuv420, patternSignsText } from '../../functions/domain/watermark';
@@ -31,15 +32,16 @@ let viewer: { code: string; id: string; sessionId: string };
 /** Children still running: stopped when the suite ends, whatever happened. */
 const running = new Set<ChildProcess>();
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     running.add(child);
     child.once('exit', () => running.delete(child));
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -58,7 +60,8 @@ async function markedShow(signsKey: Buffer): Promise<void> {
   await writeFile(pattern, patternFrameYuv420(markPattern(signsKey), 640, 360));
   const encode = ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p', '-b:v', '1200k', '-force_key_frames', 'expr:gte(t,n_forced*1)', '-sc_threshold', '0', '-an', '-f', 'mpegts'];
   await ffmpeg(
-    '-f', 'lavfi', '-i', `testsrc2=size=640x360:rate=30:duration=${SECONDS},noise=alls=8:allf=t`,
+    // testsrc2 loops every 12 s at the fingerprint's 16×9: a box on a path that does not repeat makes each moment unique, as a real show's are.
+    '-f', 'lavfi', '-i', `testsrc2=size=640x360:rate=30:duration=${SECONDS},drawbox=x='mod(t*37,520)':y='mod(t*23,240)':w=120:h=120:color=white:t=fill,noise=alls=8:allf=t`,
     '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-video_size', '640x360', '-framerate', '30', '-i', pattern,
     '-filter_complex', '[1:v]loop=loop=-1:size=1,split[p1][p2];[0:v]split[x1][x2];[x1][p1]blend=all_mode=grainmerge:shortest=1[a];[x2][p2]blend=all_mode=grainextract:shortest=1[b]',
     '-map', '[a]', ...encode, join(dir, 'A.ts'), '-map', '[b]', ...encode, join(dir, 'B.ts'),
@@ -104,8 +107,8 @@ async function leakedCopy(sessionId: string): Promise<string> {
   return copy;
 }
 
-const trace = (file: string, password = api.adminPassword) =>
-  run('npx', ['tsx', 'scripts/trace.ts', file, '--event', eventId, '--api', api.url], { ...process.env, STAGEDOOR_PASSWORD: password, STAGEDOOR_USER: '' });
+const trace = (file: string, password = api.adminPassword, user = '', input?: string) =>
+  run('npx', ['tsx', 'scripts/trace.ts', file, '--event', eventId, '--api', api.url], { ...process.env, STAGEDOOR_PASSWORD: password, STAGEDOOR_USER: user }, input);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'trace-cli-'));
@@ -147,6 +150,21 @@ describe('npm run trace', () => {
     const result = await trace(elsewhere);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!)).toEqual({ code: null, tokenId: null, label: null, sessionId: null, confidence: 0 });
+  }, 240_000);
+
+  it('signs in as a box-office account with two-factor sign-in on, the code typed at its prompt', async () => {
+    const password = 'correct horse battery staple';
+    expect((await api.admin('POST', '/api/admin/accounts', { username: 'tracer', role: 'box-office', password })).status).toBe(201);
+    const login = await call('POST', `${api.url}/api/admin/login`, { json: { username: 'tracer', password }, from: '127.8.1.1' });
+    const cookie = String((login.headers['set-cookie'] as string[])[0]).split(';')[0]!;
+    const offer = await call('POST', `${api.url}/api/admin/account/two-factor`, { json: { password }, headers: { cookie } });
+    const totp = new TOTP({ secret: Secret.fromBase32(offer.body.secret) });
+    expect((await call('POST', `${api.url}/api/admin/account/two-factor/confirm`, { json: { code: totp.generate() }, headers: { cookie } })).status).toBe(200);
+    // The current step's code was spent on the confirmation: the next one is typed.
+    const result = await trace(join(dir, 'leak.mp4'), password, 'tracer', `${totp.generate({ timestamp: Date.now() + 30_000 })}\n`);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('two-factor code: ');
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!)).toMatchObject({ code: viewer.code, sessionId: viewer.sessionId });
   }, 240_000);
 
   it('exits 1 with the reason when the sign-in is refused', async () => {

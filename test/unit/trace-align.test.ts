@@ -105,6 +105,22 @@ describe('aligning a copy by its fingerprint', () => {
     expect(b10.copyFrames).toEqual([242, 243, 244, 245, 246, 247, 248]);
   });
 
+  it('keeps a copy of content that loops in one piece: among tied windows, the one that continues the previous', () => {
+    // A 12 s loop, as ffmpeg's testsrc2 is at 16×9: every window matches 12 s earlier or later as well.
+    const loop = show(120, 21);
+    const grain = random(22);
+    // Each pass of the recording with its own grain; the copy's grain is gone (re-encoded away): every pass ties but for the grain.
+    const pictures = Array.from({ length: 2100 }, (_, f) => loop[f % 120]!.map((v) => v + (grain() - 0.5) * 6));
+    const clean = Array.from({ length: 2100 }, (_, f) => loop[f % 120]!);
+    const segments: RecordedSegment[] = Array.from({ length: 210 }, (_, s) => ({ part: 'loop', index: s, seconds: 1, fingerprint: bytes(pictures.slice(s * 10, s * 10 + 10)) }));
+    const timeline = timelineOf(segments);
+    const matches = alignWindows(bytes(restreamed(clean.slice(437, 1037), 14)), timeline);
+    expect(matches).toHaveLength(6);
+    for (let i = 1; i < matches.length; i++) expect(matches[i]!.timelineStart - matches[i - 1]!.timelineStart).toBe(100);
+    const indexes = alignedSegments(matches, timeline).map((s) => s.index);
+    expect(indexes).toEqual(Array.from({ length: indexes.length }, (_, i) => indexes[0]! + i));
+  });
+
   it('aligns nothing of a video made elsewhere', () => {
     const { timeline } = recording();
     const elsewhere = bytes(restreamed(show(400, 99), 13));
