@@ -22,7 +22,7 @@ const COARSE_CANDIDATES = 8;
  * Scores this close to a window's best are a tie (content that repeats: a static shot, a loop): the
  * lag that continues the previous window's wins, so a continuous copy stays in one piece.
  */
-const TIE = 0.01;
+const TIE = 0.002;
 
 export interface RecordedSegment {
   part: string;

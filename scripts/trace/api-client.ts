@@ -69,9 +69,13 @@ export class StaffApi {
   }
 }
 
-/** A signed URL's bytes. */
-export async function download(url: string): Promise<Buffer> {
+/**
+ * A signed URL's bytes; null when the object is not there (S3 answers 404, or 403 where the signer may
+ * not list the folder): a segment the ingest never stored is left out, not the whole trace.
+ */
+export async function download(url: string): Promise<Buffer | null> {
   const response = await fetch(url);
+  if (response.status === 404 || response.status === 403) return null;
   if (!response.ok) throw new ApiError(`download failed: ${response.status} ${new URL(url).pathname}`);
   return Buffer.from(await response.arrayBuffer());
 }

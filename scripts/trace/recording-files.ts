@@ -49,19 +49,19 @@ async function inParallel<T, R>(items: readonly T[], work: (item: T) => Promise<
   return results;
 }
 
-/** Each named file's bytes, by name. */
+/** Each named file's bytes, by name (a missing one is left out). */
 export async function fetchFiles(api: StaffApi, eventId: string, names: readonly string[]): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   for (let i = 0; i < names.length; i += FILES_PER_CALL) {
     const batch = names.slice(i, i + FILES_PER_CALL);
     const { urls } = await api.post<{ urls: Record<string, string> }>(`/api/admin/events/${encodeURIComponent(eventId)}/watermark/files`, { files: batch });
     const bodies = await inParallel(batch, (name) => download(urls[name]!));
-    batch.forEach((name, j) => files.set(name, bodies[j]!));
+    batch.forEach((name, j) => bodies[j] && files.set(name, bodies[j]));
   }
   return files;
 }
 
-/** The named files saved under `dir` (ffmpeg reads them from there), by name. */
+/** The named files saved under `dir` (ffmpeg reads them from there), by name (a missing one is left out). */
 export async function saveFiles(api: StaffApi, eventId: string, names: readonly string[], dir: string): Promise<Map<string, string>> {
   await mkdir(dir, { recursive: true });
   const saved = new Map<string, string>();

@@ -70,7 +70,8 @@ async function recordingTimeline(api: StaffApi, eventId: string, parts: readonly
   const names = parts.flatMap((part) => part.segments.map((segment) => `fingerprints/${segmentStem(part.part, segment.index)}.fp`));
   const prints = await fetchFiles(api, eventId, names);
   const segments: RecordedSegment[] = parts.flatMap((part) =>
-    part.segments.map((segment) => ({ part: part.part, index: segment.index, seconds: segment.seconds, fingerprint: prints.get(`fingerprints/${segmentStem(part.part, segment.index)}.fp`)! })),
+    // A segment without its fingerprint takes no room in the timeline: the windows around it score lower, the rest aligns.
+    part.segments.map((segment) => ({ part: part.part, index: segment.index, seconds: segment.seconds, fingerprint: prints.get(`fingerprints/${segmentStem(part.part, segment.index)}.fp`) ?? new Uint8Array() })),
   );
   return timelineOf(segments);
 }
@@ -101,7 +102,9 @@ async function segmentPictures(
     wanted,
     async ({ segment, a, b }) => {
       const copy = meanOfFrames(copyFrames, COPY_SIZE.width, COPY_SIZE.height, segment.copyFrames);
-      const [meanA, meanB] = [await versionMean(saved.get(a)!, segment.seconds), await versionMean(saved.get(b)!, segment.seconds)];
+      const [pathA, pathB] = [saved.get(a), saved.get(b)];
+      if (!pathA || !pathB) return null;
+      const [meanA, meanB] = [await versionMean(pathA, segment.seconds), await versionMean(pathB, segment.seconds)];
       return copy && meanA && meanB ? { part: segment.part, index: segment.index, signs: partOf.get(segment.part)!.signs, copy, a: meanA, b: meanB } : null;
     },
     2,
