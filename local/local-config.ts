@@ -301,7 +301,7 @@ export async function loadLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConf
     ladder,
     aws,
     // The queue exists once the stand-ins do: its URL is the one setting the API gets from them.
-    apiWiring: (standIns) => ({ config: { ...apiConfig, jobsQueueUrl: standIns.jobsQueueUrl, exportBucket }, aws: aws(standIns) }),
+    apiWiring: (standIns) => ({ config: { ...apiConfig, jobsQueueUrl: standIns.jobsQueueUrl, exportBucket, mediaBucket }, aws: aws(standIns) }),
     jobWorkerWiring: (standIns) => ({
       config: {
         ...readJobWorkerConfig({ TABLE_NAME: tableName, JOBS_QUEUE_URL: standIns.jobsQueueUrl, EXPORT_BUCKET: exportBucket, LOG_LEVEL: logLevel }),

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LumaFrame } from '../../functions/domain/watermark';
+import { frameRange, meanOfFrames, readWindowFrames, SAMPLE_FPS, type LumaFrame } from '../../functions/domain/watermark';
 import { owned } from './cleanup';
 
 export interface Run {
@@ -85,19 +85,7 @@ export async function similarity(first: string, second: string, dir: string): Pr
  * averaged (away from the cuts, where a copy's timing may be off by a frame or two).
  */
 export async function segmentMeans(file: string, width: number, height: number, segments: number, dir: string): Promise<LumaFrame[]> {
-  const vf = `setpts=PTS-STARTPTS,fps=10,scale=${width}:${height}:flags=area,format=gray`;
+  const vf = `setpts=PTS-STARTPTS,fps=${SAMPLE_FPS},scale=${width}:${height}:flags=area,format=gray`;
   const run = await ffmpeg(['-i', file, '-vf', vf, '-f', 'rawvideo', 'pipe:1'], dir, true);
-  const frameBytes = width * height;
-  const means: LumaFrame[] = [];
-  for (let n = 0; n < segments; n++) {
-    const data = new Float32Array(frameBytes);
-    let count = 0;
-    for (let k = Math.ceil((n + 0.15) * 10); k <= Math.floor((n + 0.85) * 10); k++) {
-      if ((k + 1) * frameBytes > run.stdout!.length) break;
-      for (let i = 0; i < frameBytes; i++) data[i]! += run.stdout![k * frameBytes + i]!;
-      count++;
-    }
-    means.push({ width, height, data: data.map((sum) => sum / Math.max(1, count)) });
-  }
-  return means;
+  return Array.from({ length: segments }, (_, n) => meanOfFrames(run.stdout!, width, height, frameRange(readWindowFrames(n, 1))) ?? { width, height, data: new Float32Array(width * height) });
 }

@@ -147,6 +147,7 @@ export class DynamoAudienceStore implements AudienceStore {
       ':droppedFrames': q.droppedFrames ?? 0,
       ':startFailures': failedToStart(q) ? 1 : 0,
       ':devices': new Set([session.device]),
+      ':sessionIds': new Set([session.sessionId]),
       ':eventId': eventId,
       ':code': code,
       ':startedAt': session.startedAt,
@@ -154,7 +155,7 @@ export class DynamoAudienceStore implements AudienceStore {
       ':folded': `${session.startedAt}#${session.sessionId}`,
       ':ttl': epochSeconds(keepUntil),
     };
-    const adds = ['sessions :one', 'playingMs :playingMs', 'stalledMs :stalledMs', 'stalls :stalls', '#errors :errors', 'droppedFrames :droppedFrames', 'startFailures :startFailures', 'devices :devices'];
+    const adds = ['sessions :one', 'playingMs :playingMs', 'stalledMs :stalledMs', 'stalls :stalls', '#errors :errors', 'droppedFrames :droppedFrames', 'startFailures :startFailures', 'devices :devices', 'sessionIds :sessionIds'];
     // A ratio says something only once the session watched a while (the trouble rule's own threshold).
     if (watched >= TROUBLE_MIN_WATCH_MS) {
       adds.push('stallRatios :ratio');
@@ -184,14 +185,26 @@ export class DynamoAudienceStore implements AudienceStore {
   }
 
   async tickets(eventId: string, codes: string[]): Promise<Map<string, TicketWatch>> {
-    const found = new Map<string, TicketWatch>();
+    const items = await this.ticketItems(eventId, codes);
+    return new Map([...items].map(([code, item]) => [code, toTicket(item)]));
+  }
+
+  async ticketSessionIds(eventId: string, codes: string[]): Promise<Map<string, string[]>> {
+    const items = await this.ticketItems(eventId, codes, 'code, sessionIds');
+    return new Map([...items].map(([code, item]) => [code, item.sessionIds instanceof Set ? [...(item.sessionIds as Set<string>)].sort() : []]));
+  }
+
+  /** Ticket items by code, 100 per BatchGet, retrying what DynamoDB left unprocessed. */
+  private async ticketItems(eventId: string, codes: string[], projection?: string): Promise<Map<string, Item>> {
+    const found = new Map<string, Item>();
     for (let i = 0; i < codes.length; i += 100) {
       let keys: Item[] | undefined = codes.slice(i, i + 100).map((code) => ticketKey(eventId, code));
       for (let attempt = 0; keys && keys.length > 0; attempt++) {
         if (attempt > 8) throw new Error('could not read all tickets');
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-        const { Responses, UnprocessedKeys } = await this.table.client.send(new BatchGetCommand({ RequestItems: { [this.table.name]: { Keys: keys } } }));
-        for (const item of (Responses?.[this.table.name] ?? []) as Item[]) found.set(item.code as string, toTicket(item));
+        const request = { Keys: keys, ...(projection ? { ProjectionExpression: projection } : {}) };
+        const { Responses, UnprocessedKeys } = await this.table.client.send(new BatchGetCommand({ RequestItems: { [this.table.name]: request } }));
+        for (const item of (Responses?.[this.table.name] ?? []) as Item[]) found.set(item.code as string, item);
         keys = UnprocessedKeys?.[this.table.name]?.Keys as Item[] | undefined;
       }
     }

@@ -6,7 +6,7 @@ import type { CodeRecord, CodeSummary } from '../domain/records';
 import { accessChangesSince } from './dynamo-access-feed';
 import { codeKey, codeLabelSk, eventCodeShards, eventCodesPk, feedValues, shardOf } from './dynamo-keys';
 import { listCodePage, toCodeSummary } from './dynamo-code-pages';
-import { listLiveSessions, liveSessionCounts, liveSessionSk } from './dynamo-sessions';
+import { codeSessionIds, listLiveSessions, liveSessionCounts, liveSessionSk } from './dynamo-sessions';
 import type { DynamoTable, Item } from './dynamo-table';
 import { CODE_SHARDS } from './table-schema';
 
@@ -277,6 +277,10 @@ export class DynamoCodeStore implements CodeStore {
 
   liveSessionCounts(codes: string[], liveAfter: string): Promise<Map<string, number>> {
     return liveSessionCounts({ table: this.table, codeKey }, codes, liveAfter);
+  }
+
+  codeSessionIds(codes: string[]): Promise<Map<string, string[]>> {
+    return codeSessionIds({ table: this.table, codeKey }, codes);
   }
 
   accessChangesSince(since: string) {

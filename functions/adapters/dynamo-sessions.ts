@@ -1,5 +1,5 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { SESSION_SLOTS, sessionsOf, slotAttribute } from '../domain/codes';
+import { SESSION_SLOTS, sessionIdsOfCode, sessionsOf, slotAttribute } from '../domain/codes';
 import type { LiveSessionRecord, PlaybackSession } from '../domain/records';
 import { decodeCursor, encodeCursor } from './dynamo-cursor';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -39,7 +39,7 @@ export function liveSessionSk(session: Pick<PlaybackSession, 'id' | 'startedAt'>
 }
 
 /** Code items by code, 100 per BatchGet, retrying what DynamoDB left unprocessed; eventually consistent (half the units). */
-async function codeItems({ table: { client, name: table }, codeKey }: Omit<LiveSessionsTable, 'partitions'>, codes: string[]): Promise<Map<string, Item>> {
+async function codeItems({ table: { client, name: table }, codeKey }: Omit<LiveSessionsTable, 'partitions'>, codes: string[], more = ''): Promise<Map<string, Item>> {
   const found = new Map<string, Item>();
   for (let i = 0; i < codes.length; i += 100) {
     let keys: Item[] | undefined = codes.slice(i, i + 100).map(codeKey);
@@ -51,7 +51,7 @@ async function codeItems({ table: { client, name: table }, codeKey }: Omit<LiveS
           RequestItems: {
             [table]: {
               Keys: keys,
-              ProjectionExpression: `code, tokenId, label, isRevoked, liveSk, ${SESSION_SLOTS.map((slot) => `#s${slot}`).join(', ')}`,
+              ProjectionExpression: `code, tokenId, label, isRevoked, liveSk, ${SESSION_SLOTS.map((slot) => `#s${slot}`).join(', ')}${more}`,
               ExpressionAttributeNames: Object.fromEntries(SESSION_SLOTS.map((slot) => [`#s${slot}`, slotAttribute(slot)])),
             },
           },
@@ -68,6 +68,12 @@ async function codeItems({ table: { client, name: table }, codeKey }: Omit<LiveS
 export async function liveSessionCounts(where: Omit<LiveSessionsTable, 'partitions'>, codes: string[], liveAfter: string): Promise<Map<string, number>> {
   const items = await codeItems(where, codes);
   return new Map([...items].map(([code, item]) => [code, item.isRevoked === true ? 0 : liveSessionsOf(item, liveAfter).length]));
+}
+
+/** The ids of every session each of `codes` holds (any slot, live or timed out) or ended recently (`endedSessions`), by code. */
+export async function codeSessionIds(where: Omit<LiveSessionsTable, 'partitions'>, codes: string[]): Promise<Map<string, string[]>> {
+  const items = await codeItems(where, codes, ', endedSessions');
+  return new Map([...items].map(([code, item]) => [code, sessionIdsOfCode(item as unknown as Parameters<typeof sessionIdsOfCode>[0])]));
 }
 
 /**

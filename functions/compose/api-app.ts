@@ -2,6 +2,7 @@ import type { AwsClients, AwsConnection } from '../adapters/aws-clients';
 import { dynamoAccountStore, dynamoStores } from '../adapters/dynamo-stores';
 import { mediaCacheOf } from '../adapters/media-cache-of';
 import { s3ExportFiles } from '../adapters/s3-export-files';
+import { s3RecordingFiles } from '../adapters/s3-recording-files';
 import { loadAdminSecrets, loadCommerceSecrets, loadSharedSecrets } from '../adapters/secrets';
 import { SqsJobQueue } from '../adapters/sqs-job-queue';
 import { droppedReportsTelemetry } from '../adapters/telemetry';
@@ -78,9 +79,10 @@ export function adminApp(config: ApiConfig, clients: ApiClients, base: AppSource
   const mediaCache = mediaCacheOf(config.mediaCache);
   const jobQueue = config.jobsQueueUrl ? new SqsJobQueue(clients.sqs, config.jobsQueueUrl) : null;
   const exportFiles = config.exportBucket ? s3ExportFiles(clients.s3, config.exportBucket) : null;
+  const recordingFiles = config.mediaBucket ? s3RecordingFiles(clients.s3, config.mediaBucket) : null;
   const payments = paymentProvider(config);
   return async () => {
     const [app, adminSecrets] = await Promise.all([base(), loadAdminSecrets(source)]);
-    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache, jobQueue, exportFiles, payments };
+    return { ...app, stores: { ...app.stores, accounts }, adminSecrets, mediaCache, jobQueue, exportFiles, recordingFiles, payments };
   };
 }

@@ -45,6 +45,8 @@ export interface ApiConfig {
   jobsQueueUrl: string | null;
   /** The bucket export jobs write their CSV files to (under `exports/`); null: exports are not set up. */
   exportBucket: string | null;
+  /** The bucket of the shows' HLS and recording indexes (`streams/`, `recordings/`), read by the watermark tracer's routes; null: not set up. */
+  mediaBucket?: string | null;
   /** The commerce secret (the order webhooks' signing secrets, Stripe's API key): the public function's alone in AWS; null where not given. */
   commerceSecrets: SecretSource | null;
   /** Where the Stripe SDK sends its API calls instead of api.stripe.com (`STRIPE_API_URL`: a local stand-in); null: Stripe's. */
@@ -94,6 +96,7 @@ const settings = {
   ADMIN_SECRETS_ARN: variable.optional(),
   JOBS_QUEUE_URL: variable.url(),
   EXPORT_BUCKET: variable.optional(),
+  MEDIA_BUCKET: variable.optional(),
   COMMERCE_SECRETS_ARN: variable.optional(),
   /** Locally, the commerce secret's values. */
   ORDER_WEBHOOK_SECRET: variable.optional(),
@@ -162,6 +165,7 @@ export function readApiConfig(env: Environment = process.env): ApiConfig {
         },
     jobsQueueUrl: found.JOBS_QUEUE_URL,
     exportBucket: found.EXPORT_BUCKET ?? null,
+    mediaBucket: found.MEDIA_BUCKET ?? null,
     commerceSecrets: found.COMMERCE_SECRETS_ARN
       ? { arn: found.COMMERCE_SECRETS_ARN }
       : found.ORDER_WEBHOOK_SECRET || found.STRIPE_WEBHOOK_SECRET || found.STRIPE_SECRET_KEY

@@ -98,6 +98,8 @@ export const LIST_LIMITS = {
   accounts: 200,
   /** A JSON request body, in bytes: the largest legitimate one (a bulk revoke of 1,000 ids) is about 30 KB. */
   bodyBytes: 64 * 1024,
+  /** The trace's body (`POST …/trace`): 3,600 bits of the longest part ids and indexes fit. */
+  traceBodyBytes: 640 * 1024,
 } as const;
 
 /**

@@ -127,6 +127,9 @@ export class ExportTooLarge extends DomainError {}
 /** No file storage for exports here (no export bucket configured). */
 export class ExportsNotConfigured extends DomainError {}
 
+/** No watermark secret or no media bucket here: nothing to trace a copy against. */
+export class WatermarkingNotConfigured extends DomainError {}
+
 /** The request cannot apply to the record's current state. */
 export class Conflict extends DomainError {
   constructor(readonly kind: ConflictKind) {

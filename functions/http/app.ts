@@ -5,6 +5,7 @@ import type { MediaCache } from '../domain/streams';
 import type { AdminStores, Stores } from '../compose/stores';
 import type { DroppedReports } from '../domain/access';
 import type { PaymentProvider } from '../domain/commerce';
+import type { RecordingFiles } from '../domain/watermark';
 
 /** What every handler works with. */
 export interface App {
@@ -27,6 +28,8 @@ export interface AdminApp extends App {
   jobQueue: JobQueue | null;
   /** Where export jobs' files are (and their download links signed); null where no export bucket is configured. */
   exportFiles: ExportFiles | null;
+  /** The shows' recordings for the watermark tracer (index, signed URLs); null where no media bucket is configured. */
+  recordingFiles: RecordingFiles | null;
   /** Stripe, for refunds from the console and a cancelled show's (the commerce secret's key); null where it has none. */
   payments(): Promise<PaymentProvider | null>;
 }

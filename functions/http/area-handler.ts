@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { ApiContext, ApiEvent, ApiResult, RouteHandler } from './api-types';
 import { NotFound, type RecordKind } from '../domain/errors';
+import { LIST_LIMITS } from '../domain/config';
 import { HttpError } from './http-error';
 import { appContext } from './middlewares/app-context';
 import { errorResponses } from './middlewares/error-responses';
@@ -41,7 +42,7 @@ export function areaHandler<A extends App>(area: Area, handlers: Record<string, 
   const handler = middy<ApiEvent, ApiResult, Error, ApiContext<A>>().use(errorResponses()).use(appContext(load));
   if (area === 'admin') handler.use(sameOriginMutations());
   handler
-    .use(jsonBody())
+    .use(jsonBody((key) => specs.get(key)?.bodyBytes ?? LIST_LIMITS.bodyBytes))
     .use(routeGuard((key) => specs.get(key), adminOf))
     .handler(async function dispatch(event, context) {
       const handle = handlers[event.routeKey];

@@ -23,6 +23,7 @@ import {
   SignInThrottled,
   StoreUnavailable,
   TooManyRequests,
+  WatermarkingNotConfigured,
   type ConflictKind,
   type RateLimitName,
   type RecordKind,
@@ -204,6 +205,7 @@ function storeErrorAnswer(error: unknown): ErrorAnswer | null {
   // The table did not answer or refused for load: nothing to fix in the request, only to send it again.
   if (error instanceof StoreUnavailable) return { status: 503, body: { error: STORE_UNAVAILABLE }, headers: retryAfter(STORE_RETRY_SECONDS) };
   if (error instanceof ExportsNotConfigured) return { status: 503, body: { error: 'Exports are not configured' } };
+  if (error instanceof WatermarkingNotConfigured) return { status: 503, body: { error: 'Watermarking is not configured' } };
   if (error instanceof InvalidCursor) return { status: 400, body: { error: 'cursor: is invalid' } };
   if (error instanceof AlreadyExists) return { status: 409, body: { error: 'Already exists' } };
   if (error instanceof SessionGone) return { status: 404, body: { error: SESSION_NOT_FOUND } };

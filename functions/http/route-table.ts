@@ -1,3 +1,4 @@
+import { LIST_LIMITS } from '../domain/config';
 import type { Permission } from '../domain/staff';
 
 /**
@@ -15,6 +16,8 @@ export type RouteSpec = {
   /** API Gateway path template: `{name}` is a path parameter. */
   path: string;
   area: Area;
+  /** The largest JSON body the route takes, when not `LIST_LIMITS.bodyBytes`. */
+  bodyBytes?: number;
 } & ({ guard: 'none' | 'internal'; permission?: undefined } | { guard: 'admin'; permission: Permission });
 
 function route(method: Method, path: string, area: Area, guard: 'none' | 'internal'): RouteSpec;
@@ -64,6 +67,10 @@ export const routeTable: RouteSpec[] = [
   route('GET', '/api/admin/events/{id}/sessions', 'admin', 'admin', 'codes:read'),
   route('POST', '/api/admin/events/{id}/sessions/end', 'admin', 'admin', 'codes:manage'),
   route('POST', '/api/admin/events/{id}/sessions/end-all', 'admin', 'admin', 'codes:manage'),
+  // Tracing a leaked copy names a code: those who manage codes (docs/watermark-design.md, section 5).
+  route('GET', '/api/admin/events/{id}/watermark', 'admin', 'admin', 'codes:manage'),
+  route('POST', '/api/admin/events/{id}/watermark/files', 'admin', 'admin', 'codes:manage'),
+  { ...route('POST', '/api/admin/events/{id}/trace', 'admin', 'admin', 'codes:manage'), bodyBytes: LIST_LIMITS.traceBodyBytes },
   route('GET', '/api/admin/events/{id}/audit', 'admin', 'admin', 'events:read'),
   // The audience as a whole is the show's health: every role that sees the event sees it. A ticket's
   // watching and the trouble list name codes: those who may read codes; the CSV hands codes out in bulk.

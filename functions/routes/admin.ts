@@ -7,7 +7,7 @@ import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
 import { listAudit } from '../domain/audit';
-import { audienceReport, ticketWatching, troubleCsv, troubleList } from '../domain/audience';
+import { audienceReport, ticketWatching, traceCopy, troubleCsv, troubleList, watermarkFileUrls, watermarkInfo } from '../domain/audience';
 import { issuePreview } from '../domain/access';
 import { endAllSessions, endSession, listSessions } from '../domain/access';
 import { ADMIN_COOKIE, readAdminSession, signOut } from '../domain/staff';
@@ -155,6 +155,9 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   'POST /api/admin/events/{id}/sessions/end-all': async (request) => {
     return json(200, await endAllSessions(request.app, staffActor(request), id(request)));
   },
+  'GET /api/admin/events/{id}/watermark': async (request) => json(200, await watermarkInfo(request.app, id(request))),
+  'POST /api/admin/events/{id}/watermark/files': async (request) => json(200, await watermarkFileUrls(request.app, staffActor(request), id(request), request.body)),
+  'POST /api/admin/events/{id}/trace': async (request) => json(200, await traceCopy(request.app, staffActor(request), id(request), request.body)),
   'GET /api/admin/events/{id}/audit': async (request) => {
     await requireEvent(request.app, id(request));
     return json(200, await listAudit(request.app, id(request), request.query, auditReader(request)));

@@ -122,6 +122,7 @@ export class StagedoorStack extends Stack {
       operatorConcurrency: config.operatorConcurrency,
       jobsQueueUrl: jobs.queue.queueUrl,
       exportBucket: exports.bucket.bucketName,
+      mediaBucket: data.mediaBucket,
     });
     jobs.grantStart(api.functions.admin);
     exports.grantFiles(api.functions.admin);

@@ -5,6 +5,7 @@ import { routeTable, type RouteSpec } from '../../functions/http/route-table';
 import { startApi, type ApiHarness } from '../../harness/api-harness';
 import { dynamoWriteGuard, type DynamoWriteGuard } from '../support/dynamo-write-guard';
 import { call } from '../../harness/http';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 
 /**
  * A read never writes: every GET route of the route table, served by the shipped handlers, answers
@@ -15,6 +16,8 @@ import { call } from '../../harness/http';
  */
 let api: ApiHarness;
 let guard: DynamoWriteGuard;
+/** The media bucket the watermark route reads the recording index from. */
+let s3: EmbeddedS3;
 let eventId: string;
 let jobId: string;
 let watchedId: string;
@@ -24,7 +27,8 @@ const sessionId = 'cs_test_readsonly';
 
 beforeAll(async () => {
   guard = dynamoWriteGuard();
-  api = await startApi({}, { dynamoVia: guard.via });
+  s3 = await startEmbeddedS3({ buckets: ['stagedoor-media'] });
+  api = await startApi({ MEDIA_BUCKET: 'stagedoor-media' }, { dynamoVia: guard.via, s3Endpoint: s3.endpoint });
   cookie = await api.login();
   const now = Date.now();
   const event = await api.admin('POST', '/api/admin/events', {
@@ -84,6 +88,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   await guard?.close();
+  await s3?.close();
 });
 
 /** What a caller of the route sends: its path with the seeded ids, the query it needs, its credential. */

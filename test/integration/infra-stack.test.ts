@@ -314,7 +314,9 @@ describe('functions', () => {
     // Only the recording sweep is told where the media bucket is; it needs no secret.
     const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
     expect(env('recording-sweep')).toEqual({ TABLE_NAME: { Ref: tableId() }, MEDIA_BUCKET: { Ref: media }, POWERTOOLS_SERVICE_NAME: 'stagedoor', LOG_LEVEL: 'info' });
-    for (const area of [...AREAS, 'edge-sync' as const]) expect(Object.keys(env(area)), area).not.toContain('MEDIA_BUCKET');
+    // The admin function alone: the watermark trace reads recording indexes and signs segment URLs.
+    expect(env('admin').MEDIA_BUCKET).toEqual({ Ref: media });
+    for (const area of [...AREAS.filter((area) => area !== 'admin'), 'edge-sync' as const]) expect(Object.keys(env(area)), area).not.toContain('MEDIA_BUCKET');
     // The audience recorder reads the table only (the session timeout is the API's default).
     expect(env('audience-recorder')).toEqual({ TABLE_NAME: { Ref: tableId() }, POWERTOOLS_SERVICE_NAME: 'stagedoor', LOG_LEVEL: 'info' });
   });
@@ -553,12 +555,17 @@ describe('least privilege', () => {
     expect(writes).toEqual([]);
   });
 
-  it('gives no API function any access to the media bucket, and only the admin function the export files (to begin them and sign their links)', () => {
+  it('gives the admin function alone reads of the media bucket (the watermark trace: recording indexes, segments), and the export files (to begin them and sign their links)', () => {
     const media = only(idsOf(s.json, 'AWS::S3::Bucket', (p) => JSON.stringify(p.LifecycleConfiguration ?? {}).includes('streams/')));
+    const objects = (prefix: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [media, 'Arn'] }, `/${prefix}`]] });
+    const traceReads = [
+      { Effect: 'Allow', Action: 's3:GetObject', Resource: [objects('recordings/*'), objects('streams/*.ts')] },
+      { Effect: 'Allow', Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [media, 'Arn'] }, Condition: { StringLike: { 's3:prefix': ['recordings/*'] } } },
+    ];
     for (const area of AREAS) {
       const statements = statementsOf(roleOf(functionOf(area)));
-      expect(statements.filter((st) => actionsOf(st).some((action) => action.startsWith('s3:'))), area).toEqual(area === 'admin' ? [exportFileStatement()] : []);
-      expect(statements.filter((st) => referencesIn(st.Resource).has(media)), area).toEqual([]);
+      expect(statements.filter((st) => actionsOf(st).some((action) => action.startsWith('s3:'))), area).toEqual(area === 'admin' ? [...traceReads, exportFileStatement()] : []);
+      expect(statements.filter((st) => referencesIn(st.Resource).has(media)), area).toEqual(area === 'admin' ? traceReads : []);
     }
     const exportUsers = RUNTIMES.filter((runtime) => statementsOf(roleOf(functionOf(runtime))).some((st) => referencesIn(st.Resource).has(exportsBucketId())));
     expect(exportUsers).toEqual(['admin', 'job-worker']);

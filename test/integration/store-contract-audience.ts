@@ -104,6 +104,42 @@ export function describeAudienceStoreContract(name: string, open: StoreFactory) 
       expect(await stores.audience.ticket(eventId, 'NONE')).toBeNull();
     });
 
+    it("keeps every ended session's id on its ticket once (the tracer's candidates), read for a page of codes", async () => {
+      const eventId = randomId();
+      const ended = (sessionId: string, startedAt: string) => ({ sessionId, startedAt, endedAt: new Date(Date.parse(startedAt) + 60_000).toISOString(), device: 'VLC', quality: {} });
+      await stores.audience.foldSession(eventId, 'CODE1', ended('s1', '2026-11-20T20:00:00.000Z'), KEEP);
+      await stores.audience.foldSession(eventId, 'CODE1', ended('s1', '2026-11-20T20:00:00.000Z'), KEEP);
+      await stores.audience.foldSession(eventId, 'CODE1', ended('s2-2', '2026-11-20T20:05:00.000Z'), KEEP);
+      await stores.audience.foldSession(eventId, 'CODE2', ended('s3', '2026-11-20T20:01:00.000Z'), KEEP);
+      await stores.audience.foldSession(randomId(), 'CODE1', ended('other', '2026-11-20T20:01:00.000Z'), KEEP);
+      const ids = await stores.audience.ticketSessionIds(eventId, ['CODE1', 'CODE2', 'NONE']);
+      expect(Object.fromEntries(ids)).toEqual({ CODE1: ['s1', 's2-2'], CODE2: ['s3'] });
+      expect((await stores.audience.ticket(eventId, 'CODE1'))!.sessions).toBe(2);
+      const many = Array.from({ length: 150 }, (_, i) => `MANY${i}`);
+      await Promise.all(many.map((code, i) => stores.audience.foldSession(eventId, code, ended(`m${i}`, '2026-11-20T20:00:00.000Z'), KEEP)));
+      const read = await stores.audience.ticketSessionIds(eventId, many);
+      expect(read.size).toBe(150);
+      expect(read.get('MANY149')).toEqual(['m149']);
+    });
+
+    it("names every session a code holds, in any slot, live or timed out, and those it ended recently", async () => {
+      const event = sampleEvent();
+      await stores.events.createEvent(event);
+      const at = '2026-11-20T20:00:00.000Z';
+      const code = sampleCode(event.id, {
+        session: { id: 'live', startedAt: at, heartbeatAt: new Date().toISOString() },
+        session3: { id: 'stale-3', startedAt: at, heartbeatAt: at },
+        endedSessions: [{ sessionId: 'gone', endedAt: at }, { sessionId: 'gone-2', endedAt: at, by: 'admin' }],
+      });
+      const idle = sampleCode(event.id);
+      await stores.codes.createCode(code);
+      await stores.codes.createCode(idle);
+      const ids = await stores.codes.codeSessionIds([code.code, idle.code, 'NO-SUCH-CODE']);
+      expect([...ids.keys()].sort()).toEqual([code.code, idle.code].sort());
+      expect(ids.get(code.code)!.sort()).toEqual(['gone', 'gone-2', 'live', 'stale-3']);
+      expect(ids.get(idle.code)).toEqual([]);
+    });
+
     it('lists the trouble list by code, paged, a later mark replacing an earlier one', async () => {
       const eventId = randomId();
       const entry = (code: string, reason: TroubleEntry['reason'] = 'stalls'): TroubleEntry => ({

@@ -7,6 +7,7 @@ import { copy } from './memory-records';
 interface StoredTicket {
   ticket: TicketWatch;
   lastFolded: string;
+  sessionIds: Set<string>;
 }
 
 /** The audience port in memory (memory-stores.ts): the same rules as DynamoDB's, kept in maps. */
@@ -66,7 +67,7 @@ export class MemoryAudienceStore implements AudienceStore {
     ticket.firstWatchedAt ??= session.startedAt;
     ticket.lastWatchedAt = session.endedAt;
     if (q.lastFatal) ticket.lastFatal = q.lastFatal;
-    this.ticketRecords.set(key, { ticket, lastFolded: folded });
+    this.ticketRecords.set(key, { ticket, lastFolded: folded, sessionIds: new Set([...(stored?.sessionIds ?? []), session.sessionId]) });
   }
 
   async ticket(eventId: string, code: string): Promise<TicketWatch | null> {
@@ -79,6 +80,15 @@ export class MemoryAudienceStore implements AudienceStore {
     for (const code of codes) {
       const stored = this.ticketRecords.get(`${eventId}#${code}`);
       if (stored) found.set(code, copy(stored.ticket));
+    }
+    return found;
+  }
+
+  async ticketSessionIds(eventId: string, codes: string[]): Promise<Map<string, string[]>> {
+    const found = new Map<string, string[]>();
+    for (const code of codes) {
+      const stored = this.ticketRecords.get(`${eventId}#${code}`);
+      if (stored) found.set(code, [...stored.sessionIds].sort());
     }
     return found;
   }

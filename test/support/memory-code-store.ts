@@ -2,7 +2,7 @@ import type { CodeStore } from '../../functions/domain/codes';
 import { codeDenyUntil, endedSessionsAfter } from '../../functions/domain/access';
 import { AccessRevoked, AlreadyExists, CodeInUse, NotFound, SessionGone } from '../../functions/domain/errors';
 import type { CodeAccessState, CodeRecord, CodeSummary, EventAccessState, LiveSessionRecord } from '../../functions/domain/records';
-import { matchesCodeFilter, sessionById, sessionSlotOf, sessionsOf, slotAttribute } from '../../functions/domain/codes';
+import { matchesCodeFilter, sessionById, sessionIdsOfCode, sessionSlotOf, sessionsOf, slotAttribute } from '../../functions/domain/codes';
 import { LIST_LIMITS } from '../../functions/domain/config';
 import { changedSince, copy } from './memory-records';
 import { shardOf } from '../../functions/adapters/dynamo-keys';
@@ -232,6 +232,15 @@ export class MemoryCodeStore implements CodeStore {
       if (record) counts.set(code, record.isRevoked ? 0 : sessionsOf(record).filter(({ session }) => session.heartbeatAt >= liveAfter).length);
     }
     return counts;
+  }
+
+  async codeSessionIds(codes: string[]): Promise<Map<string, string[]>> {
+    const found = new Map<string, string[]>();
+    for (const code of codes) {
+      const record = this.codes.get(code)?.record;
+      if (record) found.set(code, sessionIdsOfCode(record));
+    }
+    return found;
   }
 
   async accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }> {

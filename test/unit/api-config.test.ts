@@ -60,6 +60,8 @@ describe('the API functions\' configuration', () => {
   it('takes the secrets\' values as variables locally', () => {
     const config = readApiConfig({ ...local, ADMIN_PASSWORD_HASH: 'scrypt$x', ADMIN_SESSION_SECRET: 's', ADMIN_TOTP_KEY: 't', MEDIA_ADMIN_URL: 'http://127.0.0.1:4000' });
     expect(config.secrets).toEqual({ values: { playbackSigningKeys: local.PLAYBACK_SIGNING_KEYS, internalApiKey: local.INTERNAL_API_KEY, originVerifySecret: null, watermarkSecret: local.WATERMARK_SECRET } });
+    expect(config.mediaBucket).toBeNull();
+    expect(readApiConfig({ ...local, MEDIA_BUCKET: 'media' }).mediaBucket).toBe('media');
     expect(config.adminSecrets).toEqual({ values: { adminPasswordHash: 'scrypt$x', adminSessionSecret: 's', totpEncryptionKey: 't' } });
     expect(config.mediaCache).toEqual({ mediaAdminUrl: 'http://127.0.0.1:4000' });
   });

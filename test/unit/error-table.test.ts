@@ -7,6 +7,7 @@ import {
   CodeInUse,
   Conflict,
   ExportsNotConfigured,
+  WatermarkingNotConfigured,
   ExportTooLarge,
   HasPaidOrders,
   PaymentsUnavailable,
@@ -75,6 +76,7 @@ const answered = [
     [new Conflict('preview-of-inactive-event'), 409, { error: 'Event is deactivated: activate it to preview the stream' }],
     [new ExportTooLarge('x'), 413, { error: 'More than 20,000 codes: export them in the background with POST /api/admin/events/:id/tokens/export' }],
     [new ExportsNotConfigured('x'), 503, { error: 'Exports are not configured' }],
+    [new WatermarkingNotConfigured('x'), 503, { error: 'Watermarking is not configured' }],
     [new HasPaidOrders('ev1'), 409, { error: 'This event has paid orders: cancel it first (POST /api/admin/events/ev1/cancel) to refund and tell its buyers' }],
     // Checkout.
     [new Conflict('sold-out'), 409, { error: 'sold out' }],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ffmpegArgs, patternFile, type Packaging } from '../../ingest-container/src/hls/ffmpeg-args';
-import { patternFromSigns } from '../../functions/domain/watermark/pattern';
+import { patternFromSigns } from '../../recording/watermark-pattern';
 
 const pattern = patternFromSigns('++-+--+-+-+-')!;
 const single: Packaging = { kind: 'watermark', pattern, renditions: [{ width: 1280, height: 720, videoKbps: 3000 }], ladder: false };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { grantOf } from '../../ingest-container/src/auth/callback';
 import { createAuthenticator } from '../../ingest-container/src/auth/authenticator';
-import { DEFAULT_PATTERN } from '../../functions/domain/watermark/pattern';
+import { DEFAULT_PATTERN } from '../../recording/watermark-pattern';
 
 const publish = { action: 'publish' as const, app: 'live', streamName: 'ev1' };
 function warnings() {

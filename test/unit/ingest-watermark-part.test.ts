@@ -3,7 +3,7 @@ import { packagePart, watermarkPackaging } from '../../ingest-container/src/hls/
 import type { Packaging } from '../../ingest-container/src/hls/ffmpeg-args';
 import type { RunChain } from '../../ingest-container/src/hls/run-chain';
 import { avcPictureSize } from '../../ingest-container/src/video/picture-size';
-import { patternFromSigns } from '../../functions/domain/watermark/pattern';
+import { patternFromSigns } from '../../recording/watermark-pattern';
 
 /** The AVC sequence header tag x264 wrote for an 854 × 480 picture (coded 864 wide, cropped). */
 const SEQUENCE_HEADER_854x480 = Buffer.from(

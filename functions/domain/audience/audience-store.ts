@@ -93,6 +93,11 @@ export interface AudienceStore {
   ticket(eventId: string, code: string): Promise<TicketWatch | null>;
   /** The records of those of `codes` that have one, by code. */
   tickets(eventId: string, codes: string[]): Promise<Map<string, TicketWatch>>;
+  /**
+   * The ids of the ended sessions each of `codes` has had on the event (every one `foldSession` added), by code;
+   * a code without a record is left out. Pages with the codes (the tracer walks the event's code pages).
+   */
+  ticketSessionIds(eventId: string, codes: string[]): Promise<Map<string, string[]>>;
   /** Puts the ticket on the event's trouble list (a later mark replaces an earlier one). */
   markTrouble(entry: TroubleEntry, keepUntil: string): Promise<void>;
   /** The trouble list by code, `limit` at a time; `cursor` is the previous page's `nextCursor` (InvalidCursor otherwise). */

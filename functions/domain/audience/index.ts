@@ -4,3 +4,5 @@ export * from './audience-recorder';
 export * from './audience-report';
 export * from './audience-store';
 export * from './quantile-sketch';
+export * from './leak-trace';
+export * from './trace-candidates';

@@ -31,6 +31,10 @@ export const AUDIT_ACTIONS = [
   'sessions.end-all',
   'ingest-key.rotate',
   'cache.clear',
+  /** Signed URLs of a watermarked recording's A and B segments or fingerprints, handed to the tracer. */
+  'watermark.files',
+  /** A leaked copy's bits scored against every session of the event (the result and the number of bits). */
+  'watermark.trace',
   'job.start',
   'job.done',
   'job.failed',

@@ -117,6 +117,11 @@ export interface CodeStore {
    * an unknown code is left out). Eventually consistent: a console's figure, never an access decision.
    */
   liveSessionCounts(codes: string[], liveAfter: string): Promise<Map<string, number>>;
+  /**
+   * The ids of the sessions each of `codes` holds in any slot (live or timed out) and of those it lists as
+   * ended recently (`endedSessions`), by code (an unknown code is left out). Eventually consistent.
+   */
+  codeSessionIds(codes: string[]): Promise<Map<string, string[]>>;
 
   /** Codes and events whose access state changed at or after `since` (revocations, takeovers, (de)activations, deletions). */
   accessChangesSince(since: string): Promise<{ codes: CodeAccessState[]; events: EventAccessState[] }>;

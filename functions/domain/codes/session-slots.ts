@@ -4,7 +4,7 @@
  * existed), slot k the attribute `session<k>`. Keeping every slot on the code item keeps each claim,
  * heartbeat and release one conditional write on one key, and a revoke of the code cuts every slot.
  */
-import type { CodeRecord, PlaybackSession } from '../records';
+import type { CodeRecord, EndedSession, PlaybackSession } from '../records';
 
 /** The most devices an event may let watch on one code. */
 export const MAX_SESSION_SLOTS = 5;
@@ -48,6 +48,12 @@ export function sessionsOf(code: SlotHolder): { slot: number; session: PlaybackS
     const session = sessionInSlot(code, slot);
     return session ? [{ slot, session }] : [];
   });
+}
+
+/** Every session id the code holds in a slot or lists as ended recently (`endedSessions`), each once. */
+export function sessionIdsOfCode(code: SlotHolder & { endedSessions?: Pick<EndedSession, 'sessionId'>[] }): string[] {
+  const ids = [...sessionsOf(code).map(({ session }) => session.id), ...(code.endedSessions ?? []).map((ended) => ended.sessionId)];
+  return [...new Set(ids)];
 }
 
 /** Session `sessionId` if it still holds its slot on the code. */

@@ -1,5 +1,5 @@
 import type { MarkBit } from './mark-bit';
-import { patternAt, type MarkPattern } from './pattern';
+import { patternAt, type MarkPattern } from '../../../recording/watermark-pattern';
 
 /**
  * Reading one bit from a copy, non-blind: the tracer holds the recording's own A and B of the

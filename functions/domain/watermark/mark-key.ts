@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { markPattern, patternSignsText } from './pattern';
+import { markPattern, patternSignsText } from '../../../recording/watermark-pattern';
 
 /** Bumped if the derivation ever changes; an event's bits then change with it. */
 const KEY_LABEL = 'wm-key.';

@@ -4,6 +4,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { NagSuppressions } from 'cdk-nag';
 import { Construct, type IDependable } from 'constructs';
@@ -46,6 +47,8 @@ export interface ApiProps {
   jobsQueueUrl: string;
   /** Where export jobs' files are: the admin function begins their uploads and signs their download links (the Exports construct grants it). */
   exportBucket: string;
+  /** The shows' HLS and recording indexes: the watermark trace reads an index and signs GETs of A/B segments and fingerprints. */
+  mediaBucket: s3.IBucket;
 }
 
 /**
@@ -207,7 +210,28 @@ export class Api extends Construct {
         resources: [Stack.of(this).formatArn({ service: 'cloudfront', region: '', resource: 'distribution', resourceName: props.distributionId })],
       }),
     );
+    grantTraceReads(this.functions.admin, props.mediaBucket);
   }
+}
+
+/**
+ * The watermark trace (functions/domain/watermark/watermark-admin.ts): list and read an event's recording
+ * index, and sign GETs of its A/B segments and fingerprints (a presigned URL carries the signer's rights).
+ */
+function grantTraceReads(fn: lambda.IFunction, bucket: s3.IBucket): void {
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects('recordings/*'), bucket.arnForObjects('streams/*.ts')] }));
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['recordings/*'] } } }));
+  NagSuppressions.addResourceSuppressions(
+    fn.role!,
+    [
+      {
+        id: 'AwsSolutions-IAM5',
+        appliesTo: [{ regex: '/^Resource::<.*MediaBucket.*>\\/(recordings\\/\\*|streams\\/\\*\\.ts)$/g' }],
+        reason: 'Any event may be traced: its recording index and fingerprints, and its segments, read only.',
+      },
+    ],
+    true,
+  );
 }
 
 /** Each area function's environment: the table and the shared secret, and only what its handler reads besides (functions/config/api-config.ts). */
@@ -228,6 +252,7 @@ function areaEnvironments(props: ApiProps): Record<Area, Record<string, string>>
       ADMIN_SECRETS_ARN: props.adminSecret.secretArn,
       JOBS_QUEUE_URL: props.jobsQueueUrl,
       EXPORT_BUCKET: props.exportBucket,
+      MEDIA_BUCKET: props.mediaBucket.bucketName,
       STAFF_TABLE_NAME: props.staffTable.tableName,
       // Stripe's key: refunds from the console.
       COMMERCE_SECRETS_ARN: props.commerceSecret.secretArn,

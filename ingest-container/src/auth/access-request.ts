@@ -1,5 +1,5 @@
 import type { EncoderRole } from '../failover/on-air-choice';
-import type { MarkPattern } from '../../../functions/domain/watermark/pattern';
+import type { MarkPattern } from '../../../recording/watermark-pattern';
 export type Action = 'publish' | 'play';
 
 /** What the RTMP side knows when a client issues publish or play; all an authenticator may use. */

@@ -1,4 +1,4 @@
-import { patternFromSigns } from '../../../functions/domain/watermark/pattern';
+import { patternFromSigns } from '../../../recording/watermark-pattern';
 import type { Logger } from '../log';
 import { streamKeyOf, type AccessGrant, type AccessRequest } from './access-request';
 import { AuthServiceUnavailable, invalidCredentials, tokenMissing } from './errors';

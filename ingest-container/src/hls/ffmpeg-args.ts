@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { MarkPattern } from '../../../functions/domain/watermark/pattern';
+import type { MarkPattern } from '../../../recording/watermark-pattern';
 
 /** One rung of the optional adaptive ladder: output height and video bitrate. */
 export interface Rendition {

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../log';
-import { patternFrameYuv420 } from '../../../functions/domain/watermark/pattern';
+import { patternFrameYuv420 } from '../../../recording/watermark-pattern';
 import { ffmpegArgs, patternFile, type Packaging } from './ffmpeg-args';
 
 /** How long ffmpeg gets to write its final segment and playlist after its input ends. */

@@ -11,7 +11,7 @@ import { packagePart, type PartPackaging } from './part-packaging';
 import { SequenceHeaderWatch } from '../video/sequence-header-watch';
 import { FlvTap } from '../rtmp/flv-tap';
 import type { Verdict } from '../video/keyframe-judge';
-import type { MarkPattern } from '../../../functions/domain/watermark/pattern';
+import type { MarkPattern } from '../../../recording/watermark-pattern';
 
 export interface HlsConfig extends PackagingOptions {
   store: HlsStore;

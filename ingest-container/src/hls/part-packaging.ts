@@ -2,7 +2,7 @@ import { KeyframeJudge, type Verdict } from '../video/keyframe-judge';
 import { flvTagTime, flvVideoFrame } from '../video/keyframe-meter';
 import type { Packaging, PackagingOptions } from './ffmpeg-args';
 import type { RunChain } from './run-chain';
-import type { MarkPattern } from '../../../functions/domain/watermark/pattern';
+import type { MarkPattern } from '../../../recording/watermark-pattern';
 import { flvSequenceHeader } from '../video/sequence-header-watch';
 import { avcPictureSize, type PictureSize } from '../video/picture-size';
 

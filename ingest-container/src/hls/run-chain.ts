@@ -6,7 +6,7 @@ import type { HlsStore } from '../../../recording/store';
 import type { Packaging } from './ffmpeg-args';
 import { startFfmpeg, type FfmpegRun } from './ffmpeg-run';
 import { startUploader } from './uploader';
-import { patternSignsText } from '../../../functions/domain/watermark/pattern';
+import { patternSignsText } from '../../../recording/watermark-pattern';
 
 /** The ffmpeg runs of one publish, one after another, each stored after the ones before it. */
 export interface RunChain {

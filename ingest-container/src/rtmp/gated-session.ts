@@ -6,7 +6,7 @@ import type { AccessGrant, AccessRequest, Action } from '../auth/access-request'
 import { ErrUnauthorized, SERVICE_UNAVAILABLE_DESCRIPTION, StreamBusy } from '../auth/errors';
 import type { Logger } from '../log';
 import type { EncoderRole } from '../failover/on-air-choice';
-import type { MarkPattern } from '../../../functions/domain/watermark/pattern';
+import type { MarkPattern } from '../../../recording/watermark-pattern';
 
 /** What a session asks of its server: the check, and what to do after a rejection. */
 export interface SessionGate {

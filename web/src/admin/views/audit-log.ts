@@ -38,6 +38,8 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'sessions.end-all': 'All sessions ended',
   'ingest-key.rotate': 'New stream key',
   'cache.clear': 'Media cache cleared',
+  'watermark.files': 'Watermarked recording fetched for a trace',
+  'watermark.trace': 'Leaked copy traced',
   'job.start': 'Background job started',
   'job.done': 'Background job done',
   'job.failed': 'Background job failed',
