@@ -17,8 +17,8 @@ import { run, tempDir, until, type Run } from '../support/ingest';
 const exec = promisify(execFile);
 /** Seconds of show each viewer records: enough for a few candidate sessions (≈ 22 bits) with room for a bad second. */
 const RECORD_SECONDS = 40;
-/** The show's picture: smooth moving gradients (the mark's hardest case to hide, and no repeat to align to wrongly). */
-const PICTURE = 'gradients=s=640x360:r=25:speed=0.03:seed=7';
+/** The show's picture: a Mandelbrot zoom, which never repeats (a copy aligns to one place only) and is the same wherever it is made. */
+const PICTURE = 'mandelbrot=size=160x90:rate=25,scale=640:360';
 
 interface Traced {
   code: string | null;
