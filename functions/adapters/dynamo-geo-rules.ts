@@ -8,24 +8,23 @@ import type { DynamoTable } from './dynamo-table';
  * an event without a rule holds NULL or nothing.
  */
 export async function listGeoRules(table: DynamoTable): Promise<EventGeoRule[]> {
-  const items = await table.queryAll({
-    IndexName: 'byEvent',
-    KeyConditionExpression: 'gsi1pk = :events',
-    FilterExpression: 'attribute_type(geo, :map)',
-    ProjectionExpression: 'id, geo',
-    ExpressionAttributeValues: { ':events': 'EVENTS', ':map': 'M' },
-  });
+  const items = await liveEventsWhere(table, 'attribute_type(geo, :type)', 'M', 'id, geo');
   return items.map((item) => ({ eventId: item.id as string, geo: item.geo as EventGeoRule['geo'] }));
 }
 
 /** Every live event ever watermarked (`watermarkSince` a string), for edge-sync's `w:` entries: the same one query, projected to `id`. */
 export async function listWatermarkedEvents(table: DynamoTable): Promise<string[]> {
-  const items = await table.queryAll({
+  const items = await liveEventsWhere(table, 'attribute_type(watermarkSince, :type)', 'S', 'id');
+  return items.map((item) => item.id as string);
+}
+
+/** The events listing (`byEvent`, `EVENTS`), filtered by an attribute's `:type` and projected. */
+function liveEventsWhere(table: DynamoTable, filter: string, type: string, projection: string) {
+  return table.queryAll({
     IndexName: 'byEvent',
     KeyConditionExpression: 'gsi1pk = :events',
-    FilterExpression: 'attribute_type(watermarkSince, :string)',
-    ProjectionExpression: 'id',
-    ExpressionAttributeValues: { ':events': 'EVENTS', ':string': 'S' },
+    FilterExpression: filter,
+    ProjectionExpression: projection,
+    ExpressionAttributeValues: { ':events': 'EVENTS', ':type': type },
   });
-  return items.map((item) => item.id as string);
 }
