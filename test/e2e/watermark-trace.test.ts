@@ -2,7 +2,8 @@
  * A leak names its ticket, on `npm start`'s program: a watermarked show published with ffmpeg,
  * two viewers who record its segments from their header-less URLs as a restreamer would, and
  * `npm run trace` naming each copy's code (one after a re-encode at 320×180, CRF 30); a copy of
- * the same picture made elsewhere names nobody; hls.js plays the show across its A/B switches.
+ * the same picture made elsewhere names nobody; hls.js plays the show across its A/B switches; and
+ * after the show, a replay viewer's copy names its code too.
  */
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -36,7 +37,7 @@ describe('watermark: a leaked copy names its ticket', () => {
   });
   let eventId: string;
   let dir: string;
-  const codes: Record<'a' | 'b' | 'player', { id: string; code: string; label: string }> = {} as never;
+  const codes: Record<'a' | 'b' | 'player' | 'replay', { id: string; code: string; label: string }> = {} as never;
 
   beforeAll(async () => {
     dir = await tempDir('watermark-e2e-');
@@ -48,7 +49,7 @@ describe('watermark: a leaked copy names its ticket', () => {
       watermark: true,
     });
     eventId = event.id;
-    for (const who of ['a', 'b', 'player'] as const) {
+    for (const who of ['a', 'b', 'player', 'replay'] as const) {
       const { tokens } = await story.system.admin('POST', `/api/admin/events/${eventId}/tokens`, { count: 1, label: `Viewer ${who}` });
       codes[who] = { id: tokens[0].id, code: tokens[0].code, label: `Viewer ${who}` };
     }
@@ -63,12 +64,13 @@ describe('watermark: a leaked copy names its ticket', () => {
   }, 120_000);
 
   /** A restreamer: validates the code, then fetches every new segment its header-less URL's playlist names, in order. */
-  async function record(code: string, seconds: number): Promise<{ file: string; names: string[] }> {
+  async function record(code: string, seconds: number): Promise<{ file: string; names: string[]; segments: Map<string, Buffer> }> {
     const grant = await call('POST', `${story.system.urls.api}/api/tokens/validate`, { json: { code } });
     expect(grant.status, grant.text).toBe(200);
     const playlist = await mediaPlaylistOf(grant.body.playbackUrl);
     const names: string[] = [];
     const chunks: Buffer[] = [];
+    const segments = new Map<string, Buffer>();
     const seen = new Set<string>();
     const deadline = Date.now() + seconds * 1000;
     while (Date.now() < deadline) {
@@ -80,13 +82,14 @@ describe('watermark: a leaked copy names its ticket', () => {
         const segment = await fetch(new URL(uri, playlist));
         expect(segment.status, uri).toBe(200);
         chunks.push(Buffer.from(await segment.arrayBuffer()));
+        segments.set(uri, chunks.at(-1)!);
         names.push(uri);
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const file = join(dir, `${code}.ts`);
     await writeFile(file, Buffer.concat(chunks));
-    return { file, names };
+    return { file, names, segments };
   }
 
   /** The media playlist a player reaches from the header-less entry URL (the first variant of a multivariant one). */
@@ -123,6 +126,18 @@ describe('watermark: a leaked copy names its ticket', () => {
     await exec('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', b.file, '-vf', 'scale=320:180', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '30', '-an', reencoded]);
     const traceB = await trace(reencoded);
     expect(traceB.result, traceB.report).toMatchObject({ code: codes.b.code, tokenId: codes.b.id, label: codes.b.label });
+
+    // The two mix their copies segment by segment to hide: the trace names one of them, never a third.
+    const mixed = join(dir, 'mixed.ts');
+    const both = a.names.filter((name) => b.segments.has(name));
+    expect(both.length).toBeGreaterThanOrEqual(RECORD_SECONDS - 5);
+    // Same names in both playlists, other bytes for about half of them: each session's own versions.
+    const differing = both.filter((name) => !a.segments.get(name)!.equals(b.segments.get(name)!)).length;
+    expect(differing).toBeGreaterThan(both.length / 5);
+    expect(differing).toBeLessThan(both.length);
+    await writeFile(mixed, Buffer.concat(both.map((name, i) => (i % 2 === 0 ? a.segments : b.segments).get(name)!)));
+    const traceMixed = await trace(mixed);
+    expect([codes.a.code, codes.b.code, null], traceMixed.report).toContain(traceMixed.result.code);
   }, 240_000);
 
   it('names nobody for a copy of the same picture made elsewhere', async () => {
@@ -167,6 +182,28 @@ describe('watermark: a leaked copy names its ticket', () => {
     expect(watched.stalls).toBe(0);
     expect(watched.played).toBeGreaterThan(13);
     expect(watched.frames).toBeGreaterThan(13 * 25 * 0.95);
+  }, 120_000);
+
+  it('marks the replay the same way: a copy of the recording names its viewer', async () => {
+    await publisher!.stop();
+    await until(async () => ((await call('GET', `${story.system.urls.api}/api/events/${eventId}/status`)).body.status === 'recording' ? true : undefined), 250);
+    const grant = await call('POST', `${story.system.urls.api}/api/tokens/validate`, { json: { code: codes.replay.code } });
+    expect(grant.status, grant.text).toBe(200);
+    const playlist = await mediaPlaylistOf(grant.body.playbackUrl);
+    const text = await (await fetch(playlist)).text();
+    expect(text).toMatch(/#EXT-X-ENDLIST\s*$/);
+    const uris = uriLines(text);
+    expect(uris.every((uri) => /\.w\.ts/.test(uri))).toBe(true);
+    const chunks: Buffer[] = [];
+    for (const uri of uris.slice(0, RECORD_SECONDS)) {
+      const segment = await fetch(new URL(uri, playlist));
+      expect(segment.status, uri).toBe(200);
+      chunks.push(Buffer.from(await segment.arrayBuffer()));
+    }
+    const file = join(dir, 'replay.ts');
+    await writeFile(file, Buffer.concat(chunks));
+    const traced = await trace(file);
+    expect(traced.result, traced.report).toMatchObject({ code: codes.replay.code, tokenId: codes.replay.id, label: codes.replay.label });
   }, 120_000);
 });
 
