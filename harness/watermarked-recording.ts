@@ -13,7 +13,7 @@ import { markBit, markKeyOf, markPattern, patternFrameYuv420, patternSignsText }
 
 const exec = promisify(execFile);
 
-export async function ffmpeg(...args: string[]): Promise<void> {
+async function ffmpeg(...args: string[]): Promise<void> {
   await exec('ffmpeg', ['-hide_banner', '-v', 'error', '-y', ...args], { maxBuffer: 16 * 1024 * 1024 });
 }
 
