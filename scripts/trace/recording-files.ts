@@ -4,15 +4,11 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { WatermarkPartView } from '../../functions/domain/watermark';
 import { download, type StaffApi } from './api-client';
 
-export interface WatermarkPart {
-  part: string;
-  startedAt: string;
-  signs: string;
-  renditions: { name: string; height: number | null }[];
-  segments: { index: number; seconds: number; at: number }[];
-}
+/** A marked part as `GET …/watermark` answers it. */
+export type WatermarkPart = WatermarkPartView;
 
 const FILES_PER_CALL = 600;
 /** Downloads at once. */
