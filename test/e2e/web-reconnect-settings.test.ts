@@ -115,7 +115,11 @@ describe('web: a reconnect with other encoder settings', () => {
     await until(async () => ((await status()) === 'live' ? true : undefined), 250);
 
     const viewer = await viewerPage('live viewer', tokens[0].code);
-    await viewer.waitForFunction(() => document.querySelector('video')!.currentTime > 0, null, { timeout: 60_000 });
+    // Playing is the overlay gone with time on the clock: hls.js seeks to its live start (time > 0) before the first
+    // frame moves, and until then the page rightly says "Starting…".
+    await viewer.waitForFunction(() => document.getElementById('overlay')!.hidden && document.querySelector('video')!.currentTime > 0, null, {
+      timeout: 60_000,
+    });
     await recordTimeline(viewer);
     await advancesPast(viewer, 0, 4);
     expect((await video(viewer)).width).toBe(320);
