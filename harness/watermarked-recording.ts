@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { markBit, markKeyOf, markPattern, patternFrameYuv420, patternSignsText } from '../functions/domain/watermark';
+import { segmentStem } from '../recording/part-record';
 
 const exec = promisify(execFile);
 
@@ -18,7 +19,7 @@ async function ffmpeg(...args: string[]): Promise<void> {
 }
 
 export const PART = 'p1';
-const stem = (n: number) => `${PART}_${String(n).padStart(5, '0')}`;
+const stem = (n: number) => segmentStem(PART, n);
 
 export interface WatermarkedRecording {
   dir: string;

@@ -1,5 +1,6 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { PartRecord } from '../../recording/part-record';
 import { s3Store } from '../../recording/store';
 import type { RecordedPart, RecordingFiles } from '../domain/watermark';
 import { logger } from './telemetry';
@@ -16,7 +17,7 @@ export function s3RecordingFiles(client: S3Client, bucket: string): RecordingFil
       for (const key of await store.list(`recordings/${eventId}/`)) {
         if (!key.endsWith('.json')) continue;
         try {
-          const record = JSON.parse((await store.get(key))?.toString() ?? 'null') as (RecordedPart & { version?: number }) | null;
+          const record = JSON.parse((await store.get(key))?.toString() ?? 'null') as PartRecord | null;
           if (record?.version === 1) parts.push(record);
         } catch (error) {
           logger.error('recording index unreadable, part left out', { key, error: String(error) });

@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WatermarkPartView } from '../../functions/domain/watermark';
+import { segmentStem } from '../../recording/part-record';
 import { download, type StaffApi } from './api-client';
 
 /** A marked part as `GET …/watermark` answers it. */
@@ -13,9 +14,6 @@ export type WatermarkPart = WatermarkPartView;
 const FILES_PER_CALL = 600;
 /** Downloads at once. */
 const PARALLEL = 8;
-
-/** `<part>_<nnnnn>`: the moment's stem in every file name of the part. */
-export const segmentStem = (part: string, index: number) => `${part}_${String(index).padStart(5, '0')}`;
 
 /** A rendition's A or B file: `index_<v>.m3u8` (a ladder) stores `<stem>.<v>.a.ts`, a single `index.m3u8` `<stem>.a.ts`. */
 export function versionFile(part: string, index: number, rendition: string, version: 'a' | 'b'): string {

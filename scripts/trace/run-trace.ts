@@ -12,7 +12,8 @@ import { alignedSegments, alignWindows, FP_HEIGHT, FP_WIDTH, timelineOf, type Al
 import type { StaffApi } from './api-client';
 import { grayFrames, probeVideo } from './media';
 import { readCopyBits, type SegmentPictureSet } from './read-bits';
-import { fetchFiles, inParallel, renditionFor, saveFiles, segmentStem, versionFile, type WatermarkPart } from './recording-files';
+import { segmentStem } from '../../recording/part-record';
+import { fetchFiles, inParallel, renditionFor, saveFiles, versionFile, type WatermarkPart } from './recording-files';
 import { alignedLine, bitsLine, copyLine, verdictLines, type TraceAnswer } from './report';
 
 /** The copy's picture for the reader, and A's and B's (the reader samples both at its own working size). */

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import RtmpClient from 'node-media-server/src/protocol/rtmp_client.js';
 import { folderStore, startIngestServer, type HlsStore } from '../../ingest-container/src/index';
 import { patternField, patternFromSigns } from '../../recording/watermark-pattern';
-import type { PartRecord } from '../../recording/recording';
+import type { PartRecord } from '../../recording/part-record';
 import { referencedFiles } from '../../recording/playlist';
 import { ffprobe, firstStatus, httpServer, logRecorder, publish, tempDir, uniqueName, until } from '../support/ingest';
 

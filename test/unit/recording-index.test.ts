@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../recording/log';
-import { Recording, recordingPrefix, type PartRecord } from '../../recording/recording';
+import type { PartRecord } from '../../recording/part-record';
+import { Recording, recordingPrefix } from '../../recording/recording';
 import { folderStore, PLAYLIST_CONTENT_TYPE, type HlsStore } from '../../recording/store';
 
 /**

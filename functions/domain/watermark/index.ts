@@ -7,6 +7,5 @@ export * from './mark-bit';
 export * from './mark-key';
 export * from '../../../recording/watermark-pattern';
 export * from './placement-search';
-export * from './mark-key';
 export * from './recording-index';
 export * from './segment-luma';

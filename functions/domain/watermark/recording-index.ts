@@ -1,18 +1,8 @@
+import type { PartRecord } from '../../../recording/part-record';
 import { momentOf } from './mark-bit';
 
-/**
- * What the tracer reads of a part of the recording index (`recordings/<eventId>/<start>-<part>.json`,
- * recording/recording.ts `PartRecord`): its run id, start, ladder and segments, and `watermark` when the
- * ingest marked it.
- */
-export interface RecordedPart {
-  publishId: string;
-  startedAt: string;
-  master?: string;
-  /** Rendition playlist name → `[segment file, seconds]` in order; a marked part's files are `.w.ts`. */
-  renditions: Record<string, [string, number][]>;
-  watermark?: { signs: string };
-}
+/** What the tracer reads of a part of the recording index: its run id, start, ladder and segments, and `watermark` when the ingest marked it. */
+export type RecordedPart = Pick<PartRecord, 'publishId' | 'startedAt' | 'master' | 'renditions' | 'watermark'>;
 
 /** The media bucket as the tracer uses it: the recording index, and signed GET URLs of its files. */
 export interface RecordingFiles {
