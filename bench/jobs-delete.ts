@@ -1,11 +1,13 @@
 /**
- * Deleting a big event and revoking a label on the local system (`npm start`'s
- * program as a child process, its job worker included). An event of CODES codes
- * (REVOKED of them labelled "Balcony", made by generation jobs) first has that
- * label revoked by one job (POST …/tokens/revoke, which walks every code of the
- * event), then is deleted: the answer (202) and the job's wall time until no
- * code is left. The baseline in the same run: an event of the most codes deleted
- * within the request (INLINE_DELETE_CODES), its DELETE timed.
+ * Deleting a big event, revoking a label and tracing a leaked copy on the local
+ * system (`npm start`'s program as a child process, its job worker included). An
+ * event of CODES codes (REVOKED of them labelled "Balcony", made by generation
+ * jobs) first has that label revoked by one job (POST …/tokens/revoke, which
+ * walks every code of the event), then a 3-minute copy's bits traced (POST
+ * …/trace: a job that walks every code and scores its sessions), then is
+ * deleted: the answer (202) and the job's wall time until no code is left. The
+ * baseline in the same run: an event of the most codes deleted within the
+ * request (INLINE_DELETE_CODES), its DELETE timed.
  *   npx tsx bench/jobs-delete.ts     (CODES=100000, REVOKED=20000)
  */
 import { INLINE_DELETE_CODES } from '../functions/domain/jobs';
@@ -55,12 +57,18 @@ await benchmark(async (defer) => {
   const revoked = await ended(system, revocation.value.job.id, revocation.started);
   if (revoked.job.result.revoked !== REVOKED) throw new Error(`revoked ${revoked.job.result.revoked} of ${REVOKED}`);
 
+  // 180 one-second moments of a copy: the trace scores whatever sessions the codes had (none here: the walk is the cost).
+  const bits = Array.from({ length: 180 }, (_, index) => ({ part: 'p1', index, bit: index % 2 }));
+  const trace = await timed(() => system.admin('POST', `/api/admin/events/${big.id}/trace`, { bits }));
+  const traced = await ended(system, trace.value.job.id, trace.started);
+  if (traced.job.done !== CODES || traced.job.result.code !== null) throw new Error(`trace: ${JSON.stringify(traced.job)}`);
+
   const deletion = await timed(() => system.admin('DELETE', `/api/admin/events/${big.id}`));
   const deleted = await ended(system, deletion.value.job.id, deletion.started);
   if (deleted.job.done !== CODES) throw new Error(`deleted ${deleted.job.done} of ${CODES}`);
 
   const inlineSeconds = inline.ms / 1000;
-  console.log(`## Deleting and revoking on the local system\n`);
+  console.log(`## Deleting, revoking and tracing on the local system\n`);
   console.log(
     table([
       { what: `DELETE of an event of ${INLINE_DELETE_CODES.toLocaleString('en-US')} codes, within the request (200)`, 'answer ms': inline.ms, 'wall s': inlineSeconds, 'codes/s': Math.round(INLINE_DELETE_CODES / inlineSeconds) },
@@ -69,6 +77,12 @@ await benchmark(async (defer) => {
         'answer ms': revocation.ms,
         'wall s': revoked.seconds,
         'codes/s': Math.round(CODES / revoked.seconds),
+      },
+      {
+        what: `trace-copy job: a 3-minute copy's 180 bits against the ${CODES.toLocaleString('en-US')} codes' sessions (202, then polled)`,
+        'answer ms': trace.ms,
+        'wall s': traced.seconds,
+        'codes/s': Math.round(CODES / traced.seconds),
       },
       {
         what: `DELETE of an event of ${CODES.toLocaleString('en-US')} codes: delete-event job (202, then polled)`,

@@ -12,8 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { s3Client } from '../functions/adapters/aws-clients';
-import { startEmbeddedS3 } from '../local/embedded-s3';
-import { startApi } from '../harness/api-harness';
+import { startTraceApi } from '../harness/trace-api';
 import { call } from '../harness/http';
 import { leakedCopy, markedShow, uploadRecording } from '../harness/watermarked-recording';
 import { benchmark } from './lib/cleanup';
@@ -38,10 +37,9 @@ function timed(command: string, args: string[], env: NodeJS.ProcessEnv): Promise
 await benchmark(async (defer) => {
   const dir = await mkdtemp(join(tmpdir(), 'bench-trace-'));
   defer(() => rm(dir, { recursive: true, force: true }));
-  const s3 = await startEmbeddedS3({ buckets: [BUCKET] });
-  defer(() => s3.close());
-  const api = await startApi({ MEDIA_BUCKET: BUCKET, WATERMARK_SECRET: SECRET }, { s3Endpoint: s3.endpoint });
-  defer(() => api.close());
+  const traceApi = await startTraceApi(BUCKET, SECRET);
+  defer(() => traceApi.close());
+  const { api } = traceApi;
   const now = Date.now();
   const event = await api.admin('POST', '/api/admin/events', { title: 'Leaked', startsAt: new Date(now - 3_600_000).toISOString(), endsAt: new Date(now + 3_600_000).toISOString() });
   const eventId: string = event.body.id;

@@ -7,12 +7,12 @@ import { json } from '../http/responses';
 import { HttpError } from '../http/http-error';
 import { playbackBaseUrl, viewerUrl } from '../http/public-urls';
 import { listAudit } from '../domain/audit';
-import { audienceReport, ticketWatching, traceCopy, troubleCsv, troubleList, watermarkFileUrls, watermarkInfo } from '../domain/audience';
+import { audienceReport, ticketWatching, troubleCsv, troubleList, watermarkFileUrls, watermarkInfo } from '../domain/audience';
 import { issuePreview } from '../domain/access';
 import { endAllSessions, endSession, listSessions } from '../domain/access';
 import { ADMIN_COOKIE, readAdminSession, signOut } from '../domain/staff';
 import { bulkRevoke, exportCodesCsv, generateCodes, listAllCodes, listEventCodes, setCodeRevoked } from '../domain/codes';
-import { cancelEvent, startCodeExport, startCodeGeneration, startCodeRevocation } from '../domain/jobs';
+import { cancelEvent, startCodeExport, startCodeGeneration, startCodeRevocation, startCopyTrace } from '../domain/jobs';
 import { attachment } from '../domain/codes';
 import { deleteEventInBackground, deleteEventNow, deletesInline } from '../domain/jobs';
 import { setEventFlag } from '../domain/codes';
@@ -157,7 +157,8 @@ export const adminRoutes: Record<string, RouteHandler<AdminApp>> = {
   },
   'GET /api/admin/events/{id}/watermark': async (request) => json(200, await watermarkInfo(request.app, id(request))),
   'POST /api/admin/events/{id}/watermark/files': async (request) => json(200, await watermarkFileUrls(request.app, staffActor(request), id(request), request.body)),
-  'POST /api/admin/events/{id}/trace': async (request) => json(200, await traceCopy(request.app, staffActor(request), id(request), request.body)),
+  'POST /api/admin/events/{id}/trace': (request) =>
+    startedJob(request, (actor) => startCopyTrace({ ...jobDeps(request), config: request.app.config, recordingFiles: request.app.recordingFiles }, actor, id(request), request.body)),
   'GET /api/admin/events/{id}/audit': async (request) => {
     await requireEvent(request.app, id(request));
     return json(200, await listAudit(request.app, id(request), request.query, auditReader(request)));

@@ -1,7 +1,7 @@
 /**
  * One trace of a copy (docs/watermark-design.md, sections 4 and 5): the event's marked parts, the copy
  * aligned on their fingerprints, A and B of the aligned segments fetched, one bit read per segment,
- * the bits posted to the API, which names the session (or nobody). Only the recording's small files
+ * the bits handed to the API's trace job, which names the session (or nobody). Only the recording's small files
  * come to this machine; the copy never leaves it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +15,7 @@ import { readCopyBits, type SegmentPictureSet } from './read-bits';
 import { segmentStem } from '../../recording/part-record';
 import { fetchFiles, inParallel, renditionFor, saveFiles, versionFile, type WatermarkPart } from './recording-files';
 import { alignedLine, bitsLine, copyLine, verdictLines, type TraceAnswer } from './report';
+import { traceByJob } from './trace-job';
 
 /** The copy's picture for the reader, and A's and B's (the reader samples both at its own working size). */
 const COPY_SIZE = { width: 160, height: 90 };
@@ -58,7 +59,7 @@ export async function runTrace(run: TraceRun): Promise<TraceAnswer> {
     run.say(alignedLine(runsOf(parts, aligned), read.placement));
     const erased = read.bits.filter((bit) => bit.bit === null).length;
     run.say(bitsLine(read.bits.length - erased, erased));
-    const answer = await run.api.post<TraceAnswer>(`/api/admin/events/${event}/trace`, { bits: read.bits.map(({ part, index, bit }) => ({ part, index, bit })) });
+    const answer = await traceByJob(run.api, run.eventId, read.bits.map(({ part, index, bit }) => ({ part, index, bit })), run.say);
     for (const line of verdictLines(answer)) run.say(line);
     return answer;
   } finally {

@@ -34,7 +34,7 @@ import { signIn, watchConsole } from '../support/browser-story';
 import { artifacts, cspViolations, launchBrowser } from '../../harness/browser';
 import { startApi, type ApiHarness } from '../../harness/api-harness';
 import { dynamoItemWrites, type ItemWrite } from '../support/dynamo-item-writes';
-import { startTestJobWorker } from '../support/test-job-worker';
+import { startTestJobWorker } from '../../harness/test-job-worker';
 import { call } from '../../harness/http';
 import { valueOf } from '../../harness/wait';
 

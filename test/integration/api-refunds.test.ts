@@ -21,7 +21,7 @@ import type { SqsEventSource } from '../../local/triggers/sqs-event-source';
 import { startApi, type ApiHarness } from '../../harness/api-harness';
 import { call } from '../../harness/http';
 import { deliverOrder, deliverStripeEvent, paidCheckoutSession } from '../../harness/order-webhook';
-import { startTestJobWorker } from '../support/test-job-worker';
+import { startTestJobWorker } from '../../harness/test-job-worker';
 
 const SECRET_KEY = 'sk_test_stagedoor_refunds';
 const WEBHOOK_SECRET = 'whsec_stagedoor_refunds_test';

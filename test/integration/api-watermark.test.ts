@@ -1,23 +1,23 @@
 /**
  * The trace's routes (docs/api.md "Watermark trace") on the API as `npm start` serves it: the embedded
- * DynamoDB, and the media bucket on the embedded S3 holding a recording index as the ingest writes it.
- * Candidates are every session the event had: live slots, sessions an admin ended (`endedSessions`),
- * and those only a ticket's record keeps.
+ * DynamoDB, the media bucket on the embedded S3 holding a recording index as the ingest writes it, and
+ * the jobs queue with its worker (a trace is a background job). Candidates are every session the event
+ * had: live slots, sessions an admin ended (`endedSessions`), and those only a ticket's record keeps.
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient, s3Client } from '../../functions/adapters/aws-clients';
 import { dynamoStores } from '../../functions/adapters/dynamo-stores';
 import { markBit, markKeyOf } from '../../functions/domain/watermark';
-import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { startApi, type ApiHarness } from '../../harness/api-harness';
+import { startTraceApi, type TraceApi } from '../../harness/trace-api';
 import { call } from '../../harness/http';
 
 const BUCKET = 'stagedoor-media';
 const SECRET = 'test-watermark-secret-0123456789';
 const SIGNS = '+-+-++--+--+';
 const SEGMENTS = 60;
-let s3: EmbeddedS3;
+let traceApi: TraceApi;
 let api: ApiHarness;
 
 const name = (part: string, index: number, rendition: number, version: string) => `${part}_${String(index).padStart(5, '0')}.${rendition}.${version}.ts`;
@@ -77,15 +77,24 @@ const bitsOf = (eventId: string, sessionId: string, from = 0, to = 45) =>
 let marked: Show;
 
 beforeAll(async () => {
-  s3 = await startEmbeddedS3({ buckets: [BUCKET] });
-  api = await startApi({ MEDIA_BUCKET: BUCKET, WATERMARK_SECRET: SECRET }, { s3Endpoint: s3.endpoint });
+  traceApi = await startTraceApi(BUCKET, SECRET);
+  api = traceApi.api;
   marked = await show();
 }, 60_000);
 
-afterAll(async () => {
-  await api?.close();
-  await s3?.close();
-});
+afterAll(() => traceApi?.close());
+
+/** Starts a trace (202, its job) and reads the job until it is done: its result is the verdict. */
+async function traced(eventId: string, bits: unknown[]): Promise<Record<string, unknown>> {
+  const started = await api.admin('POST', `/api/admin/events/${eventId}/trace`, { bits });
+  expect(started, started.text).toMatchObject({ status: 202, body: { job: { kind: 'trace-copy', eventId, status: 'queued' } } });
+  for (;;) {
+    const { job } = (await api.admin('GET', `/api/admin/jobs/${started.body.job.id}`)).body;
+    expect(job.status).not.toBe('failed');
+    if (job.status === 'done') return job.result;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 describe('the watermark trace routes', () => {
   it('lists the marked parts only, renditions as the master orders them, with their segments’ numbers and times', async () => {
@@ -125,22 +134,24 @@ describe('the watermark trace routes', () => {
 
   it('names the live, the admin-ended and the folded session from their own bits, with code, token id and label', async () => {
     for (const [sessionId, code] of [[marked.live, marked.codes[0]!], [marked.ended, marked.codes[1]!], [marked.folded, marked.codes[2]!]] as const) {
-      const answer = await api.admin('POST', `/api/admin/events/${marked.eventId}/trace`, { bits: bitsOf(marked.eventId, sessionId) });
-      expect(answer.status).toBe(200);
-      expect(answer.body).toMatchObject({ code: code.code, tokenId: code.id, label: 'VIP', sessionId, agreements: 45, compared: 45, candidates: 3 });
-      expect(answer.body.confidence).toBeGreaterThan(0.999999);
-      expect(answer.body.odds).toBeLessThan(1e-6);
-      expect(answer.body.threshold).toBeLessThanOrEqual(45);
+      const result = await traced(marked.eventId, bitsOf(marked.eventId, sessionId));
+      expect(result).toMatchObject({ code: code.code, tokenId: code.id, label: 'VIP', sessionId, agreements: 45, compared: 45, candidates: 3 });
+      expect(result.confidence).toBeGreaterThan(0.999999);
+      expect(result.odds).toBeLessThan(1e-6);
+      expect(result.threshold).toBeLessThanOrEqual(45);
     }
   });
 
   it('names nobody for a copy marked for another event’s viewer, erasures left out; audits both traces', async () => {
     const foreign = bitsOf('another-event', 'someone').map((bit, i) => (i % 5 === 0 ? { ...bit, bit: null } : bit));
-    const answer = await api.admin('POST', `/api/admin/events/${marked.eventId}/trace`, { bits: foreign });
-    expect(answer).toMatchObject({ status: 200, body: { code: null, tokenId: null, label: null, sessionId: null, confidence: 0, compared: 36, candidates: 3 } });
+    expect(await traced(marked.eventId, foreign)).toMatchObject({ code: null, tokenId: null, label: null, sessionId: null, confidence: 0, compared: 36, candidates: 3 });
     const audit = (await api.admin('GET', `/api/admin/events/${marked.eventId}/audit`)).body.entries as { action: string; target: string; details: Record<string, unknown> }[];
     const traces = audit.filter((entry) => entry.action === 'watermark.trace');
-    expect(traces[0]).toMatchObject({ target: 'nobody named', details: { bits: 45, compared: 36, sessionId: null } });
+    expect(traces[0]).toMatchObject({ actor: 'owner', target: 'nobody named', details: { bits: 45, compared: 36, sessionId: null } });
+    // The job's start says what was traced, not the bits.
+    const started = audit.find((entry) => entry.action === 'job.start' && entry.details.kind === 'trace-copy')!;
+    expect(started).toMatchObject({ target: "a copy's 45 segments", details: { bits: 45 } });
+    expect(JSON.stringify(started.details).length).toBeLessThan(200);
     expect(traces.some((entry) => entry.details.tokenId === marked.codes[0]!.id && entry.target === `…${marked.codes[0]!.code.slice(-4)}`)).toBe(true);
     expect(audit.some((entry) => entry.action === 'watermark.files' && entry.details.files === 3)).toBe(true);
   });
@@ -159,19 +170,22 @@ describe('the watermark trace routes', () => {
     });
     // An hour of bits with the longest part ids passes the API's usual 64 KiB body limit: the route takes it.
     const hour = Array.from({ length: 3600 }, (_, index) => ({ part: 'p'.repeat(128), index: 900_000_000 + index, bit: null }));
-    expect(await api.admin('POST', path, { bits: hour })).toMatchObject({ status: 200, body: { code: null, compared: 0, candidates: 3 } });
+    expect(await traced(marked.eventId, hour)).toMatchObject({ code: null, compared: 0, candidates: 3 });
+    // Moments scattered one by one would make the job's record too large: refused, and said why.
+    const scattered = Array.from({ length: 3600 }, (_, index) => ({ part: 'p'.repeat(128), index: index * 2, bit: 0 }));
+    expect(await api.admin('POST', path, { bits: scattered })).toMatchObject({ status: 400, body: { error: 'bits: are scattered over too many separate stretches of moments' } });
     expect(await api.admin('POST', '/api/admin/events/no-such-event/trace', { bits: bitsOf(marked.eventId, marked.live) })).toMatchObject({ status: 404, body: { error: 'Event not found' } });
   });
 });
 
-describe('the trace routes without a media bucket', () => {
-  it('answers 503 Watermarking is not configured', async () => {
+describe('the trace routes without a media bucket or jobs queue', () => {
+  it('answers 503, saying which', async () => {
     const bare = await startApi();
     try {
       const event = await bare.admin('POST', '/api/admin/events', { title: 'Bare', startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() });
       const id = event.body.id as string;
       expect(await bare.admin('GET', `/api/admin/events/${id}/watermark`)).toMatchObject({ status: 503, body: { error: 'Watermarking is not configured' } });
-      expect(await bare.admin('POST', `/api/admin/events/${id}/trace`, { bits: [{ part: 'p1', index: 0, bit: 0 }] })).toMatchObject({ status: 503, body: { error: 'Watermarking is not configured' } });
+      expect(await bare.admin('POST', `/api/admin/events/${id}/trace`, { bits: [{ part: 'p1', index: 0, bit: 0 }] })).toMatchObject({ status: 503, body: { error: 'Background jobs are not configured' } });
     } finally {
       await bare.close();
     }

@@ -1230,7 +1230,7 @@ describe('background jobs', () => {
     expect(statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')))).toEqual([
       {
         Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+        Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
         Resource: [table, ...['codesByEvent', 'byLabel', 'byTokenId', 'byEvent'].map((index) => ({ 'Fn::Join': ['', [table, `/index/${index}`]] }))],
       },
     ]);

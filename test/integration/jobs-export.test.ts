@@ -13,7 +13,7 @@ import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
 import type { SqsEventSource } from '../../local/triggers/sqs-event-source';
 import { startApi, type ApiHarness } from '../../harness/api-harness';
-import { startTestJobWorker } from '../support/test-job-worker';
+import { startTestJobWorker } from '../../harness/test-job-worker';
 import { valueOf } from '../../harness/wait';
 
 const BUCKET = 'stagedoor-exports';

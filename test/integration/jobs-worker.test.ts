@@ -15,7 +15,7 @@ import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
 import { createJobQueues, type JobQueues } from '../../local/job-queues';
 import type { SqsEventSource } from '../../local/triggers/sqs-event-source';
 import { startApi, type ApiHarness } from '../../harness/api-harness';
-import { startTestJobWorker } from '../support/test-job-worker';
+import { startTestJobWorker } from '../../harness/test-job-worker';
 import { allEventCodes } from '../support/code-pages';
 import { call } from '../../harness/http';
 import { valueOf } from '../../harness/wait';

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../functions/adapters/aws-clients';
-import { startEmbeddedS3, type EmbeddedS3 } from '../../local/embedded-s3';
-import { startApi, type ApiHarness } from '../../harness/api-harness';
+import type { ApiHarness } from '../../harness/api-harness';
+import { startTraceApi, type TraceApi } from '../../harness/trace-api';
 import { call } from '../../harness/http';
 import { leakedCopy, markedShow, uploadRecording, type WatermarkedRecording } from '../../harness/watermarked-recording';
 
@@ -24,7 +24,7 @@ const SECRET = 'trace-cli-watermark-secret-012345';
 const SECONDS = 40;
 const root = new URL('../..', import.meta.url).pathname;
 
-let s3: EmbeddedS3;
+let traceApi: TraceApi;
 let api: ApiHarness;
 let dir: string;
 let eventId: string;
@@ -52,8 +52,8 @@ const trace = (file: string, password = api.adminPassword, user = '', input?: st
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'trace-cli-'));
-  s3 = await startEmbeddedS3({ buckets: [BUCKET] });
-  api = await startApi({ MEDIA_BUCKET: BUCKET, WATERMARK_SECRET: SECRET }, { s3Endpoint: s3.endpoint });
+  traceApi = await startTraceApi(BUCKET, SECRET);
+  api = traceApi.api;
   const event = await api.admin('POST', '/api/admin/events', { title: 'Leaked', startsAt: new Date(Date.now() - 3_600_000).toISOString(), endsAt: new Date(Date.now() + 3_600_000).toISOString() });
   eventId = event.body.id;
   const codes = (await api.admin('POST', `/api/admin/events/${eventId}/tokens`, { count: 3, label: 'Row F' })).body.tokens as { code: string; id: string }[];
@@ -66,8 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of running) child.kill('SIGKILL');
-  await api?.close();
-  await s3?.close();
+  await traceApi?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -3,6 +3,8 @@ export * from './code-export-job';
 export * from './code-generation-job';
 export * from './code-revocation-job';
 export * from './code-walk';
+export * from './copy-trace';
+export * from './copy-trace-job';
 export * from './event-cancellation-job';
 export * from './event-cancellation';
 export * from './event-deletion-job';

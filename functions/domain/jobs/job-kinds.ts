@@ -1,6 +1,7 @@
 import { codeExportJob } from './code-export-job';
 import { codeGenerationJob } from './code-generation-job';
 import { codeRevocationJob } from './code-revocation-job';
+import { copyTraceJob } from './copy-trace-job';
 import { eventCancellationJob } from './event-cancellation-job';
 import { eventDeletionJob } from './event-deletion-job';
 import type { JobKind } from './job-kind';
@@ -16,6 +17,7 @@ export const JOB_KINDS = {
   'delete-event': eventDeletionJob,
   'revoke-codes': codeRevocationJob,
   'event-cancellation': eventCancellationJob,
+  'trace-copy': copyTraceJob,
 } satisfies Record<string, JobKind>;
 
 export type JobKindName = keyof typeof JOB_KINDS;

@@ -20,9 +20,8 @@ import { recordAudit } from '../audit';
 import { JobStopped } from '../errors';
 import type { JobDeps } from './job-kind';
 import { jobKindOf } from './job-kinds';
-import { jobActor } from './jobs';
 import type { Delivery, JobQueue, StepMessage } from './job-queue';
-import type { JobRecord } from './job-store';
+import { jobActor, type JobRecord } from './job-store';
 import { JOB_WORKER } from './job-worker-settings';
 
 export interface RunnerDeps extends JobDeps {

@@ -8,6 +8,8 @@
  * step's items to `done`: a step delivered twice counts once.
  */
 
+import type { Actor } from '../audit';
+
 export const JOB_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
@@ -90,3 +92,6 @@ export interface JobStore {
   /** Notes that the end at `finishedAt` is in the audit log. */
   markEndAudited(id: string, finishedAt: string): Promise<void>;
 }
+
+/** Who started the job, as its record keeps them (the worker records the job's end in their name). */
+export const jobActor = (job: Pick<JobRecord, 'startedBy'>): Actor => ({ name: job.startedBy.actor, clientIp: job.startedBy.clientIp });

@@ -48,9 +48,6 @@ export function jobPermission(job: Pick<JobRecord, 'kind'>): Permission {
   return jobKindOf(job.kind).permission;
 }
 
-/** Who started the job, as its record keeps them (the worker records the job's end in their name). */
-export const jobActor = (job: Pick<JobRecord, 'startedBy'>): Actor => ({ name: job.startedBy.actor, clientIp: job.startedBy.clientIp });
-
 /** A job's start in the audit log, by `actor`. */
 export async function recordJobStart(deps: JobStartDeps, actor: Actor, job: JobRecord): Promise<void> {
   await recordAudit(deps, actor, { action: 'job.start', eventId: job.eventId, target: jobKindOf(job.kind).describe(job), details: { jobId: job.id, kind: job.kind, ...job.params } });
@@ -65,11 +62,12 @@ export async function startAuditedJob(deps: JobStartDeps, actor: Actor, args: Om
 
 /**
  * Records the job (queued), started by `actor`, and sends each lane's first step. If the queue
- * refuses, the job reads failed with the reason and the error propagates.
+ * refuses, the job reads failed with the reason and the error propagates. `secret`: the job's own,
+ * random unless the kind is handed one (a trace's mark key).
  */
 export async function startJob(
   deps: JobStartDeps,
-  args: { id?: string; kind: JobKindName; eventId: string; total: number; params: Record<string, unknown>; actor: Actor },
+  args: { id?: string; kind: JobKindName; eventId: string; total: number; params: Record<string, unknown>; actor: Actor; secret?: string },
 ): Promise<JobRecord> {
   const lanes = JOB_KINDS[args.kind].lanes(args);
   if (!Number.isInteger(lanes) || lanes < 1 || lanes > MAX_LANES) throw new RangeError(`${args.kind}: ${lanes} lanes`);
@@ -86,7 +84,7 @@ export async function startJob(
     error: null,
     result: null,
     params: args.params,
-    secret: randomBytes(32).toString('base64url'),
+    secret: args.secret ?? randomBytes(32).toString('base64url'),
     lanes: Array.from({ length: lanes }, () => ({ step: 0, finished: false, cursor: null, error: null, failed: false })),
     startedBy: { actor: args.actor.name, clientIp: args.actor.clientIp },
     endAudited: null,

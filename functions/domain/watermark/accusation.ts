@@ -50,26 +50,46 @@ export interface Accusation {
   confidence: number;
 }
 
+/** A bit read from the copy at its aligned segment `index` (erasures left out). */
+export interface ReadBit {
+  bit: MarkBit;
+  index: number;
+}
+
+/** The best-scoring session so far: a trace over many pages keeps only this between them. */
+export interface BestSession {
+  sessionId: string | null;
+  agreements: number;
+}
+
+export const NO_SESSION: BestSession = { sessionId: null, agreements: -1 };
+
+export const readBits = (copy: readonly (MarkBit | null)[]): ReadBit[] => copy.flatMap((bit, index) => (bit === null ? [] : [{ bit, index }]));
+
 /**
- * Scores every candidate by its agreements with the copy's read bits (with fair bits, Tardos's
+ * Scores each of `sessions` by its agreements with the copy's read bits (with fair bits, Tardos's
  * symmetric score reduces to matches − mismatches = 2·agreements − compared, so the order is the
- * same) and names the best one only above the threshold. Two colluders who mix their copies
- * segment by segment agree with each other on half the segments, so one of them agrees with the copy
- * on at least 3/4, while any third session stays near 1/2: it is named only with the bounded chance.
+ * same) and returns the best of them and `best` (the earlier pages' best; a tie keeps the earlier).
  */
-export function accuse(input: TraceInput): Accusation {
-  const bound = input.bound ?? FALSE_ACCUSATION_BOUND;
-  const read = input.copy.flatMap((bit, index) => (bit === null ? [] : [{ bit, index }]));
-  let best: { sessionId: string | null; agreements: number } = { sessionId: null, agreements: -1 };
-  for (const sessionId of input.sessions) {
+export function bestSession(read: readonly ReadBit[], sessions: Iterable<string>, bitOf: TraceInput['bitOf'], best: BestSession = NO_SESSION): BestSession {
+  for (const sessionId of sessions) {
     let agreements = 0;
-    for (const { bit, index } of read) if (input.bitOf(sessionId, index) === bit) agreements++;
+    for (const { bit, index } of read) if (bitOf(sessionId, index) === bit) agreements++;
     if (agreements > best.agreements) best = { sessionId, agreements };
   }
-  const compared = read.length;
+  return best;
+}
+
+/**
+ * Names the best of `sessions` candidates only above the threshold. Two colluders who mix their
+ * copies segment by segment agree with each other on half the segments, so one of them agrees with
+ * the copy on at least 3/4, while any third session stays near 1/2: it is named only with the
+ * bounded chance.
+ */
+export function verdict(best: BestSession, compared: number, sessions: number, bound = FALSE_ACCUSATION_BOUND): Accusation {
   const agreements = Math.max(0, best.agreements);
-  const threshold = agreementsNeeded(compared, input.sessions.length, bound);
-  const odds = Math.min(1, input.sessions.length * Math.exp(logBinomialTail(compared, agreements)));
+  const threshold = agreementsNeeded(compared, sessions, bound);
+  const odds = Math.min(1, sessions * Math.exp(logBinomialTail(compared, agreements)));
   const named = best.sessionId !== null && agreements >= threshold;
   return {
     sessionId: named ? best.sessionId : null,
@@ -80,4 +100,10 @@ export function accuse(input: TraceInput): Accusation {
     falseAccusationOdds: odds,
     confidence: named ? 1 - odds : 0,
   };
+}
+
+/** Scores every candidate at once and gives the verdict (a trace job does the same a page at a time). */
+export function accuse(input: TraceInput): Accusation {
+  const read = readBits(input.copy);
+  return verdict(bestSession(read, input.sessions, input.bitOf), read.length, input.sessions.length, input.bound);
 }

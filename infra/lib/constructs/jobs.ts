@@ -72,10 +72,11 @@ export class Jobs extends Construct {
     // What the steps do to the table (functions/domain/*-job.ts through the stores, and the job store): codes
     // created, read, revoked (found by id, counted) and deleted, an event's audience data deleted, the event
     // read and its count raised, a race with (de)activation repaired, audit entries written; a cancelled show's
-    // orders listed (byEvent), refunded (the order, its checkout and the event's tickets) and owed their email.
+    // orders listed (byEvent), refunded (the order, its checkout and the event's tickets) and owed their email; a
+    // leak trace's sessions read a page of codes at a time (the codes' slots and the tickets' records, BatchGetItem).
     fn.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
         resources: [props.table.tableArn, ...['codesByEvent', 'byLabel', 'byTokenId', 'byEvent'].map((index) => `${props.table.tableArn}/index/${index}`)],
       }),
     );

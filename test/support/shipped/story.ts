@@ -341,8 +341,8 @@ export const STORIES: RouteStory[] = [
     // The viewer's own address: CloudFront's CloudFront-Viewer-Address, believed because its X-Origin-Verify matches the secret.
     s.check(session?.clientIp === s.state.viewerA.from, `viewer A is listed from ${s.state.viewerA.from}: ${JSON.stringify(sessions)}`);
   }),
-  // The leak trace (docs/watermark-design.md): the admin function reads the media bucket's recording indexes and
-  // scores every session the event had; this event is not watermarked, so there is nothing marked to name.
+  // The leak trace (docs/watermark-design.md): the admin function reads the media bucket's recording indexes, and
+  // a job scores every session the event had; this event is not watermarked, so there is nothing marked to name.
   story('GET /api/admin/events/{id}/watermark', async (s) => {
     const info = await s.admin('GET', eventPath(s, '/watermark'));
     s.check(info.eventId === s.state.eventId && Array.isArray(info.parts) && info.parts.length === 0, `no marked part: ${JSON.stringify(info)}`);
@@ -351,9 +351,11 @@ export const STORIES: RouteStory[] = [
     const answer = await s.site('POST', eventPath(s, '/watermark/files'), { json: { files: ['p1_00000.a.ts'] }, cookie: s.state.cookie });
     s.expect(answer, 400, 'a segment of no marked part');
   }),
+  // The trace is a job of the shipped worker, which has no watermark secret: the job carries the event's mark key.
   story('POST /api/admin/events/{id}/trace', async (s) => {
-    const traced = await s.admin('POST', eventPath(s, '/trace'), { bits: [{ part: 'p1', index: 0, bit: 0 }] });
-    s.check(traced.code === null && traced.candidates >= 1, `nobody named among the event's sessions: ${JSON.stringify(traced)}`);
+    const started = await s.admin('POST', eventPath(s, '/trace'), { bits: [{ part: 'p1', index: 0, bit: 0 }] }, 202);
+    const { job } = await jobEnd(s, started.job.id);
+    s.check(job.status === 'done' && job.result?.code === null && Number(job.result?.candidates) >= 1, `nobody named among the event's sessions: ${JSON.stringify(job)}`);
   }),
   // The audience, from the table's changes through the audience recorder's bundle.
   story('GET /api/admin/events/{id}/audience/trouble', async (s) => {

@@ -1,9 +1,9 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { SqsJobQueue } from '../../functions/adapters/sqs-job-queue';
-import { JOB_WORKER } from '../../functions/domain/jobs';
-import { createJobWorker, type JobWorkerDeps } from '../../functions/triggers/job-worker';
-import { startSqsEventSource, type SqsEventSource } from '../../local/triggers/sqs-event-source';
-import { TRIGGERS } from '../../infra/lib/triggers';
+import { SqsJobQueue } from '../functions/adapters/sqs-job-queue';
+import { JOB_WORKER } from '../functions/domain/jobs';
+import { createJobWorker, type JobWorkerDeps } from '../functions/triggers/job-worker';
+import { startSqsEventSource, type SqsEventSource } from '../local/triggers/sqs-event-source';
+import { TRIGGERS } from '../infra/lib/triggers';
 
 /**
  * The job worker's handler behind the local SQS event source, with the shipped settings (batch,
