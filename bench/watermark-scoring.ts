@@ -1,12 +1,12 @@
 /**
  * The trace job's CPU: scoring SESSIONS sessions (default 1,000,000, a sold-out night) against a
  * 3-minute copy's 180 bits, as each lane of `trace-copy` scores a page (watermark/accusation.ts
- * `bestSession` over `sessionMarks`), in one process. Baseline in the same run: one bare HMAC-SHA256 per
+ * `bestSession` over mark-bit.ts `sessionAgreements`: one HMAC per block of the copy), in one process. Baseline in the same run: one bare HMAC-SHA256 per
  * session, the least any keyed per-viewer mark costs. Median of 3 runs each.
  *   npx tsx bench/watermark-scoring.ts     (SESSIONS=1000000)
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { BITS_PER_BLOCK, bestSession, readBits, sessionMarks, type MarkBit } from '../functions/domain/watermark';
+import { bestSession, copyBlocks, sessionAgreements, type MarkBit } from '../functions/domain/watermark';
 import { median, table } from './lib/stats';
 
 const SESSIONS = Number(process.env.SESSIONS ?? 1_000_000);
@@ -14,19 +14,13 @@ const BITS = 180;
 const RUNS = 3;
 
 const markKey = randomBytes(32);
-const moments = Array.from({ length: BITS }, (_, index) => ({ part: 'pub1-part1', index: 1200 + index }));
-const read = readBits(moments.map((_, i) => (i % 3 === 0 ? 1 : 0) as MarkBit));
-/** HMACs per session: the 256-moment blocks the copy's moments fall in. */
-const blocks = new Set(moments.map(({ index }) => Math.floor(index / BITS_PER_BLOCK))).size;
+// Show time 20:00–23:00 of a part: its moments fall in two of the HMAC's 256-moment blocks.
+const blocks = copyBlocks(Array.from({ length: BITS }, (_, i) => ({ part: 'pub1-part1', index: 1200 + i, bit: (i % 3 === 0 ? 1 : 0) as MarkBit })));
 const sessionIds = Array.from({ length: SESSIONS }, (_, i) => `${i.toString(36).padStart(8, '0')}-1`);
 
 function scoring(): number {
   const started = performance.now();
-  let current: { sessionId: string; marks: ReturnType<typeof sessionMarks> } | null = null;
-  const best = bestSession(read, sessionIds, (sessionId, index) => {
-    if (current?.sessionId !== sessionId) current = { sessionId, marks: sessionMarks(markKey, sessionId) };
-    return current.marks(moments[index]!);
-  });
+  const best = bestSession(sessionIds, (sessionId) => sessionAgreements(markKey, sessionId, blocks));
   if (best.sessionId === null) throw new Error('no session scored');
   return (performance.now() - started) / 1000;
 }
@@ -43,6 +37,6 @@ console.log(`## Scoring a copy's ${BITS} bits against ${SESSIONS.toLocaleString(
 console.log(
   table([
     { what: 'one HMAC-SHA256 per session (baseline)', 'median s': base.toFixed(2), 'sessions/s': Math.round(SESSIONS / base), ratio: '1.00' },
-    { what: `scoring: the session's ${blocks} blocks (an HMAC each), ${BITS} bits compared`, 'median s': scored.toFixed(2), 'sessions/s': Math.round(SESSIONS / scored), ratio: (scored / base).toFixed(2) },
+    { what: `scoring: the session's ${blocks.length} blocks (an HMAC each), ${BITS} bits compared`, 'median s': scored.toFixed(2), 'sessions/s': Math.round(SESSIONS / scored), ratio: (scored / base).toFixed(2) },
   ]),
 );

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   accuse,
   agreementsNeeded,
+  copyBlocks,
   logBinomialTail,
   markBit,
   momentOf,
   segmentsNeeded,
+  sessionAgreements,
   sessionMarks,
   type MarkBit,
 } from '../../functions/domain/watermark';
@@ -50,6 +52,19 @@ describe('the mark bit', () => {
     expect(ones).toBeLessThan(2150);
     const otherKey = moments(400).filter((moment) => markBit(KEY, 'sess-1', moment) !== markBit(Buffer.from('another key'), 'sess-1', moment));
     expect(otherKey.length).toBeGreaterThan(150);
+  });
+
+  it('scores a session by block (one HMAC each) exactly as bit by bit, erasures left out', () => {
+    const random = seeded(7);
+    // Two parts, moments across a block boundary, in any order, some not read.
+    const copy = [...moments(300), ...moments(40).map((m) => ({ ...m, part: 'pub2', index: m.index + 500 }))]
+      .map((moment) => ({ ...moment, bit: random() < 0.1 ? null : coin(random) }))
+      .sort(() => random() - 0.5);
+    const blocks = copyBlocks(copy);
+    expect(blocks.map(({ part, block }) => `${part}.${block}`).sort()).toEqual(['pub1.0', 'pub1.1', 'pub2.1', 'pub2.2']);
+    for (const session of sessionIds(20)) {
+      expect(sessionAgreements(KEY, session, blocks)).toBe(copy.filter(({ bit, ...moment }) => bit !== null && markBit(KEY, session, moment) === bit).length);
+    }
   });
 });
 

@@ -9,7 +9,7 @@
 import { maskCode, recordAudit } from '../audit';
 import { eventSessionsPage, type TraceCandidate } from '../audience';
 import { JobStopped } from '../errors';
-import { bestSession, readBits, sessionMarks, verdict, type MarkBit } from '../watermark';
+import { bestSession, copyBlocks, sessionAgreements, verdict, type MarkBit } from '../watermark';
 import { CODES_PER_SECOND_PER_LANE } from './code-generation-job';
 import { CODES_PER_WALK_STEP, walkLanes } from './code-walk';
 import type { JobKind } from './job-kind';
@@ -93,8 +93,7 @@ export const copyTraceJob: JobKind = {
   async runStep(deps, job, laneIndex, lane, timeLeft) {
     if (!(await deps.stores.events.getEvent(job.eventId))) throw new JobStopped('The event was deleted');
     const markKey = markKeyFrom(job);
-    const moments = momentBits(paramsOf(job).bits);
-    const read = readBits(moments.map(({ bit }) => bit));
+    const blocks = copyBlocks(momentBits(paramsOf(job).bits));
     const work = await workUntilShort<TracePosition>({
       from: positionOf(lane),
       timeLeft,
@@ -102,14 +101,8 @@ export const copyTraceJob: JobKind = {
       maxItems: CODES_PER_WALK_STEP * 5,
       unit: async (position) => {
         const page = await eventSessionsPage(deps.stores, { eventId: job.eventId, cursor: position.page, limit: CODES_PER_TRACE_PAGE, part: { index: laneIndex, of: job.lanes.length } });
-        // One session's blocks at a time (bestSession scores a session's bits one after another).
-        let current: { sessionId: string; marks: ReturnType<typeof sessionMarks> } | null = null;
-        const bitOf = (sessionId: string, index: number): MarkBit => {
-          if (current?.sessionId !== sessionId) current = { sessionId, marks: sessionMarks(markKey, sessionId) };
-          return current.marks(moments[index]!);
-        };
         const before = { sessionId: position.best?.sessionId ?? null, agreements: position.best?.agreements ?? -1 };
-        const after = bestSession(read, page.sessions.map((candidate) => candidate.sessionId), bitOf, before);
+        const after = bestSession(page.sessions.map((candidate) => candidate.sessionId), (sessionId) => sessionAgreements(markKey, sessionId, blocks), before);
         const found = after.sessionId === before.sessionId ? undefined : page.sessions.find((candidate) => candidate.sessionId === after.sessionId);
         const best = found ? { ...found, agreements: after.agreements } : position.best;
         return { items: page.codes, next: { page: page.nextCursor, sessions: position.sessions + page.sessions.length, best }, end: page.nextCursor === null };
@@ -120,7 +113,7 @@ export const copyTraceJob: JobKind = {
 
   async finish(deps, job) {
     const { sessions, best } = scoredSoFar(job);
-    const compared = readBits(momentBits(paramsOf(job).bits).map(({ bit }) => bit)).length;
+    const compared = momentBits(paramsOf(job).bits).filter(({ bit }) => bit !== null).length;
     const accusation = verdict({ sessionId: best?.sessionId ?? null, agreements: best?.agreements ?? -1 }, compared, sessions);
     const named = accusation.sessionId === null ? null : best;
     const result = {

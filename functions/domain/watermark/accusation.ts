@@ -67,14 +67,13 @@ export const NO_SESSION: BestSession = { sessionId: null, agreements: -1 };
 export const readBits = (copy: readonly (MarkBit | null)[]): ReadBit[] => copy.flatMap((bit, index) => (bit === null ? [] : [{ bit, index }]));
 
 /**
- * Scores each of `sessions` by its agreements with the copy's read bits (with fair bits, Tardos's
+ * The best of `sessions` by their agreements with the copy's read bits (with fair bits, Tardos's
  * symmetric score reduces to matches − mismatches = 2·agreements − compared, so the order is the
- * same) and returns the best of them and `best` (the earlier pages' best; a tie keeps the earlier).
+ * same), and `best` (the earlier pages' best; a tie keeps the earlier).
  */
-export function bestSession(read: readonly ReadBit[], sessions: Iterable<string>, bitOf: TraceInput['bitOf'], best: BestSession = NO_SESSION): BestSession {
+export function bestSession(sessions: Iterable<string>, agreementsOf: (sessionId: string) => number, best: BestSession = NO_SESSION): BestSession {
   for (const sessionId of sessions) {
-    let agreements = 0;
-    for (const { bit, index } of read) if (bitOf(sessionId, index) === bit) agreements++;
+    const agreements = agreementsOf(sessionId);
     if (agreements > best.agreements) best = { sessionId, agreements };
   }
   return best;
@@ -105,5 +104,6 @@ export function verdict(best: BestSession, compared: number, sessions: number, b
 /** Scores every candidate at once and gives the verdict (a trace job does the same a page at a time). */
 export function accuse(input: TraceInput): Accusation {
   const read = readBits(input.copy);
-  return verdict(bestSession(read, input.sessions, input.bitOf), read.length, input.sessions.length, input.bound);
+  const agreementsOf = (sessionId: string) => read.filter(({ bit, index }) => input.bitOf(sessionId, index) === bit).length;
+  return verdict(bestSession(input.sessions, agreementsOf), read.length, input.sessions.length, input.bound);
 }

@@ -53,6 +53,37 @@ export function sessionMarks(markKey: Uint8Array, sessionId: string): (moment: M
   };
 }
 
+/** A copy's read bits that one HMAC of a session holds: those of one block of one part. */
+export interface CopyBlock {
+  part: string;
+  block: number;
+  bits: { index: number; bit: MarkBit }[];
+}
+
+/** The copy's read bits (erasures left out) grouped by their block: scoring a session costs one HMAC per group. */
+export function copyBlocks(bits: readonly (Moment & { bit: MarkBit | null })[]): CopyBlock[] {
+  const groups = new Map<string, CopyBlock>();
+  for (const { part, index, bit } of bits) {
+    if (bit === null) continue;
+    const block = Math.floor(index / BITS_PER_BLOCK);
+    const id = `${part}.${block}`;
+    let group = groups.get(id);
+    if (!group) groups.set(id, (group = { part, block, bits: [] }));
+    group.bits.push({ index, bit });
+  }
+  return [...groups.values()];
+}
+
+/** How many of the copy's read bits are the ones the edge served `sessionId`: what the tracer scores a session by. */
+export function sessionAgreements(markKey: Uint8Array, sessionId: string, blocks: readonly CopyBlock[]): number {
+  let agreements = 0;
+  for (const { part, block, bits } of blocks) {
+    const served = markBlock(markKey, sessionId, part, block);
+    for (const { index, bit } of bits) if (bitOfBlock(served, index) === bit) agreements++;
+  }
+  return agreements;
+}
+
 /**
  * Names of a watermarked part's segments: `<part>_<n>[.<rendition>].<version>.ts` (part ids have no
  * dot), the version `w` in playlists and `a` or `b` in storage. Playlists name only `.w.ts`; the
