@@ -78,6 +78,8 @@ describe('npm run trace', () => {
     const lines = result.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^copy: leak\.mp4, 3\d\.\d s, 320×180 at 25 fps$/);
     expect(lines.find((line) => line.startsWith('aligned: part p1, segments 4–'))).toBeDefined();
+    // The accusation is the API's background job, which the CLI follows to its end.
+    expect(lines.find((line) => line.startsWith('scoring every session'))).toMatch(/^scoring every session of the event's 3 codes \(job [a-z0-9]+\)$/);
     expect(lines.find((line) => line.startsWith('best session: '))).toContain(`of code ${viewer.code}, label "Row F"`);
     expect(JSON.parse(lines.at(-1)!)).toEqual({ code: viewer.code, tokenId: viewer.id, label: 'Row F', sessionId: viewer.sessionId, confidence: expect.any(Number) });
     expect(JSON.parse(lines.at(-1)!).confidence).toBeGreaterThan(0.999999);
