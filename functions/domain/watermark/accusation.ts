@@ -51,7 +51,7 @@ export interface Accusation {
 }
 
 /** A bit read from the copy at its aligned segment `index` (erasures left out). */
-export interface ReadBit {
+interface ReadBit {
   bit: MarkBit;
   index: number;
 }
@@ -62,9 +62,9 @@ export interface BestSession {
   agreements: number;
 }
 
-export const NO_SESSION: BestSession = { sessionId: null, agreements: -1 };
+const NO_SESSION: BestSession = { sessionId: null, agreements: -1 };
 
-export const readBits = (copy: readonly (MarkBit | null)[]): ReadBit[] => copy.flatMap((bit, index) => (bit === null ? [] : [{ bit, index }]));
+const readBits = (copy: readonly (MarkBit | null)[]): ReadBit[] => copy.flatMap((bit, index) => (bit === null ? [] : [{ bit, index }]));
 
 /**
  * The best of `sessions` by their agreements with the copy's read bits (with fair bits, Tardos's
