@@ -188,6 +188,13 @@ describe('watermark: a leaked copy names its ticket', () => {
       `STAGEDOOR_USER=<your login> STAGEDOOR_PASSWORD=<your password> npm run trace -- <copy.mp4> --event ${eventId} --api ${story.system.urls.api}`,
     );
     expect(await panel.locator('[data-key="trace-state"]').textContent()).toMatch(/^Watermarked since /);
+    // The traces so far, newest first, with their verdicts: the copy made elsewhere, the mix, then B's and A's copies.
+    const traces = panel.locator('[data-key="trace-results"] li');
+    await expect.poll(() => traces.count()).toBe(4);
+    const lines = await traces.allTextContents();
+    expect(lines[0]).toMatch(/ · Nobody named \(\d+ of \d+ bits agree; \d+ needed among \d+ sessions\)$/);
+    expect(lines[2]).toContain(`Named code ${codes.b.code}, label “Viewer b”`);
+    expect(lines[3]).toContain(`Named code ${codes.a.code}, label “Viewer a”`);
     await noSeriousAccessibilityFindings(admin, 'trace-leak');
   }, 60_000);
 

@@ -226,8 +226,8 @@ export const adminApi = {
   getJob: (jobId: string) => call<{ job: JobView }>(`/jobs/${id(jobId)}`).then((body) => body.job),
   /** A failed job goes on from where its lanes stopped (409 when it is not failed). */
   retryJob: (jobId: string) => call<{ job: JobView }>(`/jobs/${id(jobId)}/retry`, { method: 'POST', json: {} }).then((body) => body.job),
-  /** The event's recent jobs, newest first (those the account may read). */
-  listJobs: (eventId: string) => call<{ jobs: JobView[] }>(`/events/${id(eventId)}/jobs`).then((body) => body.jobs),
+  /** The event's recent jobs, newest first (those the account may read): 20, or `limit` (1..100). */
+  listJobs: (eventId: string, limit?: number) => call<{ jobs: JobView[] }>(`/events/${id(eventId)}/jobs${limit ? `?limit=${limit}` : ''}`).then((body) => body.jobs),
   revokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/revoke`, { method: 'PATCH' }),
   unrevokeCode: (codeId: string) => call<CodeView>(`/tokens/${id(codeId)}/unrevoke`, { method: 'PATCH' }),
   bulkRevoke: (codeIds: string[]) => call<{ revoked: number }>('/tokens/bulk-revoke', { json: { tokenIds: codeIds } }),

@@ -58,6 +58,8 @@ export async function renderEventDetail(
   const sessions = can('codes:read') ? sessionsPanel(eventId, changed, () => void act(null, model.refreshFigures)) : null;
   // Every role that sees the event sees its audience: the show's health is the stream tech's business too.
   const audience = audiencePanel(eventId);
+  // Tracing names tickets: the codes managers' business, as the API's trace route.
+  const trace = can('codes:manage') ? traceLeakPanel(model.event(), location.origin) : null;
   replaceChildren(
     main,
     h('p', null, h('a', { href: hrefOf({ view: 'dashboard' }) }, '← All events')),
@@ -69,12 +71,11 @@ export async function renderEventDetail(
     audience.element,
     codes?.element,
     orders?.element,
-    // Tracing names tickets: the codes managers' business, as the API's trace route.
-    can('codes:manage') && traceLeakPanel(model.event(), location.origin),
+    trace?.element,
     audit.element,
   );
   parts.draw(ALL_PARTS);
-  await Promise.all([codes?.load(), sessions?.load(), orders?.load(), audit.load(), act(null, audience.load)]);
+  await Promise.all([codes?.load(), sessions?.load(), orders?.load(), audit.load(), act(null, audience.load), trace?.load()]);
 }
 
 /** The page's parts drawn from the model: `draw` redraws those named. */
