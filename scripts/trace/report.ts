@@ -1,19 +1,8 @@
 /** The tracer's printed report (docs/watermark-design.md, section 5) and its last line, the JSON answer. */
+import type { CopyTraceResult } from '../../functions/domain/jobs';
 import type { Placement } from '../../functions/domain/watermark';
 import type { VideoInfo } from './media';
 
-export interface TraceAnswer {
-  code: string | null;
-  tokenId: string | null;
-  label: string | null;
-  sessionId: string | null;
-  confidence: number;
-  odds: number;
-  agreements: number;
-  compared: number;
-  threshold: number;
-  candidates: number;
-}
 
 const clock = (seconds: number) => {
   const s = Math.max(0, Math.floor(seconds));
@@ -37,7 +26,7 @@ export function bitsLine(read: number, erased: number): string {
   return `bits: ${read} read, ${erased} erased`;
 }
 
-export function verdictLines(answer: TraceAnswer): string[] {
+export function verdictLines(answer: CopyTraceResult): string[] {
   const tail = `${answer.agreements}/${answer.compared} agree (threshold ${answer.threshold} among ${count(answer.candidates)} sessions)`;
   const best = answer.sessionId
     ? `best session: ${short(answer.sessionId)} of code ${answer.code}, label "${answer.label ?? ''}", ${tail}`
@@ -46,6 +35,6 @@ export function verdictLines(answer: TraceAnswer): string[] {
   return [best, odds];
 }
 
-export function jsonLine(answer: Pick<TraceAnswer, 'code' | 'tokenId' | 'label' | 'sessionId' | 'confidence'>): string {
+export function jsonLine(answer: Pick<CopyTraceResult, 'code' | 'tokenId' | 'label' | 'sessionId' | 'confidence'>): string {
   return JSON.stringify({ code: answer.code, tokenId: answer.tokenId, label: answer.label, sessionId: answer.sessionId, confidence: answer.confidence });
 }

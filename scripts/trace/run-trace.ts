@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import type { CopyTraceResult } from '../../functions/domain/jobs';
 import { frameRange, meanOfFrames, readWindowFrames, type LumaFrame } from '../../functions/domain/watermark';
 import { alignedSegments, alignWindows, FP_HEIGHT, FP_WIDTH, timelineOf, type AlignedSegment, type RecordedSegment } from './align';
 import type { StaffApi } from './api-client';
@@ -14,7 +15,7 @@ import { grayFrames, probeVideo } from './media';
 import { readCopyBits, type SegmentPictureSet } from './read-bits';
 import { segmentStem } from '../../recording/part-record';
 import { fetchFiles, inParallel, renditionFor, saveFiles, versionFile, type WatermarkPart } from './recording-files';
-import { alignedLine, bitsLine, copyLine, verdictLines, type TraceAnswer } from './report';
+import { alignedLine, bitsLine, copyLine, verdictLines } from './report';
 import { traceByJob } from './trace-job';
 
 /** The copy's picture for the reader, and A's and B's (the reader samples both at its own working size). */
@@ -31,9 +32,9 @@ export interface TraceRun {
   say(line: string): void;
 }
 
-export const NOBODY: TraceAnswer = { code: null, tokenId: null, label: null, sessionId: null, confidence: 0, odds: 1, agreements: 0, compared: 0, threshold: 0, candidates: 0 };
+export const NOBODY: CopyTraceResult = { code: null, tokenId: null, label: null, sessionId: null, confidence: 0, odds: 1, agreements: 0, compared: 0, threshold: 0, candidates: 0 };
 
-export async function runTrace(run: TraceRun): Promise<TraceAnswer> {
+export async function runTrace(run: TraceRun): Promise<CopyTraceResult> {
   const event = encodeURIComponent(run.eventId);
   const video = await probeVideo(run.file);
   run.say(copyLine(basename(run.file), video));

@@ -3,17 +3,11 @@
  * sold-out show has millions). The tracer starts it with the bits it read and follows it as the console
  * follows a job, until it is done (its result is the verdict) or failed.
  */
+import type { CopyTraceResult, JobView } from '../../functions/domain/jobs';
 import { ApiError, type StaffApi } from './api-client';
-import type { TraceAnswer } from './report';
 
-interface JobRead {
-  id: string;
-  status: 'queued' | 'running' | 'done' | 'failed';
-  done: number;
-  total: number;
-  error?: string;
-  result?: TraceAnswer;
-}
+/** The job as `GET /api/admin/jobs/:id` answers it, its result the verdict. */
+type JobRead = Omit<JobView, 'result'> & { result?: CopyTraceResult };
 
 /** Between two reads of the job. */
 const POLL_MS = 1000;
@@ -25,7 +19,7 @@ export async function traceByJob(
   eventId: string,
   bits: { part: string; index: number; bit: 0 | 1 | null }[],
   say: (line: string) => void,
-): Promise<TraceAnswer> {
+): Promise<CopyTraceResult> {
   let { job } = await api.post<{ job: JobRead }>(`/api/admin/events/${encodeURIComponent(eventId)}/trace`, { bits });
   say(`scoring every session of the event's ${job.total.toLocaleString('en-US')} codes (job ${job.id})`);
   let movedAt = Date.now();

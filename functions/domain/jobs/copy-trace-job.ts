@@ -54,6 +54,22 @@ export interface CopyTraceParams {
   moments: number;
 }
 
+/** A trace's verdict, the job's result (docs/api.md, "Watermark trace"): the session named, or nulls and confidence 0. */
+export type CopyTraceResult = {
+  code: string | null;
+  tokenId: string | null;
+  label: string | null;
+  sessionId: string | null;
+  confidence: number;
+  /** The bound on a wrong accusation at the best session's count. */
+  odds: number;
+  agreements: number;
+  compared: number;
+  threshold: number;
+  /** Sessions scored. */
+  candidates: number;
+};
+
 /** Codes a page reads (one BatchGet of 100 on the codes and the tickets per hundred of them). */
 const CODES_PER_TRACE_PAGE = 500;
 
@@ -116,7 +132,7 @@ export const copyTraceJob: JobKind = {
     const compared = momentBits(paramsOf(job).bits).filter(({ bit }) => bit !== null).length;
     const accusation = verdict({ sessionId: best?.sessionId ?? null, agreements: best?.agreements ?? -1 }, compared, sessions);
     const named = accusation.sessionId === null ? null : best;
-    const result = {
+    const result: CopyTraceResult = {
       code: named?.code ?? null,
       tokenId: named?.tokenId ?? null,
       label: named?.label ?? null,

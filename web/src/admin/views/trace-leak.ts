@@ -4,6 +4,7 @@
  * the mark there and sends the API only the bits it read. Below, the event's traces (the API's
  * `trace-copy` jobs) and their verdicts, so whoever traced need not keep the terminal's output.
  */
+import type { CopyTraceResult } from '../../../../functions/domain/jobs/copy-trace-job';
 import { h, replaceChildren } from '../../shared/dom';
 import { formatDateTime } from '../../shared/time';
 import { adminApi, type EventDetail, type JobView } from '../api';
@@ -12,23 +13,11 @@ import { act, copyFromButton } from '../ui';
 /** The most jobs of the event read for its traces (the API's most), newest first. */
 const JOBS_READ = 100;
 
-/** What a trace job's result says (docs/api.md, "Watermark trace"). */
-interface TraceVerdict {
-  code: string | null;
-  label: string | null;
-  sessionId: string | null;
-  odds: number;
-  agreements: number;
-  compared: number;
-  threshold: number;
-  candidates: number;
-}
-
 /** One trace, in words: its verdict once done, its progress before, its reason if it failed. */
 export function traceLine(job: Pick<JobView, 'status' | 'done' | 'total' | 'error' | 'result'>): string {
   if (job.status === 'failed') return `Failed: ${job.error ?? 'no reason given'}`;
   if (job.status !== 'done' || !job.result) return `Scoring every session: ${job.done.toLocaleString('en-US')} of ${job.total.toLocaleString('en-US')} codes looked at`;
-  const verdict = job.result as unknown as TraceVerdict;
+  const verdict = job.result as unknown as CopyTraceResult;
   const among = `${verdict.agreements} of ${verdict.compared} bits agree; ${verdict.threshold} needed among ${verdict.candidates.toLocaleString('en-US')} sessions`;
   if (verdict.code === null) return `Nobody named (${among})`;
   return `Named code ${verdict.code}, label “${verdict.label ?? ''}”, session ${verdict.sessionId} (${among}; a wrong name at most ${verdict.odds.toExponential(1)})`;
